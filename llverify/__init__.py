@@ -1,0 +1,43 @@
+"""llverify: verify and synthesize GPU tensor layouts (Triton linear layouts) by proof."""
+
+from llverify.column_action import ColumnAction
+from llverify.errors import (
+    DimensionError,
+    LayoutError,
+    LayoutTypeError,
+    LLVerifyError,
+    NotInvertibleError,
+    ParseError,
+)
+from llverify.layout import LinearLayout
+from llverify.layout_utils import (
+    divide_left,
+    divide_right,
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+    lstsq,
+    supremum,
+    zeros_like,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ColumnAction",
+    "DimensionError",
+    "LLVerifyError",
+    "LayoutError",
+    "LayoutTypeError",
+    "LinearLayout",
+    "NotInvertibleError",
+    "ParseError",
+    "divide_left",
+    "divide_right",
+    "ensure_layout_not_larger_than",
+    "ensure_layout_not_smaller_than",
+    "identity_standard_nd",
+    "lstsq",
+    "supremum",
+    "zeros_like",
+]

@@ -1,0 +1,81 @@
+"""Integer bit helpers shared by the GF(2) algebra and the layout type."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from llverify.errors import LayoutError, LayoutTypeError
+
+#: Triton stores dimension sizes as int32: the largest size is 2**30.
+MAX_DIM_LOG2 = 30
+#: Triton packs a layout's matrix rows/columns in uint64: at most 64 bits in and out.
+MAX_TOTAL_BITS = 64
+
+
+def is_power_of_2(value: int) -> bool:
+    """True when ``value`` is a positive power of two.
+
+    Examples:
+        >>> is_power_of_2(8), is_power_of_2(6), is_power_of_2(0)
+        (True, False, False)
+    """
+    return value > 0 and value & (value - 1) == 0
+
+
+def log2_exact(value: int) -> int:
+    """log2 of a power of two (the caller has checked it is one).
+
+    Examples:
+        >>> log2_exact(64)
+        6
+    """
+    return value.bit_length() - 1
+
+
+def as_int(value: Any, name: str) -> int:
+    """``value`` as a Python int (bool and float are refused), else LayoutTypeError.
+
+    Examples:
+        >>> as_int(3, "size")
+        3
+    """
+    if isinstance(value, bool):
+        raise LayoutTypeError(f"Argument '{name}' must be an int, not bool {value!r}.")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise LayoutTypeError(
+            f"Argument '{name}' must be an int, not {type(value).__name__} {value!r}."
+        ) from None
+
+
+def check_size(value: Any, name: str, *, allow_zero: bool = False) -> int:
+    """Validate a dimension size: an int power of two (or 0 if allowed), at most 2**30.
+
+    Examples:
+        >>> check_size(16, "size")
+        16
+    """
+    size = as_int(value, name)
+    if allow_zero and size == 0:
+        return 0
+    if not is_power_of_2(size):
+        expected = "0 or a power of 2" if allow_zero else "a power of 2"
+        raise LayoutError(f"Argument '{name}' must be {expected}, not {size}.")
+    if size > 1 << MAX_DIM_LOG2:
+        raise LayoutError(
+            f"Argument '{name}' must be at most 2**{MAX_DIM_LOG2} (llverify, like Triton, "
+            f"stores dimension sizes as int32), not {size}."
+        )
+    return size
+
+
+def popcount(value: int) -> int:
+    """Number of set bits.
+
+    Examples:
+        >>> popcount(0b1011)
+        3
+    """
+    return bin(value).count("1")

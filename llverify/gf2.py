@@ -1,0 +1,133 @@
+"""GF(2) linear algebra on matrices stored as bit-packed integer columns.
+
+A matrix with ``n`` columns is a sequence of ints; bit ``r`` of column ``c`` is the
+entry in row ``r``.  Column order matters: a *pivot column* is a column that is not
+in the span of the columns before it (the pivots of the reduced row echelon form when
+the columns are read left to right).  This is the order Triton's ``f2reduce`` uses, so
+every solution chosen here ("free variables = 0") is the one Triton chooses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class EchelonBasis:
+    """Incremental column-echelon basis that remembers how each vector was formed.
+
+    Each stored vector is keyed by its highest set bit and carries an *expression*:
+    a bitmask over the pivot columns inserted so far whose XOR equals the vector.
+
+    Examples:
+        >>> basis = EchelonBasis()
+        >>> [basis.insert(c) for c in (0b01, 0b11, 0b10)]
+        [True, True, False]
+        >>> basis.express(0b10)  # column 0 XOR column 1
+        3
+    """
+
+    __slots__ = ("_vectors", "_count")
+
+    def __init__(self) -> None:
+        self._vectors: dict[int, tuple[int, int]] = {}
+        self._count = 0
+
+    @property
+    def rank(self) -> int:
+        """Number of independent vectors inserted."""
+        return len(self._vectors)
+
+    def insert(self, column: int) -> bool:
+        """Insert the next column; True when it is a pivot (independent) column."""
+        expression = 1 << self._count
+        self._count += 1
+        vectors = self._vectors
+        while column:
+            top = column.bit_length() - 1
+            entry = vectors.get(top)
+            if entry is None:
+                vectors[top] = (column, expression)
+                return True
+            column ^= entry[0]
+            expression ^= entry[1]
+        return False
+
+    def express(self, target: int) -> int | None:
+        """Bitmask of pivot columns whose XOR is ``target``, or None if not in the span."""
+        expression = 0
+        vectors = self._vectors
+        while target:
+            entry = vectors.get(target.bit_length() - 1)
+            if entry is None:
+                return None
+            target ^= entry[0]
+            expression ^= entry[1]
+        return expression
+
+
+def rank(columns: Sequence[int]) -> int:
+    """Rank of the matrix whose columns are ``columns``.
+
+    Examples:
+        >>> rank([1, 2, 3, 0])
+        2
+    """
+    vectors: dict[int, int] = {}
+    for column in columns:
+        while column:
+            top = column.bit_length() - 1
+            other = vectors.get(top)
+            if other is None:
+                vectors[top] = column
+                break
+            column ^= other
+    return len(vectors)
+
+
+def pivot_mask(columns: Sequence[int]) -> int:
+    """Bitmask (bit ``c`` for column ``c``) of the pivot columns.
+
+    Examples:
+        >>> bin(pivot_mask([1, 1, 2, 3]))
+        '0b101'
+    """
+    basis = EchelonBasis()
+    mask = 0
+    for index, column in enumerate(columns):
+        if basis.insert(column):
+            mask |= 1 << index
+    return mask
+
+
+def solve(columns: Sequence[int], targets: Sequence[int]) -> list[int] | None:
+    """For each target t, the bitmask x over ``columns`` with XOR(columns[x]) == t.
+
+    Only pivot columns are used (free variables are 0), which makes the solution
+    unique.  Returns None when some target is outside the column span.
+
+    Examples:
+        >>> solve([1, 1, 2], [3, 1])
+        [5, 1]
+        >>> solve([1], [2]) is None
+        True
+    """
+    basis = EchelonBasis()
+    for column in columns:
+        basis.insert(column)
+    result = []
+    for target in targets:
+        expression = basis.express(target)
+        if expression is None:
+            return None
+        result.append(expression)
+    return result
+
+
+def matrix_rows(columns: Sequence[int], num_rows: int) -> list[list[int]]:
+    """Dense 0/1 rows of the matrix (row r, column c = bit r of columns[c]).
+
+    Examples:
+        >>> matrix_rows([1, 3], 2)
+        [[1, 1], [0, 1]]
+    """
+    return [[(column >> row) & 1 for column in columns] for row in range(num_rows)]

@@ -1,0 +1,1426 @@
+"""The LinearLayout value type: an exact GF(2)-linear map between named bit spaces.
+
+Semantics follow Triton 3.9's C++ ``LinearLayout`` (``include/triton/Tools/LinearLayout.h``)
+bit for bit; where Triton aborts or silently truncates, llverify raises an error that
+subclasses ``ValueError`` or ``TypeError``.
+
+Internally each input bit is one *column*: an int packing the output coordinates, output
+dim ``k`` occupying bits ``[offset_k, offset_k + log2(size_k))``.  Everything else (the
+nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from llverify import gf2
+from llverify.bits import (
+    MAX_DIM_LOG2,
+    MAX_TOTAL_BITS,
+    as_int,
+    check_size,
+    is_power_of_2,
+    log2_exact,
+)
+from llverify.errors import (
+    DimensionError,
+    LayoutError,
+    LayoutTypeError,
+    NotInvertibleError,
+)
+
+Bases = list[tuple[str, list[list[int]]]]
+
+_APPLY_CHUNK = 8  # bits per lookup table used by apply()
+
+
+def _check_name(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a str (a dimension name), not "
+            f"{type(value).__name__} {value!r}."
+        )
+    return value
+
+
+def _check_names(values: Any, name: str) -> tuple[str, ...]:
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a sequence of dimension names, not "
+            f"{type(values).__name__} {values!r}."
+        )
+    names = tuple(_check_name(v, f"{name}[{i}]") for i, v in enumerate(values))
+    if len(set(names)) != len(names):
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        raise DimensionError(
+            f"Argument '{name}' must not repeat a dimension, but {duplicates} appear twice "
+            f"in {list(names)}."
+        )
+    return names
+
+
+def _next_power_of_2_above(value: int) -> int:
+    """Smallest power of two strictly greater than value (llvm::NextPowerOf2)."""
+    return 1 << value.bit_length()
+
+
+class LinearLayout:
+    """A linear layout: a GF(2)-linear map from named input dims to named output dims.
+
+    ``bases[in_dim][i]`` is the image of ``in_dim = 2**i`` (all other inputs 0); the
+    image of any input is the XOR of the bases selected by its set bits.  Instances
+    are immutable and hashable; ``==`` compares dim names, their order, bases and out
+    sizes, exactly like Triton's ``operator==``.
+
+    Args:
+        bases: ``[(in_dim, [[coord per out dim], ...]), ...]`` or a dict of the same.
+        out_dim_names: the output dims, minor to major.
+        out_dim_sizes: explicit out sizes (powers of 2); inferred when None as the
+            smallest power of 2 above every coordinate (the layout must then be
+            surjective).
+        require_surjective: raise unless every output value is reached.
+
+    Examples:
+        >>> ll = LinearLayout.from_bases(
+        ...     [("register", [[0, 1], [0, 2]]), ("lane", [[1, 0], [2, 0]])], ["dim0", "dim1"])
+        >>> ll.apply({"register": 3, "lane": 1})
+        {'dim0': 1, 'dim1': 3}
+        >>> ll.out_dims
+        [('dim0', 4), ('dim1', 4)]
+    """
+
+    __slots__ = (
+        "_ins",
+        "_cols",
+        "_outs",
+        "_out_log2",
+        "_out_offsets",
+        "_rank",
+        "_hash",
+        "_nested",
+        "_tables",
+        "_in_index",
+        "_out_index",
+    )
+
+    _ins: tuple[str, ...]
+    _cols: tuple[tuple[int, ...], ...]
+    _outs: tuple[str, ...]
+    _out_log2: tuple[int, ...]
+    _out_offsets: tuple[int, ...]
+    _rank: int
+    _hash: int
+    _nested: tuple[tuple[tuple[int, ...], ...], ...] | None
+    _tables: tuple[tuple[list[int], ...], ...] | None
+    _in_index: dict[str, int] | None
+    _out_index: dict[str, int] | None
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(
+        self,
+        bases: Any,
+        out_dim_names: Sequence[str],
+        out_dim_sizes: Sequence[int] | None = None,
+        require_surjective: bool = True,
+    ) -> None:
+        in_names, nested = _normalize_bases(bases)
+        outs = _check_names(out_dim_names, "out_dim_names")
+        num_outs = len(outs)
+        for in_dim, in_bases in zip(in_names, nested):
+            if len(in_bases) > MAX_DIM_LOG2:
+                raise LayoutError(
+                    f"Argument 'bases' has {len(in_bases)} bases for in-dim '{in_dim}'; "
+                    f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
+                    f"Triton's int32 sizes)."
+                )
+            for i, basis in enumerate(in_bases):
+                if len(basis) != num_outs:
+                    raise LayoutError(
+                        f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
+                        f"{num_outs} coordinates (one per out dim {list(outs)}), not "
+                        f"{len(basis)}: {list(basis)}."
+                    )
+                for k, coord in enumerate(basis):
+                    if coord < 0:
+                        raise LayoutError(
+                            f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
+                            f"non-negative coordinates, not {coord} for out-dim '{outs[k]}'."
+                        )
+        if out_dim_sizes is None:
+            if not require_surjective:
+                raise LayoutError(
+                    "Argument 'out_dim_sizes' must be given when require_surjective is "
+                    "False (sizes are only inferred for surjective layouts)."
+                )
+            sizes = [1] * num_outs
+            for in_bases in nested:
+                for basis in in_bases:
+                    for k, coord in enumerate(basis):
+                        if coord >= sizes[k]:
+                            sizes[k] = _next_power_of_2_above(coord)
+            for k, size in enumerate(sizes):
+                if size > 1 << MAX_DIM_LOG2:
+                    raise LayoutError(
+                        f"Argument 'bases' implies out-dim '{outs[k]}' of size {size}; "
+                        f"llverify caps a dimension at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
+                    )
+        else:
+            if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(
+                out_dim_sizes, Iterable
+            ):
+                raise LayoutTypeError(
+                    f"Argument 'out_dim_sizes' must be a sequence of ints, not "
+                    f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
+                )
+            sizes = [
+                check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)
+            ]
+            if len(sizes) != num_outs:
+                raise LayoutError(
+                    f"Argument 'out_dim_sizes' must have one size per out dim "
+                    f"({num_outs}: {list(outs)}), not {len(sizes)}: {sizes}."
+                )
+            for in_dim, in_bases in zip(in_names, nested):
+                for i, basis in enumerate(in_bases):
+                    for k, coord in enumerate(basis):
+                        if coord >= sizes[k]:
+                            raise LayoutError(
+                                f"Argument 'bases': basis {i} of in-dim '{in_dim}' has "
+                                f"coordinate {coord} for out-dim '{outs[k]}', which must "
+                                f"be less than its size {sizes[k]}."
+                            )
+        out_log2 = tuple(log2_exact(s) for s in sizes)
+        _init(self, in_names, _pack(nested, out_log2), outs, out_log2)
+        object.__setattr__(self, "_nested", nested)
+        _check_totals(self)
+        if require_surjective and not self.is_surjective():
+            raise LayoutError(
+                "Argument 'bases' must give a surjective layout (every output value "
+                f"reached by some input) when require_surjective is True, but the rank is "
+                f"{self._get_rank()} < {sum(out_log2)} output bits:{self.to_string()}"
+            )
+
+    @classmethod
+    def from_bases(
+        cls,
+        bases: Any,
+        out_dim_names: Sequence[str],
+        out_dim_sizes: Sequence[int] | None = None,
+        require_surjective: bool = True,
+    ) -> LinearLayout:
+        """Build a layout from bases (Triton's Python binding ``from_bases``).
+
+        Examples:
+            >>> LinearLayout.from_bases({"offset": [[1], [4], [2]]}, ["dim0"]).out_dims
+            [('dim0', 8)]
+        """
+        return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+
+    @classmethod
+    def empty(cls) -> LinearLayout:
+        """The 0-dimensional layout (identity of ``*``).
+
+        Examples:
+            >>> str(LinearLayout.empty())
+            '\\n(empty layout)'
+        """
+        return _make((), (), (), ())
+
+    @classmethod
+    def strided_1d(cls, size: int, stride: int, in_dim: str, out_dim: str) -> LinearLayout:
+        """L(x) = stride * x for x in [0, size); out size is stride * size.
+
+        Examples:
+            >>> LinearLayout.strided_1d(4, 2, "i", "o").bases
+            [('i', [[2], [4]])]
+        """
+        size = check_size(size, "size", allow_zero=True)
+        stride = as_int(stride, "stride")
+        _check_name(in_dim, "in_dim")
+        _check_name(out_dim, "out_dim")
+        if size == 0:
+            return cls.empty()
+        if not is_power_of_2(stride):
+            raise LayoutError(
+                f"Argument 'stride' must be a power of 2 (the out size stride * size must "
+                f"be a power of 2), not {stride}."
+            )
+        out_size = check_size(stride * size, "stride * size")
+        shift = log2_exact(stride)
+        cols = tuple(1 << (shift + i) for i in range(log2_exact(size)))
+        return _make((in_dim,), (cols,), (out_dim,), (log2_exact(out_size),))
+
+    @classmethod
+    def identity_1d(cls, size: int, in_dim: str, out_dim: str) -> LinearLayout:
+        """L(x) = x for x in [0, size).
+
+        Examples:
+            >>> LinearLayout.identity_1d(8, "lane", "dim0").bases
+            [('lane', [[1], [2], [4]])]
+        """
+        return cls.strided_1d(size, 1, in_dim, out_dim)
+
+    @classmethod
+    def zeros_1d(
+        cls, size: int, in_dim: str, out_dim: str, out_dim_size: int = 1
+    ) -> LinearLayout:
+        """L(x) = 0 for x in [0, size); surjective only when out_dim_size is 1.
+
+        Examples:
+            >>> LinearLayout.zeros_1d(4, "warp", "dim0").bases
+            [('warp', [[0], [0]])]
+        """
+        size = check_size(size, "size", allow_zero=True)
+        out_dim_size = check_size(out_dim_size, "out_dim_size")
+        _check_name(in_dim, "in_dim")
+        _check_name(out_dim, "out_dim")
+        if size == 0:
+            return cls.empty()
+        cols = (0,) * log2_exact(size)
+        return _make((in_dim,), (cols,), (out_dim,), (log2_exact(out_dim_size),))
+
+    # ------------------------------------------------------------------ basic queries
+
+    @property
+    def bases(self) -> Bases:
+        """The bases as Triton's binding returns them: ``[(in_dim, [[...], ...]), ...]``."""
+        return [
+            (name, [list(basis) for basis in in_bases])
+            for name, in_bases in zip(self._ins, self._nested_bases())
+        ]
+
+    @property
+    def out_dims(self) -> list[tuple[str, int]]:
+        """``[(out_dim, size), ...]`` in order."""
+        return [(name, 1 << k) for name, k in zip(self._outs, self._out_log2)]
+
+    @property
+    def in_dims(self) -> list[tuple[str, int]]:
+        """``[(in_dim, size), ...]`` in order (Triton's ``getInDims``)."""
+        return [(name, 1 << len(cols)) for name, cols in zip(self._ins, self._cols)]
+
+    def get_in_dim_names(self) -> list[str]:
+        """In-dim names, minor to major."""
+        return list(self._ins)
+
+    def get_out_dim_names(self) -> list[str]:
+        """Out-dim names, minor to major."""
+        return list(self._outs)
+
+    def get_out_dim_sizes(self) -> list[int]:
+        """Out-dim sizes in order."""
+        return [1 << k for k in self._out_log2]
+
+    @property
+    def num_in_dims(self) -> int:
+        """Number of input dims."""
+        return len(self._ins)
+
+    @property
+    def num_out_dims(self) -> int:
+        """Number of output dims."""
+        return len(self._outs)
+
+    def has_in_dim(self, name: str) -> bool:
+        """True when ``name`` is an input dim."""
+        return name in self._in_idx()
+
+    def has_out_dim(self, name: str) -> bool:
+        """True when ``name`` is an output dim."""
+        return name in self._out_idx()
+
+    def get_out_dim_index(self, out_dim: str) -> int:
+        """Position of ``out_dim`` among the out dims."""
+        return self._require_out(out_dim, "out_dim")
+
+    def get_in_dim_size_log2(self, in_dim: str) -> int:
+        """log2 of the size of an input dim."""
+        return len(self._cols[self._require_in(in_dim, "in_dim")])
+
+    def get_in_dim_size(self, in_dim: str) -> int:
+        """Size of an input dim."""
+        return 1 << self.get_in_dim_size_log2(in_dim)
+
+    def get_out_dim_size_log2(self, out_dim: str) -> int:
+        """log2 of the size of an output dim."""
+        return self._out_log2[self._require_out(out_dim, "out_dim")]
+
+    def get_out_dim_size(self, out_dim: str) -> int:
+        """Size of an output dim."""
+        return 1 << self.get_out_dim_size_log2(out_dim)
+
+    def get_total_in_dim_size_log2(self) -> int:
+        """Total number of input bits."""
+        return sum(len(c) for c in self._cols)
+
+    def get_total_in_dim_size(self) -> int:
+        """Number of distinct inputs (product of in sizes)."""
+        return 1 << self.get_total_in_dim_size_log2()
+
+    def get_total_out_dim_size_log2(self) -> int:
+        """Total number of output bits."""
+        return sum(self._out_log2)
+
+    def get_total_out_dim_size(self) -> int:
+        """Product of the out sizes."""
+        return 1 << self.get_total_out_dim_size_log2()
+
+    def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None) -> Any:
+        """``L(in_dim = 2**pos)``: a list of coords, or one coord when out_dim is given.
+
+        Examples:
+            >>> LinearLayout.identity_1d(4, "i", "o").get_basis("i", 1)
+            [2]
+        """
+        index = self._require_in(in_dim, "in_dim")
+        pos = as_int(pos, "pos")
+        in_bases = self._nested_bases()[index]
+        if not 0 <= pos < len(in_bases):
+            raise LayoutError(
+                f"Argument 'pos' must be in [0, {len(in_bases)}) for in-dim '{in_dim}', "
+                f"not {pos}."
+            )
+        if out_dim is None:
+            return list(in_bases[pos])
+        return in_bases[pos][self._require_out(out_dim, "out_dim")]
+
+    def rank(self) -> int:
+        """Rank of the layout's GF(2) matrix (number of independent bases)."""
+        return self._get_rank()
+
+    def is_surjective(self) -> bool:
+        """Every output value is reached (rank == total out bits)."""
+        return self._get_rank() == sum(self._out_log2)
+
+    def is_injective(self) -> bool:
+        """No two inputs share an output (rank == total in bits)."""
+        return self._get_rank() == self.get_total_in_dim_size_log2()
+
+    def is_invertible(self) -> bool:
+        """Surjective and as many input bits as output bits."""
+        return self.is_surjective() and self.get_total_in_dim_size_log2() == sum(
+            self._out_log2
+        )
+
+    def get_matrix_view(self) -> list[list[int]]:
+        """Dense 0/1 matrix: one row per output bit, one column per input bit.
+
+        Examples:
+            >>> LinearLayout.from_bases([("i", [[0, 1], [1, 0]])], ["a", "b"]).get_matrix_view()
+            [[0, 1], [1, 0]]
+        """
+        return gf2.matrix_rows(self._flat_cols(), sum(self._out_log2))
+
+    # ------------------------------------------------------------------ evaluation
+
+    def apply(self, ins: Mapping[str, int]) -> dict[str, int]:
+        """Evaluate the layout at one input: ``{in_dim: value}`` -> ``{out_dim: value}``.
+
+        Every in dim must be given, each value in ``[0, size)`` (Triton would silently
+        drop high bits; llverify raises).
+
+        Examples:
+            >>> LinearLayout.identity_1d(8, "lane", "dim0").apply({"lane": 5})
+            {'dim0': 5}
+        """
+        tables = self._tables if self._tables is not None else self._build_tables()
+        index = self._in_idx()
+        if not isinstance(ins, Mapping):
+            raise LayoutTypeError(
+                f"Argument 'ins' must be a mapping from in-dim name to int, not "
+                f"{type(ins).__name__} {ins!r}."
+            )
+        if len(ins) != len(index) or any(name not in index for name in ins):
+            raise DimensionError(
+                f"Argument 'ins' must give exactly the in dims {list(self._ins)} (any "
+                f"order), not {list(ins)}."
+            )
+        packed = 0
+        for name, value in ins.items():
+            i = index[name]
+            log2 = len(self._cols[i])
+            if value.__class__ is not int or not 0 <= value < 1 << log2:
+                value = as_int(value, f"ins['{name}']")
+                if not 0 <= value < 1 << log2:
+                    raise LayoutError(
+                        f"Argument 'ins['{name}']' must be in [0, {1 << log2}), not {value}."
+                    )
+            chunks = tables[i]
+            if len(chunks) == 1:
+                packed ^= chunks[0][value]
+            else:
+                for chunk in chunks:
+                    packed ^= chunk[value & 0xFF]
+                    value >>= _APPLY_CHUNK
+        return {
+            name: (packed >> offset) & ((1 << log2) - 1)
+            for name, offset, log2 in zip(self._outs, self._out_offsets, self._out_log2)
+        }
+
+    # ------------------------------------------------------------------ algebra
+
+    def __mul__(self, outer: LinearLayout) -> LinearLayout:
+        """Ordered direct product ``inner * outer`` (Triton's ``operator*``).
+
+        Shared in dims: inner's bits low, outer's appended.  Shared out dims: outer's
+        coordinates shifted above inner's.  Dim orders merge by ``supremum``; a
+        conflicting relative order raises DimensionError.
+
+        Examples:
+            >>> a = LinearLayout.identity_1d(4, "i", "o")
+            >>> (a * LinearLayout.zeros_1d(2, "i", "o")).bases
+            [('i', [[1], [2], [0]])]
+        """
+        if not isinstance(outer, LinearLayout):
+            return NotImplemented
+        from llverify.layout_utils import supremum  # layout_utils imports this module
+
+        inner = self
+        try:
+            ins = supremum(inner._ins, outer._ins)
+            outs = supremum(inner._outs, outer._outs)
+        except DimensionError as error:
+            raise DimensionError(
+                f"Cannot multiply layouts with in dims {list(inner._ins)} * "
+                f"{list(outer._ins)} and out dims {list(inner._outs)} * "
+                f"{list(outer._outs)}: {error}"
+            ) from None
+        inner_out = inner._out_idx()
+        outer_out = outer._out_idx()
+        out_log2 = tuple(
+            (inner._out_log2[inner_out[d]] if d in inner_out else 0)
+            + (outer._out_log2[outer_out[d]] if d in outer_out else 0)
+            for d in outs
+        )
+        offsets = _offsets(out_log2)
+        inner_map = [
+            (inner._out_offsets[k], inner._out_log2[k], offsets[outs.index(d)])
+            for k, d in enumerate(inner._outs)
+        ]
+        outer_map = [
+            (
+                outer._out_offsets[k],
+                outer._out_log2[k],
+                offsets[outs.index(d)]
+                + (inner._out_log2[inner_out[d]] if d in inner_out else 0),
+            )
+            for k, d in enumerate(outer._outs)
+        ]
+        inner_in = inner._in_idx()
+        outer_in = outer._in_idx()
+        cols = []
+        for d in ins:
+            new: list[int] = []
+            if d in inner_in:
+                new.extend(_remap(c, inner_map) for c in inner._cols[inner_in[d]])
+            if d in outer_in:
+                new.extend(_remap(c, outer_map) for c in outer._cols[outer_in[d]])
+            cols.append(tuple(new))
+        result = _make(tuple(ins), tuple(cols), tuple(outs), out_log2)
+        _check_totals(result)
+        return result
+
+    def compose(self, outer: LinearLayout) -> LinearLayout:
+        """``outer(self(x))``: self's out dims must be outer's in dims (any order).
+
+        Examples:
+            >>> l1 = LinearLayout.from_bases([("i", [[2], [1]])], ["o"])
+            >>> l1.compose(LinearLayout.from_bases([("o", [[0, 1], [1, 0]])], ["p", "q"])).bases
+            [('i', [[1, 0], [0, 1]])]
+        """
+        _require_layout(outer, "outer")
+        if set(self._outs) != set(outer._ins) or len(self._outs) != len(outer._ins):
+            raise DimensionError(
+                f"compose: this layout's out dims {list(self._outs)} must equal the outer "
+                f"layout's in dims {list(outer._ins)} (ignoring order)."
+            )
+        outer_in = outer._in_idx()
+        bit_cols: list[int] = []
+        for name, log2 in zip(self._outs, self._out_log2):
+            outer_cols = outer._cols[outer_in[name]]
+            if log2 > len(outer_cols):
+                raise LayoutError(
+                    f"compose: this layout's out dim '{name}' has size {1 << log2}, larger "
+                    f"than the outer layout's in dim '{name}' of size {1 << len(outer_cols)}."
+                )
+            bit_cols.extend(outer_cols[:log2])
+        cols = tuple(tuple(_apply_bits(c, bit_cols) for c in in_cols) for in_cols in self._cols)
+        return _make(self._ins, cols, outer._outs, outer._out_log2)
+
+    def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
+        """C with ``self(x) == outer(C(x))`` for every x, chosen exactly as Triton does.
+
+        In dims whose bases are the same in both layouts map to themselves (identity);
+        the rest are solved by GF(2) least squares, free variables 0 (the smallest
+        preimage).  Raises NotInvertibleError if outer's image misses self's.
+
+        Examples:
+            >>> l1 = LinearLayout.from_bases([("in1", [[2], [1], [4]])], ["out"])
+            >>> l2 = LinearLayout.from_bases([("in2", [[4], [1], [2]])], ["out"])
+            >>> l1.invert_and_compose(l2).bases
+            [('in1', [[4], [2], [1]])]
+        """
+        _require_layout(outer, "outer")
+        outs = self._outs
+        if set(outs) != set(outer._outs) or len(outs) != len(outer._outs):
+            raise DimensionError(
+                f"invert_and_compose: the out dims of this layout {list(outs)} and of the "
+                f"outer layout {list(outer._outs)} must be the same (any order)."
+            )
+        outer_t = outer if outer._outs == outs else outer.transpose_outs(outs)
+        for name, mine, theirs in zip(outs, self._out_log2, outer_t._out_log2):
+            if mine > theirs:
+                raise NotInvertibleError(
+                    f"invert_and_compose: out dim '{name}' has size {1 << mine} here but "
+                    f"only {1 << theirs} in the outer layout, so the outer layout cannot "
+                    f"cover this layout's image."
+                )
+        nested_self = self._nested_bases()
+        nested_outer = outer_t._nested_bases()
+        self_in = self._in_idx()
+        identity_dims = [
+            d
+            for i, d in enumerate(outer_t._ins)
+            if d in self_in and nested_outer[i] == nested_self[self_in[d]]
+        ]
+        a_dims = [i for i, d in enumerate(outer_t._ins) if d not in identity_dims]
+        b_dims = [i for i, d in enumerate(self._ins) if d not in identity_dims]
+
+        # Re-pack self's columns with the outer's (larger or equal) field offsets.
+        fields = [
+            (self._out_offsets[k], self._out_log2[k], outer_t._out_offsets[k])
+            for k in range(len(outs))
+        ]
+        same_packing = self._out_offsets == outer_t._out_offsets
+        a_cols = [c for i in a_dims for c in outer_t._cols[i]]
+        targets = [
+            c if same_packing else _remap(c, fields) for i in b_dims for c in self._cols[i]
+        ]
+        solution = gf2.solve(a_cols, targets)
+        if solution is None:
+            basis = gf2.EchelonBasis()
+            for c in a_cols:
+                basis.insert(c)
+            position = 0
+            for i in b_dims:
+                for bit, c in enumerate(self._cols[i]):
+                    target = targets[position]
+                    position += 1
+                    if basis.express(target) is None:
+                        raise NotInvertibleError(
+                            f"invert_and_compose: the outer layout does not cover this "
+                            f"layout's image: {self._ins[i]}={1 << bit} -> "
+                            f"{_coords(c, self._out_offsets, self._out_log2)} is not the "
+                            f"image of any outer input.{outer.to_string()}"
+                        )
+        assert solution is not None
+        result_outs = tuple(outer_t._ins[i] for i in a_dims)
+        result_log2 = tuple(len(outer_t._cols[i]) for i in a_dims)
+        result_ins = tuple(self._ins[i] for i in b_dims)
+        split: list[tuple[int, ...]] = []
+        position = 0
+        for i in b_dims:
+            n = len(self._cols[i])
+            split.append(tuple(solution[position : position + n]))
+            position += n
+        result = _make(result_ins, tuple(split), result_outs, result_log2)
+        for d in identity_dims:
+            size = 1 << len(outer_t._cols[outer_t._in_idx()[d]])
+            result = result * LinearLayout.identity_1d(size, d, d)
+        return result.transpose_ins(self._ins).transpose_outs(outer_t._ins)
+
+    def pseudoinvert(self) -> LinearLayout:
+        """A right inverse P with ``self(P(y)) == y`` (Triton's ``pseudoinvert``).
+
+        Requires a surjective layout.
+
+        Examples:
+            >>> LinearLayout.from_bases([("i", [[0], [1]])], ["o"]).pseudoinvert().bases
+            [('o', [[2]])]
+        """
+        if not self.is_surjective():
+            raise NotInvertibleError(
+                f"pseudoinvert requires a surjective layout (rank {self._get_rank()} < "
+                f"{sum(self._out_log2)} output bits):{self.to_string()}"
+            )
+        identity = LinearLayout.empty()
+        for name, log2 in zip(self._outs, self._out_log2):
+            identity = identity * LinearLayout.identity_1d(1 << log2, name, name)
+        return identity.invert_and_compose(self)
+
+    def invert(self) -> LinearLayout:
+        """The inverse of an invertible layout.
+
+        Examples:
+            >>> LinearLayout.from_bases([("i", [[2], [1]])], ["o"]).invert().bases
+            [('o', [[2], [1]])]
+        """
+        if not self.is_invertible():
+            raise NotInvertibleError(
+                f"invert requires an invertible layout (surjective, with as many input "
+                f"bits as output bits: here rank {self._get_rank()}, "
+                f"{self.get_total_in_dim_size_log2()} input bits, {sum(self._out_log2)} "
+                f"output bits):{self.to_string()}"
+            )
+        return self.pseudoinvert()
+
+    # ------------------------------------------------------------------ structure
+
+    def get_free_variable_masks(self) -> dict[str, int]:
+        """Per in dim, the bitmask of input bits that are free (non-pivot) variables.
+
+        Examples:
+            >>> LinearLayout.from_bases([("i", [[1], [0], [1]])], ["o"]).get_free_variable_masks()
+            {'i': 6}
+        """
+        pivots = gf2.pivot_mask(self._flat_cols())
+        result = {}
+        position = 0
+        for name, cols in zip(self._ins, self._cols):
+            n = len(cols)
+            result[name] = ~(pivots >> position) & ((1 << n) - 1)
+            position += n
+        return result
+
+    free_variable_masks = get_free_variable_masks
+
+    def num_consecutive_in_out(self) -> int:
+        """Largest V with ``L == identity_1d(V, in0, out0) * C`` on the first in/out dims.
+
+        Examples:
+            >>> LinearLayout.from_bases([("r", [[1], [2], [8]]), ("l", [[4]])], ["o"]).num_consecutive_in_out()
+            4
+        """
+        if not self._ins or not self._outs:
+            return 1
+        first = self._nested_bases()
+        consec = 0
+        for basis in first[0]:
+            if basis[0] != 1 << consec or any(basis[1:]):
+                break
+            consec += 1
+        other_bits = 0
+        for i, in_bases in enumerate(first):
+            for j, basis in enumerate(in_bases):
+                if i != 0 or j >= consec:
+                    other_bits |= basis[0]
+        trailing = (other_bits & -other_bits).bit_length() - 1 if other_bits else 31
+        return 1 << min(consec, trailing)
+
+    get_num_consecutive_in_out = num_consecutive_in_out
+
+    def contiguous_elems_along_output_dim(self, out_dim: str) -> int:
+        """Largest 2**k such that every value in [0, 2**k) of ``out_dim`` is in the image.
+
+        Examples:
+            >>> LinearLayout.from_bases([("i", [[1, 0], [0, 1], [4, 0]])], ["a", "b"]).contiguous_elems_along_output_dim("a")
+            2
+        """
+        k = self._require_out(out_dim, "out_dim")
+        offset, log2 = self._out_offsets[k], self._out_log2[k]
+        mask = (1 << log2) - 1
+        basis = gf2.EchelonBasis()
+        for c in self._flat_cols():
+            basis.insert((c >> offset) & mask)
+        count = 0
+        while count < log2 and basis.express(1 << count) is not None:
+            count += 1
+        return 1 << count
+
+    def sublayout(self, in_dim_names: Iterable[str], out_dim_names: Iterable[str]) -> LinearLayout:
+        """The layout restricted to some in dims (others set to 0) and out dims.
+
+        Dim order follows this layout, not the arguments; out sizes are kept and the
+        result need not be surjective.
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("i", [[1, 1]]), ("j", [[0, 2]])], ["a", "b"])
+            >>> ll.sublayout(["j"], ["b"]).bases
+            [('j', [[2]])]
+        """
+        in_keep = self._subset(in_dim_names, "in_dim_names", self._in_idx())
+        out_keep = self._subset(out_dim_names, "out_dim_names", self._out_idx())
+        ins = tuple(d for d in self._ins if d in in_keep)
+        outs = tuple(d for d in self._outs if d in out_keep)
+        kept = [k for k, d in enumerate(self._outs) if d in out_keep]
+        out_log2 = tuple(self._out_log2[k] for k in kept)
+        offsets = _offsets(out_log2)
+        fields = [
+            (self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(kept)
+        ]
+        index = self._in_idx()
+        cols = tuple(tuple(_remap(c, fields) for c in self._cols[index[d]]) for d in ins)
+        return _make(ins, cols, outs, out_log2)
+
+    def sublayout_is_zero(self, in_dim_names: Iterable[str], out_dim_names: Iterable[str]) -> bool:
+        """True when the sublayout on these dims maps everything to 0."""
+        sub = self.sublayout(in_dim_names, out_dim_names)
+        return not any(c for cols in sub._cols for c in cols)
+
+    def square_sublayout_is_identity(self, dim_names: Iterable[str]) -> bool:
+        """True when the sublayout dims -> same dims is the identity (sizes equal too)."""
+        from llverify.layout_utils import square_sublayout_is_identity
+
+        return square_sublayout_is_identity(self, dim_names)
+
+    def is_trivial_over(self, dim_names: Iterable[str]) -> bool:
+        """True when the layout acts as the identity on ``dim_names`` and does not mix them
+        with the other dims (each name must be both an in and an out dim).
+
+        Examples:
+            >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "b")
+            >>> ll.is_trivial_over(["b"])
+            True
+        """
+        names = list(dim_names)
+        for d in names:
+            _check_name(d, "dim_names")
+            if d not in self._in_idx() or d not in self._out_idx():
+                raise DimensionError(
+                    f"Argument 'dim_names' contains '{d}', which must be both an in dim "
+                    f"{list(self._ins)} and an out dim {list(self._outs)}."
+                )
+        rest_in = [d for d in self._ins if d not in names]
+        rest_out = [d for d in self._outs if d not in names]
+        return (
+            self.square_sublayout_is_identity(names)
+            and self.sublayout_is_zero(rest_in, names)
+            and self.sublayout_is_zero(names, rest_out)
+        )
+
+    def is_identity_on_out_dim(self, dim: str) -> bool:
+        """True when out dim ``dim`` equals in dim ``dim`` and no other in dim reaches it.
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("block", [[1, 1]])], ["offset", "block"])
+            >>> ll.is_identity_on_out_dim("block")
+            True
+        """
+        _check_name(dim, "dim")
+        if not self.has_in_dim(dim) or not self.has_out_dim(dim):
+            return False
+        others = [d for d in self._ins if d != dim]
+        return self.square_sublayout_is_identity([dim]) and self.sublayout_is_zero(others, [dim])
+
+    def quotient(self, dim_names: Iterable[str]) -> LinearLayout | None:
+        """The layout on the remaining dims if it is trivial over ``dim_names``, else None.
+
+        Examples:
+            >>> ll = LinearLayout.identity_1d(4, "a", "a") * LinearLayout.identity_1d(2, "b", "b")
+            >>> ll.quotient(["b"]).bases
+            [('a', [[1], [2]])]
+        """
+        names = list(dim_names)
+        if any(not self.has_in_dim(d) for d in names):
+            return None
+        if any(not self.has_out_dim(d) for d in names):
+            return None
+        if not self.is_trivial_over(names):
+            return None
+        return self.sublayout(
+            [d for d in self._ins if d not in names], [d for d in self._outs if d not in names]
+        )
+
+    def equal_ignoring_out_dim_sizes(self, other: LinearLayout) -> bool:
+        """``==`` except that out sizes may differ."""
+        _require_layout(other, "other")
+        return (
+            self._ins == other._ins
+            and self._outs == other._outs
+            and self._nested_bases() == other._nested_bases()
+        )
+
+    # ------------------------------------------------------------------ reshaping
+
+    def transpose_ins(self, new_order: Iterable[str]) -> LinearLayout:
+        """Reorder the in dims (affects reshape and ``==``).
+
+        Examples:
+            >>> ll = LinearLayout.identity_1d(2, "a", "o") * LinearLayout.identity_1d(2, "b", "o")
+            >>> ll.transpose_ins(["b", "a"]).get_in_dim_names()
+            ['b', 'a']
+        """
+        order = self._permutation(new_order, "new_order", self._ins)
+        return _make(
+            tuple(self._ins[i] for i in order),
+            tuple(self._cols[i] for i in order),
+            self._outs,
+            self._out_log2,
+        )
+
+    def transpose_outs(self, new_order: Iterable[str]) -> LinearLayout:
+        """Reorder the out dims (bases are permuted accordingly).
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("i", [[1, 0], [0, 1]])], ["a", "b"])
+            >>> ll.transpose_outs(["b", "a"]).bases
+            [('i', [[0, 1], [1, 0]])]
+        """
+        order = self._permutation(new_order, "new_order", self._outs)
+        out_log2 = tuple(self._out_log2[k] for k in order)
+        offsets = _offsets(out_log2)
+        fields = [
+            (self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(order)
+        ]
+        cols = tuple(tuple(_remap(c, fields) for c in cols) for cols in self._cols)
+        return _make(self._ins, cols, tuple(self._outs[k] for k in order), out_log2)
+
+    def reshape_ins(self, new_in_dims: Iterable[tuple[str, int]]) -> LinearLayout:
+        """Flatten the in dims (in order) and split them into ``[(name, size), ...]``.
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("a", [[1], [4], [8]]), ("b", [[2]])], ["o"])
+            >>> ll.reshape_ins([("c", 2), ("d", 8)]).bases
+            [('c', [[1]]), ('d', [[4], [8], [2]])]
+        """
+        names, log2s = self._new_dims(new_in_dims, "new_in_dims")
+        if sum(log2s) != self.get_total_in_dim_size_log2():
+            raise LayoutError(
+                f"Argument 'new_in_dims' must have total size {self.get_total_in_dim_size()} "
+                f"(the layout's total in size), not {1 << sum(log2s)}."
+            )
+        flat = self._flat_cols()
+        cols = []
+        position = 0
+        for n in log2s:
+            cols.append(tuple(flat[position : position + n]))
+            position += n
+        return _make(names, tuple(cols), self._outs, self._out_log2)
+
+    def reshape_outs(self, new_out_dims: Iterable[tuple[str, int]]) -> LinearLayout:
+        """Flatten the out dims (in order) and split them into ``[(name, size), ...]``.
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("a", [[1], [4], [8]]), ("b", [[3]])], ["o"])
+            >>> ll.reshape_outs([("p", 2), ("q", 8)]).bases
+            [('a', [[1, 0], [0, 2], [0, 4]]), ('b', [[1, 1]])]
+        """
+        names, log2s = self._new_dims(new_out_dims, "new_out_dims")
+        if sum(log2s) != sum(self._out_log2):
+            raise LayoutError(
+                f"Argument 'new_out_dims' must have total size {self.get_total_out_dim_size()} "
+                f"(the layout's total out size), not {1 << sum(log2s)}."
+            )
+        return _make(self._ins, self._cols, names, log2s)
+
+    def flatten_ins(self) -> LinearLayout:
+        """One in dim named like the first, of the total in size."""
+        if not self._ins:
+            return self
+        return self.reshape_ins([(self._ins[0], self.get_total_in_dim_size())])
+
+    def flatten_outs(self) -> LinearLayout:
+        """One out dim named like the first, of the total out size."""
+        if not self._outs:
+            return self
+        return self.reshape_outs([(self._outs[0], self.get_total_out_dim_size())])
+
+    def resize_in_dim(self, in_dim: str, new_size: int) -> LinearLayout:
+        """Shrink (drop the top bases) or grow (append zero bases) an in dim.
+
+        Examples:
+            >>> LinearLayout.identity_1d(4, "i", "o").resize_in_dim("i", 8).bases
+            [('i', [[1], [2], [0]])]
+        """
+        index = self._require_in(in_dim, "in_dim")
+        new_log2 = log2_exact(check_size(new_size, "new_size"))
+        old = self._cols[index]
+        new = old[:new_log2] + (0,) * (new_log2 - len(old))
+        cols = self._cols[:index] + (new,) + self._cols[index + 1 :]
+        result = _make(self._ins, cols, self._outs, self._out_log2)
+        _check_totals(result)
+        return result
+
+    def resize_out_dim(self, out_dim: str, new_size: int) -> LinearLayout:
+        """Shrink an out dim; coordinates >= new_size become 0 (broadcast).
+
+        Examples:
+            >>> LinearLayout.identity_1d(8, "i", "o").resize_out_dim("o", 2).bases
+            [('i', [[1], [0], [0]])]
+        """
+        k = self._require_out(out_dim, "out_dim")
+        new_log2 = log2_exact(check_size(new_size, "new_size"))
+        if new_log2 > self._out_log2[k]:
+            raise LayoutError(
+                f"Argument 'new_size' must not exceed the size {1 << self._out_log2[k]} of "
+                f"out dim '{out_dim}' (resize_out_dim only shrinks), not {new_size}."
+            )
+        nested = [
+            [tuple(0 if j == k and v >= new_size else v for j, v in enumerate(b)) for b in bs]
+            for bs in self._nested_bases()
+        ]
+        out_log2 = self._out_log2[:k] + (new_log2,) + self._out_log2[k + 1 :]
+        return _make(self._ins, _pack(nested, out_log2), self._outs, out_log2)
+
+    def rename_in_dim(self, old_name: str, new_name: str) -> LinearLayout:
+        """Rename one in dim, keeping its position.
+
+        Examples:
+            >>> LinearLayout.identity_1d(2, "i", "o").rename_in_dim("i", "lane").get_in_dim_names()
+            ['lane']
+        """
+        index = self._require_in(old_name, "old_name")
+        _check_name(new_name, "new_name")
+        if new_name != old_name and new_name in self._in_idx():
+            raise DimensionError(
+                f"Argument 'new_name' must not be an existing in dim {list(self._ins)}, "
+                f"not '{new_name}'."
+            )
+        ins = self._ins[:index] + (new_name,) + self._ins[index + 1 :]
+        return _make(ins, self._cols, self._outs, self._out_log2)
+
+    def concat_ins(self, other: LinearLayout) -> LinearLayout:
+        """Put other's in dims after this one's; out dims and sizes must be equal.
+
+        Examples:
+            >>> a = LinearLayout.identity_1d(2, "i", "o")
+            >>> a.concat_ins(LinearLayout.zeros_1d(2, "j", "o", 2)).bases
+            [('i', [[1]]), ('j', [[0]])]
+        """
+        _require_layout(other, "other")
+        if self.out_dims != other.out_dims:
+            raise DimensionError(
+                f"concat_ins: both layouts must have the same out dims and sizes, not "
+                f"{self.out_dims} and {other.out_dims}."
+            )
+        clash = [d for d in other._ins if d in self._in_idx()]
+        if clash:
+            raise DimensionError(f"concat_ins: in dims {clash} appear in both layouts.")
+        result = _make(self._ins + other._ins, self._cols + other._cols, self._outs, self._out_log2)
+        _check_totals(result)
+        return result
+
+    def concat_outs(self, other: LinearLayout) -> LinearLayout:
+        """Put other's out dims after this one's; in dims and sizes must be equal.
+
+        Examples:
+            >>> a = LinearLayout.identity_1d(2, "i", "o")
+            >>> a.concat_outs(LinearLayout.identity_1d(2, "i", "p")).bases
+            [('i', [[1, 1]])]
+        """
+        _require_layout(other, "other")
+        if self.in_dims != other.in_dims:
+            raise DimensionError(
+                f"concat_outs: both layouts must have the same in dims and sizes, not "
+                f"{self.in_dims} and {other.in_dims}."
+            )
+        clash = [d for d in other._outs if d in self._out_idx()]
+        if clash:
+            raise DimensionError(f"concat_outs: out dims {clash} appear in both layouts.")
+        shift = sum(self._out_log2)
+        cols = tuple(
+            tuple(a | (b << shift) for a, b in zip(mine, theirs))
+            for mine, theirs in zip(self._cols, other._cols)
+        )
+        result = _make(self._ins, cols, self._outs + other._outs, self._out_log2 + other._out_log2)
+        _check_totals(result)
+        return result
+
+    def squeeze_ins(self, dim: str) -> LinearLayout:
+        """Remove an in dim of size 1."""
+        index = self._require_in(dim, "dim")
+        if self._cols[index]:
+            raise LayoutError(
+                f"Argument 'dim' must name an in dim of size 1, but '{dim}' has size "
+                f"{1 << len(self._cols[index])}."
+            )
+        return _make(
+            self._ins[:index] + self._ins[index + 1 :],
+            self._cols[:index] + self._cols[index + 1 :],
+            self._outs,
+            self._out_log2,
+        )
+
+    def squeeze_outs(self, dim: str) -> LinearLayout:
+        """Remove an out dim of size 1."""
+        k = self._require_out(dim, "dim")
+        if self._out_log2[k]:
+            raise LayoutError(
+                f"Argument 'dim' must name an out dim of size 1, but '{dim}' has size "
+                f"{1 << self._out_log2[k]}."
+            )
+        return _make(
+            self._ins,
+            self._cols,
+            self._outs[:k] + self._outs[k + 1 :],
+            self._out_log2[:k] + self._out_log2[k + 1 :],
+        )
+
+    def remove_zero_bases_along_dim(self, strip_dim: str) -> LinearLayout:
+        """Drop the zero (broadcast) bases of one in dim.
+
+        Examples:
+            >>> ll = LinearLayout.from_bases([("r", [[1], [0], [2]])], ["o"])
+            >>> ll.remove_zero_bases_along_dim("r").bases
+            [('r', [[1], [2]])]
+        """
+        index = self._require_in(strip_dim, "strip_dim")
+        kept = tuple(c for c in self._cols[index] if c)
+        cols = self._cols[:index] + (kept,) + self._cols[index + 1 :]
+        return _make(self._ins, cols, self._outs, self._out_log2)
+
+    # ------------------------------------------------------------------ text, dunders
+
+    def to_string(self) -> str:
+        """Triton's ``toString()`` text, byte for byte (it starts with a newline).
+
+        Examples:
+            >>> print(LinearLayout.identity_1d(2, "lane", "dim0").to_string())
+            <BLANKLINE>
+             - lane=1 -> (1)
+            where out dims are: [dim0 (size 2)]
+        """
+        outs = "[" + ", ".join(f"{n} (size {s})" for n, s in self.out_dims) + "]"
+        if not self._ins:
+            if not self._outs:
+                return "\n(empty layout)"
+            return f"\n(empty layout with out-dims {outs})"
+        parts = ["\n"]
+        for name, in_bases in zip(self._ins, self._nested_bases()):
+            if not in_bases:
+                parts.append(f" - {name} is a size 1 dimension\n")
+                continue
+            lines = [
+                f"{name}={1 << i} -> (" + ", ".join(map(str, b)) + ")"
+                for i, b in enumerate(in_bases)
+            ]
+            parts.append(" - " + "\n   ".join(lines) + "\n")
+        parts.append(f"where out dims are: {outs}")
+        return "".join(parts)
+
+    @classmethod
+    def from_string(cls, text: str) -> LinearLayout:
+        """Parse Triton's ``toString()`` text (see :func:`llverify.text.parse_layout`).
+
+        Examples:
+            >>> ll = LinearLayout.identity_1d(4, "lane", "dim0")
+            >>> LinearLayout.from_string(str(ll)) == ll
+            True
+        """
+        from llverify.text import parse_layout
+
+        return parse_layout(text)
+
+    def to_json(self) -> str:
+        """JSON text ``{"bases": {...}, "out_dims": {...}}`` (see :mod:`llverify.text`)."""
+        from llverify.text import layout_to_json
+
+        return layout_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str) -> LinearLayout:
+        """Inverse of :meth:`to_json`."""
+        from llverify.text import layout_from_json
+
+        return layout_from_json(text)
+
+    def apply_all(self) -> dict[str, Any]:
+        """Every output for every input as numpy arrays (see :func:`llverify.evaluate.evaluate_all`)."""
+        from llverify.evaluate import evaluate_all
+
+        return evaluate_all(self)
+
+    def apply_array(self, ins: Mapping[str, Any]) -> dict[str, Any]:
+        """Outputs for numpy arrays of inputs (see :func:`llverify.evaluate.evaluate`)."""
+        from llverify.evaluate import evaluate
+
+        return evaluate(self, ins)
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        return (
+            f"LinearLayout.from_bases({self.bases!r}, {list(self._outs)!r}, "
+            f"{self.get_out_dim_sizes()!r}, require_surjective=False)"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LinearLayout):
+            return NotImplemented
+        return (
+            self._ins == other._ins
+            and self._outs == other._outs
+            and self._out_log2 == other._out_log2
+            and self._cols == other._cols
+        )
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h == -1:
+            h = hash((self._ins, self._cols, self._outs, self._out_log2))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"LinearLayout is immutable; cannot set '{name}'.")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_make, (self._ins, self._cols, self._outs, self._out_log2))
+
+    # ------------------------------------------------------------------ internals
+
+    def _in_idx(self) -> dict[str, int]:
+        index = self._in_index
+        if index is None:
+            index = {d: i for i, d in enumerate(self._ins)}
+            object.__setattr__(self, "_in_index", index)
+        return index
+
+    def _out_idx(self) -> dict[str, int]:
+        index = self._out_index
+        if index is None:
+            index = {d: i for i, d in enumerate(self._outs)}
+            object.__setattr__(self, "_out_index", index)
+        return index
+
+    def _require_in(self, name: str, argument: str) -> int:
+        _check_name(name, argument)
+        index = self._in_idx().get(name)
+        if index is None:
+            raise DimensionError(
+                f"Argument '{argument}' must be an in dim of the layout {list(self._ins)}, "
+                f"not '{name}'."
+            )
+        return index
+
+    def _require_out(self, name: str, argument: str) -> int:
+        _check_name(name, argument)
+        index = self._out_idx().get(name)
+        if index is None:
+            raise DimensionError(
+                f"Argument '{argument}' must be an out dim of the layout {list(self._outs)}, "
+                f"not '{name}'."
+            )
+        return index
+
+    def _subset(self, names: Iterable[str], argument: str, index: dict[str, int]) -> set[str]:
+        chosen = set(_check_names(names, argument))
+        unknown = sorted(chosen - index.keys())
+        if unknown:
+            kind = "in" if index is self._in_idx() else "out"
+            raise DimensionError(
+                f"Argument '{argument}' names {unknown}, which are not {kind} dims of the "
+                f"layout {list(index)}."
+            )
+        return chosen
+
+    def _permutation(
+        self, names: Iterable[str], argument: str, current: tuple[str, ...]
+    ) -> list[int]:
+        order = _check_names(names, argument)
+        if set(order) != set(current) or len(order) != len(current):
+            raise DimensionError(
+                f"Argument '{argument}' must be a permutation of {list(current)}, not "
+                f"{list(order)}."
+            )
+        return [current.index(d) for d in order]
+
+    @staticmethod
+    def _new_dims(dims: Iterable[tuple[str, int]], argument: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        if isinstance(dims, Mapping):
+            items = list(dims.items())
+        else:
+            items = list(dims)
+        names = []
+        log2s = []
+        for i, item in enumerate(items):
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise LayoutTypeError(
+                    f"Argument '{argument}[{i}]' must be a (name, size) pair, not {item!r}."
+                )
+            names.append(_check_name(item[0], f"{argument}[{i}][0]"))
+            log2s.append(log2_exact(check_size(item[1], f"{argument}[{i}][1]")))
+        _check_names(names, argument)
+        return tuple(names), tuple(log2s)
+
+    def _get_rank(self) -> int:
+        r = self._rank
+        if r < 0:
+            r = gf2.rank(self._flat_cols())
+            object.__setattr__(self, "_rank", r)
+        return r
+
+    def _flat_cols(self) -> list[int]:
+        return [c for cols in self._cols for c in cols]
+
+    def _nested_bases(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        nested = self._nested
+        if nested is None:
+            fields = list(zip(self._out_offsets, self._out_log2))
+            nested = tuple(
+                tuple(tuple((c >> off) & ((1 << n) - 1) for off, n in fields) for c in cols)
+                for cols in self._cols
+            )
+            object.__setattr__(self, "_nested", nested)
+        return nested
+
+    def _build_tables(self) -> tuple[tuple[list[int], ...], ...]:
+        tables = []
+        for cols in self._cols:
+            chunks = []
+            for start in range(0, max(len(cols), 1), _APPLY_CHUNK):
+                table = [0]
+                for c in cols[start : start + _APPLY_CHUNK]:
+                    table += [t ^ c for t in table]
+                chunks.append(table)
+            tables.append(tuple(chunks))
+        result = tuple(tables)
+        object.__setattr__(self, "_tables", result)
+        return result
+
+
+# ---------------------------------------------------------------------- module helpers
+
+
+def _init(
+    layout: LinearLayout,
+    ins: tuple[str, ...],
+    cols: tuple[tuple[int, ...], ...],
+    outs: tuple[str, ...],
+    out_log2: tuple[int, ...],
+) -> None:
+    setter = object.__setattr__
+    setter(layout, "_ins", ins)
+    setter(layout, "_cols", cols)
+    setter(layout, "_outs", outs)
+    setter(layout, "_out_log2", out_log2)
+    setter(layout, "_out_offsets", _offsets(out_log2))
+    setter(layout, "_rank", -1)
+    setter(layout, "_hash", -1)
+    setter(layout, "_nested", None)
+    setter(layout, "_tables", None)
+    setter(layout, "_in_index", None)
+    setter(layout, "_out_index", None)
+
+
+def _make(
+    ins: tuple[str, ...],
+    cols: tuple[tuple[int, ...], ...],
+    outs: tuple[str, ...],
+    out_log2: tuple[int, ...],
+) -> LinearLayout:
+    """Build from already-valid packed columns (no checks: internal use only)."""
+    layout = LinearLayout.__new__(LinearLayout)
+    _init(layout, ins, cols, outs, out_log2)
+    return layout
+
+
+def _offsets(log2s: Sequence[int]) -> tuple[int, ...]:
+    offsets = []
+    position = 0
+    for n in log2s:
+        offsets.append(position)
+        position += n
+    return tuple(offsets)
+
+
+def _pack(
+    nested: Sequence[Sequence[Sequence[int]]], out_log2: Sequence[int]
+) -> tuple[tuple[int, ...], ...]:
+    offsets = _offsets(out_log2)
+    return tuple(
+        tuple(sum(v << off for v, off in zip(basis, offsets)) for basis in in_bases)
+        for in_bases in nested
+    )
+
+
+def _remap(column: int, fields: Iterable[tuple[int, int, int]]) -> int:
+    """Move bit fields ``(src_offset, width, dst_offset)`` of a packed column."""
+    result = 0
+    for src, width, dst in fields:
+        result |= ((column >> src) & ((1 << width) - 1)) << dst
+    return result
+
+
+def _apply_bits(column: int, bit_cols: Sequence[int]) -> int:
+    """XOR of bit_cols[i] over the set bits i of column."""
+    result = 0
+    i = 0
+    while column:
+        if column & 1:
+            result ^= bit_cols[i]
+        column >>= 1
+        i += 1
+    return result
+
+
+def _coords(column: int, offsets: Sequence[int], log2s: Sequence[int]) -> tuple[int, ...]:
+    return tuple((column >> off) & ((1 << n) - 1) for off, n in zip(offsets, log2s))
+
+
+def _check_totals(layout: LinearLayout) -> None:
+    total_in = layout.get_total_in_dim_size_log2()
+    total_out = sum(layout._out_log2)
+    for name, cols in zip(layout._ins, layout._cols):
+        if len(cols) > MAX_DIM_LOG2:
+            raise LayoutError(
+                f"In dim '{name}' would have size 2**{len(cols)}; llverify caps a dimension "
+                f"at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
+            )
+    for name, n in zip(layout._outs, layout._out_log2):
+        if n > MAX_DIM_LOG2:
+            raise LayoutError(
+                f"Out dim '{name}' would have size 2**{n}; llverify caps a dimension at "
+                f"2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
+            )
+    if total_in > MAX_TOTAL_BITS or total_out > MAX_TOTAL_BITS:
+        raise LayoutError(
+            f"The layout would have {total_in} input bits and {total_out} output bits; "
+            f"llverify, like Triton, caps each at {MAX_TOTAL_BITS}."
+        )
+
+
+def _require_layout(value: Any, name: str) -> None:
+    if not isinstance(value, LinearLayout):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a LinearLayout, not {type(value).__name__}."
+        )
+
+
+def _normalize_bases(
+    bases: Any,
+) -> tuple[tuple[str, ...], tuple[tuple[tuple[int, ...], ...], ...]]:
+    """Accept ``[(name, [[...], ...]), ...]`` or ``{name: [[...], ...]}``; return tuples."""
+    if isinstance(bases, Mapping):
+        items = list(bases.items())
+    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+        raise LayoutTypeError(
+            f"Argument 'bases' must be a list of (in_dim, bases) pairs or a dict, not "
+            f"{type(bases).__name__} {bases!r}."
+        )
+    else:
+        items = []
+        for i, item in enumerate(bases):
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise LayoutTypeError(
+                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {item!r}."
+                )
+            items.append(item)
+    names = []
+    nested = []
+    for i, (name, in_bases) in enumerate(items):
+        names.append(_check_name(name, f"bases[{i}][0]"))
+        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+            raise LayoutTypeError(
+                f"Argument 'bases' for in-dim '{name}' must be a list of bases, not "
+                f"{type(in_bases).__name__} {in_bases!r}."
+            )
+        converted = []
+        for j, basis in enumerate(in_bases):
+            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+                raise LayoutTypeError(
+                    f"Argument 'bases': basis {j} of in-dim '{name}' must be a list of "
+                    f"ints, not {type(basis).__name__} {basis!r}."
+                )
+            converted.append(
+                tuple(
+                    v if v.__class__ is int else as_int(v, f"bases['{name}'][{j}][{k}]")
+                    for k, v in enumerate(basis)
+                )
+            )
+        nested.append(tuple(converted))
+    in_names = _check_names(names, "bases")
+    return in_names, tuple(nested)
