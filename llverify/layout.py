@@ -12,6 +12,7 @@ nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from llverify import gf2
@@ -33,6 +34,9 @@ from llverify.errors import (
 Bases = list[tuple[str, list[list[int]]]]
 
 _APPLY_CHUNK = 8  # bits per lookup table used by apply()
+_SEQUENCES = (list, tuple)
+_STR_TYPE = {str}
+_INT_TYPE = {int}
 
 
 def _check_name(value: Any, name: str) -> str:
@@ -112,7 +116,7 @@ class LinearLayout:
     _rank: int
     _hash: int
     _nested: tuple[tuple[tuple[int, ...], ...], ...] | None
-    _tables: tuple[tuple[list[int], ...], ...] | None
+    _tables: tuple[dict[str, tuple[int, Any, tuple[list[int], ...]]], Any] | None
     _in_index: dict[str, int] | None
     _out_index: dict[str, int] | None
 
@@ -125,81 +129,18 @@ class LinearLayout:
         out_dim_sizes: Sequence[int] | None = None,
         require_surjective: bool = True,
     ) -> None:
-        in_names, nested = _normalize_bases(bases)
-        outs = _check_names(out_dim_names, "out_dim_names")
-        num_outs = len(outs)
-        for in_dim, in_bases in zip(in_names, nested):
-            if len(in_bases) > MAX_DIM_LOG2:
-                raise LayoutError(
-                    f"Argument 'bases' has {len(in_bases)} bases for in-dim '{in_dim}'; "
-                    f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
-                    f"Triton's int32 sizes)."
-                )
-            for i, basis in enumerate(in_bases):
-                if len(basis) != num_outs:
-                    raise LayoutError(
-                        f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
-                        f"{num_outs} coordinates (one per out dim {list(outs)}), not "
-                        f"{len(basis)}: {list(basis)}."
-                    )
-                for k, coord in enumerate(basis):
-                    if coord < 0:
-                        raise LayoutError(
-                            f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
-                            f"non-negative coordinates, not {coord} for out-dim '{outs[k]}'."
-                        )
-        if out_dim_sizes is None:
-            if not require_surjective:
-                raise LayoutError(
-                    "Argument 'out_dim_sizes' must be given when require_surjective is "
-                    "False (sizes are only inferred for surjective layouts)."
-                )
-            sizes = [1] * num_outs
-            for in_bases in nested:
-                for basis in in_bases:
-                    for k, coord in enumerate(basis):
-                        if coord >= sizes[k]:
-                            sizes[k] = _next_power_of_2_above(coord)
-            for k, size in enumerate(sizes):
-                if size > 1 << MAX_DIM_LOG2:
-                    raise LayoutError(
-                        f"Argument 'bases' implies out-dim '{outs[k]}' of size {size}; "
-                        f"llverify caps a dimension at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
-                    )
+        parts = _fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+        if parts is None:
+            parts = _validated_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+            _init(self, *parts)
+            _check_totals(self)
         else:
-            if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(
-                out_dim_sizes, Iterable
-            ):
-                raise LayoutTypeError(
-                    f"Argument 'out_dim_sizes' must be a sequence of ints, not "
-                    f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
-                )
-            sizes = [
-                check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)
-            ]
-            if len(sizes) != num_outs:
-                raise LayoutError(
-                    f"Argument 'out_dim_sizes' must have one size per out dim "
-                    f"({num_outs}: {list(outs)}), not {len(sizes)}: {sizes}."
-                )
-            for in_dim, in_bases in zip(in_names, nested):
-                for i, basis in enumerate(in_bases):
-                    for k, coord in enumerate(basis):
-                        if coord >= sizes[k]:
-                            raise LayoutError(
-                                f"Argument 'bases': basis {i} of in-dim '{in_dim}' has "
-                                f"coordinate {coord} for out-dim '{outs[k]}', which must "
-                                f"be less than its size {sizes[k]}."
-                            )
-        out_log2 = tuple(log2_exact(s) for s in sizes)
-        _init(self, in_names, _pack(nested, out_log2), outs, out_log2)
-        object.__setattr__(self, "_nested", nested)
-        _check_totals(self)
-        if require_surjective and not self.is_surjective():
+            _init(self, *parts)
+        if require_surjective and self._get_rank() != sum(self._out_log2):
             raise LayoutError(
                 "Argument 'bases' must give a surjective layout (every output value "
                 f"reached by some input) when require_surjective is True, but the rank is "
-                f"{self._get_rank()} < {sum(out_log2)} output bits:{self.to_string()}"
+                f"{self._get_rank()} < {sum(self._out_log2)} output bits:{self.to_string()}"
             )
 
     @classmethod
@@ -425,39 +366,36 @@ class LinearLayout:
             >>> LinearLayout.identity_1d(8, "lane", "dim0").apply({"lane": 5})
             {'dim0': 5}
         """
-        tables = self._tables if self._tables is not None else self._build_tables()
-        index = self._in_idx()
+        per_dim, fields = self._tables or self._build_tables()
+        if ins.__class__ is not dict or ins.keys() != per_dim.keys():
+            ins = self._checked_ins(ins)
+        packed = 0
+        for name, value in ins.items():
+            size, table, chunks = per_dim[name]
+            if value.__class__ is not int or not 0 <= value < size:
+                value = as_int(value, f"ins['{name}']")
+                if not 0 <= value < size:
+                    raise LayoutError(f"Argument 'ins['{name}']' must be in [0, {size}), not {value}.")
+            if table is not None:
+                packed ^= table[value]
+            else:
+                for chunk in chunks:
+                    packed ^= chunk[value & 0xFF]
+                    value >>= _APPLY_CHUNK
+        return {name: (packed >> offset) & mask for name, offset, mask in fields}
+
+    def _checked_ins(self, ins: Any) -> dict[str, Any]:
         if not isinstance(ins, Mapping):
             raise LayoutTypeError(
                 f"Argument 'ins' must be a mapping from in-dim name to int, not "
                 f"{type(ins).__name__} {ins!r}."
             )
-        if len(ins) != len(index) or any(name not in index for name in ins):
+        if set(ins) != set(self._ins) or len(ins) != len(self._ins):
             raise DimensionError(
                 f"Argument 'ins' must give exactly the in dims {list(self._ins)} (any "
                 f"order), not {list(ins)}."
             )
-        packed = 0
-        for name, value in ins.items():
-            i = index[name]
-            log2 = len(self._cols[i])
-            if value.__class__ is not int or not 0 <= value < 1 << log2:
-                value = as_int(value, f"ins['{name}']")
-                if not 0 <= value < 1 << log2:
-                    raise LayoutError(
-                        f"Argument 'ins['{name}']' must be in [0, {1 << log2}), not {value}."
-                    )
-            chunks = tables[i]
-            if len(chunks) == 1:
-                packed ^= chunks[0][value]
-            else:
-                for chunk in chunks:
-                    packed ^= chunk[value & 0xFF]
-                    value >>= _APPLY_CHUNK
-        return {
-            name: (packed >> offset) & ((1 << log2) - 1)
-            for name, offset, log2 in zip(self._outs, self._out_offsets, self._out_log2)
-        }
+        return dict(ins)
 
     # ------------------------------------------------------------------ algebra
 
@@ -546,8 +484,19 @@ class LinearLayout:
                     f"than the outer layout's in dim '{name}' of size {1 << len(outer_cols)}."
                 )
             bit_cols.extend(outer_cols[:log2])
-        cols = tuple(tuple(_apply_bits(c, bit_cols) for c in in_cols) for in_cols in self._cols)
-        return _make(self._ins, cols, outer._outs, outer._out_log2)
+        by_low_bit = {1 << i: c for i, c in enumerate(bit_cols)}
+        cols = []
+        for in_cols in self._cols:
+            new = []
+            for column in in_cols:
+                image = 0
+                while column:
+                    low = column & -column
+                    image ^= by_low_bit[low]
+                    column ^= low
+                new.append(image)
+            cols.append(tuple(new))
+        return _make(self._ins, tuple(cols), outer._outs, outer._out_log2)
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """C with ``self(x) == outer(C(x))`` for every x, chosen exactly as Triton does.
@@ -577,59 +526,52 @@ class LinearLayout:
                     f"only {1 << theirs} in the outer layout, so the outer layout cannot "
                     f"cover this layout's image."
                 )
-        nested_self = self._nested_bases()
-        nested_outer = outer_t._nested_bases()
+        # self's columns re-packed with the outer's (larger or equal) field offsets.
+        if self._out_offsets == outer_t._out_offsets:
+            repacked = self._cols
+        else:
+            fields = [
+                (self._out_offsets[k], self._out_log2[k], outer_t._out_offsets[k])
+                for k in range(len(outs))
+            ]
+            repacked = tuple(tuple(_remap(c, fields) for c in cols) for cols in self._cols)
+        # Triton's heuristic: an in dim with the same bases in both maps to itself.
         self_in = self._in_idx()
-        identity_dims = [
-            d
-            for i, d in enumerate(outer_t._ins)
-            if d in self_in and nested_outer[i] == nested_self[self_in[d]]
-        ]
-        a_dims = [i for i, d in enumerate(outer_t._ins) if d not in identity_dims]
-        b_dims = [i for i, d in enumerate(self._ins) if d not in identity_dims]
-
-        # Re-pack self's columns with the outer's (larger or equal) field offsets.
-        fields = [
-            (self._out_offsets[k], self._out_log2[k], outer_t._out_offsets[k])
-            for k in range(len(outs))
-        ]
-        same_packing = self._out_offsets == outer_t._out_offsets
-        a_cols = [c for i in a_dims for c in outer_t._cols[i]]
-        targets = [
-            c if same_packing else _remap(c, fields) for i in b_dims for c in self._cols[i]
-        ]
-        solution = gf2.solve(a_cols, targets)
-        if solution is None:
-            basis = gf2.EchelonBasis()
-            for c in a_cols:
-                basis.insert(c)
-            position = 0
-            for i in b_dims:
-                for bit, c in enumerate(self._cols[i]):
-                    target = targets[position]
-                    position += 1
-                    if basis.express(target) is None:
-                        raise NotInvertibleError(
-                            f"invert_and_compose: the outer layout does not cover this "
-                            f"layout's image: {self._ins[i]}={1 << bit} -> "
-                            f"{_coords(c, self._out_offsets, self._out_log2)} is not the "
-                            f"image of any outer input.{outer.to_string()}"
-                        )
-        assert solution is not None
-        result_outs = tuple(outer_t._ins[i] for i in a_dims)
-        result_log2 = tuple(len(outer_t._cols[i]) for i in a_dims)
-        result_ins = tuple(self._ins[i] for i in b_dims)
-        split: list[tuple[int, ...]] = []
-        position = 0
-        for i in b_dims:
-            n = len(self._cols[i])
-            split.append(tuple(solution[position : position + n]))
-            position += n
-        result = _make(result_ins, tuple(split), result_outs, result_log2)
-        for d in identity_dims:
-            size = 1 << len(outer_t._cols[outer_t._in_idx()[d]])
-            result = result * LinearLayout.identity_1d(size, d, d)
-        return result.transpose_ins(self._ins).transpose_outs(outer_t._ins)
+        outer_ins = outer_t._ins
+        identity = [d in self_in and outer_t._cols[i] == repacked[self_in[d]]
+                    for i, d in enumerate(outer_ins)]
+        identity_names = {d for d, same in zip(outer_ins, identity) if same}
+        # The result maps self's in dims to outer's in dims (out sizes = outer's in sizes).
+        result_log2 = tuple(len(cols) for cols in outer_t._cols)
+        result_offsets = _offsets(result_log2)
+        a_cols: list[int] = []
+        fields = []
+        for i, cols in enumerate(outer_t._cols):
+            if not identity[i]:
+                fields.append((len(a_cols), len(cols), result_offsets[i]))
+                a_cols.extend(cols)
+        basis = gf2.EchelonBasis()
+        for c in a_cols:
+            basis.insert(c)
+        result_cols = []
+        for i, d in enumerate(self._ins):
+            if d in identity_names:
+                base = result_offsets[outer_t._in_idx()[d]]
+                result_cols.append(tuple(1 << (base + j) for j in range(len(self._cols[i]))))
+                continue
+            solved = []
+            for bit, target in enumerate(repacked[i]):
+                expression = basis.express(target)
+                if expression is None:
+                    raise NotInvertibleError(
+                        f"invert_and_compose: the outer layout does not cover this "
+                        f"layout's image: {d}={1 << bit} -> "
+                        f"{_coords(self._cols[i][bit], self._out_offsets, self._out_log2)} is "
+                        f"not the image of any outer input.{outer.to_string()}"
+                    )
+                solved.append(_remap(expression, fields))
+            result_cols.append(tuple(solved))
+        return _make(self._ins, tuple(result_cols), outer_ins, result_log2)
 
     def pseudoinvert(self) -> LinearLayout:
         """A right inverse P with ``self(P(y)) == y`` (Triton's ``pseudoinvert``).
@@ -645,9 +587,11 @@ class LinearLayout:
                 f"pseudoinvert requires a surjective layout (rank {self._get_rank()} < "
                 f"{sum(self._out_log2)} output bits):{self.to_string()}"
             )
-        identity = LinearLayout.empty()
-        for name, log2 in zip(self._outs, self._out_log2):
-            identity = identity * LinearLayout.identity_1d(1 << log2, name, name)
+        identity_cols = tuple(
+            tuple(1 << (offset + j) for j in range(log2))
+            for offset, log2 in zip(self._out_offsets, self._out_log2)
+        )
+        identity = _make(self._outs, identity_cols, self._outs, self._out_log2)
         return identity.invert_and_compose(self)
 
     def invert(self) -> LinearLayout:
@@ -1151,11 +1095,8 @@ class LinearLayout:
         h = self._hash
         if h == -1:
             h = hash((self._ins, self._cols, self._outs, self._out_log2))
-            object.__setattr__(self, "_hash", h)
+            self._hash = h
         return h
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"LinearLayout is immutable; cannot set '{name}'.")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make, (self._ins, self._cols, self._outs, self._out_log2))
@@ -1166,14 +1107,14 @@ class LinearLayout:
         index = self._in_index
         if index is None:
             index = {d: i for i, d in enumerate(self._ins)}
-            object.__setattr__(self, "_in_index", index)
+            self._in_index = index
         return index
 
     def _out_idx(self) -> dict[str, int]:
         index = self._out_index
         if index is None:
             index = {d: i for i, d in enumerate(self._outs)}
-            object.__setattr__(self, "_out_index", index)
+            self._out_index = index
         return index
 
     def _require_in(self, name: str, argument: str) -> int:
@@ -1240,7 +1181,7 @@ class LinearLayout:
         r = self._rank
         if r < 0:
             r = gf2.rank(self._flat_cols())
-            object.__setattr__(self, "_rank", r)
+            self._rank = r
         return r
 
     def _flat_cols(self) -> list[int]:
@@ -1254,21 +1195,27 @@ class LinearLayout:
                 tuple(tuple((c >> off) & ((1 << n) - 1) for off, n in fields) for c in cols)
                 for cols in self._cols
             )
-            object.__setattr__(self, "_nested", nested)
+            self._nested = nested
         return nested
 
-    def _build_tables(self) -> tuple[tuple[list[int], ...], ...]:
-        tables = []
-        for cols in self._cols:
+    def _build_tables(self) -> tuple[dict[str, tuple[int, Any, tuple[list[int], ...]]], Any]:
+        """apply()'s lookup tables: per in dim XOR tables of 8-bit chunks, and out fields."""
+        per_dim = {}
+        for name, cols in zip(self._ins, self._cols):
             chunks = []
             for start in range(0, max(len(cols), 1), _APPLY_CHUNK):
                 table = [0]
                 for c in cols[start : start + _APPLY_CHUNK]:
                     table += [t ^ c for t in table]
                 chunks.append(table)
-            tables.append(tuple(chunks))
-        result = tuple(tables)
-        object.__setattr__(self, "_tables", result)
+            single = chunks[0] if len(chunks) == 1 else None
+            per_dim[name] = (1 << len(cols), single, tuple(chunks))
+        fields = tuple(
+            (name, offset, (1 << log2) - 1)
+            for name, offset, log2 in zip(self._outs, self._out_offsets, self._out_log2)
+        )
+        result = (per_dim, fields)
+        self._tables = result
         return result
 
 
@@ -1282,18 +1229,22 @@ def _init(
     outs: tuple[str, ...],
     out_log2: tuple[int, ...],
 ) -> None:
-    setter = object.__setattr__
-    setter(layout, "_ins", ins)
-    setter(layout, "_cols", cols)
-    setter(layout, "_outs", outs)
-    setter(layout, "_out_log2", out_log2)
-    setter(layout, "_out_offsets", _offsets(out_log2))
-    setter(layout, "_rank", -1)
-    setter(layout, "_hash", -1)
-    setter(layout, "_nested", None)
-    setter(layout, "_tables", None)
-    setter(layout, "_in_index", None)
-    setter(layout, "_out_index", None)
+    layout._ins = ins
+    layout._cols = cols
+    layout._outs = outs
+    layout._out_log2 = out_log2
+    offsets = []
+    position = 0
+    for n in out_log2:
+        offsets.append(position)
+        position += n
+    layout._out_offsets = tuple(offsets)
+    layout._rank = -1
+    layout._hash = -1
+    layout._nested = None
+    layout._tables = None
+    layout._in_index = None
+    layout._out_index = None
 
 
 def _make(
@@ -1335,18 +1286,6 @@ def _remap(column: int, fields: Iterable[tuple[int, int, int]]) -> int:
     return result
 
 
-def _apply_bits(column: int, bit_cols: Sequence[int]) -> int:
-    """XOR of bit_cols[i] over the set bits i of column."""
-    result = 0
-    i = 0
-    while column:
-        if column & 1:
-            result ^= bit_cols[i]
-        column >>= 1
-        i += 1
-    return result
-
-
 def _coords(column: int, offsets: Sequence[int], log2s: Sequence[int]) -> tuple[int, ...]:
     return tuple((column >> off) & ((1 << n) - 1) for off, n in zip(offsets, log2s))
 
@@ -1378,6 +1317,168 @@ def _require_layout(value: Any, name: str) -> None:
         raise LayoutTypeError(
             f"Argument '{name}' must be a LinearLayout, not {type(value).__name__}."
         )
+
+
+
+def _validated_columns(
+    bases: Any,
+    out_dim_names: Sequence[str],
+    out_dim_sizes: Sequence[int] | None,
+    require_surjective: bool,
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], tuple[str, ...], tuple[int, ...]]:
+    """Check every argument of the constructor thoroughly; raise a precise error."""
+    in_names, nested = _normalize_bases(bases)
+    outs = _check_names(out_dim_names, "out_dim_names")
+    num_outs = len(outs)
+    for in_dim, in_bases in zip(in_names, nested):
+        if len(in_bases) > MAX_DIM_LOG2:
+            raise LayoutError(
+                f"Argument 'bases' has {len(in_bases)} bases for in-dim '{in_dim}'; "
+                f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
+                f"Triton's int32 sizes)."
+            )
+        for i, basis in enumerate(in_bases):
+            if len(basis) != num_outs:
+                raise LayoutError(
+                    f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
+                    f"{num_outs} coordinates (one per out dim {list(outs)}), not "
+                    f"{len(basis)}: {list(basis)}."
+                )
+            for k, coord in enumerate(basis):
+                if coord < 0:
+                    raise LayoutError(
+                        f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
+                        f"non-negative coordinates, not {coord} for out-dim '{outs[k]}'."
+                    )
+    if out_dim_sizes is None:
+        if not require_surjective:
+            raise LayoutError(
+                "Argument 'out_dim_sizes' must be given when require_surjective is "
+                "False (sizes are only inferred for surjective layouts)."
+            )
+        sizes = [1] * num_outs
+        for in_bases in nested:
+            for basis in in_bases:
+                for k, coord in enumerate(basis):
+                    if coord >= sizes[k]:
+                        sizes[k] = _next_power_of_2_above(coord)
+        for k, size in enumerate(sizes):
+            if size > 1 << MAX_DIM_LOG2:
+                raise LayoutError(
+                    f"Argument 'bases' implies out-dim '{outs[k]}' of size {size}; "
+                    f"llverify caps a dimension at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
+                )
+    else:
+        if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(
+            out_dim_sizes, Iterable
+        ):
+            raise LayoutTypeError(
+                f"Argument 'out_dim_sizes' must be a sequence of ints, not "
+                f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
+            )
+        sizes = [
+            check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)
+        ]
+        if len(sizes) != num_outs:
+            raise LayoutError(
+                f"Argument 'out_dim_sizes' must have one size per out dim "
+                f"({num_outs}: {list(outs)}), not {len(sizes)}: {sizes}."
+            )
+        for in_dim, in_bases in zip(in_names, nested):
+            for i, basis in enumerate(in_bases):
+                for k, coord in enumerate(basis):
+                    if coord >= sizes[k]:
+                        raise LayoutError(
+                            f"Argument 'bases': basis {i} of in-dim '{in_dim}' has "
+                            f"coordinate {coord} for out-dim '{outs[k]}', which must "
+                            f"be less than its size {sizes[k]}."
+                        )
+    out_log2 = tuple(log2_exact(s) for s in sizes)
+    return in_names, _pack(nested, out_log2), outs, out_log2
+
+
+def _fast_columns(
+    bases: Any,
+    out_dim_names: Any,
+    out_dim_sizes: Any,
+    require_surjective: bool,
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], tuple[str, ...], tuple[int, ...]] | None:
+    """The constructor's common case (lists of plain ints), checked in bulk.
+
+    Returns None whenever anything is unusual; the caller then runs the thorough
+    ``_validated_columns``, which either raises the precise error or accepts the input.
+    The result satisfies every invariant, the 2**30 and 64-bit caps included.
+    """
+    try:
+        items = bases.items() if bases.__class__ is dict else bases
+        if out_dim_names.__class__ not in _SEQUENCES:
+            return None
+        outs = tuple(out_dim_names)
+        num_outs = len(outs)
+        names = []
+        counts = []
+        flat: list[Any] = []
+        for name, in_bases in items:
+            if name.__class__ is not str or in_bases.__class__ not in _SEQUENCES:
+                return None
+            names.append(name)
+            counts.append(len(in_bases))
+            flat += in_bases
+        if (
+            len(set(names)) != len(names)
+            or len(set(outs)) != num_outs
+            or not set(map(type, outs)) <= _STR_TYPE
+            or (counts and (max(counts) > MAX_DIM_LOG2 or sum(counts) > MAX_TOTAL_BITS))
+        ):
+            return None
+        if flat:
+            if set(map(len, flat)) != {num_outs}:
+                return None
+            coords = list(zip(*flat))
+            if num_outs and not set(map(type, chain.from_iterable(flat))) <= _INT_TYPE:
+                return None
+            maxes = list(map(max, coords))
+        else:
+            coords = [()] * num_outs
+            maxes = [0] * num_outs
+        if out_dim_sizes is None:
+            if not require_surjective:
+                return None
+            sizes_log2 = [top.bit_length() for top in maxes]
+        else:
+            if out_dim_sizes.__class__ not in _SEQUENCES or len(out_dim_sizes) != num_outs:
+                return None
+            sizes_log2 = []
+            for top, size in zip(maxes, out_dim_sizes):
+                if size.__class__ is not int or size <= 0 or size & (size - 1) or top >= size:
+                    return None
+                sizes_log2.append(size.bit_length() - 1)
+        if sizes_log2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
+            return None
+    except (TypeError, ValueError):
+        return None
+    out_log2 = tuple(sizes_log2)
+    if num_outs == 1:
+        packed = coords[0]
+    elif num_outs == 2:
+        shift = out_log2[0]
+        packed = [a | (b << shift) for a, b in flat]
+    elif num_outs == 0:
+        packed = [0] * len(flat)
+    else:
+        packed = list(coords[0])
+        offset = 0
+        for k in range(1, num_outs):
+            offset += out_log2[k - 1]
+            packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
+    if packed and min(packed) < 0:
+        return None  # a negative coordinate makes its packed column negative
+    cols = []
+    position = 0
+    for count in counts:
+        cols.append(tuple(packed[position : position + count]))
+        position += count
+    return tuple(names), tuple(cols), outs, out_log2
 
 
 def _normalize_bases(

@@ -578,3 +578,46 @@ def factor_maximal_identity_prefix(
         size //= 2
     raise LayoutError("factor_maximal_identity_prefix: no identity prefix divides the layout.")
 
+
+
+def get_reps(cvt: LinearLayout, tile: LinearLayout) -> LinearLayout | None:
+    """The repetitions of ``tile`` inside ``cvt`` (Triton's ``getReps``), or None.
+
+    Like ``zeros_like(tile) * divide_left(cvt, tile)`` but more general: the first
+    bases of each in dim must equal the tile's, and every later basis must avoid the
+    bits the tile touches in each out dim; those later bases are kept as they are and
+    the tile's positions become zero.
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [4], [8]])], ["offset"])
+        >>> get_reps(cvt, LinearLayout.identity_1d(2, "register", "offset")).bases
+        [('register', [[0], [4], [8]])]
+    """
+    _require_layout(cvt, "cvt")
+    _require_layout(tile, "tile")
+    missing = [d for d in tile.get_out_dim_names() if not cvt.has_out_dim(d)]
+    if missing:
+        raise DimensionError(
+            f"Argument 'tile' has out dims {missing} that 'cvt' lacks {cvt.get_out_dim_names()}."
+        )
+    outs = cvt.get_out_dim_names()
+    tile_mask = {d: 0 for d in outs}
+    for _, bases in tile.bases:
+        for basis in bases:
+            for d, value in zip(tile.get_out_dim_names(), basis):
+                tile_mask[d] |= value
+    nested = []
+    for d, bases in cvt.bases:
+        tile_bases = (
+            [[b[tile.get_out_dim_index(o)] if tile.has_out_dim(o) else 0 for o in outs]
+             for b in tile.bases[tile.get_in_dim_names().index(d)][1]]
+            if tile.has_in_dim(d)
+            else []
+        )
+        if len(tile_bases) > len(bases) or bases[: len(tile_bases)] != tile_bases:
+            return None
+        rest = bases[len(tile_bases):]
+        if any(b[k] & tile_mask[o] for b in rest for k, o in enumerate(outs)):
+            return None
+        nested.append((d, [[0] * len(outs) for _ in tile_bases] + rest))
+    return LinearLayout(nested, outs, cvt.get_out_dim_sizes(), require_surjective=False)

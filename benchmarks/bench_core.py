@@ -1,0 +1,135 @@
+"""Core LinearLayout benchmark: llverify vs Triton 3.9's C++ binding, in the same run.
+
+Run: python benchmarks/bench_core.py [--repeat N]
+Prints a table of median times (microseconds) and the ratio llverify / Triton, then the
+bulk-evaluation time of a 2**20-input layout.  Targets (docs/performance.md): no op slower
+than 2x Triton's binding; bulk evaluation of 2**20 inputs <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from llverify import LinearLayout
+
+
+def _median_us(fn: Callable[[], object], repeat: int, number: int) -> float:
+    """Median over `repeat` timings of `number` calls each, in microseconds per call."""
+    fn()  # warm caches that belong to the objects, not to the call
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number * 1e6)
+    return statistics.median(samples)
+
+
+def _triton_layouts() -> dict[str, tuple[list, list[str]]]:
+    """Bases of real 128x128 layouts, built by Triton's own converters."""
+    from triton._C.libtriton import gluon_ir, ir
+    from triton.experimental.gluon import language as ttgl
+
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+
+    def distributed(encoding, shape):
+        ll = builder.to_linear_layout(encoding._to_ir(builder), shape)
+        return [
+            ("register", ll.reg_bases),
+            ("lane", ll.lane_bases),
+            ("warp", ll.warp_bases),
+            ("block", ll.block_bases),
+        ]
+
+    def shared(encoding, shape):
+        ll = builder.to_linear_layout(encoding._to_ir(builder), shape)
+        return [("offset", ll.offset_bases), ("block", ll.block_bases)]
+
+    shape = [128, 128]
+    mma = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
+    return {
+        "blocked": distributed(ttgl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), shape),
+        "mma": distributed(mma, shape),
+        "shared": shared(
+            ttgl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2), shape
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15, help="timing samples per op")
+    args = parser.parse_args(argv)
+    try:
+        from triton._C.libtriton.linear_layout import LinearLayout as TritonLayout
+    except ImportError:
+        print("Triton 3.9 is needed as the baseline: pip install '.[triton]'", file=sys.stderr)
+        return 2
+
+    raw = _triton_layouts()
+    outs = ["dim0", "dim1"]
+    mine = {k: LinearLayout.from_bases(v, outs) for k, v in raw.items()}
+    theirs = {k: TritonLayout.from_bases(v, outs) for k, v in raw.items()}
+    identity_mine = LinearLayout.identity_1d(128, "dim0", "dim0") * LinearLayout.identity_1d(
+        128, "dim1", "dim1"
+    )
+    identity_theirs = TritonLayout.identity_1d(128, "dim0", "dim0") * TritonLayout.identity_1d(
+        128, "dim1", "dim1"
+    )
+    point = {"register": 37, "lane": 19, "warp": 2, "block": 0}
+
+    def ops(lib: dict, identity: object, cls: type) -> dict[str, Callable[[], object]]:
+        return {
+            "from_bases (blocked 128x128)": lambda: cls.from_bases(raw["blocked"], outs),
+            "compose (blocked o identity)": lambda: lib["blocked"].compose(identity),
+            "invert_and_compose (register -> shared 128x128 f16)": lambda: lib[
+                "blocked"
+            ].invert_and_compose(lib["shared"]),
+            "invert_and_compose (mma -> blocked 128x128)": lambda: lib["mma"].invert_and_compose(
+                lib["blocked"]
+            ),
+            "pseudoinvert (shared 128x128)": lambda: lib["shared"].pseudoinvert(),
+            "apply (blocked, one point)": lambda: lib["blocked"].apply(point),
+        }
+
+    # Both libraries must agree on what is being timed.
+    for name in ("blocked", "mma", "shared"):
+        assert mine[name].bases == [(d, [list(b) for b in bs]) for d, bs in theirs[name].bases]
+    assert mine["mma"].invert_and_compose(mine["blocked"]).bases == [
+        (d, [list(b) for b in bs])
+        for d, bs in theirs["mma"].invert_and_compose(theirs["blocked"]).bases
+    ]
+
+    ours = ops(mine, identity_mine, LinearLayout)
+    baseline = ops(theirs, identity_theirs, TritonLayout)
+    rows = []
+    for label in ours:
+        number = 200 if "apply" in label or "from_bases" in label else 50
+        t_theirs = _median_us(baseline[label], args.repeat, number)
+        t_mine = _median_us(ours[label], args.repeat, number)
+        rows.append((label, t_theirs, t_mine, t_mine / t_theirs))
+
+    width = max(len(r[0]) for r in rows)
+    print(f"{'op':<{width}}  {'triton us':>10}  {'llverify us':>11}  {'ratio':>6}")
+    for label, t_theirs, t_mine, ratio in rows:
+        flag = "" if ratio <= 2.0 else "  (over 2x)"
+        print(f"{label:<{width}}  {t_theirs:>10.2f}  {t_mine:>11.2f}  {ratio:>6.2f}{flag}")
+
+    big = LinearLayout.identity_1d(1 << 10, "register", "dim0") * LinearLayout.identity_1d(
+        1 << 10, "lane", "dim1"
+    )
+    bulk_ms = _median_us(big.apply_all, args.repeat, 1) / 1000
+    print(f"\nbulk evaluation, 2**20 inputs (apply_all): {bulk_ms:.2f} ms (target <= 20 ms)")
+    worst = max(r[3] for r in rows)
+    print(f"worst ratio llverify/triton: {worst:.2f} (target <= 2.00)")
+    return 0 if worst <= 2.0 and bulk_ms <= 20 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
