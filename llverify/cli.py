@@ -91,9 +91,7 @@ def _cmd_layout(args: argparse.Namespace) -> int:
             f"injective={report['injective']} invertible={report['invertible']}"
         )
         if report["broadcast_dims"]:
-            masks = ", ".join(
-                f"{d}=0b{m:b}" for d, m in report["free_variable_masks"].items() if m
-            )
+            masks = ", ".join(f"{d}=0b{m:b}" for d, m in report["free_variable_masks"].items() if m)
             print(f"broadcast (free) bits: {masks}")
         else:
             print("broadcast (free) bits: none")
@@ -115,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a layout in Triton's text with its properties",
         description=(
             "Read layouts (Triton's LinearLayout text as printed in compiler errors, or "
-            "JSON {\"bases\": ..., \"out_dims\": ...}) from files, directories or inline "
+            'JSON {"bases": ..., "out_dims": ...}) from files, directories or inline '
             "text, and print them with their properties."
         ),
     )

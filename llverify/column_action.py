@@ -84,7 +84,9 @@ class ColumnAction:
         from llverify.layout import LinearLayout, _make
 
         if not isinstance(layout, LinearLayout):
-            raise LayoutTypeError(f"Argument 'layout' must be a LinearLayout, not {type(layout).__name__}.")
+            raise LayoutTypeError(
+                f"Argument 'layout' must be a LinearLayout, not {type(layout).__name__}."
+            )
         if not layout.has_in_dim(self._in_dim):
             raise DimensionError(
                 f"ColumnAction on '{self._in_dim}' cannot act on a layout with in dims "
@@ -101,8 +103,10 @@ class ColumnAction:
             return layout
         new = tuple(cols[a] for a in self._action)
         return _make(
-            layout._ins, layout._cols[:index] + (new,) + layout._cols[index + 1 :],
-            layout._outs, layout._out_log2,
+            layout._ins,
+            layout._cols[:index] + (new,) + layout._cols[index + 1 :],
+            layout._outs,
+            layout._out_log2,
         )
 
     def apply_values(self, values: Sequence[T]) -> list[T]:
@@ -128,9 +132,7 @@ class ColumnAction:
     def inverse(self) -> ColumnAction:
         """The inverse permutation (the action must drop no column)."""
         if len(self._action) != self._in_size_log2:
-            raise LayoutError(
-                f"Only a permutation can be inverted, but {self} drops columns."
-            )
+            raise LayoutError(f"Only a permutation can be inverted, but {self} drops columns.")
         inverse = [0] * len(self._action)
         for i, a in enumerate(self._action):
             inverse[a] = i
@@ -139,9 +141,13 @@ class ColumnAction:
     def left_compose(self, other: ColumnAction) -> ColumnAction:
         """ret(x) = other(self(x)): new action[i] = self.action[other.action[i]]."""
         if not isinstance(other, ColumnAction):
-            raise LayoutTypeError(f"Argument 'other' must be a ColumnAction, not {type(other).__name__}.")
+            raise LayoutTypeError(
+                f"Argument 'other' must be a ColumnAction, not {type(other).__name__}."
+            )
         if (other._in_dim, other._in_size_log2, len(other._action)) != (
-            self._in_dim, self._in_size_log2, len(self._action)
+            self._in_dim,
+            self._in_size_log2,
+            len(self._action),
         ):
             raise LayoutError(f"Cannot compose {self} with {other}: dims or sizes differ.")
         return ColumnAction(
@@ -149,7 +155,8 @@ class ColumnAction:
         )
 
     def __str__(self) -> str:
-        return f"ColumnAction([{', '.join(map(str, self._action))}], {self._in_dim}, {self._in_size_log2})"
+        columns = ", ".join(map(str, self._action))
+        return f"ColumnAction([{columns}], {self._in_dim}, {self._in_size_log2})"
 
     __repr__ = __str__
 
@@ -157,7 +164,9 @@ class ColumnAction:
         if not isinstance(other, ColumnAction):
             return NotImplemented
         return (self._action, self._in_dim, self._in_size_log2) == (
-            other._action, other._in_dim, other._in_size_log2
+            other._action,
+            other._in_dim,
+            other._in_size_log2,
         )
 
     def __hash__(self) -> int:

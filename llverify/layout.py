@@ -204,9 +204,7 @@ class LinearLayout:
         return cls.strided_1d(size, 1, in_dim, out_dim)
 
     @classmethod
-    def zeros_1d(
-        cls, size: int, in_dim: str, out_dim: str, out_dim_size: int = 1
-    ) -> LinearLayout:
+    def zeros_1d(cls, size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> LinearLayout:
         """L(x) = 0 for x in [0, size); surjective only when out_dim_size is 1.
 
         Examples:
@@ -320,8 +318,7 @@ class LinearLayout:
         in_bases = self._nested_bases()[index]
         if not 0 <= pos < len(in_bases):
             raise LayoutError(
-                f"Argument 'pos' must be in [0, {len(in_bases)}) for in-dim '{in_dim}', "
-                f"not {pos}."
+                f"Argument 'pos' must be in [0, {len(in_bases)}) for in-dim '{in_dim}', not {pos}."
             )
         if out_dim is None:
             return list(in_bases[pos])
@@ -341,9 +338,7 @@ class LinearLayout:
 
     def is_invertible(self) -> bool:
         """Surjective and as many input bits as output bits."""
-        return self.is_surjective() and self.get_total_in_dim_size_log2() == sum(
-            self._out_log2
-        )
+        return self.is_surjective() and self.get_total_in_dim_size_log2() == sum(self._out_log2)
 
     def get_matrix_view(self) -> list[list[int]]:
         """Dense 0/1 matrix: one row per output bit, one column per input bit.
@@ -375,7 +370,9 @@ class LinearLayout:
             if value.__class__ is not int or not 0 <= value < size:
                 value = as_int(value, f"ins['{name}']")
                 if not 0 <= value < size:
-                    raise LayoutError(f"Argument 'ins['{name}']' must be in [0, {size}), not {value}.")
+                    raise LayoutError(
+                        f"Argument 'ins['{name}']' must be in [0, {size}), not {value}."
+                    )
             if table is not None:
                 packed ^= table[value]
             else:
@@ -441,8 +438,7 @@ class LinearLayout:
             (
                 outer._out_offsets[k],
                 outer._out_log2[k],
-                offsets[outs.index(d)]
-                + (inner._out_log2[inner_out[d]] if d in inner_out else 0),
+                offsets[outs.index(d)] + (inner._out_log2[inner_out[d]] if d in inner_out else 0),
             )
             for k, d in enumerate(outer._outs)
         ]
@@ -538,8 +534,10 @@ class LinearLayout:
         # Triton's heuristic: an in dim with the same bases in both maps to itself.
         self_in = self._in_idx()
         outer_ins = outer_t._ins
-        identity = [d in self_in and outer_t._cols[i] == repacked[self_in[d]]
-                    for i, d in enumerate(outer_ins)]
+        identity = [
+            d in self_in and outer_t._cols[i] == repacked[self_in[d]]
+            for i, d in enumerate(outer_ins)
+        ]
         identity_names = {d for d, same in zip(outer_ins, identity) if same}
         # The result maps self's in dims to outer's in dims (out sizes = outer's in sizes).
         result_log2 = tuple(len(cols) for cols in outer_t._cols)
@@ -634,7 +632,8 @@ class LinearLayout:
         """Largest V with ``L == identity_1d(V, in0, out0) * C`` on the first in/out dims.
 
         Examples:
-            >>> LinearLayout.from_bases([("r", [[1], [2], [8]]), ("l", [[4]])], ["o"]).num_consecutive_in_out()
+            >>> ll = LinearLayout.from_bases([("r", [[1], [2], [8]]), ("l", [[4]])], ["o"])
+            >>> ll.num_consecutive_in_out()
             4
         """
         if not self._ins or not self._outs:
@@ -659,7 +658,10 @@ class LinearLayout:
         """Largest 2**k such that every value in [0, 2**k) of ``out_dim`` is in the image.
 
         Examples:
-            >>> LinearLayout.from_bases([("i", [[1, 0], [0, 1], [4, 0]])], ["a", "b"]).contiguous_elems_along_output_dim("a")
+            >>> ll = LinearLayout.from_bases(
+            ...     [("i", [[1, 0], [0, 1], [4, 0]])], ["a", "b"], [8, 2], False
+            ... )
+            >>> ll.contiguous_elems_along_output_dim("a")
             2
         """
         k = self._require_out(out_dim, "out_dim")
@@ -680,7 +682,9 @@ class LinearLayout:
         result need not be surjective.
 
         Examples:
-            >>> ll = LinearLayout.from_bases([("i", [[1, 1]]), ("j", [[0, 2]])], ["a", "b"])
+            >>> ll = LinearLayout.from_bases(
+            ...     [("i", [[1, 1]]), ("j", [[0, 2]])], ["a", "b"], [2, 4], False
+            ... )
             >>> ll.sublayout(["j"], ["b"]).bases
             [('j', [[2]])]
         """
@@ -691,9 +695,7 @@ class LinearLayout:
         kept = [k for k, d in enumerate(self._outs) if d in out_keep]
         out_log2 = tuple(self._out_log2[k] for k in kept)
         offsets = _offsets(out_log2)
-        fields = [
-            (self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(kept)
-        ]
+        fields = [(self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(kept)]
         index = self._in_idx()
         cols = tuple(tuple(_remap(c, fields) for c in self._cols[index[d]]) for d in ins)
         return _make(ins, cols, outs, out_log2)
@@ -738,7 +740,9 @@ class LinearLayout:
         """True when out dim ``dim`` equals in dim ``dim`` and no other in dim reaches it.
 
         Examples:
-            >>> ll = LinearLayout.from_bases([("block", [[1, 1]])], ["offset", "block"])
+            >>> ll = LinearLayout.from_bases(
+            ...     [("block", [[1, 1]])], ["offset", "block"], [2, 2], False
+            ... )
             >>> ll.is_identity_on_out_dim("block")
             True
         """
@@ -1061,7 +1065,7 @@ class LinearLayout:
         return layout_from_json(text)
 
     def apply_all(self) -> dict[str, Any]:
-        """Every output for every input as numpy arrays (see :func:`llverify.evaluate.evaluate_all`)."""
+        """Every output for every input as numpy arrays (:func:`llverify.evaluate.evaluate_all`)."""
         from llverify.evaluate import evaluate_all
 
         return evaluate_all(self)
@@ -1160,7 +1164,9 @@ class LinearLayout:
         return [current.index(d) for d in order]
 
     @staticmethod
-    def _new_dims(dims: Iterable[tuple[str, int]], argument: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    def _new_dims(
+        dims: Iterable[tuple[str, int]], argument: str
+    ) -> tuple[tuple[str, ...], tuple[int, ...]]:
         if isinstance(dims, Mapping):
             items = list(dims.items())
         else:
@@ -1319,7 +1325,6 @@ def _require_layout(value: Any, name: str) -> None:
         )
 
 
-
 def _validated_columns(
     bases: Any,
     out_dim_names: Sequence[str],
@@ -1369,16 +1374,12 @@ def _validated_columns(
                     f"llverify caps a dimension at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
                 )
     else:
-        if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(
-            out_dim_sizes, Iterable
-        ):
+        if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(out_dim_sizes, Iterable):
             raise LayoutTypeError(
                 f"Argument 'out_dim_sizes' must be a sequence of ints, not "
                 f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
             )
-        sizes = [
-            check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)
-        ]
+        sizes = [check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)]
         if len(sizes) != num_outs:
             raise LayoutError(
                 f"Argument 'out_dim_sizes' must have one size per out dim "

@@ -180,7 +180,8 @@ def ensure_layout_not_larger_than(
     non-zero coordinate along a shrunk dim must be a power of 2 (distributed layouts).
 
     Examples:
-        >>> ll = LinearLayout.from_bases([("register", [[8], [4], [1]]), ("lane", [[2], [16]])], ["dim0"])
+        >>> bases = [("register", [[8], [4], [1]]), ("lane", [[2], [16]])]
+        >>> ll = LinearLayout.from_bases(bases, ["dim0"])
         >>> ensure_layout_not_larger_than(ll, {"dim0": 8}).bases
         [('register', [[0], [4], [1]]), ('lane', [[2], [0]])]
     """
@@ -435,14 +436,18 @@ def rename_linear_layout_dims(
     """
     _require_layout(layout, "layout")
 
-    def renamed(current: tuple[str, ...], renames: Iterable[tuple[str, str]], kind: str) -> tuple[str, ...]:
+    def renamed(
+        current: tuple[str, ...], renames: Iterable[tuple[str, str]], kind: str
+    ) -> tuple[str, ...]:
         mapping = dict(renames)
         unknown = [d for d in mapping if d not in current]
         if unknown:
             raise DimensionError(f"cannot rename {unknown}: not {kind} dims of {list(current)}.")
         names = tuple(mapping.get(d, d) for d in current)
         if len(set(names)) != len(names):
-            raise DimensionError(f"renaming {kind} dims {list(current)} gives duplicates {list(names)}.")
+            raise DimensionError(
+                f"renaming {kind} dims {list(current)} gives duplicates {list(names)}."
+            )
         return names
 
     return _make(
@@ -526,7 +531,8 @@ def largest_vectorisation(
     only the identity permutation.
 
     Examples:
-        >>> cvt = LinearLayout.from_bases([("register", [[1], [2], [8]]), ("lane", [[4]])], ["offset"])
+        >>> bases = [("register", [[1], [2], [8]]), ("lane", [[4]])]
+        >>> cvt = LinearLayout.from_bases(bases, ["offset"])
         >>> largest_vectorisation(cvt, 16)
         (4, ColumnAction([0, 1, 2], register, 3))
     """
@@ -565,7 +571,9 @@ def factor_maximal_identity_prefix(
     quotient.
 
     Examples:
-        >>> ll = LinearLayout.from_bases([("register", [[1], [2], [8]])], ["offset"])
+        >>> ll = LinearLayout.from_bases(
+        ...     [("register", [[1], [2], [8]]), ("lane", [[4]])], ["offset"]
+        ... )
         >>> factor_maximal_identity_prefix(ll, "register", "offset", 16)[0]
         4
     """
@@ -579,7 +587,6 @@ def factor_maximal_identity_prefix(
     raise LayoutError("factor_maximal_identity_prefix: no identity prefix divides the layout.")
 
 
-
 def get_reps(cvt: LinearLayout, tile: LinearLayout) -> LinearLayout | None:
     """The repetitions of ``tile`` inside ``cvt`` (Triton's ``getReps``), or None.
 
@@ -589,9 +596,11 @@ def get_reps(cvt: LinearLayout, tile: LinearLayout) -> LinearLayout | None:
     the tile's positions become zero.
 
     Examples:
-        >>> cvt = LinearLayout.from_bases([("register", [[1], [4], [8]])], ["offset"])
+        >>> cvt = LinearLayout.from_bases(
+        ...     [("register", [[1], [4], [8]]), ("lane", [[2]])], ["offset"]
+        ... )
         >>> get_reps(cvt, LinearLayout.identity_1d(2, "register", "offset")).bases
-        [('register', [[0], [4], [8]])]
+        [('register', [[0], [4], [8]]), ('lane', [[2]])]
     """
     _require_layout(cvt, "cvt")
     _require_layout(tile, "tile")
@@ -609,14 +618,16 @@ def get_reps(cvt: LinearLayout, tile: LinearLayout) -> LinearLayout | None:
     nested = []
     for d, bases in cvt.bases:
         tile_bases = (
-            [[b[tile.get_out_dim_index(o)] if tile.has_out_dim(o) else 0 for o in outs]
-             for b in tile.bases[tile.get_in_dim_names().index(d)][1]]
+            [
+                [b[tile.get_out_dim_index(o)] if tile.has_out_dim(o) else 0 for o in outs]
+                for b in tile.bases[tile.get_in_dim_names().index(d)][1]
+            ]
             if tile.has_in_dim(d)
             else []
         )
         if len(tile_bases) > len(bases) or bases[: len(tile_bases)] != tile_bases:
             return None
-        rest = bases[len(tile_bases):]
+        rest = bases[len(tile_bases) :]
         if any(b[k] & tile_mask[o] for b in rest for k, o in enumerate(outs)):
             return None
         nested.append((d, [[0] * len(outs) for _ in tile_bases] + rest))

@@ -149,7 +149,8 @@ def layout_from_dict(data: Mapping[str, Any]) -> LinearLayout:
     missing = sorted({"bases", "out_dims"} - set(data))
     if unknown or missing:
         raise ParseError(
-            f"a layout object has keys 'bases' and 'out_dims'; missing {missing}, unknown {unknown}."
+            f"a layout object has keys 'bases' and 'out_dims'; missing {missing}, "
+            f"unknown {unknown}."
         )
     out_dims = data["out_dims"]
     if isinstance(out_dims, Mapping):
@@ -159,9 +160,7 @@ def layout_from_dict(data: Mapping[str, Any]) -> LinearLayout:
     ):
         out_items = [tuple(p) for p in out_dims]
     else:
-        raise ParseError(
-            f"'out_dims' must map out dim names to sizes, not {out_dims!r}."
-        )
+        raise ParseError(f"'out_dims' must map out dim names to sizes, not {out_dims!r}.")
     try:
         return LinearLayout(
             data["bases"],

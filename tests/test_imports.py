@@ -1,0 +1,26 @@
+"""Import hygiene: the core imports without z3 or triton, and every module imports alone."""
+
+import subprocess
+import sys
+
+import pytest
+
+MODULES = [
+    "llverify",
+    "llverify.bits",
+    "llverify.cli",
+    "llverify.column_action",
+    "llverify.errors",
+    "llverify.evaluate",
+    "llverify.gf2",
+    "llverify.layout",
+    "llverify.layout_utils",
+    "llverify.text",
+]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_module_imports_without_z3_or_triton(module):
+    code = f"import sys; sys.modules['z3'] = None; sys.modules['triton'] = None; import {module}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
