@@ -65,8 +65,8 @@ def check_size(value: Any, name: str, *, allow_zero: bool = False) -> int:
         raise LayoutError(f"Argument '{name}' must be {expected}, not {size}.")
     if size > 1 << MAX_DIM_LOG2:
         raise LayoutError(
-            f"Argument '{name}' must be at most 2**{MAX_DIM_LOG2} (llverify, like Triton, "
-            f"stores dimension sizes as int32), not {size}."
+            f"Argument '{name}' must be at most 2**{MAX_DIM_LOG2}, not {size}: llverify caps "
+            f"dimension sizes at 2**{MAX_DIM_LOG2} (Triton stores sizes as int32)."
         )
     return size
 

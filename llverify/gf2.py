@@ -72,8 +72,12 @@ def rank(columns: Sequence[int]) -> int:
         >>> rank([1, 2, 3, 0])
         2
     """
+    distinct = set(columns)
+    distinct.discard(0)
+    if sum(map(int.bit_count, distinct)) == len(distinct):
+        return len(distinct)  # distinct one-hot columns (most distributed layouts)
     vectors: dict[int, int] = {}
-    for column in columns:
+    for column in distinct:
         while column:
             top = column.bit_length() - 1
             other = vectors.get(top)

@@ -12,7 +12,7 @@ nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from llverify import gf2
@@ -35,6 +35,9 @@ Bases = list[tuple[str, list[list[int]]]]
 
 _APPLY_CHUNK = 8  # bits per lookup table used by apply()
 _SEQUENCES = (list, tuple)
+_SEQUENCE_TYPES = {list, tuple}
+_BASES_CONTAINERS = (list, tuple, dict)
+_RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
 _STR_TYPE = {str}
 _INT_TYPE = {int}
 
@@ -94,31 +97,16 @@ class LinearLayout:
         [('dim0', 4), ('dim1', 4)]
     """
 
-    __slots__ = (
-        "_ins",
-        "_cols",
-        "_outs",
-        "_out_log2",
-        "_out_offsets",
-        "_rank",
-        "_hash",
-        "_nested",
-        "_tables",
-        "_in_index",
-        "_out_index",
-    )
+    __slots__ = ("_ins", "_cols", "_outs", "_out_log2", "_out_offsets", "_cache")
 
     _ins: tuple[str, ...]
     _cols: tuple[tuple[int, ...], ...]
     _outs: tuple[str, ...]
     _out_log2: tuple[int, ...]
     _out_offsets: tuple[int, ...]
-    _rank: int
-    _hash: int
-    _nested: tuple[tuple[tuple[int, ...], ...], ...] | None
-    _tables: tuple[dict[str, tuple[int, Any, tuple[list[int], ...]]], Any] | None
-    _in_index: dict[str, int] | None
-    _out_index: dict[str, int] | None
+    # Derived data, filled on first use: [rank, hash, nested bases, apply tables,
+    # in-dim index, out-dim index] (see the _RANK ... _OUT_INDEX positions).
+    _cache: list[Any]
 
     # ------------------------------------------------------------------ construction
 
@@ -129,13 +117,16 @@ class LinearLayout:
         out_dim_sizes: Sequence[int] | None = None,
         require_surjective: bool = True,
     ) -> None:
-        parts = _fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-        if parts is None:
+        if bases.__class__ not in _BASES_CONTAINERS:
+            # Read a one-shot iterable once, so the fast and the thorough path see it all.
+            if isinstance(bases, Mapping):
+                bases = dict(bases)
+            elif isinstance(bases, Iterable) and not isinstance(bases, (str, bytes)):
+                bases = list(bases)
+        if not _fast_init(self, bases, out_dim_names, out_dim_sizes, require_surjective):
             parts = _validated_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
             _init(self, *parts)
             _check_totals(self)
-        else:
-            _init(self, *parts)
         if require_surjective and self._get_rank() != sum(self._out_log2):
             raise LayoutError(
                 "Argument 'bases' must give a surjective layout (every output value "
@@ -361,7 +352,7 @@ class LinearLayout:
             >>> LinearLayout.identity_1d(8, "lane", "dim0").apply({"lane": 5})
             {'dim0': 5}
         """
-        per_dim, fields = self._tables or self._build_tables()
+        per_dim, fields = self._cache[_TABLES] or self._build_tables()
         if ins.__class__ is not dict or ins.keys() != per_dim.keys():
             ins = self._checked_ins(ins)
         packed = 0
@@ -1096,11 +1087,17 @@ class LinearLayout:
         )
 
     def __hash__(self) -> int:
-        h = self._hash
+        h = self._cache[_HASH]
         if h == -1:
             h = hash((self._ins, self._cols, self._outs, self._out_log2))
-            self._hash = h
+            self._cache[_HASH] = h
         return h
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"LinearLayout is immutable; cannot set '{name}'.")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"LinearLayout is immutable; cannot delete '{name}'.")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make, (self._ins, self._cols, self._outs, self._out_log2))
@@ -1108,17 +1105,17 @@ class LinearLayout:
     # ------------------------------------------------------------------ internals
 
     def _in_idx(self) -> dict[str, int]:
-        index = self._in_index
+        index = self._cache[_IN_INDEX]
         if index is None:
             index = {d: i for i, d in enumerate(self._ins)}
-            self._in_index = index
+            self._cache[_IN_INDEX] = index
         return index
 
     def _out_idx(self) -> dict[str, int]:
-        index = self._out_index
+        index = self._cache[_OUT_INDEX]
         if index is None:
             index = {d: i for i, d in enumerate(self._outs)}
-            self._out_index = index
+            self._cache[_OUT_INDEX] = index
         return index
 
     def _require_in(self, name: str, argument: str) -> int:
@@ -1169,8 +1166,13 @@ class LinearLayout:
     ) -> tuple[tuple[str, ...], tuple[int, ...]]:
         if isinstance(dims, Mapping):
             items = list(dims.items())
-        else:
+        elif isinstance(dims, Iterable) and not isinstance(dims, (str, bytes)):
             items = list(dims)
+        else:
+            raise LayoutTypeError(
+                f"Argument '{argument}' must be a list of (name, size) pairs, not "
+                f"{type(dims).__name__} {dims!r}."
+            )
         names = []
         log2s = []
         for i, item in enumerate(items):
@@ -1184,24 +1186,24 @@ class LinearLayout:
         return tuple(names), tuple(log2s)
 
     def _get_rank(self) -> int:
-        r = self._rank
+        r = self._cache[_RANK]
         if r < 0:
             r = gf2.rank(self._flat_cols())
-            self._rank = r
+            self._cache[_RANK] = r
         return r
 
     def _flat_cols(self) -> list[int]:
         return [c for cols in self._cols for c in cols]
 
     def _nested_bases(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        nested = self._nested
+        nested = self._cache[_NESTED]
         if nested is None:
             fields = list(zip(self._out_offsets, self._out_log2))
             nested = tuple(
                 tuple(tuple((c >> off) & ((1 << n) - 1) for off, n in fields) for c in cols)
                 for cols in self._cols
             )
-            self._nested = nested
+            self._cache[_NESTED] = nested
         return nested
 
     def _build_tables(self) -> tuple[dict[str, tuple[int, Any, tuple[list[int], ...]]], Any]:
@@ -1221,11 +1223,21 @@ class LinearLayout:
             for name, offset, log2 in zip(self._outs, self._out_offsets, self._out_log2)
         )
         result = (per_dim, fields)
-        self._tables = result
+        self._cache[_TABLES] = result
         return result
 
 
 # ---------------------------------------------------------------------- module helpers
+
+
+# The slots' own setters: LinearLayout.__setattr__ refuses assignment (immutability), so
+# construction writes the slots through their descriptors (faster than object.__setattr__).
+_set_ins = LinearLayout._ins.__set__  # type: ignore[attr-defined]
+_set_cols = LinearLayout._cols.__set__  # type: ignore[attr-defined]
+_set_outs = LinearLayout._outs.__set__  # type: ignore[attr-defined]
+_set_out_log2 = LinearLayout._out_log2.__set__  # type: ignore[attr-defined]
+_set_out_offsets = LinearLayout._out_offsets.__set__  # type: ignore[attr-defined]
+_set_cache = LinearLayout._cache.__set__  # type: ignore[attr-defined]
 
 
 def _init(
@@ -1234,23 +1246,14 @@ def _init(
     cols: tuple[tuple[int, ...], ...],
     outs: tuple[str, ...],
     out_log2: tuple[int, ...],
+    rank: int = -1,
 ) -> None:
-    layout._ins = ins
-    layout._cols = cols
-    layout._outs = outs
-    layout._out_log2 = out_log2
-    offsets = []
-    position = 0
-    for n in out_log2:
-        offsets.append(position)
-        position += n
-    layout._out_offsets = tuple(offsets)
-    layout._rank = -1
-    layout._hash = -1
-    layout._nested = None
-    layout._tables = None
-    layout._in_index = None
-    layout._out_index = None
+    _set_ins(layout, ins)
+    _set_cols(layout, cols)
+    _set_outs(layout, outs)
+    _set_out_log2(layout, out_log2)
+    _set_out_offsets(layout, tuple(accumulate(out_log2[:-1], initial=0)) if out_log2 else ())
+    _set_cache(layout, [rank, -1, None, None, None, None])
 
 
 def _make(
@@ -1398,88 +1401,101 @@ def _validated_columns(
     return in_names, _pack(nested, out_log2), outs, out_log2
 
 
-def _fast_columns(
+def _fast_init(
+    layout: LinearLayout,
     bases: Any,
     out_dim_names: Any,
     out_dim_sizes: Any,
     require_surjective: bool,
-) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], tuple[str, ...], tuple[int, ...]] | None:
-    """The constructor's common case (lists of plain ints), checked in bulk.
+) -> bool:
+    """Initialize ``layout`` for the constructor's common case (lists of plain ints).
 
-    Returns None whenever anything is unusual; the caller then runs the thorough
-    ``_validated_columns``, which either raises the precise error or accepts the input.
-    The result satisfies every invariant, the 2**30 and 64-bit caps included.
+    Every check is done in bulk.  Returns False, touching nothing, whenever anything is
+    unusual; the caller then runs the thorough ``_validated_columns``, which either raises
+    the precise error or accepts the input.  On success every invariant holds, the
+    2**30 and 64-bit caps included.
     """
     try:
         items = bases.items() if bases.__class__ is dict else bases
         if out_dim_names.__class__ not in _SEQUENCES:
-            return None
+            return False
         outs = tuple(out_dim_names)
         num_outs = len(outs)
-        names = []
-        counts = []
-        flat: list[Any] = []
-        for name, in_bases in items:
-            if name.__class__ is not str or in_bases.__class__ not in _SEQUENCES:
-                return None
-            names.append(name)
-            counts.append(len(in_bases))
-            flat += in_bases
+        names, groups = zip(*items) if items else ((), ())
         if (
-            len(set(names)) != len(names)
+            not {*map(type, names), *map(type, outs)} <= _STR_TYPE
+            or not set(map(type, groups)) <= _SEQUENCE_TYPES
+            or len(set(names)) != len(names)
             or len(set(outs)) != num_outs
-            or not set(map(type, outs)) <= _STR_TYPE
-            or (counts and (max(counts) > MAX_DIM_LOG2 or sum(counts) > MAX_TOTAL_BITS))
         ):
-            return None
+            return False
+        counts = list(map(len, groups))
+        flat = list(chain.from_iterable(groups))
+        if counts and (max(counts) > MAX_DIM_LOG2 or len(flat) > MAX_TOTAL_BITS):
+            return False
         if flat:
-            if set(map(len, flat)) != {num_outs}:
-                return None
+            if num_outs > 2 and set(map(len, flat)) != {num_outs}:
+                return False
             coords = list(zip(*flat))
-            if num_outs and not set(map(type, chain.from_iterable(flat))) <= _INT_TYPE:
-                return None
+            if len(coords) != num_outs:
+                return False
             maxes = list(map(max, coords))
         else:
             coords = [()] * num_outs
             maxes = [0] * num_outs
         if out_dim_sizes is None:
             if not require_surjective:
-                return None
+                return False
             sizes_log2 = [top.bit_length() for top in maxes]
         else:
             if out_dim_sizes.__class__ not in _SEQUENCES or len(out_dim_sizes) != num_outs:
-                return None
+                return False
             sizes_log2 = []
             for top, size in zip(maxes, out_dim_sizes):
                 if size.__class__ is not int or size <= 0 or size & (size - 1) or top >= size:
-                    return None
+                    return False
                 sizes_log2.append(size.bit_length() - 1)
         if sizes_log2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
-            return None
-    except (TypeError, ValueError):
-        return None
-    out_log2 = tuple(sizes_log2)
-    if num_outs == 1:
-        packed = coords[0]
-    elif num_outs == 2:
-        shift = out_log2[0]
-        packed = [a | (b << shift) for a, b in flat]
-    elif num_outs == 0:
-        packed = [0] * len(flat)
-    else:
-        packed = list(coords[0])
-        offset = 0
-        for k in range(1, num_outs):
-            offset += out_log2[k - 1]
-            packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
-    if packed and min(packed) < 0:
-        return None  # a negative coordinate makes its packed column negative
+            return False
+        # Pack while checking types; unpacking pairs/singletons also checks the lengths.
+        if num_outs == 2:
+            shift = sizes_log2[0]
+            packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
+            offsets: tuple[int, ...] = (0, shift)
+        elif num_outs == 1:
+            packed = [a for (a,) in flat if a.__class__ is int]
+            offsets = (0,)
+        elif num_outs == 0:
+            packed = [0] * len(flat)
+            offsets = ()
+        else:
+            if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
+                return False
+            offsets = tuple(accumulate(sizes_log2[:-1], initial=0))
+            packed = list(coords[0])
+            for k in range(1, num_outs):
+                offset = offsets[k]
+                packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
+    except (TypeError, ValueError, AttributeError):
+        return False
+    if len(packed) != len(flat) or (packed and min(packed) < 0):
+        return False  # a non-int coordinate was filtered out, or one was negative
     cols = []
     position = 0
     for count in counts:
         cols.append(tuple(packed[position : position + count]))
         position += count
-    return tuple(names), tuple(cols), outs, out_log2
+    # The rank, when every non-zero column is one-hot (distributed layouts): cheap here.
+    distinct = set(packed)
+    distinct.discard(0)
+    rank = len(distinct) if sum(map(int.bit_count, distinct)) == len(distinct) else -1
+    _set_ins(layout, names)
+    _set_cols(layout, tuple(cols))
+    _set_outs(layout, outs)
+    _set_out_log2(layout, tuple(sizes_log2))
+    _set_out_offsets(layout, offsets)
+    _set_cache(layout, [rank, -1, None, None, None, None])
+    return True
 
 
 def _normalize_bases(
