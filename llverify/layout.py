@@ -599,6 +599,24 @@ class LinearLayout:
             )
         return self.pseudoinvert()
 
+    def divide_left(self, divisor: LinearLayout) -> LinearLayout | None:
+        """C with ``self == divisor * C``, or None (see :func:`llverify.divide_left`).
+
+        Examples:
+            >>> a = LinearLayout.identity_1d(4, "r", "o") * LinearLayout.identity_1d(2, "l", "o")
+            >>> a.divide_left(LinearLayout.identity_1d(4, "r", "o")).bases
+            [('r', []), ('l', [[1]])]
+        """
+        from llverify.layout_utils import divide_left
+
+        return divide_left(self, divisor)
+
+    def divide_right(self, divisor: LinearLayout) -> LinearLayout | None:
+        """C with ``self == C * divisor``, or None (see :func:`llverify.divide_right`)."""
+        from llverify.layout_utils import divide_right
+
+        return divide_right(self, divisor)
+
     # ------------------------------------------------------------------ structure
 
     def get_free_variable_masks(self) -> dict[str, int]:
