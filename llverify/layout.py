@@ -522,11 +522,18 @@ class LinearLayout:
                 for k in range(len(outs))
             ]
             repacked = tuple(tuple(_remap(c, fields) for c in cols) for cols in self._cols)
-        # Triton's heuristic: an in dim with the same bases in both maps to itself.
+        # Triton 3.9's heuristic: an in dim maps to itself when it has the same bases in
+        # both layouts and, in each layout, touches no output bit that another in dim
+        # touches (found by differential testing against libtriton).
         self_in = self._in_idx()
         outer_ins = outer_t._ins
+        outer_disjoint = _disjoint_in_dims(outer_t._cols)
+        self_disjoint = _disjoint_in_dims(self._cols)
         identity = [
-            d in self_in and outer_t._cols[i] == repacked[self_in[d]]
+            d in self_in
+            and outer_disjoint[i]
+            and self_disjoint[self_in[d]]
+            and outer_t._cols[i] == repacked[self_in[d]]
             for i, d in enumerate(outer_ins)
         ]
         identity_names = {d for d, same in zip(outer_ins, identity) if same}
@@ -1310,6 +1317,24 @@ def _remap(column: int, fields: Iterable[tuple[int, int, int]]) -> int:
     result = 0
     for src, width, dst in fields:
         result |= ((column >> src) & ((1 << width) - 1)) << dst
+    return result
+
+
+def _disjoint_in_dims(cols: tuple[tuple[int, ...], ...]) -> list[bool]:
+    """Per in dim: True when its bases share no output bit with any other in dim's."""
+    masks = []
+    for in_cols in cols:
+        mask = 0
+        for c in in_cols:
+            mask |= c
+        masks.append(mask)
+    result = []
+    for i, mask in enumerate(masks):
+        others = 0
+        for j, other in enumerate(masks):
+            if j != i:
+                others |= other
+        result.append(not mask & others)
     return result
 
 

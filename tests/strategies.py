@@ -94,8 +94,9 @@ def dim_names(
     """Distinct names from ``pool``: an ordered subsequence (or any order if shuffle)."""
     max_size = min(max_size, len(pool))
     chosen = draw(
-        st.lists(st.sampled_from(range(len(pool))), min_size=min_size, max_size=max_size,
-                 unique=True)
+        st.lists(
+            st.sampled_from(range(len(pool))), min_size=min_size, max_size=max_size, unique=True
+        )
     )
     names = [pool[i] for i in sorted(chosen)]
     if shuffle:
@@ -145,9 +146,7 @@ def _surjective_columns(draw: Any, count: int, total_bits: int) -> list[int]:
         columns[position] = draw(_column(total_bits, [c for c in columns if c]))
     if count >= 2:
         ops = draw(
-            st.lists(
-                st.tuples(st.integers(0, count - 1), st.integers(0, count - 1)), max_size=4
-            )
+            st.lists(st.tuples(st.integers(0, count - 1), st.integers(0, count - 1)), max_size=4)
         )
         for i, j in ops:
             if i != j:
@@ -219,7 +218,8 @@ def layouts(
         if kind == "random":
             out_log2 = draw(
                 st.lists(
-                    st.integers(0, max_out_bits), min_size=len(out_names),
+                    st.integers(0, max_out_bits),
+                    min_size=len(out_names),
                     max_size=len(out_names),
                 )
             )
@@ -243,9 +243,7 @@ def layouts(
         assert n_out <= n_in, (in_log2, out_log2)
         columns = draw(_surjective_columns(n_in, n_out))
     require = kind != "random" and draw(st.booleans())
-    return build_layout(
-        in_names, in_log2, columns, out_names, out_log2, require_surjective=require
-    )
+    return build_layout(in_names, in_log2, columns, out_names, out_log2, require_surjective=require)
 
 
 def surjective_layouts(**kwargs: Any) -> st.SearchStrategy[LinearLayout]:
@@ -314,9 +312,7 @@ def invert_compose_pairs(draw: Any) -> tuple[LinearLayout, LinearLayout]:
             in_log2.append(len(cols))
             columns.extend(cols)
     else:
-        copied = draw(
-            st.lists(st.sampled_from(this.get_in_dim_names()), unique=True, max_size=2)
-        )
+        copied = draw(st.lists(st.sampled_from(this.get_in_dim_names()), unique=True, max_size=2))
         reused = [d for d in this.get_in_dim_names() if d not in copied]
         for d in this.get_in_dim_names():
             if d in copied:
@@ -328,8 +324,11 @@ def invert_compose_pairs(draw: Any) -> tuple[LinearLayout, LinearLayout]:
         split = [fresh_total] if fresh_total < 2 else draw(_partition(fresh_total, 2))
         fresh_cols = draw(_surjective_columns(fresh_total, total))
         candidates = ["src0", "src1", *reused]
-        names = draw(st.lists(st.sampled_from(candidates), unique=True, min_size=len(split),
-                              max_size=len(split)))
+        names = draw(
+            st.lists(
+                st.sampled_from(candidates), unique=True, min_size=len(split), max_size=len(split)
+            )
+        )
         position_in = 0
         for name, n in zip(names, split):
             in_names.append(name)

@@ -92,7 +92,9 @@ def test_from_bases_out_dim_size_not_power_of_2() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], [3]),
-        "'out_dim_sizes[0]'", "3", "power of 2",
+        "'out_dim_sizes[0]'",
+        "3",
+        "power of 2",
     )
 
 
@@ -100,7 +102,9 @@ def test_from_bases_out_dim_size_zero() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[0]])], ["o"], [0], require_surjective=False),
-        "'out_dim_sizes[0]'", "0", "power of 2",
+        "'out_dim_sizes[0]'",
+        "0",
+        "power of 2",
     )
 
 
@@ -108,7 +112,9 @@ def test_from_bases_wrong_number_of_out_dim_sizes() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], [2, 2]),
-        "'out_dim_sizes'", "[2, 2]", "one size per out dim",
+        "'out_dim_sizes'",
+        "[2, 2]",
+        "one size per out dim",
     )
 
 
@@ -116,7 +122,9 @@ def test_reshape_ins_size_not_power_of_2() -> None:
     expect(
         ValueError,
         lambda: ident(8).reshape_ins([("a", 3), ("b", 2)]),
-        "'new_in_dims[0][1]'", "3", "power of 2",
+        "'new_in_dims[0][1]'",
+        "3",
+        "power of 2",
     )
 
 
@@ -124,7 +132,9 @@ def test_reshape_outs_size_not_power_of_2() -> None:
     expect(
         ValueError,
         lambda: ident(8).reshape_outs([("a", 2), ("b", 6)]),
-        "'new_out_dims[1][1]'", "6", "power of 2",
+        "'new_out_dims[1][1]'",
+        "6",
+        "power of 2",
     )
 
 
@@ -132,7 +142,9 @@ def test_reshape_ins_wrong_total_size() -> None:
     expect(
         ValueError,
         lambda: ident(8).reshape_ins([("a", 4)]),
-        "'new_in_dims'", "total size 8", "not 4",
+        "'new_in_dims'",
+        "total size 8",
+        "not 4",
     )
 
 
@@ -140,7 +152,9 @@ def test_reshape_outs_wrong_total_size() -> None:
     expect(
         ValueError,
         lambda: ident(8).reshape_outs([("a", 16)]),
-        "'new_out_dims'", "total size 8", "not 16",
+        "'new_out_dims'",
+        "total size 8",
+        "not 16",
     )
 
 
@@ -163,7 +177,11 @@ def test_basis_coordinate_not_less_than_out_size() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1], [4]])], ["o"], [4], require_surjective=False),
-        "'bases'", "'i'", "'o'", "4", "less than its size 4",
+        "'bases'",
+        "'i'",
+        "'o'",
+        "4",
+        "less than its size 4",
     )
 
 
@@ -171,7 +189,10 @@ def test_basis_negative_coordinate() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1], [-1]])], ["o"], [4], require_surjective=False),
-        "'bases'", "'i'", "-1", "non-negative",
+        "'bases'",
+        "'i'",
+        "-1",
+        "non-negative",
     )
 
 
@@ -179,7 +200,10 @@ def test_basis_negative_coordinate_inferred_sizes() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1, 0], [0, -2]])], ["a", "b"]),
-        "'bases'", "'i'", "-2", "non-negative",
+        "'bases'",
+        "'i'",
+        "-2",
+        "non-negative",
     )
 
 
@@ -187,7 +211,10 @@ def test_basis_wrong_length() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1, 0], [1]])], ["a", "b"]),
-        "'bases'", "'i'", "[1]", "2 coordinates",
+        "'bases'",
+        "'i'",
+        "[1]",
+        "2 coordinates",
     )
 
 
@@ -214,20 +241,30 @@ def test_bases_from_a_generator_equal_bases_from_a_list() -> None:
 
 
 def test_float_size() -> None:
-    expect(TypeError, lambda: LL.identity_1d(4.0, "i", "o"), "'size'", "float", "4.0",
-           "must be an int")
+    expect(
+        TypeError, lambda: LL.identity_1d(4.0, "i", "o"), "'size'", "float", "4.0", "must be an int"
+    )
 
 
 def test_bool_size() -> None:
-    expect(TypeError, lambda: LL.identity_1d(True, "i", "o"), "'size'", "bool", "True",
-           "must be an int")
+    expect(
+        TypeError,
+        lambda: LL.identity_1d(True, "i", "o"),
+        "'size'",
+        "bool",
+        "True",
+        "must be an int",
+    )
 
 
 def test_float_coordinate() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1.0]])], ["o"]),
-        "bases['i'][0][0]", "float", "1.0", "must be an int",
+        "bases['i'][0][0]",
+        "float",
+        "1.0",
+        "must be an int",
     )
 
 
@@ -235,7 +272,10 @@ def test_bool_coordinate() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[True]])], ["o"]),
-        "bases['i'][0][0]", "bool", "True", "must be an int",
+        "bases['i'][0][0]",
+        "bool",
+        "True",
+        "must be an int",
     )
 
 
@@ -243,7 +283,10 @@ def test_float_out_dim_size() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], [2.0]),
-        "'out_dim_sizes[0]'", "float", "2.0", "must be an int",
+        "'out_dim_sizes[0]'",
+        "float",
+        "2.0",
+        "must be an int",
     )
 
 
@@ -255,7 +298,10 @@ def test_str_in_dim_bases_where_list_expected() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases({"i": "xy"}, ["o"]),
-        "'bases'", "'i'", "'xy'", "must be a list",
+        "'bases'",
+        "'i'",
+        "'xy'",
+        "must be a list",
     )
 
 
@@ -263,7 +309,10 @@ def test_str_basis_where_list_expected() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases({"i": ["1"]}, ["o"]),
-        "'bases'", "'i'", "'1'", "must be a list",
+        "'bases'",
+        "'i'",
+        "'1'",
+        "must be a list",
     )
 
 
@@ -271,7 +320,9 @@ def test_bases_item_not_a_pair() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1]], "extra")], ["o"]),
-        "'bases[0]'", "'extra'", "pair",
+        "'bases[0]'",
+        "'extra'",
+        "pair",
     )
 
 
@@ -279,7 +330,9 @@ def test_str_out_dim_names_where_list_expected() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1]])], "dim0"),
-        "'out_dim_names'", "'dim0'", "must be a sequence",
+        "'out_dim_names'",
+        "'dim0'",
+        "must be a sequence",
     )
 
 
@@ -287,7 +340,9 @@ def test_str_out_dim_sizes_where_list_expected() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], "2"),
-        "'out_dim_sizes'", "'2'", "must be a sequence",
+        "'out_dim_sizes'",
+        "'2'",
+        "must be a sequence",
     )
 
 
@@ -315,7 +370,9 @@ def test_non_str_in_dim_name_in_from_bases() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([(1, [[1]])], ["o"]),
-        "'bases[0][0]'", "int 1", "must be a str",
+        "'bases[0][0]'",
+        "int 1",
+        "must be a str",
     )
 
 
@@ -323,7 +380,9 @@ def test_non_str_out_dim_name_in_from_bases() -> None:
     expect(
         TypeError,
         lambda: LL.from_bases([("i", [[1]])], [0]),
-        "'out_dim_names[0]'", "int 0", "must be a str",
+        "'out_dim_names[0]'",
+        "int 0",
+        "must be a str",
     )
 
 
@@ -340,8 +399,9 @@ def test_compose_with_non_layout() -> None:
 
 
 def test_invert_and_compose_with_non_layout() -> None:
-    expect(TypeError, lambda: ident().invert_and_compose(None), "'outer'", "NoneType",
-           "LinearLayout")
+    expect(
+        TypeError, lambda: ident().invert_and_compose(None), "'outer'", "NoneType", "LinearLayout"
+    )
 
 
 # ---------------------------------------------------------------------- duplicate names
@@ -351,7 +411,9 @@ def test_duplicate_in_dim_names() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1]]), ("i", [[2]])], ["o"]),
-        "'bases'", "'i'", "must not repeat",
+        "'bases'",
+        "'i'",
+        "must not repeat",
     )
 
 
@@ -359,7 +421,9 @@ def test_duplicate_out_dim_names() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1, 0]])], ["o", "o"]),
-        "'out_dim_names'", "'o'", "must not repeat",
+        "'out_dim_names'",
+        "'o'",
+        "must not repeat",
     )
 
 
@@ -367,7 +431,9 @@ def test_reshape_ins_duplicate_names() -> None:
     expect(
         ValueError,
         lambda: ident(4).reshape_ins([("a", 2), ("a", 2)]),
-        "'new_in_dims'", "'a'", "must not repeat",
+        "'new_in_dims'",
+        "'a'",
+        "must not repeat",
     )
 
 
@@ -375,7 +441,9 @@ def test_rename_in_dim_to_existing_name() -> None:
     expect(
         ValueError,
         lambda: two_in_dims().rename_in_dim("i", "j"),
-        "'new_name'", "'j'", "must not be an existing in dim",
+        "'new_name'",
+        "'j'",
+        "must not be an existing in dim",
     )
 
 
@@ -386,7 +454,11 @@ def test_compose_dim_name_mismatch() -> None:
     expect(
         ValueError,
         lambda: ident(4, "i", "o").compose(ident(4, "x", "p")),
-        "compose", "outer", "['o']", "['x']", "must equal",
+        "compose",
+        "outer",
+        "['o']",
+        "['x']",
+        "must equal",
     )
 
 
@@ -394,7 +466,12 @@ def test_compose_out_size_larger_than_outer_in_size() -> None:
     expect(
         ValueError,
         lambda: ident(8, "i", "o").compose(ident(4, "o", "p")),
-        "compose", "outer", "'o'", "8", "4", "larger than",
+        "compose",
+        "outer",
+        "'o'",
+        "8",
+        "4",
+        "larger than",
     )
 
 
@@ -402,7 +479,11 @@ def test_invert_and_compose_dim_name_mismatch() -> None:
     expect(
         ValueError,
         lambda: ident(4, "i", "o").invert_and_compose(ident(4, "x", "p")),
-        "invert_and_compose", "outer", "['o']", "['p']", "must be the same",
+        "invert_and_compose",
+        "outer",
+        "['o']",
+        "['p']",
+        "must be the same",
     )
 
 
@@ -411,7 +492,10 @@ def test_invert_and_compose_outer_does_not_cover_image() -> None:
     expect(
         ValueError,
         lambda: ident(4, "i", "o").invert_and_compose(outer),
-        "invert_and_compose", "outer", "does not cover", "i=2",
+        "invert_and_compose",
+        "outer",
+        "does not cover",
+        "i=2",
         exact_type=NotInvertibleError,
     )
 
@@ -420,7 +504,12 @@ def test_invert_and_compose_outer_too_small_to_cover_image() -> None:
     expect(
         ValueError,
         lambda: ident(8, "i", "o").invert_and_compose(ident(4, "x", "o")),
-        "invert_and_compose", "outer", "not cover", "'o'", "8", "4",
+        "invert_and_compose",
+        "outer",
+        "not cover",
+        "'o'",
+        "8",
+        "4",
         exact_type=NotInvertibleError,
     )
 
@@ -442,7 +531,9 @@ def test_product_exceeding_the_per_dim_cap() -> None:
     expect(
         ValueError,
         lambda: LL.identity_1d(2**30, "i", "o") * LL.identity_1d(2, "i", "p"),
-        "'i'", "2**31", "2**30",
+        "'i'",
+        "2**31",
+        "2**30",
         patterns=(IS_CAP,),
     )
 
@@ -453,7 +544,11 @@ def test_product_exceeding_the_per_dim_cap() -> None:
 def test_invert_non_invertible() -> None:
     ll = LL.from_bases([("i", [[1], [1]])], ["o"], [4], require_surjective=False)
     expect(
-        ValueError, ll.invert, "invert", "invertible", "rank 1",
+        ValueError,
+        ll.invert,
+        "invert",
+        "invertible",
+        "rank 1",
         exact_type=NotInvertibleError,
     )
 
@@ -466,7 +561,11 @@ def test_invert_surjective_but_not_injective() -> None:
 def test_pseudoinvert_non_surjective() -> None:
     ll = LL.zeros_1d(4, "i", "o", 4)
     expect(
-        ValueError, ll.pseudoinvert, "pseudoinvert", "surjective", "rank 0",
+        ValueError,
+        ll.pseudoinvert,
+        "pseudoinvert",
+        "surjective",
+        "rank 0",
         exact_type=NotInvertibleError,
     )
 
@@ -476,15 +575,21 @@ def test_pseudoinvert_non_surjective() -> None:
 
 def test_sublayout_unknown_in_dim() -> None:
     expect(
-        ValueError, lambda: ident().sublayout(["zz"], ["o"]),
-        "'in_dim_names'", "'zz'", "not in dims",
+        ValueError,
+        lambda: ident().sublayout(["zz"], ["o"]),
+        "'in_dim_names'",
+        "'zz'",
+        "not in dims",
     )
 
 
 def test_sublayout_unknown_out_dim() -> None:
     expect(
-        ValueError, lambda: ident().sublayout(["i"], ["zz"]),
-        "'out_dim_names'", "'zz'", "not out dims",
+        ValueError,
+        lambda: ident().sublayout(["i"], ["zz"]),
+        "'out_dim_names'",
+        "'zz'",
+        "not out dims",
     )
 
 
@@ -493,40 +598,58 @@ def test_sublayout_is_zero_unknown_dim() -> None:
 
 
 def test_get_in_dim_size_unknown_dim() -> None:
-    expect(ValueError, lambda: ident().get_in_dim_size("zz"), "'in_dim'", "'zz'",
-           "must be an in dim")
+    expect(
+        ValueError, lambda: ident().get_in_dim_size("zz"), "'in_dim'", "'zz'", "must be an in dim"
+    )
 
 
 def test_get_out_dim_size_unknown_dim() -> None:
-    expect(ValueError, lambda: ident().get_out_dim_size("zz"), "'out_dim'", "'zz'",
-           "must be an out dim")
+    expect(
+        ValueError,
+        lambda: ident().get_out_dim_size("zz"),
+        "'out_dim'",
+        "'zz'",
+        "must be an out dim",
+    )
 
 
 def test_transpose_ins_unknown_dim() -> None:
     expect(
-        ValueError, lambda: two_in_dims().transpose_ins(["j", "zz"]),
-        "'new_order'", "'zz'", "permutation of ['i', 'j']",
+        ValueError,
+        lambda: two_in_dims().transpose_ins(["j", "zz"]),
+        "'new_order'",
+        "'zz'",
+        "permutation of ['i', 'j']",
     )
 
 
 def test_transpose_ins_missing_dim() -> None:
     expect(
-        ValueError, lambda: two_in_dims().transpose_ins(["j"]),
-        "'new_order'", "['j']", "permutation of ['i', 'j']",
+        ValueError,
+        lambda: two_in_dims().transpose_ins(["j"]),
+        "'new_order'",
+        "['j']",
+        "permutation of ['i', 'j']",
     )
 
 
 def test_transpose_outs_unknown_dim() -> None:
     expect(
-        ValueError, lambda: ident().transpose_outs(["zz"]),
-        "'new_order'", "'zz'", "permutation of ['o']",
+        ValueError,
+        lambda: ident().transpose_outs(["zz"]),
+        "'new_order'",
+        "'zz'",
+        "permutation of ['o']",
     )
 
 
 def test_rename_in_dim_unknown_dim() -> None:
     expect(
-        ValueError, lambda: ident().rename_in_dim("zz", "x"),
-        "'old_name'", "'zz'", "must be an in dim",
+        ValueError,
+        lambda: ident().rename_in_dim("zz", "x"),
+        "'old_name'",
+        "'zz'",
+        "must be an in dim",
     )
 
 
@@ -540,8 +663,11 @@ def test_is_trivial_over_unknown_dim() -> None:
 
 def test_contiguous_elems_unknown_dim() -> None:
     expect(
-        ValueError, lambda: ident().contiguous_elems_along_output_dim("zz"),
-        "'out_dim'", "'zz'", "must be an out dim",
+        ValueError,
+        lambda: ident().contiguous_elems_along_output_dim("zz"),
+        "'out_dim'",
+        "'zz'",
+        "must be an out dim",
     )
 
 
@@ -550,15 +676,22 @@ def test_contiguous_elems_unknown_dim() -> None:
 
 def test_apply_missing_dim() -> None:
     expect(
-        ValueError, lambda: two_in_dims().apply({"i": 1}),
-        "'ins'", "['i', 'j']", "exactly", "not ['i']",
+        ValueError,
+        lambda: two_in_dims().apply({"i": 1}),
+        "'ins'",
+        "['i', 'j']",
+        "exactly",
+        "not ['i']",
     )
 
 
 def test_apply_extra_dim() -> None:
     expect(
-        ValueError, lambda: ident().apply({"i": 1, "zz": 0}),
-        "'ins'", "'zz'", "exactly",
+        ValueError,
+        lambda: ident().apply({"i": 1, "zz": 0}),
+        "'ins'",
+        "'zz'",
+        "exactly",
     )
 
 
@@ -585,7 +718,10 @@ def test_require_surjective_on_non_surjective_layout() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[0], [1]])], ["o"], [4], require_surjective=True),
-        "'bases'", "surjective", "require_surjective", "rank is 1 < 2",
+        "'bases'",
+        "surjective",
+        "require_surjective",
+        "rank is 1 < 2",
     )
 
 
@@ -593,7 +729,9 @@ def test_inferred_sizes_without_require_surjective() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], None, require_surjective=False),
-        "'out_dim_sizes'", "require_surjective is False", "must be given",
+        "'out_dim_sizes'",
+        "require_surjective is False",
+        "must be given",
     )
 
 
@@ -602,7 +740,11 @@ def test_inferred_sizes_without_require_surjective() -> None:
 
 def test_per_dim_cap_on_size_argument() -> None:
     expect(
-        ValueError, lambda: LL.identity_1d(2**31, "i", "o"), "'size'", str(2**31), "2**30",
+        ValueError,
+        lambda: LL.identity_1d(2**31, "i", "o"),
+        "'size'",
+        str(2**31),
+        "2**30",
         patterns=(IS_CAP,),
     )
 
@@ -611,7 +753,9 @@ def test_per_dim_cap_on_out_dim_sizes() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[1]])], ["o"], [2**31], require_surjective=False),
-        "'out_dim_sizes[0]'", str(2**31), "2**30",
+        "'out_dim_sizes[0]'",
+        str(2**31),
+        "2**30",
         patterns=(IS_CAP,),
     )
 
@@ -621,7 +765,10 @@ def test_per_dim_cap_on_number_of_bases() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", bases)], ["o"], [256], require_surjective=False),
-        "'bases'", "31", "'i'", "30",
+        "'bases'",
+        "31",
+        "'i'",
+        "30",
         patterns=(IS_CAP,),
     )
 
@@ -630,7 +777,10 @@ def test_per_dim_cap_on_inferred_out_size() -> None:
     expect(
         ValueError,
         lambda: LL.from_bases([("i", [[2**30]])], ["o"]),
-        "'bases'", "'o'", str(2**31), "2**30",
+        "'bases'",
+        "'o'",
+        str(2**31),
+        "2**30",
         patterns=(IS_CAP,),
     )
 
@@ -643,7 +793,10 @@ def test_total_64_bit_cap_in_from_bases() -> None:
 def test_total_64_bit_cap_in_product() -> None:
     a = LL.identity_1d(2**30, "a", "o0") * LL.identity_1d(2**30, "b", "o1")
     expect(
-        ValueError, lambda: a * LL.identity_1d(2**30, "c", "o2"), "90", "64",
+        ValueError,
+        lambda: a * LL.identity_1d(2**30, "c", "o2"),
+        "90",
+        "64",
         patterns=(IS_CAP,),
     )
 
@@ -671,8 +824,7 @@ junk = st.recursive(
     lambda children: st.one_of(
         st.lists(children, max_size=4),
         st.tuples(children, children),
-        st.dictionaries(st.one_of(st.text(max_size=2), st.integers(-2, 2)), children,
-                        max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=2), st.integers(-2, 2)), children, max_size=3),
     ),
     max_leaves=12,
 )
@@ -680,15 +832,14 @@ names = st.one_of(st.sampled_from(["i", "j", "o", "p"]), scalars)
 coords = st.one_of(st.integers(-2, 9), scalars)
 # Nearly well-formed bases, so that the fuzzing reaches the deeper checks.
 near_bases = st.one_of(
-    st.lists(
-        st.tuples(names, st.lists(st.lists(coords, max_size=3), max_size=4)), max_size=3
-    ),
+    st.lists(st.tuples(names, st.lists(st.lists(coords, max_size=3), max_size=4)), max_size=3),
     st.dictionaries(names, st.lists(st.lists(coords, max_size=3), max_size=4), max_size=3),
     junk,
 )
 near_names = st.one_of(st.lists(names, max_size=3), junk)
-near_sizes = st.one_of(st.none(), st.lists(st.one_of(st.sampled_from([1, 2, 4, 8, 16]), coords),
-                                           max_size=3), junk)
+near_sizes = st.one_of(
+    st.none(), st.lists(st.one_of(st.sampled_from([1, 2, 4, 8, 16]), coords), max_size=3), junk
+)
 
 
 def only_llverify_errors(call: Callable[[], Any]) -> None:
@@ -732,8 +883,7 @@ def test_fuzz_apply(ll: LinearLayout, ins: Any) -> None:
 @given(
     st.sampled_from(FUZZ_LAYOUTS),
     st.one_of(
-        st.lists(st.tuples(names, st.one_of(st.sampled_from([1, 2, 4, 8]), coords)),
-                 max_size=3),
+        st.lists(st.tuples(names, st.one_of(st.sampled_from([1, 2, 4, 8]), coords)), max_size=3),
         st.dictionaries(names, st.one_of(st.sampled_from([1, 2, 4, 8]), coords), max_size=3),
         junk,
     ),

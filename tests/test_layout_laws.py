@@ -45,7 +45,7 @@ from strategies import (  # noqa: E402
 
 from llverify import LinearLayout  # noqa: E402
 from llverify.errors import DimensionError  # noqa: E402
-from llverify.layout_utils import divide_left, divide_right  # noqa: E402
+from llverify.layout_utils import divide_left, divide_right, get_output_basis_mask  # noqa: E402
 
 # ---------------------------------------------------------------------- apply
 
@@ -128,10 +128,22 @@ def test_invert_and_compose_law(pair: tuple[LinearLayout, LinearLayout]) -> None
 @LAW_SETTINGS
 @given(layouts())
 def test_invert_and_compose_with_itself(ll: LinearLayout) -> None:
-    """this.invert_and_compose(this) is the identity on every in dim (Triton's shortcut)."""
+    """c = this.invert_and_compose(this) preserves this, and (Triton 3.9's shortcut) is the
+    identity on every in dim whose bases share no output bit with the other in dims."""
     c = ll.invert_and_compose(ll)
     for x in all_inputs(ll):
-        assert c.apply(x) == x
+        assert ll.apply(c.apply(x)) == ll.apply(x)
+    names = ll.get_in_dim_names()
+    for dim in names:
+        others = [d for d in names if d != dim]
+        overlaps = any(
+            get_output_basis_mask(ll, [dim], out) & get_output_basis_mask(ll, others, out)
+            for out in ll.get_out_dim_names()
+        )
+        if not overlaps:
+            for bit in range(ll.get_in_dim_size_log2(dim)):
+                point = {d: (1 << bit if d == dim else 0) for d in names}
+                assert c.apply(point) == point
 
 
 # ---------------------------------------------------------------------- invert / pseudoinvert
@@ -172,9 +184,7 @@ def test_pseudoinvert_is_a_right_inverse(ll: LinearLayout) -> None:
 # ---------------------------------------------------------------------- product
 
 
-def product_reference(
-    a: LinearLayout, b: LinearLayout, z: dict[str, int]
-) -> dict[str, int]:
+def product_reference(a: LinearLayout, b: LinearLayout, z: dict[str, int]) -> dict[str, int]:
     """Brute-force (a * b)(z): a gets the low bits of shared in dims, b the bits above;
     b's outputs are shifted above a's in shared out dims."""
     a_in, b_in = in_log2_of(a), in_log2_of(b)
@@ -199,9 +209,7 @@ def test_product_matches_brute_force(a: LinearLayout, b: LinearLayout) -> None:
     ab = a * b
     a_in, b_in = in_log2_of(a), in_log2_of(b)
     a_out, b_out = out_log2_of(a), out_log2_of(b)
-    assert in_log2_of(ab) == {
-        d: a_in.get(d, 0) + b_in.get(d, 0) for d in set(a_in) | set(b_in)
-    }
+    assert in_log2_of(ab) == {d: a_in.get(d, 0) + b_in.get(d, 0) for d in set(a_in) | set(b_in)}
     assert out_log2_of(ab) == {
         d: a_out.get(d, 0) + b_out.get(d, 0) for d in set(a_out) | set(b_out)
     }
@@ -238,9 +246,7 @@ def test_product_is_associative(data: st.DataObject) -> None:
     layouts(min_in_dims=0, max_in_dims=2, max_in_bits=2, min_out_dims=0, max_out_dims=2),
     layouts(min_in_dims=0, max_in_dims=2, max_in_bits=2, min_out_dims=0, max_out_dims=2),
 )
-def test_product_is_associative_as_maps(
-    a: LinearLayout, b: LinearLayout, c: LinearLayout
-) -> None:
+def test_product_is_associative_as_maps(a: LinearLayout, b: LinearLayout, c: LinearLayout) -> None:
     """For arbitrary (consistently ordered) dims, both bracketings define the same map.
 
     Their dim *order* may differ (supremum is biased to its left argument, exactly as in
@@ -256,9 +262,10 @@ def test_product_is_associative_as_maps(
     assert out_log2_of(left) == out_log2_of(right)
     for z in all_inputs(left):
         assert left.apply(z) == right.apply(z), z
-    assert left.transpose_ins(right.get_in_dim_names()).transpose_outs(
-        right.get_out_dim_names()
-    ) == right
+    assert (
+        left.transpose_ins(right.get_in_dim_names()).transpose_outs(right.get_out_dim_names())
+        == right
+    )
 
 
 @LAW_SETTINGS
@@ -276,8 +283,9 @@ def test_empty_is_the_identity_of_product(ll: LinearLayout) -> None:
 @st.composite
 def _new_dims(draw: st.DrawFn, total_log2: int, prefix: str) -> list[tuple[str, int]]:
     count = draw(st.integers(1, 3))
-    cuts = sorted(draw(st.lists(st.integers(0, total_log2), min_size=count - 1,
-                                max_size=count - 1)))
+    cuts = sorted(
+        draw(st.lists(st.integers(0, total_log2), min_size=count - 1, max_size=count - 1))
+    )
     bounds = [0, *cuts, total_log2]
     return [(f"{prefix}{i}", 1 << (bounds[i + 1] - bounds[i])) for i in range(count)]
 
@@ -464,9 +472,9 @@ def _consecutive_brute_force(ll: LinearLayout) -> int:
     best = 1
     for k in range(ll.get_in_dim_size_log2(in0) + 1):
         v = 1 << k
-        ok = all(
-            ll.apply({**zero_in, in0: t}) == {**zero_out, out0: t} for t in range(v)
-        ) and all(ll.apply(x)[out0] % v == x[in0] % v for x in all_inputs(ll))
+        ok = all(ll.apply({**zero_in, in0: t}) == {**zero_out, out0: t} for t in range(v)) and all(
+            ll.apply(x)[out0] % v == x[in0] % v for x in all_inputs(ll)
+        )
         if not ok:
             break
         best = v
@@ -532,8 +540,16 @@ def test_equality_sees_out_sizes_and_dim_order(ll: LinearLayout) -> None:
 @given(layouts())
 def test_layouts_are_immutable(ll: LinearLayout) -> None:
     before = (repr(ll), hash(ll))
-    for name in ("_ins", "_cols", "_outs", "_out_log2", "_hash", "bases", "out_dims",
-                 "brand_new_attribute"):
+    for name in (
+        "_ins",
+        "_cols",
+        "_outs",
+        "_out_log2",
+        "_hash",
+        "bases",
+        "out_dims",
+        "brand_new_attribute",
+    ):
         with pytest.raises(AttributeError):
             setattr(ll, name, 0)
     assert (repr(ll), hash(ll)) == before
@@ -542,8 +558,7 @@ def test_layouts_are_immutable(ll: LinearLayout) -> None:
 def test_layout_attributes_cannot_be_deleted() -> None:
     """Immutability also forbids deleting an attribute (as frozen dataclasses do)."""
     ll = LinearLayout.identity_1d(4, "i", "o")
-    for name in ("_ins", "_cols", "_outs", "_out_log2", "_hash", "_rank", "_tables",
-                 "bases"):
+    for name in ("_ins", "_cols", "_outs", "_out_log2", "_hash", "_rank", "_tables", "bases"):
         with pytest.raises(AttributeError):
             delattr(ll, name)
     assert ll == LinearLayout.identity_1d(4, "i", "o")
@@ -575,9 +590,7 @@ def test_sublayout_restricts_the_map(ll: LinearLayout, data: st.DataObject) -> N
 
 
 def _subsets(names: list[str]) -> list[list[str]]:
-    return [
-        [d for k, d in enumerate(names) if mask >> k & 1] for mask in range(1 << len(names))
-    ]
+    return [[d for k, d in enumerate(names) if mask >> k & 1] for mask in range(1 << len(names))]
 
 
 @LAW_SETTINGS
@@ -602,9 +615,7 @@ def _layouts_with_shared_dims(draw: st.DrawFn) -> tuple[LinearLayout, list[str]]
     shared = [d for d in ins if d in outs]
     trivial = draw(st.lists(st.sampled_from(shared), unique=True)) if shared else []
     out_log2 = [draw(st.integers(0, 3)) for _ in outs]
-    in_log2 = [
-        out_log2[outs.index(d)] if d in trivial else draw(st.integers(0, 3)) for d in ins
-    ]
+    in_log2 = [out_log2[outs.index(d)] if d in trivial else draw(st.integers(0, 3)) for d in ins]
     offsets = dict(zip(outs, itertools.accumulate([0, *out_log2])))
     trivial_bits = 0
     for d in trivial:
