@@ -17,16 +17,25 @@ from collections.abc import Callable
 from llverify import LinearLayout
 
 
-def _median_us(fn: Callable[[], object], repeat: int, number: int) -> float:
-    """Median over `repeat` timings of `number` calls each, in microseconds per call."""
-    fn()  # warm caches that belong to the objects, not to the call
-    samples = []
+def _sample_us(fn: Callable[[], object], number: int) -> float:
+    """One timing sample: microseconds per call over `number` calls."""
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number * 1e6
+
+
+def _paired_medians(
+    baseline: Callable[[], object], candidate: Callable[[], object], repeat: int, number: int
+) -> tuple[float, float]:
+    """Median times of both, their samples interleaved so drift hits both alike."""
+    baseline()
+    candidate()  # warm caches that belong to the objects, not to the call
+    base, cand = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number * 1e6)
-    return statistics.median(samples)
+        base.append(_sample_us(baseline, number))
+        cand.append(_sample_us(candidate, number))
+    return statistics.median(base), statistics.median(cand)
 
 
 def _triton_layouts() -> dict[str, tuple[list, list[str]]]:
@@ -64,7 +73,7 @@ def _triton_layouts() -> dict[str, tuple[list, list[str]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15, help="timing samples per op")
+    parser.add_argument("--repeat", type=int, default=31, help="timing samples per op")
     args = parser.parse_args(argv)
     try:
         from triton._C.libtriton.linear_layout import LinearLayout as TritonLayout
@@ -111,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for label in ours:
         number = 200 if "apply" in label or "from_bases" in label else 50
-        t_theirs = _median_us(baseline[label], args.repeat, number)
-        t_mine = _median_us(ours[label], args.repeat, number)
+        t_theirs, t_mine = _paired_medians(baseline[label], ours[label], args.repeat, number)
         rows.append((label, t_theirs, t_mine, t_mine / t_theirs))
 
     width = max(len(r[0]) for r in rows)
@@ -124,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     big = LinearLayout.identity_1d(1 << 10, "register", "dim0") * LinearLayout.identity_1d(
         1 << 10, "lane", "dim1"
     )
-    bulk_ms = _median_us(big.apply_all, args.repeat, 1) / 1000
+    big.apply_all()
+    bulk_ms = statistics.median(_sample_us(big.apply_all, 1) for _ in range(args.repeat)) / 1000
     print(f"\nbulk evaluation, 2**20 inputs (apply_all): {bulk_ms:.2f} ms (target <= 20 ms)")
     worst = max(r[3] for r in rows)
     print(f"worst ratio llverify/triton: {worst:.2f} (target <= 2.00)")

@@ -12,7 +12,9 @@ nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import reduce
 from itertools import accumulate, chain
+from operator import or_
 from typing import Any
 
 from llverify import gf2
@@ -35,6 +37,7 @@ Bases = list[tuple[str, list[list[int]]]]
 
 _APPLY_CHUNK = 8  # bits per lookup table used by apply()
 _SEQUENCES = (list, tuple)
+_MAX_DIM_SIZE = 1 << MAX_DIM_LOG2
 _SEQUENCE_TYPES = {list, tuple}
 _BASES_CONTAINERS = (list, tuple, dict)
 _RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
@@ -123,7 +126,7 @@ class LinearLayout:
                 bases = dict(bases)
             elif isinstance(bases, Iterable) and not isinstance(bases, (str, bytes)):
                 bases = list(bases)
-        if not _fast_init(self, bases, out_dim_names, out_dim_sizes, require_surjective):
+        if _fast_init(self, bases, out_dim_names, out_dim_sizes, require_surjective) is None:
             parts = _validated_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
             _init(self, *parts)
             _check_totals(self)
@@ -148,6 +151,12 @@ class LinearLayout:
             >>> LinearLayout.from_bases({"offset": [[1], [4], [2]]}, ["dim0"]).out_dims
             [('dim0', 8)]
         """
+        if cls is LinearLayout and bases.__class__ in _BASES_CONTAINERS:
+            # The common case without the constructor's dispatch (same checks, same result).
+            layout = _new_layout(cls)
+            rank = _fast_init(layout, bases, out_dim_names, out_dim_sizes, require_surjective)
+            if rank is not None and (not require_surjective or rank == sum(layout._out_log2)):
+                return layout
         return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
 
     @classmethod
@@ -1255,6 +1264,8 @@ class LinearLayout:
 # ---------------------------------------------------------------------- module helpers
 
 
+_new_layout = object.__new__
+
 # The slots' own setters: LinearLayout.__setattr__ refuses assignment (immutability), so
 # construction writes the slots through their descriptors (faster than object.__setattr__).
 _set_ins = LinearLayout._ins.__set__  # type: ignore[attr-defined]
@@ -1450,18 +1461,18 @@ def _fast_init(
     out_dim_names: Any,
     out_dim_sizes: Any,
     require_surjective: bool,
-) -> bool:
+) -> int | None:
     """Initialize ``layout`` for the constructor's common case (lists of plain ints).
 
-    Every check is done in bulk.  Returns False, touching nothing, whenever anything is
-    unusual; the caller then runs the thorough ``_validated_columns``, which either raises
-    the precise error or accepts the input.  On success every invariant holds, the
-    2**30 and 64-bit caps included.
+    Every check is done in bulk.  Returns the rank if it is known cheaply (else -1), or
+    None, touching nothing, whenever anything is unusual; the caller then runs the
+    thorough ``_validated_columns``, which either raises the precise error or accepts the
+    input.  On success every invariant holds, the 2**30 and 64-bit caps included.
     """
     try:
         items = bases.items() if bases.__class__ is dict else bases
         if out_dim_names.__class__ not in _SEQUENCES:
-            return False
+            return None
         outs = tuple(out_dim_names)
         num_outs = len(outs)
         names, groups = zip(*items) if items else ((), ())
@@ -1471,74 +1482,95 @@ def _fast_init(
             or len(set(names)) != len(names)
             or len(set(outs)) != num_outs
         ):
-            return False
+            return None
         counts = list(map(len, groups))
         flat = list(chain.from_iterable(groups))
         if counts and (max(counts) > MAX_DIM_LOG2 or len(flat) > MAX_TOTAL_BITS):
-            return False
-        if flat:
-            if num_outs > 2 and set(map(len, flat)) != {num_outs}:
-                return False
-            coords = list(zip(*flat))
-            if len(coords) != num_outs:
-                return False
-            maxes = list(map(max, coords))
-        else:
-            coords = [()] * num_outs
-            maxes = [0] * num_outs
-        if out_dim_sizes is None:
+            return None
+        sizes = out_dim_sizes
+        if sizes is None:
             if not require_surjective:
-                return False
-            sizes_log2 = [top.bit_length() for top in maxes]
-        else:
-            if out_dim_sizes.__class__ not in _SEQUENCES or len(out_dim_sizes) != num_outs:
-                return False
-            sizes_log2 = []
-            for top, size in zip(maxes, out_dim_sizes):
-                if size.__class__ is not int or size <= 0 or size & (size - 1) or top >= size:
-                    return False
-                sizes_log2.append(size.bit_length() - 1)
-        if sizes_log2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
-            return False
+                return None
+        elif (
+            sizes.__class__ not in _SEQUENCES
+            or len(sizes) != num_outs
+            or not set(map(type, sizes)) <= _INT_TYPE
+            or min(sizes, default=1) <= 0
+            or max(sizes, default=1) > _MAX_DIM_SIZE
+            or any(size & (size - 1) for size in sizes)
+        ):
+            return None
         # Pack while checking types; unpacking pairs/singletons also checks the lengths.
         if num_outs == 2:
-            shift = sizes_log2[0]
+            # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate,
+            # so dim0 fits below `shift` and dim1's maximum is max(packed) >> shift.
+            top0 = max(flat)[0] if flat else 0
+            shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
             packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
+            top1 = max(packed, default=0) >> shift
+            if sizes is None:
+                if (top0 | top1) >> MAX_DIM_LOG2:
+                    return None  # an inferred size would pass the 2**30 cap
+                sizes_log2 = [shift, top1.bit_length()]
+            tops = [top0, top1]
             offsets: tuple[int, ...] = (0, shift)
         elif num_outs == 1:
             packed = [a for (a,) in flat if a.__class__ is int]
+            tops = [max(packed, default=0)]
             offsets = (0,)
         elif num_outs == 0:
+            if flat and set(map(len, flat)) != {0}:
+                return None
             packed = [0] * len(flat)
+            tops = []
             offsets = ()
         else:
+            if flat and set(map(len, flat)) != {num_outs}:
+                return None
+            coords = list(zip(*flat)) if flat else [()] * num_outs
             if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
-                return False
-            offsets = tuple(accumulate(sizes_log2[:-1], initial=0))
+                return None
+            tops = [max(column, default=0) for column in coords]
+            log2s = (
+                [top.bit_length() for top in tops]
+                if sizes is None
+                else [size.bit_length() - 1 for size in sizes]
+            )
+            offsets = tuple(accumulate(log2s[:-1], initial=0))
             packed = list(coords[0])
             for k in range(1, num_outs):
                 offset = offsets[k]
                 packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
-    except (TypeError, ValueError, AttributeError):
-        return False
+        if sizes is None:
+            if num_outs != 2:
+                if tops and max(tops) >> MAX_DIM_LOG2:
+                    return None  # an inferred size would pass the 2**30 cap
+                sizes_log2 = [top.bit_length() for top in tops]
+        else:
+            if any(top >= size for top, size in zip(tops, sizes)):
+                return None
+            sizes_log2 = [size.bit_length() - 1 for size in sizes]
+        if num_outs > 2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
+            return None
+    except (TypeError, ValueError, AttributeError, IndexError):
+        return None
     if len(packed) != len(flat) or (packed and min(packed) < 0):
-        return False  # a non-int coordinate was filtered out, or one was negative
+        return None  # a non-int coordinate was filtered out, or one was negative
     cols = []
     position = 0
     for count in counts:
         cols.append(tuple(packed[position : position + count]))
         position += count
-    # The rank, when every non-zero column is one-hot (distributed layouts): cheap here.
-    distinct = set(packed)
-    distinct.discard(0)
-    rank = len(distinct) if sum(map(int.bit_count, distinct)) == len(distinct) else -1
+    # The rank, when no two columns share a bit (sum == OR): then the non-zero columns
+    # are independent.  Cheap here, and true of most distributed layouts.
+    rank = len(packed) - packed.count(0) if sum(packed) == reduce(or_, packed, 0) else -1
     _set_ins(layout, names)
     _set_cols(layout, tuple(cols))
     _set_outs(layout, outs)
     _set_out_log2(layout, tuple(sizes_log2))
     _set_out_offsets(layout, offsets)
     _set_cache(layout, [rank, -1, None, None, None, None])
-    return True
+    return rank
 
 
 def _normalize_bases(
