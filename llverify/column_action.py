@@ -33,6 +33,10 @@ class ColumnAction:
 
     __slots__ = ("_action", "_in_dim", "_in_size_log2")
 
+    _action: tuple[int, ...]
+    _in_dim: str
+    _in_size_log2: int
+
     def __init__(self, action: Sequence[int], in_dim: str, in_size_log2: int) -> None:
         if not isinstance(in_dim, str):
             raise LayoutTypeError(f"Argument 'in_dim' must be a str, not {type(in_dim).__name__}.")

@@ -1268,12 +1268,12 @@ _new_layout = object.__new__
 
 # The slots' own setters: LinearLayout.__setattr__ refuses assignment (immutability), so
 # construction writes the slots through their descriptors (faster than object.__setattr__).
-_set_ins = LinearLayout._ins.__set__  # type: ignore[attr-defined]
-_set_cols = LinearLayout._cols.__set__  # type: ignore[attr-defined]
-_set_outs = LinearLayout._outs.__set__  # type: ignore[attr-defined]
-_set_out_log2 = LinearLayout._out_log2.__set__  # type: ignore[attr-defined]
-_set_out_offsets = LinearLayout._out_offsets.__set__  # type: ignore[attr-defined]
-_set_cache = LinearLayout._cache.__set__  # type: ignore[attr-defined]
+_set_ins = LinearLayout._ins.__set__  # type: ignore[misc, attr-defined]
+_set_cols = LinearLayout._cols.__set__  # type: ignore[misc, attr-defined]
+_set_outs = LinearLayout._outs.__set__  # type: ignore[misc, attr-defined]
+_set_out_log2 = LinearLayout._out_log2.__set__  # type: ignore[misc, attr-defined]
+_set_out_offsets = LinearLayout._out_offsets.__set__  # type: ignore[misc, attr-defined]
+_set_cache = LinearLayout._cache.__set__  # type: ignore[misc, attr-defined]
 
 
 def _init(
@@ -1591,7 +1591,7 @@ def _normalize_bases(
                 raise LayoutTypeError(
                     f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {item!r}."
                 )
-            items.append(item)
+            items.append((item[0], item[1]))
     names = []
     nested = []
     for i, (name, in_bases) in enumerate(items):
