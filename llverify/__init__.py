@@ -9,6 +9,7 @@ from llverify.errors import (
     NotInvertibleError,
     ParseError,
 )
+from llverify.formula import Formula, FormulaError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     divide_left,
@@ -20,11 +21,22 @@ from llverify.layout_utils import (
     supremum,
     zeros_like,
 )
+from llverify.ops import IntOps, NumpyOps, Ops
+from llverify.prove import prove_equal
+from llverify.verdict import ProofFailure, Status, Verdict
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ColumnAction",
+    "Formula",
+    "FormulaError",
+    "IntOps",
+    "NumpyOps",
+    "Ops",
+    "ProofFailure",
+    "Status",
+    "Verdict",
     "DimensionError",
     "LLVerifyError",
     "LayoutError",
@@ -38,6 +50,7 @@ __all__ = [
     "ensure_layout_not_smaller_than",
     "identity_standard_nd",
     "lstsq",
+    "prove_equal",
     "supremum",
     "zeros_like",
 ]

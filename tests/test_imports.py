@@ -15,6 +15,10 @@ MODULES = [
     "llverify.gf2",
     "llverify.layout",
     "llverify.layout_utils",
+    "llverify.ops",
+    "llverify.formula",
+    "llverify.verdict",
+    "llverify.prove",
     "llverify.text",
 ]
 

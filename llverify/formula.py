@@ -1,0 +1,567 @@
+"""A small, safe formula language for reference layouts, evaluated by any Ops backend.
+
+Formulas are integer and bitwise expressions over named inputs and parameters::
+
+    (offset & 63) ^ (((offset >> 6) & 7) << 3)
+
+with ``+ - * // % & | ^ << >> ~``, unary ``-``, comparisons (chained too), ``and``, ``or``,
+``not``, ``a if c else b``, ``min(...)`` and ``max(...)``, and integer literals.  The text is
+parsed with Python's ``ast`` and every node is checked against that list: there is no
+``eval``, no attribute access, no other call, no ``**``.  The semantics are Python's on
+unbounded integers; :meth:`Formula.bounds` computes the range of every subexpression from
+the ranges of the variables, which gives the bit-width at which a bounded backend (numpy,
+Z3) is exact, and rejects formulas that could divide by zero or shift by a negative amount.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from llverify.errors import LLVerifyError
+from llverify.ops import IntOps, Ops
+
+#: Values beyond 2**MAX_BITS (in magnitude) are refused: a formula this large is a mistake.
+MAX_BITS = 256
+#: Literals must be below 2**MAX_LITERAL_BITS.
+MAX_LITERAL_BITS = 64
+
+
+class FormulaError(LLVerifyError, ValueError):
+    """A formula is malformed, uses a forbidden construct, or is ill-defined on its domain.
+
+    Attributes:
+        text: the formula text.
+        column: 0-based column of the offending part, or None.
+    """
+
+    def __init__(self, message: str, text: str = "", column: int | None = None) -> None:
+        self.text = text
+        self.column = column
+        if text and column is not None:
+            message = f"{message} (at column {column + 1})\n  {text}\n  {' ' * column}^"
+        elif text:
+            message = f"{message}\n  in formula: {text}"
+        super().__init__(message)
+
+
+_BINARY = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+}
+_COMPARE = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
+_FUNCTIONS = ("min", "max")
+
+
+# ---------------------------------------------------------------------- the syntax tree
+
+
+@dataclass(frozen=True)
+class Node:
+    """A formula node; ``column`` points into the source text for error messages."""
+
+    column: int = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    value: int
+
+
+@dataclass(frozen=True)
+class Var(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str  # "~" or "-"
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Compare(Node):
+    ops: tuple[str, ...]
+    operands: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Logical(Node):
+    op: str  # "and", "or"
+    values: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Not(Node):
+    operand: Node
+
+
+@dataclass(frozen=True)
+class IfElse(Node):
+    condition: Node
+    then: Node
+    otherwise: Node
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    function: str  # "min" or "max"
+    args: tuple[Node, ...]
+
+
+_BOOL_NODES = (Compare, Logical, Not)
+
+
+def _is_bool(node: Node) -> bool:
+    return isinstance(node, _BOOL_NODES)
+
+
+# ---------------------------------------------------------------------- parsing
+
+
+class _Converter:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def fail(self, message: str, node: ast.AST | None) -> FormulaError:
+        column = self.operator_column(node) if isinstance(node, ast.BinOp) else None
+        if column is None:
+            column = getattr(node, "col_offset", None)
+        return FormulaError(f"formula rejected: {message}", self.text, column)
+
+    def operator_column(self, node: ast.BinOp) -> int | None:
+        """Column of a binary operator: the first non-blank, non-')' after the left operand."""
+        start = getattr(node.left, "end_col_offset", None)
+        if start is None:
+            return None
+        for column in range(start, getattr(node.right, "col_offset", len(self.text))):
+            if self.text[column] not in " )":
+                return column
+        return None
+
+    def integer(self, node: ast.AST) -> Node:
+        result = self.convert(node)
+        if _is_bool(result):
+            raise self.fail("a condition is used where a number is needed", node)
+        return result
+
+    def condition(self, node: ast.AST) -> Node:
+        result = self.convert(node)
+        if not _is_bool(result):
+            raise self.fail(
+                "a number is used where a condition is needed (compare it, e.g. 'x != 0')",
+                node,
+            )
+        return result
+
+    def convert(self, node: ast.AST) -> Node:
+        column = getattr(node, "col_offset", 0)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, int):
+                raise self.fail(f"only integer literals are allowed, not {node.value!r}", node)
+            if node.value >= 1 << MAX_LITERAL_BITS:
+                raise self.fail(f"literals must be below 2**{MAX_LITERAL_BITS}", node)
+            return Const(column, node.value)
+        if isinstance(node, ast.Name):
+            if node.id in _FUNCTIONS:
+                raise self.fail(f"'{node.id}' must be called, e.g. {node.id}(a, b)", node)
+            if node.id.startswith("_"):
+                raise self.fail(f"names may not start with '_' ('{node.id}')", node)
+            return Var(column, node.id)
+        if isinstance(node, ast.BinOp):
+            op = _BINARY.get(type(node.op))
+            if op is None:
+                symbol = "**" if isinstance(node.op, ast.Pow) else type(node.op).__name__
+                raise self.fail(f"operator {symbol} is not allowed", node)
+            where = self.operator_column(node)
+            return Binary(
+                column if where is None else where,
+                op,
+                self.integer(node.left),
+                self.integer(node.right),
+            )
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Invert):
+                return Unary(column, "~", self.integer(node.operand))
+            if isinstance(node.op, ast.USub):
+                return Unary(column, "-", self.integer(node.operand))
+            if isinstance(node.op, ast.UAdd):
+                return self.integer(node.operand)
+            if isinstance(node.op, ast.Not):
+                return Not(column, self.condition(node.operand))
+        if isinstance(node, ast.Compare):
+            symbols = []
+            for comparison in node.ops:
+                symbol = _COMPARE.get(type(comparison))
+                if symbol is None:
+                    raise self.fail(f"comparison {type(comparison).__name__} is not allowed", node)
+                symbols.append(symbol)
+            operands = tuple(self.integer(o) for o in [node.left, *node.comparators])
+            return Compare(column, tuple(symbols), operands)
+        if isinstance(node, ast.BoolOp):
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            return Logical(column, op, tuple(self.condition(v) for v in node.values))
+        if isinstance(node, ast.IfExp):
+            return IfElse(
+                column,
+                self.condition(node.test),
+                self.integer(node.body),
+                self.integer(node.orelse),
+            )
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+                raise self.fail("only min(...) and max(...) may be called", node)
+            if node.keywords or len(node.args) < 2:
+                raise self.fail(f"{node.func.id}() takes two or more positional arguments", node)
+            if any(isinstance(a, ast.Starred) for a in node.args):
+                raise self.fail("starred arguments are not allowed", node)
+            return Call(column, node.func.id, tuple(self.integer(a) for a in node.args))
+        if isinstance(node, ast.Attribute):
+            raise self.fail("attribute access is not allowed", node)
+        if isinstance(node, ast.Subscript):
+            raise self.fail("subscripts are not allowed", node)
+        raise self.fail(f"{type(node).__name__} is not allowed in a formula", node)
+
+
+# ---------------------------------------------------------------------- intervals
+
+
+Interval = tuple[int, int]
+
+
+def _signed_bits(interval: Interval) -> int:
+    lo, hi = interval
+    magnitude = max(hi.bit_length(), (-lo - 1).bit_length() if lo < 0 else 0)
+    return magnitude + 1
+
+
+def _bitwise_interval(op: str, a: Interval, b: Interval) -> Interval:
+    if a[0] >= 0 and b[0] >= 0:
+        if op == "&":
+            return (0, min(a[1], b[1]))
+        return (0, (1 << max(a[1], b[1]).bit_length()) - 1)
+    bits = max(_signed_bits(a), _signed_bits(b))
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+# ---------------------------------------------------------------------- the formula
+
+
+class Formula:
+    """A parsed formula: immutable, hashable, evaluable by any :class:`~llverify.ops.Ops`.
+
+    Examples:
+        >>> f = Formula("(offset & 63) ^ (((offset >> 6) & 7) << 3)")
+        >>> sorted(f.variables)
+        ['offset']
+        >>> f.evaluate(IntOps(), {"offset": 200})
+        16
+        >>> f.width({"offset": (0, (1 << 14) - 1)})
+        15
+    """
+
+    __slots__ = ("text", "root", "variables")
+
+    text: str
+    root: Node
+    variables: frozenset[str]
+
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise FormulaError(f"a formula must be a str, not {type(text).__name__}.")
+        if len(text) > 10_000:
+            raise FormulaError("formula rejected: longer than 10000 characters.")
+        stripped = " ".join(text.split())  # one line, so error carets line up
+        if not stripped:
+            raise FormulaError("formula rejected: the text is empty.")
+        try:
+            tree = ast.parse(stripped, mode="eval")
+        except SyntaxError as error:
+            column = (error.offset - 1) if error.offset else None
+            raise FormulaError(
+                f"formula rejected: syntax error: {error.msg}", stripped, column
+            ) from None
+        except (ValueError, RecursionError, MemoryError) as error:
+            raise FormulaError(f"formula rejected: {error}", stripped) from None
+        converter = _Converter(stripped)
+        try:
+            root = converter.integer(tree.body)
+        except RecursionError:
+            raise FormulaError("formula rejected: nested too deeply", stripped) from None
+        names: set[str] = set()
+        _collect_names(root, names)
+        object.__setattr__(self, "text", stripped)
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "variables", frozenset(names))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Formula is immutable; cannot set '{name}'.")
+
+    def __repr__(self) -> str:
+        return f"Formula({self.text!r})"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Formula) and self.root == other.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
+
+    # ------------------------------------------------------------------ analysis
+
+    def bounds(self, ranges: Mapping[str, Interval]) -> dict[int, Interval]:
+        """The range of every subexpression (keyed by ``id(node)``) given variable ranges.
+
+        Raises FormulaError when a variable has no range, a divisor may be zero, a shift
+        amount may be negative, or a value may pass 2**MAX_BITS.
+        """
+        missing = sorted(self.variables - set(ranges))
+        if missing:
+            raise FormulaError(f"no range given for variables {missing}", self.text)
+        result: dict[int, Interval] = {}
+        _interval(self.root, ranges, result, self.text)
+        return result
+
+    def width(self, ranges: Mapping[str, Interval]) -> int:
+        """Bits of a two's complement word that holds every intermediate value exactly."""
+        intervals = self.bounds(ranges).values()
+        variable_bits = [_signed_bits(ranges[name]) for name in self.variables]
+        return max([2, *variable_bits, *(_signed_bits(i) for i in intervals)])
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(
+        self,
+        ops: Ops[Any, Any],
+        env: Mapping[str, Any],
+        bounds: Mapping[int, Interval] | None = None,
+    ) -> Any:
+        """Evaluate with ``ops``; ``env`` maps every variable to a backend value.
+
+        ``bounds`` (from :meth:`bounds`) lets solver backends use unsigned operations
+        where operands are known to be non-negative.
+        """
+        missing = sorted(self.variables - set(env))
+        if missing:
+            raise FormulaError(f"no value given for variables {missing}", self.text)
+        return _Evaluator(ops, env, bounds or {}, self.text).run(self.root)
+
+
+def _collect_names(node: Node, names: set[str]) -> None:
+    if isinstance(node, Var):
+        names.add(node.name)
+    for child in _children(node):
+        _collect_names(child, names)
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Unary | Not):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Compare):
+        return node.operands
+    if isinstance(node, Logical):
+        return node.values
+    if isinstance(node, IfElse):
+        return (node.condition, node.then, node.otherwise)
+    if isinstance(node, Call):
+        return node.args
+    return ()
+
+
+def _interval(
+    node: Node, ranges: Mapping[str, Interval], out: dict[int, Interval], text: str
+) -> Interval:
+    def fail(message: str) -> FormulaError:
+        return FormulaError(f"formula rejected: {message}", text, node.column)
+
+    if isinstance(node, Const):
+        result = (node.value, node.value)
+    elif isinstance(node, Var):
+        lo, hi = ranges[node.name]
+        result = (int(lo), int(hi))
+    elif isinstance(node, Unary):
+        lo, hi = _interval(node.operand, ranges, out, text)
+        result = (-hi - 1, -lo - 1) if node.op == "~" else (-hi, -lo)
+    elif isinstance(node, Binary):
+        a = _interval(node.left, ranges, out, text)
+        b = _interval(node.right, ranges, out, text)
+        op = node.op
+        if op == "+":
+            result = (a[0] + b[0], a[1] + b[1])
+        elif op == "-":
+            result = (a[0] - b[1], a[1] - b[0])
+        elif op == "*":
+            corners = [x * y for x in a for y in b]
+            result = (min(corners), max(corners))
+        elif op in ("//", "%"):
+            if b[0] <= 0 <= b[1]:
+                raise fail(f"the divisor of '{op}' may be zero (its range is {list(b)})")
+            if op == "//":
+                corners = [x // y for x in a for y in b]
+                result = (min(corners), max(corners))
+            elif b[0] > 0:
+                result = (0, min(b[1] - 1, a[1])) if a[0] >= 0 else (0, b[1] - 1)
+            else:
+                result = (b[0] + 1, 0)
+        elif op in ("&", "|", "^"):
+            result = _bitwise_interval(op, a, b)
+        else:  # shifts
+            if b[0] < 0:
+                raise fail(f"the shift amount of '{op}' may be negative (range {list(b)})")
+            if op == "<<" and max(abs(a[0]), abs(a[1])).bit_length() + b[1] > MAX_BITS:
+                raise fail(f"'<<' may produce values beyond 2**{MAX_BITS}")
+            shift: Callable[[int, int], int] = (
+                (lambda x, y: x << y) if op == "<<" else (lambda x, y: x >> y)
+            )
+            corners = [shift(x, y) for x in a for y in (b[0], min(b[1], MAX_BITS + 1))]
+            result = (min(corners), max(corners))
+    elif isinstance(node, Compare | Logical | Not):
+        for child in _children(node):
+            _interval(child, ranges, out, text)
+        result = (0, 1)
+    elif isinstance(node, IfElse):
+        _interval(node.condition, ranges, out, text)
+        a = _interval(node.then, ranges, out, text)
+        b = _interval(node.otherwise, ranges, out, text)
+        result = (min(a[0], b[0]), max(a[1], b[1]))
+    elif isinstance(node, Call):
+        args = [_interval(a, ranges, out, text) for a in node.args]
+        if node.function == "min":
+            result = (min(a[0] for a in args), min(a[1] for a in args))
+        else:
+            result = (max(a[0] for a in args), max(a[1] for a in args))
+    else:  # pragma: no cover - the parser builds no other node
+        raise fail(f"unknown node {type(node).__name__}")
+    if max(abs(result[0]), abs(result[1])).bit_length() > MAX_BITS:
+        raise fail(f"a value may pass 2**{MAX_BITS}")
+    out[id(node)] = result
+    return result
+
+
+class _Evaluator:
+    def __init__(
+        self, ops: Ops[Any, Any], env: Mapping[str, Any], bounds: Mapping[int, Interval], text: str
+    ) -> None:
+        self.ops = ops
+        self.env = env
+        self.bounds = bounds
+        self.text = text
+        self.concrete = isinstance(ops, IntOps)
+
+    def nonneg(self, *nodes: Node) -> bool:
+        for node in nodes:
+            interval = self.bounds.get(id(node))
+            if interval is None or interval[0] < 0:
+                return False
+        return True
+
+    def run(self, node: Node) -> Any:
+        ops = self.ops
+        if isinstance(node, Const):
+            return ops.const(node.value)
+        if isinstance(node, Var):
+            return self.env[node.name]
+        if isinstance(node, Unary):
+            value = self.run(node.operand)
+            return ops.invert(value) if node.op == "~" else ops.neg(value)
+        if isinstance(node, Binary):
+            a = self.run(node.left)
+            b = self.run(node.right)
+            op = node.op
+            if op == "+":
+                return ops.add(a, b)
+            if op == "-":
+                return ops.sub(a, b)
+            if op == "*":
+                return ops.mul(a, b)
+            if op in ("//", "%"):
+                if self.concrete and b == 0:
+                    raise FormulaError(
+                        f"formula error: division by zero in '{op}'", self.text, node.column
+                    )
+                nonneg = self.nonneg(node.left, node.right)
+                return ops.floordiv(a, b, nonneg) if op == "//" else ops.mod(a, b, nonneg)
+            if op == "&":
+                return ops.and_(a, b)
+            if op == "|":
+                return ops.or_(a, b)
+            if op == "^":
+                return ops.xor(a, b)
+            if self.concrete and (b < 0 or (op == "<<" and b > MAX_BITS)):
+                raise FormulaError(
+                    f"formula error: shift amount {b} is out of range [0, {MAX_BITS}]",
+                    self.text,
+                    node.column,
+                )
+            if op == "<<":
+                return ops.shl(a, b)
+            return ops.shr(a, b, self.nonneg(node.left))
+        if isinstance(node, Compare):
+            values = [self.run(o) for o in node.operands]
+            parts = []
+            for op, (left, right), (ln, rn) in zip(
+                node.ops,
+                zip(values, values[1:]),
+                zip(node.operands, node.operands[1:]),
+            ):
+                nonneg = self.nonneg(ln, rn)
+                if op == "==":
+                    parts.append(ops.eq(left, right))
+                elif op == "!=":
+                    parts.append(ops.ne(left, right))
+                elif op == "<":
+                    parts.append(ops.lt(left, right, nonneg))
+                elif op == "<=":
+                    parts.append(ops.le(left, right, nonneg))
+                elif op == ">":
+                    parts.append(ops.lt(right, left, nonneg))
+                else:
+                    parts.append(ops.le(right, left, nonneg))
+            return parts[0] if len(parts) == 1 else ops.logical_and(parts)
+        if isinstance(node, Logical):
+            values = [self.run(v) for v in node.values]
+            return ops.logical_and(values) if node.op == "and" else ops.logical_or(values)
+        if isinstance(node, Not):
+            return ops.logical_not(self.run(node.operand))
+        if isinstance(node, IfElse):
+            return ops.ite(self.run(node.condition), self.run(node.then), self.run(node.otherwise))
+        if isinstance(node, Call):
+            nonneg = self.nonneg(*node.args)
+            values = [self.run(a) for a in node.args]
+            result = values[0]
+            for value in values[1:]:
+                result = (
+                    ops.min(result, value, nonneg)
+                    if node.function == "min"
+                    else ops.max(result, value, nonneg)
+                )
+            return result
+        raise FormulaError(f"unknown node {type(node).__name__}", self.text)  # pragma: no cover

@@ -1,0 +1,452 @@
+"""prove_equal: is a layout equal to a reference (formulas, a callable, or a layout)?
+
+Three methods, each sound on its own; ``method="auto"`` picks the cheapest that applies
+and the verdict names the one that decided:
+
+* ``linear``: a LinearLayout is GF(2)-linear, so once the reference is proven GF(2)-affine
+  (by Z3, for every input at once, or trivially when it is itself a layout) the two are
+  equal iff they agree on 0 and on every basis input, which is checked concretely.  A
+  reference proven *not* affine is refuted by a point of the non-affinity witness.
+* ``exhaustive``: every input evaluated with numpy (default up to 2**22 inputs).
+* ``z3``: one query "some input where they differ", unsatisfiable means proved.
+
+Every counterexample is replayed with exact Python ints before it is reported; a solver
+answer that does not replay, a timeout or a resource limit gives "unknown", never "proved".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify.errors import DimensionError, LayoutTypeError
+from llverify.evaluate import evaluate_all
+from llverify.formula import Formula, FormulaError, Interval
+from llverify.layout import LinearLayout, _require_layout
+from llverify.ops import IntOps, NumpyOps
+from llverify.verdict import Verdict
+
+METHODS = ("auto", "linear", "exhaustive", "z3")
+#: Below this many inputs "auto" simply evaluates them all.
+SMALL_DOMAIN = 1 << 10
+#: Width used for callables written against Ops (their overflow is checked, not assumed).
+CALLABLE_WIDTH = 64
+
+_INT = IntOps()
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """A reference normalized to one evaluation interface."""
+
+    description: str
+    out_dims: tuple[str, ...]
+    formulas: dict[str, Formula] | None
+    function: Callable[..., Any] | None
+    layout: LinearLayout | None
+    params: dict[str, int]
+
+    def evaluate(
+        self, ops: Any, env: Mapping[str, Any], bounds: Mapping[int, Interval] | None = None
+    ) -> dict[str, Any]:
+        full = {**{k: ops.const(v) for k, v in self.params.items()}, **env}
+        if self.formulas is not None:
+            return {d: f.evaluate(ops, full, bounds) for d, f in self.formulas.items()}
+        assert self.function is not None
+        result = self.function(ops, **full)
+        if isinstance(result, Mapping):
+            values = dict(result)
+        else:
+            try:
+                values = dict(zip(self.out_dims, result, strict=True))
+            except (TypeError, ValueError):
+                raise LayoutTypeError(
+                    f"the reference callable must return a mapping out dim -> value or a "
+                    f"sequence of {len(self.out_dims)} values, not {result!r}."
+                ) from None
+        if set(values) != set(self.out_dims):
+            raise DimensionError(
+                f"the reference callable returned out dims {sorted(values)}, expected "
+                f"{list(self.out_dims)}."
+            )
+        return values
+
+
+def _normalize(
+    layout: LinearLayout, reference: Any, params: Mapping[str, int] | None
+) -> _Reference:
+    params = dict(params or {})
+    outs = tuple(layout.get_out_dim_names())
+    ins = set(layout.get_in_dim_names())
+    for name, value in params.items():
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+            raise LayoutTypeError(
+                f"Argument 'params' must map names to ints, not {name!r}: {value!r}."
+            )
+        if name in ins:
+            raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
+    if isinstance(reference, LinearLayout):
+        if set(reference.get_out_dim_names()) != set(outs):
+            raise DimensionError(
+                f"the reference layout's out dims {reference.get_out_dim_names()} must be "
+                f"the layout's {list(outs)}."
+            )
+        if dict(reference.in_dims) != dict(layout.in_dims):
+            raise DimensionError(
+                f"the reference layout's in dims {reference.in_dims} must be the layout's "
+                f"{layout.in_dims} (names and sizes)."
+            )
+        return _Reference("a LinearLayout", outs, None, None, reference, params)
+    if isinstance(reference, Mapping):
+        if set(reference) != set(outs):
+            raise DimensionError(
+                f"Argument 'reference' must give a formula for each out dim {list(outs)}, "
+                f"not for {list(reference)}."
+            )
+        formulas = {}
+        for name in outs:
+            text = reference[name]
+            formula = text if isinstance(text, Formula) else Formula(text)
+            unknown = sorted(formula.variables - ins - set(params))
+            if unknown:
+                raise FormulaError(
+                    f"formula for '{name}' uses {unknown}, which are neither in dims of the "
+                    f"layout {sorted(ins)} nor given params {sorted(params)}",
+                    formula.text,
+                )
+            formulas[name] = formula
+        described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
+        return _Reference(described, outs, formulas, None, None, params)
+    if callable(reference):
+        name = getattr(reference, "__name__", type(reference).__name__)
+        return _Reference(f"callable {name}", outs, None, reference, None, params)
+    raise LayoutTypeError(
+        f"Argument 'reference' must be a mapping out dim -> formula, a callable or a "
+        f"LinearLayout, not {type(reference).__name__}."
+    )
+
+
+def _ranges(layout: LinearLayout, ref: _Reference) -> dict[str, Interval]:
+    ranges: dict[str, Interval] = {name: (0, size - 1) for name, size in layout.in_dims}
+    ranges.update({k: (v, v) for k, v in ref.params.items()})
+    return ranges
+
+
+def _replay(
+    layout: LinearLayout, ref: _Reference, point: Mapping[str, int]
+) -> tuple[dict[str, int], dict[str, int], bool]:
+    """Both outputs at ``point`` with exact ints, and whether they differ."""
+    actual = layout.apply(dict(point))
+    expected = ref.evaluate(_INT, dict(point))
+    expected = {d: int(expected[d]) for d in layout.get_out_dim_names()}
+    return actual, expected, any(actual[d] != expected[d] for d in actual)
+
+
+def _verdict(
+    status: str,
+    method: str,
+    start: float,
+    ref: _Reference,
+    reason: str = "",
+    point: Mapping[str, int] | None = None,
+    actual: dict[str, int] | None = None,
+    expected: dict[str, int] | None = None,
+    **details: Any,
+) -> Verdict:
+    return Verdict(
+        status=status,
+        claim=f"layout == reference ({ref.description})",
+        method=method,
+        time_s=time.perf_counter() - start,
+        counterexample=dict(point) if point is not None else None,
+        actual=actual,
+        expected=expected,
+        reason=reason,
+        details=dict(details),
+    )
+
+
+def _refuted(
+    method: str,
+    start: float,
+    layout: LinearLayout,
+    ref: _Reference,
+    point: Mapping[str, int],
+    reason: str = "",
+) -> Verdict | None:
+    """A refuted verdict if ``point`` really is a counterexample, else None."""
+    actual, expected, differs = _replay(layout, ref, point)
+    if not differs:
+        return None
+    return _verdict("refuted", method, start, ref, reason, point, actual, expected)
+
+
+# ---------------------------------------------------------------------- the methods
+
+
+def _basis_points(layout: LinearLayout) -> list[dict[str, int]]:
+    names = layout.get_in_dim_names()
+    points = [dict.fromkeys(names, 0)]
+    for name, size in layout.in_dims:
+        for i in range(size.bit_length() - 1):
+            point = dict.fromkeys(names, 0)
+            point[name] = 1 << i
+            points.append(point)
+    return points
+
+
+def _by_linear(
+    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
+) -> Verdict | None:
+    if ref.layout is None:
+        affine = _prove_affine(layout, ref, start, timeout_ms)
+        if affine is not None:
+            return affine  # refuted (non-affine witness) or unknown
+    for point in _basis_points(layout):
+        refuted = _refuted("linear", start, layout, ref, point)
+        if refuted is not None:
+            return refuted
+    why = (
+        "both are GF(2)-linear"
+        if ref.layout is not None
+        else "the reference is GF(2)-affine (proved by z3)"
+    )
+    count = layout.get_total_in_dim_size_log2() + 1
+    return _verdict("proved", "linear", start, ref, f"{why} and they agree on {count} basis inputs")
+
+
+def _prove_affine(
+    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
+) -> Verdict | None:
+    """None when z3 proves the reference affine; otherwise a refuted/unknown verdict."""
+    import z3
+
+    from llverify.smt.encode import input_variables, widen
+    from llverify.smt.ops import Z3Ops
+    from llverify.smt.solver import check, model_value
+
+    width, bounds, ops = _z3_setup(layout, ref)
+    xs = input_variables(layout, "x!")
+    ys = input_variables(layout, "y!")
+    zero = {name: ops.const(0) for name in xs}
+    env_x = {name: widen(v, width) for name, v in xs.items()}
+    env_y = {name: widen(v, width) for name, v in ys.items()}
+    env_xy = {name: widen(None if v is None else v ^ ys[name], width) for name, v in xs.items()}
+    r_x = ref.evaluate(ops, env_x, bounds)
+    r_y = ref.evaluate(ops, env_y, bounds)
+    r_xy = ref.evaluate(ops, env_xy, bounds)
+    r_0 = ref.evaluate(ops, zero, bounds)
+    mismatch = [r_xy[d] != (r_x[d] ^ r_y[d] ^ r_0[d]) for d in ref.out_dims]
+    result = check([z3.Or(*mismatch, *ops.overflow_conditions)], timeout_ms)
+    if result.status == "unsat":
+        return None
+    if result.status == "unknown":
+        return _verdict("unknown", "linear", start, ref, f"z3: {result.reason}")
+    assert isinstance(ops, Z3Ops)
+    x = {n: 0 if v is None else model_value(result.model, v) for n, v in xs.items()}
+    y = {n: 0 if v is None else model_value(result.model, v) for n, v in ys.items()}
+    for point in (x, y, {n: x[n] ^ y[n] for n in x}, dict.fromkeys(x, 0)):
+        refuted = _refuted(
+            "linear",
+            start,
+            layout,
+            ref,
+            point,
+            "the reference is not GF(2)-affine, so it cannot equal a linear layout",
+        )
+        if refuted is not None:
+            return refuted
+    return _verdict(
+        "unknown",
+        "linear",
+        start,
+        ref,
+        "z3's non-affinity witness did not replay with exact ints (overflow at the working "
+        "width?); try method='exhaustive' or a larger width",
+    )
+
+
+def _z3_setup(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int, Interval], Any]:
+    from llverify.smt.ops import Z3Ops
+
+    in_bits = max([size.bit_length() for _, size in layout.in_dims] + [1])
+    out_bits = max([size.bit_length() for _, size in layout.out_dims] + [1])
+    bounds: dict[int, Interval] = {}
+    if ref.formulas is not None:
+        ranges = _ranges(layout, ref)
+        width = max([in_bits + 1, out_bits + 1] + [f.width(ranges) for f in ref.formulas.values()])
+        for formula in ref.formulas.values():
+            bounds.update(formula.bounds(ranges))
+        return width, bounds, Z3Ops(width)
+    width = max(CALLABLE_WIDTH, in_bits + 1, out_bits + 1)
+    return width, bounds, Z3Ops(width, checked=ref.function is not None)
+
+
+def _by_z3(layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int) -> Verdict:
+    import z3
+
+    from llverify.smt.encode import encode_layout, input_variables, widen
+    from llverify.smt.solver import check, model_value
+
+    width, bounds, ops = _z3_setup(layout, ref)
+    xs = input_variables(layout)
+    env = {name: widen(v, width) for name, v in xs.items()}
+    mine = encode_layout(layout, xs, width)
+    if ref.layout is not None:
+        theirs = encode_layout(ref.layout, xs, width)
+    else:
+        theirs = ref.evaluate(ops, env, bounds)
+    mismatch = [mine[d] != theirs[d] for d in layout.get_out_dim_names()]
+    result = check([z3.Or(*mismatch, *ops.overflow_conditions)], timeout_ms)
+    if result.status == "unsat":
+        return _verdict(
+            "proved",
+            "z3",
+            start,
+            ref,
+            "no input makes them differ (unsat)",
+            solver_s=result.time_s,
+            width=width,
+        )
+    if result.status == "unknown":
+        return _verdict(
+            "unknown", "z3", start, ref, f"z3: {result.reason}", solver_s=result.time_s, width=width
+        )
+    point = {n: 0 if v is None else model_value(result.model, v) for n, v in xs.items()}
+    refuted = _refuted("z3", start, layout, ref, point)
+    if refuted is not None:
+        return refuted
+    return _verdict(
+        "unknown",
+        "z3",
+        start,
+        ref,
+        f"z3's counterexample {point} did not replay with exact ints (the reference may "
+        f"overflow {width}-bit arithmetic)",
+    )
+
+
+def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdict | None:
+    """None when the numpy backend cannot be exact for this reference."""
+    from llverify.ops import CheckedNumpyOps
+
+    total = layout.get_total_in_dim_size()
+    index = np.arange(total, dtype=np.int64)
+    env: dict[str, Any] = {}
+    position = 0
+    for name, size in layout.in_dims:
+        bits = size.bit_length() - 1
+        env[name] = (index >> position) & (size - 1)
+        position += bits
+    mine = evaluate_all(layout, max_inputs=total)
+    if ref.layout is not None:
+        theirs: dict[str, Any] = evaluate_all(ref.layout.transpose_ins(layout.get_in_dim_names()))
+    elif ref.formulas is not None:
+        ranges = _ranges(layout, ref)
+        if max(f.width(ranges) for f in ref.formulas.values()) > 63:
+            return None
+        theirs = ref.evaluate(NumpyOps(), env)
+    else:
+        checked: CheckedNumpyOps[Any] = CheckedNumpyOps()
+        theirs = ref.evaluate(checked, env)
+        if checked.overflowed:
+            return None
+    differs = np.zeros(total, dtype=bool)
+    for name in layout.get_out_dim_names():
+        differs |= np.broadcast_to(np.asarray(theirs[name]), (total,)) != mine[name]
+    if not differs.any():
+        return _verdict("proved", "exhaustive", start, ref, f"all {total} inputs agree")
+    first = int(np.argmax(differs))
+    point = {name: int(values[first]) for name, values in env.items()}
+    refuted = _refuted("exhaustive", start, layout, ref, point)
+    if refuted is not None:
+        return refuted
+    return _verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
+        "unknown", "exhaustive", start, ref, f"numpy and exact ints disagree at {point}"
+    )
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+def prove_equal(
+    layout: LinearLayout,
+    reference: Any,
+    *,
+    method: str = "auto",
+    params: Mapping[str, int] | None = None,
+    timeout_ms: int = 10_000,
+    max_exhaustive: int = 1 << 22,
+) -> Verdict:
+    """Prove ``layout(x) == reference(x)`` for every input x of the layout.
+
+    Args:
+        layout: the layout.
+        reference: ``{out_dim: formula text}`` over the in dims (and ``params``), a callable
+            ``reference(ops, **inputs) -> {out_dim: value}`` written against
+            :class:`~llverify.ops.Ops`, or another LinearLayout.
+        method: "auto", "linear", "exhaustive" or "z3".
+        params: values of parameters the formulas use.
+        timeout_ms: limit for each solver query; a timeout gives "unknown".
+        max_exhaustive: "auto" evaluates every input only up to this many.
+
+    Returns:
+        A :class:`~llverify.verdict.Verdict` ("proved", "refuted" with a replayed
+        counterexample, or "unknown"), naming the method that decided.
+
+    Examples:
+        >>> ll = LinearLayout.from_bases([("offset", [[0, 1], [0, 2], [1, 0], [2, 2]])],
+        ...                              ["dim0", "dim1"])
+        >>> prove_equal(ll, {"dim0": "offset >> 2",
+        ...                  "dim1": "(offset & 3) ^ (((offset >> 3) & 1) << 1)"}).status
+        'proved'
+        >>> v = prove_equal(ll, {"dim0": "offset >> 2", "dim1": "offset & 3"})
+        >>> v.status, v.counterexample
+        ('refuted', {'offset': 8})
+    """
+    _require_layout(layout, "layout")
+    if method not in METHODS:
+        raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
+    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
+        raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
+    start = time.perf_counter()
+    ref = _normalize(layout, reference, params)
+    total = layout.get_total_in_dim_size()
+    if method == "linear":
+        verdict = _by_linear(layout, ref, start, timeout_ms)
+        assert verdict is not None
+        return verdict
+    if method == "exhaustive":
+        verdict = _by_exhaustive(layout, ref, start)
+        if verdict is None:
+            return _verdict(
+                "unknown",
+                "exhaustive",
+                start,
+                ref,
+                "the reference needs more than 63 bits somewhere: numpy cannot be exact",
+            )
+        return verdict
+    if method == "z3":
+        return _by_z3(layout, ref, start, timeout_ms)
+    # auto
+    if ref.layout is not None:
+        verdict = _by_linear(layout, ref, start, timeout_ms)
+        assert verdict is not None
+        return verdict
+    if total <= SMALL_DOMAIN:
+        verdict = _by_exhaustive(layout, ref, start)
+        if verdict is not None:
+            return verdict
+    verdict = _by_linear(layout, ref, start, timeout_ms)
+    if verdict is not None and not verdict.unknown:
+        return verdict
+    if total <= max_exhaustive:
+        exhaustive = _by_exhaustive(layout, ref, start)
+        if exhaustive is not None:
+            return exhaustive
+    return _by_z3(layout, ref, start, timeout_ms)
