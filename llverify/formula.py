@@ -216,10 +216,10 @@ class _Converter:
         if isinstance(node, ast.Compare):
             symbols = []
             for comparison in node.ops:
-                symbol = _COMPARE.get(type(comparison))
-                if symbol is None:
+                found = _COMPARE.get(type(comparison))
+                if found is None:
                     raise self.fail(f"comparison {type(comparison).__name__} is not allowed", node)
-                symbols.append(symbol)
+                symbols.append(found)
             operands = tuple(self.integer(o) for o in [node.left, *node.comparators])
             return Compare(column, tuple(symbols), operands)
         if isinstance(node, ast.BoolOp):
