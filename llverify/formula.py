@@ -284,13 +284,14 @@ class Formula:
         15
     """
 
-    __slots__ = ("text", "root", "variables")
+    __slots__ = ("text", "root", "variables", "is_condition")
 
     text: str
     root: Node
     variables: frozenset[str]
+    is_condition: bool
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, condition: bool = False) -> None:
         if not isinstance(text, str):
             raise FormulaError(f"a formula must be a str, not {type(text).__name__}.")
         if len(text) > 10_000:
@@ -309,7 +310,7 @@ class Formula:
             raise FormulaError(f"formula rejected: {error}", stripped) from None
         converter = _Converter(stripped)
         try:
-            root = converter.integer(tree.body)
+            root = converter.condition(tree.body) if condition else converter.integer(tree.body)
         except RecursionError:
             raise FormulaError("formula rejected: nested too deeply", stripped) from None
         names: set[str] = set()
@@ -317,11 +318,14 @@ class Formula:
         object.__setattr__(self, "text", stripped)
         object.__setattr__(self, "root", root)
         object.__setattr__(self, "variables", frozenset(names))
+        object.__setattr__(self, "is_condition", condition)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Formula is immutable; cannot set '{name}'.")
 
     def __repr__(self) -> str:
+        if self.is_condition:
+            return f"Formula({self.text!r}, condition=True)"
         return f"Formula({self.text!r})"
 
     def __str__(self) -> str:

@@ -1,0 +1,365 @@
+"""Parametric proofs: a LayoutFamily equal to a reference for every parameter value at once.
+
+Method ``parametric-linear`` (the fast one): every member of a family is GF(2)-linear, so
+the family equals the reference iff (1) the reference is GF(2)-affine in the inputs for all
+parameters, (2) it maps 0 to 0, and (3) it maps each basis input ``in_dim = 2**i`` to the
+family's basis ``i``, for all parameters and all ``i`` at once: three small Z3 queries in
+which the bit index is a symbolic variable instead of an unrolled XOR over all input bits.
+Method ``z3`` is the direct encoding (the XOR over all input bits of symbolic bases), kept
+as a cross-check; ``enumerate`` instantiates every member and proves it concretely.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import z3
+
+from llverify.family import BIT, LayoutFamily
+from llverify.formula import Formula, FormulaError, Interval
+from llverify.ops import IntOps
+from llverify.smt.ops import Z3Ops
+from llverify.smt.solver import SolverResult, check, model_value
+from llverify.verdict import Verdict
+
+_INT = IntOps()
+METHODS = ("auto", "parametric-linear", "z3", "enumerate")
+
+
+class _Setup:
+    """Symbols, ranges and the working width shared by the queries about one family."""
+
+    def __init__(self, family: LayoutFamily, reference: Mapping[str, Formula]) -> None:
+        self.family = family
+        self.reference = reference
+        self.max_in = _tight_max_log2(family)
+        ref_ranges: dict[str, Interval] = dict(family.params)
+        for d, bits in self.max_in.items():
+            ref_ranges[d] = (0, (1 << bits) - 1)
+        basis_ranges: dict[str, Interval] = dict(family.params)
+        basis_ranges[BIT] = (0, max([0, *self.max_in.values()]))
+        widths = [f.width(ref_ranges) for f in reference.values()]
+        widths += [f.width(basis_ranges) for per_out in family.bases.values() for f in per_out.values()]
+        widths += [f.width(dict(family.params)) for f in family.in_dims.values()]
+        widths += [bits + 2 for bits in self.max_in.values()]
+        self.width = max(widths)
+        self.ops = Z3Ops(self.width)
+        self.ref_bounds: dict[int, Interval] = {}
+        for f in reference.values():
+            self.ref_bounds.update(f.bounds(ref_ranges))
+        self.basis_bounds: dict[int, Interval] = {}
+        for per_out in family.bases.values():
+            for f in per_out.values():
+                self.basis_bounds.update(f.bounds(basis_ranges))
+        self.size_bounds: dict[int, Interval] = {}
+        for f in [*family.in_dims.values(), *family.out_dims.values()]:
+            self.size_bounds.update(f.bounds(dict(family.params)))
+        if family.constraint is not None:
+            self.size_bounds.update(family.constraint.bounds(dict(family.params)))
+        self.params = {
+            name: z3.BitVec(f"p!{name}", max(1, high.bit_length()))
+            for name, (_, high) in family.params.items()
+        }
+        self.param_env = {n: z3.ZeroExt(self.width - v.size(), v) for n, v in self.params.items()}
+
+    def domain(self) -> list[Any]:
+        """Constraints: every parameter in range and the family's constraint."""
+        ops = self.ops
+        parts = []
+        for name, (low, high) in self.family.params.items():
+            value = self.param_env[name]
+            parts.append(z3.And(z3.UGE(value, low), z3.ULE(value, high)))
+        if self.family.constraint is not None:
+            parts.append(self.family.constraint.evaluate(ops, self.param_env, self.size_bounds))
+        return parts
+
+    def in_log2(self, dim: str) -> Any:
+        return self.family.in_dims[dim].evaluate(self.ops, self.param_env, self.size_bounds)
+
+    def inputs(self, prefix: str) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+        """Raw input variables, their widened values, and range constraints x < 2**n(p)."""
+        raw, env, ranges = {}, {}, []
+        for d, bits in self.max_in.items():
+            if bits == 0:
+                raw[d] = None
+                env[d] = self.ops.const(0)
+                continue
+            variable = z3.BitVec(f"{prefix}{d}", bits)
+            raw[d] = variable
+            wide = z3.ZeroExt(self.width - bits, variable)
+            env[d] = wide
+            ranges.append(z3.LShR(wide, self.in_log2(d)) == 0)
+        return raw, env, ranges
+
+    def reference_at(self, env: Mapping[str, Any]) -> dict[str, Any]:
+        full = {**self.param_env, **env}
+        return {o: f.evaluate(self.ops, full, self.ref_bounds) for o, f in self.reference.items()}
+
+    def basis_at(self, dim: str, index: Any) -> dict[str, Any]:
+        env = {**self.param_env, BIT: index}
+        return {
+            o: f.evaluate(self.ops, env, self.basis_bounds) for o, f in self.family.bases[dim].items()
+        }
+
+    def params_from(self, model: Any) -> dict[str, int]:
+        return {name: model_value(model, v) for name, v in self.params.items()}
+
+
+def _tight_max_log2(family: LayoutFamily, timeout_ms: int = 10_000) -> dict[str, int]:
+    """The largest log2 size of each in dim over the valid parameters (the interval bound
+    tightened by the constraint, found by binary search with z3)."""
+    loose = family.max_log2("in")
+    if family.constraint is None:
+        return loose
+    ranges: dict[str, Interval] = dict(family.params)
+    width = max(
+        [family.constraint.width(ranges)] + [f.width(ranges) for f in family.in_dims.values()]
+    ) + 1
+    ops = Z3Ops(width)
+    params = {n: z3.BitVec(f"q!{n}", width) for n in family.params}
+    domain = [z3.And(z3.UGE(v, family.params[n][0]), z3.ULE(v, family.params[n][1]))
+              for n, v in params.items()]
+    domain.append(family.constraint.evaluate(ops, params, family.constraint.bounds(ranges)))
+    tight = {}
+    for dim, formula in family.in_dims.items():
+        size = formula.evaluate(ops, params, formula.bounds(ranges))
+        low, high = 0, loose[dim]  # invariant: some member reaches `low`; none exceeds `high`
+        while low < high:
+            middle = (low + high + 1) // 2
+            result = check([*domain, z3.UGE(size, middle)], timeout_ms)
+            if result.status == "sat":
+                low = middle
+            elif result.status == "unsat":
+                high = middle - 1
+            else:
+                return loose  # keep the sound loose bound
+        tight[dim] = low
+    return tight
+
+
+def _normalize_reference(family: LayoutFamily, reference: Mapping[str, Any]) -> dict[str, Formula]:
+    if set(reference) != set(family.out_dims):
+        raise FormulaError(
+            f"the reference must give a formula for each out dim {list(family.out_dims)}, "
+            f"not for {list(reference)}"
+        )
+    allowed = set(family.params) | set(family.in_dims)
+    result = {}
+    for out, text in reference.items():
+        formula = text if isinstance(text, Formula) else Formula(text)
+        unknown = sorted(formula.variables - allowed)
+        if unknown:
+            raise FormulaError(
+                f"formula for '{out}' uses {unknown}, which are neither in dims "
+                f"{sorted(family.in_dims)} nor parameters {sorted(family.params)}",
+                formula.text,
+            )
+        result[out] = formula
+    return result
+
+
+def _claim(family: LayoutFamily, reference: Mapping[str, Formula]) -> str:
+    text = "; ".join(f"{o} = {f.text}" for o, f in reference.items())
+    return f"family {family.name} == reference ({text}) for all parameters"
+
+
+def _replayed(
+    family: LayoutFamily,
+    reference: Mapping[str, Formula],
+    params: Mapping[str, int],
+    point: Mapping[str, int],
+) -> tuple[dict[str, int], dict[str, int]] | None:
+    """(actual, expected) if the concrete member differs from the reference at ``point``."""
+    if not family.is_member(**params):
+        return None
+    layout = family.instance(**params)
+    sizes = dict(layout.in_dims)
+    if any(not 0 <= point[d] < sizes[d] for d in point):
+        return None
+    actual = layout.apply(dict(point))
+    env = {**params, **point}
+    expected = {o: int(f.evaluate(_INT, env)) for o, f in reference.items()}
+    if actual == expected:
+        return None
+    return actual, expected
+
+
+def _finish(
+    status: str,
+    method: str,
+    start: float,
+    claim: str,
+    reason: str = "",
+    counterexample: dict[str, int] | None = None,
+    actual: dict[str, int] | None = None,
+    expected: dict[str, int] | None = None,
+    **details: Any,
+) -> Verdict:
+    return Verdict(
+        status, claim, method, time.perf_counter() - start, counterexample, actual, expected,
+        reason, dict(details),
+    )
+
+
+def _unknown(result: SolverResult, method: str, start: float, claim: str, what: str) -> Verdict:
+    return _finish("unknown", method, start, claim, f"z3 ({what}): {result.reason}")
+
+
+def _parametric_linear(
+    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
+) -> Verdict:
+    method = "parametric-linear"
+    claim = _claim(family, reference)
+    setup = _Setup(family, reference)
+    domain = setup.domain()
+    timings = {}
+    # (1) the reference is GF(2)-affine in the inputs, for every parameter value.
+    _, env_x, range_x = setup.inputs("x!")
+    raw_y, env_y, range_y = setup.inputs("y!")
+    raw_x = {d: v for d, v in setup.inputs("x!")[0].items()}
+    env_xy = {d: env_x[d] ^ env_y[d] for d in env_x}
+    zero = {d: setup.ops.const(0) for d in env_x}
+    r_x, r_y = setup.reference_at(env_x), setup.reference_at(env_y)
+    r_xy, r_0 = setup.reference_at(env_xy), setup.reference_at(zero)
+    not_affine = z3.Or(*[r_xy[o] != (r_x[o] ^ r_y[o] ^ r_0[o]) for o in reference])
+    result = check([*domain, *range_x, *range_y, not_affine], timeout_ms)
+    timings["affine_s"] = result.time_s
+    if result.status == "unknown":
+        return _unknown(result, method, start, claim, "affinity")
+    if result.status == "sat":
+        params = setup.params_from(result.model)
+        x = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_x.items()}
+        y = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_y.items()}
+        for point in (x, y, {d: x[d] ^ y[d] for d in x}, dict.fromkeys(x, 0)):
+            replay = _replayed(family, reference, params, point)
+            if replay is not None:
+                return _finish(
+                    "refuted", method, start, claim,
+                    "the reference is not GF(2)-affine for these parameters",
+                    {**params, **point}, *replay, **timings,
+                )
+        return _finish("unknown", method, start, claim, "non-affinity witness did not replay")
+    # (2) zero maps to zero.
+    result = check([*domain, z3.Or(*[r_0[o] != 0 for o in reference])], timeout_ms)
+    timings["zero_s"] = result.time_s
+    if result.status == "unknown":
+        return _unknown(result, method, start, claim, "zero")
+    if result.status == "sat":
+        params = setup.params_from(result.model)
+        point = dict.fromkeys(family.in_dims, 0)
+        replay = _replayed(family, reference, params, point)
+        if replay is not None:
+            return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
+        return _finish("unknown", method, start, claim, "counterexample did not replay")
+    # (3) each basis input maps to the family's basis, for all parameters and bit indices.
+    index_bits = max(1, max(setup.max_in.values(), default=0).bit_length())
+    for dim, max_bits in setup.max_in.items():
+        if max_bits == 0:
+            continue
+        index = z3.BitVec(f"i!{dim}", index_bits)
+        wide_index = z3.ZeroExt(setup.width - index_bits, index)
+        unit = {d: setup.ops.const(0) for d in family.in_dims}
+        unit[dim] = setup.ops.const(1) << wide_index
+        r_e = setup.reference_at(unit)
+        b_e = setup.basis_at(dim, wide_index)
+        in_range = z3.ULT(wide_index, setup.in_log2(dim))
+        differs = z3.Or(*[r_e[o] != b_e[o] for o in reference])
+        result = check([*domain, in_range, differs], timeout_ms)
+        timings[f"basis_{dim}_s"] = result.time_s
+        if result.status == "unknown":
+            return _unknown(result, method, start, claim, f"bases of {dim}")
+        if result.status == "sat":
+            params = setup.params_from(result.model)
+            point = dict.fromkeys(family.in_dims, 0)
+            point[dim] = 1 << model_value(result.model, index)
+            replay = _replayed(family, reference, params, point)
+            if replay is not None:
+                return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
+            return _finish("unknown", method, start, claim, "counterexample did not replay")
+    return _finish(
+        "proved", method, start, claim,
+        "the reference is GF(2)-affine, maps 0 to 0 and every basis input to the family's "
+        "basis, for all parameters (z3)",
+        width=setup.width, **timings,
+    )
+
+
+def _direct(
+    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
+) -> Verdict:
+    """The naive encoding: the layout as an XOR over all input bits of symbolic bases."""
+    method = "z3"
+    claim = _claim(family, reference)
+    setup = _Setup(family, reference)
+    raw, env, ranges = setup.inputs("x!")
+    layout_value = {o: setup.ops.const(0) for o in family.out_dims}
+    for dim, max_bits in setup.max_in.items():
+        variable = raw[dim]
+        for bit in range(max_bits):
+            basis = setup.basis_at(dim, setup.ops.const(bit))
+            selected = z3.Extract(bit, bit, variable) == 1
+            for o in family.out_dims:
+                layout_value[o] = layout_value[o] ^ z3.If(selected, basis[o], setup.ops.const(0))
+    r_x = setup.reference_at(env)
+    differs = z3.Or(*[layout_value[o] != r_x[o] for o in family.out_dims])
+    result = check([*setup.domain(), *ranges, differs], timeout_ms)
+    if result.status == "unknown":
+        return _unknown(result, method, start, claim, "direct")
+    if result.status == "unsat":
+        return _finish("proved", method, start, claim, "no parameters and input make them differ",
+                       width=setup.width, solver_s=result.time_s)
+    params = setup.params_from(result.model)
+    point = {d: 0 if v is None else model_value(result.model, v) for d, v in raw.items()}
+    replay = _replayed(family, reference, params, point)
+    if replay is not None:
+        return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
+    return _finish("unknown", method, start, claim, "counterexample did not replay")
+
+
+def _enumerate(
+    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
+) -> Verdict:
+    from llverify.prove import prove_equal
+
+    claim = _claim(family, reference)
+    count = 0
+    for params in family.members():
+        layout = family.instance(**params)
+        verdict = prove_equal(layout, reference, params=params, method="linear",
+                              timeout_ms=timeout_ms)
+        count += 1
+        if verdict.refuted:
+            assert verdict.counterexample is not None
+            return _finish("refuted", "enumerate", start, claim, f"member {params}",
+                           {**params, **verdict.counterexample}, verdict.actual, verdict.expected)
+        if verdict.unknown:
+            return _finish("unknown", "enumerate", start, claim, f"member {params}: {verdict.reason}")
+    return _finish("proved", "enumerate", start, claim, f"all {count} members proved", members=count)
+
+
+def prove_family_equal(
+    family: LayoutFamily,
+    reference: Mapping[str, Any],
+    *,
+    method: str = "auto",
+    timeout_ms: int = 60_000,
+) -> Verdict:
+    """Prove every member of ``family`` equal to ``reference`` (formulas over the family's
+    in dims and parameters).  A refutation names the parameters and the input.
+
+    Examples:
+        >>> from llverify.family import swizzled_shared_2d, SWIZZLED_REFERENCE
+        >>> prove_family_equal(swizzled_shared_2d(8, 3), SWIZZLED_REFERENCE).status
+        'proved'
+    """
+    if method not in METHODS:
+        raise ValueError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
+    start = time.perf_counter()
+    formulas = _normalize_reference(family, reference)
+    if method == "z3":
+        return _direct(family, formulas, start, timeout_ms)
+    if method == "enumerate":
+        return _enumerate(family, formulas, start, timeout_ms)
+    return _parametric_linear(family, formulas, start, timeout_ms)
