@@ -77,12 +77,18 @@ class LayoutFamily:
                     f"with low <= high, not {bounds!r}."
                 )
             if key == BIT:
-                raise LayoutError(f"family '{self.name}': '{BIT}' is the bit index, not a parameter.")
+                raise LayoutError(
+                    f"family '{self.name}': '{BIT}' is the bit index, not a parameter."
+                )
             params[key] = (low, high)
         object.__setattr__(self, "params", params)
         names = set(params)
-        in_dims = {d: _formula(t, f"family '{self.name}' in dim '{d}'") for d, t in self.in_dims.items()}
-        out_dims = {d: _formula(t, f"family '{self.name}' out dim '{d}'") for d, t in self.out_dims.items()}
+        in_dims = {
+            d: _formula(t, f"family '{self.name}' in dim '{d}'") for d, t in self.in_dims.items()
+        }
+        out_dims = {
+            d: _formula(t, f"family '{self.name}' out dim '{d}'") for d, t in self.out_dims.items()
+        }
         for where, formula in [*in_dims.items(), *out_dims.items()]:
             if not formula.variables <= names:
                 raise FormulaError(
@@ -95,7 +101,7 @@ class LayoutFamily:
                 f"family '{self.name}': bases must be given for the in dims {list(in_dims)}, "
                 f"not {list(self.bases)}."
             )
-        bases = {}
+        bases: dict[str, dict[str, Formula]] = {}
         for d, per_out in self.bases.items():
             if set(per_out) != set(out_dims):
                 raise DimensionError(
@@ -169,7 +175,8 @@ class LayoutFamily:
     def _check_values(self, values: Mapping[str, int]) -> None:
         if set(values) != set(self.params):
             raise DimensionError(
-                f"family '{self.name}' needs values for {sorted(self.params)}, not {sorted(values)}."
+                f"family '{self.name}' needs values for {sorted(self.params)}, "
+                f"not {sorted(values)}."
             )
         for key, value in values.items():
             low, high = self.params[key]

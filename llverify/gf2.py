@@ -135,3 +135,46 @@ def matrix_rows(columns: Sequence[int], num_rows: int) -> list[list[int]]:
         [[1, 1], [0, 1]]
     """
     return [[(column >> row) & 1 for column in columns] for row in range(num_rows)]
+
+
+def kernel_vector(columns: Sequence[int]) -> int | None:
+    """A non-zero bitmask x over the columns with XOR(columns[x]) == 0, or None if the
+    columns are independent.
+
+    Examples:
+        >>> bin(kernel_vector([1, 2, 3]))
+        '0b111'
+        >>> kernel_vector([1, 2]) is None
+        True
+    """
+    vectors: dict[int, tuple[int, int]] = {}
+    for index, column in enumerate(columns):
+        expression = 1 << index
+        while column:
+            top = column.bit_length() - 1
+            entry = vectors.get(top)
+            if entry is None:
+                vectors[top] = (column, expression)
+                break
+            column ^= entry[0]
+            expression ^= entry[1]
+        else:
+            return expression
+    return None
+
+
+def transpose(columns: Sequence[int], num_rows: int) -> list[int]:
+    """The rows of the matrix as bitmasks over the columns.
+
+    Examples:
+        >>> transpose([0b01, 0b11], 2)
+        [3, 2]
+    """
+    rows = []
+    for r in range(num_rows):
+        mask = 0
+        for c, column in enumerate(columns):
+            if (column >> r) & 1:
+                mask |= 1 << c
+        rows.append(mask)
+    return rows

@@ -41,7 +41,9 @@ class _Setup:
         basis_ranges: dict[str, Interval] = dict(family.params)
         basis_ranges[BIT] = (0, max([0, *self.max_in.values()]))
         widths = [f.width(ref_ranges) for f in reference.values()]
-        widths += [f.width(basis_ranges) for per_out in family.bases.values() for f in per_out.values()]
+        widths += [
+            f.width(basis_ranges) for per_out in family.bases.values() for f in per_out.values()
+        ]
         widths += [f.width(dict(family.params)) for f in family.in_dims.values()]
         widths += [bits + 2 for bits in self.max_in.values()]
         self.width = max(widths)
@@ -80,7 +82,9 @@ class _Setup:
 
     def inputs(self, prefix: str) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
         """Raw input variables, their widened values, and range constraints x < 2**n(p)."""
-        raw, env, ranges = {}, {}, []
+        raw: dict[str, Any] = {}
+        env: dict[str, Any] = {}
+        ranges: list[Any] = []
         for d, bits in self.max_in.items():
             if bits == 0:
                 raw[d] = None
@@ -100,7 +104,8 @@ class _Setup:
     def basis_at(self, dim: str, index: Any) -> dict[str, Any]:
         env = {**self.param_env, BIT: index}
         return {
-            o: f.evaluate(self.ops, env, self.basis_bounds) for o, f in self.family.bases[dim].items()
+            o: f.evaluate(self.ops, env, self.basis_bounds)
+            for o, f in self.family.bases[dim].items()
         }
 
     def params_from(self, model: Any) -> dict[str, int]:
@@ -114,13 +119,16 @@ def _tight_max_log2(family: LayoutFamily, timeout_ms: int = 10_000) -> dict[str,
     if family.constraint is None:
         return loose
     ranges: dict[str, Interval] = dict(family.params)
-    width = max(
-        [family.constraint.width(ranges)] + [f.width(ranges) for f in family.in_dims.values()]
-    ) + 1
+    width = (
+        max([family.constraint.width(ranges)] + [f.width(ranges) for f in family.in_dims.values()])
+        + 1
+    )
     ops = Z3Ops(width)
     params = {n: z3.BitVec(f"q!{n}", width) for n in family.params}
-    domain = [z3.And(z3.UGE(v, family.params[n][0]), z3.ULE(v, family.params[n][1]))
-              for n, v in params.items()]
+    domain = [
+        z3.And(z3.UGE(v, family.params[n][0]), z3.ULE(v, family.params[n][1]))
+        for n, v in params.items()
+    ]
     domain.append(family.constraint.evaluate(ops, params, family.constraint.bounds(ranges)))
     tight = {}
     for dim, formula in family.in_dims.items():
@@ -198,8 +206,15 @@ def _finish(
     **details: Any,
 ) -> Verdict:
     return Verdict(
-        status, claim, method, time.perf_counter() - start, counterexample, actual, expected,
-        reason, dict(details),
+        status,
+        claim,
+        method,
+        time.perf_counter() - start,
+        counterexample,
+        actual,
+        expected,
+        reason,
+        dict(details),
     )
 
 
@@ -214,7 +229,7 @@ def _parametric_linear(
     claim = _claim(family, reference)
     setup = _Setup(family, reference)
     domain = setup.domain()
-    timings = {}
+    timings: dict[str, Any] = {}
     # (1) the reference is GF(2)-affine in the inputs, for every parameter value.
     _, env_x, range_x = setup.inputs("x!")
     raw_y, env_y, range_y = setup.inputs("y!")
@@ -236,9 +251,14 @@ def _parametric_linear(
             replay = _replayed(family, reference, params, point)
             if replay is not None:
                 return _finish(
-                    "refuted", method, start, claim,
+                    "refuted",
+                    method,
+                    start,
+                    claim,
                     "the reference is not GF(2)-affine for these parameters",
-                    {**params, **point}, *replay, **timings,
+                    {**params, **point},
+                    *replay,
+                    **timings,
                 )
         return _finish("unknown", method, start, claim, "non-affinity witness did not replay")
     # (2) zero maps to zero.
@@ -279,10 +299,14 @@ def _parametric_linear(
                 return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
             return _finish("unknown", method, start, claim, "counterexample did not replay")
     return _finish(
-        "proved", method, start, claim,
+        "proved",
+        method,
+        start,
+        claim,
         "the reference is GF(2)-affine, maps 0 to 0 and every basis input to the family's "
         "basis, for all parameters (z3)",
-        width=setup.width, **timings,
+        width=setup.width,
+        **timings,
     )
 
 
@@ -308,8 +332,15 @@ def _direct(
     if result.status == "unknown":
         return _unknown(result, method, start, claim, "direct")
     if result.status == "unsat":
-        return _finish("proved", method, start, claim, "no parameters and input make them differ",
-                       width=setup.width, solver_s=result.time_s)
+        return _finish(
+            "proved",
+            method,
+            start,
+            claim,
+            "no parameters and input make them differ",
+            width=setup.width,
+            solver_s=result.time_s,
+        )
     params = setup.params_from(result.model)
     point = {d: 0 if v is None else model_value(result.model, v) for d, v in raw.items()}
     replay = _replayed(family, reference, params, point)
@@ -327,16 +358,29 @@ def _enumerate(
     count = 0
     for params in family.members():
         layout = family.instance(**params)
-        verdict = prove_equal(layout, reference, params=params, method="linear",
-                              timeout_ms=timeout_ms)
+        verdict = prove_equal(
+            layout, reference, params=params, method="linear", timeout_ms=timeout_ms
+        )
         count += 1
         if verdict.refuted:
             assert verdict.counterexample is not None
-            return _finish("refuted", "enumerate", start, claim, f"member {params}",
-                           {**params, **verdict.counterexample}, verdict.actual, verdict.expected)
+            return _finish(
+                "refuted",
+                "enumerate",
+                start,
+                claim,
+                f"member {params}",
+                {**params, **verdict.counterexample},
+                verdict.actual,
+                verdict.expected,
+            )
         if verdict.unknown:
-            return _finish("unknown", "enumerate", start, claim, f"member {params}: {verdict.reason}")
-    return _finish("proved", "enumerate", start, claim, f"all {count} members proved", members=count)
+            return _finish(
+                "unknown", "enumerate", start, claim, f"member {params}: {verdict.reason}"
+            )
+    return _finish(
+        "proved", "enumerate", start, claim, f"all {count} members proved", members=count
+    )
 
 
 def prove_family_equal(
@@ -363,3 +407,206 @@ def prove_family_equal(
     if method == "enumerate":
         return _enumerate(family, formulas, start, timeout_ms)
     return _parametric_linear(family, formulas, start, timeout_ms)
+
+
+PROPERTIES = ("injective", "surjective", "no_broadcast", "distributed", "memory")
+
+
+def _bits_set(value: Any, bits: int) -> Any:
+    """Number of set bits among the low ``bits`` bits, as a small bit-vector sum."""
+    width = value.size()
+    total = z3.BitVecVal(0, width)
+    for b in range(bits):
+        total = total + z3.ZeroExt(width - 1, z3.Extract(b, b, value))
+    return total
+
+
+def _parity(value: Any, bits: int) -> Any:
+    if bits == 0:
+        return z3.BitVecVal(0, 1)
+    result = z3.Extract(0, 0, value)
+    for b in range(1, bits):
+        result = result ^ z3.Extract(b, b, value)
+    return result
+
+
+def _columns(setup: _Setup) -> list[tuple[str, int, Any, dict[str, Any]]]:
+    """(in dim, bit, guard "bit < size", basis coords) for every possible basis, unrolled."""
+    columns = []
+    for dim, max_bits in setup.max_in.items():
+        size = setup.in_log2(dim)
+        for bit in range(max_bits):
+            constant = setup.ops.const(bit)
+            columns.append((dim, bit, z3.ULT(constant, size), setup.basis_at(dim, constant)))
+    return columns
+
+
+def _property_query(setup: _Setup, prop: str) -> list[Any]:
+    """Constraints satisfiable exactly when some member violates ``prop``."""
+    ops = setup.ops
+    family = setup.family
+    outs = list(family.out_dims)
+    columns = _columns(setup)
+    max_out = _tight_max_log2_out(family)
+    out_size = {
+        o: family.out_dims[o].evaluate(ops, setup.param_env, setup.size_bounds) for o in outs
+    }
+    zero = ops.const(0)
+
+    def nonzero(coords: dict[str, Any]) -> Any:
+        return z3.Or(*[coords[o] != zero for o in outs]) if outs else z3.BoolVal(False)
+
+    if prop == "no_broadcast":
+        return [z3.Or(*[z3.And(guard, z3.Not(nonzero(c))) for _, _, guard, c in columns])]
+    if prop == "injective":
+        raw, env, ranges = setup.inputs("x!")
+        value = {o: zero for o in outs}
+        for dim, bit, _, coords in columns:
+            selected = z3.Extract(bit, bit, raw[dim]) == 1
+            for o in outs:
+                value[o] = value[o] ^ z3.If(selected, coords[o], zero)
+        some_input = z3.Or(*[env[d] != zero for d in env]) if env else z3.BoolVal(False)
+        return [*ranges, some_input, z3.And(*[value[o] == zero for o in outs])]
+    if prop == "surjective":
+        functional = {}
+        constraints = []
+        for o in outs:
+            bits = max_out[o]
+            f = z3.BitVec(f"f!{o}", max(1, bits))
+            functional[o] = (f, bits)
+            wide = z3.ZeroExt(setup.width - f.size(), f)
+            constraints.append(z3.LShR(wide, out_size[o]) == 0)
+        constraints.append(
+            z3.Or(*[f != 0 for f, _ in functional.values()]) if outs else z3.BoolVal(False)
+        )
+        for _, _, guard, coords in columns:
+            parity = z3.BitVecVal(0, 1)
+            for o in outs:
+                f, bits = functional[o]
+                if bits:
+                    parity = parity ^ _parity(z3.Extract(bits - 1, 0, coords[o]) & f, bits)
+            constraints.append(z3.Implies(guard, parity == 0))
+        return constraints
+    if prop == "distributed":
+        violations = []
+        for _, _, guard, coords in columns:
+            count = sum((z3.If(coords[o] != zero, ops.const(1), zero) for o in outs), zero)
+            not_one_hot = z3.Or(
+                z3.UGT(count, 1), *[(coords[o] & (coords[o] - 1)) != zero for o in outs]
+            )
+            violations.append(z3.And(guard, not_one_hot))
+        for a in range(len(columns)):
+            for b in range(a + 1, len(columns)):
+                _, _, guard_a, ca = columns[a]
+                _, _, guard_b, cb = columns[b]
+                same = z3.And(*[ca[o] == cb[o] for o in outs])
+                violations.append(z3.And(guard_a, guard_b, nonzero(ca), same))
+        return [z3.Or(*violations)]
+    if prop == "memory":
+        violations = []
+        for _, _, guard, coords in columns:
+            count = sum(
+                (_bits_set(coords[o], max_out[o]) for o in outs), z3.BitVecVal(0, setup.width)
+            )
+            violations.append(z3.And(guard, z3.Or(count == 0, z3.UGT(count, 2))))
+        in_total = sum((setup.in_log2(d) for d in family.in_dims), zero)
+        out_total = sum((out_size[o] for o in outs), zero)
+        violations.append(in_total != out_total)
+        return [z3.Or(*violations)]
+    raise ValueError(f"Argument 'property' must be one of {PROPERTIES}, not {prop!r}.")
+
+
+def _tight_max_log2_out(family: LayoutFamily) -> dict[str, int]:
+    swapped = LayoutFamily(
+        family.name,
+        family.params,
+        family.out_dims,
+        family.out_dims,
+        {o: {p: "0" for p in family.out_dims} for o in family.out_dims},
+        family.constraint,
+    )
+    return _tight_max_log2(swapped)
+
+
+def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 60_000) -> Verdict:
+    """Prove a structural property for every member: "injective", "surjective",
+    "no_broadcast" (no zero basis), "distributed" or "memory" (the paper's definitions).
+
+    A refutation names the parameters and carries the member's concrete witness (from
+    :mod:`llverify.structure`), so it is replayed exactly.
+
+    Examples:
+        >>> from llverify.family import swizzled_shared_2d
+        >>> prove_family_property(swizzled_shared_2d(8, 3), "memory").status
+        'proved'
+    """
+    from llverify import structure
+
+    if prop not in PROPERTIES:
+        raise ValueError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
+    start = time.perf_counter()
+    claim = f"every member of family {family.name} is {prop.replace('_', ' ')}"
+    setup = _Setup(family, {})
+    constraints = _property_query(setup, prop)
+    if prop == "memory":
+        # Bits and squareness first; invertibility of a square layout is injectivity.
+        result = check([*setup.domain(), *constraints], timeout_ms)
+        if result.status == "unsat":
+            constraints = _property_query(setup, "injective")
+            result = check([*setup.domain(), *constraints], timeout_ms)
+    elif prop == "distributed":
+        result = check([*setup.domain(), *constraints], timeout_ms)
+        if result.status == "unsat":
+            constraints = _property_query(setup, "surjective")
+            result = check([*setup.domain(), *constraints], timeout_ms)
+    else:
+        result = check([*setup.domain(), *constraints], timeout_ms)
+    if result.status == "unknown":
+        return _finish("unknown", "z3", start, claim, f"z3: {result.reason}")
+    if result.status == "unsat":
+        return _finish("proved", "z3", start, claim, "no parameter values violate it")
+    params = setup.params_from(result.model)
+    checks = {
+        "injective": structure.check_injective,
+        "surjective": structure.check_surjective,
+        "distributed": structure.check_distributed,
+        "memory": structure.check_memory_layout,
+        "no_broadcast": _check_no_broadcast,
+    }
+    if family.is_member(**params):
+        concrete = checks[prop](family.instance(**params))
+        if concrete.refuted:
+            assert concrete.counterexample is not None
+            return _finish(
+                "refuted",
+                "z3",
+                start,
+                claim,
+                f"{params}: {concrete.reason}",
+                {**params, **concrete.counterexample},
+                concrete.actual,
+                concrete.expected,
+                **concrete.details,
+            )
+    return _finish("unknown", "z3", start, claim, f"z3's witness {params} did not replay")
+
+
+def _check_no_broadcast(layout: Any) -> Verdict:
+    from llverify.structure import broadcast_bits
+
+    start = time.perf_counter()
+    bits = broadcast_bits(layout)
+    for name, mask in bits.items():
+        if mask:
+            point = dict.fromkeys(bits, 0)
+            point[name] = mask & -mask
+            return Verdict(
+                "refuted",
+                "no zero basis",
+                "gf2",
+                time.perf_counter() - start,
+                point,
+                layout.apply(point),
+                reason=f"basis {name}={point[name]} is zero",
+            )
+    return Verdict("proved", "no zero basis", "gf2", time.perf_counter() - start)

@@ -29,7 +29,10 @@ def check(constraints: Sequence[Any], timeout_ms: int, rlimit: int | None = None
         >>> check([x * 2 == 3], 1000).status
         'unsat'
     """
-    solver = z3.SolverFor("QF_BV")
+    # The general solver: it picks the bit-vector tactic for pure bit-vector queries, and
+    # stays sound if a query mixes in another theory (SolverFor("QF_BV") would silently
+    # treat integer arithmetic as uninterpreted functions).
+    solver = z3.Solver()
     solver.set("timeout", max(1, int(timeout_ms)))
     if rlimit is not None:
         solver.set("rlimit", int(rlimit))
