@@ -9,6 +9,8 @@ from llverify.errors import (
     NotInvertibleError,
     ParseError,
 )
+from llverify.explain import explain
+from llverify.family import LayoutFamily, swizzled_shared_2d
 from llverify.formula import Formula, FormulaError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
@@ -22,7 +24,14 @@ from llverify.layout_utils import (
     zeros_like,
 )
 from llverify.ops import IntOps, NumpyOps, Ops
-from llverify.prove import prove_equal
+from llverify.prove import prove_equal, prove_family_equal, prove_family_property
+from llverify.structure import (
+    broadcast_bits,
+    check_distributed,
+    check_injective,
+    check_memory_layout,
+    check_surjective,
+)
 from llverify.verdict import ProofFailure, Status, Verdict
 
 __version__ = "0.1.0"
@@ -32,6 +41,7 @@ __all__ = [
     "Formula",
     "FormulaError",
     "IntOps",
+    "LayoutFamily",
     "NumpyOps",
     "Ops",
     "ProofFailure",
@@ -44,13 +54,22 @@ __all__ = [
     "LinearLayout",
     "NotInvertibleError",
     "ParseError",
+    "broadcast_bits",
+    "check_distributed",
+    "check_injective",
+    "check_memory_layout",
+    "check_surjective",
     "divide_left",
     "divide_right",
     "ensure_layout_not_larger_than",
     "ensure_layout_not_smaller_than",
+    "explain",
     "identity_standard_nd",
     "lstsq",
     "prove_equal",
+    "prove_family_equal",
+    "prove_family_property",
     "supremum",
+    "swizzled_shared_2d",
     "zeros_like",
 ]

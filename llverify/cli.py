@@ -15,6 +15,7 @@ from typing import Any
 
 from llverify import __version__
 from llverify.errors import LLVerifyError
+from llverify.explain import explain
 from llverify.layout import LinearLayout
 from llverify.text import layout_to_dict, read_layout
 
@@ -72,6 +73,7 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
         "free_variable_masks": masks,
         "broadcast_dims": [d for d, m in masks.items() if m],
         "num_consecutive_in_out": layout.num_consecutive_in_out(),
+        "closed_form": {name: str(formula) for name, formula in explain(layout).items()},
     }
 
 
@@ -96,6 +98,9 @@ def _cmd_layout(args: argparse.Namespace) -> int:
         else:
             print("broadcast (free) bits: none")
         print(f"consecutive elements along the first dims: {report['num_consecutive_in_out']}")
+        print("closed form:")
+        for name, text in report["closed_form"].items():
+            print(f"  {name} = {text}")
         print()
     return EXIT_OK
 

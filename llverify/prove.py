@@ -453,3 +453,19 @@ def prove_equal(
         if exhaustive is not None:
             return exhaustive
     return _by_z3(layout, ref, start, timeout_ms)
+
+
+def prove_family_equal(family: Any, reference: Any, **options: Any) -> Verdict:
+    """Prove every member of a :class:`~llverify.family.LayoutFamily` equal to ``reference``
+    (see :func:`llverify.smt.parametric.prove_family_equal`; z3 is imported on first use)."""
+    from llverify.smt.parametric import prove_family_equal as prove
+
+    return prove(family, reference, **options)
+
+
+def prove_family_property(family: Any, prop: str, **options: Any) -> Verdict:
+    """Prove a structural property of every member of a family (see
+    :func:`llverify.smt.parametric.prove_family_property`)."""
+    from llverify.smt.parametric import prove_family_property as prove
+
+    return prove(family, prop, **options)

@@ -19,6 +19,9 @@ MODULES = [
     "llverify.formula",
     "llverify.verdict",
     "llverify.prove",
+    "llverify.explain",
+    "llverify.family",
+    "llverify.structure",
     "llverify.text",
 ]
 
