@@ -70,8 +70,19 @@ class LayoutFamily:
     def __post_init__(self) -> None:
         params = {}
         for key, bounds in dict(self.params).items():
+            if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+                raise LayoutError(
+                    f"family '{self.name}': parameter '{key}' needs an int range (low, high), "
+                    f"not {bounds!r}."
+                )
             low, high = bounds
-            if not isinstance(low, int) or not isinstance(high, int) or low > high:
+            if (
+                not isinstance(low, int)
+                or not isinstance(high, int)
+                or isinstance(low, bool)
+                or isinstance(high, bool)
+                or low > high
+            ):
                 raise LayoutError(
                     f"family '{self.name}': parameter '{key}' needs an int range (low, high) "
                     f"with low <= high, not {bounds!r}."
@@ -138,6 +149,13 @@ class LayoutFamily:
                 raise FormulaError(
                     f"family '{self.name}': a dim size formula may go negative", formula.text
                 )
+        basis_ranges = self.bit_ranges()
+        for d, per_out in bases.items():
+            for o, formula in per_out.items():
+                try:
+                    formula.bounds(basis_ranges)  # rejects negative shifts, zero divisors
+                except FormulaError as error:
+                    raise FormulaError(f"family '{self.name}': basis {d} -> {o}: {error}") from None
 
     # ------------------------------------------------------------------ domain
 
@@ -180,7 +198,7 @@ class LayoutFamily:
             )
         for key, value in values.items():
             low, high = self.params[key]
-            if not isinstance(value, int) or not low <= value <= high:
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise LayoutError(
                     f"family '{self.name}': parameter '{key}' must be in [{low}, {high}], "
                     f"not {value!r}."

@@ -16,6 +16,7 @@ Z3) is exact, and rejects formulas that could divide by zero or shift by a negat
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ from llverify.ops import IntOps, Ops
 MAX_BITS = 256
 #: Literals must be below 2**MAX_LITERAL_BITS.
 MAX_LITERAL_BITS = 64
+#: Deepest nesting of a formula (the checks and evaluators recurse over the tree).
+MAX_DEPTH = 200
 
 
 class FormulaError(LLVerifyError, ValueError):
@@ -143,22 +146,41 @@ def _is_bool(node: Node) -> bool:
 # ---------------------------------------------------------------------- parsing
 
 
+def _depth(tree: ast.AST) -> int:
+    """Nesting depth of an ast, computed without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 class _Converter:
     def __init__(self, text: str) -> None:
         self.text = text
+        self.encoded = text.encode()
+
+    def char_column(self, byte_offset: int | None) -> int | None:
+        """ast offsets count UTF-8 bytes; error carets need characters."""
+        if byte_offset is None:
+            return None
+        return len(self.encoded[:byte_offset].decode(errors="ignore"))
 
     def fail(self, message: str, node: ast.AST | None) -> FormulaError:
         column = self.operator_column(node) if isinstance(node, ast.BinOp) else None
         if column is None:
-            column = getattr(node, "col_offset", None)
+            column = self.char_column(getattr(node, "col_offset", None))
         return FormulaError(f"formula rejected: {message}", self.text, column)
 
     def operator_column(self, node: ast.BinOp) -> int | None:
         """Column of a binary operator: the first non-blank, non-')' after the left operand."""
-        start = getattr(node.left, "end_col_offset", None)
+        start = self.char_column(getattr(node.left, "end_col_offset", None))
+        end = self.char_column(getattr(node.right, "col_offset", None))
         if start is None:
             return None
-        for column in range(start, getattr(node.right, "col_offset", len(self.text))):
+        for column in range(start, min(len(self.text), end if end is not None else len(self.text))):
             if self.text[column] not in " )":
                 return column
         return None
@@ -179,7 +201,7 @@ class _Converter:
         return result
 
     def convert(self, node: ast.AST) -> Node:
-        column = getattr(node, "col_offset", 0)
+        column = self.char_column(getattr(node, "col_offset", 0)) or 0
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, int):
                 raise self.fail(f"only integer literals are allowed, not {node.value!r}", node)
@@ -300,14 +322,22 @@ class Formula:
         if not stripped:
             raise FormulaError("formula rejected: the text is empty.")
         try:
-            tree = ast.parse(stripped, mode="eval")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. SyntaxWarning on "1if": we report
+                tree = ast.parse(stripped, mode="eval")
         except SyntaxError as error:
             column = (error.offset - 1) if error.offset else None
+            if column is not None:
+                column = min(column, len(stripped))
             raise FormulaError(
                 f"formula rejected: syntax error: {error.msg}", stripped, column
             ) from None
-        except (ValueError, RecursionError, MemoryError) as error:
+        except RecursionError:
+            raise FormulaError("formula rejected: nested too deeply", stripped) from None
+        except (ValueError, MemoryError) as error:
             raise FormulaError(f"formula rejected: {error}", stripped) from None
+        if _depth(tree) > MAX_DEPTH:
+            raise FormulaError(f"formula rejected: nested deeper than {MAX_DEPTH} levels", stripped)
         converter = _Converter(stripped)
         try:
             root = converter.condition(tree.body) if condition else converter.integer(tree.body)

@@ -276,7 +276,8 @@ class CheckedNumpyOps(NumpyOps[T]):
 
     def floordiv(self, a: Any, b: Any, nonneg: bool = False) -> Any:
         self._flag(np.asarray(b) == 0)
-        with np.errstate(divide="ignore"):
+        self._flag((np.asarray(a) == np.iinfo(np.int64).min) & (np.asarray(b) == -1))
+        with np.errstate(divide="ignore", over="ignore"):
             return np.floor_divide(a, np.where(np.asarray(b) == 0, 1, b))
 
     def mod(self, a: Any, b: Any, nonneg: bool = False) -> Any:

@@ -72,14 +72,17 @@ class Z3Ops:
         return a * b
 
     def floordiv(self, a: Any, b: Any, nonneg: bool = False) -> Any:
+        self._record(b != 0)  # division by zero has no integer result
         if nonneg:
             return z3.UDiv(a, b)
+        self._record(z3.BVSDivNoOverflow(a, b))
         quotient = a / b  # truncates towards zero
         remainder = z3.SRem(a, b)
         adjust = z3.And(remainder != 0, (remainder < 0) != (b < 0))
         return z3.If(adjust, quotient - 1, quotient)
 
     def mod(self, a: Any, b: Any, nonneg: bool = False) -> Any:
+        self._record(b != 0)
         return (
             z3.URem(a, b)
             if nonneg

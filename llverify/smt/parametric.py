@@ -147,6 +147,20 @@ def _tight_max_log2(family: LayoutFamily, timeout_ms: int = 10_000) -> dict[str,
     return tight
 
 
+def _require_members(family: LayoutFamily, timeout_ms: int) -> None:
+    """Refuse a family whose constraint no parameter value satisfies (a vacuous proof)."""
+    from llverify.errors import LayoutError
+
+    if family.constraint is None:
+        return
+    setup = _Setup(family, {})
+    if check(setup.domain(), timeout_ms).status == "unsat":
+        raise LayoutError(
+            f"family '{family.name}' has no member: no parameter values in range satisfy "
+            f"its constraint {family.constraint.text}."
+        )
+
+
 def _normalize_reference(family: LayoutFamily, reference: Mapping[str, Any]) -> dict[str, Formula]:
     if set(reference) != set(family.out_dims):
         raise FormulaError(
@@ -402,6 +416,7 @@ def prove_family_equal(
         raise ValueError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
     start = time.perf_counter()
     formulas = _normalize_reference(family, reference)
+    _require_members(family, timeout_ms)
     if method == "z3":
         return _direct(family, formulas, start, timeout_ms)
     if method == "enumerate":
@@ -546,6 +561,7 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
         raise ValueError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
     start = time.perf_counter()
     claim = f"every member of family {family.name} is {prop.replace('_', ' ')}"
+    _require_members(family, timeout_ms)
     setup = _Setup(family, {})
     constraints = _property_query(setup, prop)
     if prop == "memory":
