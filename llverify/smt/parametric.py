@@ -108,6 +108,19 @@ class _Setup:
             for o, f in self.family.bases[dim].items()
         }
 
+    def layout_at(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The member's output at raw inputs: the XOR over every possible input bit of its
+        symbolic basis (the direct encoding; bits beyond a dim's size are 0 by range)."""
+        zero = self.ops.const(0)
+        value = {o: zero for o in self.family.out_dims}
+        for dim, max_bits in self.max_in.items():
+            for bit in range(max_bits):
+                basis = self.basis_at(dim, self.ops.const(bit))
+                selected = z3.Extract(bit, bit, raw[dim]) == 1
+                for o in value:
+                    value[o] = value[o] ^ z3.If(selected, basis[o], zero)
+        return value
+
     def params_from(self, model: Any) -> dict[str, int]:
         return {name: model_value(model, v) for name, v in self.params.items()}
 
@@ -245,9 +258,8 @@ def _parametric_linear(
     domain = setup.domain()
     timings: dict[str, Any] = {}
     # (1) the reference is GF(2)-affine in the inputs, for every parameter value.
-    _, env_x, range_x = setup.inputs("x!")
+    raw_x, env_x, range_x = setup.inputs("x!")
     raw_y, env_y, range_y = setup.inputs("y!")
-    raw_x = {d: v for d, v in setup.inputs("x!")[0].items()}
     env_xy = {d: env_x[d] ^ env_y[d] for d in env_x}
     zero = {d: setup.ops.const(0) for d in env_x}
     r_x, r_y = setup.reference_at(env_x), setup.reference_at(env_y)
@@ -332,14 +344,7 @@ def _direct(
     claim = _claim(family, reference)
     setup = _Setup(family, reference)
     raw, env, ranges = setup.inputs("x!")
-    layout_value = {o: setup.ops.const(0) for o in family.out_dims}
-    for dim, max_bits in setup.max_in.items():
-        variable = raw[dim]
-        for bit in range(max_bits):
-            basis = setup.basis_at(dim, setup.ops.const(bit))
-            selected = z3.Extract(bit, bit, variable) == 1
-            for o in family.out_dims:
-                layout_value[o] = layout_value[o] ^ z3.If(selected, basis[o], setup.ops.const(0))
+    layout_value = setup.layout_at(raw)
     r_x = setup.reference_at(env)
     differs = z3.Or(*[layout_value[o] != r_x[o] for o in family.out_dims])
     result = check([*setup.domain(), *ranges, differs], timeout_ms)
@@ -475,11 +480,7 @@ def _property_query(setup: _Setup, prop: str) -> list[Any]:
         return [z3.Or(*[z3.And(guard, z3.Not(nonzero(c))) for _, _, guard, c in columns])]
     if prop == "injective":
         raw, env, ranges = setup.inputs("x!")
-        value = {o: zero for o in outs}
-        for dim, bit, _, coords in columns:
-            selected = z3.Extract(bit, bit, raw[dim]) == 1
-            for o in outs:
-                value[o] = value[o] ^ z3.If(selected, coords[o], zero)
+        value = setup.layout_at(raw)
         some_input = z3.Or(*[env[d] != zero for d in env]) if env else z3.BoolVal(False)
         return [*ranges, some_input, z3.And(*[value[o] == zero for o in outs])]
     if prop == "surjective":
