@@ -1,6 +1,7 @@
 """llverify: verify and synthesize GPU tensor layouts (Triton linear layouts) by proof."""
 
 from llverify.column_action import ColumnAction
+from llverify.encodings import to_linear_layout
 from llverify.errors import (
     DimensionError,
     LayoutError,
@@ -71,5 +72,6 @@ __all__ = [
     "prove_family_property",
     "supremum",
     "swizzled_shared_2d",
+    "to_linear_layout",
     "zeros_like",
 ]

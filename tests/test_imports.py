@@ -22,6 +22,11 @@ MODULES = [
     "llverify.explain",
     "llverify.family",
     "llverify.structure",
+    "llverify.encodings",
+    "llverify.encodings.base",
+    "llverify.encodings.blocked",
+    "llverify.encodings.ttgir",
+    "llverify.encodings.gluon",
     "llverify.text",
 ]
 

@@ -1,0 +1,73 @@
+"""Triton's encodings (blocked, slice, dot operands, MMA, ...) converted to LinearLayouts.
+
+The single entry point :func:`to_linear_layout` mirrors Gluon's
+``ttgl.to_linear_layout(layout, shape)`` and accepts llverify encoding objects, TTGIR
+attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layout objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llverify.encodings.base import Encoding, EncodingError, cga_from_split_params
+from llverify.encodings.blocked import (
+    BlockedLayout,
+    DistributedLinearLayout,
+    DotOperandLayout,
+    SliceLayout,
+)
+from llverify.encodings.gluon import from_gluon
+from llverify.encodings.ttgir import TTGIRError, parse_encoding
+from llverify.errors import LayoutTypeError
+from llverify.layout import LinearLayout
+
+__all__ = [
+    "BlockedLayout",
+    "DistributedLinearLayout",
+    "DotOperandLayout",
+    "Encoding",
+    "EncodingError",
+    "SliceLayout",
+    "TTGIRError",
+    "cga_from_split_params",
+    "from_gluon",
+    "parse_encoding",
+    "to_encoding",
+    "to_linear_layout",
+]
+
+
+def to_encoding(encoding: Any) -> tuple[Encoding, list[int] | None]:
+    """An llverify encoding from any accepted form, and the shape if the form carries one."""
+    if isinstance(encoding, Encoding):
+        return encoding, None
+    if isinstance(encoding, str):
+        return parse_encoding(encoding)
+    if type(encoding).__module__.startswith("triton"):
+        return from_gluon(encoding), None
+    raise LayoutTypeError(
+        f"Argument 'encoding' must be an llverify encoding, TTGIR text or a Gluon layout, "
+        f"not {type(encoding).__name__}."
+    )
+
+
+def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> LinearLayout:
+    """The LinearLayout Triton 3.9 builds for ``encoding`` on a tensor of ``shape``.
+
+    ``shape`` may be left out when ``encoding`` is a ``tensor<...>`` type text.
+
+    Examples:
+        >>> ll = to_linear_layout("#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = "
+        ...                       "[4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>", [4, 16])
+        >>> ll.bases[0]
+        ('register', [[0, 1]])
+    """
+    parsed, carried = to_encoding(encoding)
+    if shape is None:
+        if carried is None:
+            raise LayoutTypeError(
+                "Argument 'shape' is needed unless the encoding is a tensor<...> type."
+            )
+        shape = carried
+    return parsed.to_linear_layout(shape)

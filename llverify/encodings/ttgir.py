@@ -1,0 +1,232 @@
+"""Reading encoding attributes from TTGIR text, exactly as Triton 3.9 prints them.
+
+``#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1],
+order = [1, 0]}>`` becomes ``BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])``; a
+``tensor<128x64xf16, #ttg...>`` type gives the shape too.  Each encoding module registers a
+builder for its mnemonic with :func:`register`.  Malformed text raises :class:`TTGIRError`,
+whose message shows the text with a caret at the position.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from llverify.errors import LLVerifyError, ParseError
+
+Builder = Callable[[dict[str, Any], "Attribute"], Any]
+_BUILDERS: dict[str, Builder] = {}
+
+
+class TTGIRError(ParseError):
+    """TTGIR text could not be read; ``position`` is the 0-based offset of the problem."""
+
+    def __init__(self, message: str, text: str, position: int) -> None:
+        self.text = text
+        self.position = position
+        start = max(0, position - 60)
+        excerpt = text[start : position + 60]
+        caret = " " * (position - start) + "^"
+        super(ParseError, self).__init__(
+            f"{message} (at position {position})\n  {excerpt}\n  {caret}"
+        )
+        self.line = None
+
+
+class Attribute:
+    """A parsed ``#dialect.mnemonic<{...}>`` before it is turned into an encoding."""
+
+    def __init__(
+        self,
+        dialect: str,
+        mnemonic: str,
+        fields: dict[str, Any],
+        position: int,
+        positions: dict[str, int],
+        text: str,
+    ) -> None:
+        self.dialect = dialect
+        self.mnemonic = mnemonic
+        self.fields = fields
+        self.position = position
+        self.positions = positions
+        self.text = text
+
+    def error(self, message: str, key: str | None = None) -> TTGIRError:
+        where = self.positions.get(key, self.position) if key else self.position
+        return TTGIRError(f"#{self.dialect}.{self.mnemonic}: {message}", self.text, where)
+
+    def take(self, key: str, default: Any = ...) -> Any:
+        """Remove and return a field (an error names it when it is missing)."""
+        if key in self.fields:
+            return self.fields.pop(key)
+        if default is ...:
+            raise self.error(f"missing field '{key}'")
+        return default
+
+    def finish(self) -> None:
+        """Error on fields nobody took."""
+        if self.fields:
+            key = next(iter(self.fields))
+            raise self.error(f"unknown field '{key}'", key)
+
+
+def register(mnemonic: str, builder: Builder) -> None:
+    """Make ``#ttg.<mnemonic><...>`` parse with ``builder(fields, attribute)``."""
+    _BUILDERS[mnemonic] = builder
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def error(self, message: str, position: int | None = None) -> TTGIRError:
+        return TTGIRError(message, self.text, self.pos if position is None else position)
+
+    def skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, token: str) -> None:
+        self.skip()
+        if not self.text.startswith(token, self.pos):
+            found = self.text[self.pos : self.pos + 10] or "the end of the text"
+            raise self.error(f"expected '{token}', found {found!r}")
+        self.pos += len(token)
+
+    def identifier(self) -> str:
+        self.skip()
+        match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.text, self.pos)
+        if match is None:
+            raise self.error("expected a name")
+        self.pos = match.end()
+        return match.group()
+
+    def value(self) -> Any:
+        char = self.peek()
+        if char == "[":
+            return self.list_value()
+        if char == "#":
+            return self.attribute()
+        start = self.pos
+        match = re.compile(r"-?\d+").match(self.text, self.pos)
+        if match is not None:
+            self.pos = match.end()
+            if self.pos < len(self.text) and self.text[self.pos] == ":":
+                self.pos += 1  # an explicit type, e.g. "3 : i32"
+                self.identifier()
+            return int(match.group())
+        if char.isalpha():
+            word = self.identifier()
+            if word in ("true", "false"):
+                return word == "true"
+            raise self.error(f"unexpected word {word!r}", start)
+        raise self.error(f"expected a value, found {self.text[self.pos : self.pos + 10]!r}")
+
+    def list_value(self) -> list[Any]:
+        self.expect("[")
+        items: list[Any] = []
+        if self.peek() == "]":
+            self.pos += 1
+            return items
+        while True:
+            items.append(self.value())
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            self.expect("]")
+            return items
+
+    def attribute(self) -> Any:
+        self.skip()
+        start = self.pos
+        self.expect("#")
+        dialect = self.identifier()
+        self.expect(".")
+        mnemonic = self.identifier()
+        self.expect("<")
+        self.expect("{")
+        fields: dict[str, Any] = {}
+        positions: dict[str, int] = {}
+        if self.peek() != "}":
+            while True:
+                self.skip()
+                key_position = self.pos
+                key = self.identifier()
+                if key in fields:
+                    raise self.error(f"field '{key}' appears twice", key_position)
+                self.expect("=")
+                fields[key] = self.value()
+                positions[key] = key_position
+                if self.peek() == ",":
+                    self.pos += 1
+                    continue
+                break
+        self.expect("}")
+        self.expect(">")
+        attribute = Attribute(dialect, mnemonic, fields, start, positions, self.text)
+        builder = _BUILDERS.get(mnemonic)
+        if builder is None:
+            known = ", ".join(sorted(_BUILDERS))
+            raise TTGIRError(
+                f"unknown encoding '#{dialect}.{mnemonic}' (known: {known})", self.text, start
+            )
+        try:
+            result = builder(fields, attribute)
+        except TTGIRError:
+            raise
+        except LLVerifyError as error:
+            raise TTGIRError(f"#{dialect}.{mnemonic}: {error}", self.text, start) from None
+        attribute.finish()
+        return result
+
+    def tensor_type(self) -> tuple[list[int], Any]:
+        self.expect("tensor")
+        self.expect("<")
+        self.skip()
+        match = re.compile(r"((?:\d+x)*)([A-Za-z][A-Za-z0-9]*)").match(self.text, self.pos)
+        if match is None:
+            raise self.error("expected a shape like 128x64xf16")
+        shape = [int(d) for d in match.group(1).split("x") if d]
+        self.pos = match.end()
+        self.expect(",")
+        encoding = self.attribute()
+        self.expect(">")
+        return shape, encoding
+
+    def end(self) -> None:
+        self.skip()
+        if self.pos != len(self.text):
+            raise self.error("unexpected text after the attribute")
+
+
+def parse_encoding(text: str) -> tuple[Any, list[int] | None]:
+    """An encoding (and the shape, for a ``tensor<...>`` type) from TTGIR text.
+
+    Examples:
+        >>> enc, shape = parse_encoding(
+        ...     "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], "
+        ...     "warpsPerCTA = [4, 1], order = [1, 0]}>")
+        >>> enc.size_per_thread, shape
+        ((1, 8), None)
+    """
+    if not isinstance(text, str):
+        raise ParseError(f"TTGIR text must be a str, not {type(text).__name__}.")
+    parser = _Parser(text)
+    parser.skip()
+    alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
+    if alias is not None:  # "#blocked = #ttg.blocked<...>" as in an IR dump
+        parser.pos = alias.end()
+    if text.startswith("tensor", parser.pos):
+        shape, encoding = parser.tensor_type()
+        parser.end()
+        return encoding, shape
+    encoding = parser.attribute()
+    parser.end()
+    return encoding, None
