@@ -27,6 +27,10 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
         >>> supremum(["a", "c"], ["b", "c"])
         ['a', 'b', 'c']
     """
+    if list(x) == list(y) or not y:
+        return list(x)
+    if not x:
+        return list(y)
     pos_x = {d: i for i, d in enumerate(x)}
     pos_y = {d: i for i, d in enumerate(y)}
     common_x = [d for d in x if d in pos_y]
@@ -86,10 +90,16 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
             f"Argument 'order' must be a permutation of 0..{len(shape) - 1} (one entry per "
             f"dim of shape {shape}), not {order}."
         )
-    result = LinearLayout.empty()
-    for dim in order:
-        result = result * LinearLayout.identity_1d(shape[dim], in_dim, f"dim{dim}")
-    return result
+    if not isinstance(in_dim, str):
+        raise LayoutTypeError(f"Argument 'in_dim' must be a str, not {in_dim!r}.")
+    # Built directly (this is on every encoding's path): dims in `order`, bits in order.
+    log2s = tuple(shape[dim].bit_length() - 1 for dim in order)
+    columns = []
+    offset = 0
+    for bits in log2s:
+        columns.extend(1 << (offset + b) for b in range(bits))
+        offset += bits
+    return _make((in_dim,), (tuple(columns),), tuple(f"dim{d}" for d in order), log2s)
 
 
 def zeros_like(layout: LinearLayout) -> LinearLayout:
@@ -187,7 +197,7 @@ def ensure_layout_not_larger_than(
     """
     _require_layout(layout, "layout")
     sizes = _shape_map(layout, shape)
-    if not sizes:
+    if not sizes or all(layout.get_out_dim_size(d) <= sizes[d] for d in sizes):
         return layout
     nested = [[list(b) for b in bs] for bs in layout._nested_bases()]
     ins = layout.get_in_dim_names()

@@ -8,6 +8,7 @@ attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from llverify.encodings.base import Encoding, EncodingError, cga_from_split_params
@@ -70,4 +71,16 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
                 "Argument 'shape' is needed unless the encoding is a tensor<...> type."
             )
         shape = carried
-    return parsed.to_linear_layout(shape)
+    try:
+        key = tuple(shape)
+        hash(key)
+    except TypeError:
+        return parsed.to_linear_layout(shape)  # let the converter word the error
+    return _cached(parsed, key)
+
+
+@lru_cache(maxsize=4096)
+def _cached(encoding: Encoding, shape: tuple[int, ...]) -> LinearLayout:
+    """Converters are pure and LinearLayouts immutable, so results are shared (as Triton's
+    dialect caches them)."""
+    return encoding.to_linear_layout(shape)
