@@ -86,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
             assert ours["register"] == theirs.reg_bases and ours["lane"] == theirs.lane_bases
         attr0, shape0 = attrs[0]
         enc0, _ = mine[0]
-        t_cached = _median(lambda: builder.to_linear_layout(attr0, shape0), args.repeat, 200)
-        m_cached = _median(lambda: to_linear_layout(enc0, shape0), args.repeat, 200)
+        t_cached = _median(
+            lambda a=attr0, s=shape0: builder.to_linear_layout(a, s), args.repeat, 200
+        )
+        m_cached = _median(lambda e=enc0, s=shape0: to_linear_layout(e, s), args.repeat, 200)
         # Cold: Triton's dialect cache is per context, so convert in a fresh context each
         # sample (its creation is timed separately and subtracted); llverify's cache is cleared.
         cold_t, cold_m = [], []

@@ -94,7 +94,7 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
         raise LayoutTypeError(f"Argument 'in_dim' must be a str, not {in_dim!r}.")
     # Built directly (this is on every encoding's path): dims in `order`, bits in order.
     log2s = tuple(shape[dim].bit_length() - 1 for dim in order)
-    columns = []
+    columns: list[int] = []
     offset = 0
     for bits in log2s:
         columns.extend(1 << (offset + b) for b in range(bits))
