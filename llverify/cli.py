@@ -27,10 +27,39 @@ EXIT_UNKNOWN = 3
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
 
 
-def _load_layouts(sources: Sequence[str]) -> list[tuple[str, LinearLayout]]:
-    """(label, layout) for each source: a file, a directory of files, or inline text."""
+def parse_shape(text: str | None) -> list[int] | None:
+    """``"128x64"`` -> ``[128, 64]`` (None stays None).
+
+    Examples:
+        >>> parse_shape("128x64")
+        [128, 64]
+    """
+    if text is None:
+        return None
+    try:
+        shape = [int(part) for part in text.lower().split("x")]
+    except ValueError:
+        raise LLVerifyError(f"--shape must look like 128x64, not {text!r}.") from None
+    if not shape or any(d <= 0 for d in shape):
+        raise LLVerifyError(f"--shape must be positive sizes like 128x64, not {text!r}.")
+    return shape
+
+
+def _load_layouts(
+    sources: Sequence[str], shape: list[int] | None = None
+) -> list[tuple[str, LinearLayout]]:
+    """(label, layout) for each source: a file, a directory of files, inline layout text, or
+    an encoding (TTGIR attribute text, with a shape)."""
+    from llverify.encodings import to_linear_layout
+
     loaded = []
     for source in sources:
+        stripped = source.lstrip()
+        if stripped.startswith(("#", "tensor<")):
+            if shape is None and not stripped.startswith("tensor<"):
+                raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
+            loaded.append((stripped, to_linear_layout(stripped, shape)))
+            continue
         path = Path(source)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix in _LAYOUT_SUFFIXES)
@@ -78,7 +107,7 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 
 
 def _cmd_layout(args: argparse.Namespace) -> int:
-    layouts = _load_layouts(args.layout)
+    layouts = _load_layouts(args.layout, parse_shape(args.shape))
     reports = [{"source": label, **describe_layout(ll)} for label, ll in layouts]
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
@@ -117,12 +146,19 @@ def build_parser() -> argparse.ArgumentParser:
         "layout",
         help="print a layout in Triton's text with its properties",
         description=(
-            "Read layouts (Triton's LinearLayout text as printed in compiler errors, or "
-            'JSON {"bases": ..., "out_dims": ...}) from files, directories or inline '
-            "text, and print them with their properties."
+            "Read layouts (Triton's LinearLayout text as printed in compiler errors, JSON "
+            '{"bases": ..., "out_dims": ...}, or a Triton encoding as TTGIR attribute text '
+            "with --shape) from files, directories or inline text, and print them with "
+            "their properties and closed form."
         ),
     )
-    layout.add_argument("layout", nargs="+", help="file, directory or inline layout text")
+    layout.add_argument(
+        "layout",
+        nargs="+",
+        help="file, directory, inline layout text, or an encoding as TTGIR attribute text "
+        "(e.g. '#ttg.blocked<{...}>') or a 'tensor<128x64xf16, #ttg...>' type",
+    )
+    layout.add_argument("--shape", help="tensor shape for an encoding, e.g. 128x64")
     layout.add_argument("--json", action="store_true", help="print JSON instead of text")
     layout.set_defaults(handler=_cmd_layout)
     return parser

@@ -58,3 +58,25 @@ def test_console_script_help_runs():
     )
     assert result.returncode == 0
     assert "Triton's LinearLayout text" in result.stdout
+
+
+def test_layout_of_an_encoding_in_ttgir_text(capsys):
+    text = (
+        "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+        "order = [1, 0]}>"
+    )
+    assert main(["layout", text, "--shape", "128x64", "--json"]) == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["closed_form"]["dim1"] == "(register & 7) ^ ((lane & 7) << 3)"
+    assert main(["layout", "tensor<128x64xf16, " + text + ">", "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["bases"]["warp"] == [[4, 0], [8, 0]]
+
+
+def test_encoding_errors_exit_2(capsys):
+    text = "#ttg.blocked<{sizePerThread = [1, 8]}>"
+    assert main(["layout", text, "--shape", "128x64"]) == EXIT_USAGE
+    assert "missing field" in capsys.readouterr().err
+    assert main(["layout", text]) == EXIT_USAGE
+    assert "needs --shape" in capsys.readouterr().err
+    assert main(["layout", text, "--shape", "12xq"]) == EXIT_USAGE
+    assert "--shape must look like" in capsys.readouterr().err
