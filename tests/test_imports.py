@@ -27,6 +27,7 @@ MODULES = [
     "llverify.encodings.blocked",
     "llverify.encodings.ttgir",
     "llverify.encodings.gluon",
+    "llverify.encodings.amd_mfma",
     "llverify.text",
 ]
 

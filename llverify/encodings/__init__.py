@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from llverify.encodings.amd_mfma import AMDMFMALayout
 from llverify.encodings.base import Encoding, EncodingError, cga_from_split_params
 from llverify.encodings.blocked import (
     BlockedLayout,
@@ -24,6 +25,7 @@ from llverify.errors import LayoutTypeError
 from llverify.layout import LinearLayout
 
 __all__ = [
+    "AMDMFMALayout",
     "BlockedLayout",
     "DistributedLinearLayout",
     "DotOperandLayout",
