@@ -28,6 +28,7 @@ MODULES = [
     "llverify.encodings.ttgir",
     "llverify.encodings.gluon",
     "llverify.encodings.amd_mfma",
+    "llverify.encodings.amd_wmma",
     "llverify.text",
 ]
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from llverify.encodings.amd_mfma import AMDMFMALayout
+from llverify.encodings.amd_wmma import AMDWMMALayout
 from llverify.encodings.base import Encoding, EncodingError, cga_from_split_params
 from llverify.encodings.blocked import (
     BlockedLayout,
@@ -26,6 +27,7 @@ from llverify.layout import LinearLayout
 
 __all__ = [
     "AMDMFMALayout",
+    "AMDWMMALayout",
     "BlockedLayout",
     "DistributedLinearLayout",
     "DotOperandLayout",

@@ -112,6 +112,26 @@ def cga_linear_layout(
         raise EncodingError(f"{encoding}: invalid cga_layout: {error}") from None
 
 
+def dot_operand_cga_layout(
+    cga_layout: Sequence[Sequence[int]], rank: int, operand_index: int, encoding: str
+) -> LinearLayout:
+    """The CGA part of a dot operand: the parent's, with the K dim broadcast (Triton's
+    ``DotOperandEncodingAttr::getCGALayout``: K coordinates zeroed, K size 1).
+
+    Examples:
+        >>> dot_operand_cga_layout([[0, 1]], 2, 0, "dot").bases
+        [('block', [[0, 0]])]
+    """
+    parent = cga_linear_layout(cga_layout, rank, encoding)
+    k_dim = rank - 1 if operand_index == 0 else rank - 2
+    bases = [
+        ("block", [[0 if k == k_dim else v for k, v in enumerate(b)] for b in values])
+        for _, values in parent.bases
+    ]
+    sizes = [1 if k == k_dim else s for k, s in enumerate(parent.get_out_dim_sizes())]
+    return LinearLayout(bases, parent.get_out_dim_names(), sizes)
+
+
 def cga_from_split_params(
     ctas_per_cga: Sequence[int], cta_split_num: Sequence[int], cta_order: Sequence[int]
 ) -> list[list[int]]:

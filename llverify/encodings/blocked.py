@@ -18,6 +18,7 @@ from llverify.encodings.base import (
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
+    dot_operand_cga_layout,
     int_list,
     require_permutation,
     require_powers_of_2,
@@ -143,7 +144,7 @@ class BlockedLayout(Encoding):
             * lanes.transpose_outs(rep_names)
             * warps.transpose_outs(rep_names)
         )
-        cga = cga_linear_layout(self.cga_layout, rank, "DotOperandLayout")
+        cga = dot_operand_cga_layout(self.cga_layout, rank, operand_index, "DotOperandLayout")
         return combine_cta_cga_with_shape(cta, cga, dims)
 
     def ttgir(self) -> str:

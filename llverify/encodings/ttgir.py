@@ -112,6 +112,8 @@ class _Parser:
         char = self.peek()
         if char == "[":
             return self.list_value()
+        if char == "{":
+            return self.dict_value()
         if char == "#":
             return self.attribute()
         start = self.pos
@@ -142,6 +144,26 @@ class _Parser:
                 continue
             self.expect("]")
             return items
+
+    def dict_value(self) -> dict[str, Any]:
+        """``{key = value, ...}`` as a plain dict (e.g. WMMA's ``ctaLayout``)."""
+        self.expect("{")
+        fields: dict[str, Any] = {}
+        if self.peek() != "}":
+            while True:
+                self.skip()
+                key_position = self.pos
+                key = self.identifier()
+                if key in fields:
+                    raise self.error(f"field '{key}' appears twice", key_position)
+                self.expect("=")
+                fields[key] = self.value()
+                if self.peek() == ",":
+                    self.pos += 1
+                    continue
+                break
+        self.expect("}")
+        return fields
 
     def attribute(self) -> Any:
         self.skip()
