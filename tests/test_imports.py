@@ -29,6 +29,7 @@ MODULES = [
     "llverify.encodings.gluon",
     "llverify.encodings.amd_mfma",
     "llverify.encodings.amd_wmma",
+    "llverify.encodings.nvidia_mma",
     "llverify.text",
 ]
 

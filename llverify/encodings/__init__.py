@@ -21,6 +21,7 @@ from llverify.encodings.blocked import (
     SliceLayout,
 )
 from llverify.encodings.gluon import from_gluon
+from llverify.encodings.nvidia_mma import NVMMADistributedLayout
 from llverify.encodings.ttgir import TTGIRError, parse_encoding
 from llverify.errors import LayoutTypeError
 from llverify.layout import LinearLayout
@@ -33,6 +34,7 @@ __all__ = [
     "DotOperandLayout",
     "Encoding",
     "EncodingError",
+    "NVMMADistributedLayout",
     "SliceLayout",
     "TTGIRError",
     "cga_from_split_params",

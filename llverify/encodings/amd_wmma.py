@@ -34,6 +34,7 @@ from llverify.encodings.base import (
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
+    dot_operand_cga_layout,
     int_list,
 )
 from llverify.encodings.gluon import register_gluon
@@ -331,10 +332,7 @@ class AMDWMMALayout(Encoding):
 
     def dot_cga_layout(self, operand_index: int) -> LinearLayout:
         """``DotOperandEncodingAttr::getCGALayout``: the parent's CGA with K broadcast."""
-        rank = self.rank
-        k_index = rank - 1 if operand_index == 0 else rank - 2
-        bases = [[0 if i == k_index else v for i, v in enumerate(b)] for b in self.cga_layout]
-        return cga_linear_layout(bases, rank, "DotOperandLayout")
+        return dot_operand_cga_layout(self.cga_layout, self.rank, operand_index, "DotOperandLayout")
 
     def dot_operand_layout(
         self, operand_index: int, k_width: int, shape: Sequence[int]
