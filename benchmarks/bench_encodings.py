@@ -15,6 +15,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from llverify.encodings import _cached, from_gluon, to_linear_layout
@@ -47,7 +48,53 @@ def _gluon_cases() -> dict[str, list[tuple[Any, list[int]]]]:
         for (b, _), i in zip(blocked, [0, 1] * 100)
     ]
     del parent
-    return {"blocked": blocked, "slice": slices, "fma dot": fma}
+    from triton.experimental.gluon.language import amd
+
+    mma = [
+        (ttgl.NVMMADistributedLayout([2, 0], w, [16, 8]), [128, 128])
+        for w in ([1, 1], [2, 2], [4, 1], [1, 4], [2, 4], [4, 2], [8, 1], [1, 8])
+    ]
+    mma += [
+        (ttgl.NVMMADistributedLayout([3, 0], w, [16, n, 16]), [128, 256])
+        for w in ([4, 1], [8, 1])
+        for n in (8, 16, 32, 64, 128, 256)
+    ]
+    mma_dot = [
+        (ttgl.DotOperandLayout(i, ttgl.NVMMADistributedLayout([2, 0], w, [16, 8]), k), [128, 128])
+        for i in (0, 1)
+        for w in ([1, 1], [2, 2], [4, 1])
+        for k in (1, 2, 4, 8)
+    ]
+    mfma = [
+        (amd.AMDMFMALayout(v, s, t, w), [128, 128])
+        for v in (2, 3, 4)
+        for s in ([32, 32, 8], [16, 16, 16])
+        for t in (False, True)
+        for w in ([1, 1], [2, 2], [4, 1], [1, 4])
+    ]
+    mfma_dot = [
+        (ttgl.DotOperandLayout(i, amd.AMDMFMALayout(3, s, True, w), k), [128, 128])
+        for i in (0, 1)
+        for s in ([32, 32, 8], [16, 16, 16])
+        for w in ([2, 2], [4, 1])
+        for k in (4, 8)
+    ]
+    wmma = [
+        (amd.AMDWMMALayout(v, t, wb), [64, 64])
+        for v in (1, 2)
+        for t in (False, True)
+        for wb in ([], [[0, 1]], [[1, 0], [0, 1]], [[1, 0], [2, 0]])
+    ]
+    return {
+        "blocked": blocked,
+        "slice": slices,
+        "fma dot": fma,
+        "nvidia mma": mma,
+        "mma dot": mma_dot,
+        "amd mfma": mfma,
+        "mfma dot": mfma_dot,
+        "amd wmma": wmma,
+    }
 
 
 def _median(fn: Callable[[], object], repeat: int, number: int) -> float:
@@ -114,7 +161,50 @@ def main(argv: list[str] | None = None) -> int:
             f"{m_cached / t_cached:>6.2f} {t_cold:>15.2f} {m_cold:>17.2f} {m_cold / t_cold:>6.2f}"
         )
     print(f"\nworst ratio llverify/triton: {worst:.2f}")
+    _proof_times()
     return 0
+
+
+def _obligations() -> list[tuple[str, str, Any, dict[str, str], dict[str, int], str]]:
+    """(family, name, layout, reference formulas, params, expected status) from specs/."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo's specs/
+    from specs import amd_mfma, amd_wmma, nvidia_mma
+
+    rows = []
+    for ob in [*nvidia_mma.OBLIGATIONS, *nvidia_mma.CLOSED_FORM_OBLIGATIONS]:
+        layout = to_linear_layout(ob.encoding, list(ob.shape))
+        formulas = dict(nvidia_mma.REFERENCES[ob.reference].formulas)
+        rows.append(("nvidia_mma", ob.name, layout, formulas, dict(ob.params), "proved"))
+    for ob in amd_mfma.OBLIGATIONS:
+        layout = ob.encoding.to_linear_layout(list(ob.shape))
+        rows.append(("amd_mfma", ob.name, layout, dict(ob.reference), {}, ob.expect))
+    for ob in [*amd_wmma.OBLIGATIONS, *amd_wmma.NEGATIVE_CONTROLS]:
+        layout = to_linear_layout(amd_wmma.encoding(ob.instance), list(ob.shape))
+        rows.append(("amd_wmma", ob.name, layout, ob.formulas(), {}, ob.expect))
+    return rows
+
+
+def _proof_times() -> None:
+    """Median proof time per family over the specs/ obligations (auto method)."""
+    from llverify import prove_equal
+
+    by_family: dict[str, list[float]] = {}
+    methods: dict[str, dict[str, int]] = {}
+    wrong = 0
+    for family, _name, layout, formulas, params, expect in _obligations():
+        verdict = prove_equal(layout, formulas, params=params)
+        wrong += verdict.status != expect
+        by_family.setdefault(family, []).append(verdict.time_s * 1000)
+        methods.setdefault(family, {}).setdefault(verdict.method, 0)
+        methods[family][verdict.method] += 1
+    print(f"\n{'obligations':<12} {'count':>5} {'median ms':>10} {'max ms':>8}  methods")
+    for family, times in by_family.items():
+        used = ", ".join(f"{m} {n}" for m, n in sorted(methods[family].items()))
+        print(
+            f"{family:<12} {len(times):>5} {statistics.median(times):>10.2f} "
+            f"{max(times):>8.2f}  {used}"
+        )
+    print(f"verdicts different from the expected status: {wrong}")
 
 
 if __name__ == "__main__":
