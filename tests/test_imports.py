@@ -30,6 +30,7 @@ MODULES = [
     "llverify.encodings.amd_mfma",
     "llverify.encodings.amd_wmma",
     "llverify.encodings.nvidia_mma",
+    "llverify.encodings.tmem",
     "llverify.text",
 ]
 

@@ -22,6 +22,11 @@ from llverify.encodings.blocked import (
 )
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
+from llverify.encodings.tmem import (
+    TensorMemoryLayout,
+    TensorMemoryScalesLayout,
+    tmem_register_layout,
+)
 from llverify.encodings.ttgir import TTGIRError, parse_encoding
 from llverify.errors import LayoutTypeError
 from llverify.layout import LinearLayout
@@ -36,11 +41,14 @@ __all__ = [
     "EncodingError",
     "NVMMADistributedLayout",
     "SliceLayout",
+    "TensorMemoryLayout",
+    "TensorMemoryScalesLayout",
     "TTGIRError",
     "cga_from_split_params",
     "from_gluon",
     "parse_encoding",
     "to_encoding",
+    "tmem_register_layout",
     "to_linear_layout",
 ]
 

@@ -173,19 +173,23 @@ def cga_from_split_params(
 
 
 def combine_cta_cga_with_shape(
-    cta: LinearLayout, cga: LinearLayout, shape: Sequence[int]
+    cta: LinearLayout,
+    cga: LinearLayout,
+    shape: Sequence[int],
+    broadcast_registers: bool = True,
 ) -> LinearLayout:
     """Fit a CTA layout and its CGA layout to ``shape`` and multiply them (Triton's
     ``combineCtaCgaWithShape``): the CGA is clamped to the shape, the CTA grown with
-    register (or offset) bases to shape / #CTAs and shrunk by broadcasting, and the out dims
-    put in standard order."""
+    register (or offset) bases to shape / #CTAs and shrunk by broadcasting (register bases
+    beyond the shape are dropped instead when ``broadcast_registers`` is False, as Triton
+    3.9 does for Blocked layouts), and the out dims put in standard order."""
     rank = len(shape)
     names = standard_out_dim_names(rank)
     labeled = dict(zip(names, shape))
     cga = ensure_layout_not_larger_than(cga, labeled).transpose_outs(cta.get_out_dim_names())
     cta_shape = {d: max(1, labeled[d] // cga.get_out_dim_size(d)) for d in cta.get_out_dim_names()}
     cta = ensure_layout_not_smaller_than(cta, cta_shape)
-    cta = ensure_layout_not_larger_than(cta, cta_shape)
+    cta = ensure_layout_not_larger_than(cta, cta_shape, broadcast_registers)
     result = (cta * cga).transpose_outs(names)
     assert all(result.get_out_dim_size(d) == labeled[d] for d in names)
     return result

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llverify.bits import is_power_of_2
 from llverify.encodings.base import (
     Encoding,
     EncodingError,
@@ -27,7 +28,13 @@ from llverify.encodings.base import (
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout
-from llverify.layout_utils import identity_standard_nd, remove_standard_dim, standard_out_dim_names
+from llverify.layout_utils import (
+    ensure_layout_not_larger_than,
+    ensure_layout_not_smaller_than,
+    identity_standard_nd,
+    remove_standard_dim,
+    standard_out_dim_names,
+)
 
 
 def _list_text(values: Sequence[int]) -> str:
@@ -119,7 +126,9 @@ class BlockedLayout(Encoding):
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = check_shape(shape, self.rank, "BlockedLayout")
         cga = cga_linear_layout(self.cga_layout, self.rank, "BlockedLayout")
-        return combine_cta_cga_with_shape(self.cta_layout(), cga, dims)
+        # Triton 3.9 drops the register bases that fall outside the shape (lanes and warps
+        # broadcast); found by the differential tests.
+        return combine_cta_cga_with_shape(self.cta_layout(), cga, dims, broadcast_registers=False)
 
     def dot_operand_layout(
         self, operand_index: int, k_width: int, shape: Sequence[int]
@@ -131,6 +140,10 @@ class BlockedLayout(Encoding):
                 f"layout (must be 0, not {k_width})."
             )
         rank = self.rank
+        if rank < 2:
+            raise EncodingError(
+                f"DotOperandLayout: the parent must have rank >= 2 (M/N and K), not {rank}."
+            )
         dims = check_shape(shape, rank, "DotOperandLayout")
         k_dim = rank - 1 if operand_index == 0 else rank - 2
         thread_size = list(self.size_per_thread)
@@ -178,6 +191,11 @@ class SliceLayout(Encoding):
             raise LayoutTypeError(
                 f"SliceLayout: 'parent' must be a distributed encoding, not {self.parent!r}."
             )
+        if self.parent.rank < 2:
+            raise EncodingError(
+                f"SliceLayout: the parent layout must have at least rank >= 2, not "
+                f"{self.parent.rank}."
+            )
         if not 0 <= int(self.dim) < self.parent.rank:
             raise EncodingError(
                 f"SliceLayout: 'dim' must be in [0, {self.parent.rank}) (the parent's rank), "
@@ -206,7 +224,10 @@ class SliceLayout(Encoding):
 class DistributedLinearLayout(Encoding):
     """``#ttg.linear``: a distributed layout given by its bases.
 
-    Rule (Triton's verifier): after removing zero (broadcast) bases it is a permutation.
+    Rule (Triton's verifier): after removing zero (broadcast) bases it is a permutation (each
+    basis a distinct power-of-2 unit vector).  At another shape it is grown with register
+    bases and shrunk by broadcasting lanes/warps/blocks and dropping registers, as Triton's
+    ``LinearEncodingTrait::toLinearLayout`` does.
 
     Examples:
         >>> enc = DistributedLinearLayout([[0, 1]], [[1, 0]], [], [], [2, 2])
@@ -226,56 +247,51 @@ class DistributedLinearLayout(Encoding):
         name = "DistributedLinearLayout"
         for attr in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
             object.__setattr__(self, attr, bases_list(getattr(self, attr), attr, name))
-        ranks = {
-            len(b)
-            for attr in ("reg_bases", "lane_bases", "warp_bases", "block_bases")
-            for b in getattr(self, attr)
-        }
-        if self.shape is None:
-            if len(ranks) != 1:
-                raise EncodingError(
-                    f"{name}: without a shape, the bases must all have one length (the rank); "
-                    f"found lengths {sorted(ranks)}."
-                )
-            return  # checked against the shape given to to_linear_layout
-        object.__setattr__(self, "shape", check_shape(self.shape, None, name))
-        self._check(self._layout(self.shape))
-
-    def _check(self, layout: LinearLayout) -> None:
-        name = "DistributedLinearLayout"
-        seen = set()
-        for in_dim, values in layout.bases:
+        if self.shape is not None:
+            object.__setattr__(self, "shape", check_shape(self.shape, None, name))
+        lengths = {len(b) for _, values in self._named_bases() for b in values}
+        if self.shape is not None:
+            lengths.add(len(self.shape))
+        if len(lengths) > 1:
+            raise EncodingError(
+                f"{name}: every basis must have one coordinate per dim (the rank); found "
+                f"lengths {sorted(lengths)}."
+            )
+        seen: set[tuple[int, ...]] = set()
+        for in_dim, values in self._named_bases():
             for i, basis in enumerate(values):
                 nonzero = [v for v in basis if v]
                 if not nonzero:
                     continue
-                if len(nonzero) != 1 or tuple(basis) in seen:
+                if len(nonzero) != 1 or not is_power_of_2(nonzero[0]) or tuple(basis) in seen:
                     raise EncodingError(
                         f"{name}: after removing broadcast (zero) bases the layout must be a "
-                        f"permutation matrix, but {in_dim} basis {i} = {basis} is not a new "
-                        f"unit vector."
+                        f"permutation matrix, but {in_dim} basis {i} = {list(basis)} is not a "
+                        f"new power-of-2 unit vector."
                     )
                 seen.add(tuple(basis))
-        if not layout.is_surjective():
-            raise EncodingError(
-                f"{name}: the bases must cover the shape {layout.get_out_dim_sizes()}."
-            )
+        if self.shape is not None:
+            own = self._own_layout()
+            if not own.is_surjective():
+                raise EncodingError(f"{name}: the bases must cover the shape {list(self.shape)}.")
 
-    def _layout(self, shape: Sequence[int]) -> LinearLayout:
-        names = standard_out_dim_names(len(shape))
-        bases = [
+    def _named_bases(self) -> list[tuple[str, Sequence[Sequence[int]]]]:
+        return [
             ("register", self.reg_bases),
             ("lane", self.lane_bases),
             ("warp", self.warp_bases),
             ("block", self.block_bases),
         ]
+
+    def _own_layout(self, rank: int | None = None) -> LinearLayout:
+        """The layout on its own shape (or, without one, the smallest shape it covers)."""
+        rank = self.rank if rank is None else rank
+        names = standard_out_dim_names(rank)
+        bases = [(n, [list(b) for b in v]) for n, v in self._named_bases()]
         try:
-            return LinearLayout(
-                [(n, [list(b) for b in v]) for n, v in bases],
-                names,
-                list(shape),
-                require_surjective=False,
-            )
+            if self.shape is not None:
+                return LinearLayout(bases, names, list(self.shape), require_surjective=False)
+            return LinearLayout(bases, names)
         except LayoutError as error:
             raise EncodingError(f"DistributedLinearLayout: {error}") from None
 
@@ -283,22 +299,30 @@ class DistributedLinearLayout(Encoding):
     def rank(self) -> int:
         if self.shape is not None:
             return len(self.shape)
-        for attr in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
-            for basis in getattr(self, attr):
+        for _, values in self._named_bases():
+            for basis in values:
                 return len(basis)
-        raise EncodingError("DistributedLinearLayout: no bases and no shape: the rank is unknown.")
+        return 0  # no bases and no shape: any rank, every size 1 (see to_linear_layout)
+
+    def register_order(self, rank: int) -> list[int]:
+        """Dims by first appearance in the register bases, then the rest from the last."""
+        order: list[int] = []
+        for basis in self.reg_bases:
+            for d, v in enumerate(basis):
+                if v and d not in order:
+                    order.append(d)
+        return order + [d for d in reversed(range(rank)) if d not in order]
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
-        dims = check_shape(shape, self.rank, "DistributedLinearLayout")
-        if self.shape is not None and tuple(dims) != tuple(self.shape):
-            raise EncodingError(
-                f"DistributedLinearLayout: the shape {list(dims)} must be the layout's own "
-                f"shape {list(self.shape)}."
-            )
-        layout = self._layout(dims)
-        if self.shape is None:
-            self._check(layout)
-        return layout
+        rank = self.rank
+        dims = check_shape(shape, rank if rank else None, "DistributedLinearLayout")
+        layout = self._own_layout(len(dims))
+        names = standard_out_dim_names(len(dims))
+        order = [names[d] for d in self.register_order(len(dims))]
+        target = {names[d]: size for d, size in enumerate(dims)}
+        fitted = ensure_layout_not_smaller_than(layout.transpose_outs(order), target)
+        fitted = ensure_layout_not_larger_than(fitted, target, broadcast_registers=False)
+        return fitted.transpose_outs(names)
 
     def ttgir(self) -> str:
         return (
@@ -367,9 +391,16 @@ def _blocked_from_ttgir(fields: dict[str, Any], attribute: Any) -> BlockedLayout
     warps_per_cta = attribute.take("warpsPerCTA")
     order = attribute.take("order")
     cga = attribute.take("CGALayout", None)
-    legacy = [attribute.take(k, None) for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder")]
+    legacy_keys = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+    legacy = [attribute.take(k, None) for k in legacy_keys]
+    given = [k for k, v in zip(legacy_keys, legacy) if v is not None]
+    if given and len(given) != len(legacy_keys):
+        missing = [k for k in legacy_keys if k not in given]
+        raise attribute.error(
+            f"legacy CGA fields need all of {list(legacy_keys)}; missing {missing}"
+        )
     if cga is None:
-        cga = cga_from_split_params(*legacy) if all(v is not None for v in legacy) else []
+        cga = cga_from_split_params(*legacy) if given else []
     return BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order, cga)
 
 

@@ -173,10 +173,15 @@ class _Parser:
         self.expect(".")
         mnemonic = self.identifier()
         self.expect("<")
-        self.expect("{")
+        # Two spellings: "<{k = v, ...}>" (most encodings) and "<k = v, ...>" (e.g. tensor
+        # memory encodings, printed "<>" when every field has its default).
+        braced = self.peek() == "{"
+        if braced:
+            self.pos += 1
+        closing = "}" if braced else ">"
         fields: dict[str, Any] = {}
         positions: dict[str, int] = {}
-        if self.peek() != "}":
+        if self.peek() != closing:
             while True:
                 self.skip()
                 key_position = self.pos
@@ -190,7 +195,8 @@ class _Parser:
                     self.pos += 1
                     continue
                 break
-        self.expect("}")
+        if braced:
+            self.expect("}")
         self.expect(">")
         attribute = Attribute(dialect, mnemonic, fields, start, positions, self.text)
         builder = _BUILDERS.get(mnemonic)
