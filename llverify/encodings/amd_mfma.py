@@ -23,10 +23,12 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
     int_list,
+    list_text,
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
@@ -42,14 +44,6 @@ WAVE_SIZE = 64
 MFMA_INSTR_SHAPES = ((32, 32), (16, 16), (64, 4), (4, 64))
 
 _NAME = "AMDMFMALayout"
-
-
-def _list_text(values: Sequence[int]) -> str:
-    return "[" + ", ".join(map(str, values)) + "]"
-
-
-def _bases_text(bases: Sequence[Sequence[int]]) -> str:
-    return "[" + ", ".join(_list_text(b) for b in bases) + "]"
 
 
 def _identity(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -286,13 +280,13 @@ class AMDMFMALayout(Encoding):
     def ttgir(self) -> str:
         text = (
             f"#ttg.amd_mfma<{{version = {self.version}, warpsPerCTA = "
-            f"{_list_text(self.warps_per_cta)}, instrShape = {_list_text(self.instr_shape)}, "
+            f"{list_text(self.warps_per_cta)}, instrShape = {list_text(self.instr_shape)}, "
             f"isTransposed = {'true' if self.transposed else 'false'}"
         )
         if self.cga_layout:
-            text += f", CGALayout = {_bases_text(self.cga_layout)}"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         if any(t != 1 for t in self._tiles):
-            text += f", tilesPerWarp = {_list_text(self._tiles)}"
+            text += f", tilesPerWarp = {list_text(self._tiles)}"
         if self.element_bitwidth != 32:
             text += f", elementBitWidth = {self.element_bitwidth}"
         return text + "}>"

@@ -31,11 +31,13 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
     dot_operand_cga_layout,
     int_list,
+    list_text,
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
@@ -70,14 +72,6 @@ _DOT_K_WIDTHS: dict[int, tuple[int, ...] | None] = {1: (8, 16), 2: (4, 8, 16), 3
 _TILE_DIM = 16
 
 _NAME = "AMDWMMALayout"
-
-
-def _list_text(values: Sequence[int]) -> str:
-    return "[" + ", ".join(map(str, values)) + "]"
-
-
-def _bases_text(bases: Sequence[Sequence[int]]) -> str:
-    return "[" + ", ".join(_list_text(b) for b in bases) + "]"
 
 
 def _identity(size: int, in_dim: str, out_dim: str) -> LinearLayout:
@@ -217,7 +211,7 @@ class AMDWMMALayout(Encoding):
             _NAME,
         )
         if instr not in VALID_INSTR_SHAPES[self.version]:
-            valid = ", ".join(_list_text(s) for s in VALID_INSTR_SHAPES[self.version])
+            valid = ", ".join(list_text(s) for s in VALID_INSTR_SHAPES[self.version])
             raise EncodingError(
                 f"{_NAME}: invalid WMMA v{self.version} instruction shape {list(instr)} "
                 f"(valid: {valid})."
@@ -384,17 +378,17 @@ class AMDWMMALayout(Encoding):
     def ttgir(self) -> str:
         parts = []
         if self.reg_bases:
-            parts.append(f"register = {_bases_text(self.reg_bases)}")
+            parts.append(f"register = {bases_text(self.reg_bases)}")
         if self.warp_bases:
-            parts.append(f"warp = {_bases_text(self.warp_bases)}")
+            parts.append(f"warp = {bases_text(self.warp_bases)}")
         text = (
             f"#ttg.amd_wmma<{{version = {self.version}, isTranspose = "
             f"{'true' if self.transposed else 'false'}, ctaLayout = {{{', '.join(parts)}}}"
         )
         if self.cga_layout:
-            text += f", CGALayout = {_bases_text(self.cga_layout)}"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         if tuple(self.instr_shape or ()) != DEFAULT_INSTR_SHAPE:
-            text += f", instrShape = {_list_text(self.instr_shape or ())}"
+            text += f", instrShape = {list_text(self.instr_shape or ())}"
         return text + "}>"
 
 

@@ -22,6 +22,21 @@ class EncodingError(LayoutError):
     """An encoding parameter breaks one of Triton's verifier rules (the message names it)."""
 
 
+def list_text(values: Sequence[int]) -> str:
+    """``[1, 2]``: a list as TTGIR prints it.
+
+    Examples:
+        >>> list_text((1, 2))
+        '[1, 2]'
+    """
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def bases_text(bases: Sequence[Sequence[int]]) -> str:
+    """``[[0, 1], [1, 0]]``: a list of bases as TTGIR prints it."""
+    return "[" + ", ".join(list_text(b) for b in bases) + "]"
+
+
 def int_list(value: Any, name: str, encoding: str) -> tuple[int, ...]:
     """A list of ints (bools refused), as a tuple."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):

@@ -15,12 +15,14 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_from_split_params,
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
     dot_operand_cga_layout,
     int_list,
+    list_text,
     require_permutation,
     require_powers_of_2,
     require_same_rank,
@@ -35,14 +37,6 @@ from llverify.layout_utils import (
     remove_standard_dim,
     standard_out_dim_names,
 )
-
-
-def _list_text(values: Sequence[int]) -> str:
-    return "[" + ", ".join(map(str, values)) + "]"
-
-
-def _bases_text(bases: Sequence[Sequence[int]]) -> str:
-    return "[" + ", ".join(_list_text(b) for b in bases) + "]"
 
 
 def broadcasted_dot_operand_layout(
@@ -162,12 +156,12 @@ class BlockedLayout(Encoding):
 
     def ttgir(self) -> str:
         text = (
-            f"#ttg.blocked<{{sizePerThread = {_list_text(self.size_per_thread)}, "
-            f"threadsPerWarp = {_list_text(self.threads_per_warp)}, "
-            f"warpsPerCTA = {_list_text(self.warps_per_cta)}, order = {_list_text(self.order)}"
+            f"#ttg.blocked<{{sizePerThread = {list_text(self.size_per_thread)}, "
+            f"threadsPerWarp = {list_text(self.threads_per_warp)}, "
+            f"warpsPerCTA = {list_text(self.warps_per_cta)}, order = {list_text(self.order)}"
         )
         if self.cga_layout:
-            text += f", CGALayout = {_bases_text(self.cga_layout)}"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         return text + "}>"
 
 
@@ -326,9 +320,9 @@ class DistributedLinearLayout(Encoding):
 
     def ttgir(self) -> str:
         return (
-            f"#ttg.linear<{{register = {_bases_text(self.reg_bases)}, lane = "
-            f"{_bases_text(self.lane_bases)}, warp = {_bases_text(self.warp_bases)}, block = "
-            f"{_bases_text(self.block_bases)}}}>"
+            f"#ttg.linear<{{register = {bases_text(self.reg_bases)}, lane = "
+            f"{bases_text(self.lane_bases)}, warp = {bases_text(self.warp_bases)}, block = "
+            f"{bases_text(self.block_bases)}}}>"
         )
 
 

@@ -26,6 +26,7 @@ from llverify.encodings.base import (
     combine_cta_cga_with_shape,
     dot_operand_cga_layout,
     int_list,
+    list_text,
     require_powers_of_2,
 )
 from llverify.encodings.blocked import broadcasted_dot_operand_layout
@@ -280,15 +281,11 @@ class NVMMADistributedLayout(Encoding):
     def ttgir(self) -> str:
         text = (
             f"#ttg.nvidia_mma<{{versionMajor = {self.version_major}, versionMinor = "
-            f"{self.version_minor}, warpsPerCTA = {_list_text(self.warps_per_cta)}"
+            f"{self.version_minor}, warpsPerCTA = {list_text(self.warps_per_cta)}"
         )
         if self.cga_layout:
-            text += f", CGALayout = [{', '.join(_list_text(b) for b in self.cga_layout)}]"
-        return text + f", instrShape = {_list_text(self.instr_shape)}}}>"
-
-
-def _list_text(values: Sequence[int]) -> str:
-    return "[" + ", ".join(map(str, values)) + "]"
+            text += f", CGALayout = [{', '.join(list_text(b) for b in self.cga_layout)}]"
+        return text + f", instrShape = {list_text(self.instr_shape)}}}>"
 
 
 def _nvidia_mma_from_ttgir(fields: dict[str, Any], attribute: Any) -> NVMMADistributedLayout:

@@ -31,6 +31,7 @@ from llverify.encodings.base import (
     bases_list,
     cga_linear_layout,
     int_list,
+    list_text,
 )
 from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.encodings.gluon import register_gluon
@@ -68,10 +69,6 @@ DTYPE_BITWIDTHS = {
 
 _ROW, _COL, _BLOCK = "row", "col", "block"
 _DIMS = ["dim0", "dim1"]
-
-
-def _list_text(values: Sequence[int]) -> str:
-    return "[" + ", ".join(map(str, values)) + "]"
 
 
 def _split_num(cga: Sequence[Sequence[int]]) -> list[int]:
@@ -246,7 +243,7 @@ class TensorMemoryLayout(Encoding):
             f"colStride = {self.col_stride}"
         )
         if self.cga_layout:
-            text += ", CGALayout = [" + ", ".join(_list_text(b) for b in self.cga_layout) + "]"
+            text += ", CGALayout = [" + ", ".join(list_text(b) for b in self.cga_layout) + "]"
         if self.two_ctas:
             text += ", twoCTAs = true"
         if self.fp4_padded:
@@ -314,7 +311,7 @@ class TensorMemoryScalesLayout(Encoding):
     def ttgir(self) -> str:
         if not self.cga_layout:
             return "#ttng.tensor_memory_scales_encoding<>"
-        bases = ", ".join(_list_text(b) for b in self.cga_layout)
+        bases = ", ".join(list_text(b) for b in self.cga_layout)
         return f"#ttng.tensor_memory_scales_encoding<CGALayout = [{bases}]>"
 
 

@@ -145,23 +145,29 @@ class _Parser:
             self.expect("]")
             return items
 
+    def fields(self, closing: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """``key = value, ...`` up to (not including) ``closing``, with key positions."""
+        fields: dict[str, Any] = {}
+        positions: dict[str, int] = {}
+        if self.peek() == closing:
+            return fields, positions
+        while True:
+            self.skip()
+            key_position = self.pos
+            key = self.identifier()
+            if key in fields:
+                raise self.error(f"field '{key}' appears twice", key_position)
+            self.expect("=")
+            fields[key] = self.value()
+            positions[key] = key_position
+            if self.peek() != ",":
+                return fields, positions
+            self.pos += 1
+
     def dict_value(self) -> dict[str, Any]:
         """``{key = value, ...}`` as a plain dict (e.g. WMMA's ``ctaLayout``)."""
         self.expect("{")
-        fields: dict[str, Any] = {}
-        if self.peek() != "}":
-            while True:
-                self.skip()
-                key_position = self.pos
-                key = self.identifier()
-                if key in fields:
-                    raise self.error(f"field '{key}' appears twice", key_position)
-                self.expect("=")
-                fields[key] = self.value()
-                if self.peek() == ",":
-                    self.pos += 1
-                    continue
-                break
+        fields, _ = self.fields("}")
         self.expect("}")
         return fields
 
@@ -179,22 +185,7 @@ class _Parser:
         if braced:
             self.pos += 1
         closing = "}" if braced else ">"
-        fields: dict[str, Any] = {}
-        positions: dict[str, int] = {}
-        if self.peek() != closing:
-            while True:
-                self.skip()
-                key_position = self.pos
-                key = self.identifier()
-                if key in fields:
-                    raise self.error(f"field '{key}' appears twice", key_position)
-                self.expect("=")
-                fields[key] = self.value()
-                positions[key] = key_position
-                if self.peek() == ",":
-                    self.pos += 1
-                    continue
-                break
+        fields, positions = self.fields(closing)
         if braced:
             self.expect("}")
         self.expect(">")
