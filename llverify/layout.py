@@ -448,13 +448,15 @@ class LinearLayout:
         ]
         inner_in = inner._in_idx()
         outer_in = outer._in_idx()
+        move_inner = _mover(inner_map)
+        move_outer = _mover(outer_map)
         cols = []
         for d in ins:
             new: list[int] = []
             if d in inner_in:
-                new.extend(_remap(c, inner_map) for c in inner._cols[inner_in[d]])
+                new.extend(map(move_inner, inner._cols[inner_in[d]]))
             if d in outer_in:
-                new.extend(_remap(c, outer_map) for c in outer._cols[outer_in[d]])
+                new.extend(map(move_outer, outer._cols[outer_in[d]]))
             cols.append(tuple(new))
         result = _make(tuple(ins), tuple(cols), tuple(outs), out_log2)
         _check_totals(result)
@@ -1325,6 +1327,23 @@ def _pack(
         tuple(sum(v << off for v, off in zip(basis, offsets)) for basis in in_bases)
         for in_bases in nested
     )
+
+
+def _mover(fields: Sequence[tuple[int, int, int]]) -> Any:
+    """A function moving the bit fields ``(src_offset, width, dst_offset)`` of packed
+    columns; the identity or one shift when every field moves by the same amount."""
+    shifts = {dst - src for src, width, dst in fields if width}
+    if not shifts:
+        return lambda column: 0
+    if len(shifts) == 1:
+        shift = shifts.pop()
+        if shift == 0:
+            return lambda column: column
+        if shift > 0:
+            return lambda column: column << shift
+        return lambda column: column >> -shift
+    frozen = tuple(fields)
+    return lambda column: _remap(column, frozen)
 
 
 def _remap(column: int, fields: Iterable[tuple[int, int, int]]) -> int:
