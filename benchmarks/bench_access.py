@@ -1,0 +1,87 @@
+"""Time the bank-conflict analyses on a zoo of (register layout, shared layout) pairs:
+the brute-force simulator, the algebraic hardware count, and Triton 3.9's own count
+(``get_shared_bank_conflicts``, the C++ behind ``ttgl.bank_conflicts``; needs triton).
+
+Run: ``python benchmarks/bench_access.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from test_access import (  # noqa: E402
+    WORKER,
+    differential_cases,
+    reg_layout,
+    shared_from_bases,
+)
+
+from llverify.access import (  # noqa: E402  # noqa: E402
+    TARGETS,
+    _lane_images,
+    conversion_layout,
+    hardware_conflicts,
+    simulate_bank_conflicts,
+    triton_conflicts,
+)
+
+
+def main() -> None:
+    cases = [c for c in differential_cases(400) if "offset" in c["shared"]]
+    pairs = []
+    for c in cases:
+        shape = c["shape"]
+        pairs.append(
+            (
+                reg_layout(c["reg"], shape),
+                shared_from_bases(c["shared"]["offset"], shape),
+                shape,
+                c["bits"],
+            )
+        )
+    start = time.perf_counter()
+    prepared = [(conversion_layout(r, s, shape, bits), bits) for r, s, shape, bits in pairs]
+    t_prep = time.perf_counter() - start
+    nvidia = TARGETS["nvidia"]
+    start = time.perf_counter()
+    for (cvt, elems), bits in prepared:
+        simulate_bank_conflicts(cvt, elems, bits)
+    t_sim = time.perf_counter() - start
+    start = time.perf_counter()
+    for (cvt, elems), bits in prepared:
+        words = max(1, -(-elems * bits // 32))
+        lanes = _lane_images(cvt, nvidia.pass_lanes(words))
+        hardware_conflicts(lanes, bits)
+        triton_conflicts(lanes, bits)
+    t_alg = time.perf_counter() - start
+    t_triton = float("nan")
+    try:
+        oracle_cases = [dict(c, id=str(i)) for i, c in enumerate(cases)]
+        start = time.perf_counter()
+        subprocess.run([sys.executable, str(WORKER)], input=json.dumps(oracle_cases),
+                       capture_output=True, text=True, check=True)  # fmt: skip
+        t_triton = time.perf_counter() - start
+    except (subprocess.CalledProcessError, OSError):
+        pass
+    n = len(prepared)
+    print(f"{n} pairs (register layout, shared layout, 8..64-bit), one warp group each")
+    print(f"{'method':<44}{'total s':>10}{'us/pair':>10}")
+    rows = [
+        ("conversion + largest_vectorisation (shared)", t_prep),
+        ("brute-force wavefront simulator (numpy)", t_sim),
+        ("algebraic (hardware + Triton count)", t_alg),
+        ("Triton 3.9 get_shared_bank_conflicts*", t_triton),
+    ]
+    for name, t in rows:
+        print(f"{name:<44}{t:>10.3f}{t / n * 1e6:>10.0f}")
+    print("* one subprocess including Triton import and conversion; nan when triton is missing")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,468 @@
+"""Shared-memory access analysis: vectorisation, instructions, ldmatrix and bank conflicts.
+
+A register layout stored to (or loaded from) a shared layout is the conversion
+``register -> offset = reg.invert_and_compose(shared)``.  This module derives what Triton's
+lowering emits for it (the vector width with ``largestVectorisation`` semantics, the
+ld/st.shared width, the instruction count, whether ldmatrix/stmatrix apply) and counts bank
+conflicts two ways:
+
+* :func:`simulate_bank_conflicts`: an exact brute force (the semantics of Triton's
+  ``SwizzleTest.cpp``): per instruction and wavefront, the set of *distinct* 32-bit word
+  addresses, bucketed by bank, the largest bucket; identical words broadcast.
+* the algebraic model (paper Lemma 9.4 with broadcast): with ``L`` the lane bases inside one
+  pass as bit-address differences, Triton's count is ``2^dim{d in span L : d < one bank row}
+  - 1`` and the hardware's drops the bits inside a 32-bit word first.  The two differ only
+  for sub-word (8/16-bit, unvectorised) accesses, where Triton can under-count.
+
+Targets: ``"nvidia"`` (32 lanes, 32 banks; a pass is 32 / words-per-lane consecutive lanes),
+``"gfx942"`` (wave64, 32 banks; ds_read_b128 phases span(l0, l1, l2^l4)) and ``"gfx950"``
+(wave64, 64 banks; ds_read_b128 phases span(l0, l1, l2^l3, l2^l4)).
+
+Examples:
+    >>> from llverify import LinearLayout
+    >>> reg = LinearLayout.from_bases(
+    ...     [("register", []), ("lane", [[1], [2], [4], [8], [16]]), ("warp", [])], ["dim0"])
+    >>> shared = LinearLayout.from_bases([("offset", [[1], [2], [4], [8], [16]])], ["dim0"])
+    >>> bank_conflicts(reg, shared, [32], 32).conflicts
+    0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify import gf2
+from llverify.errors import LayoutError
+from llverify.evaluate import evaluate_all
+from llverify.layout import LinearLayout
+from llverify.layout_utils import (
+    action_remove_broadcasted_regs,
+    divide_left,
+    largest_vectorisation,
+    reg_perm_for_divide,
+)
+
+__all__ = [
+    "TARGETS",
+    "AccessAnalysis",
+    "BankConflicts",
+    "Target",
+    "access_analysis",
+    "bank_conflicts",
+    "conversion_analysis",
+    "conversion_layout",
+    "hardware_conflicts",
+    "simulate_bank_conflicts",
+    "triton_conflicts",
+]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A shared-memory target: lanes per warp, banks of 32 bits, and whether ds_read_b128
+    groups lanes by XOR phases (AMD wave64)."""
+
+    name: str
+    lanes: int
+    banks: int
+    amd: bool = False
+
+    def pass_lanes(self, words_per_lane: int) -> list[int]:
+        """Lane indices spanning one pass (a GF(2) basis; the pass is their span)."""
+        if self.amd and words_per_lane == 4:
+            return [1, 2, 4 ^ 16] if self.banks == 32 else [1, 2, 4 ^ 8, 4 ^ 16]
+        per_pass = min(self.lanes, self.banks // words_per_lane)
+        return [1 << i for i in range(per_pass.bit_length() - 1)]
+
+    def triton_lanes(self, words_per_lane: int) -> list[int]:
+        """Triton's lane tile (``getLaneTile`` with an empty ``laneAddr``): the lanes below
+        ``log2(phases)`` from the top, sequential."""
+        log2_lanes = self.lanes.bit_length() - 1
+        log2_phase = max(
+            0, (words_per_lane.bit_length() - 1) + log2_lanes - (self.banks.bit_length() - 1)
+        )
+        return [1 << i for i in range(log2_lanes - log2_phase)]
+
+
+TARGETS = {
+    "nvidia": Target("nvidia", 32, 32),
+    "gfx942": Target("gfx942", 64, 32, amd=True),
+    "gfx950": Target("gfx950", 64, 64, amd=True),
+}
+
+
+def _target(target: str | Target) -> Target:
+    if isinstance(target, Target):
+        return target
+    if target not in TARGETS:
+        raise LayoutError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
+    return TARGETS[target]
+
+
+def _as_layout(value: Any, shape: Sequence[int], name: str) -> LinearLayout:
+    if isinstance(value, LinearLayout):
+        return value
+    from llverify.encodings import to_linear_layout  # encodings import much more
+
+    try:
+        return to_linear_layout(value, shape)
+    except Exception as error:
+        raise LayoutError(f"Argument '{name}' could not be converted: {error}") from error
+
+
+def conversion_layout(
+    register_layout: Any, shared_layout: Any, shape: Sequence[int], element_bits: int
+) -> tuple[LinearLayout, int]:
+    """``(register, lane, warp) -> offset`` with Triton's vector permutation applied, and the
+    elements per vector (Triton's ``bankConflictsMemDesc`` preamble).
+
+    Broadcast registers are dropped first; the block dim must be trivial (one CTA).
+    """
+    reg = _as_layout(register_layout, shape, "register_layout")
+    shared = _as_layout(shared_layout, shape, "shared_layout")
+    if not reg.has_in_dim("register") or not shared.has_in_dim("offset"):
+        raise LayoutError(
+            "The register layout needs a 'register' in dim and the shared layout an "
+            f"'offset' in dim, not {reg.get_in_dim_names()} and {shared.get_in_dim_names()}."
+        )
+    reg = action_remove_broadcasted_regs(reg).apply(reg)
+    cvt = reg.invert_and_compose(shared)
+    for dim in ("block",):
+        if cvt.has_in_dim(dim) and cvt.get_in_dim_size(dim) > 1:
+            raise LayoutError("Bank-conflict analysis supports one CTA (block size 1) only.")
+    ins = [d for d in ("register", "lane", "warp") if cvt.has_in_dim(d)]
+    cvt = cvt.sublayout(ins, ["offset"])
+    elems, permutation = largest_vectorisation(cvt, element_bits)
+    return permutation.apply(cvt), elems
+
+
+def _lane_images(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
+    """Offsets of the given lane indices (register 0, warp 0)."""
+    bases = [b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1]]
+    out = []
+    for lane in lanes:
+        value = 0
+        for i, basis in enumerate(bases):
+            if lane >> i & 1:
+                value ^= basis
+        out.append(value)
+    return out
+
+
+def _kernel_dim(vectors: Sequence[int], mask: int) -> int:
+    """dim{d in span(vectors) : d & mask == 0}."""
+    return gf2.rank(list(vectors)) - gf2.rank([v & mask for v in vectors])
+
+
+def triton_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
+    """Triton's count: ``2^dim{d in span L : the bits below one bank row are 0} - 1``.
+
+    Examples:
+        >>> triton_conflicts([1 << i for i in range(1, 6)], 16)  # 16-bit, lane i -> 2 i + ...
+        0
+    """
+    bits = [d * element_bits for d in lane_offsets]
+    return (1 << _kernel_dim(bits, banks * 32 - 1)) - 1
+
+
+def hardware_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
+    """The hardware count: drop the bits inside a 32-bit word, then
+    ``2^dim{w in span : the bank bits are 0} - 1``.
+
+    Examples:
+        >>> hardware_conflicts([64 * 2**i + 2**i for i in range(5)], 16)
+        1
+    """
+    words = [(d * element_bits) >> 5 for d in lane_offsets]
+    return (1 << _kernel_dim(words, banks - 1)) - 1
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Brute-force wavefront counts of every instruction/pass."""
+
+    wavefronts: int  # total over every instruction, warp and pass
+    min_wavefronts: int  # instructions x warps x passes
+    max_per_pass: int  # the largest bucket of any pass
+    homogeneous: bool  # every pass needs the same number of wavefronts
+    colliding_lanes: tuple[int, ...]  # lanes of the worst bank in the worst pass
+
+    @property
+    def conflicts(self) -> int:
+        """Excess accesses per wavefront."""
+        return self.wavefronts // self.min_wavefronts - 1
+
+
+def simulate_bank_conflicts(
+    cvt: LinearLayout,
+    elems_per_vec: int,
+    element_bits: int,
+    target: str | Target = "nvidia",
+    lane_tile: Sequence[int] | None = None,
+) -> SimulationResult:
+    """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics).
+
+    ``cvt`` is :func:`conversion_layout`'s layout.  ``lane_tile`` replays Triton's
+    ``LocalMemOpTile.laneAddr`` modelling (addresses taken at ``lane & tile mask``), only for
+    reproducing Triton's unit tests.
+    """
+    tgt = _target(target)
+    sizes = {
+        d: cvt.get_in_dim_size(d) if cvt.has_in_dim(d) else 1 for d in ("register", "lane", "warp")
+    }
+    if sizes["lane"] != tgt.lanes:
+        raise LayoutError(
+            f"The layout has {sizes['lane']} lanes, but target {tgt.name} has {tgt.lanes}."
+        )
+    words_per_lane = max(1, -(-elems_per_vec * element_bits // 32))
+    full = cvt
+    for d in ("register", "lane", "warp"):
+        if not full.has_in_dim(d):
+            full = full * LinearLayout.zeros_1d(1, d, "offset")
+    full = full.sublayout(["register", "lane", "warp"], ["offset"])
+    offsets = evaluate_all(full, max_inputs=1 << 26)["offset"]
+    offsets = offsets.reshape(sizes["warp"], sizes["lane"], sizes["register"])
+    lanes = np.arange(tgt.lanes)
+    if lane_tile is not None:
+        mask = sum(1 << i for i in lane_tile)
+        offsets = offsets[:, lanes & mask, :]
+    # pass index of each lane: its coset of the pass subspace (smallest representative).
+    span = [0]
+    for basis in tgt.pass_lanes(words_per_lane):
+        span += [s ^ basis for s in span]
+    coset = np.min(lanes[:, None] ^ np.array(span)[None, :], axis=1)
+    _, pass_id = np.unique(coset, return_inverse=True)
+    passes = int(pass_id.max()) + 1
+    instr = np.arange(sizes["register"]) // elems_per_vec
+    n_instr = sizes["register"] // elems_per_vec
+    group = (
+        np.arange(sizes["warp"])[:, None, None] * n_instr + instr[None, None, :]
+    ) * passes + pass_id[None, :, None]
+    first = (offsets * element_bits) >> 5
+    last = ((offsets + 1) * element_bits - 1) >> 5
+    span_words = int((last - first).max()) + 1
+    words = np.concatenate([(first + k).ravel() for k in range(span_words)])
+    valid = np.concatenate([(first + k <= last).ravel() for k in range(span_words)])
+    groups = np.tile(group.ravel(), span_words)
+    words, groups = words[valid], groups[valid]
+    lane_of = np.tile(np.broadcast_to(lanes[None, :, None], offsets.shape).ravel(), span_words)
+    lane_of = lane_of[valid]
+    stride = int(words.max()) + 1
+    keys, first_index = np.unique(groups * stride + words, return_index=True)
+    g, w = keys // stride, keys % stride
+    bucket = g * tgt.banks + w % tgt.banks
+    buckets, counts = np.unique(bucket, return_counts=True)
+    n_groups = sizes["warp"] * n_instr * passes
+    per_group = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(per_group, buckets // tgt.banks, counts)
+    worst = int(np.argmax(counts))
+    worst_bucket = buckets[worst]
+    colliding: tuple[int, ...] = ()
+    if counts[worst] > 1:
+        hits = first_index[bucket == worst_bucket]
+        colliding = tuple(sorted({int(lane_of[i]) for i in hits}))
+    return SimulationResult(
+        wavefronts=int(per_group.sum()),
+        min_wavefronts=n_groups,
+        max_per_pass=int(per_group.max()),
+        homogeneous=bool((per_group == per_group[0]).all()),
+        colliding_lanes=colliding,
+    )
+
+
+@dataclass(frozen=True)
+class BankConflicts:
+    """Per-wavefront excess accesses (the definition of Triton's ``ttgl.bank_conflicts``),
+    exact for the hardware, with Triton's own count beside it."""
+
+    conflicts: int
+    triton: int
+    reason: str
+
+    @property
+    def differs(self) -> bool:
+        """Triton's count differs from the hardware's."""
+        return self.conflicts != self.triton
+
+
+@dataclass(frozen=True)
+class AccessAnalysis:
+    """What storing/loading a register layout to/from a shared layout costs."""
+
+    target: str
+    element_bits: int
+    conversion: LinearLayout  # (register, lane, warp) -> offset, vector permutation applied
+    elems_per_vec: int  # Triton's largestVectorisation
+    access_bits: int  # ld/st.shared width per lane
+    words_per_lane: int  # 1, 2 or 4
+    instructions_per_warp: int
+    warps: int
+    passes: int  # per instruction
+    pass_lanes: tuple[int, ...]  # lane indices spanning one pass
+    ldmatrix: bool  # ldmatrix / stmatrix (non-transposed) applies
+    ldmatrix_trans: bool  # ldmatrix.trans / stmatrix.trans applies
+    lane_offsets: tuple[int, ...]  # offsets of the pass lanes (elements)
+    triton_conflicts: int
+    hardware_conflicts: int
+    simulated_conflicts: int
+    colliding_lanes: tuple[int, ...]
+
+    @property
+    def instructions(self) -> int:
+        """ld/st.shared instructions over all warps."""
+        return self.instructions_per_warp * self.warps
+
+    @property
+    def wavefronts_per_instruction(self) -> int:
+        """Hardware wavefronts of one instruction (the same storing and loading)."""
+        return self.passes * (1 + self.hardware_conflicts)
+
+    @property
+    def store_wavefronts(self) -> int:
+        """Wavefronts of the whole store: instructions x passes x (1 + conflicts)."""
+        return self.instructions * self.wavefronts_per_instruction
+
+    @property
+    def load_wavefronts(self) -> int:
+        """Wavefronts of the whole load (equal to the store's)."""
+        return self.store_wavefronts
+
+    @property
+    def bank_conflicts(self) -> BankConflicts:
+        """The hardware count with Triton's beside it and why they differ."""
+        reason = ""
+        if self.hardware_conflicts != self.triton_conflicts:
+            reason = (
+                f"{self.access_bits}-bit accesses: lanes hit the same bank in different "
+                "32-bit words whose byte offsets differ inside a word; Triton's model only "
+                "counts offsets that are whole bank rows apart"
+            )
+        return BankConflicts(self.hardware_conflicts, self.triton_conflicts, reason)
+
+
+def _ldmatrix(cvt: LinearLayout, element_bits: int) -> tuple[bool, bool]:
+    if element_bits > 32 or not cvt.has_in_dim("lane") or cvt.get_in_dim_size("lane") < 32:
+        return False, False
+    k = (32 // element_bits).bit_length() - 1
+    tile = LinearLayout.identity_1d(1 << k, "register", "offset") * LinearLayout.identity_1d(
+        4, "lane", "offset"
+    )
+    plain = False
+    permutation = reg_perm_for_divide(cvt, tile, left=True)
+    if permutation is not None:
+        plain = divide_left(permutation.apply(cvt), tile) is not None
+    trans = False
+    if element_bits == 16:
+        lanes = [b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1]]
+        regs = [b[0] for b in cvt.bases[0][1]]
+        # lanes 2..4 walk one 16-byte row; a register and lanes 0, 1 pick 16-byte rows.
+        rows_ok = all(d % 8 == 0 and d for d in lanes[:2])
+        trans = lanes[2:5] == [1, 2, 4] and rows_ok and any(r and r % 8 == 0 for r in regs)
+    return plain, trans
+
+
+def access_analysis(
+    register_layout: Any,
+    shared_layout: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target = "nvidia",
+    lane_tile: Sequence[int] | None = None,
+) -> AccessAnalysis:
+    """Analyse ``register_layout`` stored to / loaded from ``shared_layout``.
+
+    Layouts may be LinearLayouts or anything :func:`llverify.to_linear_layout` accepts.
+    ``lane_tile`` (Triton's ``LocalMemOpTile.laneAddr``) only changes Triton's count and
+    the simulation, to replay Triton's unit tests.
+
+    Examples:
+        >>> reg = LinearLayout.from_bases([("register", [[0, 1], [0, 2]]),
+        ...     ("lane", [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]), ("warp", [])],
+        ...     ["dim0", "dim1"])
+        >>> sh = LinearLayout.from_bases([("offset", [[0, 1], [0, 2], [0, 4], [0, 8],
+        ...     [0, 16], [1, 0], [2, 0]])], ["dim0", "dim1"])
+        >>> a = access_analysis(reg, sh, [4, 32], 16)
+        >>> a.elems_per_vec, a.access_bits, a.instructions, a.passes, a.hardware_conflicts
+        (4, 64, 1, 2, 0)
+    """
+    tgt = _target(target)
+    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    access_bits = elems * element_bits
+    words = max(1, -(-access_bits // 32))
+    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
+    if lane_size != tgt.lanes:
+        raise LayoutError(
+            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
+        )
+    pass_lanes = tgt.pass_lanes(words)
+    lane_offsets = _lane_images(cvt, pass_lanes)
+    if lane_tile is not None:
+        triton_lanes = [1 << i for i in lane_tile]
+    else:
+        triton_lanes = tgt.triton_lanes(words)
+    sim = simulate_bank_conflicts(cvt, elems, element_bits, tgt, lane_tile)
+    plain, trans = _ldmatrix(cvt, element_bits) if tgt.name == "nvidia" else (False, False)
+    regs = cvt.get_in_dim_size("register")
+    return AccessAnalysis(
+        target=tgt.name,
+        element_bits=element_bits,
+        conversion=cvt,
+        elems_per_vec=elems,
+        access_bits=access_bits,
+        words_per_lane=words,
+        instructions_per_warp=regs // elems,
+        warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
+        passes=tgt.lanes // (1 << len(pass_lanes)),
+        pass_lanes=tuple(pass_lanes),
+        ldmatrix=plain,
+        ldmatrix_trans=trans,
+        lane_offsets=tuple(lane_offsets),
+        triton_conflicts=triton_conflicts(_lane_images(cvt, triton_lanes), element_bits, tgt.banks),
+        hardware_conflicts=hardware_conflicts(lane_offsets, element_bits, tgt.banks),
+        simulated_conflicts=sim.conflicts,
+        colliding_lanes=sim.colliding_lanes,
+    )
+
+
+def bank_conflicts(
+    register_layout: Any,
+    shared_layout: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target = "nvidia",
+) -> BankConflicts:
+    """Per-wavefront excess accesses (Triton's ``ttgl.bank_conflicts`` definition), exact for
+    the hardware, with Triton's count and the reason when they differ.
+
+    Examples:
+        >>> reg = LinearLayout.from_bases([("register", [[0, 2], [0, 4], [0, 8], [0, 16],
+        ...     [0, 32]]), ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]),
+        ...     ("warp", [[0, 1]])], ["dim0", "dim1"])
+        >>> sh = LinearLayout.from_bases([("offset", [[0, 1], [0, 2], [0, 4], [0, 8],
+        ...     [0, 16], [0, 32], [1, 1], [2, 2], [4, 4], [8, 8], [16, 16]])], ["dim0", "dim1"])
+        >>> r = bank_conflicts(reg, sh, [32, 64], 16)
+        >>> r.conflicts, r.triton, r.differs
+        (1, 0, True)
+    """
+    return access_analysis(
+        register_layout, shared_layout, shape, element_bits, target
+    ).bank_conflicts
+
+
+def conversion_analysis(
+    src_layout: Any,
+    dst_layout: Any,
+    shared_layout: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target = "nvidia",
+) -> tuple[AccessAnalysis, AccessAnalysis]:
+    """A register-to-register conversion through shared memory: (store of src, load of dst)."""
+    return (
+        access_analysis(src_layout, shared_layout, shape, element_bits, target),
+        access_analysis(dst_layout, shared_layout, shape, element_bits, target),
+    )
