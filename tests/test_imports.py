@@ -31,6 +31,7 @@ MODULES = [
     "llverify.encodings.amd_wmma",
     "llverify.encodings.nvidia_mma",
     "llverify.encodings.tmem",
+    "llverify.encodings.shared",
     "llverify.text",
 ]
 

@@ -22,6 +22,12 @@ from llverify.encodings.blocked import (
 )
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
+from llverify.encodings.shared import (
+    AMDRotatingSharedLayout,
+    PartitionedSharedLayout,
+    SharedLinearLayout,
+    SwizzledSharedLayout,
+)
 from llverify.encodings.tmem import (
     TensorMemoryLayout,
     TensorMemoryScalesLayout,
@@ -33,6 +39,7 @@ from llverify.layout import LinearLayout
 
 __all__ = [
     "AMDMFMALayout",
+    "AMDRotatingSharedLayout",
     "AMDWMMALayout",
     "BlockedLayout",
     "DistributedLinearLayout",
@@ -40,7 +47,10 @@ __all__ = [
     "Encoding",
     "EncodingError",
     "NVMMADistributedLayout",
+    "PartitionedSharedLayout",
+    "SharedLinearLayout",
     "SliceLayout",
+    "SwizzledSharedLayout",
     "TensorMemoryLayout",
     "TensorMemoryScalesLayout",
     "TTGIRError",

@@ -45,6 +45,7 @@ class Attribute:
         position: int,
         positions: dict[str, int],
         text: str,
+        trailing: tuple[str, ...] = (),
     ) -> None:
         self.dialect = dialect
         self.mnemonic = mnemonic
@@ -52,6 +53,9 @@ class Attribute:
         self.position = position
         self.positions = positions
         self.text = text
+        #: Keys written after the braces, e.g. ``alignment`` in
+        #: ``#ttg.shared_linear<{offset = [..]}, alignment = 16>``.
+        self.trailing = trailing
 
     def error(self, message: str, key: str | None = None) -> TTGIRError:
         where = self.positions.get(key, self.position) if key else self.position
@@ -186,10 +190,20 @@ class _Parser:
             self.pos += 1
         closing = "}" if braced else ">"
         fields, positions = self.fields(closing)
+        trailing: tuple[str, ...] = ()
         if braced:
             self.expect("}")
+            if self.peek() == ",":  # MLIR custom formats may add ", key = value" after "}"
+                self.pos += 1
+                more, more_positions = self.fields(">")
+                for key in more:
+                    if key in fields:
+                        raise self.error(f"field '{key}' appears twice", more_positions[key])
+                fields.update(more)
+                positions.update(more_positions)
+                trailing = tuple(more)
         self.expect(">")
-        attribute = Attribute(dialect, mnemonic, fields, start, positions, self.text)
+        attribute = Attribute(dialect, mnemonic, fields, start, positions, self.text, trailing)
         builder = _BUILDERS.get(mnemonic)
         if builder is None:
             known = ", ".join(sorted(_BUILDERS))
