@@ -1,6 +1,8 @@
 """llverify: verify and synthesize GPU tensor layouts (Triton linear layouts) by proof."""
 
+from llverify.access import access_analysis, bank_conflicts
 from llverify.column_action import ColumnAction
+from llverify.conversion import Conversion, conversion
 from llverify.encodings import to_linear_layout
 from llverify.errors import (
     DimensionError,
@@ -39,6 +41,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ColumnAction",
+    "Conversion",
     "Formula",
     "FormulaError",
     "IntOps",
@@ -55,11 +58,14 @@ __all__ = [
     "LinearLayout",
     "NotInvertibleError",
     "ParseError",
+    "access_analysis",
+    "bank_conflicts",
     "broadcast_bits",
     "check_distributed",
     "check_injective",
     "check_memory_layout",
     "check_surjective",
+    "conversion",
     "divide_left",
     "divide_right",
     "ensure_layout_not_larger_than",

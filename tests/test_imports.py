@@ -32,6 +32,8 @@ MODULES = [
     "llverify.encodings.nvidia_mma",
     "llverify.encodings.tmem",
     "llverify.encodings.shared",
+    "llverify.conversion",
+    "llverify.access",
     "llverify.text",
 ]
 

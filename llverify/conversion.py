@@ -1,0 +1,606 @@
+"""Layout conversions (``ttg.convert_layout``): the conversion map, its proofs, its kind.
+
+``conversion(src, dst, shape)`` builds a :class:`Conversion`:
+
+* ``cvt = src.invert_and_compose(dst)``: for every source hardware index (register, lane,
+  warp, block) the destination hardware index that receives its element, so that
+  ``dst(cvt(x)) == src(x)``; ``gather = dst.invert_and_compose(src)`` is the direction Triton
+  lowers with (each destination slot reads ``src(gather(y)) == dst(y)``);
+* ``minimal``: Triton 3.9's ``minimalCvtLayout`` (``gather`` with the common slowest in dims
+  quotiented out, ``block`` first, while the map is trivial over them);
+* ``kind``: "no-op", "register permutation", "warp shuffle" or "shared memory", decided as
+  Triton's ``ConvertLayoutOpToLLVM`` does with ``cvtNeedsWarpShuffle`` (warp-local conversions
+  whose register/lane permutation has at most one mixed register-lane transposition) and
+  ``cvtNeedsSharedMemory`` (power-of-2 shapes only: llverify layouts are GF(2)-linear);
+* ``verify()`` / ``coverage()``: GF(2) proofs (the maps are linear, so agreeing on 0 and on
+  every basis input is agreeing everywhere); counterexamples are replayed with ``apply``;
+* ``shuffle_plan()``: a warp-shuffle plan in the spirit of the Linear Layouts paper (section
+  5.4): vector ``V`` (register bases common to both layouts, at most 32 bits), rounds, and per
+  round which lane sends which register to which lane; ``verify_plan()`` executes it with numpy
+  on every hardware index.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from llverify import gf2
+from llverify.errors import LayoutTypeError, NotInvertibleError
+from llverify.layout import LinearLayout
+from llverify.verdict import Verdict
+
+__all__ = [
+    "KINDS",
+    "Conversion",
+    "ShufflePlan",
+    "ShuffleRound",
+    "conversion",
+    "cvt_needs_shared_memory",
+    "cvt_needs_warp_shuffle",
+    "cvt_reorders_registers",
+    "minimal_cvt_layout",
+    "mixed_transpositions",
+]
+
+KINDS = ("no-op", "register permutation", "warp shuffle", "shared memory")
+_REG, _LANE, _WARP, _BLOCK = "register", "lane", "warp", "block"
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _as_layout(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
+    if isinstance(value, LinearLayout):
+        return value
+    from llverify.encodings import to_linear_layout
+
+    try:
+        return to_linear_layout(value, shape)
+    except LayoutTypeError as error:
+        raise LayoutTypeError(f"Argument '{name}': {error}") from error
+
+
+def _in_point(layout: LinearLayout, dim: str, bit: int) -> dict[str, int]:
+    return {d: (1 << bit if d == dim else 0) for d in layout.get_in_dim_names()}
+
+
+def _basis_inputs(layout: LinearLayout) -> list[dict[str, int]]:
+    """0 and every single-bit input: enough to decide an identity between linear maps."""
+    points = [{d: 0 for d in layout.get_in_dim_names()}]
+    for dim, size in layout.in_dims:
+        points.extend(_in_point(layout, dim, b) for b in range(size.bit_length() - 1))
+    return points
+
+
+def _pack(values: dict[str, int], dims: Sequence[tuple[str, int]]) -> int:
+    packed, offset = 0, 0
+    for name, size in dims:
+        packed |= values[name] << offset
+        offset += size.bit_length() - 1
+    return packed
+
+
+def _unpack(packed: int, dims: Sequence[tuple[str, int]]) -> dict[str, int]:
+    out, offset = {}, 0
+    for name, size in dims:
+        bits = size.bit_length() - 1
+        out[name] = (packed >> offset) & ((1 << bits) - 1)
+        offset += bits
+    return out
+
+
+def _common_out_dims(a: LinearLayout, b: LinearLayout) -> list[tuple[str, int]]:
+    sizes = dict(b.out_dims)
+    return [(name, max(size, sizes.get(name, 1))) for name, size in a.out_dims]
+
+
+def _verdict(status: str, claim: str, start: float, **kwargs: Any) -> Verdict:
+    return Verdict(status, claim, "gf2", time.perf_counter() - start, **kwargs)
+
+
+# ---------------------------------------------------------------------- Triton's rules
+
+
+@lru_cache(maxsize=4096)
+def minimal_cvt_layout(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
+    """Triton's ``minimalCvtLayout``: ``dst.invert_and_compose(src)`` with the common
+    trailing in dims (``block``, then ``warp``, ...) quotiented out while it is trivial
+    over them.
+
+    Examples:
+        >>> a = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2]])], ["dim0"])
+        >>> minimal_cvt_layout(a, a).get_in_dim_names()
+        []
+    """
+    s_dims, d_dims = src.get_in_dim_names(), dst.get_in_dim_names()
+    dims = []
+    for s, d in zip(reversed(s_dims), reversed(d_dims)):
+        if s != d:
+            break
+        dims.append(s)
+    comp = dst.invert_and_compose(src)
+    for dim in dims:
+        quotient = comp.quotient([dim])
+        if quotient is None:
+            break
+        comp = quotient
+    return comp
+
+
+def cvt_reorders_registers(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Triton's ``cvtReordersRegisters``: the minimal conversion touches registers only."""
+    outs = minimal_cvt_layout(src, dst).get_out_dim_names()
+    return outs in ([], [_REG])
+
+
+def _remove_broadcast_regs(layout: LinearLayout) -> LinearLayout:
+    bases = [(dim, [b for b in bs if any(b)] if dim == _REG else bs) for dim, bs in layout.bases]
+    return LinearLayout.from_bases(
+        bases, layout.get_out_dim_names(), layout.get_out_dim_sizes(), require_surjective=False
+    )
+
+
+def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> list[tuple[int, int]]:
+    """The mixed register-lane transpositions ``(r_i, l_j)`` of Triton's
+    ``getWarpLayoutConvertDecomposition`` (the cycle walk of the register/lane permutation
+    ``P``, broadcast registers removed, smaller dims padded with zeros).
+
+    Only their number matters for the classification; the byte-permute selectors Triton
+    attaches to them do not change it.
+    """
+    src, dst = _remove_broadcast_regs(src), _remove_broadcast_regs(dst)
+    outs = src.get_out_dim_names()
+    n_reg = max(src.get_in_dim_size_log2(_REG), dst.get_in_dim_size_log2(_REG))
+    n_lane = max(src.get_in_dim_size_log2(_LANE), dst.get_in_dim_size_log2(_LANE))
+    in_dims = [_REG, _LANE]
+    sizes = {_REG: n_reg, _LANE: n_lane}
+
+    def padded(layout: LinearLayout) -> LinearLayout:
+        sub = layout.sublayout(in_dims, outs)
+        bases = [(dim, bs + [[0] * len(outs)] * (sizes[dim] - len(bs))) for dim, bs in sub.bases]
+        return LinearLayout.from_bases(bases, outs, sub.get_out_dim_sizes(), False)
+
+    s_ll, t_ll = padded(src), padded(dst)
+    p_bases = {dim: [list(b) for b in bs] for dim, bs in s_ll.invert_and_compose(t_ll).bases}
+    s_flat, t_flat = s_ll.flatten_outs(), t_ll.flatten_outs()
+    src_free: list[tuple[int, int]] = []
+    dst_free: list[tuple[int, int]] = []
+    for dim_idx, dim in enumerate(in_dims):
+        for i in range(sizes[dim]):
+            s_val = s_flat.get_basis(dim, i)[0]
+            t_val = t_flat.get_basis(dim, i)[0]
+            if s_val == 0 and t_val == 0:
+                p_bases[dim][i][dim_idx] = 1 << i
+            elif s_val == 0:
+                src_free.append((dim_idx, i))
+            elif t_val == 0:
+                dst_free.append((dim_idx, i))
+    for (s_dim, s_idx), (d_dim, d_idx) in zip(src_free, dst_free):
+        p_bases[in_dims[s_dim]][s_idx][d_dim] = 1 << d_idx
+
+    def flat(dim: str, idx: int) -> int:
+        return idx if dim == _REG else n_reg + idx
+
+    visited = [False] * (n_reg + n_lane)
+    result: list[tuple[int, int]] = []
+    for dim in in_dims:
+        for i in range(sizes[dim]):
+            if visited[flat(dim, i)]:
+                continue
+            entry = flat(dim, i)
+            curr_dim, curr_idx = dim, i
+            lane_start = reg_end = -1
+            for _ in range(n_reg + n_lane + 1):
+                visited[flat(curr_dim, curr_idx)] = True
+                next_vec = p_bases[curr_dim][curr_idx]
+                next_dim, next_idx = curr_dim, curr_idx
+                for k, val in enumerate(next_vec):
+                    if val:
+                        next_dim, next_idx = in_dims[k], val.bit_length() - 1
+                if curr_dim == _REG and next_dim == _LANE:
+                    lane_start = next_idx
+                elif curr_dim == _LANE and next_dim == _REG:
+                    reg_end = next_idx
+                if reg_end >= 0:
+                    result.append((reg_end, lane_start))
+                    lane_start = reg_end = -1
+                curr_dim, curr_idx = next_dim, next_idx
+                if flat(curr_dim, curr_idx) == entry:
+                    break
+            else:
+                raise ValueError(
+                    "mixed_transpositions: the register/lane conversion is not a permutation "
+                    "(the conversion is not warp-local)."
+                )
+    return result
+
+
+@lru_cache(maxsize=4096)
+def cvt_needs_warp_shuffle(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Triton's ``cvtNeedsWarpShuffle``: the minimal conversion's out dims are exactly
+    (register, lane) and the permutation has fewer than two mixed transpositions."""
+    if minimal_cvt_layout(src, dst).get_out_dim_names() != [_REG, _LANE]:
+        return False
+    return len(mixed_transpositions(src, dst)) < 2
+
+
+def cvt_needs_shared_memory(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Triton's ``cvtNeedsSharedMemory`` (power-of-2 shapes)."""
+    return not cvt_reorders_registers(src, dst) and not cvt_needs_warp_shuffle(src, dst)
+
+
+def classify(src: LinearLayout, dst: LinearLayout) -> str:
+    """The lowering ``ConvertLayoutOpToLLVM`` picks, as one of :data:`KINDS`."""
+    dims = minimal_cvt_layout(src, dst).get_in_dim_names()
+    if _BLOCK in dims or _WARP in dims:
+        return "shared memory"
+    if _LANE in dims:
+        return "warp shuffle" if cvt_needs_warp_shuffle(src, dst) else "shared memory"
+    if _REG in dims:
+        return "register permutation"
+    return "no-op"
+
+
+# ---------------------------------------------------------------------- warp shuffles
+
+
+@dataclass(frozen=True)
+class ShuffleRound:
+    """One ``shfl.sync.idx`` of a vector: destination lane ``l`` reads the vector that lane
+    ``src_lane[l]`` sends (lane ``j`` sends its vector at base register ``send_reg[j]``) and
+    writes it at base register ``recv_reg[l]``.  ``send_reg[j] == -1``: lane j sends nothing."""
+
+    src_lane: tuple[int, ...]
+    send_reg: tuple[int, ...]
+    recv_reg: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ShufflePlan:
+    """A warp-local conversion as warp shuffles (the same plan in every warp and block).
+
+    Attributes:
+        vector: pairs ``(dst register bit, src register bit)`` moved together in one shuffle
+            (``V``: common register bases, at most 32 bits in all).
+        element_bits: bits per element.
+        rounds: the shuffles, in order.
+        ideal_rounds: ``2**|R|``: destination registers per thread divided by the vector size.
+    """
+
+    src: LinearLayout
+    dst: LinearLayout
+    vector: tuple[tuple[int, int], ...]
+    element_bits: int
+    rounds: tuple[ShuffleRound, ...]
+    ideal_rounds: int
+
+    @property
+    def vector_elements(self) -> int:
+        return 1 << len(self.vector)
+
+    def verify_plan(self) -> Verdict:
+        """Execute the plan with numpy on every (block, warp, lane, register) and compare the
+        destination registers with the destination layout's elements."""
+        start = time.perf_counter()
+        claim = "executing the shuffle plan yields the destination layout"
+        outs = _common_out_dims(self.src, self.dst)
+        src_vals = _register_file(self.src, outs)
+        dst_vals = _register_file(self.dst, outs)
+        got = np.full(dst_vals.shape, -1, dtype=np.int64)
+        s_off = np.array(_span([1 << s for _, s in self.vector]), dtype=np.int64)
+        d_off = np.array(_span([1 << d for d, _ in self.vector]), dtype=np.int64)
+        for rnd in self.rounds:
+            for lane, (j, d) in enumerate(zip(rnd.src_lane, rnd.recv_reg)):
+                if d < 0:
+                    continue
+                s = rnd.send_reg[j]
+                if s < 0:
+                    continue
+                got[:, :, lane, d ^ d_off] = src_vals[:, :, j, s ^ s_off]
+        bad = np.argwhere(got != dst_vals)
+        if len(bad) == 0:
+            return _verdict(
+                "proved",
+                claim,
+                start,
+                reason=f"{len(self.rounds)} rounds simulated",
+                details={"slots": int(dst_vals.size)},
+            )
+        block, warp, lane, reg = (int(v) for v in bad[0])
+        point = {_REG: reg, _LANE: lane, _WARP: warp, _BLOCK: block}
+        point = {k: point[k] for k in self.dst.get_in_dim_names()}
+        expected = self.dst.apply(point)
+        value = int(got[block, warp, lane, reg])
+        actual = _unpack(value, outs) if value >= 0 else {k: -1 for k in expected}
+        return _verdict(
+            "refuted",
+            claim,
+            start,
+            counterexample=point,
+            actual=actual,
+            expected=expected,
+            reason="destination slot written wrongly or never",
+        )
+
+
+def _span(columns: Sequence[int]) -> list[int]:
+    values = [0]
+    for c in columns:
+        values += [v ^ c for v in values]
+    return values
+
+
+def _register_file(layout: LinearLayout, outs: Sequence[tuple[str, int]]) -> np.ndarray:
+    """``[block, warp, lane, register] -> packed element`` for every hardware index."""
+    sizes = dict(layout.in_dims)
+    shape = [sizes.get(d, 1) for d in (_BLOCK, _WARP, _LANE, _REG)]
+    grids = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in shape], indexing="ij")
+    ins = {d: g.ravel() for d, g in zip((_BLOCK, _WARP, _LANE, _REG), grids) if d in sizes}
+    values = layout.apply_array(ins)
+    packed = np.zeros(grids[0].size, dtype=np.int64)
+    offset = 0
+    for name, size in outs:
+        if name in values:
+            packed |= np.asarray(values[name], dtype=np.int64) << offset
+        offset += size.bit_length() - 1
+    return packed.reshape(shape)
+
+
+def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> ShufflePlan:
+    gather = dst.invert_and_compose(src)  # dst hw -> src hw
+    n_dst_reg = dst.get_in_dim_size_log2(_REG)
+    n_lanes = dst.get_in_dim_size(_LANE)
+    zero = {d: 0 for d in dst.get_in_dim_names()}
+
+    def source(reg: int, lane: int) -> tuple[int, int]:
+        out = gather.apply({**zero, _REG: reg, _LANE: lane})
+        return out.get(_REG, 0), out.get(_LANE, 0)
+
+    # V: destination register bits whose element sits one source register bit away, in the
+    # same lane (a common register basis), at most 32 bits per shuffled vector.
+    vector: list[tuple[int, int]] = []
+    max_vec = max(1, 32 // element_bits)
+    used_src = 0
+    for i in range(n_dst_reg):
+        if (2 << len(vector)) > max_vec:
+            break
+        if not any(dst.get_basis(_REG, i)):
+            continue
+        out = gather.apply({**zero, _REG: 1 << i})
+        s = out.get(_REG, 0)
+        if (
+            s
+            and s & (s - 1) == 0
+            and not s & used_src
+            and all(v == 0 for k, v in out.items() if k != _REG)
+        ):
+            vector.append((i, s.bit_length() - 1))
+            used_src |= s
+    v_dst = sum(1 << d for d, _ in vector)
+    bases = [r for r in range(1 << n_dst_reg) if not r & v_dst]
+    pending = {lane: list(bases) for lane in range(n_lanes)}
+    n_src_lanes = src.get_in_dim_size(_LANE)
+    rounds: list[ShuffleRound] = []
+    while any(pending.values()):
+        send = [-1] * n_src_lanes
+        read = [0] * n_lanes
+        recv = [-1] * n_lanes
+        for lane in range(n_lanes):
+            for k, reg in enumerate(pending[lane]):
+                s_reg, s_lane = source(reg, lane)
+                if send[s_lane] in (-1, s_reg):
+                    send[s_lane] = s_reg
+                    read[lane], recv[lane] = s_lane, reg
+                    del pending[lane][k]
+                    break
+        rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
+    return ShufflePlan(src, dst, tuple(vector), element_bits, tuple(rounds), len(bases))
+
+
+# ---------------------------------------------------------------------- the result object
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A layout conversion ``src -> dst`` (see the module docstring).
+
+    ``cvt`` may be given explicitly (to check a hand-written or corrupted conversion);
+    otherwise it is ``src.invert_and_compose(dst)``, or None when the destination does not
+    hold every source element (then :meth:`verify` is refuted).
+    """
+
+    src: LinearLayout
+    dst: LinearLayout
+    cvt: LinearLayout | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.cvt is None:
+            try:
+                object.__setattr__(self, "cvt", self.src.invert_and_compose(self.dst))
+            except NotInvertibleError:
+                pass
+
+    # --- Triton's view -------------------------------------------------------------
+
+    @property
+    def gather(self) -> LinearLayout:
+        """``dst.invert_and_compose(src)``: the source slot each destination slot reads."""
+        if "gather" not in self._cache:
+            self._cache["gather"] = self.dst.invert_and_compose(self.src)
+        return self._cache["gather"]
+
+    @property
+    def minimal(self) -> LinearLayout:
+        """Triton's ``minimalCvtLayout``."""
+        if "minimal" not in self._cache:
+            self._cache["minimal"] = minimal_cvt_layout(self.src, self.dst)
+        return self._cache["minimal"]
+
+    @property
+    def kind(self) -> str:
+        """One of :data:`KINDS`, as Triton 3.9 lowers the conversion."""
+        if "kind" not in self._cache:
+            self._cache["kind"] = classify(self.src, self.dst)
+        return self._cache["kind"]
+
+    @property
+    def needs_shared_memory(self) -> bool:
+        return cvt_needs_shared_memory(self.src, self.dst)
+
+    @property
+    def needs_warp_shuffle(self) -> bool:
+        return cvt_needs_warp_shuffle(self.src, self.dst)
+
+    @property
+    def broadcast(self) -> dict[str, dict[str, int]]:
+        """Per layout, per in dim, the free-variable (redundant copy) bits: inputs that only
+        hold duplicates of elements held with those bits zero."""
+        return {
+            "src": self.src.get_free_variable_masks(),
+            "dst": self.dst.get_free_variable_masks(),
+        }
+
+    def store_representative(self, element: dict[str, int]) -> dict[str, int]:
+        """The source hardware index that stores ``element`` when going through shared
+        memory: the one whose broadcast (free-variable) bits are all zero."""
+        return self.src.pseudoinvert().apply(element)
+
+    # --- proofs --------------------------------------------------------------------
+
+    def verify(self) -> Verdict:
+        """Prove ``dst(cvt(x)) == src(x)`` for every source hardware index ``x``."""
+        start = time.perf_counter()
+        claim = "dst(cvt(x)) == src(x) for every hardware index x"
+        if self.cvt is None:
+            miss = _uncovered(self.dst, self.src)
+            assert miss is not None
+            point, element = miss
+            return _verdict(
+                "refuted",
+                claim,
+                start,
+                counterexample=point,
+                actual=None,
+                expected=element,
+                reason="no destination slot holds this source element",
+            )
+        for point in _basis_inputs(self.src):
+            expected = self.src.apply(point)
+            moved = self.cvt.apply({d: point.get(d, 0) for d in self.cvt.get_in_dim_names()})
+            target = {d: moved.get(d, 0) for d in self.dst.get_in_dim_names()}
+            actual = self.dst.apply(target)
+            if any(actual.get(k, 0) != v for k, v in expected.items()):
+                return _verdict(
+                    "refuted",
+                    claim,
+                    start,
+                    counterexample=point,
+                    actual=actual,
+                    expected=expected,
+                    reason=f"cvt sends it to {target}",
+                )
+        return _verdict(
+            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+        )
+
+    def verify_gather(self) -> Verdict:
+        """Prove ``src(gather(y)) == dst(y)`` for every destination hardware index ``y``
+        (the direction Triton's lowering reads in)."""
+        start = time.perf_counter()
+        claim = "src(gather(y)) == dst(y) for every hardware index y"
+        try:
+            gather = self.gather
+        except NotInvertibleError:
+            return self.coverage()
+        for point in _basis_inputs(self.dst):
+            expected = self.dst.apply(point)
+            moved = gather.apply({d: point.get(d, 0) for d in gather.get_in_dim_names()})
+            actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
+            if any(actual.get(k, 0) != v for k, v in expected.items()):
+                return _verdict(
+                    "refuted", claim, start, counterexample=point, actual=actual, expected=expected
+                )
+        return _verdict(
+            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+        )
+
+    def coverage(self) -> Verdict:
+        """Prove that every destination element has a source (image(dst) within image(src));
+        a refutation names the destination hardware index and its uncovered element."""
+        start = time.perf_counter()
+        claim = "every destination element is held by some source hardware index"
+        miss = _uncovered(self.src, self.dst)
+        if miss is None:
+            return _verdict("proved", claim, start, reason="image(dst) is in span(src)")
+        point, element = miss
+        return _verdict(
+            "refuted",
+            claim,
+            start,
+            counterexample=point,
+            actual=None,
+            expected=element,
+            reason=f"no source holds element {element}",
+        )
+
+    # --- warp shuffles -------------------------------------------------------------
+
+    @property
+    def warp_local(self) -> bool:
+        """No data crosses warps or blocks (the minimal conversion touches only
+        register and lane)."""
+        return set(self.minimal.get_out_dim_names()) <= {_REG, _LANE}
+
+    def shuffle_plan(self, element_bits: int = 32) -> ShufflePlan:
+        """A warp-shuffle plan; needs a warp-local conversion."""
+        if not self.warp_local:
+            raise ValueError(
+                f"shuffle_plan: the conversion moves data across "
+                f"{sorted(set(self.minimal.get_out_dim_names()) - {_REG, _LANE})}, not only "
+                f"within a warp (kind: {self.kind})."
+            )
+        return _build_plan(self.src, self.dst, element_bits)
+
+
+def _uncovered(
+    have: LinearLayout, want: LinearLayout
+) -> tuple[dict[str, int], dict[str, int]] | None:
+    """A basis input of ``want`` whose element ``have`` never produces, or None.
+
+    (Linear images: one uncovered element implies an uncovered basis image.)"""
+    outs = _common_out_dims(want, have)
+    if {n for n, _ in have.out_dims} != {n for n, _ in outs}:
+        raise LayoutTypeError(
+            f"the layouts have different out dims: {have.get_out_dim_names()} and "
+            f"{want.get_out_dim_names()}."
+        )
+    span = gf2.EchelonBasis()
+    for point in _basis_inputs(have)[1:]:
+        span.insert(_pack(have.apply(point), outs))
+    for point in _basis_inputs(want)[1:]:
+        element = want.apply(point)
+        if span.express(_pack(element, outs)) is None:
+            return point, element
+    return None
+
+
+def conversion(src: Any, dst: Any, shape: Sequence[int] | None = None) -> Conversion:
+    """The conversion ``src -> dst``: layouts, llverify encodings, TTGIR text or Gluon objects
+    (``shape`` needed for encodings unless given by a ``tensor<...>`` type).
+
+    Examples:
+        >>> from llverify.encodings import BlockedLayout
+        >>> a = BlockedLayout([1, 4], [8, 4], [2, 1], [1, 0])
+        >>> b = BlockedLayout([4, 1], [4, 8], [1, 2], [0, 1])
+        >>> c = conversion(a, b, [32, 32])
+        >>> c.kind, c.verify().proved, c.coverage().proved
+        ('shared memory', True, True)
+    """
+    return Conversion(_as_layout(src, shape, "src"), _as_layout(dst, shape, "dst"))
