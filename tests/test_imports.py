@@ -32,6 +32,7 @@ MODULES = [
     "llverify.encodings.nvidia_mma",
     "llverify.encodings.tmem",
     "llverify.encodings.shared",
+    "llverify.encodings.nvmma_shared",
     "llverify.conversion",
     "llverify.access",
     "llverify.text",

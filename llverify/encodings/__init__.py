@@ -22,6 +22,7 @@ from llverify.encodings.blocked import (
 )
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
+from llverify.encodings.nvmma_shared import NVMMASharedLayout
 from llverify.encodings.shared import (
     AMDRotatingSharedLayout,
     PartitionedSharedLayout,
@@ -47,6 +48,7 @@ __all__ = [
     "Encoding",
     "EncodingError",
     "NVMMADistributedLayout",
+    "NVMMASharedLayout",
     "PartitionedSharedLayout",
     "SharedLinearLayout",
     "SliceLayout",
