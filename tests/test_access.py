@@ -706,3 +706,24 @@ def test_differential_triton_bank_conflicts() -> None:
     assert not mismatches, mismatches[:3]
     assert compared >= 500
     assert len(errors) < len(cases) // 10, errors[:3]
+
+
+def test_shared_side_accepts_encodings_as_ttgir() -> None:
+    """Both sides may be TTGIR text: 128x64 f16, row-contiguous 16-byte stores are
+    conflict-free with Swizzled(8,1,8) and NVMMA 128B, and column-contiguous loads are 8-way
+    with NVMMA 128B (REFERENCES.md section 5, measured on an H100)."""
+    rows = (
+        "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+        "order = [1, 0]}>"
+    )
+    cols = (
+        "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+        "order = [0, 1]}>"
+    )
+    swizzled = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+    nvmma = (
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    )
+    assert bank_conflicts(rows, swizzled, [128, 64], 16).conflicts == 0
+    assert bank_conflicts(rows, nvmma, [128, 64], 16).conflicts == 0
+    assert bank_conflicts(cols, nvmma, [128, 64], 16).conflicts == 7
