@@ -33,6 +33,7 @@ MODULES = [
     "llverify.encodings.tmem",
     "llverify.encodings.shared",
     "llverify.encodings.nvmma_shared",
+    "llverify.encodings.padded",
     "llverify.conversion",
     "llverify.access",
     "llverify.text",

@@ -23,6 +23,7 @@ from llverify.encodings.blocked import (
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
 from llverify.encodings.nvmma_shared import NVMMASharedLayout
+from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout, parse_padded_shared
 from llverify.encodings.shared import (
     AMDRotatingSharedLayout,
     PartitionedSharedLayout,
@@ -49,6 +50,8 @@ __all__ = [
     "EncodingError",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
+    "PaddedLayout",
+    "PaddedSharedLayout",
     "PartitionedSharedLayout",
     "SharedLinearLayout",
     "SliceLayout",
@@ -59,6 +62,7 @@ __all__ = [
     "cga_from_split_params",
     "from_gluon",
     "parse_encoding",
+    "parse_padded_shared",
     "to_encoding",
     "tmem_register_layout",
     "to_linear_layout",

@@ -183,13 +183,20 @@ class _Parser:
         self.expect(".")
         mnemonic = self.identifier()
         self.expect("<")
+        pairs_position = self.pos
+        pairs = self.interval_pairs() if self.peek() == "[" else None
         # Two spellings: "<{k = v, ...}>" (most encodings) and "<k = v, ...>" (e.g. tensor
         # memory encodings, printed "<>" when every field has its default).
         braced = self.peek() == "{"
+        if pairs is not None and not braced:
+            raise self.error("expected '{'")  # the pairs come with an attribute dict
         if braced:
             self.pos += 1
         closing = "}" if braced else ">"
         fields, positions = self.fields(closing)
+        if pairs is not None:  # "#ttg.padded_shared<[I:+P, ...] {...}>"
+            fields = {"interval_padding_pairs": pairs, **fields}
+            positions["interval_padding_pairs"] = pairs_position
         trailing: tuple[str, ...] = ()
         if braced:
             self.expect("}")
@@ -218,6 +225,30 @@ class _Parser:
             raise TTGIRError(f"#{dialect}.{mnemonic}: {error}", self.text, start) from None
         attribute.finish()
         return result
+
+    def interval_pairs(self) -> list[list[int]]:
+        """PaddedShared's ``[I:+P, ...]`` (MLIR tokens, blanks allowed; at least one pair)."""
+        number = re.compile(r"\d+")
+
+        def integer() -> int:
+            self.skip()
+            match = number.match(self.text, self.pos)
+            if match is None:
+                raise self.error("expected integer value")
+            self.pos = match.end()
+            return int(match.group())
+
+        self.expect("[")
+        pairs: list[list[int]] = []
+        while True:
+            interval = integer()
+            self.expect(":")
+            self.expect("+")
+            pairs.append([interval, integer()])
+            if self.peek() != ",":
+                self.expect("]")
+                return pairs
+            self.pos += 1
 
     def tensor_type(self) -> tuple[list[int], Any]:
         self.expect("tensor")
