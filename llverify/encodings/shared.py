@@ -45,6 +45,7 @@ layouts, a rotating swizzle that the CGA cannot shrink.  Like Triton, ``vec``,
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -167,9 +168,9 @@ class _SwizzledBase(Encoding):
     def rank(self) -> int:
         return len(self.order)
 
+    @abstractmethod
     def phase(self, row: int) -> int:
         """The XOR applied (in units of ``vec``) to the columns of ``row``."""
-        raise NotImplementedError
 
     def _swizzled_column(self, row: int, num_cols: int) -> int:
         value = self.vec * self.phase(row)
