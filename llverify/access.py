@@ -14,6 +14,15 @@ conflicts two ways:
   - 1`` and the hardware's drops the bits inside a 32-bit word first.  The two differ only
   for sub-word (8/16-bit, unvectorised) accesses, where Triton can under-count.
 
+Padded shared layouts (``#ttg.padded_shared``, :class:`~llverify.encodings.padded.
+PaddedSharedLayout`, or its TTGIR text) are not linear, so the algebraic model does not
+apply: the conversion goes to the *logical* offsets of the linear component, the simulator
+runs on the exact *physical* addresses (:class:`~llverify.encodings.padded.PaddedLayout`),
+the vector width is capped by :attr:`PaddedLayout.max_vector` (a vector must be contiguous
+and aligned in physical addresses; Triton caps only at ``getMinInterval``, a known bug, see
+specs/padded.py), and the result says ``source == "simulator"`` with no Triton/algebraic
+count (``triton is None``).
+
 Targets: ``"nvidia"`` (32 lanes, 32 banks; a pass is 32 / words-per-lane consecutive lanes),
 ``"gfx942"`` (wave64, 32 banks; ds_read_b128 phases span(l0, l1, l2^l4)) and ``"gfx950"``
 (wave64, 64 banks; ds_read_b128 phases span(l0, l1, l2^l3, l2^l4)).
@@ -203,10 +212,14 @@ def simulate_bank_conflicts(
     element_bits: int,
     target: str | Target = "nvidia",
     lane_tile: Sequence[int] | None = None,
+    address_map: np.ndarray | None = None,
 ) -> SimulationResult:
     """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics).
 
-    ``cvt`` is :func:`conversion_layout`'s layout.  ``lane_tile`` replays Triton's
+    ``cvt`` is :func:`conversion_layout`'s layout.  ``address_map`` (an int array indexed
+    by ``cvt``'s offset) maps offsets to the element addresses actually accessed, e.g. a
+    padded layout's :meth:`~llverify.encodings.padded.PaddedLayout.physical_table`; the
+    elements of one vector must then be contiguous there.  ``lane_tile`` replays Triton's
     ``LocalMemOpTile.laneAddr`` modelling (addresses taken at ``lane & tile mask``), only for
     reproducing Triton's unit tests.
     """
@@ -230,6 +243,8 @@ def simulate_bank_conflicts(
     if lane_tile is not None:
         mask = sum(1 << i for i in lane_tile)
         offsets = offsets[:, lanes & mask, :]
+    if address_map is not None:
+        offsets = np.asarray(address_map, dtype=np.int64)[offsets]
     # pass index of each lane: its coset of the pass subspace (smallest representative).
     span = [0]
     for basis in tgt.pass_lanes(words_per_lane):
@@ -280,13 +295,14 @@ class BankConflicts:
     exact for the hardware, with Triton's own count beside it."""
 
     conflicts: int
-    triton: int
+    triton: int | None  # None where there is no Triton/algebraic count (padded layouts)
     reason: str
+    source: str = "algebra"  # "algebra" (== simulator) or "simulator" (padded: only it)
 
     @property
     def differs(self) -> bool:
-        """Triton's count differs from the hardware's."""
-        return self.conflicts != self.triton
+        """Triton's count differs from the hardware's (False where there is none)."""
+        return self.triton is not None and self.conflicts != self.triton
 
 
 @dataclass(frozen=True)
@@ -305,11 +321,15 @@ class AccessAnalysis:
     pass_lanes: tuple[int, ...]  # lane indices spanning one pass
     ldmatrix: bool  # ldmatrix / stmatrix (non-transposed) applies
     ldmatrix_trans: bool  # ldmatrix.trans / stmatrix.trans applies
-    lane_offsets: tuple[int, ...]  # offsets of the pass lanes (elements)
-    triton_conflicts: int
-    hardware_conflicts: int
+    lane_offsets: tuple[int, ...]  # offsets of the pass lanes (elements; padded: physical)
+    triton_conflicts: int | None  # None for padded layouts (no algebraic model)
+    hardware_conflicts: int  # padded: the simulator's count
     simulated_conflicts: int
     colliding_lanes: tuple[int, ...]
+    source: str = "algebra"  # where hardware_conflicts comes from: "algebra" or "simulator"
+    padded: bool = False  # the shared layout is a PaddedSharedLayout
+    triton_elems_per_vec: int | None = None  # padded: Triton's width (min-interval cap only)
+    homogeneous: bool = True  # every pass needs the same number of wavefronts (simulated)
 
     @property
     def instructions(self) -> int:
@@ -335,6 +355,13 @@ class AccessAnalysis:
     def bank_conflicts(self) -> BankConflicts:
         """The hardware count with Triton's beside it and why they differ."""
         reason = ""
+        if self.padded:
+            reason = (
+                "padded shared layout: padding is not linear, so the count comes from the "
+                "exact simulator over the padded physical addresses (no algebraic or Triton "
+                "count)"
+            )
+            return BankConflicts(self.hardware_conflicts, None, reason, "simulator")
         if self.hardware_conflicts != self.triton_conflicts:
             reason = (
                 f"{self.access_bits}-bit accesses: lanes hit the same bank in different "
@@ -365,6 +392,122 @@ def _ldmatrix(cvt: LinearLayout, element_bits: int) -> tuple[bool, bool]:
     return plain, trans
 
 
+def _padded_model(value: Any, shape: Sequence[int]) -> Any:
+    """The exact :class:`PaddedLayout` of a padded shared layout (object, Gluon object or
+    TTGIR text) of ``shape``; None for anything else."""
+    from llverify.encodings.padded import (  # encodings import much more
+        PaddedLayout,
+        PaddedSharedLayout,
+        parse_padded_shared,
+    )
+
+    try:
+        if isinstance(value, PaddedLayout):
+            if tuple(value.shape) != tuple(shape):
+                raise LayoutError(
+                    f"the PaddedLayout has shape {list(value.shape)}, not {list(shape)}"
+                )
+            model = value
+        elif isinstance(value, PaddedSharedLayout):
+            model = value.padded_layout(shape)
+        elif isinstance(value, str) and "padded_shared" in value:
+            model = parse_padded_shared(value)[0].padded_layout(shape)
+        elif type(value).__name__ == "PaddedSharedLayout" and hasattr(
+            value, "interval_padding_pairs"
+        ):  # Gluon's
+            model = PaddedSharedLayout(
+                value.interval_padding_pairs, value.offset_bases, value.cga_layout, value.shape
+            ).padded_layout(shape)
+        else:
+            return None
+    except LayoutError:
+        raise
+    except Exception as error:
+        raise LayoutError(f"Argument 'shared_layout' could not be converted: {error}") from error
+    if model.num_buffers != 1 or model.num_blocks != 1:
+        raise LayoutError(
+            "Bank-conflict analysis of padded layouts supports one buffer of one CTA only "
+            f"(got {model.num_buffers} buffers, {model.num_blocks} CTAs)."
+        )
+    return model
+
+
+def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
+    """The widest ``v <= elems`` such that every ``v`` consecutive registers (``cvt`` with
+    the vector permutation applied) hit ``v`` contiguous physical addresses starting at a
+    multiple of ``v``: exact for this conversion (it equals ``min(elems,
+    PaddedLayout.max_vector)`` whenever the registers cover the buffer)."""
+    full = cvt
+    for d in ("register", "lane", "warp"):
+        if not full.has_in_dim(d):
+            full = full * LinearLayout.zeros_1d(1, d, "offset")
+    full = full.sublayout(["register", "lane", "warp"], ["offset"])
+    regs = full.get_in_dim_size("register")
+    offsets = evaluate_all(full, max_inputs=1 << 26)["offset"]
+    phys = table[offsets.reshape(-1, regs)]
+    v = elems
+    while v > 1:
+        groups = phys.reshape(phys.shape[0], regs // v, v)
+        contiguous = (groups - groups[:, :, :1] == np.arange(v)).all()
+        if contiguous and (groups[:, :, 0] % v == 0).all():
+            return v
+        v //= 2
+    return 1
+
+
+def _padded_access_analysis(
+    register_layout: Any, model: Any, shape: Sequence[int], element_bits: int, tgt: Target
+) -> AccessAnalysis:
+    """:func:`access_analysis` for a padded shared layout: the conversion to the logical
+    offsets of the linear component, the width capped to physically contiguous and aligned
+    vectors, and the exact simulator on the physical addresses."""
+    if element_bits % 8 or element_bits <= 0 or 128 % element_bits:
+        raise LayoutError(
+            f"Padded shared layouts need whole-byte elements dividing 128 bits (Triton "
+            f"asserts), not {element_bits} bits."
+        )
+    linear = model.linear
+    shared = linear.sublayout(["offset"], linear.get_out_dim_names())
+    cvt, elems = conversion_layout(register_layout, shared, shape, element_bits)
+    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
+    if lane_size != tgt.lanes:
+        raise LayoutError(
+            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
+        )
+    table = model.physical_table()
+    vec = _physical_vector(cvt, table, min(elems, model.max_vector))
+    access_bits = vec * element_bits
+    words = max(1, -(-access_bits // 32))
+    pass_lanes = tgt.pass_lanes(words)
+    sim = simulate_bank_conflicts(cvt, vec, element_bits, tgt, address_map=table)
+    plain, trans = _ldmatrix(cvt, element_bits) if tgt.name == "nvidia" else (False, False)
+    rows_ok = model.max_vector * element_bits >= 128  # 16-byte rows contiguous and aligned
+    regs = cvt.get_in_dim_size("register")
+    return AccessAnalysis(
+        target=tgt.name,
+        element_bits=element_bits,
+        conversion=cvt,
+        elems_per_vec=vec,
+        access_bits=access_bits,
+        words_per_lane=words,
+        instructions_per_warp=regs // vec,
+        warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
+        passes=tgt.lanes // (1 << len(pass_lanes)),
+        pass_lanes=tuple(pass_lanes),
+        ldmatrix=plain and rows_ok,
+        ldmatrix_trans=trans and rows_ok,
+        lane_offsets=tuple(int(table[o]) for o in _lane_images(cvt, pass_lanes)),
+        triton_conflicts=None,
+        hardware_conflicts=sim.conflicts,
+        simulated_conflicts=sim.conflicts,
+        colliding_lanes=sim.colliding_lanes,
+        source="simulator",
+        padded=True,
+        triton_elems_per_vec=min(elems, model.encoding.min_interval),
+        homogeneous=sim.homogeneous,
+    )
+
+
 def access_analysis(
     register_layout: Any,
     shared_layout: Any,
@@ -390,6 +533,9 @@ def access_analysis(
         (4, 64, 1, 2, 0)
     """
     tgt = _target(target)
+    padded = _padded_model(shared_layout, shape)
+    if padded is not None:
+        return _padded_access_analysis(register_layout, padded, shape, element_bits, tgt)
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     access_bits = elems * element_bits
     words = max(1, -(-access_bits // 32))
