@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -353,14 +354,38 @@ def _register_file(layout: LinearLayout, outs: Sequence[tuple[str, int]]) -> np.
 
 
 def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> ShufflePlan:
+    """The paper's construction (section 5.4): ``V`` = common register bases within 32 bits,
+    ``R`` = the other destination register bits, and ``2^|R|`` rounds.  Round ``t`` (an
+    element of ``span R``) has destination lane ``l`` receive its base register
+    ``t ^ h(l)`` for a linear ``h: lane -> span R`` and reads the copy ``j ^ kappa(l)`` of
+    its source lane ``j`` (``kappa: lane -> K`` linear, ``K`` the source lanes holding lane
+    0's data), ``h`` and ``kappa`` chosen so that lanes reading the same source lane read
+    the same source register.  ``h`` and ``kappa`` are searched for (zero first, then 256
+    seeded random candidates); if none is found the greedy round filling below is the
+    fallback (then ``len(rounds)`` may exceed ``ideal_rounds``; on the test zoo it never
+    does)."""
     gather = dst.invert_and_compose(src)  # dst hw -> src hw
     n_dst_reg = dst.get_in_dim_size_log2(_REG)
-    n_lanes = dst.get_in_dim_size(_LANE)
+    n_lane_bits = dst.get_in_dim_size_log2(_LANE)
+    n_lanes = 1 << n_lane_bits
     zero = {d: 0 for d in dst.get_in_dim_names()}
 
-    def source(reg: int, lane: int) -> tuple[int, int]:
+    def image(reg: int, lane: int) -> tuple[int, int]:
         out = gather.apply({**zero, _REG: reg, _LANE: lane})
         return out.get(_REG, 0), out.get(_LANE, 0)
+
+    reg_cols = [image(1 << i, 0) for i in range(n_dst_reg)]
+    lane_cols = [image(0, 1 << i) for i in range(n_lane_bits)]
+
+    def source(reg: int, lane: int) -> tuple[int, int]:
+        s = j = 0
+        for i, (cs, cj) in enumerate(reg_cols):
+            if reg >> i & 1:
+                s, j = s ^ cs, j ^ cj
+        for i, (cs, cj) in enumerate(lane_cols):
+            if lane >> i & 1:
+                s, j = s ^ cs, j ^ cj
+        return s, j
 
     # V: destination register bits whose element sits one source register bit away, in the
     # same lane (a common register basis), at most 32 bits per shuffled vector.
@@ -372,8 +397,8 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
             break
         if not any(dst.get_basis(_REG, i)):
             continue
+        s, j = reg_cols[i]
         out = gather.apply({**zero, _REG: 1 << i})
-        s = out.get(_REG, 0)
         if (
             s
             and s & (s - 1) == 0
@@ -384,8 +409,54 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
             used_src |= s
     v_dst = sum(1 << d for d, _ in vector)
     bases = [r for r in range(1 << n_dst_reg) if not r & v_dst]
-    pending = {lane: list(bases) for lane in range(n_lanes)}
+    r_bits = [1 << i for i in range(n_dst_reg) if not v_dst >> i & 1]
     n_src_lanes = src.get_in_dim_size(_LANE)
+
+    # K: source lanes holding the same data as lane 0 (the source's lane kernel); a lane
+    # may read any copy, j ^ k for k in K.
+    src_zero = {d: 0 for d in src.get_in_dim_names()}
+    src_kernel = [
+        k
+        for k in range(n_src_lanes)
+        if all(v == 0 for v in src.apply({**src_zero, _LANE: k}).values())
+    ]
+
+    def linear_rounds(h_cols: Sequence[int], k_cols: Sequence[int]) -> list[ShuffleRound] | None:
+        h = _span(h_cols)  # h[l] for every lane l (span enumerates in lane-bit order)
+        kappa = _span(k_cols)
+        rounds = []
+        for t in bases:
+            send = [-1] * n_src_lanes
+            read = [0] * n_lanes
+            recv = [-1] * n_lanes
+            for lane in range(n_lanes):
+                reg = t ^ h[lane]
+                s_reg, s_lane = source(reg, lane)
+                s_lane ^= kappa[lane]
+                if send[s_lane] not in (-1, s_reg):
+                    return None
+                send[s_lane] = s_reg
+                read[lane], recv[lane] = s_lane, reg
+            rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
+        return rounds
+
+    rng = random.Random(0)
+    r_span = _span(r_bits)
+    candidates: list[tuple[list[int], list[int]]] = [([0] * n_lane_bits, [0] * n_lane_bits)]
+    if len(r_span) > 1 or len(src_kernel) > 1:
+        candidates += [
+            (
+                [rng.choice(r_span) for _ in range(n_lane_bits)],
+                [rng.choice(src_kernel) for _ in range(n_lane_bits)],
+            )
+            for _ in range(256)
+        ]
+    for h_cols, k_cols in candidates:
+        found = linear_rounds(h_cols, k_cols)
+        if found is not None:
+            return ShufflePlan(src, dst, tuple(vector), element_bits, tuple(found), len(bases))
+
+    pending = {lane: list(bases) for lane in range(n_lanes)}
     rounds: list[ShuffleRound] = []
     while any(pending.values()):
         send = [-1] * n_src_lanes

@@ -1,0 +1,72 @@
+"""Warp-shuffle plans use exactly the paper's 2^|R| rounds (section 5.4), proved by exact
+simulation on the conversion zoo of test_conversion; corrupted plans are refuted."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from test_conversion import ZOO
+
+from llverify.conversion import Conversion, ShufflePlan
+
+STRIDE = 8  # every 8th zoo pair: 351 warp-shuffle conversions
+
+
+def _shuffles() -> list[Conversion]:
+    out = []
+    for _, _, src, dst in ZOO[::STRIDE]:
+        c = Conversion(src, dst)
+        if c.kind == "warp shuffle":
+            out.append(c)
+    return out
+
+
+SHUFFLES = _shuffles()
+
+
+def test_rounds_equal_ideal_and_plan_proved() -> None:
+    assert len(SHUFFLES) >= 300
+    for c in SHUFFLES:
+        for bits in (8, 16, 32, 64):
+            plan = c.shuffle_plan(bits)
+            assert plan.vector_elements * bits <= 32 or plan.vector == ()
+            n_reg = c.dst.get_in_dim_size_log2("register")
+            assert plan.ideal_rounds == 1 << (n_reg - len(plan.vector))  # 2^|R|
+            assert len(plan.rounds) == plan.ideal_rounds, (c.src, c.dst, bits)
+            verdict = plan.verify_plan()
+            assert verdict.proved, (c.src, c.dst, bits, verdict)
+
+
+def _corrupt(plan: ShufflePlan, how: str) -> ShufflePlan:
+    rounds = list(plan.rounds)
+    first = rounds[0]
+    if how == "lane":
+        lanes = first.src_lane
+        rounds[0] = dataclasses.replace(first, src_lane=lanes[1:] + lanes[:1])
+    elif how == "drop":
+        rounds = rounds[1:]
+    else:  # receive register moved
+        recv = list(first.recv_reg)
+        recv[0] = recv[0] ^ 1 if recv[0] >= 0 else 0
+        rounds[0] = dataclasses.replace(first, recv_reg=tuple(recv))
+    return dataclasses.replace(plan, rounds=tuple(rounds))
+
+
+def test_corrupted_plans_refuted() -> None:
+    refuted = 0
+    for c in SHUFFLES[:40]:
+        plan = c.shuffle_plan(32)
+        if plan.ideal_rounds < 2:
+            continue
+        for how in ("lane", "drop", "reg"):
+            bad = _corrupt(plan, how)
+            if bad.rounds == plan.rounds:
+                continue
+            verdict = bad.verify_plan()
+            if how == "drop":
+                assert verdict.refuted  # a slot is never written
+            if verdict.refuted:
+                refuted += 1
+                assert verdict.counterexample is not None
+                assert verdict.actual != verdict.expected
+    assert refuted >= 40
