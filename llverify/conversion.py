@@ -14,10 +14,10 @@
   ``cvtNeedsSharedMemory`` (power-of-2 shapes only: llverify layouts are GF(2)-linear);
 * ``verify()`` / ``coverage()``: GF(2) proofs (the maps are linear, so agreeing on 0 and on
   every basis input is agreeing everywhere); counterexamples are replayed with ``apply``;
-* ``shuffle_plan()``: a warp-shuffle plan in the spirit of the Linear Layouts paper (section
-  5.4): vector ``V`` (register bases common to both layouts, at most 32 bits), rounds, and per
-  round which lane sends which register to which lane; ``verify_plan()`` executes it with numpy
-  on every hardware index.
+* ``shuffle_plan()``: the Linear Layouts paper's warp-shuffle plan (section 5.4): vector
+  ``V`` (register bases common to both layouts, at most 32 bits), ``2^|R|`` rounds (``R``: the
+  other destination register bits), and per round which lane sends which register to which
+  lane; ``verify_plan()`` executes it with numpy on every hardware index.
 """
 
 from __future__ import annotations

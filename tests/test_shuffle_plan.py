@@ -37,6 +37,20 @@ def test_rounds_equal_ideal_and_plan_proved() -> None:
             assert verdict.proved, (c.src, c.dst, bits, verdict)
 
 
+def test_every_zoo_plan_has_the_ideal_round_count() -> None:
+    """The whole zoo (not the 1/8 sample): no plan needs the greedy fallback."""
+    plans = 0
+    for _, _, src, dst in ZOO:
+        c = Conversion(src, dst)
+        if c.kind != "warp shuffle":
+            continue
+        for bits in (8, 16, 32, 64):
+            plan = c.shuffle_plan(bits)
+            plans += 1
+            assert len(plan.rounds) == plan.ideal_rounds, (c.src, c.dst, bits)
+    assert plans >= 4 * 2800, plans
+
+
 def _corrupt(plan: ShufflePlan, how: str) -> ShufflePlan:
     rounds = list(plan.rounds)
     first = rounds[0]
