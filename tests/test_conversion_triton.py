@@ -245,8 +245,13 @@ def _known_divergence(case: dict[str, Any], conv: Any, ours: str, theirs: str) -
     but not sufficient.
     (2) llverify "register permutation", Triton "no-op": mma v3 -> dot operand 0 of the same
     parent with instr N > tensor N (source registers broadcast).  Triton replaces the op by
-    its operand (nothing on the convert_layout line, no shared memory, no shuffle); not yet
-    analysed (possibly Triton's C++ mma v3 layout has no broadcast register there)."""
+    its operand (nothing on the convert_layout line, no shared memory, no shuffle).  Cause:
+    Triton's NVIDIA lowering short-circuits MMA v3 -> dot operand 0 of the same parent
+    (``matchMmaV3AndDotOperandLayout``; 16-bit elements: ``replaceOp(op, src)``) before the
+    linear-layout classification.  When instr N <= tensor N both layouts are the same linear
+    layout, so both say no-op; only when instr N > tensor N does the accumulator have a
+    broadcast register bit, the linear layouts differ, and the shortcut hides a real register
+    permutation (for shape [128, 16], destination register 8 is source register 16)."""
     if ours == "register permutation" and theirs == "no-op":
         a, b = case["a"], case["b"]
         return (
