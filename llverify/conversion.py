@@ -45,8 +45,10 @@ __all__ = [
     "cvt_needs_shared_memory",
     "cvt_needs_warp_shuffle",
     "cvt_reorders_registers",
+    "cvt_shuffles_across_folded_warps",
     "minimal_cvt_layout",
     "mixed_transpositions",
+    "warp_bits_read_from_lanes",
 ]
 
 KINDS = ("no-op", "register permutation", "warp shuffle", "shared memory")
@@ -231,6 +233,67 @@ def cvt_needs_warp_shuffle(src: LinearLayout, dst: LinearLayout) -> bool:
     return len(mixed_transpositions(src, dst)) < 2
 
 
+def warp_bits_read_from_lanes(src: LinearLayout, dst: LinearLayout) -> list[int]:
+    """The destination warp bits that Triton 3.9 folds into the shuffle's lane index.
+
+    A warp bit qualifies when the gather ``dst.invert_and_compose(src)`` sends it into the
+    source lane dim only and the source is broadcast over it (every warp holds the data);
+    all other warp bits must be zero or the identity.  Returns ``[]`` when the pattern does
+    not apply.  Found empirically: it reproduces Triton 3.9's lowering on all 500 pairs of
+    tests/test_conversion_triton.py (Triton's LLVM computes the shuffle's source lane from
+    ``lane | warp_id << 5``); the C++ rule that selects it has not been located.
+    """
+    if not (src.has_in_dim(_WARP) and dst.has_in_dim(_WARP)):
+        return []
+    gather = dst.invert_and_compose(src)
+    outs = gather.get_out_dim_names()
+    free = src.get_free_variable_masks().get(_WARP, 0)
+    bits = []
+    for i in range(gather.get_in_dim_size_log2(_WARP)):
+        image = dict(zip(outs, gather.get_basis(_WARP, i)))
+        others = {k: v for k, v in image.items() if k != _LANE}
+        if not any(image.values()):
+            continue
+        if image.get(_WARP) == 1 << i and not any(v for k, v in image.items() if k != _WARP):
+            continue
+        if image.get(_LANE) and not any(others.values()) and free >> i & 1:
+            bits.append(i)
+            continue
+        return []
+    return bits
+
+
+def _fold_warp_into_lanes(layout: LinearLayout, bits: Sequence[int]) -> LinearLayout:
+    """``layout`` with the warp bases ``bits`` moved to the end of the lane bases."""
+    table = dict(layout.bases)
+    lane = list(table[_LANE]) + [table[_WARP][b] for b in bits]
+    warp = [w for i, w in enumerate(table[_WARP]) if i not in bits]
+    bases = [
+        (dim, lane if dim == _LANE else warp if dim == _WARP else bs) for dim, bs in layout.bases
+    ]
+    return LinearLayout.from_bases(
+        bases, layout.get_out_dim_names(), layout.get_out_dim_sizes(), require_surjective=False
+    )
+
+
+@lru_cache(maxsize=4096)
+def cvt_shuffles_across_folded_warps(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Triton 3.9 lowers a conversion whose only cross-warp movement is reading a source
+    that is broadcast over warps (:func:`warp_bits_read_from_lanes`) with warp shuffles
+    when, with those warp bits folded into the lane bits, the register/lane permutation
+    has fewer than two mixed transpositions."""
+    bits = warp_bits_read_from_lanes(src, dst)
+    if not bits:
+        return False
+    try:
+        folded = mixed_transpositions(
+            _fold_warp_into_lanes(src, bits), _fold_warp_into_lanes(dst, bits)
+        )
+    except ValueError:  # not a permutation of the folded register/lane space
+        return False
+    return len(folded) < 2
+
+
 def cvt_needs_shared_memory(src: LinearLayout, dst: LinearLayout) -> bool:
     """Triton's ``cvtNeedsSharedMemory`` (power-of-2 shapes)."""
     return not cvt_reorders_registers(src, dst) and not cvt_needs_warp_shuffle(src, dst)
@@ -239,8 +302,10 @@ def cvt_needs_shared_memory(src: LinearLayout, dst: LinearLayout) -> bool:
 def classify(src: LinearLayout, dst: LinearLayout) -> str:
     """The lowering ``ConvertLayoutOpToLLVM`` picks, as one of :data:`KINDS`."""
     dims = minimal_cvt_layout(src, dst).get_in_dim_names()
-    if _BLOCK in dims or _WARP in dims:
+    if _BLOCK in dims:
         return "shared memory"
+    if _WARP in dims:
+        return "warp shuffle" if cvt_shuffles_across_folded_warps(src, dst) else "shared memory"
     if _LANE in dims:
         return "warp shuffle" if cvt_needs_warp_shuffle(src, dst) else "shared memory"
     if _REG in dims:
@@ -523,11 +588,14 @@ class Conversion:
 
     @property
     def needs_shared_memory(self) -> bool:
-        return cvt_needs_shared_memory(self.src, self.dst)
+        """Triton's lowering goes through shared memory (``kind == "shared memory"``)."""
+        return self.kind == "shared memory"
 
     @property
     def needs_warp_shuffle(self) -> bool:
-        return cvt_needs_warp_shuffle(self.src, self.dst)
+        """Triton's lowering uses warp shuffles (``kind == "warp shuffle"``), including the
+        shuffles across warps of a broadcast source (:func:`cvt_shuffles_across_folded_warps`)."""
+        return self.kind == "warp shuffle"
 
     @property
     def broadcast(self) -> dict[str, dict[str, int]]:
@@ -631,6 +699,13 @@ class Conversion:
 
     def shuffle_plan(self, element_bits: int = 32) -> ShufflePlan:
         """A warp-shuffle plan; needs a warp-local conversion."""
+        if not self.warp_local and self.kind == "warp shuffle":
+            raise ValueError(
+                "shuffle_plan: Triton shuffles this conversion with the warp id folded into "
+                f"the source lane (warp bits {warp_bits_read_from_lanes(self.src, self.dst)} "
+                "read a source broadcast over warps); plans that differ per warp are not "
+                "modelled yet."
+            )
         if not self.warp_local:
             raise ValueError(
                 f"shuffle_plan: the conversion moves data across "

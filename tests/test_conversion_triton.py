@@ -198,51 +198,14 @@ def to_encoding(spec: Spec) -> Any:
 # ---------------------------------------------------------------------- the test
 
 
-def _warp_local_modulo_broadcast(src: Any, dst: Any) -> bool:
-    """Whether every destination warp's elements are already held by the same source warp
-    once source broadcasting is used: span(dst reg, lane) is in span(src reg, lane) and, for
-    every warp/block basis bit i, ``dst(e_i) ^ src(e_i)`` is in span(src reg, lane)."""
-    from llverify import gf2
-    from llverify.conversion import _common_out_dims, _in_point, _pack
-
-    outs = _common_out_dims(src, dst)
-    span = gf2.EchelonBasis()
-    for dim in ("register", "lane"):
-        for b in range(src.get_in_dim_size_log2(dim)):
-            span.insert(_pack(src.apply(_in_point(src, dim, b)), outs))
-    for dim in ("register", "lane"):
-        for b in range(dst.get_in_dim_size_log2(dim)):
-            if span.express(_pack(dst.apply(_in_point(dst, dim, b)), outs)) is None:
-                return False
-    for dim in ("warp", "block"):
-        if dst.get_in_dim_size_log2(dim) != src.get_in_dim_size_log2(dim):
-            return False
-        for b in range(dst.get_in_dim_size_log2(dim)):
-            diff = _pack(dst.apply(_in_point(dst, dim, b)), outs) ^ _pack(
-                src.apply(_in_point(src, dim, b)), outs
-            )
-            if span.express(diff) is None:
-                return False
-    return True
-
-
 def _known_divergence(case: dict[str, Any], conv: Any, ours: str, theirs: str) -> bool:
-    """KNOWN DIVERGENCES (open, not fixed; narrowed to the exact patterns verified with the
-    oracle on the 500 seeded pairs, 11 cases: ids 59 149 234 240 279 299 399 415 474 and
-    402 462).
+    """KNOWN DIVERGENCE (open; narrowed to the exact pattern verified with the oracle on the
+    500 seeded pairs, ids 402 and 462).
 
-    (1) llverify "shared memory", Triton "warp shuffle": the source has free (broadcast) warp
-    bits and the conversion is warp-local modulo that broadcast
-    (:func:`_warp_local_modulo_broadcast`), although the gather keeps a non-trivial warp dim
-    (e.g. slice(dim=0) of blocked [2,4]/[1,32]/[2,2] -> blocked [2]/[32]/[4], shape [128]:
-    dst warp bit 0 reads src lane bit 4).  Evidence: the TTGIR reaching ConvertLayoutOpToLLVM
-    is the unchanged convert_layout; the LLVM has two ``nvvm.shfl.sync idx`` whose source lane
-    is ``((lane | warp_id << 5) & 62) >> 1``, i.e. Triton 3.9 folds the warp id into the
-    shuffle index.  The rule that selects it is NOT found: the mirrored C++
-    (``minimalCvtLayout`` = ``invertAndCompose`` + ``quotient`` with ``isTrivialOver``,
-    the same as llverify) keeps the warp dim, and about 50 other warp-local-modulo-broadcast
-    pairs are lowered through shared memory by Triton, so this condition alone is necessary
-    but not sufficient.
+    (Fixed: 9 pairs with a source broadcast over warps that Triton 3.9 lowers with warp
+    shuffles, the warp id folded into the source lane, are now classified by
+    :func:`llverify.conversion.cvt_shuffles_across_folded_warps`.)
+
     (2) llverify "register permutation", Triton "no-op": mma v3 -> dot operand 0 of the same
     parent with instr N > tensor N (source registers broadcast).  Triton replaces the op by
     its operand (nothing on the convert_layout line, no shared memory, no shuffle).  Cause:
@@ -262,9 +225,6 @@ def _known_divergence(case: dict[str, Any], conv: Any, ours: str, theirs: str) -
             and b["parent"] == a
             and a["instr"][1] > case["shape"][1]
         )
-    if ours == "shared memory" and theirs == "warp shuffle":
-        free = conv.src.get_free_variable_masks()
-        return free.get("warp", 0) != 0 and _warp_local_modulo_broadcast(conv.src, conv.dst)
     return False
 
 
