@@ -10,7 +10,9 @@
   quotiented out, ``block`` first, while the map is trivial over them);
 * ``kind``: "no-op", "register permutation", "warp shuffle" or "shared memory", decided as
   Triton's ``ConvertLayoutOpToLLVM`` does with ``cvtNeedsWarpShuffle`` (warp-local conversions
-  whose register/lane permutation has at most one mixed register-lane transposition) and
+  whose register/lane permutation has at most one mixed register-lane transposition, and, as
+  Triton 3.9's LLVM shows, conversions that only read a source broadcast over warps through
+  lanes: :func:`cvt_shuffles_across_folded_warps`) and
   ``cvtNeedsSharedMemory`` (power-of-2 shapes only: llverify layouts are GF(2)-linear);
 * ``verify()`` / ``coverage()``: GF(2) proofs (the maps are linear, so agreeing on 0 and on
   every basis input is agreeing everywhere); counterexamples are replayed with ``apply``;

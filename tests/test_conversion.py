@@ -399,3 +399,26 @@ def test_broken_plan_refuted() -> None:
     )
     verdict = bad.verify_plan()
     assert verdict.refuted and verdict.counterexample is not None
+
+
+def test_shuffles_across_folded_warps_as_triton() -> None:
+    """Pairs 240 and 135 of the Triton oracle: the same shape of gather (warp bit 2 of the
+    destination reads a source lane; the source is broadcast over it), Triton 3.9 shuffles
+    the first and goes through shared memory for the second (2 mixed transpositions)."""
+    shuffled = Conversion(
+        BlockedLayout([2, 4], [4, 8], [8, 1], [0, 1]).to_linear_layout([16, 128]),
+        BlockedLayout([2, 2], [4, 8], [4, 2], [0, 1]).to_linear_layout([16, 128]),
+    )
+    assert warp_bits_read_from_lanes(shuffled.src, shuffled.dst) == [2]
+    assert not shuffled.warp_local
+    assert shuffled.kind == "warp shuffle" and shuffled.needs_warp_shuffle
+    assert shuffled.verify().proved and shuffled.coverage().proved
+    with pytest.raises(ValueError, match="warp id folded"):
+        shuffled.shuffle_plan(16)
+
+    stays_shared = Conversion(
+        BlockedLayout([4, 4], [4, 8], [4, 2], [0, 1]).to_linear_layout([32, 32]),
+        BlockedLayout([4, 1], [4, 8], [4, 2], [0, 1]).to_linear_layout([32, 32]),
+    )
+    assert warp_bits_read_from_lanes(stays_shared.src, stays_shared.dst) == [2]
+    assert stays_shared.kind == "shared memory" and stays_shared.needs_shared_memory
