@@ -112,17 +112,6 @@ def _target(target: str | Target) -> Target:
     return TARGETS[target]
 
 
-def _as_layout(value: Any, shape: Sequence[int], name: str) -> LinearLayout:
-    if isinstance(value, LinearLayout):
-        return value
-    from llverify.encodings import to_linear_layout  # encodings import much more
-
-    try:
-        return to_linear_layout(value, shape)
-    except Exception as error:
-        raise LayoutError(f"Argument '{name}' could not be converted: {error}") from error
-
-
 def conversion_layout(
     register_layout: Any, shared_layout: Any, shape: Sequence[int], element_bits: int
 ) -> tuple[LinearLayout, int]:
@@ -131,8 +120,10 @@ def conversion_layout(
 
     Broadcast registers are dropped first; the block dim must be trivial (one CTA).
     """
-    reg = _as_layout(register_layout, shape, "register_layout")
-    shared = _as_layout(shared_layout, shape, "shared_layout")
+    from llverify.encodings import layout_argument  # encodings import much more
+
+    reg = layout_argument(register_layout, shape, "register_layout")
+    shared = layout_argument(shared_layout, shape, "shared_layout")
     if not reg.has_in_dim("register") or not shared.has_in_dim("offset"):
         raise LayoutError(
             "The register layout needs a 'register' in dim and the shared layout an "

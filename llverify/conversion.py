@@ -60,17 +60,6 @@ _REG, _LANE, _WARP, _BLOCK = "register", "lane", "warp", "block"
 # ---------------------------------------------------------------------- helpers
 
 
-def _as_layout(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
-    if isinstance(value, LinearLayout):
-        return value
-    from llverify.encodings import to_linear_layout
-
-    try:
-        return to_linear_layout(value, shape)
-    except LayoutTypeError as error:
-        raise LayoutTypeError(f"Argument '{name}': {error}") from error
-
-
 def _in_point(layout: LinearLayout, dim: str, bit: int) -> dict[str, int]:
     return {d: (1 << bit if d == dim else 0) for d in layout.get_in_dim_names()}
 
@@ -253,15 +242,12 @@ def warp_bits_read_from_lanes(src: LinearLayout, dst: LinearLayout) -> list[int]
     bits = []
     for i in range(gather.get_in_dim_size_log2(_WARP)):
         image = dict(zip(outs, gather.get_basis(_WARP, i)))
-        others = {k: v for k, v in image.items() if k != _LANE}
-        if not any(image.values()):
-            continue
-        if image.get(_WARP) == 1 << i and not any(v for k, v in image.items() if k != _WARP):
-            continue
-        if image.get(_LANE) and not any(others.values()) and free >> i & 1:
-            bits.append(i)
-            continue
-        return []
+        moved = {dim for dim, value in image.items() if value}
+        if not moved or (moved == {_WARP} and image[_WARP] == 1 << i):
+            continue  # broadcast in the destination, or the same warp
+        if moved != {_LANE} or not free >> i & 1:
+            return []
+        bits.append(i)
     return bits
 
 
@@ -751,4 +737,6 @@ def conversion(src: Any, dst: Any, shape: Sequence[int] | None = None) -> Conver
         >>> c.kind, c.verify().proved, c.coverage().proved
         ('shared memory', True, True)
     """
-    return Conversion(_as_layout(src, shape, "src"), _as_layout(dst, shape, "dst"))
+    from llverify.encodings import layout_argument  # encodings import much more
+
+    return Conversion(layout_argument(src, shape, "src"), layout_argument(dst, shape, "dst"))
