@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ __all__ = [
 
 KINDS = ("no-op", "register permutation", "warp shuffle", "shared memory")
 _REG, _LANE, _WARP, _BLOCK = "register", "lane", "warp", "block"
+_PLAN_SEARCH_BUDGET = 4096  # (h, kappa) column candidates tried before the greedy fallback
 
 
 # ---------------------------------------------------------------------- helpers
@@ -308,7 +308,12 @@ def classify(src: LinearLayout, dst: LinearLayout) -> str:
 class ShuffleRound:
     """One ``shfl.sync.idx`` of a vector: destination lane ``l`` reads the vector that lane
     ``src_lane[l]`` sends (lane ``j`` sends its vector at base register ``send_reg[j]``) and
-    writes it at base register ``recv_reg[l]``.  ``send_reg[j] == -1``: lane j sends nothing."""
+    writes it at base register ``recv_reg[l]``.  ``send_reg[j] == -1``: lane j sends nothing.
+
+    When the plan folds warp bits (:attr:`ShufflePlan.warp_bits`), the tuples are indexed by
+    the *virtual* lane ``lane | f << lane_bits``, ``f`` the warp id's folded bits packed in
+    order: each warp runs its own row of the plan, and ``src_lane`` holds real lanes of the
+    reader's own warp."""
 
     src_lane: tuple[int, ...]
     send_reg: tuple[int, ...]
@@ -317,7 +322,7 @@ class ShuffleRound:
 
 @dataclass(frozen=True)
 class ShufflePlan:
-    """A warp-local conversion as warp shuffles (the same plan in every warp and block).
+    """A conversion as warp shuffles (the same plan in every block).
 
     Attributes:
         vector: pairs ``(dst register bit, src register bit)`` moved together in one shuffle
@@ -325,6 +330,14 @@ class ShufflePlan:
         element_bits: bits per element.
         rounds: the shuffles, in order.
         ideal_rounds: ``2**|R|``: destination registers per thread divided by the vector size.
+        min_rounds: a lower bound for any plan with this vector: ``ideal_rounds`` (a lane
+            receives one vector per round) or, if larger, the vectors that a group of lanes
+            holding the same data must send, divided by the group's size (a lane sends one
+            vector per round).  Equal to ``ideal_rounds`` for warp-local conversions; larger
+            when the lanes of a warp read only part of a broadcast source's lanes.
+        warp_bits: the warp id bits folded into the lane index (shuffles across warps of a
+            source broadcast over them, :func:`cvt_shuffles_across_folded_warps`); ``()``
+            for warp-local conversions, where every warp runs the same plan.
     """
 
     src: LinearLayout
@@ -333,6 +346,8 @@ class ShufflePlan:
     element_bits: int
     rounds: tuple[ShuffleRound, ...]
     ideal_rounds: int
+    min_rounds: int
+    warp_bits: tuple[int, ...] = ()
 
     @property
     def vector_elements(self) -> int:
@@ -349,14 +364,17 @@ class ShufflePlan:
         got = np.full(dst_vals.shape, -1, dtype=np.int64)
         s_off = np.array(_span([1 << s for _, s in self.vector]), dtype=np.int64)
         d_off = np.array(_span([1 << d for d, _ in self.vector]), dtype=np.int64)
-        for rnd in self.rounds:
-            for lane, (j, d) in enumerate(zip(rnd.src_lane, rnd.recv_reg)):
-                if d < 0:
-                    continue
-                s = rnd.send_reg[j]
-                if s < 0:
-                    continue
-                got[:, :, lane, d ^ d_off] = src_vals[:, :, j, s ^ s_off]
+        n_lanes, n_src_lanes = dst_vals.shape[2], src_vals.shape[2]
+        lanes = np.arange(n_lanes)
+        for warp in range(dst_vals.shape[1]):
+            fold = sum((warp >> b & 1) << i for i, b in enumerate(self.warp_bits))
+            for rnd in self.rounds:
+                j = np.array(rnd.src_lane[fold * n_lanes : (fold + 1) * n_lanes])
+                d = np.array(rnd.recv_reg[fold * n_lanes : (fold + 1) * n_lanes])
+                s = np.array(rnd.send_reg[fold * n_src_lanes : (fold + 1) * n_src_lanes])[j]
+                ok = (d >= 0) & (s >= 0)
+                rows, cols = lanes[ok][:, None], (d[ok][:, None] ^ d_off[None, :])
+                got[:, warp, rows, cols] = src_vals[:, warp, j[ok][:, None], s[ok][:, None] ^ s_off]
         bad = np.argwhere(got != dst_vals)
         if len(bad) == 0:
             return _verdict(
@@ -406,7 +424,9 @@ def _register_file(layout: LinearLayout, outs: Sequence[tuple[str, int]]) -> np.
     return packed.reshape(shape)
 
 
-def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> ShufflePlan:
+def _build_plan(
+    src: LinearLayout, dst: LinearLayout, element_bits: int, warp_bits: Sequence[int] = ()
+) -> ShufflePlan:
     """The paper's construction (section 5.4): ``V`` = common register bases within 32 bits,
     ``R`` = the other destination register bits, and ``2^|R|`` rounds.  Round ``t`` (an
     element of ``span R``) has destination lane ``l`` receive its base register
@@ -416,7 +436,16 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
     the same source register.  ``h`` and ``kappa`` are searched for (zero first, then 256
     seeded random candidates); if none is found the greedy round filling below is the
     fallback (then ``len(rounds)`` may exceed ``ideal_rounds``; on the test zoo it never
-    does)."""
+    does).
+
+    ``warp_bits`` (shuffles across folded warps): those warp bits become extra *virtual*
+    lane bits of both layouts; a virtual lane reads real lanes of its own warp, which hold
+    the data the gather names because the source is broadcast over the folded bits."""
+    src0, dst0, folded = src, dst, tuple(warp_bits)
+    real_dst_lanes = dst.get_in_dim_size(_LANE)
+    real_src_lanes = src.get_in_dim_size(_LANE)
+    if warp_bits:
+        src, dst = _fold_warp_into_lanes(src, warp_bits), _fold_warp_into_lanes(dst, warp_bits)
     gather = dst.invert_and_compose(src)  # dst hw -> src hw
     n_dst_reg = dst.get_in_dim_size_log2(_REG)
     n_lane_bits = dst.get_in_dim_size_log2(_LANE)
@@ -430,15 +459,23 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
     reg_cols = [image(1 << i, 0) for i in range(n_dst_reg)]
     lane_cols = [image(0, 1 << i) for i in range(n_lane_bits)]
 
-    def source(reg: int, lane: int) -> tuple[int, int]:
-        s = j = 0
-        for i, (cs, cj) in enumerate(reg_cols):
-            if reg >> i & 1:
-                s, j = s ^ cs, j ^ cj
-        for i, (cs, cj) in enumerate(lane_cols):
-            if lane >> i & 1:
-                s, j = s ^ cs, j ^ cj
-        return s, j
+    def source_table() -> list[list[tuple[int, int]]]:
+        """``[reg][lane]`` -> (source register, sending virtual lane): the sender is a real
+        lane of the reader's warp (the source is broadcast over the folded warp bits, so
+        every warp holds what the gather names)."""
+        reg_span = _span([s | j << 32 for s, j in reg_cols])
+        lane_span = _span([s | j << 32 for s, j in lane_cols])
+        table = []
+        for r in reg_span:
+            row = []
+            for lane, v in enumerate(lane_span):
+                both = r ^ v
+                j = (both >> 32) % real_src_lanes + (lane // real_dst_lanes) * real_src_lanes
+                row.append((both & 0xFFFFFFFF, j))
+            table.append(row)
+        return table
+
+    sources = source_table()
 
     # V: destination register bits whose element sits one source register bit away, in the
     # same lane (a common register basis), at most 32 bits per shuffled vector.
@@ -463,18 +500,28 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
     v_dst = sum(1 << d for d, _ in vector)
     bases = [r for r in range(1 << n_dst_reg) if not r & v_dst]
     r_bits = [1 << i for i in range(n_dst_reg) if not v_dst >> i & 1]
-    n_src_lanes = src.get_in_dim_size(_LANE)
+    n_src_lanes = real_src_lanes << len(warp_bits)  # senders, by virtual lane
 
-    # K: source lanes holding the same data as lane 0 (the source's lane kernel); a lane
-    # may read any copy, j ^ k for k in K.
+    # K: real source lanes holding the same data as lane 0 (the source's lane kernel); a
+    # lane may read any copy, j ^ k for k in K.
     src_zero = {d: 0 for d in src.get_in_dim_names()}
     src_kernel = [
         k
-        for k in range(n_src_lanes)
+        for k in range(real_src_lanes)
         if all(v == 0 for v in src.apply({**src_zero, _LANE: k}).values())
     ]
 
+    # lower bound: lanes j ^ K hold the same data; together they send |K| vectors a round
+    group_of = [min(j ^ k for k in src_kernel) for j in range(n_src_lanes)]
+    needed: dict[int, set[int]] = {}
+    for reg in bases:
+        for s_reg, s_lane in sources[reg]:
+            needed.setdefault(group_of[s_lane], set()).add(s_reg)
+    lower = max([len(bases)] + [-(-len(regs) // len(src_kernel)) for regs in needed.values()])
+
     def linear_rounds(h_cols: Sequence[int], k_cols: Sequence[int]) -> list[ShuffleRound] | None:
+        """The rounds for linear ``h``/``kappa`` given on the first ``len(h_cols)`` lane bits,
+        over the lanes they span; None if two readers ask a sender for different vectors."""
         h = _span(h_cols)  # h[l] for every lane l (span enumerates in lane-bit order)
         kappa = _span(k_cols)
         rounds = []
@@ -482,32 +529,44 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
             send = [-1] * n_src_lanes
             read = [0] * n_lanes
             recv = [-1] * n_lanes
-            for lane in range(n_lanes):
+            for lane in range(len(h)):
                 reg = t ^ h[lane]
-                s_reg, s_lane = source(reg, lane)
+                s_reg, s_lane = sources[reg][lane]
                 s_lane ^= kappa[lane]
                 if send[s_lane] not in (-1, s_reg):
                     return None
                 send[s_lane] = s_reg
-                read[lane], recv[lane] = s_lane, reg
+                read[lane], recv[lane] = s_lane % real_src_lanes, reg
             rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
         return rounds
 
-    rng = random.Random(0)
-    r_span = _span(r_bits)
-    candidates: list[tuple[list[int], list[int]]] = [([0] * n_lane_bits, [0] * n_lane_bits)]
-    if len(r_span) > 1 or len(src_kernel) > 1:
-        candidates += [
-            (
-                [rng.choice(r_span) for _ in range(n_lane_bits)],
-                [rng.choice(src_kernel) for _ in range(n_lane_bits)],
-            )
-            for _ in range(256)
-        ]
-    for h_cols, k_cols in candidates:
-        found = linear_rounds(h_cols, k_cols)
-        if found is not None:
-            return ShufflePlan(src, dst, tuple(vector), element_bits, tuple(found), len(bases))
+    # Depth-first search over the columns of h and kappa, lane bit by lane bit (a prefix is
+    # checked on the lanes it spans), zero columns first; bounded, then the greedy fallback.
+    options = [(hc, kc) for hc in _span(r_bits) for kc in src_kernel]
+    budget = [_PLAN_SEARCH_BUDGET]
+
+    def search(h_cols: list[int], k_cols: list[int]) -> list[ShuffleRound] | None:
+        for hc, kc in options:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            found = linear_rounds(h_cols + [hc], k_cols + [kc])
+            if found is None:
+                continue
+            if len(h_cols) + 1 == n_lane_bits:
+                return found
+            deeper = search(h_cols + [hc], k_cols + [kc])
+            if deeper is not None or budget[0] < 0:
+                return deeper
+        return None
+
+    found = linear_rounds([0] * n_lane_bits, [0] * n_lane_bits)  # the common case
+    if found is None and n_lane_bits:
+        found = search([], [])
+    if found is not None:
+        return ShufflePlan(
+            src0, dst0, tuple(vector), element_bits, tuple(found), len(bases), lower, folded
+        )
 
     pending = {lane: list(bases) for lane in range(n_lanes)}
     rounds: list[ShuffleRound] = []
@@ -517,14 +576,16 @@ def _build_plan(src: LinearLayout, dst: LinearLayout, element_bits: int) -> Shuf
         recv = [-1] * n_lanes
         for lane in range(n_lanes):
             for k, reg in enumerate(pending[lane]):
-                s_reg, s_lane = source(reg, lane)
+                s_reg, s_lane = sources[reg][lane]
                 if send[s_lane] in (-1, s_reg):
                     send[s_lane] = s_reg
-                    read[lane], recv[lane] = s_lane, reg
+                    read[lane], recv[lane] = s_lane % real_src_lanes, reg
                     del pending[lane][k]
                     break
         rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
-    return ShufflePlan(src, dst, tuple(vector), element_bits, tuple(rounds), len(bases))
+    return ShufflePlan(
+        src0, dst0, tuple(vector), element_bits, tuple(rounds), len(bases), lower, folded
+    )
 
 
 # ---------------------------------------------------------------------- the result object
@@ -686,14 +747,11 @@ class Conversion:
         return set(self.minimal.get_out_dim_names()) <= {_REG, _LANE}
 
     def shuffle_plan(self, element_bits: int = 32) -> ShufflePlan:
-        """A warp-shuffle plan; needs a warp-local conversion."""
+        """A warp-shuffle plan: for warp-local conversions, and for shuffles across warps
+        of a broadcast source (the plan then has ``warp_bits``: one row per warp)."""
         if not self.warp_local and self.kind == "warp shuffle":
-            raise ValueError(
-                "shuffle_plan: Triton shuffles this conversion with the warp id folded into "
-                f"the source lane (warp bits {warp_bits_read_from_lanes(self.src, self.dst)} "
-                "read a source broadcast over warps); plans that differ per warp are not "
-                "modelled yet."
-            )
+            bits = warp_bits_read_from_lanes(self.src, self.dst)
+            return _build_plan(self.src, self.dst, element_bits, bits)
         if not self.warp_local:
             raise ValueError(
                 f"shuffle_plan: the conversion moves data across "

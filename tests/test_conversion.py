@@ -396,6 +396,7 @@ def test_broken_plan_refuted() -> None:
         plan.element_bits,
         (broken, *plan.rounds[1:]),
         plan.ideal_rounds,
+        plan.min_rounds,
     )
     verdict = bad.verify_plan()
     assert verdict.refuted and verdict.counterexample is not None
@@ -413,8 +414,14 @@ def test_shuffles_across_folded_warps_as_triton() -> None:
     assert not shuffled.warp_local
     assert shuffled.kind == "warp shuffle" and shuffled.needs_warp_shuffle
     assert shuffled.verify().proved and shuffled.coverage().proved
-    with pytest.raises(ValueError, match="warp id folded"):
-        shuffled.shuffle_plan(16)
+    # the plan runs one row per value of warp bit 2; the readers of a warp use only half
+    # of the source lanes, so every sender ships twice the paper's 2^|R| vectors
+    for bits in (8, 16, 32, 64):
+        plan = shuffled.shuffle_plan(bits)
+        assert plan.warp_bits == (2,)
+        assert plan.min_rounds == 2 * plan.ideal_rounds
+        assert len(plan.rounds) == plan.min_rounds
+        assert plan.verify_plan().proved
 
     stays_shared = Conversion(
         BlockedLayout([4, 4], [4, 8], [4, 2], [0, 1]).to_linear_layout([32, 32]),
