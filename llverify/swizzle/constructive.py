@@ -1,0 +1,331 @@
+"""Triton's constructive optimal swizzle for a conversion ``src -> shared -> dst`` by ld/st.
+
+A port of ``optimalSwizzlingLdSt`` (``lib/Tools/GenericSwizzling.cpp``, plain ld/st.shared,
+no ldmatrix pairing).  Tensor elements are bit vectors of the flattened tensor; broadcast
+registers are dropped first.  The shared layout is built from four groups of bases:
+
+1. **vector**: the register bases common to src and dst (in src's order), at most 128 bits;
+   under 32 bits it is filled with src registers that are dst warps (or the reverse), then
+   warps common to both, then warps of either, and trimmed to 32 bits;
+2. **segment**: the bases that leave the bank row.  First the unit vectors that neither lane
+   tile (the lanes of one wavefront, or an explicit ``laneAddr`` list) nor the vector uses;
+   then ``a_i ^ b_i`` pairing src-only with dst-only tile bases (conflict-free both ways);
+   only if still short, the bare ``a_i`` and ``b_i`` (conflicts);
+3. **bank**: the complement of vector + segment (unit vectors of the non-pivot columns of
+   their reduced row echelon form);
+4. **reps**: the segment bases that are registers in both src and dst, moved last.
+
+``offset`` runs over vector, bank, segment, reps.  Below 128-bit vectors the bank bases that
+are registers of the side that filled the vector (else of the side with more of them) go
+first, so that side may vectorise further.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llverify import gf2
+from llverify.access import TARGETS, Target
+from llverify.bits import as_int, is_power_of_2, log2_exact
+from llverify.encodings import layout_argument
+from llverify.errors import DimensionError, LayoutError, LayoutTypeError
+from llverify.layout import LinearLayout
+from llverify.layout_utils import action_remove_broadcasted_regs
+
+__all__ = ["constructive_swizzle"]
+
+_IN_DIMS = ("register", "lane", "warp", "block")
+
+
+def constructive_swizzle(
+    src: Any,
+    dst: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target = "nvidia",
+    src_tile: Sequence[int] | None = None,
+    dst_tile: Sequence[int] | None = None,
+) -> LinearLayout:
+    """Triton's ``optimalSwizzlingLdSt``: the shared layout for storing ``src`` and loading
+    ``dst`` with wide ld/st.shared accesses and no bank conflicts where it can.
+
+    Args:
+        src, dst: distributed layouts of the tensor (LinearLayouts or anything
+            :func:`llverify.encodings.layout_argument` accepts) with in dims ``register``,
+            ``lane`` and optionally ``warp`` and ``block`` (of size 1).
+        shape: the tensor shape (the out dim sizes of both layouts).
+        element_bits: bits per element, dividing 128.
+        target: ``"nvidia"``, ``"gfx942"``, ``"gfx950"`` or a :class:`~llverify.access.Target`
+            (lanes per warp and banks).
+        src_tile, dst_tile: lane indices of one wavefront (Triton's ``LocalMemOpTile.laneAddr``),
+            e.g. ``[0, 1, 4]`` for ldmatrix; by default the lanes below the top
+            ``log2(phases)``.
+
+    Returns:
+        The bijective layout ``offset -> tensor`` with ``src``'s out dims, usable as the
+        offset bases of a :class:`~llverify.encodings.SharedLinearLayout`.
+
+    Examples:
+        A 32x16 f32 transpose (Triton's ``Test32x16F32Transpose``): no common registers, so
+        no vector; the segment pairs src lanes with dst lanes (``[2, 1]`` = ``[0, 1] ^ [2, 0]``,
+        ...), and dst's registers lead the bank.
+
+        >>> from llverify.swizzle import swizzle_cost
+        >>> src = LinearLayout.from_bases([("register", [[4, 0], [8, 0], [16, 0]]),
+        ...     ("lane", [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]), ("warp", [[2, 0]])],
+        ...     ["dim0", "dim1"])
+        >>> dst = LinearLayout.from_bases([("register", [[0, 2], [0, 4], [0, 8]]),
+        ...     ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]), ("warp", [[0, 1]])],
+        ...     ["dim0", "dim1"])
+        >>> smem = constructive_swizzle(src, dst, [32, 16], 32)
+        >>> smem.bases
+        [('offset', [[0, 2], [0, 4], [0, 8], [1, 0], [0, 1], [2, 1], [4, 2], [8, 4], [16, 8]])]
+        >>> c = swizzle_cost(src, dst, smem, [32, 16], 32)
+        >>> c.store_conflicts, c.load_conflicts
+        (0, 0)
+    """
+    bits = as_int(element_bits, "element_bits")
+    if bits <= 0 or 128 % bits:
+        raise LayoutError(
+            f"Argument 'element_bits' must be a positive divisor of 128 (a vector is at most "
+            f"128 bits), not {bits}."
+        )
+    tgt = _target(target)
+    sizes = _shape(shape)
+    src_ll = _distributed(src, sizes, "src", tgt)
+    dst_ll = _distributed(dst, sizes, "dst", tgt)
+    if src_ll.get_out_dim_names() != dst_ll.get_out_dim_names():
+        raise DimensionError(
+            f"Argument 'dst' must have the out dims of 'src' {src_ll.get_out_dim_names()}, not "
+            f"{dst_ll.get_out_dim_names()}."
+        )
+    out_dims = src_ll.out_dims
+    src_flat = src_ll.flatten_outs()
+    dst_flat = dst_ll.flatten_outs()
+    dim = src_flat.get_total_out_dim_size_log2()
+    reg_src = _flat(src_flat, "register")
+    reg_dst = _flat(dst_flat, "register")
+
+    vector, src_fills_bank = _vector_basis(src_flat, dst_flat, bits, dim)
+    vec_bits = (1 << len(vector)) * bits
+    tile_src = _lane_tile(src_tile, _flat(src_flat, "lane"), vec_bits, tgt, "src_tile")
+    tile_dst = _lane_tile(dst_tile, _flat(dst_flat, "lane"), vec_bits, tgt, "dst_tile")
+
+    # A bank row holds banks * 32 bits: the bank bases address it, the segment leaves it.
+    len_bank = min(log2_exact(tgt.banks * 32 // vec_bits), dim - len(vector))
+    len_segment = dim - len_bank - len(vector)
+    segment = _segment(vector + tile_src, vector + tile_dst, dim, len_segment)
+    bank = _complement(vector + segment, dim)
+
+    if vec_bits < 128:  # Triton: log2(max(1, vec_bits / 32)) < 2
+        bank = _bank_order(bank, reg_src, reg_dst, src_fills_bank)
+    both_regs = set(reg_src) & set(reg_dst)
+    reps = [s for s in segment if s in both_regs]
+    offsets = vector + bank + [s for s in segment if s not in both_regs] + reps
+    if len(offsets) != dim or gf2.rank(offsets) != dim:
+        raise LayoutError(
+            f"Arguments 'src' and 'dst' must be layouts for which Triton's construction is a "
+            f"bijection (Triton asserts; XOR bases or a basis repeated across in dims can break "
+            f"it), but it gives offset bases {offsets} for a tensor of {dim} bits."
+        )
+    flat = LinearLayout.from_bases(
+        [("offset", [[o] for o in offsets])], [out_dims[0][0]], [1 << dim]
+    )
+    return flat.reshape_outs(out_dims)
+
+
+# ---------------------------------------------------------------------- argument checks
+
+
+def _target(target: Any) -> Target:
+    if isinstance(target, Target):
+        if not (is_power_of_2(target.lanes) and is_power_of_2(target.banks) and target.banks >= 4):
+            raise LayoutError(
+                f"Argument 'target' must have power-of-2 lanes and banks, at least 4 banks (a "
+                f"128-bit vector in one bank row), not {target!r}."
+            )
+        return target
+    if not isinstance(target, str) or target not in TARGETS:
+        raise LayoutError(
+            f"Argument 'target' must be a Target or one of {sorted(TARGETS)}, not {target!r}."
+        )
+    return TARGETS[target]
+
+
+def _shape(shape: Any) -> list[int]:
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
+        raise LayoutTypeError(
+            f"Argument 'shape' must be a sequence of ints, not {type(shape).__name__} {shape!r}."
+        )
+    if not shape:
+        raise LayoutError("Argument 'shape' must have at least one dim, not [].")
+    return [as_int(s, "shape") for s in shape]
+
+
+def _distributed(value: Any, shape: list[int], name: str, tgt: Target) -> LinearLayout:
+    """The argument as a layout with in dims (register, lane, warp), broadcast registers
+    dropped, after checking it is a one-CTA distributed layout of ``shape`` on ``tgt``."""
+    layout = layout_argument(value, shape, name)
+    ins = layout.get_in_dim_names()
+    if not {"register", "lane"} <= set(ins) <= set(_IN_DIMS):
+        raise DimensionError(
+            f"Argument '{name}' must have the in dims register, lane (warp, block optional), "
+            f"not {ins}."
+        )
+    if "block" in ins and layout.get_in_dim_size("block") > 1:
+        raise LayoutError(
+            f"Argument '{name}' must have one CTA (block size 1), not "
+            f"{layout.get_in_dim_size('block')}: multi-CTA swizzles are not supported."
+        )
+    if layout.get_out_dim_sizes() != shape:
+        raise DimensionError(
+            f"Argument '{name}' must have out dim sizes equal to shape {shape}, not "
+            f"{layout.out_dims}."
+        )
+    if layout.get_in_dim_size("lane") != tgt.lanes:
+        raise LayoutError(
+            f"Argument '{name}' must have {tgt.lanes} lanes (target {tgt.name}), not "
+            f"{layout.get_in_dim_size('lane')}."
+        )
+    if not layout.is_surjective():
+        raise LayoutError(
+            f"Argument '{name}' must cover every element of the tensor (a surjective layout), "
+            f"not {layout.to_string()}"
+        )
+    kept = [d for d in _IN_DIMS[:3] if d in ins]  # the block dim has no bases
+    layout = layout.sublayout(kept, layout.get_out_dim_names()).transpose_ins(kept)
+    return action_remove_broadcasted_regs(layout).apply(layout)
+
+
+def _lane_tile(
+    tile: Sequence[int] | None, lanes: list[int], vec_bits: int, tgt: Target, name: str
+) -> list[int]:
+    """Triton's ``getLaneTile``: the lane bases of one wavefront."""
+    log2_vec = log2_exact(max(1, vec_bits // 32))
+    log2_phase = max(0, log2_vec + len(lanes) - log2_exact(tgt.banks))
+    size = max(0, len(lanes) - log2_phase)
+    if tile is None:
+        return lanes[:size]
+    if isinstance(tile, (str, bytes)) or not isinstance(tile, Sequence):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a sequence of lane indices, not "
+            f"{type(tile).__name__} {tile!r}."
+        )
+    indices = [as_int(i, name) for i in tile]
+    if len(indices) != size or len(set(indices)) != size:
+        raise LayoutError(
+            f"Argument '{name}' must list {size} distinct lane indices (one wavefront of "
+            f"{vec_bits}-bit accesses on {tgt.name}), not {list(tile)}."
+        )
+    if any(not 0 <= i < len(lanes) for i in indices):
+        raise LayoutError(
+            f"Argument '{name}' must hold lane indices in [0, {len(lanes)}), not {list(tile)}."
+        )
+    return [lanes[i] for i in indices]
+
+
+# ---------------------------------------------------------------------- the construction
+
+
+def _flat(layout: LinearLayout, in_dim: str) -> list[int]:
+    """The bases of ``in_dim`` of a layout with one out dim, as ints ([] if absent)."""
+    if not layout.has_in_dim(in_dim):
+        return []
+    return [basis[0] for basis in layout.bases[layout.get_in_dim_names().index(in_dim)][1]]
+
+
+def _nullspace(vectors: Sequence[int], dim: int) -> list[int]:
+    """Triton's ``nullspaceBasis``: {x : <v, x> = 0 for every v}, one vector per free column
+    of the reduced row echelon form (lowest bit first), in column order."""
+    columns = gf2.transpose(vectors, dim)  # column c: which vectors have bit c
+    echelon = gf2.EchelonBasis()
+    free = [c for c, column in enumerate(columns) if not echelon.insert(column)]
+    basis = []
+    for c in free:
+        # Column c is the XOR of the pivot columns whose rows have a 1 in column c.
+        pivots = echelon.express(columns[c])
+        assert pivots is not None  # a free column is in the span of the pivot columns
+        basis.append((1 << c) ^ pivots)
+    return basis
+
+
+def _intersection(b1: Sequence[int], b2: Sequence[int], dim: int) -> list[int]:
+    """Triton's ``intersectionBasis``: for unit vectors, those of ``b1`` also in ``b2`` (b1's
+    order); otherwise the nullspace of the joint nullspaces."""
+    if all(is_power_of_2(b) for b in (*b1, *b2)):
+        common = set(b2)
+        return [b for b in b1 if b in common]
+    return _nullspace(_nullspace(b1, dim) + _nullspace(b2, dim), dim)
+
+
+def _complement(basis: Sequence[int], dim: int) -> list[int]:
+    """Triton's ``complementBasis``: the unit vectors of the non-pivot columns."""
+    pivots = gf2.pivot_mask(gf2.transpose(basis, dim))
+    return [1 << c for c in range(dim) if not pivots >> c & 1]
+
+
+def _vector_basis(
+    src: LinearLayout, dst: LinearLayout, bits: int, dim: int
+) -> tuple[list[int], bool | None]:
+    """Triton's ``getVecBasisLdSt``: the vector bases and whether src's registers (True),
+    dst's (False) or neither (None) filled it up to 32 bits."""
+    reg_src = _flat(src, "register")
+    reg_dst = _flat(dst, "register")
+    vector = _intersection(reg_src, reg_dst, dim)[: log2_exact(128 // bits)]
+    if (1 << len(vector)) * bits >= 32:
+        return vector, None
+    per_bank = log2_exact(32 // bits)
+    warp_src = [w for w in _flat(src, "warp") if w]
+    warp_dst = [w for w in _flat(dst, "warp") if w]
+    src_to_warp = _intersection([r for r in reg_src if r not in vector], warp_dst, dim)
+    dst_to_warp = _intersection([r for r in reg_dst if r not in vector], warp_src, dim)
+    if src_to_warp and len(src_to_warp) == len(dst_to_warp):
+        # Equal: the side with the lowest basis (fewer byte permutes, says Triton).
+        src_fills = min(src_to_warp) < min(dst_to_warp)
+    else:
+        src_fills = len(src_to_warp) > len(dst_to_warp)
+    vector += src_to_warp if src_fills else dst_to_warp
+    if len(vector) < per_bank:
+        vector += _intersection(warp_src, warp_dst, dim)
+    i = 0
+    while len(vector) < per_bank and (i < len(warp_src) or i < len(warp_dst)):
+        # Warps of one side: conflict-free at least in that direction.
+        if i < len(warp_src) and warp_src[i] not in vector:
+            vector.append(warp_src[i])
+        if len(vector) < per_bank and i < len(warp_dst) and warp_dst[i] not in vector:
+            vector.append(warp_dst[i])
+        i += 1
+    return vector[:per_bank], src_fills
+
+
+def _segment(bank_src: list[int], bank_dst: list[int], dim: int, length: int) -> list[int]:
+    """Triton's ``computeSegment``: ``length`` bases leaving the bank row, conflict-free
+    where the tiles allow."""
+    set_src = set(bank_src) - {0}
+    set_dst = set(bank_dst) - {0}
+    segment = [1 << b for b in range(dim) if 1 << b not in set_src and 1 << b not in set_dst]
+    if len(segment) >= length:
+        return segment[:length]
+    only_src = sorted(set_src - set_dst)
+    only_dst = sorted(set_dst - set_src)
+    a, b = (only_src, only_dst) if len(only_src) <= len(only_dst) else (only_dst, only_src)
+    conflicts = min(max(0, length - len(a) - len(segment)), len(a))
+    segment += [x ^ y for x, y in zip(a[conflicts:], b[conflicts:])]
+    segment += a[:conflicts] + b[:conflicts]  # conflicts: the smaller side, then the other
+    return segment[:length]
+
+
+def _bank_order(
+    bank: list[int], reg_src: list[int], reg_dst: list[int], src_fills: bool | None
+) -> list[int]:
+    """The bank bases that are registers of the side that filled the vector (else of the
+    side with more of them) first."""
+    in_src = [i for i, b in enumerate(bank) if b in reg_src]
+    in_dst = [i for i, b in enumerate(bank) if b in reg_dst]
+    if src_fills is None:
+        first = in_src if len(in_src) > len(in_dst) else in_dst
+    else:
+        first = in_src if src_fills else in_dst
+    order = first + [i for i in range(len(bank)) if i not in first]
+    return [bank[i] for i in order]
