@@ -381,30 +381,33 @@ def synthesize_swizzle(
         model = solver.model() if answer == z3.sat else None
         return str(answer), model, solver.to_smt2()
 
-    # 1. vector widths
-    need = _required_widths(enc, geo, vector, min_vector, solve)
-
     def cost_of(columns: Sequence[int]) -> SwizzleCost:
         return swizzle_cost(
             src_ll, dst_ll, _layout_of(columns, out_dims), shape, bits, tgt, src_tile, dst_tile
         )
 
-    # 2. starting point: the constructive layout (or the caller's) if it meets the widths
+    # 1. the starting point: the constructive layout (or the caller's)
     best_cols: list[int] | None = None
     best: SwizzleCost | None = None
     baseline: SwizzleCost | None = None
+    start_cols: list[int] | None = None
     iterations: list[dict[str, Any]] = []
     start_layout = start
     if start_layout is None:
         start_layout = constructive_swizzle(src_ll, dst_ll, shape, bits, tgt, src_tile, dst_tile)
-    if start_layout is not None:
-        start_ll = layout_argument(start_layout, shape, "start")
-        cols = _flat_columns(start_ll)
-        if gf2.rank(cols) == n:
-            baseline = cost_of(cols)
-            if _meets(baseline, need):
-                best_cols, best = cols, baseline
-                iterations.append({"source": "start", "wavefronts": baseline.total_wavefronts})
+    start_cols = _flat_columns(layout_argument(start_layout, shape, "start"))
+    if len(start_cols) != n or gf2.rank(start_cols) != n:
+        raise LayoutError(
+            f"Argument 'start' must be a bijective memory layout of the tensor ({n} offset "
+            f"bits), not one with offset bases {start_cols}."
+        )
+    baseline = cost_of(start_cols)
+
+    # 2. vector widths (the start's widths spare the solver when they meet the upper bound)
+    need = _required_widths(enc, geo, vector, min_vector, solve, baseline)
+    if _meets(baseline, need):
+        best_cols, best = start_cols, baseline
+        iterations.append({"source": "start", "wavefronts": baseline.total_wavefronts})
 
     # 3. improve until UNSAT
     widths = _width_pairs(geo, need)
@@ -499,8 +502,14 @@ def _required_widths(
     vector: str,
     min_vector: tuple[int, int] | None,
     solve: Any,
+    start: SwizzleCost,
 ) -> tuple[int, int]:
-    """(store, load) minimum elements per access."""
+    """(store, load) minimum elements per access.
+
+    A symmetric width ``2^k`` needs ``k`` register bases common to both sides at offsets
+    ``1, ..., 2^(k-1)``, so ``k <= |regs(src) ∩ regs(dst)|`` (capped at 128 bits); a side
+    alone needs ``k <= |regs|``.  A start layout that reaches a bound proves it feasible
+    without the solver."""
     if min_vector is not None:
         if (
             not isinstance(min_vector, tuple)
@@ -519,22 +528,30 @@ def _required_widths(
                 f"(solver: {answer})."
             )
         return min_vector
-    k = geo.max_vec_log2()
-    while k > 0:
-        answer, _, _ = solve([enc.vector_at_least(enc.src, k), enc.vector_at_least(enc.dst, k)])
-        if answer == "sat":
-            break
-        k -= 1
+    top = geo.max_vec_log2()
+    k = min(top, len(set(enc.src.regs) & set(enc.dst.regs)))
+    if min(start.store_vec, start.load_vec) < 1 << k:
+        while k > 0:
+            answer, _, _ = solve(
+                [enc.vector_at_least(enc.src, k), enc.vector_at_least(enc.dst, k)]
+            )
+            if answer == "sat":
+                break
+            k -= 1
     ks = kl = k
     if vector == "asymmetric":
-        while ks < geo.max_vec_log2():
+        if start.load_vec >= 1 << kl:
+            ks = max(ks, min(_width_log2(start.store_vec), top))
+        while ks < min(top, len(enc.src.regs)):
             answer, _, _ = solve(
                 [enc.vector_at_least(enc.src, ks + 1), enc.vector_at_least(enc.dst, kl)]
             )
             if answer != "sat":
                 break
             ks += 1
-        while kl < geo.max_vec_log2():
+        if start.store_vec >= 1 << ks:
+            kl = max(kl, min(_width_log2(start.load_vec), top))
+        while kl < min(top, len(enc.dst.regs)):
             answer, _, _ = solve(
                 [enc.vector_at_least(enc.src, ks), enc.vector_at_least(enc.dst, kl + 1)]
             )
