@@ -197,3 +197,13 @@ def test_swizzle_test_cpp_cases_certified(name: str) -> None:
     assert min(result.cost.store_vec, result.cost.load_vec) >= min(widths)
     assert result.certificate.proved
     assert result.layout.is_invertible()
+
+
+def test_result_reports_per_instruction_and_texts() -> None:
+    result = synthesize_swizzle(STORE_16x32, LOAD_16x32, SHAPE_16x32, 32)
+    cost = result.cost
+    assert cost.store_wavefronts_per_instruction * cost.store_instructions == cost.store_wavefronts
+    assert cost.load_wavefronts_per_instruction == 1  # scalar, conflict-free: one pass
+    assert result.ttgir() == result.encoding().ttgir()
+    assert result.ttgir().startswith("#ttg.shared_linear<{offset = [[")
+    assert cost.vector_bits == (32, 32)

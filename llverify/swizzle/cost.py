@@ -47,6 +47,16 @@ class SwizzleCost:
         return self.store_wavefronts + self.load_wavefronts
 
     @property
+    def store_wavefronts_per_instruction(self) -> int:
+        """Predicted wavefronts of one store instruction (passes x (1 + conflicts))."""
+        return self.store_wavefronts // self.store_instructions
+
+    @property
+    def load_wavefronts_per_instruction(self) -> int:
+        """Predicted wavefronts of one load instruction."""
+        return self.load_wavefronts // self.load_instructions
+
+    @property
     def vector_bits(self) -> tuple[int, int]:
         """(store, load) bits per lane access."""
         return self.store_vec * self.element_bits, self.load_vec * self.element_bits

@@ -204,14 +204,19 @@ class SwizzleResult:
         """The offset bases, as ``SharedLinearLayout(offset_bases=...)`` takes them."""
         return [list(b) for b in self.layout.bases[0][1]]
 
+    def encoding(self) -> Any:
+        """The layout as a :class:`~llverify.encodings.SharedLinearLayout`."""
+        from llverify.encodings import SharedLinearLayout
+
+        return SharedLinearLayout(self.offset_bases)
+
     def gluon(self) -> str:
         """Gluon code constructing the layout."""
         return f"ttgl.SharedLinearLayout(offset_bases={self.offset_bases})"
 
     def ttgir(self) -> str:
         """The TTGIR attribute text of the layout (``#ttg.shared_linear``)."""
-        bases = ", ".join("[" + ", ".join(str(v) for v in b) + "]" for b in self.offset_bases)
-        return f"#ttg.shared_linear<{{offset = [{bases}]}}, alignment = 16>"
+        return str(self.encoding().ttgir())
 
 
 # ---------------------------------------------------------------------- encoding

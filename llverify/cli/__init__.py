@@ -1,0 +1,22 @@
+"""The ``llverify`` command line (``llverify --help``).
+
+Subcommands, one module each: ``layout`` (:mod:`.layout_cmd`), ``convert``
+(:mod:`.convert_cmd`), ``bank-conflicts`` (:mod:`.access_cmd`), ``swizzle``
+(:mod:`.swizzle_cmd`); shared argument parsing in :mod:`.args`; the parser and exit codes in
+:mod:`.main`.
+"""
+
+from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, parse_shape
+from llverify.cli.layout_cmd import describe_layout
+from llverify.cli.main import build_parser, main
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNKNOWN",
+    "EXIT_USAGE",
+    "build_parser",
+    "describe_layout",
+    "main",
+    "parse_shape",
+]

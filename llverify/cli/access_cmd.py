@@ -1,0 +1,96 @@
+"""``llverify bank-conflicts REG SHARED``: one register layout stored to / loaded from one
+shared layout: vector width, instructions, bank conflicts (hardware and Triton's)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from llverify.access import access_analysis
+from llverify.cli.args import EXIT_FAILED, EXIT_OK, layout_argument, parse_dtype, parse_shape
+from llverify.cli.convert_cmd import add_common
+
+
+def _shared_argument(source: str, shape: list[int] | None) -> Any:
+    """Shared layouts may be padded (not linear): pass TTGIR text through unchanged."""
+    stripped = source.lstrip()
+    if stripped.startswith("#ttg.padded_shared"):
+        return stripped
+    return layout_argument(source, shape, "SHARED")
+
+
+def _cmd_bank(args: argparse.Namespace) -> int:
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    reg = layout_argument(args.reg, shape, "REG")
+    shape = shape or [size for _, size in reg.out_dims]
+    shared = _shared_argument(args.shared, shape)
+    a = access_analysis(reg, shared, shape, bits, args.target)
+    bank = a.bank_conflicts
+    report = {
+        "target": a.target,
+        "element_bits": bits,
+        "elements_per_vector": a.elems_per_vec,
+        "access_bits": a.access_bits,
+        "instructions": a.instructions,
+        "passes_per_instruction": a.passes,
+        "conflicts": bank.conflicts,
+        "triton_conflicts": bank.triton,
+        "differs_from_triton": bank.differs,
+        "reason": bank.reason,
+        "source": bank.source,
+        "wavefronts": a.store_wavefronts,
+        "wavefronts_per_instruction": a.wavefronts_per_instruction,
+        "colliding_lanes": list(a.colliding_lanes),
+        "ldmatrix": a.ldmatrix,
+        "ldmatrix_trans": a.ldmatrix_trans,
+    }
+    code = EXIT_OK
+    if args.max_conflicts is not None and bank.conflicts > args.max_conflicts:
+        code = EXIT_FAILED
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return code
+    print(
+        f"{a.access_bits}-bit accesses ({a.elems_per_vec} elements), {a.instructions} "
+        f"instructions, {a.passes} pass(es) each"
+    )
+    triton = "n/a" if bank.triton is None else bank.triton
+    print(f"bank conflicts per wavefront: {bank.conflicts} (Triton's count: {triton})")
+    if bank.differs:
+        print(f"  differs from Triton: {bank.reason}")
+    print(f"wavefronts: {a.store_wavefronts} ({a.wavefronts_per_instruction} per instruction)")
+    if a.colliding_lanes:
+        print(f"colliding lanes: {list(a.colliding_lanes)}")
+    print(f"ldmatrix/stmatrix: {a.ldmatrix}, .trans: {a.ldmatrix_trans}")
+    if code != EXIT_OK:
+        print(
+            f"FAILED: {bank.conflicts} conflicts per wavefront > "
+            f"--max-conflicts {args.max_conflicts}"
+        )
+    return code
+
+
+def register(commands: Any) -> None:
+    """Add the ``bank-conflicts`` subcommand."""
+    parser = commands.add_parser(
+        "bank-conflicts",
+        help="bank conflicts of a register layout stored to / loaded from a shared layout",
+        description=(
+            "Vector width (Triton's largestVectorisation), instructions, passes and bank "
+            "conflicts per wavefront (Triton's ttgl.bank_conflicts definition, exact for the "
+            "hardware; Triton's own count beside it)."
+        ),
+    )
+    parser.add_argument("reg", metavar="REG", help="register (distributed) layout")
+    parser.add_argument("shared", metavar="SHARED", help="shared layout (padded allowed)")
+    add_common(parser)
+    parser.add_argument(
+        "--max-conflicts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="exit 1 when the conflicts per wavefront exceed N (a CI gate)",
+    )
+    parser.set_defaults(handler=_cmd_bank)

@@ -1,0 +1,169 @@
+"""``llverify convert SRC DST``: a conversion's proofs, kind, shuffle plan or swizzle."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from llverify.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    layout_argument,
+    parse_dtype,
+    parse_shape,
+)
+from llverify.conversion import Conversion
+from llverify.swizzle import synthesize_swizzle
+
+
+def conversion_report(
+    conv: Conversion, shape: list[int], bits: int, target: str, timeout_s: float
+) -> dict[str, Any]:
+    """What ``llverify convert`` reports, as JSON-ready data."""
+    verify, coverage = conv.verify(), conv.coverage()
+    report: dict[str, Any] = {
+        "shape": shape,
+        "element_bits": bits,
+        "target": target,
+        "kind": conv.kind,
+        "verify": verify.to_dict() | {"text": str(verify)},
+        "coverage": coverage.to_dict() | {"text": str(coverage)},
+        "cvt": None if conv.cvt is None else conv.cvt.to_string(),
+    }
+    if conv.kind == "warp shuffle":
+        plan = conv.shuffle_plan(bits)
+        checked = plan.verify_plan()
+        report["shuffle_plan"] = {
+            "vector_elements": plan.vector_elements,
+            "rounds": len(plan.rounds),
+            "ideal_rounds": plan.ideal_rounds,
+            "min_rounds": plan.min_rounds,
+            "warp_bits": list(plan.warp_bits),
+            "verify": checked.to_dict() | {"text": str(checked)},
+        }
+    if conv.kind == "shared memory" and verify.proved and coverage.proved:
+        result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
+        report["swizzle"] = swizzle_summary(result)
+    return report
+
+
+def swizzle_summary(result: Any) -> dict[str, Any]:
+    """The JSON-ready summary of a :class:`~llverify.swizzle.SwizzleResult`."""
+    cost, cert = result.cost, result.certificate
+    return {
+        "offset_bases": result.offset_bases,
+        "store_vector_bits": cost.vector_bits[0],
+        "load_vector_bits": cost.vector_bits[1],
+        "store_conflicts": cost.store_conflicts,
+        "load_conflicts": cost.load_conflicts,
+        "store_wavefronts": cost.store_wavefronts,
+        "load_wavefronts": cost.load_wavefronts,
+        "store_wavefronts_per_instruction": cost.store_wavefronts_per_instruction,
+        "load_wavefronts_per_instruction": cost.load_wavefronts_per_instruction,
+        "certificate": {
+            "status": cert.status,
+            "claim": cert.claim,
+            "solver": cert.solver,
+            "seconds": cert.seconds,
+        },
+        "constructive_wavefronts": None
+        if result.baseline is None
+        else result.baseline.total_wavefronts,
+        "gluon": result.gluon(),
+        "ttgir": result.ttgir(),
+    }
+
+
+def print_swizzle(summary: dict[str, Any]) -> None:
+    print(f"  offset bases: {summary['offset_bases']}")
+    print(
+        f"  store: {summary['store_vector_bits']}-bit vectors, {summary['store_conflicts']} "
+        f"conflicts, {summary['store_wavefronts']} wavefronts "
+        f"({summary['store_wavefronts_per_instruction']} per instruction)"
+    )
+    print(
+        f"  load:  {summary['load_vector_bits']}-bit vectors, {summary['load_conflicts']} "
+        f"conflicts, {summary['load_wavefronts']} wavefronts "
+        f"({summary['load_wavefronts_per_instruction']} per instruction)"
+    )
+    cert = summary["certificate"]
+    print(f"  certificate: {cert['status']} ({cert['claim']})")
+    if summary["constructive_wavefronts"] is not None:
+        print(f"  Triton's constructive algorithm: {summary['constructive_wavefronts']} wavefronts")
+    print(f"  gluon: {summary['gluon']}")
+    print(f"  ttgir: {summary['ttgir']}")
+
+
+def exit_code(statuses: list[str]) -> int:
+    if "refuted" in statuses:
+        return EXIT_FAILED
+    if "unknown" in statuses:
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    src = layout_argument(args.src, shape, "SRC")
+    dst = layout_argument(args.dst, shape, "DST")
+    shape = shape or [size for _, size in src.out_dims]
+    report = conversion_report(Conversion(src, dst), shape, bits, args.target, args.timeout)
+    statuses = [report["verify"]["status"], report["coverage"]["status"]]
+    if "shuffle_plan" in report:
+        statuses.append(report["shuffle_plan"]["verify"]["status"])
+    if "swizzle" in report and report["swizzle"]["certificate"]["status"] == "unknown":
+        statuses.append("unknown")
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return exit_code(statuses)
+    print(f"kind: {report['kind']}")
+    print(f"dst(cvt(x)) == src(x): {report['verify']['text']}")
+    print(f"every destination element has a source: {report['coverage']['text']}")
+    if "shuffle_plan" in report:
+        plan = report["shuffle_plan"]
+        print(
+            f"warp shuffles: {plan['vector_elements']}-element vectors, {plan['rounds']} rounds "
+            f"(2^|R| = {plan['ideal_rounds']}, lower bound {plan['min_rounds']})"
+            + (f", warp bits {plan['warp_bits']} folded into lanes" if plan["warp_bits"] else "")
+        )
+        print(f"  plan executed on every hardware index: {plan['verify']['text']}")
+    if "swizzle" in report:
+        print("shared memory, synthesized swizzle:")
+        print_swizzle(report["swizzle"])
+    return exit_code(statuses)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
+    parser.add_argument("--dtype", default="f16", help="element type, e.g. f16, bf16, f8, f32")
+    parser.add_argument(
+        "--target",
+        default="nvidia",
+        choices=["nvidia", "gfx942", "gfx950"],
+        help="shared-memory target (default nvidia)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def register(commands: Any) -> None:
+    """Add the ``convert`` subcommand."""
+    parser = commands.add_parser(
+        "convert",
+        help="prove a layout conversion and say how Triton lowers it and what it costs",
+        description=(
+            "Prove dst(cvt(x)) == src(x) and coverage for the conversion SRC -> DST, classify "
+            "it as Triton 3.9 does (no-op, register permutation, warp shuffle, shared memory), "
+            "give the warp-shuffle plan or the certified optimal swizzle. Layouts: TTGIR "
+            "attribute text (with --shape), Triton's LinearLayout text, or a JSON/bases file."
+        ),
+    )
+    parser.add_argument("src", metavar="SRC", help="source layout")
+    parser.add_argument("dst", metavar="DST", help="destination layout")
+    add_common(parser)
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"
+    )
+    parser.set_defaults(handler=_cmd_convert)

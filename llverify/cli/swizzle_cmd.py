@@ -1,0 +1,57 @@
+"""``llverify swizzle SRC DST``: the certified optimal shared layout for a conversion."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
+from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
+from llverify.swizzle import synthesize_swizzle
+
+
+def _cmd_swizzle(args: argparse.Namespace) -> int:
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    src = layout_argument(args.src, shape, "SRC")
+    dst = layout_argument(args.dst, shape, "DST")
+    shape = shape or [size for _, size in src.out_dims]
+    result = synthesize_swizzle(
+        src, dst, shape, bits, args.target, vector=args.vector, timeout_s=args.timeout
+    )
+    summary = swizzle_summary(result)
+    code = EXIT_UNKNOWN if result.certificate.status == "unknown" else EXIT_OK
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return code
+    print("synthesized shared layout:")
+    print_swizzle(summary)
+    return code
+
+
+def register(commands: Any) -> None:
+    """Add the ``swizzle`` subcommand."""
+    parser = commands.add_parser(
+        "swizzle",
+        help="synthesize the optimal shared-memory layout for a conversion, certified",
+        description=(
+            "The shared layout with the widest vectors, then the fewest store + load "
+            "wavefronts, found by constraint solving, with a certificate that nothing with "
+            "at least the same widths is cheaper; prints the bases, costs, Gluon code and "
+            "TTGIR text. Exit 3 when the solver ran out of time (certificate unknown)."
+        ),
+    )
+    parser.add_argument("src", metavar="SRC", help="source (stored) layout")
+    parser.add_argument("dst", metavar="DST", help="destination (loaded) layout")
+    add_common(parser)
+    parser.add_argument(
+        "--vector",
+        default="symmetric",
+        choices=["symmetric", "asymmetric"],
+        help="vector widths: the widest common width, or each side as wide as possible",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"
+    )
+    parser.set_defaults(handler=_cmd_swizzle)
