@@ -9,6 +9,11 @@
   bijective, and the certificate re-checks.
 * The swizzled bounds: every power-of-2 member far beyond them has the layout of a table
   member.  The certificate rejects tampered tables.  Text, Gluon (with Triton 3.9), errors.
+* Padded shared layouts: 32x32 f32 stored along rows and loaded down columns loads 32-way
+  unpadded and conflict-free with one element of padding per row; >= 40 seeded random
+  cases (the best is the first of the best rank and smallest allocation, the unpadded row
+  costs what the unswizzled identity does, the certificate re-checks); the members, their
+  order and bounds; a 32-byte padding outside the family that beats it; tampering.
 """
 
 from __future__ import annotations
@@ -25,17 +30,25 @@ from llverify.access import TARGETS
 from llverify.encodings import (
     BlockedLayout,
     NVMMASharedLayout,
+    PaddedSharedLayout,
     SwizzledSharedLayout,
     TTGIRError,
     from_gluon,
     to_linear_layout,
 )
+from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
-from llverify.swizzle.legacy import LegacyResult, best_nvmma_shared, best_swizzled_shared
+from llverify.swizzle.legacy import (
+    LegacyResult,
+    best_nvmma_shared,
+    best_padded_shared,
+    best_swizzled_shared,
+)
 
 SEED = 20250917
 SWEEP_CASES = 100
+PADDED_SWEEP_CASES = 40
 
 ROW_STORE = BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])  # 8-vectors along rows
 COLUMN_LOAD = BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1])  # 8-vectors down columns
@@ -46,8 +59,21 @@ def costs(result: LegacyResult) -> list[SwizzleCost]:
 
 
 def row_encoding(result: LegacyResult, params: dict[str, Any]) -> Any:
+    if result.family == "padded_shared":
+        return PaddedSharedLayout.with_identity_for(**params)
     family = SwizzledSharedLayout if result.family == "swizzled_shared" else NVMMASharedLayout
     return family(**params)
+
+
+def padded(pairs: list[list[int]], shape: list[int], order: list[int]) -> PaddedSharedLayout:
+    return PaddedSharedLayout.with_identity_for(pairs, shape, order)
+
+
+def num_elements(shape: list[int]) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count
 
 
 # ---------------------------------------------------------------------- known pairs
@@ -297,6 +323,167 @@ def test_certificate_rejects_tampering() -> None:
     assert not dataclasses.replace(result, element_bits=32).certificate_holds()
 
 
+# ---------------------------------------------------------------------- padded shared
+
+ROW_STORE_F32 = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])  # a warp's lanes along a row
+COLUMN_LOAD_F32 = BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1])  # lanes down a column
+
+
+def test_padded_32x32_f32_one_element_per_row_removes_the_conflicts() -> None:
+    shape = [32, 32]
+    src, dst = ROW_STORE_F32, COLUMN_LOAD_F32
+    # Unpadded row-major: a load's 32 lanes read one column, 32 words 128 bytes apart.
+    unpadded = swizzle_cost(src, dst, SwizzledSharedLayout(1, 1, 1, [1, 0]), shape, 32)
+    assert (unpadded.store_conflicts, unpadded.load_conflicts) == (0, 31)
+    assert swizzle_cost(src, dst, padded([[1024, 1]], shape, [1, 0]), shape, 32) == unpadded
+    one = swizzle_cost(src, dst, padded([[32, 1]], shape, [1, 0]), shape, 32)
+    assert (one.store_conflicts, one.load_conflicts) == (0, 0)
+    assert (one.store_wavefronts, one.load_wavefronts) == (32, 32)
+
+    result = best_padded_shared(src, dst, shape, 32)
+    assert result.family == "padded_shared" and result.certificate_holds()
+    assert (result.cost.store_conflicts, result.cost.load_conflicts) == (0, 0)
+    assert result.ttgir().startswith("#ttg.padded_shared<")
+    assert result.ttgir() == "#ttg.padded_shared<[32:+1] {order = [1, 0], shape = [32, 32]}>"
+    assert result.gluon() == (
+        "ttgl.PaddedSharedLayout.with_identity_for([[32, 1]], [32, 32], [1, 0])"
+    )
+    assert result.encoding == padded([[32, 1]], shape, [1, 0]) and result.cost == one
+    assert result.padded_elements == 1024 + 31 == padded_size(1024, [[32, 1]])
+    # The linear part is the unswizzled row-major layout; padding is on top of it.
+    assert result.layout == SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout(shape)
+    # The table starts with "no padding" for both orders; 10 intervals x 3 paddings each.
+    assert len(result.table) == 2 * (1 + 10 * 3)
+    assert [row[0] for row in result.table[:2]] == [
+        {"interval_padding_pairs": ((1024, 1),), "shape": (32, 32), "order": order}
+        for order in ((1, 0), (0, 1))
+    ]
+    assert result.table[0][1] == unpadded and result.padded_sizes[:2] == (1024, 1024)
+    # Every member of a smaller allocation conflicts; column-major [[32, 1]] ties, later.
+    smaller = [c for c, size in zip(costs(result), result.padded_sizes) if size < 1055]
+    assert smaller and all(c.load_conflicts + c.store_conflicts for c in smaller)
+    tied = [(p["order"], size) for (p, c), size in zip(result.table, result.padded_sizes)]
+    tied = [t for t, (_, c) in zip(tied, result.table) if c == one]
+    assert tied == [((1, 0), 1055), ((0, 1), 1055)]
+
+
+def test_padded_random_sweep() -> None:
+    cases = random_cases(PADDED_SWEEP_CASES)
+    assert len(cases) >= 40
+    ranks, helped = set(), 0
+    for src, dst, shape, bits in cases:
+        ranks.add(len(shape))
+        where = (src, dst, shape, bits)
+        result = best_padded_shared(src, dst, shape, bits)
+        elements = num_elements(shape)
+        assert all(isinstance(c, SwizzleCost) for _, c in result.table), where
+        best = result.cost.rank()
+        assert all(best <= c.rank() for c in costs(result)), where
+        sizes = [padded_size(elements, p["interval_padding_pairs"]) for p, _ in result.table]
+        assert result.padded_sizes == tuple(sizes), where
+        _, _, first = min(
+            (c.rank(), size, i)
+            for i, ((_, c), size) in enumerate(zip(result.table, sizes))
+            if isinstance(c, SwizzleCost)
+        )
+        assert row_encoding(result, result.table[first][0]) == result.encoding, where
+        assert result.padded_elements == sizes[first], where
+        assert result.layout == result.encoding.linear_component(shape), where
+        assert result.layout.is_invertible(), where
+        # The first row is "no padding" in the reversed-identity order: the unswizzled cost.
+        rowmajor = list(range(len(shape)))[::-1]
+        assert result.table[0][0] == {
+            "interval_padding_pairs": ((elements, 1),),
+            "shape": tuple(shape),
+            "order": tuple(rowmajor),
+        }, where
+        plain = SwizzledSharedLayout(1, 1, 1, rowmajor)
+        assert result.table[0][1] == swizzle_cost(src, dst, plain, shape, bits), where
+        unpadded = [c for c, size in zip(costs(result), sizes) if size == elements]
+        helped += best < min(c.rank() for c in unpadded)
+        assert result.certificate_holds(), where
+    assert ranks == {1, 2, 3}
+    assert helped > 0  # padding beats every unpadded order somewhere
+
+
+def test_padded_members() -> None:
+    b = one_warp([8, 16])
+    everything = best_padded_shared(b, b, [8, 16], 8)
+    only = best_padded_shared(b, b, [8, 16], 8, order=(0, 1))
+    assert only.order == (0, 1) and everything.order is None
+    assert [row for row in everything.table if row[0]["order"] == (0, 1)] == list(only.table)
+    assert only.certificate_holds() and everything.certificate_holds()
+    # 8-bit: intervals 1..64 (128 excluded: "no padding"), paddings 1..16 (16 bytes).
+    pairs = {p["interval_padding_pairs"][0] for p, _ in only.table}
+    assert pairs == {(128, 1)} | {(1 << i, 1 << p) for i in range(7) for p in range(5)}
+    # Preference order: allocation, padding, then the order (row-major first).
+    keys = [
+        (size, p["interval_padding_pairs"][0][1], p["order"] != (1, 0))
+        for (p, _), size in zip(everything.table, everything.padded_sizes)
+    ]
+    assert keys == sorted(keys) and len(keys) == 2 * (1 + 7 * 5)
+    # 64-bit: paddings 1, 2 (16 bytes); rank 3: six orders; rank 4: row-major only.
+    b3 = one_warp([2, 4, 8])
+    rank3 = best_padded_shared(b3, b3, [2, 4, 8], 64)
+    assert {p["interval_padding_pairs"][0][1] for p, _ in rank3.table} == {1, 2}
+    assert len({p["order"] for p, _ in rank3.table}) == 6 and rank3.certificate_holds()
+    b4 = one_warp([2, 2, 2, 8])
+    rank4 = best_padded_shared(b4, b4, [2, 2, 2, 8], 16)
+    assert {p["order"] for p, _ in rank4.table} == {(3, 2, 1, 0)}
+    assert len(rank4.table) == 1 + 6 * 4 and rank4.certificate_holds()
+    other = best_padded_shared(b4, b4, [2, 2, 2, 8], 16, order=[0, 1, 2, 3])
+    assert {p["order"] for p, _ in other.table} == {(0, 1, 2, 3)}
+
+
+NARROW_SRC = BlockedLayout([4, 1], [16, 2], [1, 1], [1, 0])  # 16x8 f32, 4-vectors
+NARROW_DST = BlockedLayout([2, 1], [4, 8], [1, 1], [0, 1])  # 2-vectors
+
+
+def test_padded_wider_padding_can_beat_the_family() -> None:
+    """The family stops at 16 bytes of padding; here 32 bytes is strictly better."""
+    src, dst, shape = NARROW_SRC, NARROW_DST, [16, 8]
+    result = best_padded_shared(src, dst, shape, 32)
+    assert result.certificate_holds()
+    assert result.encoding == padded([[128, 1]], shape, [0, 1])  # no padding
+    assert result.cost.rank() == (-2, -6, 24) and result.cost.load_conflicts == 1
+    same_vectors = [c for c in costs(result) if c.rank()[:2] == (-2, -6)]
+    assert len(same_vectors) > 3 and all(c.store_conflicts + c.load_conflicts for c in same_vectors)
+    wide = swizzle_cost(src, dst, padded([[32, 8]], shape, [0, 1]), shape, 32)
+    assert (wide.store_vec, wide.load_vec) == (4, 2)
+    assert (wide.store_conflicts, wide.load_conflicts) == (0, 0)
+    assert wide.rank() < result.cost.rank()
+
+
+def test_padded_certificate_rejects_tampering() -> None:
+    shape = [16, 8]
+    result = best_padded_shared(NARROW_SRC, NARROW_DST, shape, 32)
+    assert result.certificate_holds() and result.padded_elements == 128
+    rows, sizes = list(result.table), list(result.padded_sizes)
+    replace = dataclasses.replace
+    tampered = [
+        replace(result, padded_sizes=tuple(sizes[:-1])),
+        replace(result, padded_sizes=tuple([sizes[0] + 1, *sizes[1:]])),
+        replace(result, padded_sizes=()),
+        replace(result, padded_elements=None),
+        replace(result, padded_elements=132),
+        replace(result, table=tuple(rows[1:])),  # "no padding" left out
+        replace(result, table=tuple([(rows[0][0], result.cost), *rows[1:]])),
+        replace(result, family="nvmma_shared"),
+        replace(result, family="unknown"),
+    ]
+    # [[64, 4]] ties on rank with a larger allocation: not the best, even claiming its size.
+    larger = padded([[64, 4]], shape, [0, 1])
+    assert (
+        {"interval_padding_pairs": ((64, 4),), "shape": (16, 8), "order": (0, 1)},
+        result.cost,
+    ) in rows
+    tampered.append(replace(result, encoding=larger))
+    tampered.append(replace(result, encoding=larger, padded_elements=132))
+    tampered.append(replace(result, layout=padded([[128, 1]], shape, [1, 0]).linear_component()))
+    for each in tampered:
+        assert not each.certificate_holds()
+
+
 # ---------------------------------------------------------------------- inputs and text
 
 
@@ -349,6 +536,8 @@ def test_gluon_text_builds_the_encoding() -> None:
         best_swizzled_shared(ROW_STORE, COLUMN_LOAD, [64, 64], 16, order=[0, 1]),
         best_nvmma_shared(ROW_STORE, COLUMN_LOAD, [64, 64], 16),
         best_nvmma_shared(b3, b3, [4, 16, 32], 16),
+        best_padded_shared(ROW_STORE_F32, COLUMN_LOAD_F32, [32, 32], 32),
+        best_padded_shared(b3, b3, [4, 16, 32], 8, order=[1, 2, 0]),
     ):
         gluon = eval(result.gluon(), {"ttgl": ttgl})  # noqa: S307 - text built by llverify
         assert from_gluon(gluon) == result.encoding
@@ -397,9 +586,9 @@ B = BlockedLayout([1, 1], [4, 8], [1, 1], [1, 0])
 )
 def test_bad_input(kwargs: dict[str, Any], error: type[Exception], words: list[str]) -> None:
     args = {"src": B, "dst": B, "shape": [8, 8], "element_bits": 16} | kwargs
-    searches = (
-        [best_swizzled_shared] if "order" in kwargs else [best_swizzled_shared, best_nvmma_shared]
-    )
+    searches = [best_swizzled_shared, best_padded_shared]
+    if "order" not in kwargs:
+        searches.append(best_nvmma_shared)
     for search in searches:
         with pytest.raises(error) as info:
             search(**args)

@@ -207,3 +207,35 @@ def test_result_reports_per_instruction_and_texts() -> None:
     assert result.ttgir() == result.encoding().ttgir()
     assert result.ttgir().startswith("#ttg.shared_linear<{offset = [[")
     assert cost.vector_bits == (32, 32)
+
+
+def test_padding_option() -> None:
+    """padding=True searches the padded family too; a padded member is returned only with
+    the required widths and strictly fewer wavefronts than the certified linear optimum.
+    On the sweep (400 cases, see docs/swizzle.md) it never is: here the linear optimum is
+    conflict-free, so the choice keeps it; with a looser bound the padded member with the
+    fewest wavefronts is picked and rendered as a PaddedSharedLayout."""
+    import dataclasses
+
+    src = BlockedLayout([4, 1], [16, 2], [1, 1], [1, 0])
+    dst = BlockedLayout([2, 1], [4, 8], [1, 1], [0, 1])
+    linear = synthesize_swizzle(src, dst, [16, 8], 32)
+    result = synthesize_swizzle(src, dst, [16, 8], 32, padding=True)
+    assert result.padded is not None and result.padded.certificate_holds()
+    assert not result.is_padded and result.cost == linear.cost
+    need = (linear.cost.store_vec, linear.cost.load_vec)
+    assert synth._padded_choice(result.padded, need, linear.cost.total_wavefronts) is None
+    choice = synth._padded_choice(result.padded, need, 10**9)
+    assert choice is not None
+    encoding, cost = choice
+    assert cost.vectors_at_least(linear.cost)
+    assert swizzle_cost(src, dst, encoding, [16, 8], 32) == cost
+    rows = [c for c in (c for _, c in result.padded.table) if isinstance(c, type(cost))]
+    assert cost.total_wavefronts == min(
+        c.total_wavefronts for c in rows if c.store_vec >= need[0] and c.load_vec >= need[1]
+    )
+    shown = dataclasses.replace(result, cost=cost, padded_encoding=encoding)
+    assert shown.is_padded and shown.ttgir().startswith("#ttg.padded_shared<")
+    assert shown.gluon().startswith("ttgl.PaddedSharedLayout.with_identity_for([[")
+    with pytest.raises(ValueError, match="padding"):
+        synthesize_swizzle(src, dst, [16, 8], 32, padding=True, dst_tile=[0, 1, 2, 4])

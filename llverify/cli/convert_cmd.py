@@ -15,7 +15,6 @@ from llverify.cli.args import (
     parse_shape,
 )
 from llverify.conversion import Conversion
-from llverify.swizzle import synthesize_swizzle
 
 
 def conversion_report(
@@ -44,6 +43,8 @@ def conversion_report(
             "verify": checked.to_dict() | {"text": str(checked)},
         }
     if conv.kind == "shared memory" and verify.proved and coverage.proved:
+        from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
+
         result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
         report["swizzle"] = swizzle_summary(result)
     return report
@@ -68,6 +69,7 @@ def swizzle_summary(result: Any) -> dict[str, Any]:
             "solver": cert.solver,
             "seconds": cert.seconds,
         },
+        "padded": result.is_padded,
         "constructive_wavefronts": None
         if result.baseline is None
         else result.baseline.total_wavefronts,

@@ -8,7 +8,6 @@ from typing import Any
 
 from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
 from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
-from llverify.swizzle import synthesize_swizzle
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
@@ -17,8 +16,17 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
     shape = shape or [size for _, size in src.out_dims]
+    from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
+
     result = synthesize_swizzle(
-        src, dst, shape, bits, args.target, vector=args.vector, timeout_s=args.timeout
+        src,
+        dst,
+        shape,
+        bits,
+        args.target,
+        vector=args.vector,
+        padding=args.padding,
+        timeout_s=args.timeout,
     )
     summary = swizzle_summary(result)
     code = EXIT_UNKNOWN if result.certificate.status == "unknown" else EXIT_OK
@@ -50,6 +58,11 @@ def register(commands: Any) -> None:
         default="symmetric",
         choices=["symmetric", "asymmetric"],
         help="vector widths: the widest common width, or each side as wide as possible",
+    )
+    parser.add_argument(
+        "--padding",
+        action="store_true",
+        help="also search padded layouts (one interval/padding pair, every order)",
     )
     parser.add_argument(
         "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"

@@ -3,14 +3,20 @@
 * :func:`synthesize_swizzle`: the optimal memory layout by constraint solving, certified;
 * :func:`constructive_swizzle`: Triton's constructive algorithm (the baseline and the
   solver's starting point);
-* :func:`best_swizzled_shared`, :func:`best_nvmma_shared`: the best member of the legacy
-  parameter families, certified by exhaustive enumeration;
+* :func:`best_swizzled_shared`, :func:`best_nvmma_shared`, :func:`best_padded_shared`: the
+  best member of the legacy parameter families and of padded layouts, certified by
+  exhaustive enumeration;
 * :func:`swizzle_cost`: the cost model all of them are measured with.
 """
 
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
-from llverify.swizzle.legacy import LegacyResult, best_nvmma_shared, best_swizzled_shared
+from llverify.swizzle.legacy import (
+    LegacyResult,
+    best_nvmma_shared,
+    best_padded_shared,
+    best_swizzled_shared,
+)
 from llverify.swizzle.synthesize import Certificate, SwizzleResult, synthesize_swizzle
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "SwizzleCost",
     "SwizzleResult",
     "best_nvmma_shared",
+    "best_padded_shared",
     "best_swizzled_shared",
     "constructive_swizzle",
     "swizzle_cost",

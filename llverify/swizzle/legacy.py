@@ -13,6 +13,15 @@ member" is a checked claim relative to the family, not a heuristic:
   NVMMASharedLayout`): swizzle widths 0/32/64/128 bytes, not transposed and transposed,
   ``element_bitwidth = element_bits``; members Triton refuses for the shape (an
   :class:`~llverify.encodings.EncodingError`) are kept in the table with the refusal.
+* :func:`best_padded_shared`: ``#ttg.padded_shared`` (:class:`~llverify.encodings.
+  PaddedSharedLayout`, built by ``with_identity_for``): one ``[interval, padding]`` pair of
+  powers of 2 (bounds in :func:`_padded_members`) on the identity of every order (every
+  permutation for rank <= 3) unless one is given, and for each order the unpadded identity
+  (``[[N, 1]]`` for ``N`` elements: it pads only after the last element, i.e. nowhere).
+  Padding is not linear; the cost comes from the exact simulator on the physical
+  addresses (:func:`llverify.access.access_analysis`), and ties go to the smallest
+  allocation (:func:`~llverify.encodings.padded.padded_size`, per row in
+  :attr:`LegacyResult.padded_sizes`).
 
 Members whose layout is not bijective are no allocation of the tensor and are excluded
 (kept in the table with the reason): Triton 3.9 builds such layouts for the unswizzled,
@@ -24,8 +33,9 @@ widest vectors in all, then the fewest store + load wavefronts).  Ties go to the
 row of the table, which lists each family in a fixed preference order: the least swizzling
 first (swizzled: ``max_phase``, then ``per_phase``, then ``vec`` ascending, then the orders
 as searched, the row-major ``[rank-1, .., 0]`` first by default; NVMMA: the swizzle width
-ascending, not transposed before transposed).  :meth:`LegacyResult.certificate_holds`
-re-evaluates the table.
+ascending, not transposed before transposed; padded: the smallest allocation first, see
+:func:`_padded_members`, whose ties among the best rank are broken by that allocation before
+the table order).  :meth:`LegacyResult.certificate_holds` re-evaluates the table.
 
 Examples:
     >>> from llverify.encodings import BlockedLayout
@@ -39,6 +49,19 @@ Examples:
     (0, 7)
     >>> len(r.table), r.certificate_holds()
     (140, True)
+
+    Lanes store along rows and load down the columns of a 32x32 f32 tile: unpadded, the 32
+    lanes of a load hit one bank; one element of padding per 32-element row fixes it:
+
+    >>> src = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
+    >>> dst = BlockedLayout([1, 1], [32, 1], [1, 4], [0, 1])
+    >>> p = best_padded_shared(src, dst, [32, 32], 32)
+    >>> p.ttgir(), p.padded_elements
+    ('#ttg.padded_shared<[32:+1] {order = [1, 0], shape = [32, 32]}>', 1055)
+    >>> p.table[0][0]["interval_padding_pairs"], p.table[0][1].load_conflicts  # no padding
+    (((1024, 1),), 31)
+    >>> p.cost.store_conflicts, p.cost.load_conflicts, p.certificate_holds()
+    (0, 0, True)
 """
 
 from __future__ import annotations
@@ -54,20 +77,22 @@ from llverify.bits import as_int, is_power_of_2
 from llverify.encodings import (
     EncodingError,
     NVMMASharedLayout,
+    PaddedSharedLayout,
     SwizzledSharedLayout,
     TTGIRError,
     layout_argument,
 )
 from llverify.encodings.base import list_text
 from llverify.encodings.nvmma_shared import ELEMENT_BITWIDTHS, SWIZZLE_BYTE_WIDTHS
+from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
 
-__all__ = ["LegacyResult", "best_nvmma_shared", "best_swizzled_shared"]
+__all__ = ["LegacyResult", "best_nvmma_shared", "best_padded_shared", "best_swizzled_shared"]
 
-LegacyEncoding = SwizzledSharedLayout | NVMMASharedLayout
+LegacyEncoding = SwizzledSharedLayout | NVMMASharedLayout | PaddedSharedLayout
 #: One certificate row: the member's constructor keywords, and its cost or why it is
 #: excluded for the shape.
 TableRow = tuple[dict[str, Any], SwizzleCost | str]
@@ -76,6 +101,7 @@ TableRow = tuple[dict[str, Any], SwizzleCost | str]
 _FAMILIES: dict[str, Callable[..., LegacyEncoding]] = {
     "swizzled_shared": SwizzledSharedLayout,
     "nvmma_shared": NVMMASharedLayout,
+    "padded_shared": PaddedSharedLayout.with_identity_for,
 }
 
 
@@ -84,17 +110,26 @@ class LegacyResult:
     """The best member of a legacy shared-encoding family for ``src -> shared -> dst``.
 
     Attributes:
-        family: ``"swizzled_shared"`` or ``"nvmma_shared"``.
-        encoding: the best member (the first of the table's rows of the smallest rank).
-        layout: its LinearLayout (``offset -> dim0..``) for ``shape``.
+        family: ``"swizzled_shared"``, ``"nvmma_shared"`` or ``"padded_shared"``.
+        encoding: the best member (the first of the table's rows of the smallest rank; for
+            padded layouts, of those the first of the smallest allocation).
+        layout: its LinearLayout (``offset -> dim0..``) for ``shape``; for padded layouts,
+            which have none, the linear component (logical offset -> element; the physical
+            addresses add the padding: ``encoding.padded_layout(shape)``).
         cost: its :class:`SwizzleCost`.
         table: every member of the family, in preference order: (constructor keywords,
             cost, or why it is excluded: the EncodingError's text, or not bijective).
         elapsed_s: seconds the search took.
         src, dst: the register layouts searched for (as LinearLayouts).
         shape, element_bits, target: the search's other inputs.
-        order: the order the swizzled search was restricted to (None: every order; always
-            None for NVMMA).
+        order: the order the swizzled or padded search was restricted to (None: every
+            order searched; always None for NVMMA).
+        padded_elements: elements the best member allocates, padding included (the
+            tensor's element count for the unpadded families).  None only where a result
+            was built without it (the searches always set it).
+        padded_sizes: for padded layouts, each table row's allocation in elements
+            (:func:`~llverify.encodings.padded.padded_size`), in table order; empty for the
+            other families (every member allocates exactly the elements).
     """
 
     family: str
@@ -109,13 +144,17 @@ class LegacyResult:
     element_bits: int
     target: str | Target
     order: tuple[int, ...] | None = None
+    padded_elements: int | None = None
+    padded_sizes: tuple[int, ...] = ()
 
     def certificate_holds(self) -> bool:
         """Re-check the certificate: the table lists exactly the family's members for the
         inputs, every row re-evaluated with ``swizzle_cost`` (each distinct layout once,
         the cost being a function of the layouts) equals its recorded cost or exclusion,
-        none ranks strictly better than :attr:`cost`, and the first row of that rank is
-        :attr:`encoding` (with :attr:`layout`) at :attr:`cost`.
+        none ranks strictly better than :attr:`cost`, and the first row of that rank (for
+        padded layouts: of the smallest allocation, with :attr:`padded_sizes` and
+        :attr:`padded_elements` recomputed) is :attr:`encoding` (with :attr:`layout`) at
+        :attr:`cost`.
 
         Examples:
             >>> from llverify.encodings import BlockedLayout
@@ -123,25 +162,31 @@ class LegacyResult:
             >>> best_nvmma_shared(b, b, [8, 32], 16).certificate_holds()
             True
         """
+        if self.family not in _FAMILIES or self.padded_elements is None:
+            return False
         members = _members(self.family, self.shape, self.element_bits, self.order)
         if [params for params, _ in self.table] != members:
             return False
+        sizes = _allocations(self.family, self.shape, members)
+        if self.padded_sizes != (sizes if self.family == "padded_shared" else ()):
+            return False
         make = _FAMILIES[self.family]
         evaluate = _Evaluator(self.src, self.dst, self.shape, self.element_bits, self.target)
-        best = self.cost.rank()
+        best = (self.cost.rank(), self.padded_elements)
         first_best: tuple[LegacyEncoding, SwizzleCost] | None = None
-        for params, recorded in self.table:
+        for (params, recorded), size in zip(self.table, sizes):
             encoding = make(**params)
             outcome = evaluate(encoding)
             if outcome != recorded:
                 return False
             if isinstance(outcome, SwizzleCost):
-                if outcome.rank() < best:
+                key = (outcome.rank(), size)
+                if key < best:
                     return False
-                if first_best is None and outcome.rank() == best:
+                if first_best is None and key == best:
                     first_best = (encoding, outcome)
         return first_best == (self.encoding, self.cost) and self.layout == (
-            self.encoding.to_linear_layout(self.shape)
+            _layout_of(self.encoding, self.shape)
         )
 
     def ttgir(self) -> str:
@@ -164,8 +209,16 @@ class LegacyResult:
             >>> b = BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0])
             >>> best_swizzled_shared(b, b, [8, 32], 16).gluon()
             'ttgl.SwizzledSharedLayout(vec=1, per_phase=1, max_phase=1, order=[0, 1])'
+            >>> best_padded_shared(b, b, [8, 32], 16).gluon()
+            'ttgl.PaddedSharedLayout.with_identity_for([[256, 1]], [8, 32], [0, 1])'
         """
         enc = self.encoding
+        if isinstance(enc, PaddedSharedLayout):
+            pairs = ", ".join(list_text(pair) for pair in enc.interval_padding_pairs)
+            return (
+                f"ttgl.PaddedSharedLayout.with_identity_for([{pairs}], "
+                f"{list_text(enc.shape)}, {list_text(enc.order)})"
+            )
         if isinstance(enc, SwizzledSharedLayout):
             return (
                 f"ttgl.SwizzledSharedLayout(vec={enc.vec}, per_phase={enc.per_phase}, "
@@ -234,6 +287,38 @@ def best_nvmma_shared(
     return _search("nvmma_shared", src, dst, shape, element_bits, target, None)
 
 
+def best_padded_shared(
+    src: Any,
+    dst: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target = "nvidia",
+    order: Sequence[int] | None = None,
+) -> LegacyResult:
+    """The best ``PaddedSharedLayout.with_identity_for([[interval, padding]], shape, order)``
+    (or the unpadded identity) for storing ``src`` and loading ``dst``; arguments as
+    :func:`best_swizzled_shared`, ``order`` by default every permutation for rank <= 3 and
+    ``[rank-1, .., 0]`` only for higher ranks.  Members are listed in :func:`_padded_members`
+    (one pair per member; Triton's several-pair paddings are not searched).  Of the members
+    of the best :meth:`SwizzleCost.rank`, the smallest allocation wins
+    (:attr:`LegacyResult.padded_elements`), then the earliest row.
+
+    Examples:
+        >>> from llverify.encodings import BlockedLayout
+        >>> src = BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+        >>> dst = BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1])
+        >>> r = best_padded_shared(src, dst, [64, 64], 16)
+        >>> print(r.gluon())  # a load's lanes step 8 rows: shift each 8 rows by 16 bytes
+        ttgl.PaddedSharedLayout.with_identity_for([[512, 8]], [64, 64], [1, 0])
+        >>> c = r.cost  # no identity order vectorizes both: row-major stores 8-vectors
+        >>> c.store_vec, c.load_vec, c.store_conflicts, c.load_conflicts, r.padded_elements
+        (8, 1, 0, 0, 4152)
+        >>> r.table[0][1].load_conflicts, len(r.table)  # unpadded: 8-way; both orders
+        (7, 98)
+    """
+    return _search("padded_shared", src, dst, shape, element_bits, target, order)
+
+
 # ----------------------------------------------------------------------------- the search
 
 
@@ -260,22 +345,27 @@ def _search(
     chosen = None if order is None else _order_argument(order, len(dims))
     evaluate = _Evaluator(src_ll, dst_ll, dims, bits, target)
     make = _FAMILIES[family]
+    members = _members(family, dims, bits, chosen)
+    sizes = _allocations(family, dims, members)
     table: list[TableRow] = []
-    best: tuple[LegacyEncoding, SwizzleCost] | None = None
-    for params in _members(family, dims, bits, chosen):
+    best: tuple[tuple[tuple[int, int, int], int], LegacyEncoding, SwizzleCost] | None = None
+    for params, size in zip(members, sizes):
         encoding = make(**params)
         outcome = evaluate(encoding)
         table.append((params, outcome))
-        if isinstance(outcome, SwizzleCost) and (best is None or outcome.rank() < best[1].rank()):
-            best = (encoding, outcome)
-    # Every swizzled member and the plain NVMMA (width 0, not transposed) are bijective
-    # layouts for any shape of positive powers of 2, so each family has a valid member.
+        if isinstance(outcome, SwizzleCost):
+            key = (outcome.rank(), size)
+            if best is None or key < best[0]:
+                best = (key, encoding, outcome)
+    # Every swizzled member, the plain NVMMA (width 0, not transposed) and every padded
+    # member (an identity linear component) are bijective for any shape of positive powers
+    # of 2, so each family has a valid member.
     assert best is not None
-    encoding, cost = best
+    (_, elements), encoding, cost = best
     return LegacyResult(
         family=family,
         encoding=encoding,
-        layout=encoding.to_linear_layout(dims),
+        layout=_layout_of(encoding, dims),
         cost=cost,
         table=tuple(table),
         elapsed_s=time.perf_counter() - start,
@@ -285,7 +375,30 @@ def _search(
         element_bits=bits,
         target=target,
         order=chosen,
+        padded_elements=elements,
+        padded_sizes=sizes if family == "padded_shared" else (),
     )
+
+
+def _layout_of(encoding: LegacyEncoding, shape: tuple[int, ...]) -> LinearLayout:
+    """The member's LinearLayout for ``shape``: for a padded layout its linear component
+    (logical offset, block -> element), the padding being no LinearLayout."""
+    if isinstance(encoding, PaddedSharedLayout):
+        return encoding.linear_component(shape)
+    return encoding.to_linear_layout(shape)
+
+
+def _allocations(
+    family: str, shape: tuple[int, ...], members: list[dict[str, Any]]
+) -> tuple[int, ...]:
+    """Elements each member allocates: the padded size for padded layouts, else the
+    tensor's element count (the tie-break after the rank; constant for the other families)."""
+    elements = 1
+    for size in shape:
+        elements *= size
+    if family != "padded_shared":
+        return (elements,) * len(members)
+    return tuple(padded_size(elements, m["interval_padding_pairs"]) for m in members)
 
 
 @dataclass
@@ -298,11 +411,23 @@ class _Evaluator:
     shape: tuple[int, ...]
     element_bits: int
     target: str | Target
-    costs: dict[LinearLayout, SwizzleCost] = field(default_factory=dict)
+    costs: dict[Any, SwizzleCost] = field(default_factory=dict)
 
     def __call__(self, encoding: LegacyEncoding) -> SwizzleCost | str:
         """The cost of ``encoding``, or why it is no member for the shape: the text of the
         EncodingError that refuses it, or that its layout is not bijective."""
+        if isinstance(encoding, PaddedSharedLayout):
+            # The cost is a function of the physical address of every element: the linear
+            # component (bijective, an identity) and the padding pairs.
+            try:
+                key = (encoding.linear_component(self.shape), encoding.interval_padding_pairs)
+            except EncodingError as error:
+                return str(error)
+            if key not in self.costs:
+                self.costs[key] = swizzle_cost(
+                    self.src, self.dst, encoding, self.shape, self.element_bits, self.target
+                )
+            return self.costs[key]
         try:
             layout = encoding.to_linear_layout(self.shape)
         except EncodingError as error:
@@ -326,6 +451,8 @@ def _members(
     """The family's members (constructor keywords) for the inputs, in preference order."""
     if family == "swizzled_shared":
         return _swizzled_members(shape, order)
+    if family == "padded_shared":
+        return _padded_members(shape, element_bits, order)
     return [
         {
             "swizzle_byte_width": width,
@@ -379,6 +506,74 @@ def _swizzled_members(
     return [
         {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": each}
         for _, vec, per_phase, max_phase, each in members
+    ]
+
+
+def _padded_members(
+    shape: tuple[int, ...], element_bits: int, order: tuple[int, ...] | None
+) -> list[dict[str, Any]]:
+    """``with_identity_for`` keywords of every padded member, in preference order: the
+    smallest allocation first (``padded_size``), then the smaller padding, then the orders
+    (``order``, or every permutation for rank <= 3, the reversed identity first; only the
+    reversed identity for rank > 3, 24 or more orders being costly).
+
+    For ``N`` elements, each order has
+
+    * the unpadded identity as ``[[N, 1]]``: it pads after every ``N`` elements, and
+      Triton's padded size drops the padding after the last element, so nothing is padded
+      (the physical address is the logical offset, the allocation ``N``); Triton's
+      PaddedShared needs at least one pair, so ``[]`` is no member;
+    * every ``[[interval, padding]]`` with ``interval`` a power of 2 in ``[1, N)`` (an
+      interval of ``N`` or more pads nothing) and ``padding`` a power of 2 in ``[1, 16
+      bytes]`` (``max(1, 128 // element_bits)`` elements).
+
+    Why stop the padding at 16 bytes: it is the widest single access (``ld/st.shared.v4``,
+    ``ds_read/write_b128``), so a padding of 16 bytes never narrows a vector (a padded
+    vector must be contiguous and aligned: the width divides every padding), while a wider
+    one only adds memory and shifts each interval by whole 16-byte columns; the banks see
+    the shift modulo the bank row (128 bytes on NVIDIA and gfx942, 256 on gfx950), so a
+    padding that is a multiple of the row leaves every element's bank as unpadded.  But
+    paddings of 32 or 64 (gfx950: 128) bytes shift by 2 or 4 (8) columns, which no 16-byte
+    padding need reproduce, and they can be strictly better: storing ``BlockedLayout([4,
+    1], [16, 2], [1, 1], [1, 0])`` and loading ``BlockedLayout([2, 1], [4, 8], [1, 1], [0,
+    1])`` of a 16x8 f32 tensor, ``[[32, 8]]`` (32 bytes per 128) in order ``[0, 1]`` stores
+    and loads conflict-free with 4- and 2-element vectors, while every member here with
+    those vectors stores or loads with a conflict (the best is unpadded, loading 2-way).
+    So this is the family searched, not a proof that no wider padding or several-pair
+    padding (``[[I1, P1], [I2, P2]]``, which Triton allows) is better.
+
+    Examples:
+        >>> rows = _padded_members((4, 8), 32, (1, 0))
+        >>> [(m["interval_padding_pairs"][0], padded_size(32, m["interval_padding_pairs"]))
+        ...  for m in rows][:5]
+        [((32, 1), 32), ((16, 1), 33), ((16, 2), 34), ((8, 1), 35), ((16, 4), 36)]
+        >>> len(rows), len(_padded_members((4, 8), 8, None))  # 1 + 5 * 3; 2 * (1 + 5 * 5)
+        (16, 52)
+    """
+    rank = len(shape)
+    elements = 1
+    for size in shape:
+        elements *= size
+    if order is not None:
+        orders = [order]
+    elif rank <= 3:
+        orders = sorted(permutations(range(rank)), reverse=True)
+    else:
+        orders = [tuple(range(rank - 1, -1, -1))]
+    paddings = _powers_of_2(max(1, 128 // element_bits))
+    pairs = [(elements, 1)]
+    pairs += [
+        (interval, padding) for interval in _powers_of_2(elements // 2) for padding in paddings
+    ]
+    members = [
+        ((padded_size(elements, [pair]), pair[1], index), pair, each)
+        for index, each in enumerate(orders)
+        for pair in pairs
+    ]
+    members.sort(key=lambda member: member[0])
+    return [
+        {"interval_padding_pairs": (pair,), "shape": shape, "order": each}
+        for _, pair, each in members
     ]
 
 

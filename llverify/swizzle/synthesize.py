@@ -51,6 +51,7 @@ from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
+from llverify.swizzle.legacy import LegacyResult, best_padded_shared
 
 __all__ = ["Certificate", "SwizzleResult", "synthesize_swizzle"]
 
@@ -198,6 +199,14 @@ class SwizzleResult:
     target: str
     baseline: SwizzleCost | None  # the constructive algorithm's cost, when it ran
     iterations: list[dict[str, Any]] = field(default_factory=list)
+    padded: LegacyResult | None = None  # the padded family searched (``padding=True``)
+    padded_encoding: Any = None  # the chosen PaddedSharedLayout, when padding won
+
+    @property
+    def is_padded(self) -> bool:
+        """A padded layout won (``padding=True``): ``layout`` is its linear component and
+        ``encoding()`` the ``PaddedSharedLayout``."""
+        return self.padded_encoding is not None
 
     @property
     def offset_bases(self) -> list[list[int]]:
@@ -205,13 +214,23 @@ class SwizzleResult:
         return [list(b) for b in self.layout.bases[0][1]]
 
     def encoding(self) -> Any:
-        """The layout as a :class:`~llverify.encodings.SharedLinearLayout`."""
+        """The layout as an encoding: a :class:`~llverify.encodings.SharedLinearLayout`,
+        or the padded family's ``PaddedSharedLayout`` when :attr:`is_padded`."""
+        if self.is_padded:
+            return self.padded_encoding
         from llverify.encodings import SharedLinearLayout
 
         return SharedLinearLayout(self.offset_bases)
 
     def gluon(self) -> str:
         """Gluon code constructing the layout."""
+        if self.is_padded:
+            enc = self.padded_encoding
+            pairs = [list(pair) for pair in enc.interval_padding_pairs]
+            return (
+                f"ttgl.PaddedSharedLayout.with_identity_for({pairs}, {list(enc.shape)}, "
+                f"{list(enc.order)})"
+            )
         return f"ttgl.SharedLinearLayout(offset_bases={self.offset_bases})"
 
     def ttgir(self) -> str:
@@ -328,6 +347,7 @@ def synthesize_swizzle(
     src_tile: Sequence[int] | None = None,
     dst_tile: Sequence[int] | None = None,
     start: Any = None,
+    padding: bool = False,
     timeout_s: float = 60.0,
 ) -> SwizzleResult:
     """The shared-memory layout for ``src -> shared -> dst`` with the widest vectors, then
@@ -344,6 +364,11 @@ def synthesize_swizzle(
         min_vector: (store, load) minimum elements per access instead of ``vector``.
         src_tile, dst_tile: lane indices of one pass (ldmatrix/stmatrix tiles, AMD phases).
         start: a shared layout to start from (default: the constructive algorithm's).
+        padding: also search padded layouts (:func:`~llverify.swizzle.legacy.
+            best_padded_shared`: every order and one (interval, padding) pair, certified
+            by enumeration) and return the padded member with at least the required vector
+            widths and the fewest wavefronts when it has strictly fewer wavefronts than
+            the certified linear optimum.
         timeout_s: the solver's budget in all; past it the certificate is "unknown".
     """
     from llverify.encodings import layout_argument  # encodings import much more
@@ -457,10 +482,33 @@ def synthesize_swizzle(
                 f"{found} (bound {bound}, widths {need})."
             )
         best_cols, best = cols, found
+    padded: LegacyResult | None = None
+    if padding:
+        if src_tile is not None or dst_tile is not None:
+            raise LayoutError(
+                "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
+                "(the padded family is measured with the target's own passes)."
+            )
+        padded = best_padded_shared(src_ll, dst_ll, shape, bits, tgt)
     if best_cols is None or best is None:
         raise LayoutError(
             "synthesize_swizzle: the solver found no layout within the time budget "
             f"({timeout_s} s); raise 'timeout_s'."
+        )
+    choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
+    if choice is not None:
+        encoding, cost = choice
+        return SwizzleResult(
+            layout=encoding.linear_component(shape),
+            cost=cost,
+            certificate=certificate,
+            shape=tuple(shape),
+            element_bits=bits,
+            target=tgt.name,
+            baseline=baseline,
+            iterations=iterations,
+            padded=padded,
+            padded_encoding=encoding,
         )
     return SwizzleResult(
         layout=_layout_of(best_cols, out_dims),
@@ -471,7 +519,28 @@ def synthesize_swizzle(
         target=tgt.name,
         baseline=baseline,
         iterations=iterations,
+        padded=padded,
     )
+
+
+def _padded_choice(
+    padded: LegacyResult, need: tuple[int, int], bound: int
+) -> tuple[Any, SwizzleCost] | None:
+    """The padded member with at least the required widths and the fewest wavefronts (then
+    the smallest allocation, then table order), if it beats ``bound`` (the certified linear
+    optimum's wavefronts)."""
+    from llverify.encodings import PaddedSharedLayout
+
+    best: tuple[tuple[int, int, int], dict[str, Any], SwizzleCost] | None = None
+    for index, ((params, cost), size) in enumerate(zip(padded.table, padded.padded_sizes)):
+        if not isinstance(cost, SwizzleCost) or not _meets(cost, need):
+            continue
+        key = (cost.total_wavefronts, size, index)
+        if cost.total_wavefronts < bound and (best is None or key < best[0]):
+            best = (key, dict(params), cost)
+    if best is None:
+        return None
+    return PaddedSharedLayout.with_identity_for(**best[1]), best[2]
 
 
 def _check_bits(element_bits: Any) -> int:
@@ -537,9 +606,7 @@ def _required_widths(
     k = min(top, len(set(enc.src.regs) & set(enc.dst.regs)))
     if min(start.store_vec, start.load_vec) < 1 << k:
         while k > 0:
-            answer, _, _ = solve(
-                [enc.vector_at_least(enc.src, k), enc.vector_at_least(enc.dst, k)]
-            )
+            answer, _, _ = solve([enc.vector_at_least(enc.src, k), enc.vector_at_least(enc.dst, k)])
             if answer == "sat":
                 break
             k -= 1
