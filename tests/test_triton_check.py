@@ -1,0 +1,51 @@
+"""``llverify triton-check`` against the installed Triton 3.9 (the CI check for forks), and
+its negative control: a converter that disagrees is reported and exits 1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from encoding_oracle_client import require_triton
+
+from llverify import triton_check
+from llverify.cli import EXIT_FAILED, main
+
+pytestmark = pytest.mark.triton
+
+
+def test_triton_check_passes_on_installed_triton() -> None:
+    require_triton()
+    out = subprocess.run(
+        [sys.executable, "-m", "llverify.cli", "triton-check", "--json", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    assert report["counts"].get("mismatch", 0) == 0
+    assert report["counts"]["match"] >= 300
+    families = {r["layout"]["class"] for r in report["results"] if r["status"] == "match"}
+    assert families == set(triton_check.CLASSES)
+
+
+def test_a_disagreeing_converter_fails(monkeypatch, capsys) -> None:
+    require_triton()
+    real_bases = triton_check._llverify_bases
+    blocked = [c for c in triton_check.default_grid() if c.family == "BlockedLayout"][:20]
+
+    def broken(case, modules):
+        bases = real_bases(case, modules)
+        bases["lane"] = list(reversed(bases["lane"]))
+        return bases
+
+    monkeypatch.setattr(triton_check, "_llverify_bases", broken)
+    results = triton_check.run_triton_check(blocked)
+    assert sum(r.status == "mismatch" for r in results) >= 15
+    monkeypatch.setattr(triton_check, "default_grid", lambda: blocked)
+    assert main(["triton-check", "--quiet"]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "MISMATCH BlockedLayout(" in out and "lane: Triton" in out
