@@ -7,11 +7,39 @@ import json
 from typing import Any
 
 from llverify.cli.args import EXIT_OK, load_layouts, parse_shape
+from llverify.errors import DimensionError
 from llverify.explain import explain
 from llverify.layout import LinearLayout
 from llverify.text import layout_to_dict
+from llverify.views import layout_view
 
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
+
+
+def vector_width(layout: LinearLayout) -> dict[str, int] | None:
+    """Contiguous elements per thread: the longest run of register bases ``1, 2, 4, ...``
+    along one out dim (the register dim's leading bases), as ``{dim: elements}``; None for
+    layouts without registers.
+
+    Examples:
+        >>> vector_width(LinearLayout.from_bases([("register", [[0, 1], [0, 2], [1, 0]])],
+        ...     ["dim0", "dim1"]))
+        {'dim1': 4}
+    """
+    if not layout.has_in_dim("register"):
+        return None
+    outs = layout.get_out_dim_names()
+    best = (outs[0], 1) if outs else ("", 1)
+    for d, out in enumerate(outs):
+        run = 0
+        for basis in layout.bases[layout.get_in_dim_names().index("register")][1]:
+            expected = [1 << run if i == d else 0 for i in range(len(outs))]
+            if list(basis) != expected:
+                break
+            run += 1
+        if (1 << run) > best[1]:
+            best = (out, 1 << run)
+    return {best[0]: best[1]} if outs else None
 
 
 def describe_layout(layout: LinearLayout) -> dict[str, Any]:
@@ -33,6 +61,7 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
         "free_variable_masks": masks,
         "broadcast_dims": [d for d, m in masks.items() if m],
         "num_consecutive_in_out": layout.num_consecutive_in_out(),
+        "vector_width": vector_width(layout),
         "closed_form": {name: str(formula) for name, formula in explain(layout).items()},
     }
 
@@ -40,6 +69,14 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 def _cmd_layout(args: argparse.Namespace) -> int:
     layouts = load_layouts(args.layout, parse_shape(args.shape))
     reports = [{"source": label, **describe_layout(ll)} for label, ll in layouts]
+    for report, (_, ll) in zip(reports, layouts):
+        views = {"tensor": False, "hardware": True}
+        for name, hardware in views.items():
+            if args.view in (name, "both"):
+                try:
+                    report[f"{name}_view"] = layout_view(ll, hardware)
+                except DimensionError as error:
+                    report[f"{name}_view"] = f"(no view: {error})"
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return EXIT_OK
@@ -58,9 +95,19 @@ def _cmd_layout(args: argparse.Namespace) -> int:
         else:
             print("broadcast (free) bits: none")
         print(f"consecutive elements along the first dims: {report['num_consecutive_in_out']}")
+        if report["vector_width"]:
+            ((dim, width),) = report["vector_width"].items()
+            print(f"vector width: {width} contiguous elements per thread along {dim}")
         print("closed form:")
         for name, text in report["closed_form"].items():
             print(f"  {name} = {text}")
+        for name in ("tensor", "hardware"):
+            if f"{name}_view" in report:
+                print(
+                    f"{name} view (Triton's {'hardware' if name == 'hardware' else 'tensor'} "
+                    "point of view):"
+                )
+                print(report[f"{name}_view"], end="")
         print()
     return EXIT_OK
 
@@ -85,4 +132,11 @@ def register(commands: Any) -> None:
     )
     layout.add_argument("--shape", help="tensor shape for an encoding, e.g. 128x64")
     layout.add_argument("--json", action="store_true", help="print JSON instead of text")
+    layout.add_argument(
+        "--view",
+        choices=["none", "tensor", "hardware", "both"],
+        default="both",
+        help="Triton's layout views to print: the tensor (who holds each element) and the "
+        "hardware (what each register/lane/offset holds) point of view (default both)",
+    )
     layout.set_defaults(handler=_cmd_layout)
