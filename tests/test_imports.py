@@ -36,6 +36,11 @@ MODULES = [
     "llverify.encodings.padded",
     "llverify.conversion",
     "llverify.access",
+    "llverify.views",
+    "llverify.library",
+    "llverify.specfile",
+    "llverify.triton_check",
+    "llverify.cli.prove_cmd",
     "llverify.text",
 ]
 

@@ -11,7 +11,14 @@ import sys
 from collections.abc import Sequence
 
 from llverify import __version__
-from llverify.cli import access_cmd, convert_cmd, layout_cmd, swizzle_cmd, triton_cmd
+from llverify.cli import (
+    access_cmd,
+    convert_cmd,
+    layout_cmd,
+    prove_cmd,
+    swizzle_cmd,
+    triton_cmd,
+)
 from llverify.cli.args import EXIT_USAGE
 from llverify.errors import LLVerifyError
 
@@ -42,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     access_cmd.register(commands)
     swizzle_cmd.register(commands)
     triton_cmd.register(commands)
+    prove_cmd.register(commands)
     return parser
 
 

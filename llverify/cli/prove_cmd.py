@@ -1,0 +1,357 @@
+"""``llverify prove [PATH ...]``: run the checks of TOML spec files (docs/specs.md), for CI.
+
+Exit codes: 0 every check got what it expects, 1 some check did not (its message is printed),
+2 a spec file is malformed (``FILE:LINE: ...``), an obligation's inputs were rejected, or bad
+usage, 3 some check is unknown (a solver ran out of time) and none failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
+from llverify.errors import LLVerifyError
+
+_SPECS_DIR = "specs"
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def default_paths() -> list[Path]:
+    """The TOML part of the built-in library: ``specs/**/*.toml`` of the repository that
+    holds this llverify (next to the package, like the ``specs`` obligations)."""
+    specs = Path(__file__).resolve().parents[2] / _SPECS_DIR
+    if specs.is_dir() and any(specs.rglob("*.toml")):
+        return [specs]
+    raise LLVerifyError(
+        f"the built-in spec library is not installed ({specs} holds no *.toml files); pass "
+        "spec files or directories: llverify prove PATH [PATH ...] (docs/specs.md)."
+    )
+
+
+def _clean(text: str) -> str:
+    return _XML_INVALID.sub("?", text)
+
+
+def write_junit(
+    path: str, outcomes: Sequence[Any], spec_errors: Sequence[Any], seconds: float
+) -> None:
+    """JUnit XML: one testsuite per spec file, one testcase per obligation; refuted or proved
+    against the expectation is a <failure>, unknown and rejected inputs are <error>s, and a
+    malformed spec file is one <error> testcase."""
+    suites: dict[str, list[ET.Element]] = {}
+    counts: dict[str, dict[str, float]] = {}
+
+    def case(file: str, name: str, line: int, time_s: float) -> ET.Element:
+        element = ET.Element(
+            "testcase",
+            name=_clean(name),
+            classname=_clean(Path(file).with_suffix("").as_posix().replace("/", ".")),
+            file=_clean(file),
+            line=str(line),
+            time=f"{time_s:.3f}",
+        )
+        suites.setdefault(file, []).append(element)
+        tally = counts.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "time": 0.0})
+        tally["tests"] += 1
+        tally["time"] += time_s
+        return element
+
+    for error in spec_errors:
+        element = case(error.file, "spec file", error.line, 0.0)
+        text = _clean(str(error))
+        ET.SubElement(element, "error", type="SpecError", message=text).text = text
+        counts[error.file]["errors"] += 1
+    for outcome in outcomes:
+        element = case(outcome.file, outcome.name, outcome.line, outcome.seconds)
+        headline = f"expected {outcome.expected}, got {outcome.status}"
+        if outcome.status in ("unknown", "error"):
+            child = ET.SubElement(element, "error", type=outcome.status)
+            counts[outcome.file]["errors"] += 1
+        elif not outcome.passed:
+            child = ET.SubElement(element, "failure", type=outcome.status)
+            counts[outcome.file]["failures"] += 1
+        else:
+            ET.SubElement(element, "system-out").text = _clean(outcome.message)
+            continue
+        child.set("message", _clean(f"{headline}: {outcome.message}"))
+        child.text = _clean(f"{outcome.location}: {headline}\n{outcome.message}")
+    root = ET.Element("testsuites", name="llverify prove", time=f"{seconds:.3f}")
+    totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0}
+    for file, cases in suites.items():
+        tally = counts[file]
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=_clean(file),
+            tests=str(int(tally["tests"])),
+            failures=str(int(tally["failures"])),
+            errors=str(int(tally["errors"])),
+            skipped="0",
+            time=f"{tally['time']:.3f}",
+        )
+        suite.extend(cases)
+        for key in totals:
+            totals[key] += tally[key]
+    for key, value in totals.items():
+        root.set(key, str(int(value)))
+    try:
+        ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    except OSError as error:
+        raise LLVerifyError(f"--junit: cannot write '{path}': {error.strerror or error}") from None
+
+
+def summarize(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
+    """Per kind (and "total"): count, passed, failed (verdict differs from the expectation),
+    unknown, error."""
+    table: dict[str, dict[str, int]] = {}
+    for outcome in outcomes:
+        for key in (outcome.kind, "total"):
+            row = table.setdefault(
+                key, {"count": 0, "passed": 0, "failed": 0, "unknown": 0, "error": 0}
+            )
+            row["count"] += 1
+            if outcome.passed:
+                row["passed"] += 1
+            elif outcome.status in ("unknown", "error"):
+                row[outcome.status] += 1
+            else:
+                row["failed"] += 1
+    if "total" in table:
+        table["total"] = table.pop("total")  # last
+    return table
+
+
+def _print_table(table: dict[str, dict[str, int]]) -> None:
+    columns = ["count", "passed", "failed", "unknown"]
+    if table.get("total", {}).get("error"):
+        columns.append("error")
+    width = max([len("kind"), *map(len, table)])
+    print(f"{'kind':<{width}}  " + "  ".join(f"{c:>7}" for c in columns))
+    for kind, row in table.items():
+        print(f"{kind:<{width}}  " + "  ".join(f"{row[c]:>7}" for c in columns))
+
+
+def exit_code(outcomes: Sequence[Any], spec_errors: Sequence[Any] = ()) -> int:
+    """2 for spec errors or rejected inputs, 1 for a verdict other than the expected one,
+    3 for unknown, 0 when everything passed."""
+    if spec_errors or any(o.status == "error" for o in outcomes):
+        return EXIT_USAGE
+    if any(not o.passed and o.status != "unknown" for o in outcomes):
+        return EXIT_FAILED
+    if any(o.status == "unknown" for o in outcomes):
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def _progress(done: int, total: int, outcome: Any) -> None:
+    mark = ""
+    if not outcome.passed:
+        mark = (
+            " UNKNOWN" if outcome.status == "unknown" else f" FAILED (expected {outcome.expected})"
+        )
+        if outcome.status == "error":
+            mark = " ERROR"
+    print(
+        f"[{done}/{total}] {outcome.name} ... {outcome.status} ({outcome.seconds:.2f} s){mark}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from llverify.specfile import SpecError, parse, run_all, spec_files
+
+    if not args.timeout > 0:
+        raise LLVerifyError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
+    if args.jobs < 0:
+        raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
+    jobs = args.jobs or os.cpu_count() or 1
+    builtin = not args.paths
+    files = spec_files(args.paths or default_paths())
+    started = time.perf_counter()
+    obligations: list[Any] = []
+    if builtin:  # the built-in library: every obligation of the specs package
+        from llverify.library import library_obligations
+
+        obligations.extend(library_obligations())
+    spec_errors: list[SpecError] = []
+    for file in files:
+        try:
+            obligations.extend(parse(file, allow_code=args.allow_code))
+        except SpecError as error:
+            spec_errors.append(error)
+    if not spec_errors and not obligations:
+        raise LLVerifyError(
+            f"the spec files hold no [[check]] tables: {', '.join(map(str, files))}."
+        )
+    outcomes = []
+    if not spec_errors:
+        progress = None if args.quiet else _progress
+        outcomes = run_all(obligations, jobs=jobs, timeout_s=args.timeout, progress=progress)
+    seconds = time.perf_counter() - started
+    code = exit_code(outcomes, spec_errors)
+    regressions: list[str] = []
+    if args.record and not spec_errors:
+        write_records(args.record, outcomes)
+    if args.check_records and not spec_errors:
+        regressions = check_records(args.check_records, outcomes)
+        if regressions and code in (EXIT_OK, EXIT_UNKNOWN):
+            code = EXIT_FAILED
+    if args.junit:
+        write_junit(args.junit, outcomes, spec_errors, seconds)
+    table = summarize(outcomes)
+    if args.json:
+        report = {
+            "files": [str(f) for f in files],
+            "outcomes": [o.to_dict() for o in outcomes],
+            "summary": table,
+            "spec_errors": [
+                {"file": e.file, "line": e.line, "message": e.reason} for e in spec_errors
+            ],
+            "seconds": seconds,
+            "record_regressions": regressions,
+            "exit_code": code,
+        }
+        print(json.dumps(report, indent=2, default=str))
+        return code
+    for spec_error in spec_errors:
+        print(f"{spec_error}", file=sys.stderr)
+    if spec_errors:
+        print(f"{len(spec_errors)} malformed spec file(s); nothing was run.", file=sys.stderr)
+        return code
+    for outcome in outcomes:
+        if outcome.passed:
+            continue
+        label = {"unknown": "UNKNOWN", "error": "ERROR"}.get(outcome.status, "FAILED")
+        print(
+            f"{label} {outcome.name} ({outcome.location}): expected {outcome.expected}, "
+            f"got {outcome.status}"
+        )
+        print(f"  {outcome.message}")
+    if any(not o.passed for o in outcomes):
+        print()
+    for regression in regressions:
+        print(f"REGRESSION {regression}")
+    _print_table(table)
+    total = table["total"]
+    print(
+        f"{total['passed']} passed, {total['failed']} failed, {total['unknown']} unknown"
+        + (f", {total['error']} error(s)" if total["error"] else "")
+        + f" in {seconds:.2f} s"
+    )
+    return code
+
+
+def _record_key(outcome: Any) -> str:
+    """``FILE::NAME`` with FILE relative to the working directory (records are committed)."""
+    file = Path(outcome.file)
+    try:
+        file = file.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return f"{file.as_posix()}::{outcome.name}"
+
+
+def _record_of(outcome: Any) -> dict[str, Any]:
+    """What is recorded per obligation: the verdict, how it was decided, and a swizzle's
+    certificate (no timings, so that the committed records only change with verdicts)."""
+    record: dict[str, Any] = {"status": outcome.status, "expected": outcome.expected}
+    method = outcome.details.get("method") or outcome.details.get("verdict", {}).get("method")
+    if method:
+        record["method"] = method
+    certificate = outcome.details.get("certificate")
+    if isinstance(certificate, str):  # a swizzle: the certificate and its claim
+        record["certificate"] = {"status": certificate, "evidence": outcome.message}
+    return record
+
+
+def write_records(path: str, outcomes: Sequence[Any]) -> None:
+    """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON."""
+    records = {_record_key(o): _record_of(o) for o in outcomes}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+
+
+def check_records(path: str, outcomes: Sequence[Any]) -> list[str]:
+    """Obligations recorded as passing (status == expected) that no longer pass, or that
+    disappeared: each as one line of text."""
+    try:
+        records = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise LLVerifyError(f"--check-records: cannot read {path}: {error}") from None
+    if not isinstance(records, dict):
+        raise LLVerifyError(f"--check-records: {path} must hold a JSON object of records.")
+    now = {_record_key(o): o for o in outcomes}
+    lost = []
+    for key, record in sorted(records.items()):
+        if not isinstance(record, dict) or record.get("status") != record.get("expected"):
+            continue  # only what passed when recorded must keep passing
+        outcome = now.get(key)
+        if outcome is None:
+            lost.append(f"{key}: recorded {record.get('status')}, no longer checked")
+        elif not outcome.passed:
+            lost.append(f"{key}: recorded {record.get('status')}, now {outcome.status}")
+    return lost
+
+
+def register(commands: Any) -> None:
+    """Add the ``prove`` subcommand."""
+    parser = commands.add_parser(
+        "prove",
+        help="run the checks of TOML spec files (CI): equivalences, conversions, bank "
+        "conflicts, vectorization, swizzles",
+        description=(
+            "Run every [[check]] of the spec files (docs/specs.md) and compare each verdict "
+            "with what the check expects. PATHs are spec files or directories searched for "
+            "*.toml; without PATH, the built-in library: every obligation of llverify's "
+            "specs package and its specs/**/*.toml. Exit 0 all passed, 1 some "
+            "verdict differs from its expectation, 2 malformed spec or bad usage, 3 some "
+            "check unknown (solver timeout) and none failed."
+        ),
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N obligations in parallel processes (0: one per CPU; default 1)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="solver budget (default 60): each Z3 query of an equivalence, a whole swizzle "
+        "synthesis; past it a check is unknown",
+    )
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="allow reference_function = 'package.module:function' (imports and runs it)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write every verdict (and swizzle certificate) to FILE as JSON (e.g. "
+        "proofs/records.json)",
+    )
+    parser.add_argument(
+        "--check-records",
+        metavar="FILE",
+        help="exit 1 when an obligation recorded as passing in FILE no longer passes",
+    )
+    parser.set_defaults(handler=_cmd_prove)
