@@ -332,6 +332,11 @@ def _register(
     )
 
 
+def specs_module(module: str) -> ModuleType:
+    """``specs.<module>`` (the repository's references), importable or not on ``sys.path``."""
+    return _specs(module)
+
+
 def _specs(module: str) -> ModuleType:
     """``specs.<module>``; when ``specs`` is not importable as it is (the ``llverify``
     script does not put the repository on ``sys.path``), from the repository that holds

@@ -718,3 +718,20 @@ def test_pytest_plugin_ini_directory_and_spec_errors(plugin_pytester: pytest.Pyt
     result = plugin_pytester.runpytest("-p", "llverify.specfile.pytest_plugin")
     result.stdout.fnmatch_lines(["*b.toml:3: unknown kind 'nope'*"])
     assert result.ret != 0
+
+
+def test_builtin_reference(tmp_path: Path) -> None:
+    from llverify.specfile import SpecError, parse, run_all
+
+    root = Path(__file__).resolve().parent.parent
+    obligations = parse(root / "specs" / "examples" / "builtin_reference.toml")
+    assert len(obligations) == 4
+    assert all(o.passed for o in run_all(obligations))
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[[check]]\nname = "mma"\nkind = "equivalence"\n'
+        'layout = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], '
+        'instrShape = [16, 8]}>"\nshape = [64, 64]\nreference = "builtin"\n'
+    )
+    with pytest.raises(SpecError, match=r"bad.toml:6: .*builtin.*blocked"):
+        parse(bad)

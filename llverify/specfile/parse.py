@@ -677,6 +677,51 @@ class _Parser:
             return Obligation(**common, **access, max_conflicts=self.integer(table, "max", 0, 0))
         return Obligation(**common, **access, min_bits=self.integer(table, "min_bits", 1))
 
+    def builtin_reference(
+        self, text: str, shape: tuple[int, ...] | None, layout: Any
+    ) -> dict[str, str]:
+        """``reference = "builtin"``: the closed form the ``specs`` package gives for the
+        encoding (blocked and swizzled shared layouts), as formulas."""
+        from llverify.encodings import BlockedLayout, SwizzledSharedLayout, to_encoding
+        from llverify.library import specs_module
+
+        try:
+            encoding, given = to_encoding(text)
+        except LLVerifyError:
+            encoding = None
+        dims = list(shape or given or layout.get_out_dim_sizes())
+        if isinstance(encoding, BlockedLayout):
+            blocked = specs_module("blocked")
+            return dict(
+                blocked.blocked_reference(
+                    encoding.size_per_thread,
+                    encoding.threads_per_warp,
+                    encoding.warps_per_cta,
+                    encoding.order,
+                    dims,
+                    encoding.cga_layout,
+                )
+            )
+        if isinstance(encoding, SwizzledSharedLayout):
+            shared = specs_module("shared")
+            return dict(
+                shared.shared_reference(
+                    "swizzled",
+                    encoding.vec,
+                    encoding.per_phase,
+                    encoding.max_phase,
+                    encoding.order,
+                    dims,
+                    encoding.cga_layout,
+                )
+            )
+        raise self.error(
+            "reference = \"builtin\" needs the layout to be a #ttg.blocked or "
+            "#ttg.swizzled_shared encoding (the families with a built-in closed form in "
+            "specs/); give 'reference' formulas or a 'reference_layout' for others.",
+            "reference",
+        )
+
     def equivalence(
         self, table: Mapping[str, Any], shape: tuple[int, ...] | None, common: dict[str, Any]
     ) -> Obligation:
@@ -690,9 +735,12 @@ class _Parser:
         fields: dict[str, Any] = {"shape": shape, "layout": text, "method": method}
         if "reference" in table:
             reference = table["reference"]
+            if reference == "builtin":
+                reference = self.builtin_reference(text, shape, layout)
             if not isinstance(reference, dict):
                 raise self.error(
-                    "'reference' must be a table out dim = \"formula\", like "
+                    "'reference' must be \"builtin\" (llverify's closed form of the "
+                    "encoding) or a table out dim = \"formula\", like "
                     '{ dim0 = "lane >> 3", dim1 = "register" }, not '
                     f"{_type_name(reference)}.",
                     "reference",
