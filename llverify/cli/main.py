@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from llverify import __version__
 from llverify.cli import (
     access_cmd,
+    audit_cmd,
     convert_cmd,
     layout_cmd,
     prove_cmd,
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     access_cmd.register(commands)
     swizzle_cmd.register(commands)
     triton_cmd.register(commands)
+    audit_cmd.register(commands)
     prove_cmd.register(commands)
     return parser
 

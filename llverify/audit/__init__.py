@@ -1,0 +1,1 @@
+"""Audit TTGIR modules: every layout operation verified and costed (docs/audit.md)."""

@@ -1,0 +1,285 @@
+"""A TTGIR module as Triton 3.9 prints it, read for auditing (not a full MLIR parser).
+
+What is read: the attribute aliases (``#blocked1 = #ttg.blocked<{...}>``, ``#loc3 =
+loc("k.py":12:5)``), the module attributes (``ttg.target``, ``ttg.num-warps``,
+``ttg.threads-per-warp``), and every operation line: its results, name, operands, the
+``tensor<...>`` / ``!ttg.memdesc<...>`` types it mentions (aliases expanded) and its source
+location resolved to ``file:line``.  Region operations in generic form (``"tt.reduce"(%x)
+... ({ ... }) : (types) -> types``) are read as one operation spanning their region.
+Anything else (other dialects, unknown attributes) is kept as an operation with its name and
+types, so the caller can list what it skipped; only malformed text (unbalanced brackets or
+quotes, an alias used before being defined) is an error, with its line and column.
+
+Examples:
+    >>> text = '''#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+    ... #loc = loc("k.py":3:7)
+    ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+    ...   %0 = ttg.convert_layout %x : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blocked> loc(#loc)
+    ... }'''
+    >>> module = parse_module(text)
+    >>> module.target, module.num_warps
+    ('cuda:90', 4)
+    >>> op = module.ops[0]
+    >>> op.name, op.types[0].shape, op.types[0].element, op.location
+    ('ttg.convert_layout', (64, 64), 'f16', 'k.py:3')
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llverify.errors import ParseError
+
+__all__ = ["Operation", "TTGIRModule", "TypeInfo", "parse_module", "element_bits"]
+
+_ALIAS_DEF = re.compile(r"^(#[A-Za-z_][\w$-]*)\s*=\s*(.*)$")
+_ALIAS_USE = re.compile(r"#([A-Za-z_][\w$-]*)(?![\w.$-])")
+_OP = re.compile(r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
+_LOC_REF = re.compile(r"loc\((#[\w$-]+)\)\s*$")
+_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
+_ATTR_INT = re.compile(r'"?(ttg\.num-warps|ttg\.threads-per-warp|ttg\.num-ctas)"?\s*=\s*(\d+)')
+_ATTR_TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]+)"')
+
+_BITS = {
+    "f16": 16, "bf16": 16, "i16": 16, "f32": 32, "tf32": 32, "i32": 32, "f64": 64, "i64": 64,
+    "i8": 8, "i1": 8, "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8,
+    "f8E4M3B11FNUZ": 8, "i4": 4,
+}  # fmt: skip
+
+
+def element_bits(element: str) -> int | None:
+    """Bits of a TTGIR element type (pointers are 64-bit); None if unknown.
+
+    Examples:
+        >>> element_bits("bf16"), element_bits("!tt.ptr<f16>"), element_bits("f8E5M2")
+        (16, 64, 8)
+    """
+    if element.startswith("!tt.ptr"):
+        return 64
+    return _BITS.get(element)
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """A ``tensor<...>`` or ``!ttg.memdesc<...>`` type: shape, element, encoding text
+    (aliases expanded), and for memdescs the memory space and mutability."""
+
+    kind: str  # "tensor" or "memdesc"
+    shape: tuple[int, ...]
+    element: str
+    encoding: str
+    text: str
+
+    @property
+    def bits(self) -> int | None:
+        return element_bits(self.element)
+
+
+@dataclass
+class Operation:
+    """One operation: ``results = name(operands) : types``, with its location."""
+
+    name: str
+    results: list[str]
+    operands: list[str]
+    types: list[TypeInfo]
+    line: int  # 1-based line of the operation's first line
+    location: str  # "file:line" of its loc(...), or "" when it has none
+    text: str = field(repr=False)
+
+
+@dataclass
+class TTGIRModule:
+    aliases: dict[str, str]
+    ops: list[Operation]
+    target: str | None
+    num_warps: int | None
+    threads_per_warp: int | None
+    num_ctas: int | None
+    lines: int
+
+    def skipped(self, handled: set[str]) -> dict[str, int]:
+        """Operation names not in ``handled``, with counts."""
+        counts: dict[str, int] = {}
+        for op in self.ops:
+            if op.name not in handled:
+                counts[op.name] = counts.get(op.name, 0) + 1
+        return counts
+
+
+def _balanced_end(text: str, start: int, line_no: int, opening: str, closing: str) -> int:
+    """Index just past the bracket closing the one at ``start``."""
+    depth = 0
+    in_string = False
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == '"' and text[i - 1] != "\\":
+            in_string = not in_string
+        elif not in_string:
+            if ch == opening:
+                depth += 1
+            elif ch == closing and not (closing == ">" and text[i - 1] == "-"):
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        i += 1
+    raise ParseError(
+        f"line {line_no}, column {start + 1}: unbalanced '{opening}' (no matching '{closing}')."
+    )
+
+
+def _expand(text: str, aliases: dict[str, str], line_no: int, depth: int = 0) -> str:
+    if depth > 32:
+        raise ParseError(f"line {line_no}: aliases refer to each other in a cycle.")
+
+    def replace(match: re.Match[str]) -> str:
+        name = "#" + match.group(1)
+        if name not in aliases:
+            raise ParseError(
+                f"line {line_no}, column {match.start() + 1}: attribute alias {name} is used "
+                "but never defined."
+            )
+        return _expand(aliases[name], aliases, line_no, depth + 1)
+
+    return _ALIAS_USE.sub(replace, text)
+
+
+def _types(text: str, aliases: dict[str, str], line_no: int) -> list[TypeInfo]:
+    out = []
+    for match in re.finditer(r"(!ttg\.memdesc|tensor)<", text):
+        begin = match.end() - 1
+        end = _balanced_end(text, begin, line_no, "<", ">")
+        body = text[begin + 1 : end - 1]
+        parts = _split_top(body)
+        dims_elem = parts[0].strip()
+        pieces = dims_elem.split("x")
+        shape: list[int] = []
+        for piece in pieces[:-1]:
+            if not piece.isdigit():
+                break
+            shape.append(int(piece))
+        element = "x".join(pieces[len(shape) :])
+        encoding = _expand(parts[1].strip(), aliases, line_no) if len(parts) > 1 else ""
+        kind = "memdesc" if match.group(1).startswith("!") else "tensor"
+        out.append(TypeInfo(kind, tuple(shape), element, encoding, text[match.start() : end]))
+    return out
+
+
+def _split_top(body: str) -> list[str]:
+    """Split on commas outside brackets and strings."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth, in_string = 0, False
+    for i, ch in enumerate(body):
+        if ch == '"':
+            in_string = not in_string
+        elif not in_string:
+            if ch in "<[{(":
+                depth += 1
+            elif ch in ">]})" and not (ch == ">" and i and body[i - 1] == "-"):
+                depth -= 1
+            elif ch == "," and depth == 0:
+                parts.append("".join(current))
+                current = []
+                continue
+        current.append(ch)
+    parts.append("".join(current))
+    return parts
+
+
+def _location(text: str, aliases: dict[str, str], depth: int = 0) -> str:
+    match = _FILE_LOC.search(text)
+    if match:
+        return f"{match.group(1)}:{match.group(2)}"
+    if depth > 16:
+        return ""
+    for ref in re.findall(r"#[\w$-]+", text):
+        if ref in aliases and aliases[ref].startswith("loc("):
+            found = _location(aliases[ref], aliases, depth + 1)
+            if found:
+                return found
+    return ""
+
+
+def parse_module(text: str) -> TTGIRModule:
+    """Read a TTGIR module (see the module docstring)."""
+    if not isinstance(text, str):
+        raise ParseError(f"Argument 'text' must be the module's text (str), not {type(text)}.")
+    lines = text.splitlines()
+    # MLIR prints attribute aliases first and location aliases last: collect them all first
+    aliases: dict[str, str] = {}
+    for raw in lines:
+        alias = _ALIAS_DEF.match(raw.strip())
+        if alias:
+            aliases[alias.group(1)] = alias.group(2).strip()
+    ops: list[Operation] = []
+    target = None
+    ints: dict[str, int] = {}
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        line_no = i + 1
+        stripped = raw.strip()
+        i += 1
+        if not stripped or stripped.startswith("//"):
+            continue
+        if _ALIAS_DEF.match(stripped):
+            continue
+        if stripped.startswith("module"):
+            found = _ATTR_TARGET.search(stripped)
+            target = found.group(1) if found else None
+            for key, value in _ATTR_INT.findall(stripped):
+                ints[key] = int(value)
+            continue
+        match = _OP.match(raw)
+        if not match:
+            continue  # closing braces, block labels, ...
+        body = raw
+        # generic-form ops with regions: read until the region closes
+        if "({" in raw and not re.search(r"\}\)\s*:", raw):
+            depth = raw.count("{") - raw.count("}")
+            while depth > 0 and i < len(lines):
+                body += "\n" + lines[i]
+                depth += lines[i].count("{") - lines[i].count("}")
+                i += 1
+            if depth > 0:
+                raise ParseError(f"line {line_no}: the region of {match.group(2)} never closes.")
+        results = re.findall(r"%[\w#.$-]+", match.group(1) or "")
+        name = match.group(2)
+        head = body.split("({", 1)[0]
+        operands = [o for o in re.findall(r"%[\w#.$-]+", head[match.end() :])]
+        loc_ref = _LOC_REF.search(body.splitlines()[-1].rstrip())
+        location = ""
+        if loc_ref:
+            location = _location(loc_ref.group(1), aliases)
+        else:
+            inline = re.search(r"loc\((.*)\)\s*$", body.splitlines()[-1].rstrip())
+            if inline:
+                location = _location(inline.group(1), aliases)
+        ops.append(
+            Operation(
+                name=name,
+                results=results,
+                operands=operands,
+                types=_types(_strip_locs(body), aliases, line_no),
+                line=line_no,
+                location=location,
+                text=body,
+            )
+        )
+    return TTGIRModule(
+        aliases=aliases,
+        ops=ops,
+        target=target,
+        num_warps=ints.get("ttg.num-warps"),
+        threads_per_warp=ints.get("ttg.threads-per-warp"),
+        num_ctas=ints.get("ttg.num-ctas"),
+        lines=len(lines),
+    )
+
+
+def _strip_locs(body: str) -> str:
+    """The op text without its trailing loc(...) (locations hold no types)."""
+    return re.sub(r"\s*loc\(.*\)\s*$", "", body, flags=re.MULTILINE)
