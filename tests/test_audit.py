@@ -193,8 +193,8 @@ def test_cli_table_json_and_gates(tmp_path: Path) -> None:
     body = (
         "  %m = ttg.local_alloc %x : (tensor<32x32xf32, #b>) -> !ttg.memdesc<32x32xf32, #s, #smem> "
         "loc(#loc1)\n"
-        f"  %y = ttg.local_load %m : !ttg.memdesc<32x32xf32, #s, #smem> -> tensor<32x32xf32, {col}> "
-        "loc(#loc1)"
+        "  %y = ttg.local_load %m : !ttg.memdesc<32x32xf32, #s, #smem> -> "
+        f"tensor<32x32xf32, {col}> loc(#loc1)"
     )
     path = tmp_path / "conflict.ttgir"
     path.write_text(_module(body))
