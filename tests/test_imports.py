@@ -41,6 +41,11 @@ MODULES = [
     "llverify.specfile",
     "llverify.triton_check",
     "llverify.cli.prove_cmd",
+    "llverify.cli.audit_cmd",
+    "llverify.cli.draw_cmd",
+    "llverify.audit.module",
+    "llverify.audit.analyze",
+    "llverify.draw",
     "llverify.text",
 ]
 

@@ -15,6 +15,7 @@ from llverify.cli import (
     access_cmd,
     audit_cmd,
     convert_cmd,
+    draw_cmd,
     layout_cmd,
     prove_cmd,
     swizzle_cmd,
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     triton_cmd.register(commands)
     audit_cmd.register(commands)
     prove_cmd.register(commands)
+    draw_cmd.register(commands)
     return parser
 
 

@@ -1,0 +1,146 @@
+"""``llverify draw``: pictures of a distributed layout (tensor grid), a shared layout (bank
+map, optionally with a register layout's first wavefront and its conflicts) or a conversion
+(source grid, bank maps, destination grid) as SVG, HTML or PNG (docs/drawing.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from llverify.cli.args import EXIT_OK, layout_argument, parse_dtype, parse_shape
+from llverify.errors import LLVerifyError
+
+
+def _argument(source: str, shape: list[int] | None, name: str) -> tuple[Any, Any]:
+    """``(value to draw, its LinearLayout)``: TTGIR text stays text (the picture quotes it;
+    padded shared layouts are not linear: no LinearLayout), anything else is read here."""
+    stripped = source.lstrip()
+    if stripped.startswith("#ttg.padded_shared"):
+        return stripped, None
+    layout = layout_argument(source, shape, name)
+    return (stripped if stripped.startswith(("#", "tensor<")) else layout), layout
+
+
+def _slice(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise LLVerifyError(
+            f"--slice must look like 0 or 1,2 (leading indices), not {text!r}."
+        ) from None
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    from llverify.draw import draw
+    from llverify.draw.grid import parse_window
+
+    shape = parse_shape(args.shape)
+    options: dict[str, Any] = {"max_cells": args.max_cells}
+    if args.max_cells < 1:
+        raise LLVerifyError(f"--max-cells must be a positive number, not {args.max_cells}.")
+    if args.window is not None:
+        options["window"] = parse_window(args.window)
+    value, layout = _argument(args.layout, shape, "LAYOUT")
+    if shape is None and layout is not None:
+        shape = [size for _, size in layout.out_dims]
+    if args.to is not None:
+        if args.register is not None:
+            raise LLVerifyError("--register applies to a shared LAYOUT, not to --to conversions.")
+        options["to"] = _argument(args.to, shape, "--to")[0]
+        options["element_bits"] = parse_dtype(args.dtype)
+        options["target"] = args.target
+        options["timeout_s"] = args.timeout
+        if args.shared is not None:
+            options["shared"] = _argument(args.shared, shape, "--shared")[0]
+        if args.bank_window is not None:
+            options["bank_window"] = parse_window(args.bank_window)
+        if args.slice is not None:
+            options["leading"] = _slice(args.slice)
+    else:
+        if args.shared is not None or args.bank_window is not None:
+            raise LLVerifyError("--shared and --bank-window apply to conversions (with --to).")
+        shared = layout is None or layout.has_in_dim("offset")
+        if shared:
+            options["element_bits"] = parse_dtype(args.dtype)
+            options["target"] = args.target
+            if args.register is not None:
+                options["register"] = _argument(args.register, shape, "--register")[0]
+            if args.slice is not None:
+                raise LLVerifyError("--slice applies to distributed layouts, not bank maps.")
+        else:
+            if args.register is not None:
+                raise LLVerifyError(
+                    "--register applies to a shared LAYOUT (a bank map); LAYOUT is distributed."
+                )
+            if args.slice is not None:
+                options["leading"] = _slice(args.slice)
+    info = draw(value, shape, args.output, **options)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return EXIT_OK
+    line = f"wrote {info['file']}: {info['kind']}, {info['cells']} cells"
+    print(line)
+    print(f"  {info['title']}")
+    return EXIT_OK
+
+
+def register(commands: Any) -> None:
+    """Add the ``draw`` subcommand."""
+    parser = commands.add_parser(
+        "draw",
+        help="draw a layout, a bank map or a conversion (SVG, HTML, PNG)",
+        description=(
+            "Draw a distributed LAYOUT as its tensor grid (who holds each element, colour by "
+            "warp), a shared LAYOUT as a bank map (with --register: the register layout's "
+            "first wavefront and its bank conflicts), or the conversion LAYOUT --to DST "
+            "through shared memory (source grid, store and load bank maps, destination grid; "
+            "the shared layout defaults to the synthesized one). The output's suffix picks "
+            "the format: .svg, .html (self-contained, tooltips per cell) or .png (needs "
+            "matplotlib: pip install 'llverify[draw]'). Large tensors are aggregated (each "
+            "cell a block of elements) beyond --max-cells; the title says what is shown."
+        ),
+    )
+    parser.add_argument("layout", metavar="LAYOUT", help="the layout (or conversion source)")
+    parser.add_argument("-o", "--output", required=True, help="output file: .svg, .html or .png")
+    parser.add_argument("--to", metavar="DST", help="draw the conversion LAYOUT -> DST")
+    parser.add_argument(
+        "--shared", metavar="SHARED", help="the conversion's shared layout (default synthesized)"
+    )
+    parser.add_argument(
+        "--register", metavar="REG", help="register layout accessing a shared LAYOUT"
+    )
+    parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
+    parser.add_argument("--dtype", default="f16", help="element type for bank maps (default f16)")
+    parser.add_argument(
+        "--target",
+        default="nvidia",
+        choices=["nvidia", "gfx942", "gfx950"],
+        help="shared-memory target (default nvidia)",
+    )
+    parser.add_argument(
+        "--window",
+        metavar="R0:R1,C0:C1",
+        help="draw only these rows and columns (half-open) of the tensor grid, or of the bank "
+        "map (bank rows, banks) for a shared LAYOUT",
+    )
+    parser.add_argument(
+        "--bank-window", metavar="R0:R1,B0:B1", help="bank rows and banks of a conversion's maps"
+    )
+    parser.add_argument(
+        "--max-cells",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="at most N cells per panel; beyond, cells summarize blocks (default 1024)",
+    )
+    parser.add_argument(
+        "--slice", metavar="I[,J...]", help="rank 3+ tensors: the leading indices of one slice"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="swizzle synthesis budget in seconds"
+    )
+    parser.add_argument("--json", action="store_true", help="print what was drawn as JSON")
+    parser.set_defaults(handler=_cmd_draw)

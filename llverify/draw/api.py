@@ -1,0 +1,615 @@
+"""The public drawing functions: pictures of distributed layouts, bank maps and
+conversions, saved as SVG, HTML or PNG.
+
+Examples:
+    >>> from llverify.encodings import BlockedLayout
+    >>> svg = distributed_svg(BlockedLayout([1, 2], [4, 8], [1, 1], [1, 0]), [4, 16])
+    >>> "T0:r0" in svg and svg.count('class="cell"')
+    64
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from llverify.draw import style
+from llverify.draw.banks import (
+    BankModel,
+    Wavefront,
+    bank_model,
+    bank_panel,
+    check_bits,
+    plan_banks,
+    target_of,
+    wavefront,
+    wavefront_summary,
+)
+from llverify.draw.grid import (
+    Hardware,
+    Panel,
+    evaluate_distributed,
+    grid_panel,
+    mark_elements,
+    plan_grid,
+)
+from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifted, text_width
+from llverify.layout import LinearLayout
+
+__all__ = [
+    "DEFAULT_MAX_CELLS",
+    "Picture",
+    "bank_map_picture",
+    "bank_map_svg",
+    "conversion_picture",
+    "conversion_svg",
+    "distributed_picture",
+    "distributed_svg",
+    "draw",
+]
+
+#: cells drawn per panel before aggregation starts
+DEFAULT_MAX_CELLS = 1024
+_MARGIN = 16.0
+_GAP = 40.0
+_FORMATS = {".svg": "svg", ".html": "html", ".htm": "html", ".png": "png"}
+
+
+@dataclass
+class Picture:
+    """A drawn picture: the scene and what was drawn (``info``: kind, cells, aggregation,
+    window, conflicts, ...)."""
+
+    scene: Scene
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def svg(self) -> str:
+        """The SVG document (valid XML)."""
+        return self.scene.svg()
+
+    def html(self) -> str:
+        """A self-contained HTML page with the SVG inline and a tooltip per cell."""
+        return self.scene.html()
+
+    def png(self, path: str | Path, scale: float = 1.0) -> None:
+        """Write a PNG (needs matplotlib: ``pip install 'llverify[draw]'``)."""
+        self.scene.png(path, scale)
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        """Write the picture in the format its suffix names (.svg, .html, .png); returns
+        :attr:`info` with ``file`` and ``format``."""
+        path = Path(path)
+        fmt = _FORMATS.get(path.suffix.lower())
+        if fmt is None:
+            raise DrawError(
+                f"Argument 'output' must end in .svg, .html or .png, not {path.name!r}."
+            )
+        try:
+            if fmt == "png":
+                self.png(path)
+            else:
+                path.write_text(self.svg() if fmt == "svg" else self.html(), encoding="utf-8")
+        except OSError as error:
+            raise DrawError(f"cannot write {str(path)!r}: {error.strerror or error}") from None
+        return {**self.info, "file": str(path), "format": fmt}
+
+
+# ---------------------------------------------------------------------- composition
+
+
+def _describe(value: Any, layout: LinearLayout | None) -> str:
+    if isinstance(value, LinearLayout):
+        layout = value
+    elif isinstance(value, str):
+        return " ".join(value.split())
+    if hasattr(value, "ttgir") and callable(value.ttgir):
+        try:
+            return str(value.ttgir())
+        except Exception:  # noqa: BLE001 - a description must never fail the drawing
+            pass
+    if layout is not None:
+        ins = ", ".join(f"{d} {s}" for d, s in layout.in_dims)
+        outs = ", ".join(f"{d} {s}" for d, s in layout.out_dims)
+        return f"linear layout ({ins} -> {outs})"
+    return type(value).__name__
+
+
+def _stack(panels: Sequence[Panel], horizontal: bool, gap: float = _GAP) -> Panel:
+    items: list[Item] = []
+    pos = 0.0
+    width = height = 0.0
+    for p in panels:
+        if horizontal:
+            items += shifted(p.items, pos, 0)
+            pos += p.width + gap
+            width, height = pos - gap, max(height, p.height)
+        else:
+            items += shifted(p.items, 0, pos)
+            pos += p.height + gap
+            width, height = max(width, p.width), pos - gap
+    return Panel(items, width, height, {})
+
+
+def _legend(entries: Sequence[tuple[str, str, str]], width: float) -> tuple[list[Item], float]:
+    """``(kind, colour, label)`` entries flowing in rows: kind ``fill`` (a swatch),
+    ``outline`` (an outlined white swatch) or ``stripes`` (two warp colours)."""
+    items: list[Item] = []
+    x = y = 0.0
+    size = style.NOTE_FONT
+    row_h = 20.0
+    for kind, colour, label in entries:
+        w = 19 + text_width(label, size) + 18
+        if x > 0 and x + w > width:
+            x, y = 0.0, y + row_h
+        if kind == "fill":
+            items.append(Rect(x, y, 14, 14, colour, "#888888", 0.8, "legend-swatch"))
+        elif kind == "outline":
+            items.append(Rect(x + 1, y + 1, 12, 12, "#FFFFFF", colour, 2.5, "legend-swatch"))
+        else:
+            items.append(Rect(x, y, 14, 14, style.MIXED, "#888888", 0.8, "legend-swatch"))
+            items.append(Rect(x + 1, y + 9, 6, 4, style.WARP_PALETTE[0], cls="legend-swatch"))
+            items.append(Rect(x + 7, y + 9, 6, 4, style.WARP_PALETTE[1], cls="legend-swatch"))
+        items.append(Text(x + 19, y + 11, label, size, "start"))
+        x += w
+    return items, (y + row_h if entries else 0.0)
+
+
+def _figure(
+    title: str,
+    notes: Sequence[str],
+    body: Panel,
+    legend: Sequence[tuple[str, str, str]],
+    footnotes: Sequence[str] = (),
+) -> Scene:
+    width = max(body.width, 640.0)
+    items: list[Item] = []
+    y = _MARGIN
+    chars = max(40, int(width / text_width("x", style.TITLE_FONT)))
+    for line in style.wrap(title, chars):
+        y += style.TITLE_FONT * style.LINE_GAP
+        items.append(Text(_MARGIN, y, line, style.TITLE_FONT, "start", weight="bold",
+                          cls="title"))  # fmt: skip
+    chars = max(40, int(width / text_width("x", style.NOTE_FONT)))
+    for note in notes:
+        for line in style.wrap(note, chars):
+            y += style.NOTE_FONT * style.LINE_GAP
+            items.append(Text(_MARGIN, y, line, style.NOTE_FONT, "start", cls="note"))
+    y += 12
+    items += shifted(body.items, _MARGIN, y)
+    y += body.height + 14
+    legend_items, legend_h = _legend(legend, width)
+    if legend_items:
+        items.append(Line(_MARGIN, y - 6, _MARGIN + width, y - 6, "#DDDDDD", 1))
+        items += shifted(legend_items, _MARGIN, y)
+        y += legend_h
+    for note in footnotes:
+        for line in style.wrap(note, chars):
+            y += style.NOTE_FONT * style.LINE_GAP
+            items.append(Text(_MARGIN, y, line, style.NOTE_FONT, "start", fill=style.MUTED,
+                              cls="note"))  # fmt: skip
+    return Scene(width + 2 * _MARGIN, y + _MARGIN, items, title)
+
+
+def _grid_legend(
+    hw_list: Sequence[Hardware], panels: Sequence[Panel]
+) -> list[tuple[str, str, str]]:
+    warps = sorted({w for p in panels for w in p.info["warps"]})  # type: ignore[attr-defined]
+    lanes = hw_list[0].lanes
+    entries = []
+    for w in warps[: len(style.WARP_PALETTE)]:
+        threads = f"T{w * lanes}-{w * lanes + lanes - 1}"
+        entries.append(("fill", style.warp_colour(w), f"warp {w} ({threads})"))
+    if len(warps) > len(style.WARP_PALETTE):
+        entries.append(("fill", "#FFFFFF", f"colours repeat every {len(style.WARP_PALETTE)} warps"))
+    if any(_has_class(p.items, "stripe") for p in panels):
+        if any(p.info.get("aggregation") for p in panels):
+            text = "white with a bar: the cell's elements belong to the warps of the bar"
+        else:
+            text = "white with a bar: held by several warps (broadcast; the bar's colours)"
+        entries.append(("stripes", "", text))
+    return entries
+
+
+def _has_class(items: Sequence[Item], cls: str) -> bool:
+    from llverify.draw.scene import Group
+
+    for item in items:
+        if isinstance(item, Group):
+            if _has_class(item.children, cls):
+                return True
+        elif isinstance(item, Rect | Text) and item.cls == cls:
+            return True
+    return False
+
+
+def _cell_note(aggregated: bool) -> str:
+    if aggregated:
+        return (
+            "cell: w<warps> / L<lanes> holding its block of elements (a..b (n): n values from "
+            "a to b); colour = warp (hover for the rows, registers, threads)"
+        )
+    return (
+        "cell: T<thread>:r<register> of the first holder (thread = warp x lanes + lane, as in "
+        "Triton's tensor view); +n = n more broadcast copies (hover for all); colour = warp"
+    )
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "x".join(map(str, shape))
+
+
+def _layout(value: Any, shape: Any, name: str) -> LinearLayout:
+    from llverify.encodings import layout_argument
+
+    return layout_argument(value, shape, name)
+
+
+# ---------------------------------------------------------------------- distributed
+
+
+def distributed_picture(
+    layout: Any,
+    shape: Sequence[int] | None = None,
+    *,
+    window: Any = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    leading: Sequence[int] | None = None,
+    title: str | None = None,
+) -> Picture:
+    """A distributed layout (in dims register/lane/warp/block) as its tensor grid.
+
+    Args:
+        layout: a LinearLayout, an encoding, TTGIR text or a Gluon layout (with ``shape``).
+        shape: the tensor shape (not needed for LinearLayouts and ``tensor<...>`` text).
+        window: ``((r0, r1), (c0, c1))`` or ``"r0:r1,c0:c1"``: half-open rows and columns
+            of the 2-D grid to draw (a 1-D tensor is drawn in rows of 32 elements; a
+            rank 3+ tensor as 2-D slices of its last two dims).
+        max_cells: at most this many cells; beyond, each cell summarizes a block.
+        leading: for rank 3+ tensors, the leading indices of the one slice to draw
+            (default: every slice, at most 16).
+        title: replaces the first title line.
+    """
+    ll = _layout(layout, shape, "layout")
+    hw = evaluate_distributed(ll, "layout")
+    plan = plan_grid(hw.shape, window, max_cells, leading)
+    panel = grid_panel(hw, plan)
+    head = title or f"Distributed layout, tensor {_shape_text(hw.shape)}: {plan.describe()}"
+    notes = [_describe(layout, ll), _cell_note(plan.aggregated)]
+    scene = _figure(head, notes, panel, _grid_legend([hw], [panel]))
+    info = {"kind": "distributed", "title": head, **panel.info}
+    info.pop("marked_cells", None)
+    return Picture(scene, info)
+
+
+def distributed_svg(layout: Any, shape: Sequence[int] | None = None, **options: Any) -> str:
+    """:func:`distributed_picture` as an SVG document."""
+    return distributed_picture(layout, shape, **options).svg()
+
+
+# ---------------------------------------------------------------------- bank maps
+
+
+def _bank_parts(
+    shared_layout: Any,
+    element_bits: int,
+    target: Any,
+    register_layout: Any,
+    shape: Sequence[int] | None,
+    window: Any,
+    max_cells: int,
+    who: str,
+    caption: Sequence[str] = (),
+) -> tuple[BankModel, Wavefront | None, Panel, list[str]]:
+    model = bank_model(shared_layout, element_bits, target, shape)
+    full_shape = list(model.shape) if shape is None else list(shape)
+    wave = None
+    notes: list[str] = []
+    if register_layout is not None:
+        wave = wavefront(register_layout, model, full_shape, shared_layout)
+        notes = wavefront_summary(wave, who)
+    plan = plan_banks(model, window, max_cells)
+    panel = bank_panel(model, plan, wave, caption)
+    outside = panel.info.get("words_outside_window", 0)
+    if outside:
+        notes.append(
+            f"{outside} word(s) of this wavefront lie outside the drawn bank rows (the counts "
+            "under the map include them)"
+        )
+    return model, wave, panel, notes
+
+
+def _bank_legend(model: BankModel, wave: Wavefront | None) -> list[tuple[str, str, str]]:
+    entries = [("fill", style.BANK_EMPTY, "4-byte word: the elements stored in it")]
+    if wave is not None:
+        entries.append(("fill", style.WAVEFRONT, "word accessed by the wavefront (L = lanes)"))
+        entries.append(("outline", style.CONFLICT, "conflict: its bank has several distinct words"))
+    if model.padded:
+        entries.append(("fill", style.PADDING, "padding"))
+    return entries
+
+
+def bank_map_picture(
+    shared_layout: Any,
+    element_bits: int,
+    target: Any = "nvidia",
+    register_layout: Any = None,
+    shape: Sequence[int] | None = None,
+    *,
+    window: Any = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    title: str | None = None,
+) -> Picture:
+    """A shared layout as a bank map; with ``register_layout``, its first wavefront
+    highlighted and its bank conflicts outlined in red (see :mod:`llverify.draw.banks`).
+
+    Args:
+        shared_layout: a LinearLayout with an ``offset`` in dim, a shared encoding / TTGIR
+            text (with ``shape``), or a padded shared layout.
+        element_bits: bits per element (1..64).
+        target: "nvidia" (32 banks), "gfx942" (32 banks, wave64) or "gfx950" (64 banks).
+        register_layout: the distributed layout stored to / loaded from it.
+        window: ``((row0, row1), (bank0, bank1))`` or ``"r0:r1,b0:b1"``: bank rows and banks.
+        max_cells: at most this many cells; beyond, each cell covers several bank rows.
+    """
+    bits = check_bits(element_bits)
+    tgt = target_of(target)
+    model, wave, panel, notes = _bank_parts(
+        shared_layout, bits, tgt, register_layout, shape, window, max_cells, "the register layout"
+    )
+    head = title or f"Bank map ({tgt.name}): {panel.info['shown']}"
+    notes = [f"shared layout: {_describe(shared_layout, model.layout)}"] + (
+        [f"register layout: {_describe(register_layout, None)}"] if register_layout is not None
+        else []
+    ) + notes  # fmt: skip
+    scene = _figure(head, notes, panel, _bank_legend(model, wave))
+    info = {"kind": "bank map", "title": head, "target": tgt.name, "element_bits": bits,
+            **panel.info}  # fmt: skip
+    return Picture(scene, info)
+
+
+def bank_map_svg(
+    shared_layout: Any,
+    element_bits: int,
+    target: Any = "nvidia",
+    register_layout: Any = None,
+    shape: Sequence[int] | None = None,
+    **options: Any,
+) -> str:
+    """:func:`bank_map_picture` as an SVG document."""
+    return bank_map_picture(
+        shared_layout, element_bits, target, register_layout, shape, **options
+    ).svg()
+
+
+# ---------------------------------------------------------------------- conversions
+
+
+def conversion_picture(
+    src: Any,
+    dst: Any,
+    shared: Any = None,
+    shape: Sequence[int] | None = None,
+    element_bits: int | None = None,
+    target: Any = "nvidia",
+    *,
+    window: Any = None,
+    bank_window: Any = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    leading: Sequence[int] | None = None,
+    timeout_s: float = 60.0,
+    title: str | None = None,
+) -> Picture:
+    """A conversion through shared memory, side by side: the source grid, the bank maps of
+    the store (source's first wavefront) and the load (destination's), the destination grid.
+    The wavefronts' elements are outlined in the grids.
+
+    ``shared`` defaults to the synthesized optimal layout
+    (:func:`llverify.swizzle.synthesize_swizzle`, within ``timeout_s``). ``window``
+    applies to both tensor grids, ``bank_window`` to the bank maps, ``max_cells`` to each
+    panel.
+    """
+    if element_bits is None:
+        raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
+    bits = check_bits(element_bits)
+    tgt = target_of(target)
+    src_ll = _layout(src, shape, "src")
+    dst_ll = _layout(dst, shape, "dst")
+    if src_ll.out_dims != dst_ll.out_dims:
+        raise DrawError(
+            f"Arguments 'src' and 'dst' must cover the same tensor, not {src_ll.out_dims} and "
+            f"{dst_ll.out_dims}."
+        )
+    full_shape = list(src_ll.get_out_dim_sizes())
+    shared_note = "given"
+    if shared is None:
+        from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
+
+        result = synthesize_swizzle(src_ll, dst_ll, full_shape, bits, tgt, timeout_s=timeout_s)
+        shared = result.layout
+        shared_note = (
+            f"synthesized (llverify.swizzle, certificate: {result.certificate.status}; "
+            f"{result.ttgir()})"
+        )
+    src_hw = evaluate_distributed(src_ll, "src")
+    dst_hw = evaluate_distributed(dst_ll, "dst")
+    model, store, store_panel, store_notes = _bank_parts(
+        shared, bits, tgt, src_ll, full_shape, bank_window, max_cells, "the store (source)",
+        ["shared memory: store of the source, first wavefront"],
+    )  # fmt: skip
+    _, load, load_panel, load_notes = _bank_parts(
+        shared, bits, tgt, dst_ll, full_shape, bank_window, max_cells, "the load (destination)",
+        ["shared memory: load of the destination, first wavefront"],
+    )  # fmt: skip
+    assert store is not None and load is not None
+    where = _element_places(model)
+
+    def extra(flat: int) -> list[str]:
+        return where.get(flat, ["not stored in shared memory"])
+
+    src_plan = plan_grid(src_hw.shape, window, max_cells, leading)
+    dst_plan = plan_grid(dst_hw.shape, window, max_cells, leading)
+    src_marked = mark_elements(full_shape, np.array([a.coords for a in store.accesses]))
+    dst_marked = mark_elements(full_shape, np.array([a.coords for a in load.accesses]))
+    src_panel = grid_panel(
+        src_hw, src_plan, ["source registers (outlined: the store wavefront)"], src_marked,
+        extra,
+    )  # fmt: skip
+    dst_panel = grid_panel(
+        dst_hw, dst_plan, ["destination registers (outlined: the load wavefront)"],
+        dst_marked, extra,
+    )  # fmt: skip
+    middle = _stack([store_panel, load_panel], horizontal=False)
+    body = _stack([src_panel, middle, dst_panel], horizontal=True)
+    head = title or (
+        f"Conversion through shared memory, tensor {_shape_text(full_shape)} x {bits}-bit, "
+        f"{tgt.name}: grids {src_plan.describe()}; banks {store_panel.info['shown']}"
+    )
+    a_st, a_ld = store.analysis, load.analysis
+    notes = [
+        f"source: {_describe(src, src_ll)}",
+        f"destination: {_describe(dst, dst_ll)}",
+        f"shared layout: {shared_note if shared_note != 'given' else _describe(shared, None)}",
+        f"store: {a_st.access_bits}-bit vectors, {a_st.hardware_conflicts} conflict(s) per "
+        f"wavefront, {a_st.store_wavefronts} wavefronts; load: {a_ld.access_bits}-bit vectors, "
+        f"{a_ld.hardware_conflicts} conflict(s) per wavefront, {a_ld.load_wavefronts} "
+        "wavefronts",
+        _cell_note(src_plan.aggregated or dst_plan.aggregated),
+    ]
+    foot = ["store: " + line for line in store_notes] + ["load: " + line for line in load_notes]
+    legend = _grid_legend([src_hw, dst_hw], [src_panel, dst_panel])
+    legend.append(("outline", style.WAVEFRONT_EDGE, "element of the first wavefront"))
+    legend += _bank_legend(model, store)[1:]
+    scene = _figure(head, notes, body, legend, foot)
+    info = {
+        "kind": "conversion",
+        "title": head,
+        "target": tgt.name,
+        "element_bits": bits,
+        "cells": sum(
+            int(p.info["cells"])  # type: ignore[call-overload]
+            for p in (src_panel, store_panel, load_panel, dst_panel)
+        ),
+        "aggregation": src_panel.info["aggregation"],
+        "panels": {
+            "source": src_panel.info,
+            "store": store_panel.info,
+            "load": load_panel.info,
+            "destination": dst_panel.info,
+        },
+        "shared": model.layout.to_string() if not model.padded else _describe(shared, None),
+    }
+    return Picture(scene, info)
+
+
+def _element_places(model: BankModel) -> dict[int, list[str]]:
+    """Tooltip lines per tensor element (row-major index): shared offset, word, bank."""
+    strides = np.cumprod((list(model.shape[1:]) + [1])[::-1])[::-1]
+    out: dict[int, list[str]] = {}
+    for slot in range(model.slots):
+        offset = int(model.slot_offset[slot])
+        if offset < 0:
+            continue
+        flat = int(np.dot(model.slot_coords[slot], strides))
+        words = list(model.slot_words(slot))
+        banks = sorted({w % model.banks for w in words})
+        where = f"slot {slot} (offset {offset})" if model.padded else f"offset {offset}"
+        out.setdefault(flat, []).append(
+            f"shared: {where}, word {words[0]}, bank {','.join(map(str, banks))}, "
+            f"row {words[0] // model.banks}"
+        )
+    return out
+
+
+def conversion_svg(
+    src: Any,
+    dst: Any,
+    shared: Any = None,
+    shape: Sequence[int] | None = None,
+    element_bits: int | None = None,
+    target: Any = "nvidia",
+    **options: Any,
+) -> str:
+    """:func:`conversion_picture` as an SVG document."""
+    return conversion_picture(src, dst, shared, shape, element_bits, target, **options).svg()
+
+
+# ---------------------------------------------------------------------- dispatch
+
+_GRID_OPTIONS = {"window", "max_cells", "leading", "title"}
+_BANK_OPTIONS = {"element_bits", "target", "register", "window", "max_cells", "title"}
+_CONV_OPTIONS = {
+    "to", "shared", "element_bits", "target", "window", "bank_window", "max_cells", "leading",
+    "timeout_s", "title",
+}  # fmt: skip
+
+
+def _is_padded(value: Any) -> bool:
+    if isinstance(value, str):
+        return "padded_shared" in value
+    return type(value).__name__ in ("PaddedSharedLayout", "PaddedLayout")
+
+
+def picture(value: Any, shape: Sequence[int] | None = None, **options: Any) -> Picture:
+    """The picture :func:`draw` saves: a conversion when ``to=`` names a destination, a
+    bank map for a shared layout, a tensor grid for a distributed one."""
+    if "to" in options:
+        _check_options(options, _CONV_OPTIONS, "a conversion")
+        opts = dict(options)
+        dst = opts.pop("to")
+        return conversion_picture(
+            value, dst, opts.pop("shared", None), shape, opts.pop("element_bits", None),
+            opts.pop("target", "nvidia"), **opts,
+        )  # fmt: skip
+    if _is_padded(value):
+        shared = True
+    else:
+        ll = _layout(value, shape, "value")
+        shared = ll.has_in_dim("offset")
+    if shared:
+        _check_options(options, _BANK_OPTIONS, "a shared layout (bank map)")
+        opts = dict(options)
+        if opts.get("element_bits") is None:
+            raise DrawError(
+                "Drawing a shared layout as a bank map needs element_bits (e.g. element_bits=16)."
+            )
+        return bank_map_picture(
+            value, opts.pop("element_bits"), opts.pop("target", "nvidia"),
+            opts.pop("register", None), shape, **opts,
+        )  # fmt: skip
+    _check_options(options, _GRID_OPTIONS, "a distributed layout")
+    return distributed_picture(value, shape, **options)
+
+
+def _check_options(options: dict[str, Any], allowed: set[str], what: str) -> None:
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise DrawError(f"Option(s) {unknown} do not apply to {what}; it takes {sorted(allowed)}.")
+
+
+def draw(
+    value: Any, shape: Sequence[int] | None = None, output: str | Path = "out.svg", **options: Any
+) -> dict[str, Any]:
+    """Draw ``value`` to ``output`` (.svg, .html or .png) and return what was drawn.
+
+    ``value``: a LinearLayout, an encoding, TTGIR text or a Gluon layout. Options:
+
+    * distributed layouts: ``window``, ``max_cells``, ``leading``, ``title``;
+    * shared layouts (bank maps): ``element_bits`` (required), ``target``, ``register``
+      (a register layout: its first wavefront and conflicts), ``window``, ``max_cells``;
+    * conversions: ``to`` (the destination layout), ``element_bits`` (required),
+      ``shared`` (default: synthesized), ``target``, ``window``, ``bank_window``,
+      ``max_cells``, ``leading``, ``timeout_s``.
+
+    Returns:
+        ``{"kind", "file", "format", "title", "cells", "aggregation", "window", ...}``.
+    """
+    fmt = _FORMATS.get(Path(output).suffix.lower())
+    if fmt is None:
+        raise DrawError(
+            f"Argument 'output' must end in .svg, .html or .png, not {Path(output).name!r}."
+        )
+    return picture(value, shape, **options).save(output)

@@ -1,0 +1,577 @@
+"""The tensor grid of a distributed layout: who holds each element, windows, aggregation,
+and the panel that draws it.
+
+A tensor is drawn as 2-D grids: a 2-D tensor as itself, a 1-D tensor in rows of ``wrap``
+elements, a tensor of rank 3+ as one 2-D slice (its last two dims) per leading index.
+When a window holds more cells than ``max_cells``, each drawn cell summarizes a
+``br x bc`` block of elements (powers of 2, as square as possible).
+
+Examples:
+    >>> plan = plan_grid((256, 256), None, 1024)
+    >>> plan.block, plan.drawn
+    ((8, 8), (32, 32))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify.draw import style
+from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
+from llverify.evaluate import evaluate_all
+from llverify.layout import LinearLayout
+
+__all__ = ["Hardware", "GridPlan", "evaluate_distributed", "grid_panel", "plan_grid"]
+
+DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
+MAX_ELEMENTS = 1 << 22  # tensors larger than this are refused (evaluation memory)
+MAX_INPUTS = 1 << 24
+MAX_SLICES = 16
+WRAP = 32  # elements per drawn row of a 1-D tensor
+_BAR = 5.0  # height of the warp-colour bar of cells held by several warps
+
+Window = tuple[tuple[int, int], tuple[int, int]]
+
+
+# ---------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Every hardware index of a distributed layout and the element it holds; input ``i``
+    enumerates register fastest, then lane, warp, block (Triton's tensor-view order)."""
+
+    shape: tuple[int, ...]
+    register: np.ndarray
+    lane: np.ndarray
+    warp: np.ndarray
+    block: np.ndarray
+    flat: np.ndarray  # row-major element index of each input
+    sizes: dict[str, int]
+
+    @property
+    def lanes(self) -> int:
+        return self.sizes["lane"]
+
+    def thread(self, i: int) -> int:
+        """Triton's thread number: ``lane + warp * lanes``."""
+        return int(self.lane[i]) + int(self.warp[i]) * self.lanes
+
+    def name(self, i: int) -> str:
+        """``T<thread>:r<register>`` (``B<block>:`` first when there are several CTAs)."""
+        prefix = f"B{int(self.block[i])}:" if self.sizes["block"] > 1 else ""
+        return f"{prefix}T{self.thread(i)}:r{int(self.register[i])}"
+
+    def describe(self, i: int) -> str:
+        return (
+            f"{self.name(i)} = block {int(self.block[i])}, warp {int(self.warp[i])}, "
+            f"lane {int(self.lane[i])}, register {int(self.register[i])}"
+        )
+
+
+def check_distributed(layout: LinearLayout, name: str) -> None:
+    extra = [d for d in layout.get_in_dim_names() if d not in DISTRIBUTED_DIMS]
+    if extra:
+        raise DrawError(
+            f"Argument '{name}' must be a distributed layout (in dims within "
+            f"{list(DISTRIBUTED_DIMS)}), not one with in dims {layout.get_in_dim_names()}."
+        )
+    if layout.num_out_dims == 0:
+        raise DrawError(f"Argument '{name}' has no out dims: there is no tensor to draw.")
+    if layout.get_total_out_dim_size() > MAX_ELEMENTS:
+        raise DrawError(
+            f"Argument '{name}' has {layout.get_total_out_dim_size()} elements; drawing is "
+            f"limited to {MAX_ELEMENTS}."
+        )
+    if layout.get_total_in_dim_size() > MAX_INPUTS:
+        raise DrawError(
+            f"Argument '{name}' has {layout.get_total_in_dim_size()} hardware indices; drawing "
+            f"is limited to {MAX_INPUTS}."
+        )
+
+
+def evaluate_distributed(layout: LinearLayout, name: str = "layout") -> Hardware:
+    """Evaluate every hardware index of ``layout``."""
+    check_distributed(layout, name)
+    full = layout
+    out0 = layout.get_out_dim_names()[0]
+    for d in DISTRIBUTED_DIMS:
+        if not full.has_in_dim(d):
+            full = full * LinearLayout.zeros_1d(1, d, out0)
+    full = full.transpose_ins(list(DISTRIBUTED_DIMS))
+    values = evaluate_all(full, max_inputs=MAX_INPUTS)
+    sizes = {d: full.get_in_dim_size(d) for d in DISTRIBUTED_DIMS}
+    index = np.arange(full.get_total_in_dim_size(), dtype=np.int64)
+    parts = {}
+    rest = index
+    for d in DISTRIBUTED_DIMS:
+        parts[d] = rest % sizes[d]
+        rest = rest // sizes[d]
+    shape = tuple(layout.get_out_dim_sizes())
+    flat = np.zeros_like(index)
+    for out, size in zip(layout.get_out_dim_names(), shape):
+        flat = flat * size + np.asarray(values[out], dtype=np.int64)
+    return Hardware(
+        shape, parts["register"], parts["lane"], parts["warp"], parts["block"], flat, sizes
+    )
+
+
+# ---------------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    """Which part of a tensor is drawn, and how: slices, window, aggregation block."""
+
+    shape: tuple[int, ...]
+    rows: int  # of one 2-D slice
+    cols: int
+    wrap: int | None  # 1-D tensors: elements per drawn row
+    slices: tuple[int, ...]  # flat leading index of each drawn slice
+    window: Window
+    block: tuple[int, int]  # elements per drawn cell (rows, cols)
+
+    @property
+    def drawn(self) -> tuple[int, int]:
+        """Drawn cells per slice: (rows, cols)."""
+        (r0, r1), (c0, c1) = self.window
+        br, bc = self.block
+        return -(-(r1 - r0) // br), -(-(c1 - c0) // bc)
+
+    @property
+    def cells(self) -> int:
+        r, c = self.drawn
+        return r * c * len(self.slices)
+
+    @property
+    def aggregated(self) -> bool:
+        return self.block != (1, 1)
+
+    @property
+    def full_window(self) -> bool:
+        return self.window == ((0, self.rows), (0, self.cols))
+
+    def slice_name(self, s: int) -> str:
+        """``dim0=1`` / ``(dim0,dim1)=(1,2)`` for a slice of a rank 3+ tensor."""
+        lead = self.shape[:-2]
+        idx = np.unravel_index(s, lead)
+        if len(lead) == 1:
+            return f"dim0 = {int(idx[0])}"
+        names = ",".join(f"dim{i}" for i in range(len(lead)))
+        return f"({names}) = ({','.join(str(int(v)) for v in idx)})"
+
+    def coords(self, flat: int) -> tuple[int, ...]:
+        return tuple(int(v) for v in np.unravel_index(flat, self.shape))
+
+    def flat(self, s: int, row: int, col: int) -> int:
+        return (s * self.rows + row) * self.cols + col
+
+    def describe(self) -> str:
+        """What is shown, in words (for titles: nothing is truncated silently)."""
+        shape = "x".join(map(str, self.shape))
+        (r0, r1), (c0, c1) = self.window
+        parts = []
+        if len(self.shape) == 1:
+            parts.append(f"{shape} elements in rows of {self.wrap}")
+        if len(self.shape) >= 3:
+            total = int(np.prod(self.shape[:-2]))
+            which = "all" if len(self.slices) == total else f"{len(self.slices)} of"
+            parts.append(f"{which} {total} slices over the leading dims")
+        if self.full_window:
+            parts.append(f"all {r1 * c1 if len(self.shape) != 1 else self.shape[0]} elements"
+                         + (" per slice" if len(self.shape) >= 3 else ""))  # fmt: skip
+        else:
+            grid = f"{self.rows}x{self.cols}"
+            parts.append(f"window rows {r0}-{r1 - 1}, cols {c0}-{c1 - 1} of {grid}")
+        if self.aggregated:
+            br, bc = self.block
+            dr, dc = self.drawn
+            parts.append(f"each cell = {br}x{bc} elements ({dr}x{dc} cells)")
+        else:
+            parts.append("one cell per element")
+        return "; ".join(parts)
+
+
+def parse_window(text: str) -> Window:
+    """``"r0:r1,c0:c1"`` (half-open ranges; an empty side means all) -> window.
+
+    Examples:
+        >>> parse_window("0:16,8:24")
+        ((0, 16), (8, 24))
+    """
+    try:
+        rows, cols = text.split(",")
+        (a, b), (c, d) = rows.split(":"), cols.split(":")
+        return ((int(a), int(b)), (int(c), int(d)))
+    except ValueError:
+        raise DrawError(
+            f"--window must look like r0:r1,c0:c1 (e.g. 0:16,0:32), not {text!r}."
+        ) from None
+
+
+def _check_window(window: Any, rows: int, cols: int) -> Window:
+    if window is None:
+        return ((0, rows), (0, cols))
+    if isinstance(window, str):
+        window = parse_window(window)
+    try:
+        rows_range, cols_range = window
+        r0, r1 = (int(v) for v in rows_range)
+        c0, c1 = (int(v) for v in cols_range)
+    except (TypeError, ValueError):
+        raise DrawError(
+            f"Argument 'window' must be ((r0, r1), (c0, c1)) or 'r0:r1,c0:c1', not {window!r}."
+        ) from None
+    if not (0 <= r0 < r1 <= rows and 0 <= c0 < c1 <= cols):
+        raise DrawError(
+            f"Argument 'window' must lie within the {rows}x{cols} grid with r0 < r1 and "
+            f"c0 < c1 (half-open ranges), not rows {r0}:{r1}, cols {c0}:{c1}."
+        )
+    return ((r0, r1), (c0, c1))
+
+
+def check_max_cells(max_cells: object) -> int:
+    if isinstance(max_cells, bool) or not isinstance(max_cells, int) or max_cells < 1:
+        raise DrawError(f"Argument 'max_cells' must be a positive int, not {max_cells!r}.")
+    return max_cells
+
+
+def aggregation(rows: int, cols: int, budget: int) -> tuple[int, int]:
+    """The smallest power-of-2 block (as square as possible in drawn cells) that draws a
+    ``rows x cols`` window in at most ``budget`` cells.
+
+    Examples:
+        >>> aggregation(256, 256, 1024), aggregation(8, 512, 64)
+        ((8, 8), (1, 64))
+    """
+    br = bc = 1
+    while -(-rows // br) * -(-cols // bc) > budget:
+        dr, dc = -(-rows // br), -(-cols // bc)
+        if (dr > dc or dc == 1) and dr > 1:
+            br *= 2
+        else:
+            bc *= 2
+    return br, bc
+
+
+def plan_grid(
+    shape: Sequence[int],
+    window: Any,
+    max_cells: int,
+    leading: Sequence[int] | None = None,
+    wrap: int = WRAP,
+) -> GridPlan:
+    """Decide what of a tensor of ``shape`` is drawn (see the module docstring)."""
+    shape = tuple(int(s) for s in shape)
+    max_cells = check_max_cells(max_cells)
+    wrap_width: int | None = None
+    if len(shape) == 1:
+        wrap_width = min(shape[0], wrap)
+        rows, cols = shape[0] // wrap_width, wrap_width
+    else:
+        rows, cols = shape[-2], shape[-1]
+    lead = shape[:-2]
+    total = int(np.prod(lead)) if lead else 1
+    if leading is not None:
+        if not lead:
+            raise DrawError(
+                f"Argument 'leading' selects a slice of a rank 3+ tensor; this one has shape "
+                f"{list(shape)}."
+            )
+        index = tuple(int(v) for v in leading)
+        if len(index) != len(lead) or any(not 0 <= v < s for v, s in zip(index, lead)):
+            raise DrawError(
+                f"Argument 'leading' must give {len(lead)} index(es) within {list(lead)} (the "
+                f"leading dims of {list(shape)}), not {list(index)}."
+            )
+        slices: tuple[int, ...] = (int(np.ravel_multi_index(index, lead)),)
+    else:
+        if total > MAX_SLICES:
+            raise DrawError(
+                f"The tensor {list(shape)} has {total} 2-D slices over its leading dims; at "
+                f"most {MAX_SLICES} are drawn at once. Pick one with leading=(i, ...) "
+                f"(command line: --slice i,...)."
+            )
+        slices = tuple(range(total))
+    win = _check_window(window, rows, cols)
+    budget = max_cells // len(slices)
+    if budget < 1:
+        raise DrawError(
+            f"Argument 'max_cells' ({max_cells}) is smaller than the {len(slices)} slices drawn."
+        )
+    (r0, r1), (c0, c1) = win
+    block = aggregation(r1 - r0, c1 - c0, budget)
+    return GridPlan(shape, rows, cols, wrap_width, slices, win, block)
+
+
+# ---------------------------------------------------------------------- the panel
+
+
+@dataclass
+class GridCellInfo:
+    slice: int
+    row: int  # drawn row / col
+    col: int
+    holders: np.ndarray  # input indices, Triton's order
+
+
+def group_cells(hw: Hardware, plan: GridPlan) -> list[GridCellInfo]:
+    """The drawn cells (slice-major, row-major) with the inputs that hold their elements."""
+    per = plan.rows * plan.cols
+    s = hw.flat // per
+    rem = hw.flat % per
+    row, col = rem // plan.cols, rem % plan.cols
+    (r0, r1), (c0, c1) = plan.window
+    br, bc = plan.block
+    dr, dc = plan.drawn
+    position = np.full(int(np.prod(plan.shape[:-2])) if len(plan.shape) > 2 else 1, -1)
+    for p, sl in enumerate(plan.slices):
+        position[sl] = p
+    pos = position[s]
+    inside = (pos >= 0) & (row >= r0) & (row < r1) & (col >= c0) & (col < c1)
+    cell = np.where(inside, pos * (dr * dc) + ((row - r0) // br) * dc + (col - c0) // bc, -1)
+    order = np.argsort(cell, kind="stable")
+    sorted_cells = cell[order]
+    n = len(plan.slices) * dr * dc
+    starts = np.searchsorted(sorted_cells, np.arange(n), side="left")
+    ends = np.searchsorted(sorted_cells, np.arange(n), side="right")
+    out = []
+    for k in range(n):
+        p, rest = divmod(k, dr * dc)
+        out.append(GridCellInfo(p, rest // dc, rest % dc, order[starts[k] : ends[k]]))
+    return out
+
+
+def _coord_text(coords: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, coords)) + ")"
+
+
+def _range_text(a: int, b: int) -> str:
+    return str(a) if b - a == 1 else f"{a}-{b - 1}"
+
+
+@dataclass
+class Panel:
+    items: list[Item]
+    width: float
+    height: float
+    info: dict[str, object]
+
+
+def grid_panel(
+    hw: Hardware,
+    plan: GridPlan,
+    caption: Sequence[str] = (),
+    marked: np.ndarray | None = None,
+    extra: Callable[[int], list[str]] | None = None,
+) -> Panel:
+    """Draw the planned grid.  ``marked`` (bool per tensor element) outlines elements (a
+    wavefront); ``extra(flat)`` adds tooltip lines (shared offset, bank)."""
+    cells = group_cells(hw, plan)
+    br, bc = plan.block
+    (r0, r1), (c0, c1) = plan.window
+    dr, dc = plan.drawn
+    labels: list[list[str]] = []
+    for cell in cells:
+        h = cell.holders
+        if not plan.aggregated:
+            if len(h) == 0:
+                labels.append(["-"])
+            else:
+                more = f" +{len(h) - 1}" if len(h) > 1 else ""
+                labels.append([hw.name(int(h[0])) + more])
+        elif len(h) == 0:
+            labels.append(["-", ""])
+        else:
+            labels.append(
+                ["w" + style.short_ranges(hw.warp[h], 11), "L" + style.short_ranges(hw.lane[h], 11)]
+            )
+    n_lines = 1 if not plan.aggregated else 2
+    longest = max((text_width(t, style.CELL_FONT) for lab in labels for t in lab), default=0)
+    cw = max(30.0, longest + 2 * style.PAD + 2)
+    ch = n_lines * style.CELL_FONT * style.LINE_GAP + 2 * style.PAD + 2 + _BAR / 2
+
+    def row_label(i: int) -> str:
+        r = r0 + i * br
+        if plan.wrap is not None:
+            return str(r * plan.wrap)
+        return str(r) if br == 1 else f"{r}-{min(r + br, r1) - 1}"
+
+    def col_label(j: int) -> str:
+        c = c0 + j * bc
+        if plan.wrap is not None:
+            return f"+{c}"
+        return str(c)
+
+    row_labels = [row_label(i) for i in range(dr)]
+    label_w = max(text_width(t, style.SMALL_FONT) for t in row_labels) + 8
+    col_texts = [col_label(j) for j in range(dc)]
+    col_w = max(text_width(t, style.SMALL_FONT) for t in col_texts) + 4
+    col_step = 1
+    while col_step * cw < col_w:
+        col_step *= 2
+    items: list[Item] = []
+    y = 0.0
+    for line in caption:
+        y += style.NOTE_FONT * style.LINE_GAP
+        items.append(Text(0, y, line, style.NOTE_FONT, "start", weight="bold"))
+    if caption:
+        y += 4
+    axis_rows = (
+        f"dim0 in steps of {plan.wrap}" if plan.wrap is not None else f"dim{len(plan.shape) - 2}"
+    )
+    axis_cols = "offset in row" if plan.wrap is not None else f"dim{len(plan.shape) - 1}"
+    y += style.SMALL_FONT * style.LINE_GAP
+    items.append(
+        Text(label_w, y, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193",
+             style.SMALL_FONT, "start", fill=style.MUTED)
+    )  # fmt: skip
+    width = label_w + dc * cw
+    info_marked = 0
+    for p, sl in enumerate(plan.slices):
+        if len(plan.shape) >= 3:
+            y += style.NOTE_FONT * style.LINE_GAP + 2
+            items.append(Text(0, y, plan.slice_name(sl), style.NOTE_FONT, "start", weight="bold"))
+        y += style.SMALL_FONT * style.LINE_GAP
+        for j in range(0, dc, col_step):
+            items.append(Text(label_w + (j + 0.5) * cw, y, col_texts[j], style.SMALL_FONT,
+                              fill=style.MUTED))  # fmt: skip
+        y += 3
+        top = y
+        for i in range(dr):
+            items.append(
+                Text(label_w - 4, top + (i + 0.5) * ch + 0.35 * style.SMALL_FONT, row_labels[i],
+                     style.SMALL_FONT, "end", fill=style.MUTED)
+            )  # fmt: skip
+        for k in range(p * dr * dc, (p + 1) * dr * dc):
+            cell = cells[k]
+            x0 = label_w + cell.col * cw
+            y0 = top + cell.row * ch
+            h = cell.holders
+            warps = sorted({int(w) for w in hw.warp[h]}) if len(h) else []
+            if len(warps) == 1:
+                fill = style.warp_colour(warps[0])
+                children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.CELL_BORDER, 1.0, "cell")]
+            else:  # no holder, or several warps: white, with a bar of the warps' colours
+                children = [Rect(x0, y0, cw, ch, style.MIXED, "#BBBBBB", 0.6, "cell")]
+            if len(warps) > 1:
+                shown = warps[: len(style.WARP_PALETTE)]
+                sw = (cw - 2) / len(shown)
+                for n, w in enumerate(shown):
+                    children.append(Rect(x0 + 1 + n * sw, y0 + ch - _BAR - 1, sw, _BAR,
+                                         style.warp_colour(w), cls="stripe"))  # fmt: skip
+            er0 = r0 + cell.row * br
+            er1 = min(er0 + br, r1)
+            ec0 = c0 + cell.col * bc
+            ec1 = min(ec0 + bc, c1)
+            is_marked = False
+            if marked is not None:
+                grid = marked.reshape(-1, plan.rows, plan.cols)[sl]
+                is_marked = bool(grid[er0:er1, ec0:ec1].any())
+            if is_marked:
+                info_marked += 1
+                children.append(
+                    Rect(x0 + 1.5, y0 + 1.5, cw - 3, ch - 3, "none", style.WAVEFRONT_EDGE, 2.5,
+                         "wavefront")
+                )  # fmt: skip
+            lab = labels[k]
+            base = y0 + style.PAD + 1 + style.CELL_FONT * 0.95
+            for n, text in enumerate(lab):
+                children.append(
+                    Text(x0 + cw / 2, base + n * style.CELL_FONT * style.LINE_GAP, text,
+                         style.CELL_FONT, cls="label")
+                )  # fmt: skip
+            tooltip = _tooltip(hw, plan, sl, (er0, er1), (ec0, ec1), h, extra)
+            items.append(Group(children, tooltip, "tip"))
+        y = top + dr * ch
+    return Panel(
+        items,
+        width,
+        y,
+        {
+            "cells": plan.cells,
+            "shown": plan.describe(),
+            "window": [list(plan.window[0]), list(plan.window[1])],
+            "aggregation": None if not plan.aggregated else {"rows": br, "cols": bc},
+            "slices": len(plan.slices),
+            "marked_cells": info_marked,
+            "warps": sorted({int(w) for w in np.unique(hw.warp)}),
+        },
+    )
+
+
+def _tooltip(
+    hw: Hardware,
+    plan: GridPlan,
+    sl: int,
+    rows: tuple[int, int],
+    cols: tuple[int, int],
+    holders: np.ndarray,
+    extra: Callable[[int], list[str]] | None,
+) -> str:
+    (er0, er1), (ec0, ec1) = rows, cols
+    first = plan.flat(sl, er0, ec0)
+    lines: list[str] = []
+    if not plan.aggregated:
+        lines.append(f"element {_coord_text(plan.coords(first))}")
+        if len(holders) == 0:
+            lines.append("held by no thread")
+        else:
+            copies = f" ({len(holders)} broadcast copies)" if len(holders) > 1 else ""
+            lines.append("held by" + copies + ":")
+            lines += ["  " + hw.describe(int(i)) for i in holders]
+        if extra is not None:
+            lines += extra(first)
+        return "\n".join(lines)
+    last = plan.flat(sl, er1 - 1, ec1 - 1)
+    n = (er1 - er0) * (ec1 - ec0)
+    lines.append(
+        f"{n} elements {_coord_text(plan.coords(first))} to {_coord_text(plan.coords(last))}"
+        f" (grid rows {_range_text(er0, er1)}, cols {_range_text(ec0, ec1)})"
+    )
+    if len(holders) == 0:
+        lines.append("held by no thread")
+        return "\n".join(lines)
+    lines.append(f"blocks: {style.ranges(hw.block[holders])}")
+    lines.append(f"warps: {style.ranges(hw.warp[holders])}")
+    lines.append(f"lanes: {style.ranges(hw.lane[holders])}")
+    lines.append(f"registers: {style.ranges(hw.register[holders])}")
+    threads = hw.lane[holders] + hw.warp[holders] * hw.lanes
+    lines.append(f"threads: {style.ranges(threads)}")
+    if len(holders) > n:
+        lines.append(f"{len(holders)} hardware indices (broadcast copies)")
+    return "\n".join(lines)
+
+
+def warp_legend(warps: Sequence[int], lanes: int, x: float, y: float) -> tuple[list[Item], float]:
+    """Swatches ``warp k (T..-..)`` in rows; returns the items and the height used."""
+    items: list[Item] = []
+    shown = sorted(set(warps))[: len(style.WARP_PALETTE)]
+    sx = x
+    size = style.NOTE_FONT
+    for w in shown:
+        label = f"warp {w} (T{w * lanes}-{w * lanes + lanes - 1})"
+        items.append(Rect(sx, y, 14, 14, style.warp_colour(w), "#888888", 0.8, "legend-swatch"))
+        items.append(Text(sx + 19, y + 11, label, size, "start"))
+        sx += 19 + text_width(label, size) + 16
+    height = 18.0
+    if len(set(warps)) > len(style.WARP_PALETTE):
+        items.append(
+            Text(x, y + 30, f"{len(set(warps))} warps: colours repeat every "
+                 f"{len(style.WARP_PALETTE)} warps (the thread number T tells them apart)",
+                 size, "start")
+        )  # fmt: skip
+        height += 18
+    return items, height
+
+
+def mark_elements(shape: Sequence[int], coords: np.ndarray) -> np.ndarray:
+    """A bool per tensor element (row-major), True at ``coords`` (``[n, rank]``)."""
+    marked = np.zeros(int(np.prod(shape)), dtype=bool)
+    if len(coords):
+        marked[np.ravel_multi_index(tuple(np.asarray(coords).T), tuple(shape))] = True
+    return marked
