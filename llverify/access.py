@@ -321,6 +321,9 @@ class AccessAnalysis:
     padded: bool = False  # the shared layout is a PaddedSharedLayout
     triton_elems_per_vec: int | None = None  # padded: Triton's width (min-interval cap only)
     homogeneous: bool = True  # every pass needs the same number of wavefronts (simulated)
+    #: inputs where Triton's ld/st lowering (ADD of "additive" register strides) computes a
+    #: wrong address for this pair (llverify.lowering), or None when it is right
+    triton_miscompile: dict[str, int] | None = None
 
     @property
     def instructions(self) -> int:
@@ -544,6 +547,11 @@ def access_analysis(
     sim = simulate_bank_conflicts(cvt, elems, element_bits, tgt, lane_tile)
     plain, trans = _ldmatrix(cvt, element_bits) if tgt.name == "nvidia" else (False, False)
     regs = cvt.get_in_dim_size("register")
+    miscompile = None
+    if element_bits >= 8:
+        from llverify.lowering import lowering_of
+
+        miscompile = lowering_of(cvt, elems, element_bits).carry_counterexample()
     return AccessAnalysis(
         target=tgt.name,
         element_bits=element_bits,
@@ -562,6 +570,7 @@ def access_analysis(
         hardware_conflicts=hardware_conflicts(lane_offsets, element_bits, tgt.banks),
         simulated_conflicts=sim.conflicts,
         colliding_lanes=sim.colliding_lanes,
+        triton_miscompile=miscompile,
     )
 
 

@@ -46,6 +46,7 @@ MODULES = [
     "llverify.audit.module",
     "llverify.audit.analyze",
     "llverify.draw",
+    "llverify.lowering",
     "llverify.text",
 ]
 

@@ -259,9 +259,18 @@ class _Auditor:
         )
         if bank.differs:
             summary += f"; hardware differs from Triton: {bank.reason}"
+        status_override = None
+        if a.triton_miscompile is not None:
+            data["triton_miscompile"] = a.triton_miscompile
+            summary += (
+                f"; Triton's ld/st lowering computes a wrong address here (inputs "
+                f"{a.triton_miscompile}: an added register stride carries into an XOR-applied "
+                "one; llverify.lowering)"
+            )
+            status_override = "error"
         if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and self.target == "nvidia":
             summary += "; ldmatrix" + (".trans" if not a.ldmatrix else "") + " applies"
-        status = "warning" if bank.conflicts else "ok"
+        status = status_override or ("warning" if bank.conflicts else "ok")
         self.finding(op, status, summary, cost=wavefronts, conflicts=bank.conflicts, data=data)
         book = self.stores if direction == "store" else self.loads
         book.setdefault(buffer, []).append((op, tensor, memdesc))

@@ -47,6 +47,11 @@ def conversion_report(
 
         result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
         report["swizzle"] = swizzle_summary(result)
+        from llverify.access import access_analysis
+
+        for side, layout in (("store", conv.src), ("load", conv.dst)):
+            bad = access_analysis(layout, result.layout, shape, bits, target).triton_miscompile
+            report["swizzle"][f"triton_{side}_miscompile"] = bad
     return report
 
 
@@ -135,6 +140,13 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if "swizzle" in report:
         print("shared memory, synthesized swizzle:")
         print_swizzle(report["swizzle"])
+        for side in ("store", "load"):
+            bad = report["swizzle"].get(f"triton_{side}_miscompile")
+            if bad:
+                print(
+                    f"  WARNING: Triton's ld/st lowering computes a wrong {side} address for "
+                    f"this layout at {bad} (an added register stride carries; llverify.lowering)"
+                )
     return exit_code(statuses)
 
 

@@ -309,6 +309,26 @@ class _Encoding:
         # bit-vector counts (the QF_BV solver takes no integer terms): at most 2^6 combos
         return z3.ULE(_ONE + z3.Sum(in_z), (1 << c) * (_ONE + z3.Sum(in_q)))
 
+    def triton_lowers_correctly(self, side: _Side, k: int) -> Any:
+        """Triton's ld/st lowering computes the right addresses (llverify.lowering): no
+        register basis it applies with ADD (outside the vector, disjoint from every lane and
+        warp offset) shares a bit with one it applies with XOR."""
+        units = [1 << i for i in range(k)]
+        addr_bits: Any = z3.BitVecVal(0, self.geo.n)
+        for b in side.others:
+            addr_bits = addr_bits | self.offset(b)
+        offs = [self.offset(r) for r in side.regs]
+        in_vec = [z3.Or([o == u for u in units]) if units else z3.BoolVal(False) for o in offs]
+        additive = [z3.And(z3.Not(v), (o & addr_bits) == 0) for o, v in zip(offs, in_vec)]
+        conds = []
+        for i, oi in enumerate(offs):
+            for j, oj in enumerate(offs):
+                if i == j:
+                    continue
+                xor_j = z3.And(z3.Not(in_vec[j]), z3.Not(additive[j]))
+                conds.append(z3.Not(z3.And(additive[i], xor_j, (oi & oj) != 0)))
+        return z3.And(conds) if conds else z3.BoolVal(True)
+
     def layout_from(self, model: Any) -> list[int]:
         """Element at each offset bit."""
         return [model.eval(m, model_completion=True).as_long() for m in self.m]
@@ -348,6 +368,7 @@ def synthesize_swizzle(
     dst_tile: Sequence[int] | None = None,
     start: Any = None,
     padding: bool = False,
+    triton_safe: bool = False,
     timeout_s: float = 60.0,
 ) -> SwizzleResult:
     """The shared-memory layout for ``src -> shared -> dst`` with the widest vectors, then
@@ -369,6 +390,9 @@ def synthesize_swizzle(
             by enumeration) and return the padded member with at least the required vector
             widths and the fewest wavefronts when it has strictly fewer wavefronts than
             the certified linear optimum.
+        triton_safe: only layouts that Triton's ld/st lowering addresses correctly for both
+            directions (:mod:`llverify.lowering`: no ADD-applied register stride may share
+            a bit with an XOR-applied one); the certificate is then relative to those.
         timeout_s: the solver's budget in all; past it the certificate is "unknown".
     """
     from llverify.encodings import layout_argument  # encodings import much more
@@ -416,6 +440,15 @@ def synthesize_swizzle(
             src_ll, dst_ll, _layout_of(columns, out_dims), shape, bits, tgt, src_tile, dst_tile
         )
 
+    def miscompile_free(columns: Sequence[int]) -> bool:
+        from llverify.access import access_analysis
+
+        layout = _layout_of(columns, out_dims)
+        return all(
+            access_analysis(side, layout, shape, bits, tgt).triton_miscompile is None
+            for side in (src_ll, dst_ll)
+        )
+
     # 1. the starting point: the constructive layout (or the caller's)
     best_cols: list[int] | None = None
     best: SwizzleCost | None = None
@@ -435,7 +468,7 @@ def synthesize_swizzle(
 
     # 2. vector widths (the start's widths spare the solver when they meet the upper bound)
     need = _required_widths(enc, geo, vector, min_vector, solve, baseline)
-    if _meets(baseline, need):
+    if _meets(baseline, need) and (not triton_safe or miscompile_free(start_cols)):
         best_cols, best = start_cols, baseline
         iterations.append({"source": "start", "wavefronts": baseline.total_wavefronts})
 
@@ -455,7 +488,7 @@ def synthesize_swizzle(
                 lower,
             )
             break
-        query = _cheaper_than(enc, geo, widths, bound)
+        query = _cheaper_than(enc, geo, widths, bound, triton_safe)
         t0 = time.perf_counter()
         answer, model, smt2 = solve([query])
         dt = time.perf_counter() - t0
@@ -476,7 +509,12 @@ def synthesize_swizzle(
         cols = enc.layout_from(model)
         found = cost_of(cols)
         iterations.append({"source": "z3", "wavefronts": found.total_wavefronts, "s": dt})
-        if not _meets(found, need) or (bound is not None and found.total_wavefronts >= bound):
+        wrong_address = triton_safe and not miscompile_free(cols)
+        if (
+            not _meets(found, need)
+            or (bound is not None and found.total_wavefronts >= bound)
+            or wrong_address
+        ):
             raise AssertionError(  # the encoding disagrees with the access analysis
                 f"synthesize_swizzle: internal model mismatch: solver layout {cols} measures "
                 f"{found} (bound {bound}, widths {need})."
@@ -634,12 +672,23 @@ def _required_widths(
 
 
 def _cheaper_than(
-    enc: _Encoding, geo: _Geometry, widths: Sequence[tuple[int, int]], bound: int | None
+    enc: _Encoding,
+    geo: _Geometry,
+    widths: Sequence[tuple[int, int]],
+    bound: int | None,
+    triton_safe: bool = False,
 ) -> Any:
-    """Some layout with one of the width pairs and total wavefronts < bound."""
+    """Some layout with one of the width pairs and total wavefronts < bound (and, with
+    ``triton_safe``, one Triton's ld/st lowering addresses correctly both ways)."""
     options = []
     for ks, kl in widths:
         width = z3.And(enc.vector_exactly(enc.src, ks), enc.vector_exactly(enc.dst, kl))
+        if triton_safe:
+            width = z3.And(
+                width,
+                enc.triton_lowers_correctly(enc.src, ks),
+                enc.triton_lowers_correctly(enc.dst, kl),
+            )
         if bound is None:
             options.append(width)
             continue
