@@ -3,7 +3,8 @@
 A shared-memory access ``register layout -> shared layout`` is the GF(2)-linear map
 ``cvt: (register, lane, warp) -> offset``; the right byte address of every access is
 ``XOR of the selected bases``.  Compilers do not emit that: Triton's ``lowerLdSt``
-(lib/Conversion/TritonGPUToLLVM/Utility.cpp, Triton 3.6 to 3.9) takes the largest
+(lib/Conversion/TritonGPUToLLVM/Utility.cpp, Triton 3.6; Triton 3.9 splits strides bitwise and
+lowers the same pairs correctly, docs/lowering.md) takes the largest
 vectorisation, then splits the other register bases (``actionAdditiveStrides`` in
 lib/Tools/LayoutUtils.cpp) into
 
