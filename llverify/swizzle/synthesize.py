@@ -452,8 +452,6 @@ def synthesize_swizzle(
     # 1. the starting point: the constructive layout (or the caller's)
     best_cols: list[int] | None = None
     best: SwizzleCost | None = None
-    baseline: SwizzleCost | None = None
-    start_cols: list[int] | None = None
     iterations: list[dict[str, Any]] = []
     start_layout = start
     if start_layout is None:
