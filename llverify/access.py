@@ -204,6 +204,7 @@ def simulate_bank_conflicts(
     target: str | Target = "nvidia",
     lane_tile: Sequence[int] | None = None,
     address_map: np.ndarray | None = None,
+    pass_lanes: Sequence[int] | None = None,
 ) -> SimulationResult:
     """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics).
 
@@ -212,7 +213,8 @@ def simulate_bank_conflicts(
     padded layout's :meth:`~llverify.encodings.padded.PaddedLayout.physical_table`; the
     elements of one vector must then be contiguous there.  ``lane_tile`` replays Triton's
     ``LocalMemOpTile.laneAddr`` modelling (addresses taken at ``lane & tile mask``), only for
-    reproducing Triton's unit tests.
+    reproducing Triton's unit tests.  ``pass_lanes`` (lane indices spanning one pass)
+    replaces the target's passes (:mod:`llverify.wavefronts` uses it for measured rules).
     """
     tgt = _target(target)
     sizes = {
@@ -238,7 +240,7 @@ def simulate_bank_conflicts(
         offsets = np.asarray(address_map, dtype=np.int64)[offsets]
     # pass index of each lane: its coset of the pass subspace (smallest representative).
     span = [0]
-    for basis in tgt.pass_lanes(words_per_lane):
+    for basis in tgt.pass_lanes(words_per_lane) if pass_lanes is None else pass_lanes:
         span += [s ^ basis for s in span]
     coset = np.min(lanes[:, None] ^ np.array(span)[None, :], axis=1)
     _, pass_id = np.unique(coset, return_inverse=True)

@@ -9,7 +9,7 @@ import io
 import json
 
 lines = open("benchmarks/gpu/results/h100/ncu.csv").read().splitlines()
-start = next(i for i, line in enumerate(lines) if line.startswith("\"ID\""))
+start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
 rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
 kern = {}
 order = []

@@ -1,21 +1,25 @@
 # ruff: noqa: B023, N803, E501 - Gluon constexpr arguments are upper case; timing lambdas run in their loop iteration
-"""Hardware truth for bank conflicts and swizzles (issue 10).
+"""Hardware truth for bank conflicts and swizzles (issue 10; docs/hardware.md).
 
 For each case (a src register layout, a dst register layout, a shape, an element type) and
 each shared layout variant (unswizzled row-major, llverify's synthesized swizzle), a Gluon
-kernel loads a tile from global memory in the src layout, stores it to shared memory with the
-shared layout, loads it back in the dst layout and writes it out; a third variant lets Triton
-choose (``ttgl.convert_layout``).  The data must round-trip exactly (random input, poisoned
-output).  Under Nsight Compute the script reports the shared-memory wavefronts, bank
-conflicts and instructions of each kernel; llverify's prediction for the explicit variants is
-``access_analysis(...).store_wavefronts`` / ``load_wavefronts``.  Layouts are flattened to
-1-D (row-major element index), which keeps every register->offset map and so every bank.
+kernel (``bank_kernels.py``) loads a tile from global memory in the src layout, stores it to
+shared memory with that shared layout, loads it back in the dst layout and writes it out; a
+third variant lets Triton choose (``ttgl.convert_layout``).  The data must round-trip exactly
+(random input, output poisoned with 77).  Nsight Compute measures every kernel's
+shared-memory wavefronts, bank conflicts and instructions; the prediction is
+:func:`llverify.wavefronts.predict_wavefronts`.  Layouts are flattened to 1-D (row-major
+element index), which keeps every register->offset map and so every bank.  Lane-broadcast
+probe cases (one warp, unswizzled) test the pass rule on patterns beyond the 30 cases.
 
-Run on a GPU machine:
-  ncu --csv --metrics <see METRICS> python benchmarks/gpu/bank_check.py --run  > ncu.csv
-  python benchmarks/gpu/bank_check.py --predict > predicted.json
-  python benchmarks/gpu/bank_check.py --compare predicted.json ncu.csv
-  python benchmarks/gpu/bank_check.py --time        # CUDA-event medians per variant
+Run (``--export`` and ``--predict`` here, with Z3; the rest on the GPU machine):
+  python benchmarks/gpu/bank_check.py --export benchmarks/gpu/results/bank_cases.json
+  ncu --csv --metrics <METRICS, comma-separated> --kernel-name regex:'through_shared|triton_default' \\
+      python3 benchmarks/gpu/bank_check.py --run CASES --out launches.json > ncu.csv
+  ncu --section SourceCounters --kernel-name regex:'through_shared|triton_default' -o src \\
+      python3 benchmarks/gpu/bank_check.py --run CASES && python3 benchmarks/gpu/ncu_source.py src.ncu-rep > source.json
+  python3 benchmarks/gpu/bank_check.py --run CASES --time --out times.json   # ns per conversion
+  python benchmarks/gpu/analyze_bank_results.py benchmarks/gpu/results/h100   # table
 """
 
 from __future__ import annotations
@@ -37,6 +41,11 @@ METRICS = [
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "smsp__sass_inst_executed_op_shared_ld.sum",
     "smsp__sass_inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum",
 ]
 DTYPES = {8: "int8", 16: "float16", 32: "float32", 64: "float64"}
 
@@ -96,35 +105,119 @@ def variants(case: dict[str, Any]) -> dict[str, Any]:
     return {"none": identity, "llverify": _layout_1d(synth.layout)}
 
 
+def probe_cases() -> list[dict[str, Any]]:
+    """Lane-broadcast probes: 64-bit and 128-bit accesses (f64, f32 x4, f16 x8) whose lanes
+    in a subset Z of lane bits (at most 3) read the same address, or in which two lane bits
+    map to the same offset, stored and loaded in that same layout through an unswizzled
+    buffer (one warp).  They test the pass rule of
+    :mod:`llverify.wavefronts` on patterns it was not fitted on."""
+    from itertools import combinations
+
+    out = []
+    for bits, vec in ((64, 1), (32, 4), (16, 8)):
+        for size in range(4):
+            for zero in combinations(range(5), size):
+                regs = [[1 << i] for i in range(vec.bit_length() - 1)]
+                step = vec
+                lanes = []
+                for bit in range(5):
+                    if bit in zero:
+                        lanes.append([0])
+                    else:
+                        lanes.append([step])
+                        step *= 2
+                regs += [[step], [2 * step]]  # two more instructions' worth of registers
+                layout = {"register": regs, "lane": lanes, "warp": []}
+                out.append({"name": f"probe {bits}-bit x{vec} zero lanes {list(zero)}",
+                            "layout": layout, "n": 4 * step, "bits": bits, "probe": True})  # fmt: skip
+    for bits, vec in ((64, 1), (32, 4), (16, 8)):
+        for pair in ((0, 1), (1, 2), (2, 3), (0, 2)):  # two lane bits with one offset
+            regs = [[1 << i] for i in range(vec.bit_length() - 1)]
+            lanes, step = [], vec
+            for bit in range(5):
+                if bit == pair[1]:
+                    lanes.append(list(lanes[pair[0]]))
+                else:
+                    lanes.append([step])
+                    step *= 2
+            regs += [[step], [2 * step], [4 * step]]
+            layout = {"register": regs, "lane": lanes, "warp": []}
+            out.append({"name": f"probe {bits}-bit x{vec} equal lanes {list(pair)}",
+                        "layout": layout, "n": 8 * step, "bits": bits, "probe": True})  # fmt: skip
+    return out
+
+
 def export(path: str) -> None:
     """Write every case's flattened layouts, shared variants and predictions to ``path``
     (the GPU machine has no Z3: the synthesized layouts travel as data)."""
-    from llverify.access import access_analysis
-
-    data = []
-    for index, case in enumerate(cases()):
+    data: list[dict[str, Any]] = []
+    for case in cases():
         src, dst = _layout_1d(case["src"]), _layout_1d(case["dst"])
         n = src.get_total_out_dim_size()
         entry: dict[str, Any] = {
-            "case": index, "name": case["name"], "bits": case["bits"], "n": n,
+            "case": len(data), "name": case["name"], "bits": case["bits"], "n": n,
             "warps": src.get_in_dim_size("warp"),
             "src": {d: [list(b) for b in bs] for d, bs in src.bases},
             "dst": {d: [list(b) for b in bs] for d, bs in dst.bases},
-            "variants": {},
+            "variants": {
+                variant: {"offset_bases": [list(b) for b in dict(shared.bases)["offset"]]}
+                for variant, shared in variants(case).items()
+            },
         }  # fmt: skip
-        for variant, shared in variants(case).items():
-            st = access_analysis(src, shared, [n], case["bits"])
-            ld = access_analysis(dst, shared, [n], case["bits"])
-            entry["variants"][variant] = {
-                "offset_bases": [list(b) for b in dict(shared.bases)["offset"]],
-                "predicted": {
-                    "st_wavefronts": st.store_wavefronts, "ld_wavefronts": ld.load_wavefronts,
-                    "st_instructions": st.instructions, "ld_instructions": ld.instructions,
-                    "st_conflicts": st.hardware_conflicts, "ld_conflicts": ld.hardware_conflicts,
-                },
-            }  # fmt: skip
         data.append(entry)
+    add_probes(data)
+    add_predictions(data)
     Path(path).write_text(json.dumps(data, indent=1))
+
+
+def add_probes(data: list[dict[str, Any]]) -> None:
+    """Append :func:`probe_cases` (unswizzled variant only, no Triton variant)."""
+    for probe in probe_cases():
+        n = probe["n"]
+        data.append({
+            "case": len(data), "name": probe["name"], "bits": probe["bits"], "n": n,
+            "warps": 1, "src": probe["layout"], "dst": probe["layout"], "probe": True,
+            "variants": {"none": {"offset_bases": [[1 << i] for i in range(n.bit_length() - 1)]}},
+        })  # fmt: skip
+
+
+def add_predictions(data: list[dict[str, Any]]) -> None:
+    """Predict every kernel's store and load (:func:`llverify.wavefronts.predict_wavefronts`
+    for the hardware, :func:`llverify.access.access_analysis` for Triton's own ld/st model);
+    Triton's default variant is predicted on :func:`constructive_swizzle` (the port of
+    Triton's ld/st swizzle; Triton 3.6 may instead pick ldmatrix/stmatrix tiles)."""
+    from llverify import LinearLayout
+    from llverify.access import access_analysis
+    from llverify.swizzle import constructive_swizzle
+    from llverify.wavefronts import predict_wavefronts
+
+    for entry in data:
+        n, bits = entry["n"], entry["bits"]
+
+        def layout(bases: dict[str, Any]) -> Any:
+            return LinearLayout.from_bases(list(bases.items()), ["dim0"], [n],
+                                           require_surjective=False)  # fmt: skip
+
+        src, dst = layout(entry["src"]), layout(entry["dst"])
+        shared_layouts = {
+            v: LinearLayout.from_bases([("offset", spec["offset_bases"])], ["dim0"])
+            for v, spec in entry["variants"].items()
+        }
+        if not entry.get("probe"):
+            shared_layouts["triton"] = constructive_swizzle(src, dst, [n], bits)
+        entry["predicted"] = {}
+        for variant, shared in shared_layouts.items():
+            store = predict_wavefronts(src, shared, [n], bits, "store")
+            load = predict_wavefronts(dst, shared, [n], bits, "load")
+            st, ld = (access_analysis(r, shared, [n], bits) for r in (src, dst))
+            entry["predicted"][variant] = {
+                "store": {"instruction": store.instruction, "instructions": store.instructions,
+                          "wavefronts": store.wavefronts, "rule": store.rule},
+                "load": {"instruction": load.instruction, "instructions": load.instructions,
+                         "wavefronts": load.wavefronts, "rule": load.rule},
+                "access_analysis": {"st_wavefronts": st.store_wavefronts,
+                                    "ld_wavefronts": ld.load_wavefronts},
+            }  # fmt: skip
 
 
 def _layout_1d(layout: Any) -> Any:
@@ -135,25 +228,15 @@ def _layout_1d(layout: Any) -> Any:
     return LinearLayout.from_bases(list(flat.items()), ["dim0"], [n], require_surjective=False)
 
 
-def run(path: str, time_it: bool) -> dict[str, Any]:
+def run(path: str, time_it: bool, dump: str = "") -> dict[str, Any]:
     import torch
-    from triton.experimental import gluon
+    from bank_kernels import (
+        through_shared,
+        through_shared_loop,
+        triton_default,
+        triton_default_loop,
+    )
     from triton.experimental.gluon import language as ttgl
-
-    @gluon.jit
-    def through_shared(inp, out, N: ttgl.constexpr, SRC: ttgl.constexpr,  # noqa: N803
-                       DST: ttgl.constexpr, SH: ttgl.constexpr):  # fmt: skip
-        x = ttgl.load(inp + ttgl.arange(0, N, layout=SRC))
-        smem = ttgl.allocate_shared_memory(inp.dtype.element_ty, [N], SH, x)
-        y = smem.load(DST)
-        ttgl.store(out + ttgl.arange(0, N, layout=DST), y)
-
-    @gluon.jit
-    def triton_default(inp, out, N: ttgl.constexpr, SRC: ttgl.constexpr,  # noqa: N803
-                       DST: ttgl.constexpr):  # fmt: skip
-        x = ttgl.load(inp + ttgl.arange(0, N, layout=SRC))
-        y = ttgl.convert_layout(x, DST)
-        ttgl.store(out + ttgl.arange(0, N, layout=DST), y)
 
     results: dict[str, Any] = {"launches": [], "times": []}
     for case in json.loads(Path(path).read_text()):
@@ -171,52 +254,91 @@ def run(path: str, time_it: bool) -> dict[str, Any]:
         else:
             x = torch.randn(n, device="cuda").to(dtype)
         src, dst = dist(case["src"]), dist(case["dst"])
+        bits, sink = case["bits"], torch.zeros(2, device="cuda", dtype=torch.int64)
         for variant, spec in case["variants"].items():
             y = torch.full((n,), 77, device="cuda").to(dtype)
             sh = ttgl.SharedLinearLayout(offset_bases=spec["offset_bases"])
-            through_shared[(1,)](x, y, n, src, dst, sh, num_warps=warps)
+            kernel = through_shared[(1,)](x, y, sink, 7, n, bits, src, dst, sh, num_warps=warps)
             torch.cuda.synchronize()
+            _dump(kernel, dump, f"case{case['case']:02d}_{variant}")
             results["launches"].append([case["case"], variant, bool(torch.equal(x, y))])
-            if time_it:
-                t = _median(lambda: through_shared[(1,)](x, y, n, src, dst, sh, num_warps=warps))
+            if time_it and not case.get("probe"):
+                loop = through_shared_loop[(1,)]
+                t = _per_conversion(
+                    lambda r: loop(x, sink, 7, r, n, bits, src, dst, sh, num_warps=warps)
+                )
                 results["times"].append([case["case"], variant, t])
+        if case.get("probe"):
+            continue
         y = torch.full((n,), 77, device="cuda").to(dtype)
-        triton_default[(1,)](x, y, n, src, dst, num_warps=warps)
+        kernel = triton_default[(1,)](x, y, sink, 7, n, bits, src, dst, num_warps=warps)
         torch.cuda.synchronize()
+        _dump(kernel, dump, f"case{case['case']:02d}_triton")
         results["launches"].append([case["case"], "triton", bool(torch.equal(x, y))])
         if time_it:
-            t = _median(lambda: triton_default[(1,)](x, y, n, src, dst, num_warps=warps))
+            loop = triton_default_loop[(1,)]
+            t = _per_conversion(lambda r: loop(x, sink, 7, r, n, bits, src, dst, num_warps=warps))
             results["times"].append([case["case"], "triton", t])
     return results
 
 
-def _median(fn: Any, reps: int = 200) -> float:
+def _dump(kernel: Any, folder: str, stem: str) -> None:
+    """Write the kernel's TTGIR, PTX and SASS to ``folder/stem.*`` (nothing without a folder)."""
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for key in ("ttgir", "ptx", "sass"):
+        try:
+            text = kernel.asm[key]
+        except Exception as error:  # noqa: BLE001 - SASS needs cuobjdump; record why it is missing
+            text = f"unavailable: {error!r}"
+        Path(folder, f"{stem}.{key}").write_text(text if isinstance(text, str) else text.decode())
+
+
+def _per_conversion(launch: Any, short: int = 2, long: int = 258, runs: int = 50) -> float:
+    """Nanoseconds per conversion: (median time of a launch doing ``long`` conversions -
+    median of one doing ``short``) / (long - short), CUDA events, after warm-up launches."""
+    return (_median(lambda: launch(long), runs) - _median(lambda: launch(short), runs)) / (
+        long - short
+    )
+
+
+def _median(fn: Any, runs: int) -> float:
+    """Median over ``runs`` launches of one launch's CUDA-event time, in nanoseconds."""
     import torch
 
-    for _ in range(20):
+    for _ in range(10):
         fn()
     times = []
-    for _ in range(reps):
+    for _ in range(runs):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
         end.record()
         torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1000)
+        times.append(start.elapsed_time(end) * 1e6)
     return statistics.median(times)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--export", metavar="CASES_JSON", help="write cases + predictions")
+    parser.add_argument("--predict", metavar="CASES_JSON",
+                        help="recompute the predictions of an exported file in place")  # fmt: skip
     parser.add_argument("--run", metavar="CASES_JSON", help="launch every kernel once")
-    parser.add_argument("--time", action="store_true", help="with --run: CUDA-event medians")
+    parser.add_argument("--time", action="store_true",
+                        help="with --run: ns per conversion (CUDA events, loop kernels)")  # fmt: skip
     parser.add_argument("--out", default="", help="with --run: write the results here")
+    parser.add_argument("--dump", default="", help="with --run: write TTGIR/PTX/SASS here")
     args = parser.parse_args()
     if args.export:
         export(args.export)
+    if args.predict:
+        data = json.loads(Path(args.predict).read_text())
+        add_predictions(data)
+        Path(args.predict).write_text(json.dumps(data, indent=1))
     if args.run:
-        result = run(args.run, args.time)
+        result = run(args.run, args.time, args.dump)
         text = json.dumps(result)
         if args.out:
             Path(args.out).write_text(text)

@@ -1,0 +1,197 @@
+"""Shared-memory wavefronts as Nsight Compute counts them for Triton's NVIDIA lowering.
+
+:func:`llverify.access.access_analysis` models what Triton's ``ld/st.shared`` lowering emits
+and its bank conflicts (one number for loads and stores).  This module predicts what the
+hardware executes for one direction of one ``local_store`` / ``local_load`` on sm_90, and
+was fitted and checked on an H100 (``benchmarks/gpu/bank_check.py``, docs/hardware.md):
+
+* **Which instruction.**  Triton tries ``stmatrix`` / ``ldmatrix`` first (non-transposed,
+  then transposed), exactly as ``lowerLdStMatrix`` does: the non-transposed tile is
+  ``32/bits`` registers times lanes 0-1 walking one contiguous 16-byte row (any element
+  width up to 32 bits); the transposed one (16-bit only on sm_90) needs lanes 2-4 to walk a
+  16-byte row and at least two registers.  Otherwise ``ld/st.shared`` with Triton's vector
+  width (``largestVectorisation``).
+* **ld/st.shared.**  A warp instruction is split into passes of ``32 / words`` consecutive
+  lanes (words = 32-bit words per lane); each pass costs the largest number of distinct
+  32-bit words that fall into one bank (identical words broadcast).  Measured exception: a
+  64- or 128-bit **load** in which every lane quad (lanes 4k..4k+3) reads at most two
+  distinct addresses (lane basis 0 or 1 maps to offset 0, or both map to the same offset)
+  is split into half as many passes: 64-bit loads become one pass, 128-bit loads two.
+  Stores are not merged.
+* **ldmatrix / stmatrix.**  Each 8x8 matrix of an instruction is 8 rows of 16 bytes; it costs
+  the largest number of distinct rows that fall into one group of four banks (at least one).
+
+Examples:
+    >>> from llverify import LinearLayout
+    >>> reg = LinearLayout.from_bases([("register", [[1]]), ("lane", [[0], [2], [4], [8],
+    ...     [16]]), ("warp", [])], ["dim0"])
+    >>> shared = LinearLayout.from_bases([("offset", [[1], [2], [4], [8], [16]])], ["dim0"])
+    >>> p = predict_wavefronts(reg, shared, [32], 64, "load")
+    >>> p.instruction, p.instructions, p.wavefronts
+    ('ld.shared (128 bits per lane)', 1, 2)
+    >>> predict_wavefronts(reg, shared, [32], 64, "store").wavefronts
+    4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify.access import conversion_layout, simulate_bank_conflicts
+from llverify.column_action import ColumnAction
+from llverify.errors import LayoutError
+from llverify.evaluate import evaluate_all
+from llverify.layout import LinearLayout
+from llverify.layout_utils import divide_left, reg_perm_for_divide
+
+__all__ = ["WavefrontPrediction", "matrix_lowering", "predict_wavefronts"]
+
+DIRECTIONS = ("load", "store")
+
+
+@dataclass(frozen=True)
+class WavefrontPrediction:
+    """Predicted instructions and wavefronts of one shared-memory load or store."""
+
+    direction: str  # "load" or "store"
+    instruction: str  # e.g. "ld.shared (128 bits per lane)", "stmatrix.x4.trans"
+    instructions: int  # warp instructions over all warps
+    wavefronts: int  # over all warps and instructions
+    rule: str  # which rule produced the count
+
+
+@dataclass(frozen=True)
+class MatrixLowering:
+    """How ``lowerLdStMatrix`` would move a conversion: transposed or not, matrices per
+    instruction (x1/x2/x4) and the conversion with its registers permuted so that registers
+    ``[m * regs_per_matrix, (m + 1) * regs_per_matrix)`` fill matrix ``m``."""
+
+    transposed: bool
+    matrices_per_instruction: int
+    regs_per_matrix: int
+    conversion: LinearLayout
+
+
+def matrix_lowering(cvt: LinearLayout, element_bits: int, direction: str) -> MatrixLowering | None:
+    """``ldmatrix``/``stmatrix`` for ``cvt`` ((register, lane, warp) -> offset, broadcast
+    registers removed) as Triton's NVIDIA ``lowerLdStMatrix`` chooses it on sm_90, or None.
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [8]]), ("lane", [[2], [4],
+        ...     [16], [32], [64]]), ("warp", [])], ["offset"])
+        >>> m = matrix_lowering(cvt, 16, "load")
+        >>> m.transposed, m.matrices_per_instruction
+        (False, 2)
+    """
+    if direction not in DIRECTIONS:
+        raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
+    if not cvt.has_in_dim("lane") or cvt.get_in_dim_size("lane") != 32 or element_bits < 8:
+        return None
+    regs = cvt.get_in_dim_size("register")
+    if element_bits <= 32:
+        per_matrix = 32 // element_bits
+        tile = LinearLayout.identity_1d(per_matrix, "register", "offset") * (
+            LinearLayout.identity_1d(4, "lane", "offset")
+        )
+        found = _divide(cvt, tile)
+        if found is not None:
+            return MatrixLowering(False, _vec(regs, element_bits, per_matrix), per_matrix, found)
+    if element_bits == 16 and regs >= 2:
+        lanes = ColumnAction([2, 3, 4, 0, 1], "lane", 5)
+        tile = LinearLayout.identity_1d(1, "register", "offset") * (
+            LinearLayout.identity_1d(8, "lane", "offset")
+        )
+        found = _divide(lanes.apply(cvt), tile)
+        if found is not None:
+            found = lanes.inverse().apply(found)
+            return MatrixLowering(True, _vec(regs, element_bits, 2), 2, found)
+    return None
+
+
+def _divide(cvt: LinearLayout, tile: LinearLayout) -> LinearLayout | None:
+    permutation = reg_perm_for_divide(cvt, tile, left=True)
+    if permutation is None:
+        return None
+    permuted = permutation.apply(cvt)
+    return permuted if divide_left(permuted, tile) is not None else None
+
+
+def _vec(regs: int, element_bits: int, per_matrix: int) -> int:
+    return min(128 // element_bits, regs) // per_matrix
+
+
+def predict_wavefronts(
+    register_layout: Any,
+    shared_layout: Any,
+    shape: Sequence[int],
+    element_bits: int,
+    direction: str,
+    *,
+    matrix: bool = True,
+) -> WavefrontPrediction:
+    """Instructions and wavefronts of storing (``direction="store"``) or loading
+    (``"load"``) ``register_layout`` to/from ``shared_layout`` on sm_90 (one CTA).
+
+    ``matrix=False`` predicts the plain ``ld/st.shared`` lowering even where Triton would
+    use ``ldmatrix``/``stmatrix``.
+    """
+    if direction not in DIRECTIONS:
+        raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
+    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    for dim in ("lane", "warp"):
+        if not cvt.has_in_dim(dim):
+            cvt = cvt * LinearLayout.zeros_1d(1, dim, "offset")
+    cvt = cvt.sublayout(["register", "lane", "warp"], ["offset"])
+    warps = cvt.get_in_dim_size("warp")
+    lowering = matrix_lowering(cvt, element_bits, direction) if matrix else None
+    if lowering is not None:
+        return _matrix_prediction(lowering, element_bits, direction, warps)
+    bits = elems * element_bits
+    words = max(1, bits // 32)
+    per_pass = 32 // words
+    lane0, lane1 = (basis[0] for basis in dict(cvt.bases)["lane"][:2])
+    rule = f"ld/st.shared: passes of {per_pass} lanes"
+    if direction == "load" and words >= 2 and (lane0 == 0 or lane1 == 0 or lane0 == lane1):
+        per_pass *= 2
+        rule = f"ld.shared: each lane quad reads at most 2 addresses, passes of {per_pass} lanes"
+    sim = simulate_bank_conflicts(
+        cvt, elems, element_bits, pass_lanes=[1 << i for i in range(per_pass.bit_length() - 1)]
+    )
+    op = "ld" if direction == "load" else "st"
+    return WavefrontPrediction(
+        direction=direction,
+        instruction=f"{op}.shared ({bits} bits per lane)",
+        instructions=cvt.get_in_dim_size("register") // elems * warps,
+        wavefronts=sim.wavefronts,
+        rule=rule,
+    )
+
+
+def _matrix_prediction(
+    lowering: MatrixLowering, element_bits: int, direction: str, warps: int
+) -> WavefrontPrediction:
+    cvt = lowering.conversion
+    regs = cvt.get_in_dim_size("register")
+    offsets = evaluate_all(cvt)["offset"].reshape(warps, 32, regs)
+    rows = (offsets * element_bits) // 128  # 16-byte rows
+    matrices = regs // lowering.regs_per_matrix
+    total = 0
+    for warp in range(warps):
+        for m in range(matrices):
+            block = rows[warp, :, m * lowering.regs_per_matrix : (m + 1) * lowering.regs_per_matrix]
+            distinct = np.unique(block)
+            total += int(np.bincount(distinct % 8).max())
+    name = "ldmatrix" if direction == "load" else "stmatrix"
+    vec = lowering.matrices_per_instruction
+    trans = ".trans" if lowering.transposed else ""
+    return WavefrontPrediction(
+        direction=direction,
+        instruction=f"{name}.x{vec}{trans}",
+        instructions=matrices // vec * warps,
+        wavefronts=total,
+        rule=f"{name}: per 8x8 matrix the most distinct 16-byte rows in one group of 4 banks",
+    )
