@@ -14,10 +14,10 @@ was fitted and checked on an H100 (``benchmarks/gpu/bank_check.py``, docs/hardwa
 * **ld/st.shared.**  A warp instruction is split into passes of ``32 / words`` consecutive
   lanes (words = 32-bit words per lane); each pass costs the largest number of distinct
   32-bit words that fall into one bank (identical words broadcast).  Measured exception: a
-  64- or 128-bit **load** in which every lane quad (lanes 4k..4k+3) reads at most two
-  distinct addresses (lane basis 0 or 1 maps to offset 0, or both map to the same offset)
-  is split into half as many passes: 64-bit loads become one pass, 128-bit loads two.
-  Stores are not merged.
+  64- or 128-bit **load** whose lanes ``l`` and ``l ^ 1``, or ``l`` and ``l ^ 2``, read the
+  same address (lane basis 0 or 1 maps to offset 0) is split into half as many passes:
+  64-bit loads become one pass, 128-bit loads two.  Broadcast in higher lane bits, two lane
+  bits with one equal non-zero offset, and stores are not merged (all probed on the H100).
 * **ldmatrix / stmatrix.**  Each 8x8 matrix of an instruction is 8 rows of 16 bytes; it costs
   the largest number of distinct rows that fall into one group of four banks (at least one).
 
@@ -155,9 +155,9 @@ def predict_wavefronts(
     per_pass = 32 // words
     lane0, lane1 = (basis[0] for basis in dict(cvt.bases)["lane"][:2])
     rule = f"ld/st.shared: passes of {per_pass} lanes"
-    if direction == "load" and words >= 2 and (lane0 == 0 or lane1 == 0 or lane0 == lane1):
+    if direction == "load" and words >= 2 and 0 in (lane0, lane1):
         per_pass *= 2
-        rule = f"ld.shared: each lane quad reads at most 2 addresses, passes of {per_pass} lanes"
+        rule = f"ld.shared: lane 0 or 1 broadcast, passes of {per_pass} lanes"
     sim = simulate_bank_conflicts(
         cvt, elems, element_bits, pass_lanes=[1 << i for i in range(per_pass.bit_length() - 1)]
     )

@@ -1,60 +1,142 @@
-"""Compare the H100 Nsight Compute counters (benchmarks/gpu/results/h100/ncu.csv) with
-llverify's predictions (bank_cases.json): prints matches and differences, writes table.json.
+"""Compare a GPU run of ``bank_check.py`` with llverify's predictions and print the table.
 
-Run: ``python benchmarks/gpu/analyze_bank_results.py``.
+Reads ``bank_cases.json`` (layouts + predictions) and a results folder (``ncu.csv`` with the
+hardware counters, ``launches.json``, ``source.json`` with per-instruction counters,
+``times.json``/``times2.json`` with ns per conversion).  Prints one row per kernel of the 30
+cases (Markdown), the probe summary and the timing ratio of llverify's swizzle to Triton's
+``convert_layout``; writes ``table.json`` into the folder.  Exit status 1 when a prediction
+for an explicit shared layout (unswizzled, llverify's, a probe) differs from the hardware.
+
+Run: ``python benchmarks/gpu/analyze_bank_results.py [benchmarks/gpu/results/h100]``.
 """
+
+from __future__ import annotations
 
 import csv
 import io
 import json
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
 
-lines = open("benchmarks/gpu/results/h100/ncu.csv").read().splitlines()
-start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
-rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
-kern = {}
-order = []
-for r in rows:
-    if "through_shared" not in r["Kernel Name"] and "triton_default" not in r["Kernel Name"]:
-        continue
-    k = r["ID"]
-    if k not in kern:
-        kern[k] = {"name": r["Kernel Name"]}
-        order.append(k)
-    kern[k][r["Metric Name"]] = float(r["Metric Value"].replace(",", "") or 0)
-launches = json.load(open("benchmarks/gpu/results/h100/launches.json"))["launches"]
-cases = json.load(open("benchmarks/gpu/results/bank_cases.json"))
-times = {
-    (c, v): t for c, v, t in json.load(open("benchmarks/gpu/results/h100/times.json"))["times"]
-}
-assert len(order) == len(launches), (len(order), len(launches))
-ok = bad = 0
-table = []
-for k, (case, variant, good) in zip(order, launches):
-    m = kern[k]
-    st = m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
-    ld = m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-    row = {
-        "case": case,
-        "name": cases[case]["name"],
-        "bits": cases[case]["bits"],
-        "variant": variant,
-        "st": int(st),
-        "ld": int(ld),
-        "st_conf": int(m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]),
-        "ld_conf": int(m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]),
-        "roundtrip": good,
-        "us": times.get((case, variant)),
-    }
-    if variant in cases[case]["variants"]:
-        p = cases[case]["variants"][variant]["predicted"]
-        row["pred_st"], row["pred_ld"] = p["st_wavefronts"], p["ld_wavefronts"]
-        if (row["pred_st"], row["pred_ld"]) == (row["st"], row["ld"]):
-            ok += 1
-        else:
-            bad += 1
-    table.append(row)
-print("explicit variants: prediction == measured", ok, "differs", bad)
-for r in table:
-    if "pred_st" in r and (r["pred_st"], r["pred_ld"]) != (r["st"], r["ld"]):
-        print("DIFF", r)
-json.dump(table, open("benchmarks/gpu/results/h100/table.json", "w"), indent=1)
+CASES = Path(__file__).parent / "results" / "bank_cases.json"
+HW = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
+CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
+
+
+def ncu_kernels(path: Path) -> list[dict[str, float]]:
+    """Metric values of every through_shared/triton_default kernel, in launch order."""
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    kernels: dict[str, dict[str, float]] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        if not any(k in row["Kernel Name"] for k in ("through_shared", "triton_default")):
+            continue
+        value = row["Metric Value"].replace(",", "") or "0"
+        kernels.setdefault(row["ID"], {})[row["Metric Name"]] = float(value)
+    return list(kernels.values())
+
+
+def source_totals(kernel: dict[str, Any]) -> dict[str, list[int]]:
+    """[wavefronts, warp instructions] of the kernel's shared stores and loads (SASS)."""
+    out = {"store": [0, 0], "load": [0, 0]}
+    for ins in kernel["instructions"]:
+        direction = "store" if ins["sass"].split()[0].startswith("ST") else "load"
+        out[direction][0] += int(ins["counters"].get("memory_l1_wavefronts_shared", 0))
+        out[direction][1] += int(ins["counters"].get("inst_executed", 0))
+    return out
+
+
+def table(folder: Path) -> list[dict[str, Any]]:
+    """One row per launched kernel: prediction, hardware counters, time."""
+    cases = json.loads(CASES.read_text())
+    launches = json.loads((folder / "launches.json").read_text())["launches"]
+    ncu = ncu_kernels(folder / "ncu.csv")
+    source = json.loads((folder / "source.json").read_text())
+    if not len(launches) == len(ncu) == len(source):
+        raise SystemExit(f"{len(launches)} launches, {len(ncu)} ncu rows, {len(source)} sources")
+    runs = [
+        {(c, v): t for c, v, t in json.loads(p.read_text())["times"]}
+        for p in sorted(folder.glob("times*.json"))
+    ]
+    rows = []
+    for (case, variant, exact), counters, kernel in zip(launches, ncu, source):
+        entry = cases[case]
+        predicted = entry["predicted"][variant]
+        sass = source_totals(kernel)
+        row: dict[str, Any] = {
+            "case": case, "name": entry["name"], "bits": entry["bits"], "variant": variant,
+            "probe": bool(entry.get("probe")), "roundtrip": exact,
+        }  # fmt: skip
+        for d, op in (("store", "st"), ("load", "ld")):
+            row[f"pred_{op}"] = predicted[d]["wavefronts"]
+            row[f"pred_{op}_instr"] = predicted[d]["instructions"]
+            row[f"{op}_instruction"] = predicted[d]["instruction"]
+            row[op] = int(counters[HW.format(op)])
+            row[f"{op}_conflicts"] = int(counters[CONFLICTS.format(op)])
+            row[f"{op}_instr"] = sass[d][1]
+            row[f"{op}_sass_wavefronts"] = sass[d][0]
+        predicted_four = (
+            row["pred_st"],
+            row["pred_ld"],
+            row["pred_st_instr"],
+            row["pred_ld_instr"],
+        )
+        row["match"] = predicted_four == (row["st"], row["ld"], row["st_instr"], row["ld_instr"])
+        times = [r[(case, variant)] for r in runs if (case, variant) in r]
+        row["ns"] = statistics.mean(times) if times else None
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent / "results" / "h100")
+    rows = table(folder)
+    (folder / "table.json").write_text(json.dumps(rows, indent=1))
+    print("| case | bits | variant | store: predicted / measured | load: predicted / measured "
+          "| bank-conflict counter st/ld | ns per conversion |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r["probe"]:
+            continue
+        mark = "" if r["match"] else " **differs**"
+        ns = f"{r['ns']:.0f}" if r["ns"] is not None else "-"
+        print(f"| {r['case']} {r['name']} | {r['bits']} | {r['variant']}{mark} "
+              f"| {r['pred_st']} / {r['st']} ({r['st_instruction']}, {r['st_instr']} instr) "
+              f"| {r['pred_ld']} / {r['ld']} ({r['ld_instruction']}, {r['ld_instr']} instr) "
+              f"| {r['st_conflicts']} / {r['ld_conflicts']} | {ns} |")  # fmt: skip
+    explicit = [r for r in rows if r["variant"] != "triton"]
+    bad = [r for r in explicit if not r["match"]]
+    print()
+    for label, group in (
+        ("unswizzled + llverify kernels", [r for r in explicit if not r["probe"]]),
+        ("probe kernels", [r for r in explicit if r["probe"]]),
+        ("Triton convert_layout kernels", [r for r in rows if r["variant"] == "triton"]),
+    ):
+        hits = sum(r["match"] for r in group)
+        print(f"{label}: prediction == measured (wavefronts and instructions, store and load) "
+              f"in {hits} of {len(group)}")  # fmt: skip
+    consistent = all(
+        r["st"] == r["st_sass_wavefronts"] and r["ld"] == r["ld_sass_wavefronts"] for r in rows
+    )
+    print(f"hardware counters == sum of per-instruction counters: {consistent}")
+    print(f"round trips exact: {sum(r['roundtrip'] for r in rows)} of {len(rows)}")
+    for label, floor in (("all cases", 0.0), ("cases where Triton takes >= 200 ns", 200.0)):
+        ratios = []
+        for r in rows:
+            if r["variant"] == "llverify" and r["ns"]:
+                t = next(t for t in rows if t["case"] == r["case"] and t["variant"] == "triton")
+                if t["ns"] and t["ns"] >= floor:
+                    ratios.append(r["ns"] / t["ns"])
+        if ratios:
+            geo = math.exp(statistics.mean(math.log(x) for x in ratios))
+            print(f"time llverify / Triton default, {label} ({len(ratios)}): geometric mean "
+                  f"{geo:.3f}, median {statistics.median(ratios):.3f}, "
+                  f"min {min(ratios):.3f}, max {max(ratios):.3f}")  # fmt: skip
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
