@@ -36,6 +36,7 @@ from llverify.structure import (
     check_surjective,
 )
 from llverify.verdict import ProofFailure, Status, Verdict
+from llverify.wavefronts import predict_wavefronts
 
 __version__ = "0.1.0"
 
@@ -78,6 +79,7 @@ __all__ = [
     "prove_family_property",
     "supremum",
     "swizzled_shared_2d",
+    "predict_wavefronts",
     "to_linear_layout",
     "zeros_like",
 ]
