@@ -87,8 +87,7 @@ def build_gluon(spec: dict[str, Any], modules: dict[str, Any]) -> Any:
     for part in CLASSES[name].split("."):
         holder = modules["amd"] if part == "amd" else getattr(holder, part)
     kwargs = {
-        k: build_gluon(v, modules) if isinstance(v, dict) else v
-        for k, v in spec["kwargs"].items()
+        k: build_gluon(v, modules) if isinstance(v, dict) else v for k, v in spec["kwargs"].items()
     }
     return holder(**kwargs)
 

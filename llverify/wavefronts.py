@@ -51,6 +51,7 @@ from llverify.layout_utils import divide_left, reg_perm_for_divide
 __all__ = ["WavefrontPrediction", "matrix_lowering", "predict_wavefronts"]
 
 DIRECTIONS = ("load", "store")
+INSTRUCTIONS = ("auto", "ld/st.shared", "matrix", "matrix.trans")
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,19 @@ class MatrixLowering:
     conversion: LinearLayout
 
 
-def matrix_lowering(cvt: LinearLayout, element_bits: int, direction: str) -> MatrixLowering | None:
+def matrix_lowering(
+    cvt: LinearLayout,
+    element_bits: int,
+    direction: str,
+    transposed: bool | None = None,
+    reps: int = 1,
+) -> MatrixLowering | None:
     """``ldmatrix``/``stmatrix`` for ``cvt`` ((register, lane, warp) -> offset, broadcast
     registers removed) as Triton's NVIDIA ``lowerLdStMatrix`` chooses it on sm_90, or None.
+    ``transposed`` None tries the plain form, then the transposed one (``local_load`` /
+    ``local_store``); True or False only that form (``convert_layout``'s chosen tile).
+    ``reps``: the register tile is repeated ``reps`` times (``convert_layout``), which
+    bounds the matrices per instruction.
 
     Examples:
         >>> cvt = LinearLayout.from_bases([("register", [[1], [8]]), ("lane", [[2], [4],
@@ -91,8 +102,8 @@ def matrix_lowering(cvt: LinearLayout, element_bits: int, direction: str) -> Mat
         raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
     if not cvt.has_in_dim("lane") or cvt.get_in_dim_size("lane") != 32 or element_bits < 8:
         return None
-    regs = cvt.get_in_dim_size("register")
-    if element_bits <= 32:
+    regs = cvt.get_in_dim_size("register") // reps
+    if element_bits <= 32 and not transposed:
         per_matrix = 32 // element_bits
         tile = LinearLayout.identity_1d(per_matrix, "register", "offset") * (
             LinearLayout.identity_1d(4, "lane", "offset")
@@ -100,7 +111,7 @@ def matrix_lowering(cvt: LinearLayout, element_bits: int, direction: str) -> Mat
         found = _divide(cvt, tile)
         if found is not None:
             return MatrixLowering(False, _vec(regs, element_bits, per_matrix), per_matrix, found)
-    if element_bits == 16 and regs >= 2:
+    if element_bits == 16 and regs >= 2 and transposed is not False:
         lanes = ColumnAction([2, 3, 4, 0, 1], "lane", 5)
         tile = LinearLayout.identity_1d(1, "register", "offset") * (
             LinearLayout.identity_1d(8, "lane", "offset")
@@ -131,23 +142,38 @@ def predict_wavefronts(
     element_bits: int,
     direction: str,
     *,
-    matrix: bool = True,
+    instruction: str = "auto",
+    reps: int = 1,
 ) -> WavefrontPrediction:
     """Instructions and wavefronts of storing (``direction="store"``) or loading
     (``"load"``) ``register_layout`` to/from ``shared_layout`` on sm_90 (one CTA).
 
-    ``matrix=False`` predicts the plain ``ld/st.shared`` lowering even where Triton would
-    use ``ldmatrix``/``stmatrix``.
+    ``instruction``: ``"auto"`` decides like ``local_store``/``local_load`` (ldmatrix/stmatrix
+    where they apply, else ``ld/st.shared``); ``"ld/st.shared"``, ``"matrix"`` or
+    ``"matrix.trans"`` force the kind (``convert_layout`` picks it with its swizzle, see
+    :func:`llverify.swizzle.convert_layout_swizzle`, whose ``reps`` goes in ``reps``).
     """
     if direction not in DIRECTIONS:
         raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
+    if instruction not in INSTRUCTIONS:
+        raise LayoutError(
+            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {instruction!r}."
+        )
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     for dim in ("lane", "warp"):
         if not cvt.has_in_dim(dim):
             cvt = cvt * LinearLayout.zeros_1d(1, dim, "offset")
     cvt = cvt.sublayout(["register", "lane", "warp"], ["offset"])
     warps = cvt.get_in_dim_size("warp")
-    lowering = matrix_lowering(cvt, element_bits, direction) if matrix else None
+    lowering = None
+    if instruction != "ld/st.shared":
+        transposed = {"auto": None, "matrix": False, "matrix.trans": True}[instruction]
+        lowering = matrix_lowering(cvt, element_bits, direction, transposed, reps)
+        if lowering is None and instruction != "auto":
+            raise LayoutError(
+                f"Argument 'instruction' is {instruction!r}, but Triton's ldmatrix/stmatrix "
+                "tile does not divide this access."
+            )
     if lowering is not None:
         return _matrix_prediction(lowering, element_bits, direction, warps)
     bits = elems * element_bits

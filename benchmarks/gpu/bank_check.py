@@ -184,11 +184,11 @@ def add_probes(data: list[dict[str, Any]]) -> None:
 def add_predictions(data: list[dict[str, Any]]) -> None:
     """Predict every kernel's store and load (:func:`llverify.wavefronts.predict_wavefronts`
     for the hardware, :func:`llverify.access.access_analysis` for Triton's own ld/st model);
-    Triton's default variant is predicted on :func:`constructive_swizzle` (the port of
-    Triton's ld/st swizzle; Triton 3.6 may instead pick ldmatrix/stmatrix tiles)."""
+    Triton's default variant on :func:`llverify.swizzle.convert_layout_swizzle` (the shared
+    layout and instructions Triton's convert_layout picks)."""
     from llverify import LinearLayout
     from llverify.access import access_analysis
-    from llverify.swizzle import constructive_swizzle
+    from llverify.swizzle import convert_layout_swizzle
     from llverify.wavefronts import predict_wavefronts
 
     for entry in data:
@@ -203,12 +203,20 @@ def add_predictions(data: list[dict[str, Any]]) -> None:
             v: LinearLayout.from_bases([("offset", spec["offset_bases"])], ["dim0"])
             for v, spec in entry["variants"].items()
         }
+        kinds = {v: ("auto", "auto", 1) for v in shared_layouts}
         if not entry.get("probe"):
-            shared_layouts["triton"] = constructive_swizzle(src, dst, [n], bits)
+            choice = convert_layout_swizzle(src, dst, [n], bits)
+            shared_layouts["triton"] = choice.layout
+            kinds["triton"] = (choice.store, choice.load, choice.reps)
         entry["predicted"] = {}
         for variant, shared in shared_layouts.items():
-            store = predict_wavefronts(src, shared, [n], bits, "store")
-            load = predict_wavefronts(dst, shared, [n], bits, "load")
+            store_kind, load_kind, reps = kinds[variant]
+            store = predict_wavefronts(
+                src, shared, [n], bits, "store", instruction=store_kind, reps=reps
+            )
+            load = predict_wavefronts(
+                dst, shared, [n], bits, "load", instruction=load_kind, reps=reps
+            )
             st, ld = (access_analysis(r, shared, [n], bits) for r in (src, dst))
             entry["predicted"][variant] = {
                 "store": {"instruction": store.instruction, "instructions": store.instructions,

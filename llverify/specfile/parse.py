@@ -716,7 +716,7 @@ class _Parser:
                 )
             )
         raise self.error(
-            "reference = \"builtin\" needs the layout to be a #ttg.blocked or "
+            'reference = "builtin" needs the layout to be a #ttg.blocked or '
             "#ttg.swizzled_shared encoding (the families with a built-in closed form in "
             "specs/); give 'reference' formulas or a 'reference_layout' for others.",
             "reference",
@@ -740,7 +740,7 @@ class _Parser:
             if not isinstance(reference, dict):
                 raise self.error(
                     "'reference' must be \"builtin\" (llverify's closed form of the "
-                    "encoding) or a table out dim = \"formula\", like "
+                    'encoding) or a table out dim = "formula", like '
                     '{ dim0 = "lane >> 3", dim1 = "register" }, not '
                     f"{_type_name(reference)}.",
                     "reference",

@@ -2,14 +2,19 @@
 
 * :func:`synthesize_swizzle`: the optimal memory layout by constraint solving, certified;
 * :func:`constructive_swizzle`: Triton's constructive algorithm (the baseline and the
-  solver's starting point);
+  solver's starting point); :func:`convert_layout_swizzle`: what Triton's ``convert_layout``
+  picks on sm_90 (the ld/st swizzle or an ldmatrix/stmatrix tile pair);
 * :func:`best_swizzled_shared`, :func:`best_nvmma_shared`, :func:`best_padded_shared`: the
   best member of the legacy parameter families and of padded layouts, certified by
   exhaustive enumeration;
 * :func:`swizzle_cost`: the cost model all of them are measured with.
 """
 
-from llverify.swizzle.constructive import constructive_swizzle
+from llverify.swizzle.constructive import (
+    ConvertLayoutSwizzle,
+    constructive_swizzle,
+    convert_layout_swizzle,
+)
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
 from llverify.swizzle.legacy import (
     LegacyResult,
@@ -21,6 +26,7 @@ from llverify.swizzle.synthesize import Certificate, SwizzleResult, synthesize_s
 
 __all__ = [
     "Certificate",
+    "ConvertLayoutSwizzle",
     "LegacyResult",
     "SwizzleCost",
     "SwizzleResult",
@@ -28,6 +34,7 @@ __all__ = [
     "best_padded_shared",
     "best_swizzled_shared",
     "constructive_swizzle",
+    "convert_layout_swizzle",
     "swizzle_cost",
     "synthesize_swizzle",
 ]

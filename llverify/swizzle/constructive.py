@@ -1,7 +1,9 @@
 """Triton's constructive optimal swizzle for a conversion ``src -> shared -> dst`` by ld/st.
 
-A port of ``optimalSwizzlingLdSt`` (``lib/Tools/GenericSwizzling.cpp``, plain ld/st.shared,
-no ldmatrix pairing).  Tensor elements are bit vectors of the flattened tensor; broadcast
+A port of ``optimalSwizzlingLdSt`` (``lib/Tools/GenericSwizzling.cpp``, plain ld/st.shared)
+and, in :func:`convert_layout_swizzle`, of ``optimalSwizzling`` over the sm_90 instruction
+tiles (ld/st.shared, ldmatrix/stmatrix and their transposed forms), which is what
+``convert_layout`` uses.  Tensor elements are bit vectors of the flattened tensor; broadcast
 registers are dropped first.  The shared layout is built from four groups of bases:
 
 1. **vector**: the register bases common to src and dst (in src's order), at most 128 bits;
@@ -23,6 +25,7 @@ first, so that side may vectorise further.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from llverify import gf2
@@ -33,7 +36,7 @@ from llverify.errors import DimensionError, LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 
-__all__ = ["constructive_swizzle"]
+__all__ = ["ConvertLayoutSwizzle", "constructive_swizzle", "convert_layout_swizzle"]
 
 _IN_DIMS = ("register", "lane", "warp", "block")
 
@@ -329,3 +332,172 @@ def _bank_order(
         first = in_src if src_fills else in_dst
     order = first + [i for i in range(len(bank)) if i not in first]
     return [bank[i] for i in order]
+
+
+# ------------------------------------------------- convert_layout: instruction tile pairs
+
+#: Triton's ``getSrcDstTiles`` on sm_90: (name, laneContig, laneAddr).
+_LDST = ("ld/st.shared", (), (0, 1, 2))
+_MATRIX = ("matrix", (0, 1), (2, 3, 4))
+_MATRIX_TRANS = ("matrix.trans", (2, 3, 4), (0, 1))
+
+
+@dataclass(frozen=True)
+class ConvertLayoutSwizzle:
+    """What Triton's NVIDIA ``convert_layout`` lowering picks for a conversion through shared
+    memory: the shared layout (offset bases, reps last), the store and load instruction kinds
+    (``"ld/st.shared"``, ``"matrix"`` for stmatrix/ldmatrix, ``"matrix.trans"``) and how
+    many times the tile is stored and loaded (``reps``: the top ``log2(reps)`` offset bases
+    are register bases of both layouts, rewritten into one smaller buffer)."""
+
+    layout: LinearLayout
+    store: str
+    load: str
+    reps: int
+
+
+def convert_layout_swizzle(
+    src: Any, dst: Any, shape: Sequence[int], element_bits: int
+) -> ConvertLayoutSwizzle:
+    """Triton's ``optimalSwizzling`` with the sm_90 instruction tiles (``getSrcDstTiles``):
+    every pair of store/load tiles (ld/st.shared, stmatrix/ldmatrix, their transposed forms
+    for 16-bit) that can be fully vectorised gets a swizzle; the pair with the fewest bank
+    conflicts wins (ties: more reps).  Without such a pair it is
+    :func:`constructive_swizzle` with plain ld/st.  One CTA, NVIDIA only.
+
+    Examples:
+        Triton's ``Test16x16Bf16BlockedMma``: stored with ld/st.shared, loaded with ldmatrix.
+
+        >>> src = LinearLayout.from_bases([("register", [[0, 1], [0, 2], [0, 4]]),
+        ...     ("lane", [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0]])], ["dim0", "dim1"])
+        >>> dst = LinearLayout.from_bases([("register", [[0, 1], [8, 0], [0, 8]]),
+        ...     ("lane", [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]])], ["dim0", "dim1"])
+        >>> choice = convert_layout_swizzle(src, dst, [16, 16], 16)
+        >>> choice.store, choice.load, choice.reps
+        ('ld/st.shared', 'matrix', 1)
+        >>> choice.layout.bases
+        [('offset', [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [0, 8], [8, 0], [4, 8]])]
+    """
+    bits = as_int(element_bits, "element_bits")
+    if bits <= 0 or 128 % bits:
+        raise LayoutError(
+            f"Argument 'element_bits' must be a positive divisor of 128 (a vector is at most "
+            f"128 bits), not {bits}."
+        )
+    tgt = TARGETS["nvidia"]
+    sizes = _shape(shape)
+    src_ll = _distributed(src, sizes, "src", tgt)
+    dst_ll = _distributed(dst, sizes, "dst", tgt)
+    src_flat, dst_flat = src_ll.flatten_outs(), dst_ll.flatten_outs()
+    dim = src_flat.get_total_out_dim_size_log2()
+    tiles = [_LDST] + ([_MATRIX] if bits <= 32 else []) + ([_MATRIX_TRANS] if bits == 16 else [])
+    total = log2_exact(128 // bits)
+    reg_src, reg_dst = _flat(src_flat, "register"), _flat(dst_flat, "register")
+    lane_src, lane_dst = _flat(src_flat, "lane"), _flat(dst_flat, "lane")
+    candidates: list[tuple[int, int, int, list[int], str, str, int]] = []
+    for store in tiles:
+        for load in tiles:
+            vector = _swizzling_tile(
+                src_flat,
+                dst_flat,
+                total - len(store[1]),
+                total - len(load[1]),
+                store[1],
+                load[1],
+                dim,
+            )
+            if vector is None:
+                continue
+            tile_src = _instruction_tile(store, reg_src, lane_src, vector)
+            tile_dst = _instruction_tile(load, reg_dst, lane_dst, vector)
+            if tile_src is None or tile_dst is None:
+                continue
+            leave = min(len(store[1]) + len(store[2]) - 3, len(load[1]) + len(load[2]) - 3)
+            len_bank = min(
+                log2_exact(tgt.banks * 32 // ((1 << len(vector)) * bits)), dim - len(vector)
+            )
+            segment = _segment(
+                vector + tile_src, vector + tile_dst, dim, dim - len_bank - len(vector)
+            )
+            bank = _complement(vector + segment, dim)
+            both = set(reg_src) & set(reg_dst)
+            kept, reps = [], []
+            for base in segment:
+                if base in both and leave > 0:
+                    leave -= 1
+                    kept.append(base)
+                elif base in both:
+                    reps.append(base)
+                else:
+                    kept.append(base)
+            conflicts = (1 << len(_intersection(kept, tile_src, dim))) + (
+                1 << len(_intersection(kept, tile_dst, dim))
+            )
+            candidates.append(
+                (
+                    conflicts,
+                    -len(reps),
+                    len(candidates),
+                    vector + bank + kept + reps,
+                    store[0],
+                    load[0],
+                    len(reps),
+                )
+            )
+    if not candidates:
+        return ConvertLayoutSwizzle(
+            constructive_swizzle(src_ll, dst_ll, sizes, bits), "ld/st.shared", "ld/st.shared", 1
+        )
+    _, _, _, offsets, store_kind, load_kind, n_reps = min(candidates)
+    if gf2.rank(offsets) != dim:
+        raise LayoutError(
+            f"Triton's tile construction is not a bijection here (offset bases {offsets})."
+        )
+    out_dims = src_ll.out_dims
+    flat = LinearLayout.from_bases(
+        [("offset", [[o] for o in offsets])], [out_dims[0][0]], [1 << dim]
+    )
+    return ConvertLayoutSwizzle(flat.reshape_outs(out_dims), store_kind, load_kind, 1 << n_reps)
+
+
+def _swizzling_tile(
+    a: LinearLayout, b: LinearLayout, n_reg_a: int, n_reg_b: int,
+    contig_a: Sequence[int], contig_b: Sequence[int], dim: int,
+) -> list[int] | None:  # fmt: skip
+    """Triton's ``optimalSwizzlingTile``: the vector bases (common registers, then b's
+    contiguous lanes) shared by a 128-bit tile of ``a``'s and ``b``'s instructions, or None."""
+    if n_reg_a < n_reg_b:
+        return _swizzling_tile(b, a, n_reg_b, n_reg_a, contig_b, contig_a, dim)
+    cvt = b.invert_and_compose(a)  # b's hardware index -> a's
+    reg_a, reg_b = _flat(a, "register"), _flat(b, "register")
+    lane_a, lane_b = _flat(a, "lane"), _flat(b, "lane")
+    vector = _intersection(reg_a, reg_b, dim)
+    if len(vector) < n_reg_b:
+        return None
+    vector = vector[:n_reg_b]
+    tile_a = [lane_a[i] for i in contig_a]
+    tile_b = [lane_b[i] for i in contig_b]
+    if 0 in tile_a or 0 in tile_b:
+        return None
+    lane_bases = cvt.bases[cvt.get_in_dim_names().index("lane")][1]
+    out = cvt.get_out_dim_names()
+    for i in range(n_reg_a - n_reg_b):  # b's first contiguous lanes are a's registers
+        if lane_bases[contig_b[i]][out.index("register")] == 0:
+            return None
+    for index_a, index_b in zip(contig_a, list(contig_b)[len(contig_b) - len(contig_a) :]):
+        if lane_bases[index_b][out.index("lane")] != 1 << index_a:
+            return None
+    return vector + tile_b
+
+
+def _instruction_tile(
+    tile: tuple[str, tuple[int, ...], tuple[int, ...]], regs: list[int], lanes: list[int],
+    vector: list[int],
+) -> list[int] | None:  # fmt: skip
+    """The bases one instruction's wavefront spans: the first ``3 - len(laneAddr)``
+    registers outside the vector, then the ``laneAddr`` lanes (Triton's ``getTile``)."""
+    needed = 3 - len(tile[2])
+    picked = [r for r in regs if r not in vector][:needed]
+    if len(picked) < needed:
+        return None
+    return picked + [lanes[i] for i in tile[2]]
