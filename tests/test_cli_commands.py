@@ -78,8 +78,12 @@ def test_bank_conflicts_text_json_and_gate() -> None:
     out = run(*args)
     assert out.returncode == 0, out.stderr
     assert "bank conflicts per wavefront: 7 (Triton's count: 7)" in out.stdout
+    assert "sm_90 load (measured model, docs/hardware.md): ld.shared (16 bits per lane), 256 " in (
+        out.stdout
+    )
     report = json.loads(run(*args, "--json").stdout)
     assert report["conflicts"] == 7 and report["wavefronts"] == 2048
+    assert report["sm90"]["store"]["wavefronts"] == report["sm90"]["load"]["wavefronts"] == 2048
     gated = run(*args, "--max-conflicts", "0")
     assert gated.returncode == 1 and "FAILED" in gated.stdout
 

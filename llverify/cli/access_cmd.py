@@ -10,6 +10,7 @@ from typing import Any
 from llverify.access import access_analysis
 from llverify.cli.args import EXIT_FAILED, EXIT_OK, layout_argument, parse_dtype, parse_shape
 from llverify.cli.convert_cmd import add_common
+from llverify.wavefronts import predict_wavefronts
 
 
 def _shared_argument(source: str, shape: list[int] | None) -> Any:
@@ -20,6 +21,20 @@ def _shared_argument(source: str, shape: list[int] | None) -> Any:
     return layout_argument(source, shape, "SHARED")
 
 
+def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
+    """What an sm_90 GPU executes for local_store / local_load (llverify.wavefronts)."""
+    out = {}
+    for direction in ("store", "load"):
+        p = predict_wavefronts(reg, shared, shape, bits, direction)
+        out[direction] = {
+            "instruction": p.instruction,
+            "instructions": p.instructions,
+            "wavefronts": p.wavefronts,
+            "rule": p.rule,
+        }
+    return out
+
+
 def _cmd_bank(args: argparse.Namespace) -> int:
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
@@ -28,7 +43,8 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     shared = _shared_argument(args.shared, shape)
     a = access_analysis(reg, shared, shape, bits, args.target)
     bank = a.bank_conflicts
-    report = {
+    sm90 = _sm90(reg, shared, shape, bits) if a.target == "nvidia" and not a.padded else None
+    report: dict[str, Any] = {
         "target": a.target,
         "element_bits": bits,
         "elements_per_vector": a.elems_per_vec,
@@ -45,6 +61,7 @@ def _cmd_bank(args: argparse.Namespace) -> int:
         "colliding_lanes": list(a.colliding_lanes),
         "ldmatrix": a.ldmatrix,
         "ldmatrix_trans": a.ldmatrix_trans,
+        "sm90": sm90,
     }
     code = EXIT_OK
     if args.max_conflicts is not None and bank.conflicts > args.max_conflicts:
@@ -64,6 +81,12 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     if a.colliding_lanes:
         print(f"colliding lanes: {list(a.colliding_lanes)}")
     print(f"ldmatrix/stmatrix: {a.ldmatrix}, .trans: {a.ldmatrix_trans}")
+    if sm90:
+        for direction, p in sm90.items():
+            print(
+                f"sm_90 {direction} (measured model, docs/hardware.md): {p['instruction']}, "
+                f"{p['instructions']} instructions, {p['wavefronts']} wavefronts"
+            )
     if code != EXIT_OK:
         print(
             f"FAILED: {bank.conflicts} conflicts per wavefront > "
@@ -80,7 +103,9 @@ def register(commands: Any) -> None:
         description=(
             "Vector width (Triton's largestVectorisation), instructions, passes and bank "
             "conflicts per wavefront (Triton's ttgl.bank_conflicts definition, exact for the "
-            "hardware; Triton's own count beside it)."
+            "hardware; Triton's own count beside it), and for NVIDIA what an sm_90 GPU "
+            "executes for the store and the load (ldmatrix/stmatrix where Triton uses them; "
+            "the model measured on an H100, docs/hardware.md)."
         ),
     )
     parser.add_argument("reg", metavar="REG", help="register (distributed) layout")
