@@ -7,7 +7,8 @@ cases (Markdown), the probe summary and the timing ratio of llverify's swizzle t
 ``convert_layout``; writes ``table.json`` into the folder.  Exit status 1 when a prediction
 for an explicit shared layout (unswizzled, llverify's, a probe) differs from the hardware.
 
-Run: ``python benchmarks/gpu/analyze_bank_results.py [benchmarks/gpu/results/h100]``.
+Run: ``python benchmarks/gpu/analyze_bank_results.py [RESULTS_FOLDER [CASES_JSON]]``
+(default: ``benchmarks/gpu/results/h100`` and ``results/bank_cases.json``).
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def source_totals(kernel: dict[str, Any]) -> dict[str, list[int]]:
     return out
 
 
-def table(folder: Path) -> list[dict[str, Any]]:
+def table(folder: Path, cases_path: Path = CASES) -> list[dict[str, Any]]:
     """One row per launched kernel: prediction, hardware counters, time."""
-    cases = json.loads(CASES.read_text())
+    cases = json.loads(cases_path.read_text())
     launches = json.loads((folder / "launches.json").read_text())["launches"]
     ncu = ncu_kernels(folder / "ncu.csv")
     source = json.loads((folder / "source.json").read_text())
@@ -93,7 +94,7 @@ def table(folder: Path) -> list[dict[str, Any]]:
 
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent / "results" / "h100")
-    rows = table(folder)
+    rows = table(folder, Path(sys.argv[2]) if len(sys.argv) > 2 else CASES)
     (folder / "table.json").write_text(json.dumps(rows, indent=1))
     print("| case | bits | variant | store: predicted / measured | load: predicted / measured "
           "| bank-conflict counter st/ld | ns per conversion |")  # fmt: skip

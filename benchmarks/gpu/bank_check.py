@@ -62,8 +62,10 @@ def _flat(layout: Any) -> dict[str, list[list[int]]]:
     return out
 
 
-def cases() -> list[dict[str, Any]]:
-    """The 16x32 f32 transpose, SwizzleTest's plain ld/st pairs, 24 sweep pairs."""
+def cases(heldout: int = 0) -> list[dict[str, Any]]:
+    """The 16x32 f32 transpose, SwizzleTest's plain ld/st pairs, 24 sweep pairs; with
+    ``heldout`` > 0 instead ``heldout`` pairs per element width from another seed of the
+    sweep (a held-out set, predicted before it is measured)."""
     from swizzle_sweep import sweep_cases
     from test_swizzle_constructive import SWIZZLE_TEST_CASES
     from test_swizzle_synthesize import LOAD_16x32, STORE_16x32
@@ -72,14 +74,17 @@ def cases() -> list[dict[str, Any]]:
 
     out = [{"name": "16x32 f32 transpose", "src": STORE_16x32, "dst": LOAD_16x32,
             "shape": [16, 32], "bits": 32}]  # fmt: skip
+    if heldout:
+        out = []
     for name, (src, dst, shape, bits, kwargs, _) in SWIZZLE_TEST_CASES.items():
-        if kwargs or bits < 8:
+        if kwargs or bits < 8 or heldout:
             continue
         out.append({"name": f"SwizzleTest {name}", "src": layout_argument(src, shape, "s"),
                     "dst": layout_argument(dst, shape, "d"), "shape": shape, "bits": bits})  # fmt: skip
     picked: dict[int, int] = {}
-    for c in sweep_cases(1000, seed=7):
-        if c["target"] != "nvidia" or c["bits"] < 8 or picked.get(c["bits"], 0) >= 6:
+    per_width = heldout or 6
+    for c in sweep_cases(1000, seed=23 if heldout else 7):
+        if c["target"] != "nvidia" or c["bits"] < 8 or picked.get(c["bits"], 0) >= per_width:
             continue
         if c["src"].get_total_out_dim_size() * c["bits"] // 8 > 48 * 1024:
             continue
@@ -147,11 +152,11 @@ def probe_cases() -> list[dict[str, Any]]:
     return out
 
 
-def export(path: str) -> None:
+def export(path: str, heldout: int = 0) -> None:
     """Write every case's flattened layouts, shared variants and predictions to ``path``
     (the GPU machine has no Z3: the synthesized layouts travel as data)."""
     data: list[dict[str, Any]] = []
-    for case in cases():
+    for case in cases(heldout):
         src, dst = _layout_1d(case["src"]), _layout_1d(case["dst"])
         n = src.get_total_out_dim_size()
         entry: dict[str, Any] = {
@@ -165,7 +170,8 @@ def export(path: str) -> None:
             },
         }  # fmt: skip
         data.append(entry)
-    add_probes(data)
+    if not heldout:
+        add_probes(data)
     add_predictions(data)
     Path(path).write_text(json.dumps(data, indent=1))
 
@@ -331,6 +337,8 @@ def _median(fn: Any, runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--export", metavar="CASES_JSON", help="write cases + predictions")
+    parser.add_argument("--heldout", type=int, default=0, metavar="K",
+                        help="with --export: K sweep pairs per width from another seed only")  # fmt: skip
     parser.add_argument("--predict", metavar="CASES_JSON",
                         help="recompute the predictions of an exported file in place")  # fmt: skip
     parser.add_argument("--run", metavar="CASES_JSON", help="launch every kernel once")
@@ -340,7 +348,7 @@ def main() -> None:
     parser.add_argument("--dump", default="", help="with --run: write TTGIR/PTX/SASS here")
     args = parser.parse_args()
     if args.export:
-        export(args.export)
+        export(args.export, args.heldout)
     if args.predict:
         data = json.loads(Path(args.predict).read_text())
         add_predictions(data)
