@@ -109,6 +109,7 @@ def test_bad_direction_is_a_clear_error() -> None:
 RUNS = {
     "h100": ("bank_cases.json", 60 + 90 + 30),
     "h100_heldout": ("bank_cases_heldout.json", 64 + 32),
+    "h200": ("bank_cases.json", 60 + 90 + 30),
 }
 
 
