@@ -80,12 +80,12 @@ class MatrixLowering:
 def matrix_lowering(
     cvt: LinearLayout,
     element_bits: int,
-    direction: str,
     transposed: bool | None = None,
     reps: int = 1,
 ) -> MatrixLowering | None:
     """``ldmatrix``/``stmatrix`` for ``cvt`` ((register, lane, warp) -> offset, broadcast
-    registers removed) as Triton's NVIDIA ``lowerLdStMatrix`` chooses it on sm_90, or None.
+    registers removed) as Triton's NVIDIA ``lowerLdStMatrix`` chooses it on sm_90 (the same
+    for ldmatrix and stmatrix), or None.
     ``transposed`` None tries the plain form, then the transposed one (``local_load`` /
     ``local_store``); True or False only that form (``convert_layout``'s chosen tile).
     ``reps``: the register tile is repeated ``reps`` times (``convert_layout``), which
@@ -94,12 +94,10 @@ def matrix_lowering(
     Examples:
         >>> cvt = LinearLayout.from_bases([("register", [[1], [8]]), ("lane", [[2], [4],
         ...     [16], [32], [64]]), ("warp", [])], ["offset"])
-        >>> m = matrix_lowering(cvt, 16, "load")
+        >>> m = matrix_lowering(cvt, 16)
         >>> m.transposed, m.matrices_per_instruction
         (False, 2)
     """
-    if direction not in DIRECTIONS:
-        raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
     if not cvt.has_in_dim("lane") or cvt.get_in_dim_size("lane") != 32 or element_bits < 8:
         return None
     regs = cvt.get_in_dim_size("register") // reps
@@ -168,7 +166,7 @@ def predict_wavefronts(
     lowering = None
     if instruction != "ld/st.shared":
         transposed = {"auto": None, "matrix": False, "matrix.trans": True}[instruction]
-        lowering = matrix_lowering(cvt, element_bits, direction, transposed, reps)
+        lowering = matrix_lowering(cvt, element_bits, transposed, reps)
         if lowering is None and instruction != "auto":
             raise LayoutError(
                 f"Argument 'instruction' is {instruction!r}, but Triton's ldmatrix/stmatrix "

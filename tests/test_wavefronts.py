@@ -77,7 +77,7 @@ def test_ldmatrix_is_chosen_like_triton_and_costs_one_wavefront_per_matrix() -> 
         [("register", [[1], [64]]), ("lane", [[2], [4], [8], [16], [32]]), ("warp", [])],
         ["offset"],
     )
-    lowering = matrix_lowering(cvt, 16, "load")
+    lowering = matrix_lowering(cvt, 16)
     assert lowering is not None and not lowering.transposed
     reg = LinearLayout.from_bases(
         [("register", [[1], [64]]), ("lane", [[2], [4], [8], [16], [32]]), ("warp", [])],
@@ -96,7 +96,7 @@ def test_ldmatrix_is_chosen_like_triton_and_costs_one_wavefront_per_matrix() -> 
         trans, identity(64), [64], 16, "store", instruction="ld/st.shared"
     ).instruction == ("st.shared (16 bits per lane)")
     # 64-bit elements never use ldmatrix
-    assert matrix_lowering(cvt, 64, "load") is None
+    assert matrix_lowering(cvt, 64) is None
 
 
 def test_bad_direction_is_a_clear_error() -> None:

@@ -115,17 +115,12 @@ def constructive_swizzle(
     tile_src = _lane_tile(src_tile, _flat(src_flat, "lane"), vec_bits, tgt, "src_tile")
     tile_dst = _lane_tile(dst_tile, _flat(dst_flat, "lane"), vec_bits, tgt, "dst_tile")
 
-    # A bank row holds banks * 32 bits: the bank bases address it, the segment leaves it.
-    len_bank = min(log2_exact(tgt.banks * 32 // vec_bits), dim - len(vector))
-    len_segment = dim - len_bank - len(vector)
-    segment = _segment(vector + tile_src, vector + tile_dst, dim, len_segment)
-    bank = _complement(vector + segment, dim)
-
+    bank, segment, reps = _bank_segment_reps(
+        vector, tile_src, tile_dst, set(reg_src) & set(reg_dst), dim, bits, tgt
+    )
     if vec_bits < 128:  # Triton: log2(max(1, vec_bits / 32)) < 2
         bank = _bank_order(bank, reg_src, reg_dst, src_fills_bank)
-    both_regs = set(reg_src) & set(reg_dst)
-    reps = [s for s in segment if s in both_regs]
-    offsets = vector + bank + [s for s in segment if s not in both_regs] + reps
+    offsets = vector + bank + segment + reps
     if len(offsets) != dim or gf2.rank(offsets) != dim:
         raise LayoutError(
             f"Arguments 'src' and 'dst' must be layouts for which Triton's construction is a "
@@ -319,6 +314,30 @@ def _segment(bank_src: list[int], bank_dst: list[int], dim: int, length: int) ->
     return segment[:length]
 
 
+def _bank_segment_reps(
+    vector: list[int], tile_src: list[int], tile_dst: list[int], both_regs: set[int],
+    dim: int, bits: int, tgt: Target, leave_reps: int = 0,
+) -> tuple[list[int], list[int], list[int]]:  # fmt: skip
+    """The bank, segment and reps bases around ``vector`` (Triton's ``optimalSwizzling``
+    body and ``buildReps``): a bank row holds banks * 32 bits, the bank bases address it, the
+    segment leaves it; segment bases that are registers of both sides become reps, except the
+    first ``leave_reps`` (kept so ldmatrix/stmatrix can use .x4)."""
+    vec_bits = (1 << len(vector)) * bits
+    len_bank = min(log2_exact(tgt.banks * 32 // vec_bits), dim - len(vector))
+    segment = _segment(vector + tile_src, vector + tile_dst, dim, dim - len_bank - len(vector))
+    bank = _complement(vector + segment, dim)
+    kept, reps = [], []
+    for base in segment:
+        if base in both_regs and leave_reps > 0:
+            leave_reps -= 1
+            kept.append(base)
+        elif base in both_regs:
+            reps.append(base)
+        else:
+            kept.append(base)
+    return bank, kept, reps
+
+
 def _bank_order(
     bank: list[int], reg_src: list[int], reg_dst: list[int], src_fills: bool | None
 ) -> list[int]:
@@ -394,6 +413,7 @@ def convert_layout_swizzle(
     total = log2_exact(128 // bits)
     reg_src, reg_dst = _flat(src_flat, "register"), _flat(dst_flat, "register")
     lane_src, lane_dst = _flat(src_flat, "lane"), _flat(dst_flat, "lane")
+    both = set(reg_src) & set(reg_dst)
     candidates: list[tuple[int, int, int, list[int], str, str, int]] = []
     for store in tiles:
         for load in tiles:
@@ -413,23 +433,9 @@ def convert_layout_swizzle(
             if tile_src is None or tile_dst is None:
                 continue
             leave = min(len(store[1]) + len(store[2]) - 3, len(load[1]) + len(load[2]) - 3)
-            len_bank = min(
-                log2_exact(tgt.banks * 32 // ((1 << len(vector)) * bits)), dim - len(vector)
+            bank, kept, reps = _bank_segment_reps(
+                vector, tile_src, tile_dst, both, dim, bits, tgt, leave
             )
-            segment = _segment(
-                vector + tile_src, vector + tile_dst, dim, dim - len_bank - len(vector)
-            )
-            bank = _complement(vector + segment, dim)
-            both = set(reg_src) & set(reg_dst)
-            kept, reps = [], []
-            for base in segment:
-                if base in both and leave > 0:
-                    leave -= 1
-                    kept.append(base)
-                elif base in both:
-                    reps.append(base)
-                else:
-                    kept.append(base)
             conflicts = (1 << len(_intersection(kept, tile_src, dim))) + (
                 1 << len(_intersection(kept, tile_dst, dim))
             )
