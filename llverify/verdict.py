@@ -2,23 +2,70 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import Enum
 from typing import Any
 
 from llverify.errors import LLVerifyError
 
 
-class Status(IntEnum):
-    """Ordered so that combining verdicts is ``min``: REFUTED < UNKNOWN < PROVED."""
+class Status(str, Enum):
+    """What a check found: the one status vocabulary of llverify.
 
-    REFUTED = 0
-    UNKNOWN = 1
-    PROVED = 2
+    A ``Status`` is also a ``str`` (``Status.PROVED == "proved"``), so JSON output, spec-file
+    records and ``--json`` keep the words users read.  The three verdicts:
+
+    * ``PROVED``: a proof went through (over what, the verdict's claim says);
+    * ``REFUTED``: a counterexample was found and replayed concretely;
+    * ``UNKNOWN``: no decision (solver timeout or "unknown", resource limit, unmodelled case).
+      Never a pass.
+
+    Two documented extensions, never produced by a proof method:
+
+    * ``BOUND`` (swizzle certificates only): the result meets a lower bound that holds for
+      every layout, so optimality needed no solver query.  Counts as proved.
+    * ``ERROR`` (spec outcomes, audit findings, the CLI): the obligation could not be built or
+      its input was refused; there is no verdict.
+
+    Examples:
+        >>> Status.PROVED == "proved", str(Status.REFUTED), Status("unknown")
+        (True, 'refuted', <Status.UNKNOWN: 'unknown'>)
+        >>> Status.weakest([Status.PROVED, Status.UNKNOWN, Status.PROVED])
+        <Status.UNKNOWN: 'unknown'>
+        >>> Status.BOUND.holds, Status.UNKNOWN.holds
+        (True, False)
+    """
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+    BOUND = "bound"
+    ERROR = "error"
 
     def __str__(self) -> str:
-        return self.name.lower()
+        return self.value
+
+    @property
+    def holds(self) -> bool:
+        """True for a claim that was established (proved, or certified by a bound)."""
+        return self in (Status.PROVED, Status.BOUND)
+
+    @property
+    def rank(self) -> int:
+        """Order for combining: ERROR < REFUTED < UNKNOWN < BOUND, PROVED."""
+        return _RANK[self]
+
+    @classmethod
+    def weakest(cls, statuses: Iterable[Status | str]) -> Status:
+        """The status of a conjunction of claims: the lowest :attr:`rank` (PROVED if empty)."""
+        return min((cls(s) for s in statuses), key=_RANK.__getitem__, default=cls.PROVED)
+
+
+_RANK = {Status.ERROR: 0, Status.REFUTED: 1, Status.UNKNOWN: 2, Status.BOUND: 3, Status.PROVED: 3}
+
+#: The statuses a :class:`Verdict` may have.
+VERDICT_STATUSES = (Status.PROVED, Status.REFUTED, Status.UNKNOWN)
 
 
 class ProofFailure(LLVerifyError, AssertionError):  # noqa: N818 - the name says what failed
@@ -43,7 +90,7 @@ class Verdict:
     """The result of checking one claim.
 
     Attributes:
-        status: "proved", "refuted" or "unknown" (see :attr:`level` for ordering).
+        status: :attr:`Status.PROVED`, ``REFUTED`` or ``UNKNOWN`` (a plain string is accepted).
         claim: what was checked, in words.
         method: how it was decided ("gf2", "linear", "exhaustive", "z3", ...).
         time_s: wall time spent.
@@ -60,7 +107,7 @@ class Verdict:
         refuted by z3 in 2.0 ms: register=3, lane=17 -> (5, 12), reference says (5, 4)
     """
 
-    status: str
+    status: Status
     claim: str
     method: str
     time_s: float
@@ -71,28 +118,27 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.status not in ("proved", "refuted", "unknown"):
-            raise ValueError(f"Verdict status must be proved/refuted/unknown, not {self.status!r}.")
-        if self.status == "refuted" and self.counterexample is None:
+        if self.status not in VERDICT_STATUSES:
+            raise ValueError(
+                f"Argument 'status' of Verdict must be one of proved, refuted, unknown, "
+                f"not {self.status!r}."
+            )
+        object.__setattr__(self, "status", Status(self.status))
+        if self.status is Status.REFUTED and self.counterexample is None:
             raise ValueError("a refuted Verdict needs a counterexample.")
-
-    @property
-    def level(self) -> Status:
-        """The status as an ordered enum."""
-        return Status[self.status.upper()]
 
     @property
     def proved(self) -> bool:
         """True only for a proof that went through."""
-        return self.status == "proved"
+        return self.status is Status.PROVED
 
     @property
     def refuted(self) -> bool:
-        return self.status == "refuted"
+        return self.status is Status.REFUTED
 
     @property
     def unknown(self) -> bool:
-        return self.status == "unknown"
+        return self.status is Status.UNKNOWN
 
     def assert_proved(self) -> Verdict:
         """Return self if proved, else raise :class:`ProofFailure`."""
@@ -102,7 +148,7 @@ class Verdict:
 
     def __str__(self) -> str:
         head = f"{self.status} by {self.method} in {self.time_s * 1000:.1f} ms"
-        if self.status == "refuted" and self.counterexample is not None:
+        if self.status is Status.REFUTED and self.counterexample is not None:
             text = f"{head}: {_format_point(self.counterexample)}"
             if self.actual is not None and self.expected is not None:
                 text += (
@@ -115,7 +161,7 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
-            "status": self.status,
+            "status": self.status.value,
             "claim": self.claim,
             "method": self.method,
             "time_s": self.time_s,
