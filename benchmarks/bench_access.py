@@ -25,11 +25,11 @@ from test_access import (  # noqa: E402
 from llverify.access import (  # noqa: E402  # noqa: E402
     TARGETS,
     _lane_images,
-    conversion_layout,
     hardware_conflicts,
     simulate_bank_conflicts,
     triton_conflicts,
 )
+from llverify.shared_conversion import conversion_layout  # noqa: E402
 
 
 def main() -> None:

@@ -49,11 +49,10 @@ from llverify.errors import LayoutError
 from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
-    action_remove_broadcasted_regs,
     divide_left,
-    largest_vectorisation,
     reg_perm_for_divide,
 )
+from llverify.shared_conversion import conversion_layout
 
 __all__ = [
     "TARGETS",
@@ -63,7 +62,6 @@ __all__ = [
     "access_analysis",
     "bank_conflicts",
     "conversion_analysis",
-    "conversion_layout",
     "hardware_conflicts",
     "simulate_bank_conflicts",
     "triton_conflicts",
@@ -110,34 +108,6 @@ def _target(target: str | Target) -> Target:
     if target not in TARGETS:
         raise LayoutError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
     return TARGETS[target]
-
-
-def conversion_layout(
-    register_layout: Any, shared_layout: Any, shape: Sequence[int], element_bits: int
-) -> tuple[LinearLayout, int]:
-    """``(register, lane, warp) -> offset`` with Triton's vector permutation applied, and the
-    elements per vector (Triton's ``bankConflictsMemDesc`` preamble).
-
-    Broadcast registers are dropped first; the block dim must be trivial (one CTA).
-    """
-    from llverify.encodings import layout_argument  # encodings import much more
-
-    reg = layout_argument(register_layout, shape, "register_layout")
-    shared = layout_argument(shared_layout, shape, "shared_layout")
-    if not reg.has_in_dim("register") or not shared.has_in_dim("offset"):
-        raise LayoutError(
-            "The register layout needs a 'register' in dim and the shared layout an "
-            f"'offset' in dim, not {reg.get_in_dim_names()} and {shared.get_in_dim_names()}."
-        )
-    reg = action_remove_broadcasted_regs(reg).apply(reg)
-    cvt = reg.invert_and_compose(shared)
-    for dim in ("block",):
-        if cvt.has_in_dim(dim) and cvt.get_in_dim_size(dim) > 1:
-            raise LayoutError("Bank-conflict analysis supports one CTA (block size 1) only.")
-    ins = [d for d in ("register", "lane", "warp") if cvt.has_in_dim(d)]
-    cvt = cvt.sublayout(ins, ["offset"])
-    elems, permutation = largest_vectorisation(cvt, element_bits)
-    return permutation.apply(cvt), elems
 
 
 def _lane_images(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
@@ -208,10 +178,11 @@ def simulate_bank_conflicts(
 ) -> SimulationResult:
     """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics).
 
-    ``cvt`` is :func:`conversion_layout`'s layout.  ``address_map`` (an int array indexed
-    by ``cvt``'s offset) maps offsets to the element addresses actually accessed, e.g. a
-    padded layout's :meth:`~llverify.encodings.padded.PaddedLayout.physical_table`; the
-    elements of one vector must then be contiguous there.  ``lane_tile`` replays Triton's
+    ``cvt`` is :func:`~llverify.shared_conversion.conversion_layout`'s layout.
+    ``address_map`` (an int array indexed by ``cvt``'s offset) maps offsets to the element
+    addresses actually accessed, e.g. a padded layout's
+    :meth:`~llverify.encodings.padded.PaddedLayout.physical_table`; the elements of one
+    vector must then be contiguous there.  ``lane_tile`` replays Triton's
     ``LocalMemOpTile.laneAddr`` modelling (addresses taken at ``lane & tile mask``), only for
     reproducing Triton's unit tests.  ``pass_lanes`` (lane indices spanning one pass)
     replaces the target's passes (:mod:`llverify.wavefronts` uses it for measured rules).

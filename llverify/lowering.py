@@ -145,7 +145,7 @@ def ldst_lowering(
 ) -> LoweringModel:
     """The ld/st lowering of ``register_layout`` stored to / loaded from ``shared_layout``
     with Triton's rule (``"triton"``) or the safe rule (``"safe"``)."""
-    from llverify.access import conversion_layout
+    from llverify.shared_conversion import conversion_layout
 
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     return lowering_of(cvt, elems, element_bits, strategy)

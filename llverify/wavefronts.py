@@ -41,12 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from llverify.access import conversion_layout, simulate_bank_conflicts
+from llverify.access import simulate_bank_conflicts
 from llverify.column_action import ColumnAction
 from llverify.errors import LayoutError
 from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
+from llverify.shared_conversion import conversion_layout
 
 __all__ = ["WavefrontPrediction", "matrix_lowering", "predict_wavefronts"]
 

@@ -25,9 +25,9 @@ from llverify import LinearLayout
 from llverify.access import (
     access_analysis,
     bank_conflicts,
-    conversion_layout,
     simulate_bank_conflicts,
 )
+from llverify.shared_conversion import conversion_layout
 
 NVIDIA_CASES: list[dict[str, Any]] = [
     {

@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify import LinearLayout
-from llverify.access import AccessAnalysis, access_analysis, bank_conflicts, conversion_layout
+from llverify.access import AccessAnalysis, access_analysis, bank_conflicts
 from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout
 from llverify.errors import LayoutError
+from llverify.shared_conversion import conversion_layout
 
 COLS = (  # lane i reads row i, one column per register: a column read
     "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], "
