@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_access import (  # noqa: E402
+from cases.access import (  # noqa: E402
     WORKER,
     differential_cases,
     reg_layout,

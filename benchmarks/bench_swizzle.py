@@ -1,4 +1,4 @@
-"""Swizzle synthesis time on the sweep of tests/swizzle_sweep.py: the solver (synthesis +
+"""Swizzle synthesis time on the sweep of tests/cases/swizzle_sweep.py: the solver (synthesis +
 certificate) beside Triton's constructive algorithm (llverify's port; Triton 3.9 has no
 Python binding for its ``optimalSwizzlingLdSt``, so its own C++ cannot be timed alone).
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from swizzle_sweep import sweep_cases  # noqa: E402
+from cases.swizzle_sweep import sweep_cases  # noqa: E402
 
 from llverify.swizzle import constructive_swizzle, synthesize_swizzle  # noqa: E402
 

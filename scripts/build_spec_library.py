@@ -18,8 +18,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_access import NVIDIA_CASES, reg_layout, shared_from_bases  # noqa: E402
-from test_swizzle_constructive import SWIZZLE_TEST_CASES  # noqa: E402
+from cases.access import NVIDIA_CASES, reg_layout, shared_from_bases  # noqa: E402
+from cases.swizzle import SWIZZLE_TEST_CASES  # noqa: E402
 
 from llverify import LinearLayout  # noqa: E402
 from llverify.encodings import layout_argument  # noqa: E402

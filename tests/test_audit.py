@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from encoding_oracle_client import require_triton
-from test_access import run_bank_oracle
+from cases.access import run_bank_oracle
+from cases.triton import require_triton
 
 from llverify.audit.analyze import audit
 from llverify.audit.module import parse_module

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cases.triton import triton_missing
 
 from llverify.conversion import conversion
 from llverify.encodings import (
@@ -59,11 +60,8 @@ def _triton_problem() -> str | None:
 
 def _require_triton() -> None:
     problem = _triton_problem()
-    if problem is None:
-        return
-    if os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1":
-        pytest.fail(f"LLVERIFY_REQUIRE_TRITON=1 but {problem}")
-    pytest.skip(problem)
+    if problem is not None:
+        triton_missing(problem)
 
 
 def run_oracle(cases: list[dict[str, Any]], tmp: Path) -> dict[str, dict[str, Any]]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cases.triton import triton_missing
 
 from llverify import LinearLayout
 
@@ -40,7 +41,6 @@ pytestmark = pytest.mark.triton
 
 ORACLE = Path(__file__).parent / "oracle" / "triton_oracle.py"
 SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20250917"))
-REQUIRE_TRITON = os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1"
 MAX_CRASHES = 25  # stop restarting the worker after this many aborted cases
 
 # Minimum number of cases checked per operation ("layout" counts distinct layouts).
@@ -924,11 +924,7 @@ class Differential:
 def differential() -> Differential:
     reason = _probe_triton()
     if reason is not None:
-        if REQUIRE_TRITON:
-            pytest.fail(f"LLVERIFY_REQUIRE_TRITON=1 but {reason}", pytrace=False)
-        pytest.skip(
-            f"Triton 3.9 oracle unavailable ({reason}); set LLVERIFY_REQUIRE_TRITON=1 to fail"
-        )
+        triton_missing(reason)
     start = time.perf_counter()
     cases = build_cases(SEED)
     oracle = run_oracle(cases)
@@ -995,10 +991,9 @@ def test_case_counts(differential: Differential, capsys: pytest.CaptureFixture[s
 
 def test_worker_crash_names_the_case() -> None:
     """A case that aborts Triton is reported by id, and the cases after it still run."""
-    if _probe_triton() is not None:
-        if REQUIRE_TRITON:
-            pytest.fail("LLVERIFY_REQUIRE_TRITON=1 but Triton 3.9 is unavailable", pytrace=False)
-        pytest.skip("Triton 3.9 oracle unavailable")
+    reason = _probe_triton()
+    if reason is not None:
+        triton_missing(reason)
     ok = {"bases": [["i", [[1]]]], "outs": ["o"], "sizes": None, "surj": True}
     bad = {"bases": [["i", [[0]]]], "outs": ["o"], "sizes": [2], "surj": False}
     cases = [
@@ -1048,9 +1043,7 @@ def test_minimal_cases() -> None:
     """The minimized mismatches, checked on their own."""
     reason = _probe_triton()
     if reason is not None:
-        if REQUIRE_TRITON:
-            pytest.fail(f"LLVERIFY_REQUIRE_TRITON=1 but {reason}", pytrace=False)
-        pytest.skip(f"Triton 3.9 oracle unavailable ({reason})")
+        triton_missing(reason)
     for case in MINIMAL_CASES:
         check_preconditions(case)
     run = run_oracle(MINIMAL_CASES)

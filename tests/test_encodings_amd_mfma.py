@@ -2,7 +2,7 @@
 
 (a) Triton's ``unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp`` MFMA and MFMA
 dot-operand cases, ported with their expected bases; (b) a differential test against
-Triton 3.9 (``tests/encoding_oracle_client.py``) on seeded valid parameter sets, with the
+Triton 3.9 (``tests/cases/triton.py``) on seeded valid parameter sets, with the
 encoding given as TTGIR text and as a Gluon object; (c) the references of
 ``specs/amd_mfma.py`` proved equal to the converter; (d) negative controls shaped like
 historical bugs, each refuted with a register/lane/warp counterexample; (e) one error per
@@ -1217,7 +1217,7 @@ def _gluon_scope() -> dict:
 @pytest.fixture(scope="module")
 def oracle():
     """Triton 3.9's bases and TTGIR text for the generated cases and the ported cases."""
-    from encoding_oracle_client import triton_layouts
+    from cases.triton import triton_layouts
 
     generated = _generated_cases()
     ported = [

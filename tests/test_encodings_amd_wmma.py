@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from encoding_oracle_client import triton_layouts
+from cases.triton import triton_layouts
 
 import llverify.encodings.amd_wmma  # noqa: F401 - registers the TTGIR builder and Gluon converter
 from llverify import prove_equal

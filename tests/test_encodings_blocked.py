@@ -534,7 +534,7 @@ def generate_cases() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def differential() -> list[dict[str, Any]]:
-    from encoding_oracle_client import triton_layouts
+    from cases.triton import triton_layouts
 
     cases = generate_cases() + ported_cases()
     results = triton_layouts(
@@ -649,7 +649,7 @@ def test_cga_from_split_params_vs_triton() -> None:
     import subprocess
     import sys
 
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     rng = random.Random(SEED + 1)

@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from encoding_oracle_client import require_triton, triton_layouts  # noqa: E402
+from cases.triton import require_triton, triton_layouts  # noqa: E402
 
 import llverify.encodings.nvidia_mma as nvidia_mma  # noqa: E402  (registers the builders)
 from llverify import LinearLayout, prove_equal, prove_family_equal  # noqa: E402

@@ -26,7 +26,7 @@ from math import prod
 from typing import Any
 
 import pytest
-from encoding_oracle_client import require_triton
+from cases.triton import require_triton
 
 import llverify.encodings.nvmma_shared  # noqa: F401 - registers #ttg.nvmma_shared
 from llverify import LinearLayout, prove_equal, prove_family_equal

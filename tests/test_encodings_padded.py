@@ -492,7 +492,7 @@ main()
 
 def run_triton(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Triton 3.9's answers, one per case; ``{"abort": stderr}`` where Triton aborted."""
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     done: list[dict[str, Any]] = []

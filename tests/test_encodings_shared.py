@@ -330,7 +330,7 @@ def test_gluon_converters_read_attributes() -> None:
 def run_oracle(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Triton's answers, one per case; ``{"abort": stderr}`` for a case that killed the
     worker (the rest are resubmitted)."""
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     done: list[dict[str, Any]] = []

@@ -255,7 +255,7 @@ def generate_cases(count: int = 1400) -> list[dict[str, Any]]:
 
 def run_oracle(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Triton's answer per case (a worker restarted after an abort, which names the case)."""
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     done: list[dict[str, Any]] = []

@@ -1,15 +1,12 @@
 """explain(layout): the closed form is exactly the layout, and reads as bit fields."""
 
-import sys
 from pathlib import Path
 
+from cases.strategies import layouts
 from hypothesis import given, settings
 
-sys.path.insert(0, str(Path(__file__).parent))
-from strategies import layouts  # noqa: E402
-
-from llverify import LinearLayout, explain, prove_equal  # noqa: E402
-from llverify.ops import IntOps  # noqa: E402
+from llverify import LinearLayout, explain, prove_equal
+from llverify.ops import IntOps
 
 SPECS = Path(__file__).resolve().parent.parent / "specs" / "layouts"
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cases.triton import triton_missing
 
 from llverify.errors import DimensionError, LayoutError, LLVerifyError
 from llverify.family import (
@@ -39,7 +40,6 @@ from llverify.formula import Formula, FormulaError
 from llverify.smt.parametric import prove_family_equal
 
 ORACLE = Path(__file__).parent / "oracle" / "swizzled_oracle.py"
-REQUIRE_TRITON = os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1"
 SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20250917"))
 PARAMS = ("lc", "lr", "lv", "lp", "lm")
 
@@ -367,9 +367,7 @@ def _stderr_tail(stderr: str, lines: int = 15) -> str:
 def _require_triton() -> None:
     reason = _probe_triton()
     if reason is not None:
-        if REQUIRE_TRITON:
-            pytest.fail(f"LLVERIFY_REQUIRE_TRITON=1 but {reason}")
-        pytest.skip(reason)
+        triton_missing(reason)
 
 
 def run_oracle(cases: list[dict]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:

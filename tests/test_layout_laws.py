@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import copy
 import itertools
-import os
 import pickle
-import sys
 
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strategies import (  # noqa: E402
+from cases.strategies import (
     IN_POOL,
     LAW_SETTINGS,
     OUT_POOL,
@@ -42,10 +35,12 @@ from strategies import (  # noqa: E402
     surjective_layouts,
     unflatten,
 )
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from llverify import LinearLayout  # noqa: E402
-from llverify.errors import DimensionError  # noqa: E402
-from llverify.layout_utils import divide_left, divide_right, get_output_basis_mask  # noqa: E402
+from llverify import LinearLayout
+from llverify.errors import DimensionError
+from llverify.layout_utils import divide_left, divide_right, get_output_basis_mask
 
 # ---------------------------------------------------------------------- apply
 

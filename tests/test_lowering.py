@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_access import random_pair, reg_layout, shared_from_bases
+from cases.access import random_pair, reg_layout, shared_from_bases
 
 from llverify import LinearLayout
 from llverify.access import access_analysis
@@ -111,7 +111,7 @@ def test_synthesizer_can_avoid_miscompiled_layouts() -> None:
     """With triton_safe, a miscompiled start is rejected and every result is a certified
     layout that Triton's lowering addresses correctly both ways, never cheaper than the
     unconstrained optimum (40 sweep cases)."""
-    from swizzle_sweep import sweep_cases
+    from cases.swizzle_sweep import sweep_cases
 
     safe = synthesize_swizzle(REG, REG, [128], 32, start=BAD_SHARED, triton_safe=True)
     assert safe.iterations[0]["source"] == "z3"  # the start was not accepted
@@ -181,7 +181,7 @@ def test_triton_39_lowers_the_predicted_pairs_correctly(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     out = tmp_path / "result.json"

@@ -9,14 +9,13 @@ with :class:`~llverify.ops.IntOps`; layout references with ``apply``).
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from cases.strategies import all_inputs, layouts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +29,6 @@ from llverify import (
     Verdict,
     prove_equal,
 )
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strategies import all_inputs, layouts  # noqa: E402
 
 METHODS = ("linear", "exhaustive", "z3")
 ALL_METHODS = (*METHODS, "auto")

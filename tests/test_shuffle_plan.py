@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from test_conversion import ZOO
+from cases.conversion_zoo import ZOO
 
 from llverify.conversion import Conversion, ShufflePlan
 

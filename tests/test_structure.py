@@ -13,13 +13,12 @@
 
 from __future__ import annotations
 
-import os
 import random
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from cases.strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,10 +33,6 @@ from llverify.structure import (
     check_surjective,
 )
 from llverify.verdict import Verdict
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply  # noqa: E402
 
 # ---------------------------------------------------------------------- brute force
 

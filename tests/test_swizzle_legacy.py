@@ -527,7 +527,7 @@ def test_text() -> None:
 
 @pytest.mark.triton
 def test_gluon_text_builds_the_encoding() -> None:
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     ttgl = pytest.importorskip("triton.experimental.gluon.language")

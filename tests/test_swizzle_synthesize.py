@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 import z3
-from test_swizzle_constructive import SWIZZLE_TEST_CASES
+from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
 
 from llverify import LinearLayout
 from llverify.access import TARGETS, access_analysis
@@ -17,19 +17,6 @@ from llverify.errors import LayoutError
 from llverify.swizzle import swizzle_cost
 from llverify.swizzle import synthesize as synth
 from llverify.swizzle.synthesize import synthesize_swizzle
-
-SHAPE_16x32 = [16, 32]
-# one warp; thread t owns column t (stored row by row), read as column pairs
-STORE_16x32 = LinearLayout.from_bases(
-    [("register", [[1, 0], [2, 0], [4, 0], [8, 0]]),
-     ("lane", [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]), ("warp", [])],
-    ["dim0", "dim1"],
-)  # fmt: skip
-LOAD_16x32 = LinearLayout.from_bases(
-    [("register", [[0, 1], [0, 4], [0, 8], [0, 16]]),
-     ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [0, 2]]), ("warp", [])],
-    ["dim0", "dim1"],
-)  # fmt: skip
 
 
 def _xor_swizzle(mult: int) -> LinearLayout:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from encoding_oracle_client import require_triton
+from cases.triton import require_triton
 
 from llverify import triton_check
 from llverify.cli import EXIT_FAILED, main

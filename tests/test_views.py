@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from encoding_oracle_client import require_triton
+from cases.triton import require_triton
 
 from llverify import LinearLayout
 from llverify.errors import DimensionError

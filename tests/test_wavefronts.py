@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cases.scripts import load_script
 
 from llverify import LinearLayout, gf2
 from llverify.errors import LayoutError
@@ -114,11 +115,7 @@ RUNS = {
 
 
 def measured(run: str = "h100") -> list[tuple[dict, str, dict]]:
-    sys.path.insert(0, str(GPU))
-    try:
-        from analyze_bank_results import table
-    finally:
-        sys.path.remove(str(GPU))
+    table = load_script("benchmarks/gpu/analyze_bank_results.py").table
     cases_file, _ = RUNS[run]
     cases = json.loads((GPU / "results" / cases_file).read_text())
     rows = table(GPU / "results" / run, GPU / "results" / cases_file)
@@ -170,7 +167,7 @@ def test_convert_layout_instruction_choice_equals_triton_39_ptx(tmp_path: Path) 
     import os
     import subprocess
 
-    from encoding_oracle_client import require_triton
+    from cases.triton import require_triton
 
     require_triton()
     out = tmp_path / "convert.json"

@@ -66,9 +66,8 @@ def cases(heldout: int = 0) -> list[dict[str, Any]]:
     """The 16x32 f32 transpose, SwizzleTest's plain ld/st pairs, 24 sweep pairs; with
     ``heldout`` > 0 instead ``heldout`` pairs per element width from another seed of the
     sweep (a held-out set, predicted before it is measured)."""
-    from swizzle_sweep import sweep_cases
-    from test_swizzle_constructive import SWIZZLE_TEST_CASES
-    from test_swizzle_synthesize import LOAD_16x32, STORE_16x32
+    from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, STORE_16x32
+    from cases.swizzle_sweep import sweep_cases
 
     from llverify.encodings import layout_argument
 

@@ -53,7 +53,7 @@ def main() -> None:
 
     import triton
     from bank_check import _layout_1d
-    from swizzle_sweep import sweep_cases
+    from cases.swizzle_sweep import sweep_cases
     from triton.backends.compiler import GPUTarget
     from triton.experimental import gluon
     from triton.experimental.gluon import language as ttgl

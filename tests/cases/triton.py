@@ -1,8 +1,9 @@
-"""Run Triton 3.9's converters on many Gluon layouts through tests/oracle/encoding_oracle.py.
+"""The Triton 3.9 oracle's availability rule, and Triton's converters run on many layouts.
 
-``triton_layouts(cases)`` returns one result per case (see the worker's docstring).  Tests
-that use it are marked ``triton``; they skip when Triton is missing unless
-LLVERIFY_REQUIRE_TRITON=1, when they fail instead.
+Tests that need Triton are marked ``triton``; they skip when it is missing unless
+``LLVERIFY_REQUIRE_TRITON=1``, when they fail instead (CI sets it: the differential tests
+must really run there).  ``triton_layouts(cases)`` runs tests/oracle/encoding_oracle.py on
+many Gluon layouts and returns one result per case (see the worker's docstring).
 """
 
 from __future__ import annotations
@@ -12,11 +13,22 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
-WORKER = Path(__file__).parent / "oracle" / "encoding_oracle.py"
+#: True when a missing Triton oracle must fail the test instead of skipping it.
+REQUIRE_TRITON = os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1"
+
+WORKER = Path(__file__).resolve().parents[1] / "oracle" / "encoding_oracle.py"
+
+
+def triton_missing(reason: str) -> NoReturn:
+    """Fail (under LLVERIFY_REQUIRE_TRITON=1) or skip the running test: ``reason`` says
+    why the Triton oracle cannot run."""
+    if REQUIRE_TRITON:
+        pytest.fail(f"LLVERIFY_REQUIRE_TRITON=1 but {reason}", pytrace=False)
+    pytest.skip(f"{reason}; set LLVERIFY_REQUIRE_TRITON=1 to fail instead")
 
 
 def require_triton() -> None:
@@ -26,9 +38,7 @@ def require_triton() -> None:
         capture_output=True,
     )
     if probe.returncode != 0:
-        if os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1":
-            pytest.fail("Triton 3.9 is required (LLVERIFY_REQUIRE_TRITON=1) but not importable")
-        pytest.skip("Triton 3.9 is not installed (pip install '.[triton]')")
+        triton_missing("Triton 3.9 is not installed (pip install '.[triton]')")
 
 
 def triton_layouts(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,205 @@
+"""llverify.gf2 against brute force over small matrices: rank is log2 of the span's size,
+pivot columns are the columns outside the span of those before them, ``solve`` solutions
+really solve and use pivot columns only (free variables 0), and unsolvable targets are
+reported as None; plus the edge cases (no columns, zero columns, duplicates, no targets)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from functools import reduce
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llverify import gf2
+
+MAX_ROWS = 6
+
+
+@st.composite
+def matrices(draw: st.DrawFn, max_columns: int = 8) -> tuple[int, list[int]]:
+    """(rows, columns): up to ``max_columns`` columns of ``rows`` <= 6 bits each, biased
+    towards repeats, zero columns and one-hot columns (the rank fast path)."""
+    rows = draw(st.integers(0, MAX_ROWS))
+    pool = st.integers(0, (1 << rows) - 1)
+    if rows:
+        pool = pool | st.sampled_from([1 << r for r in range(rows)])
+    columns = draw(st.lists(pool, max_size=max_columns))
+    if columns and draw(st.booleans()):
+        columns.append(draw(st.sampled_from(columns)))  # a repeated column
+    return rows, columns
+
+
+def xor_of(columns: Sequence[int], mask: int) -> int:
+    """XOR of the columns selected by the bitmask ``mask``."""
+    chosen = (column for c, column in enumerate(columns) if mask >> c & 1)
+    return reduce(operator.xor, chosen, 0)
+
+
+def span(columns: Sequence[int]) -> set[int]:
+    """Every XOR of a subset of the columns, by enumeration."""
+    return {xor_of(columns, mask) for mask in range(1 << len(columns))}
+
+
+def brute_rank(columns: Sequence[int]) -> int:
+    size = len(span(columns))
+    assert size & (size - 1) == 0  # a subspace of GF(2)^n has 2^rank elements
+    return size.bit_length() - 1
+
+
+def brute_pivots(columns: Sequence[int]) -> int:
+    """Bit c set when column c is outside the span of the columns before it."""
+    return sum(1 << c for c, column in enumerate(columns) if column not in span(columns[:c]))
+
+
+# ---------------------------------------------------------------------- rank and pivots
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices())
+def test_rank_is_the_log2_of_the_span_size(matrix: tuple[int, list[int]]) -> None:
+    _, columns = matrix
+    assert gf2.rank(columns) == brute_rank(columns)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(range(MAX_ROWS)), st.integers(0, MAX_ROWS), st.integers(0, 3))
+def test_rank_of_one_hot_columns_with_zeros(order: list[int], count: int, zeros: int) -> None:
+    """The fast path (distinct one-hot columns), with zero columns mixed in."""
+    columns = [1 << r for r in order[:count]] + [0] * zeros
+    assert gf2.rank(columns) == count == brute_rank(columns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices())
+def test_pivot_columns_are_outside_the_span_of_the_earlier_columns(
+    matrix: tuple[int, list[int]],
+) -> None:
+    _, columns = matrix
+    mask = gf2.pivot_mask(columns)
+    assert mask == brute_pivots(columns)
+    assert mask.bit_count() == gf2.rank(columns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices())
+def test_echelon_basis_insert_rank_and_express(matrix: tuple[int, list[int]]) -> None:
+    rows, columns = matrix
+    basis = gf2.EchelonBasis()
+    pivots = [basis.insert(column) for column in columns]
+    assert sum(1 << c for c, pivot in enumerate(pivots) if pivot) == brute_pivots(columns)
+    assert basis.rank == brute_rank(columns)
+    reachable = span(columns)
+    for target in range(1 << rows):
+        expression = basis.express(target)
+        if target not in reachable:
+            assert expression is None
+            continue
+        assert expression is not None
+        assert xor_of(columns, expression) == target
+        assert expression & ~gf2.pivot_mask(columns) == 0  # pivot columns only
+
+
+# ---------------------------------------------------------------------- solve
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices(), st.data())
+def test_solve_round_trips_with_free_variables_zero(
+    matrix: tuple[int, list[int]], data: st.DataObject
+) -> None:
+    _, columns = matrix
+    reachable = sorted(span(columns))
+    targets = data.draw(st.lists(st.sampled_from(reachable), max_size=5))
+    solution = gf2.solve(columns, targets)
+    assert solution is not None and len(solution) == len(targets)
+    pivots = gf2.pivot_mask(columns)
+    for target, x in zip(targets, solution):
+        assert xor_of(columns, x) == target  # the solution really solves
+        assert x & ~pivots == 0  # free variables are 0
+        # ... which makes it the only solution over the pivot columns
+        assert [m for m in range(1 << len(columns)) if m & ~pivots == 0
+                and xor_of(columns, m) == target] == [x]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices(), st.data())
+def test_solve_reports_a_target_outside_the_span(
+    matrix: tuple[int, list[int]], data: st.DataObject
+) -> None:
+    rows, columns = matrix
+    reachable = span(columns)
+    outside = [t for t in range(1 << (rows + 1)) if t not in reachable]
+    bad = data.draw(st.sampled_from(outside))  # rows + 1 bits: never all reachable
+    good = data.draw(st.lists(st.sampled_from(sorted(reachable)), max_size=3))
+    position = data.draw(st.integers(0, len(good)))
+    assert gf2.solve(columns, [*good[:position], bad, *good[position:]]) is None
+
+
+def test_solve_edge_cases() -> None:
+    assert gf2.solve([], []) == []
+    assert gf2.solve([], [0]) == [0]  # the empty XOR
+    assert gf2.solve([], [1]) is None
+    assert gf2.solve([0, 0], [0]) == [0]
+    assert gf2.solve([0, 1], [1]) == [0b10]  # a zero column is never a pivot
+    assert gf2.solve([1, 1, 1], [1]) == [0b1]  # the first of equal columns is the pivot
+    assert gf2.solve([1, 2, 3], [3]) == [0b11]  # column 2 is free: 0, not the lone column 3
+    assert gf2.solve([3, 1], [2]) == [0b11]
+
+
+# ---------------------------------------------------------------------- other helpers
+
+
+@settings(max_examples=200, deadline=None)
+@given(matrices())
+def test_kernel_vector_exists_exactly_for_dependent_columns(
+    matrix: tuple[int, list[int]],
+) -> None:
+    _, columns = matrix
+    x = gf2.kernel_vector(columns)
+    if gf2.rank(columns) == len(columns):
+        assert x is None
+    else:
+        assert x is not None and x != 0
+        assert x < 1 << len(columns) and xor_of(columns, x) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(matrices())
+def test_matrix_rows_and_transpose_agree(matrix: tuple[int, list[int]]) -> None:
+    rows, columns = matrix
+    dense = gf2.matrix_rows(columns, rows)
+    assert len(dense) == rows and all(len(row) == len(columns) for row in dense)
+    packed = gf2.transpose(columns, rows)
+    assert packed == [sum(bit << c for c, bit in enumerate(row)) for row in dense]
+    assert gf2.transpose(packed, len(columns)) == columns  # transposing twice
+    assert gf2.rank(packed) == gf2.rank(columns)  # row rank == column rank
+
+
+@pytest.mark.parametrize(
+    ("columns", "rank", "pivots"),
+    [
+        ([], 0, 0),
+        ([0], 0, 0),
+        ([0, 0, 0], 0, 0),
+        ([1], 1, 0b1),
+        ([5, 5], 1, 0b1),
+        ([0, 4, 2, 1], 3, 0b1110),
+        ([1, 2, 3, 4], 3, 0b1011),
+        ([1 << 40, 1 << 40 | 1, 1], 2, 0b011),  # wide columns: no fixed width
+    ],
+)
+def test_edge_case_ranks_and_pivots(columns: list[int], rank: int, pivots: int) -> None:
+    assert gf2.rank(columns) == rank
+    assert gf2.pivot_mask(columns) == pivots
+
+
+def test_empty_basis() -> None:
+    basis = gf2.EchelonBasis()
+    assert basis.rank == 0
+    assert basis.express(0) == 0
+    assert basis.express(1) is None
+    assert basis.insert(0) is False  # a zero column is dependent
+    assert basis.rank == 0
