@@ -40,11 +40,9 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -338,23 +336,8 @@ def specs_module(module: str) -> ModuleType:
 
 
 def _specs(module: str) -> ModuleType:
-    """``specs.<module>``; when ``specs`` is not importable as it is (the ``llverify``
-    script does not put the repository on ``sys.path``), from the repository that holds
-    this llverify."""
-    try:
-        return importlib.import_module(f"specs.{module}")
-    except ModuleNotFoundError as error:
-        if error.name != "specs":
-            raise
-        root = Path(__file__).resolve().parents[1]
-        if not (root / "specs" / "__init__.py").is_file():
-            raise LibraryError(
-                "the built-in obligation library needs the repository's specs/ package; it "
-                f"is neither importable nor at {root / 'specs'}."
-            ) from error
-        if str(root) not in sys.path:
-            sys.path.append(str(root))
-        return importlib.import_module(f"specs.{module}")
+    """``llverify.specs.<module>``."""
+    return importlib.import_module(f"llverify.specs.{module}")
 
 
 def _shape(shape: Sequence[int]) -> str:

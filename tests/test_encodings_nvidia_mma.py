@@ -10,13 +10,11 @@ from __future__ import annotations
 import os
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from encoding_oracle_client import require_triton, triton_layouts  # noqa: E402
 
@@ -34,7 +32,7 @@ from llverify.encodings import (  # noqa: E402
 )
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout  # noqa: E402
 from llverify.errors import LayoutTypeError  # noqa: E402
-from specs import nvidia_mma as spec  # noqa: E402
+from llverify.specs import nvidia_mma as spec  # noqa: E402
 
 IN_DIMS = ("register", "lane", "warp", "block")
 

@@ -28,7 +28,7 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 def default_paths() -> list[Path]:
     """The TOML part of the built-in library: ``specs/**/*.toml`` of the repository that
     holds this llverify (next to the package, like the ``specs`` obligations)."""
-    specs = Path(__file__).resolve().parents[2] / _SPECS_DIR
+    specs = Path(__file__).resolve().parents[1] / _SPECS_DIR
     if specs.is_dir() and any(specs.rglob("*.toml")):
         return [specs]
     raise LLVerifyError(
