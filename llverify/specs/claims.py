@@ -49,7 +49,7 @@ def equal(layout: Any, reference: Any, timeout_s: float, **options: Any) -> Find
         >>> from llverify.layout import LinearLayout
         >>> layout = LinearLayout.identity_1d(4, "lane", "dim0")
         >>> equal(layout, {"dim0": "lane ^ 1"}, 10.0).message  # doctest: +ELLIPSIS
-        'refuted by linear in ... ms: lane=1 -> (1,), reference says (0,)'
+        'refuted by exhaustive in ... ms: lane=0 -> 0, reference says 1'
     """
     from llverify.prove import prove_equal
 
