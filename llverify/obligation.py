@@ -17,7 +17,7 @@ __all__ = ["EXPECTS", "Call", "Decide", "Finding", "Obligation"]
 EXPECTS = (Status.PROVED, Status.REFUTED)
 
 
-class Call(partial):  # type: ignore[type-arg]
+class Call(partial):
     """A ``functools.partial`` that compares by its function and arguments, so that
     obligations built from one (and their pickled copies) compare equal.
 

@@ -622,9 +622,11 @@ class _Parser:
             Call(str, shared) if is_padded(shared) else Call(build_layout, shared, shape),
         )
         if kind == "bank_conflicts":
-            claim = decide.AccessClaim(self.integer(table, "max", 0, 0), shape, bits, target)
+            limit = self.integer(table, "max", 0, 0) or 0
+            claim = decide.AccessClaim(limit, shape, bits, target)
             return self.compile(common, layouts, claim, decide.bank_conflicts)
-        claim = decide.AccessClaim(self.integer(table, "min_bits", 1), shape, bits, target)
+        need = self.integer(table, "min_bits", 1) or 0  # required: never the default
+        claim = decide.AccessClaim(need, shape, bits, target)
         return self.compile(common, layouts, claim, decide.vectorization)
 
     def compile(

@@ -467,7 +467,7 @@ def _controls() -> list[LibraryObligation]:
             Call(layout, *encoding),
             formulas,
             expect=Status.REFUTED,
-            **({} if options is None else {"params": options}),
+            params=options,
         )
         for control, instance, encoding, formulas, options in controls
     ]

@@ -440,6 +440,7 @@ _SOURCE = "specs/padded.py"
 def model(ob: PaddedObligation) -> PaddedLayout:
     """The padded model of ``ob``'s instance, with its ``num_buffers`` buffers."""
     if ob.offset_bases is None:
+        assert ob.order is not None, ob  # the data give an order or the offset bases
         encoding = PaddedSharedLayout.with_identity_for(ob.pairs, ob.shape, ob.order, ob.cga)
     else:
         encoding = PaddedSharedLayout(ob.pairs, ob.offset_bases, ob.cga, ob.shape)
