@@ -15,7 +15,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from llverify.encodings import _cached, from_gluon, to_linear_layout
@@ -167,8 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _obligations() -> list[tuple[str, str, Any, dict[str, str], dict[str, int], str]]:
     """(family, name, layout, reference formulas, params, expected status) from specs/."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo's specs/
-    from specs import amd_mfma, amd_wmma, nvidia_mma
+    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma
 
     rows = []
     for ob in [*nvidia_mma.OBLIGATIONS, *nvidia_mma.CLOSED_FORM_OBLIGATIONS]:

@@ -1,4 +1,4 @@
-"""Write the TOML part of the built-in spec library (specs/library/*.toml) from the cases
+"""Write the TOML part of the built-in spec library (llverify/specs/library/*.toml) from the cases
 the tests define: Triton's SwizzleTest.cpp NVIDIA bank-conflict cases (with negative
 controls one conflict below) and its swizzle pairs without lane tiles (lane tiles, used by
 its wave64 and ldmatrix cases, are not a spec-file option; the tests cover those).
@@ -105,7 +105,7 @@ def _conflict_free_wavefronts(src: Any, dst: Any, shape: Any, bits: int, kwargs:
 
 
 def main() -> None:
-    target = ROOT / "specs" / "library"
+    target = ROOT / "llverify" / "specs" / "library"
     target.mkdir(parents=True, exist_ok=True)
     (target / "bank_conflicts.toml").write_text(bank_conflicts())
     (target / "swizzles.toml").write_text(swizzles())

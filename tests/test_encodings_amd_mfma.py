@@ -12,8 +12,6 @@ verifier rule and malformed TTGIR.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,12 +27,7 @@ from llverify.encodings import (
 )
 from llverify.encodings.amd_mfma import MFMA_INSTR_SHAPES, AMDMFMALayout
 from llverify.errors import LayoutTypeError
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # specs/ is a top-level folder of the repository
-    sys.path.insert(0, str(ROOT))
-
-from specs import amd_mfma as spec  # noqa: E402
+from llverify.specs import amd_mfma as spec
 
 SEED = 20250917
 #: Generated parameter sets per family in the differential test.

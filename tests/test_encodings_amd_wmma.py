@@ -11,8 +11,6 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,9 +32,7 @@ from llverify.encodings.amd_wmma import (
 )
 from llverify.encodings.gluon import from_gluon
 from llverify.errors import LayoutTypeError
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from specs import amd_wmma as spec  # noqa: E402
+from llverify.specs import amd_wmma as spec
 
 
 def _bases(layout: Any) -> dict[str, list[list[int]]]:

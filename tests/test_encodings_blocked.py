@@ -39,7 +39,7 @@ from llverify.encodings import (
     to_linear_layout,
 )
 from llverify.errors import LayoutTypeError, LLVerifyError
-from specs.blocked import (
+from llverify.specs.blocked import (
     BLOCKED_2D_LANES_SWAPPED,
     BLOCKED_2D_REFERENCES,
     OBLIGATIONS,

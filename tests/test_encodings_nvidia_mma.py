@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import os
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from cases.triton import require_triton, triton_layouts
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from cases.triton import require_triton, triton_layouts  # noqa: E402
-
-import llverify.encodings.nvidia_mma as nvidia_mma  # noqa: E402  (registers the builders)
-from llverify import LinearLayout, prove_equal, prove_family_equal  # noqa: E402
-from llverify.encodings import (  # noqa: E402
+import llverify.encodings.nvidia_mma as nvidia_mma  # registers the builders
+from llverify import LinearLayout, prove_equal, prove_family_equal
+from llverify.encodings import (
     DotOperandLayout,
     EncodingError,
     SliceLayout,
@@ -31,9 +26,9 @@ from llverify.encodings import (  # noqa: E402
     parse_encoding,
     to_linear_layout,
 )
-from llverify.encodings.nvidia_mma import NVMMADistributedLayout  # noqa: E402
-from llverify.errors import LayoutTypeError  # noqa: E402
-from specs import nvidia_mma as spec  # noqa: E402
+from llverify.encodings.nvidia_mma import NVMMADistributedLayout
+from llverify.errors import LayoutTypeError
+from llverify.specs import nvidia_mma as spec
 
 IN_DIMS = ("register", "lane", "warp", "block")
 

@@ -36,7 +36,7 @@ from llverify.encodings.nvmma_shared import NVMMASharedLayout
 from llverify.errors import LayoutTypeError
 from llverify.formula import Formula
 from llverify.ops import IntOps
-from specs.nvmma_shared import (
+from llverify.specs.nvmma_shared import (
     CLOSED_FORM_OBLIGATIONS,
     CUTE_BYTE_SWIZZLES,
     CUTE_OBLIGATIONS,
@@ -592,7 +592,7 @@ def test_negative_controls() -> None:
     b, m, s = CUTE_BYTE_SWIZZLES[128]
     wrong = CUTE_ON_ELEMENTS_16B
     assert (b, m, s) == (3, 4, 3) and cute_element_swizzle(128, 16) == (3, 3, 3)
-    from specs.nvmma_shared import cute_swizzle_text
+    from llverify.specs.nvmma_shared import cute_swizzle_text
 
     address = cute_swizzle_text("offset", b, m, s)
     verdict = prove_equal(layout, {"dim0": f"{address} >> 6", "dim1": f"{address} & 63"})

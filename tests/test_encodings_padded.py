@@ -53,7 +53,7 @@ from llverify.smt.padded import (
     prove_padded_equal,
     prove_padded_property,
 )
-from specs.padded import (
+from llverify.specs.padded import (
     NEGATIVE_CONTROLS,
     PaddedObligation,
     all_obligations,

@@ -51,7 +51,7 @@ from llverify.encodings.shared import (
 )
 from llverify.errors import LayoutTypeError, LLVerifyError
 from llverify.family import SWIZZLED_REFERENCE_WITHOUT_WRAP
-from specs.shared import (
+from llverify.specs.shared import (
     NEGATIVE_CONTROLS,
     ROTATING_OBLIGATIONS,
     ROTATING_REFERENCE,

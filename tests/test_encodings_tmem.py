@@ -38,7 +38,7 @@ from llverify.encodings.tmem import (
     view_layout,
 )
 from llverify.errors import LayoutTypeError, LLVerifyError
-from specs.tmem import (
+from llverify.specs.tmem import (
     MESSAGE_16X64B_MISREAD,
     MESSAGE_OBLIGATIONS,
     MESSAGE_REFERENCES,

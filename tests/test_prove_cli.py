@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from llverify.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "specs" / "examples"
+EXAMPLES = ROOT / "llverify" / "specs" / "examples"
 
 BLOCKED4 = (
     "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
@@ -269,7 +270,7 @@ def test_fuzz_cli_exit_codes_and_no_traceback(tmp_path_factory, capsys, pieces) 
 
 def test_builtin_library_matches_records() -> None:
     """The README's main job: `llverify prove` with no arguments runs the built-in library
-    (every obligation of specs/ + specs/**/*.toml) and matches the committed records."""
+    (every obligation of llverify.specs + its **/*.toml) and matches the committed records."""
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run(
         [sys.executable, "-m", "llverify.cli", "prove", "-q", "--json",
@@ -289,7 +290,7 @@ def test_builtin_library_matches_records() -> None:
 
 def test_check_records_reports_a_regression(tmp_path) -> None:
     root = Path(__file__).resolve().parent.parent
-    spec = root / "specs" / "examples" / "conversion.toml"
+    spec = root / "llverify" / "specs" / "examples" / "conversion.toml"
     records = tmp_path / "records.json"
     first = subprocess.run(
         [sys.executable, "-m", "llverify.cli", "prove", "-q", str(spec), "--record", str(records)],
@@ -307,3 +308,48 @@ def test_check_records_reports_a_regression(tmp_path) -> None:
     )  # fmt: skip
     assert second.returncode == 1
     assert "REGRESSION" in second.stdout and "no longer checked" in second.stdout
+
+
+@pytest.mark.slow
+def test_the_installed_package_runs_the_builtin_library(tmp_path: Path) -> None:
+    """``pip install .`` without -e: what setuptools puts in site-packages (``build_py``,
+    the step that fills a wheel: packages and their package data, offline) holds the spec
+    modules and every TOML file of the library, and ``llverify prove`` run from it, in
+    another directory, matches the committed records."""
+    source = tmp_path / "source"  # a copy: building writes llverify.egg-info next to it
+    shutil.copytree(
+        ROOT / "llverify", source / "llverify", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    site = tmp_path / "site"
+    build = [sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py"]
+    built = subprocess.run(
+        [*build, "--build-lib", str(site)], cwd=source, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    specs, here = site / "llverify" / "specs", ROOT / "llverify" / "specs"
+    assert {p.name for p in specs.glob("*.py")} == {p.name for p in here.glob("*.py")}
+    tomls = {p.relative_to(here).as_posix() for p in here.rglob("*.toml")}
+    assert {"library/conversions.toml", "examples/swizzle.toml"} <= tomls
+    assert {p.relative_to(specs).as_posix() for p in specs.rglob("*.toml")} == tomls
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = (
+        "import sys, llverify\n"
+        "assert llverify.__file__.startswith(sys.argv[1]), llverify.__file__\n"
+        "from llverify.cli import main\n"
+        "sys.exit(main(sys.argv[2:]))\n"
+    )
+    records = ROOT / "proofs" / "records.json"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(site), "prove", "-q", "--jobs", "2", "--json",
+         "--check-records", str(records)],
+        capture_output=True, text=True, cwd=elsewhere, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(site)},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    assert report["record_regressions"] == []
+    assert report["summary"]["total"]["count"] == len(json.loads(records.read_text()))

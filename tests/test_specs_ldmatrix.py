@@ -3,7 +3,7 @@
 import pytest
 
 from llverify import prove_equal, to_linear_layout
-from specs.ldmatrix import LDMATRIX, LDMATRIX_X4_MATRICES_SWAPPED
+from llverify.specs.ldmatrix import LDMATRIX, LDMATRIX_X4_MATRICES_SWAPPED
 
 
 @pytest.mark.parametrize("name", sorted(LDMATRIX))

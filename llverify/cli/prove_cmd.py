@@ -20,21 +20,9 @@ from typing import Any
 
 from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
 from llverify.errors import LLVerifyError
+from llverify.verdict import Status
 
-_SPECS_DIR = "specs"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def default_paths() -> list[Path]:
-    """The TOML part of the built-in library: ``specs/**/*.toml`` of the repository that
-    holds this llverify (next to the package, like the ``specs`` obligations)."""
-    specs = Path(__file__).resolve().parents[2] / _SPECS_DIR
-    if specs.is_dir() and any(specs.rglob("*.toml")):
-        return [specs]
-    raise LLVerifyError(
-        f"the built-in spec library is not installed ({specs} holds no *.toml files); pass "
-        "spec files or directories: llverify prove PATH [PATH ...] (docs/specs.md)."
-    )
 
 
 def _clean(text: str) -> str:
@@ -73,11 +61,11 @@ def write_junit(
     for outcome in outcomes:
         element = case(outcome.file, outcome.name, outcome.line, outcome.seconds)
         headline = f"expected {outcome.expected}, got {outcome.status}"
-        if outcome.status in ("unknown", "error"):
-            child = ET.SubElement(element, "error", type=outcome.status)
+        if outcome.status in (Status.UNKNOWN, Status.ERROR):
+            child = ET.SubElement(element, "error", type=str(outcome.status))
             counts[outcome.file]["errors"] += 1
         elif not outcome.passed:
-            child = ET.SubElement(element, "failure", type=outcome.status)
+            child = ET.SubElement(element, "failure", type=str(outcome.status))
             counts[outcome.file]["failures"] += 1
         else:
             ET.SubElement(element, "system-out").text = _clean(outcome.message)
@@ -121,8 +109,8 @@ def summarize(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
             row["count"] += 1
             if outcome.passed:
                 row["passed"] += 1
-            elif outcome.status in ("unknown", "error"):
-                row[outcome.status] += 1
+            elif outcome.status in (Status.UNKNOWN, Status.ERROR):
+                row[Status(outcome.status).value] += 1
             else:
                 row["failed"] += 1
     if "total" in table:
@@ -143,11 +131,11 @@ def _print_table(table: dict[str, dict[str, int]]) -> None:
 def exit_code(outcomes: Sequence[Any], spec_errors: Sequence[Any] = ()) -> int:
     """2 for spec errors or rejected inputs, 1 for a verdict other than the expected one,
     3 for unknown, 0 when everything passed."""
-    if spec_errors or any(o.status == "error" for o in outcomes):
+    if spec_errors or any(o.status == Status.ERROR for o in outcomes):
         return EXIT_USAGE
-    if any(not o.passed and o.status != "unknown" for o in outcomes):
+    if any(not o.passed and o.status != Status.UNKNOWN for o in outcomes):
         return EXIT_FAILED
-    if any(o.status == "unknown" for o in outcomes):
+    if any(o.status == Status.UNKNOWN for o in outcomes):
         return EXIT_UNKNOWN
     return EXIT_OK
 
@@ -156,9 +144,11 @@ def _progress(done: int, total: int, outcome: Any) -> None:
     mark = ""
     if not outcome.passed:
         mark = (
-            " UNKNOWN" if outcome.status == "unknown" else f" FAILED (expected {outcome.expected})"
+            " UNKNOWN"
+            if outcome.status == Status.UNKNOWN
+            else f" FAILED (expected {outcome.expected})"
         )
-        if outcome.status == "error":
+        if outcome.status == Status.ERROR:
             mark = " ERROR"
     print(
         f"[{done}/{total}] {outcome.name} ... {outcome.status} ({outcome.seconds:.2f} s){mark}",
@@ -168,7 +158,13 @@ def _progress(done: int, total: int, outcome: Any) -> None:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from llverify.specfile import SpecError, parse, run_all, spec_files
+    from llverify.library import (
+        builtin_spec_files,
+        library_obligations,
+        run_all,
+        source_name,
+    )
+    from llverify.specfile import SpecError, parse, spec_files
 
     if not args.timeout > 0:
         raise LLVerifyError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
@@ -176,17 +172,16 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
     jobs = args.jobs or os.cpu_count() or 1
     builtin = not args.paths
-    files = spec_files(args.paths or default_paths())
+    files = builtin_spec_files() if builtin else spec_files(args.paths)
     started = time.perf_counter()
     obligations: list[Any] = []
-    if builtin:  # the built-in library: every obligation of the specs package
-        from llverify.library import library_obligations
-
+    if builtin:  # the built-in library: every obligation of the llverify.specs modules
         obligations.extend(library_obligations())
     spec_errors: list[SpecError] = []
     for file in files:
+        source = source_name(file) if builtin else None  # records name built-ins "specs/..."
         try:
-            obligations.extend(parse(file, allow_code=args.allow_code))
+            obligations.extend(parse(file, allow_code=args.allow_code, source=source))
         except SpecError as error:
             spec_errors.append(error)
     if not spec_errors and not obligations:
@@ -231,7 +226,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         if outcome.passed:
             continue
-        label = {"unknown": "UNKNOWN", "error": "ERROR"}.get(outcome.status, "FAILED")
+        label = {Status.UNKNOWN: "UNKNOWN", Status.ERROR: "ERROR"}.get(outcome.status, "FAILED")
         print(
             f"{label} {outcome.name} ({outcome.location}): expected {outcome.expected}, "
             f"got {outcome.status}"
@@ -264,13 +259,13 @@ def _record_key(outcome: Any) -> str:
 def _record_of(outcome: Any) -> dict[str, Any]:
     """What is recorded per obligation: the verdict, how it was decided, and a swizzle's
     certificate (no timings, so that the committed records only change with verdicts)."""
-    record: dict[str, Any] = {"status": outcome.status, "expected": outcome.expected}
+    record: dict[str, Any] = {"status": str(outcome.status), "expected": str(outcome.expected)}
     method = outcome.details.get("method") or outcome.details.get("verdict", {}).get("method")
     if method:
         record["method"] = method
     certificate = outcome.details.get("certificate")
     if isinstance(certificate, str):  # a swizzle: the certificate and its claim
-        record["certificate"] = {"status": certificate, "evidence": outcome.message}
+        record["certificate"] = {"status": str(certificate), "evidence": outcome.message}
     return record
 
 
@@ -312,8 +307,8 @@ def register(commands: Any) -> None:
         description=(
             "Run every [[check]] of the spec files (docs/specs.md) and compare each verdict "
             "with what the check expects. PATHs are spec files or directories searched for "
-            "*.toml; without PATH, the built-in library: every obligation of llverify's "
-            "specs package and its specs/**/*.toml. Exit 0 all passed, 1 some "
+            "*.toml; without PATH, the built-in library: every obligation of the "
+            "llverify.specs package and its specs/**/*.toml. Exit 0 all passed, 1 some "
             "verdict differs from its expectation, 2 malformed spec or bad usage, 3 some "
             "check unknown (solver timeout) and none failed."
         ),

@@ -1,9 +1,10 @@
-"""Spec files (docs/specs.md): TOML files of ``[[check]]`` tables, parsed into
-:class:`Obligation` objects.
+"""Spec files (docs/specs.md): TOML files of ``[[check]]`` tables, compiled to
+:class:`~llverify.obligation.Obligation` objects.
 
-An obligation is plain, frozen, picklable data (layouts are kept as text and rebuilt where it
-runs), so that a process pool or a distributed runner can take it. Every problem with a spec
-file raises :class:`SpecError` whose message starts with ``FILE:LINE: ``.
+An obligation is plain, frozen, picklable data (layouts are kept as text and built where it
+runs, decided by :mod:`llverify.specfile.decide`), so that a process pool or a distributed
+runner can take it. Every problem with a spec file raises :class:`SpecError` whose message
+starts with ``FILE:LINE: ``.
 
 Spec files arrive in pull requests and run in CI: nothing in them is evaluated as Python.
 Formulas go through llverify's safe formula language; the only way to run code is
@@ -37,13 +38,15 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from llverify.errors import LLVerifyError
 from llverify.layout import LinearLayout
+from llverify.obligation import Call, Obligation
+from llverify.specfile import decide
 from llverify.specfile.lines import LineIndex
+from llverify.verdict import Status
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,7 +56,6 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "EXPECTS",
     "KINDS",
-    "Obligation",
     "SpecError",
     "build_layout",
     "parse",
@@ -64,7 +66,7 @@ __all__ = [
 #: the kinds of checks
 KINDS = ("equivalence", "conversion", "bank_conflicts", "vectorization", "swizzle")
 #: what a check may expect
-EXPECTS = ("proved", "refuted")
+EXPECTS = (Status.PROVED.value, Status.REFUTED.value)
 TARGETS = ("nvidia", "gfx942", "gfx950")
 METHODS = ("auto", "linear", "exhaustive", "z3")
 #: Triton's lowerings of a conversion (``llverify.conversion.KINDS``)
@@ -125,58 +127,6 @@ class SpecError(LLVerifyError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.file, self.line, self.reason))
-
-
-@dataclass(frozen=True)
-class Obligation:
-    """One check of a spec file (one grid instance), ready to run.
-
-    Layouts are kept as text (TTGIR, Triton's text or JSON) and rebuilt by
-    :func:`build_layout` where the obligation runs. Fields that do not apply to a kind are
-    None (or their default).
-    """
-
-    name: str
-    kind: str
-    file: str
-    line: int
-    expect: str = "proved"
-    description: str = ""
-    grid: tuple[tuple[str, Scalar], ...] = ()  # this instance's grid values
-    shape: tuple[int, ...] | None = None
-    # equivalence
-    layout: str | None = None
-    reference: tuple[tuple[str, str], ...] | None = None  # (out dim, formula)
-    reference_layout: str | None = None
-    reference_function: str | None = None  # "package.module:function"
-    method: str = "auto"
-    code_allowed: bool = False  # reference_function may be imported (allow_code=True)
-    # conversion, swizzle
-    src: str | None = None
-    dst: str | None = None
-    lowering: str | None = None
-    max_wavefronts: int | None = None
-    vector: str = "symmetric"
-    # bank_conflicts, vectorization
-    register: str | None = None
-    shared: str | None = None
-    element_bits: int | None = None
-    target: str = "nvidia"
-    max_conflicts: int | None = None
-    min_bits: int | None = None
-
-    @property
-    def location(self) -> str:
-        """``FILE:LINE`` of the check's ``[[check]]`` header."""
-        return f"{self.file}:{self.line}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        data = asdict(self)
-        data["grid"] = dict(self.grid)
-        if self.reference is not None:
-            data["reference"] = dict(self.reference)
-        return data
 
 
 # ---------------------------------------------------------------------- layouts
@@ -251,13 +201,16 @@ def spec_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return list(unique)
 
 
-def parse(path: str | os.PathLike[str], *, allow_code: bool = False) -> list[Obligation]:
+def parse(
+    path: str | os.PathLike[str], *, allow_code: bool = False, source: str | None = None
+) -> list[Obligation]:
     """The obligations of the spec file ``path`` (grids expanded, layouts checked).
 
     ``allow_code`` permits ``reference_function`` (which imports and runs Python named in
-    the spec); without it such a check is a :class:`SpecError`.
+    the spec); without it such a check is a :class:`SpecError`. ``source`` names the file in
+    errors, outcomes and records (default: ``path`` as given).
     """
-    file = str(path)
+    file = str(path) if source is None else source
     try:
         data = Path(path).read_bytes()
     except OSError as error:
@@ -613,14 +566,13 @@ class _Parser:
             name = _text(name)
         if not isinstance(name, str) or not name.strip():
             raise self.error(f"'name' must be a non-empty string, not {name!r}.", "name")
+        self.string(table, "description", (), "")
         common: dict[str, Any] = {
             "name": name.strip(),
             "kind": kind,
-            "file": self.file,
+            "expect": Status(self.string(table, "expect", EXPECTS, Status.PROVED.value)),
+            "source": self.file,
             "line": self.index.check(self.number),
-            "expect": self.string(table, "expect", EXPECTS, "proved"),
-            "description": self.string(table, "description", (), ""),
-            "grid": tuple(values.items()),
         }
         shape = self.shape(table)
         if kind == "equivalence":
@@ -637,7 +589,7 @@ class _Parser:
                     "dst",
                 )
             lowering = self.string(table, "lowering", LOWERINGS)
-            return Obligation(**common, shape=shape, src=src, dst=dst, lowering=lowering)
+            return self.compile(common, _layouts(src, dst, shape), lowering, decide.conversion)
         target = self.string(table, "target", TARGETS, "nvidia")
         bits = self.dtype(table)
         if kind == "swizzle":
@@ -651,31 +603,37 @@ class _Parser:
                     f"and {dst_ll.out_dims}.",
                     "dst",
                 )
-            return Obligation(
-                **common,
+            goal = decide.SwizzleGoal(
                 shape=shape or tuple(size for _, size in src_ll.out_dims),
-                src=src,
-                dst=dst,
                 element_bits=bits,
                 target=target,
-                max_wavefronts=self.integer(table, "max_wavefronts", 1),
                 vector=self.string(table, "vector", VECTORS, "symmetric"),
+                max_wavefronts=self.integer(table, "max_wavefronts", 1),
             )
+            return self.compile(common, _layouts(src, dst, shape), goal, decide.swizzle)
         register = self.layout_text(table, "register")
         shared = self.layout_text(table, "shared")
         reg_ll = self.layout(register, shape, "register")
         shape = shape or tuple(size for _, size in reg_ll.out_dims)
         self.shared(shared, shape, "shared")
-        access: dict[str, Any] = {
-            "shape": shape,
-            "register": register,
-            "shared": shared,
-            "element_bits": bits,
-            "target": target,
-        }
+        layouts = Call(
+            decide.pair,
+            Call(build_layout, register, shape),
+            Call(str, shared) if is_padded(shared) else Call(build_layout, shared, shape),
+        )
         if kind == "bank_conflicts":
-            return Obligation(**common, **access, max_conflicts=self.integer(table, "max", 0, 0))
-        return Obligation(**common, **access, min_bits=self.integer(table, "min_bits", 1))
+            limit = self.integer(table, "max", 0, 0) or 0
+            claim = decide.AccessClaim(limit, shape, bits, target)
+            return self.compile(common, layouts, claim, decide.bank_conflicts)
+        need = self.integer(table, "min_bits", 1) or 0  # required: never the default
+        claim = decide.AccessClaim(need, shape, bits, target)
+        return self.compile(common, layouts, claim, decide.vectorization)
+
+    def compile(
+        self, common: dict[str, Any], build: Any, reference: Any, decider: Any
+    ) -> Obligation:
+        """The obligation of one check instance."""
+        return Obligation(build=build, reference=reference, decide=decider, **common)
 
     def builtin_reference(
         self, text: str, shape: tuple[int, ...] | None, layout: Any
@@ -683,7 +641,6 @@ class _Parser:
         """``reference = "builtin"``: the closed form the ``specs`` package gives for the
         encoding (blocked and swizzled shared layouts), as formulas."""
         from llverify.encodings import BlockedLayout, SwizzledSharedLayout, to_encoding
-        from llverify.library import specs_module
 
         try:
             encoding, given = to_encoding(text)
@@ -691,7 +648,8 @@ class _Parser:
             encoding = None
         dims = list(shape or given or layout.get_out_dim_sizes())
         if isinstance(encoding, BlockedLayout):
-            blocked = specs_module("blocked")
+            from llverify.specs import blocked
+
             return dict(
                 blocked.blocked_reference(
                     encoding.size_per_thread,
@@ -703,7 +661,8 @@ class _Parser:
                 )
             )
         if isinstance(encoding, SwizzledSharedLayout):
-            shared = specs_module("shared")
+            from llverify.specs import shared
+
             return dict(
                 shared.shared_reference(
                     "swizzled",
@@ -732,7 +691,7 @@ class _Parser:
         method = self.string(table, "method", METHODS, "auto")
         outs = layout.get_out_dim_names()
         ins = layout.get_in_dim_names()
-        fields: dict[str, Any] = {"shape": shape, "layout": text, "method": method}
+        reference_of: Any
         if "reference" in table:
             reference = table["reference"]
             if reference == "builtin":
@@ -777,7 +736,7 @@ class _Parser:
                         "reference",
                         dim,
                     )
-            fields["reference"] = tuple((dim, reference[dim]) for dim in outs)
+            reference_of = tuple((dim, reference[dim]) for dim in outs)
         elif "reference_layout" in table:
             other_text = self.layout_text(table, "reference_layout")
             other = self.layout(other_text, shape, "reference_layout")
@@ -789,7 +748,7 @@ class _Parser:
                     f"out dims {outs}, not {other.in_dims} and {other.get_out_dim_names()}.",
                     "reference_layout",
                 )
-            fields["reference_layout"] = other_text
+            reference_of = Call(build_layout, other_text, shape)
         else:
             function = table["reference_function"]
             if not isinstance(function, str) or not _FUNCTION.fullmatch(function):
@@ -798,9 +757,14 @@ class _Parser:
                     f"not {function!r}.",
                     "reference_function",
                 )
-            fields["reference_function"] = function
-            fields["code_allowed"] = True
-        return Obligation(**common, **fields)
+            reference_of = Call(decide.load_function, function)
+        build = Call(build_layout, text, shape)
+        return self.compile(common, build, reference_of, Call(decide.equivalence, method=method))
+
+
+def _layouts(src: str, dst: str, shape: Sequence[int] | None) -> Call:
+    """Builds ``(src, dst)`` where the obligation runs."""
+    return Call(decide.pair, Call(build_layout, src, shape), Call(build_layout, dst, shape))
 
 
 def _internal(error: BaseException) -> str:

@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from llverify.specfile.parse import Obligation, SpecError, parse
-from llverify.specfile.run import Outcome, run_obligation
+from llverify.library import Outcome, run_obligation
+from llverify.obligation import Obligation
+from llverify.specfile.parse import SpecError, parse
 
 SUFFIX = ".llverify.toml"
 

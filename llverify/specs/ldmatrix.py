@@ -16,6 +16,12 @@ So each ldmatrix fragment *is* a Triton dot-operand layout, which the obligation
 
 from __future__ import annotations
 
+from llverify.encodings import to_linear_layout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
+
 _MMA = (
     "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "
     "instrShape = [16, 8]}>"
@@ -77,3 +83,35 @@ LDMATRIX_X4_MATRICES_SWAPPED = {
     "dim0": "(lane >> 2) + 8 * (register >> 2)",
     "dim1": "2 * (lane & 3) + (register & 1) + 8 * ((register >> 1) & 1)",
 }
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/ldmatrix.py"
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            f"ldmatrix: {name} == {encoding} on {list(shape)}",
+            _SOURCE,
+            Call(to_linear_layout, encoding, list(shape)),
+            formulas,
+        )
+        for name, (formulas, encoding, shape) in LDMATRIX.items()
+    ]
+    _, encoding, shape = LDMATRIX["ldmatrix.x4"]
+    result.append(
+        claims.equivalence(
+            "ldmatrix: ldmatrix.x4 layout vs LDMATRIX_X4_MATRICES_SWAPPED (negative control)",
+            _SOURCE,
+            Call(to_linear_layout, encoding, list(shape)),
+            LDMATRIX_X4_MATRICES_SWAPPED,
+            expect=Status.REFUTED,
+        )
+    )
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library: every fragment, then the control.
+LIBRARY = _library()

@@ -44,6 +44,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
+
 # ---------------------------------------------------------------------- references
 
 #: name -> {out_dim: formula}.  Shapes are (M, N) for accumulators, (M, K) for operand A
@@ -235,10 +240,10 @@ class Obligation:
     instance: Instance
     shape: tuple[int, ...]
     reference: str
-    expect: str = "proved"
+    expect: Status = Status.PROVED
 
     def formulas(self) -> dict[str, str]:
-        table = REFERENCES if self.expect == "proved" else WRONG_REFERENCES
+        table = REFERENCES if self.expect == Status.PROVED else WRONG_REFERENCES
         return table[self.reference]
 
 
@@ -321,35 +326,39 @@ OBLIGATIONS: tuple[Obligation, ...] = (
 
 #: Negative controls: each must be refuted with a register/lane/warp counterexample.
 NEGATIVE_CONTROLS: tuple[Obligation, ...] = (
-    Obligation("v1 accumulator", Instance(1), (16, 16), "rdna3_acc_without_row_gap", "refuted"),
+    Obligation(
+        "v1 accumulator", Instance(1), (16, 16), "rdna3_acc_without_row_gap", Status.REFUTED
+    ),
     Obligation(
         "v1 A, kWidth 8",
         Instance(1, operand=(0, 8)),
         (16, 16),
         "rdna3_a_without_k_duplication",
-        "refuted",
+        Status.REFUTED,
     ),
-    Obligation("v2 accumulator", Instance(2), (16, 16), "rdna4_acc_lane_bits_swapped", "refuted"),
+    Obligation(
+        "v2 accumulator", Instance(2), (16, 16), "rdna4_acc_lane_bits_swapped", Status.REFUTED
+    ),
     Obligation(
         "v2 accumulator, transposed",
         Instance(2, True),
         (16, 16),
         "rdna4_acc_transposed_wrong_way",
-        "refuted",
+        Status.REFUTED,
     ),
     Obligation(
         "v2 A 16-bit, kWidth 4",
         Instance(2, operand=(0, 4)),
         (16, 16),
         "rdna4_a_16bit_wrong_kwidth",
-        "refuted",
+        Status.REFUTED,
     ),
     Obligation(
         "v2 accumulator, 2x2 warps, 64x64",
         Instance(2, warp_bases=_WARPS_2X2),
         (64, 64),
         "rdna4_acc_2x2warps_swapped",
-        "refuted",
+        Status.REFUTED,
     ),
 )
 
@@ -371,3 +380,30 @@ def encoding(instance: Instance) -> Any:
     if instance.operand is None:
         return parent
     return DotOperandLayout(instance.operand[0], parent, instance.operand[1])
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/amd_wmma.py"
+
+
+def layout(instance: Instance, shape: tuple[int, ...]) -> Any:
+    """The LinearLayout of ``instance`` on a tensor of ``shape``."""
+    return encoding(instance).to_linear_layout(list(shape))
+
+
+def _obligation(ob: Obligation) -> LibraryObligation:
+    relation = "vs" if ob.expect == Status.REFUTED else "=="
+    control = " (negative control)" if ob.expect == Status.REFUTED else ""
+    return claims.equivalence(
+        f"amd_wmma: {ob.name} on {list(ob.shape)} {relation} {ob.reference}{control}",
+        _SOURCE,
+        Call(layout, ob.instance, ob.shape),
+        ob.formulas(),
+        expect=Status(ob.expect),
+    )
+
+
+#: The module's obligations in the built-in library: :data:`OBLIGATIONS`, then
+#: :data:`NEGATIVE_CONTROLS`.
+LIBRARY = tuple(_obligation(ob) for ob in (*OBLIGATIONS, *NEGATIVE_CONTROLS))

@@ -34,7 +34,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from llverify.encodings.blocked import BlockedLayout
 from llverify.family import BIT, LayoutFamily
+from llverify.layout import LinearLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
 
 
 def _log2(value: int) -> int:
@@ -288,3 +294,57 @@ BLOCKED_2D_LANES_SWAPPED = {
     "+ ((warp & ((1 << w1) - 1)) << (s1 + t1))",
     "dim0": "(register >> s1) + ((lane & ((1 << t0) - 1)) << s0) + ((warp >> w1) << (s0 + t0))",
 }
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/blocked.py"
+
+
+def layout(ob: BlockedObligation) -> LinearLayout:
+    """Triton's converter on ``ob``: ``BlockedLayout(params).to_linear_layout(shape)``."""
+    encoding = BlockedLayout(
+        list(ob.size_per_thread),
+        list(ob.threads_per_warp),
+        list(ob.warps_per_cta),
+        list(ob.order),
+        [list(b) for b in ob.cga_layout],
+    )
+    return encoding.to_linear_layout(list(ob.shape))
+
+
+def _equivalence(ob: BlockedObligation) -> LibraryObligation:
+    cga = f" cga={[list(b) for b in ob.cga_layout]}" if ob.cga_layout else ""
+    name = (
+        f"blocked: {ob.name}: spt={list(ob.size_per_thread)} tpw={list(ob.threads_per_warp)} "
+        f"wpc={list(ob.warps_per_cta)} order={list(ob.order)}{cga} on {list(ob.shape)} "
+        "== closed form"
+    )
+    reference = (ob.in_dim_sizes(), ob.reference())  # the closed form's domain is claimed too
+    return claims.equivalence(
+        name, _SOURCE, Call(layout, ob), reference, decide=claims.equal_on_domain
+    )
+
+
+def _family(
+    order: tuple[int, int], formulas: dict[str, str], control: str = ""
+) -> LibraryObligation:
+    """The 2-D family of ``order`` against ``formulas``: its closed form, or the negative
+    control named ``control``."""
+    scope = "every power-of-2 spt/tpw/wpc <= 64 per dim (46,656 members)"
+    head = f"blocked: 2-D family order {list(order)}, {scope}"
+    build = Call(blocked_2d_family, 6, order)
+    if not control:
+        return claims.family(f"{head}, == closed form", _SOURCE, build, formulas)
+    name = f"{head}, vs {control} (negative control)"
+    return claims.family(name, _SOURCE, build, formulas, expect=Status.REFUTED)
+
+
+#: The module's obligations in the built-in library: :data:`OBLIGATIONS`, the 2-D family in
+#: both orders, and its control.
+LIBRARY: tuple[LibraryObligation, ...] = (
+    *(_equivalence(ob) for ob in OBLIGATIONS),
+    _family((1, 0), BLOCKED_2D_REFERENCES[(1, 0)]),
+    _family((0, 1), BLOCKED_2D_REFERENCES[(0, 1)]),
+    _family((1, 0), BLOCKED_2D_LANES_SWAPPED, "BLOCKED_2D_LANES_SWAPPED"),
+)

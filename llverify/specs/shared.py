@@ -39,12 +39,25 @@ swizzled one, rows and columns swapped), and proves the families with
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from llverify.family import BIT, SWIZZLED_REFERENCE, LayoutFamily, swizzled_shared_2d
+from llverify.encodings.shared import AMDRotatingSharedLayout, SwizzledSharedLayout
+from llverify.family import (
+    BIT,
+    SWIZZLED_REFERENCE,
+    SWIZZLED_REFERENCE_WITHOUT_WRAP,
+    LayoutFamily,
+    swizzled_shared_2d,
+)
+from llverify.layout import LinearLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
 
 __all__ = [
+    "LIBRARY",
     "NEGATIVE_CONTROLS",
     "ROTATING_OBLIGATIONS",
     "ROTATING_REFERENCE",
@@ -52,6 +65,7 @@ __all__ = [
     "SWIZZLED_REFERENCE",
     "SWIZZLED_REFERENCE_ORDER01",
     "SharedObligation",
+    "layout",
     "rotating_shared_2d",
     "shared_reference",
     "swizzled_shared_2d",
@@ -359,3 +373,84 @@ ROTATING_REFERENCE = {
 #: Negative control for the rotating family: its form without the block-number XOR (the
 #: plain swizzled form), refuted where the rows outnumber perPhase * maxPhase.
 ROTATING_REFERENCE_WITHOUT_BLOCK = SWIZZLED_REFERENCE
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/shared.py"
+
+
+def layout(ob: SharedObligation) -> LinearLayout:
+    """Triton's converter on ``ob``: the swizzled or AMD rotating encoding's layout."""
+    cls = SwizzledSharedLayout if ob.kind == "swizzled" else AMDRotatingSharedLayout
+    cga = [list(b) for b in ob.cga_layout]
+    encoding = cls(ob.vec, ob.per_phase, ob.max_phase, list(ob.order), cga)
+    return encoding.to_linear_layout(list(ob.shape))
+
+
+def _family(
+    description: str,
+    build: Callable[[], LayoutFamily],
+    reference: str,
+    formulas: dict[str, str],
+    expect: Status = Status.PROVED,
+) -> LibraryObligation:
+    scope = "every power-of-2 vec/perPhase/maxPhase <= 128 on every R x C <= 2**20"
+    head = f"shared: {description} family, {scope}"
+    name = f"{head}, == {reference}"
+    if expect == Status.REFUTED:
+        name = f"{head}, vs {reference} (negative control)"
+    return claims.family(name, _SOURCE, build, formulas, expect=expect)
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            f"shared: {ob.name} == closed form", _SOURCE, Call(layout, ob), ob.reference()
+        )
+        for ob in (*SWIZZLED_OBLIGATIONS, *ROTATING_OBLIGATIONS)
+    ]
+    result += [
+        claims.equivalence(
+            f"shared: {ob.name} vs {description} (negative control)",
+            _SOURCE,
+            Call(layout, ob),
+            (ob.reference(), wrong),  # a control only means something where the right holds
+            expect=Status.REFUTED,
+            decide=claims.control,
+        )
+        for description, ob, wrong in NEGATIVE_CONTROLS
+    ]
+    refuted = Status.REFUTED
+    result += [
+        _family("swizzled [1, 0]", swizzled_shared_2d, "SWIZZLED_REFERENCE", SWIZZLED_REFERENCE),
+        _family(
+            "swizzled [0, 1]",
+            swizzled_shared_2d_order01,
+            "SWIZZLED_REFERENCE_ORDER01",
+            SWIZZLED_REFERENCE_ORDER01,
+        ),
+        _family(
+            "AMD rotating [1, 0]", rotating_shared_2d, "ROTATING_REFERENCE", ROTATING_REFERENCE
+        ),
+        _family(
+            "swizzled [1, 0]",
+            swizzled_shared_2d,
+            "SWIZZLED_REFERENCE_WITHOUT_WRAP",
+            SWIZZLED_REFERENCE_WITHOUT_WRAP,
+            refuted,
+        ),
+        _family(
+            "AMD rotating [1, 0]",
+            rotating_shared_2d,
+            "ROTATING_REFERENCE_WITHOUT_BLOCK",
+            ROTATING_REFERENCE_WITHOUT_BLOCK,
+            refuted,
+        ),
+    ]
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library: the swizzled and rotating instances,
+#: the negative controls, then the families and their controls.
+LIBRARY = _library()

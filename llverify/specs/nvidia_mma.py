@@ -28,7 +28,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from llverify.encodings import to_linear_layout
 from llverify.family import LayoutFamily
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
 
 
 @dataclass(frozen=True)
@@ -619,3 +623,36 @@ FAMILY_PROOFS = [
     (mma_dot_a_family, "closed_form.dot_a"),
     (mma_dot_b_family, "closed_form.dot_b"),
 ]
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/nvidia_mma.py"
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            f"nvidia_mma: {ob.name} on {list(ob.shape)} == {ob.reference}",
+            _SOURCE,
+            Call(to_linear_layout, ob.encoding, list(ob.shape)),
+            dict(REFERENCES[ob.reference].formulas),
+            params=dict(ob.params),
+        )
+        for ob in [*OBLIGATIONS, *CLOSED_FORM_OBLIGATIONS]
+    ]
+    result += [
+        claims.family(
+            f"nvidia_mma: {factory.__name__}(), every member == {reference}",
+            _SOURCE,
+            factory,
+            family_reference(reference),
+        )
+        for factory, reference in FAMILY_PROOFS
+    ]
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library (``llverify prove``): every fragment and
+#: closed-form obligation, then every family proof.
+LIBRARY = _library()

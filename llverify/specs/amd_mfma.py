@@ -31,9 +31,14 @@ from llverify.encodings.amd_mfma import AMDMFMALayout
 from llverify.encodings.base import Encoding
 from llverify.encodings.blocked import DotOperandLayout
 from llverify.family import LayoutFamily
+from llverify.layout import LinearLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
 
-PROVED = "proved"
-REFUTED = "refuted"
+PROVED = Status.PROVED
+REFUTED = Status.REFUTED
 
 
 @dataclass(frozen=True)
@@ -429,7 +434,7 @@ class Obligation:
     encoding: Encoding
     shape: tuple[int, ...]
     reference: Mapping[str, str]
-    expect: str = PROVED
+    expect: Status = PROVED
     source: str = ""
     note: str = field(default="", compare=False)
 
@@ -739,3 +744,58 @@ MFMA32_FAMILY_REFERENCE_WARPS_M_FIRST = {
     "dim1": f"({_COL} if tr == 0 else {_ROW}) + 32 * (warp >> lwm) + "
     "(32 << lwn) * ((register >> 4) & ((1 << lrn) - 1))",
 }
+
+
+# ----------------------------------------------------------------- the library
+
+_SOURCE = "specs/amd_mfma.py"
+
+
+def layout(ob: Obligation) -> LinearLayout:
+    """Triton's converter on ``ob``: ``ob.encoding.to_linear_layout(ob.shape)``."""
+    return ob.encoding.to_linear_layout(list(ob.shape))
+
+
+def _name(ob: Obligation) -> str:
+    if ob.expect == REFUTED:
+        name = ob.name.replace(" (negative control)", "")
+        return f"amd_mfma: {name} on {list(ob.shape)} vs reference (negative control)"
+    return f"amd_mfma: {ob.name} on {list(ob.shape)} == reference"
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            _name(ob),
+            _SOURCE,
+            Call(layout, ob),
+            dict(ob.reference),
+            expect=Status(ob.expect),
+        )
+        for ob in OBLIGATIONS
+    ]
+    scope = "every warp grid and repetition <= 8 per dim, transposed or not"
+    result.append(
+        claims.family(
+            f"amd_mfma: 32x32 accumulator family, {scope}, == MFMA32_FAMILY_REFERENCE",
+            _SOURCE,
+            mfma32_accumulator_family,
+            MFMA32_FAMILY_REFERENCE,
+        )
+    )
+    result.append(
+        claims.family(
+            f"amd_mfma: 32x32 accumulator family, {scope}, vs "
+            "MFMA32_FAMILY_REFERENCE_WARPS_M_FIRST (negative control)",
+            _SOURCE,
+            mfma32_accumulator_family,
+            MFMA32_FAMILY_REFERENCE_WARPS_M_FIRST,
+            expect=Status.REFUTED,
+        )
+    )
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library: :data:`OBLIGATIONS`, then the family
+#: and its control.
+LIBRARY = _library()

@@ -37,10 +37,17 @@ proves it with ``llverify.prove_equal`` / ``prove_family_equal``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from llverify.encodings.nvmma_shared import NVMMASharedLayout
 from llverify.family import BIT, LayoutFamily
+from llverify.layout import LinearLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
 
 #: Swizzle modes with a swizzle (bytes) and element sizes (bits) Gluon accepts.
 SWIZZLES = (32, 64, 128)
@@ -381,3 +388,116 @@ FAMILY_PROOFS = (
         "rows in one box",
     ),
 )
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/nvmma_shared.py"
+_CUTE_FORMS = ("forward", "forward on byte addresses", "inverse")
+
+
+def layout(swizzle: int, transposed: bool, bitwidth: int, shape: Sequence[int]) -> LinearLayout:
+    """Triton's converter: ``NVMMASharedLayout(swizzle, bitwidth, rank 2, transposed)`` on
+    ``shape``."""
+    encoding = NVMMASharedLayout(swizzle, bitwidth, 2, transposed, False)
+    return encoding.to_linear_layout(list(shape))
+
+
+def cute_layout(ob: CuteObligation, inverse: bool = False) -> LinearLayout:
+    """``ob``'s layout without the block dim (offset -> element), or its inverse."""
+    full = layout(ob.swizzle, ob.transposed, ob.bitwidth, ob.shape)
+    offsets = full.sublayout(["offset"], full.get_out_dim_names())
+    return offsets.invert() if inverse else offsets
+
+
+def _cute(ob: CuteObligation, form: str) -> LibraryObligation:
+    inverse = form == "inverse"
+    reference = ob.inverse() if inverse else ob.forward(byte_addresses=form != "forward")
+    return claims.equivalence(
+        f"nvmma_shared: {ob.name} on {list(ob.shape)} == CuTe swizzle ({form})",
+        _SOURCE,
+        Call(cute_layout, ob, inverse),
+        reference,
+        method="linear",
+    )
+
+
+def _controls() -> list[LibraryObligation]:
+    """The negative controls, each on the instance the tests use."""
+    ob = CUTE_ON_ELEMENTS_16B  # CUTLASS's byte-address swizzle on element addresses
+    address = cute_swizzle_text("offset", *CUTE_BYTE_SWIZZLES[ob.swizzle])
+    box_bits = _log2(ob.box_cols)
+    on_elements = {"dim0": f"{address} >> {box_bits}", "dim1": f"{address} & {ob.box_cols - 1}"}
+    params = nvmma_params(128, 16, 64)
+    wide = {k: v for k, v in nvmma_params(64, 16, 64).items() if k in ("lp", "lm", "lv")}
+    controls: list[tuple[str, str, Any, dict[str, str], dict[str, int] | None]] = [
+        (
+            "CUTE_ON_ELEMENTS_16B",
+            "128 B 16-bit [8, 64]",
+            (ob.swizzle, ob.transposed, ob.bitwidth, ob.shape),
+            on_elements,
+            None,
+        ),
+        (  # perPhase doubled
+            "NVMMA_PHASE_OFF_BY_ONE",
+            "128 B 16-bit [64, 64]",
+            (128, False, 16, (64, 64)),
+            NVMMA_PHASE_OFF_BY_ONE,
+            params,
+        ),
+        (  # two boxes read as one row of 128 columns
+            "NVMMA_WIDE_ROWS",
+            "64 B 16-bit [64, 128]",
+            (64, False, 16, (64, 128)),
+            NVMMA_WIDE_ROWS,
+            {**wide, "lc": 7},
+        ),
+        (  # the non-transposed closed form on a transposed layout
+            "NVMMA_REFERENCE",
+            "128 B 16-bit transposed [64, 64]",
+            (128, True, 16, (64, 64)),
+            NVMMA_REFERENCE,
+            params,
+        ),
+    ]
+    return [
+        claims.equivalence(
+            f"nvmma_shared: {instance} vs {control} (negative control)",
+            _SOURCE,
+            Call(layout, *encoding),
+            formulas,
+            expect=Status.REFUTED,
+            params=options,
+        )
+        for control, instance, encoding, formulas, options in controls
+    ]
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            f"nvmma_shared: {ob.name} == closed form",
+            _SOURCE,
+            Call(layout, ob.swizzle, ob.transposed, ob.bitwidth, ob.shape),
+            ob.reference,
+            params=ob.params,
+        )
+        for ob in CLOSED_FORM_OBLIGATIONS
+    ]
+    result += [_cute(ob, form) for ob in CUTE_OBLIGATIONS for form in _CUTE_FORMS]
+    result += _controls()
+    result += [
+        claims.family(
+            f"nvmma_shared: 2-D family, {proof.name} ({proof.note}) == closed form",
+            _SOURCE,
+            Call(nvmma_shared_2d, constraint=proof.constraint),
+            proof.reference,
+        )
+        for proof in FAMILY_PROOFS
+    ]
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library: the closed-form instances, each CuTe
+#: obligation three ways, the negative controls, then the family proofs.
+LIBRARY = _library()

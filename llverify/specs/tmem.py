@@ -30,6 +30,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from llverify.encodings.tmem import TensorMemoryLayout, message_tile, tmem_register_layout
+from llverify.errors import LayoutError
+from llverify.layout import LinearLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
+
 #: Per-instruction fragments (row, col) of one warp over ``register, lane``, for any
 #: ``.num`` (the register count), from the PTX ISA figures (table above).
 MESSAGE_REFERENCES: dict[str, dict[str, str]] = {
@@ -191,3 +199,79 @@ REGISTER_OBLIGATIONS: tuple[RegisterObligation, ...] = (
 #: Negative control: the 8-warp 32x32b layout with the warps taken row-major (warp w on
 #: lanes 32 (w // 2)), which the TMEM access restriction forbids.
 REGISTER_8W_ROW_MAJOR = {"dim0": "lane + 32 * (warp // 2)", "dim1": "register + 64 * (warp % 2)"}
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/tmem.py"
+
+
+def message(atom: str, num: int) -> LinearLayout:
+    """A ``.num`` message of ``atom``: ``message_tile(atom) * identity_1d(num, register,
+    col)``."""
+    return message_tile(atom) * LinearLayout.identity_1d(num, "register", "col")
+
+
+def register_layout(ob: RegisterObligation) -> LinearLayout:
+    """llverify's ``tmem_register_layout`` of ``ob`` as a LinearLayout.
+
+    Raises:
+        LayoutError: (a ``ValueError``) when there is no such layout for ``ob``'s atom.
+    """
+    encoding = TensorMemoryLayout(ob.block, ob.col_stride)
+    layout = tmem_register_layout(ob.element, list(ob.shape), encoding, ob.num_warps, ob.atom)
+    if layout is None:
+        raise LayoutError(f"Argument 'ob': no {ob.atom} register layout for {ob.name}.")
+    return layout.to_linear_layout(list(ob.shape))
+
+
+def _library() -> tuple[LibraryObligation, ...]:
+    result = [
+        claims.equivalence(
+            f"tmem: tcgen05 {ob.atom}.x{ob.num} message == PTX fragment",
+            _SOURCE,
+            Call(message, ob.atom, ob.num),
+            MESSAGE_REFERENCES[ob.atom],
+        )
+        for ob in MESSAGE_OBLIGATIONS
+    ]
+    result += [
+        claims.equivalence(
+            f"tmem: {ob.name} register layout == closed form",
+            _SOURCE,
+            Call(register_layout, ob),
+            ob.reference,
+        )
+        for ob in REGISTER_OBLIGATIONS
+    ]
+    eight_warps = next(ob for ob in REGISTER_OBLIGATIONS if ob.name == "32x32b/f32/128x128/8w")
+    controls = (
+        (
+            "MESSAGE_16X64B_MISREAD",
+            MESSAGE_16X64B_MISREAD,
+            "16x64b.x4 message",
+            Call(message, "16x64b", 4),
+        ),
+        (
+            "REGISTER_8W_ROW_MAJOR",
+            REGISTER_8W_ROW_MAJOR,
+            eight_warps.name,
+            Call(register_layout, eight_warps),
+        ),
+    )
+    result += [
+        claims.equivalence(
+            f"tmem: {instance} vs {control} (negative control)",
+            _SOURCE,
+            build,
+            formulas,
+            expect=Status.REFUTED,
+        )
+        for control, formulas, instance, build in controls
+    ]
+    return tuple(result)
+
+
+#: The module's obligations in the built-in library: the messages, the register layouts,
+#: then the two negative controls.
+LIBRARY = _library()

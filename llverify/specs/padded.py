@@ -31,6 +31,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout
+from llverify.obligation import Call
+from llverify.obligation import Obligation as LibraryObligation
+from llverify.specs import claims
+from llverify.verdict import Status
+
 
 def padded_address_formula(pairs: Sequence[Sequence[int]], logical: str = "offset") -> str:
     """The documented address of logical offset ``logical``: ``i + sum (i // I) * P``.
@@ -63,7 +69,7 @@ class PaddedObligation:
     params: dict[str, int] = field(default_factory=dict)
     observe: str = "address"
     method: str = "auto"
-    expect: str = "proved"
+    expect: Status = Status.PROVED
     source: str = ""
 
 
@@ -337,7 +343,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         "dim0 * (C + P) + dim1",
         order=(1, 0),
         params={"C": 64, "P": 4},
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # Padding before each row instead of after it (off by one interval).
     PaddedObligation(
@@ -347,7 +353,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         "dim0 * (C + P) + P + dim1",
         order=(1, 0),
         params={"C": 32, "P": 4},
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # Interval of half a row, claimed as a row.
     PaddedObligation(
@@ -356,7 +362,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         (8, 32),
         "dim0 * 33 + dim1",
         order=(1, 0),
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # Only the largest pair applied (the pairs add up).
     PaddedObligation(
@@ -365,7 +371,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         (16, 64),
         "dim0 * 64 + (dim0 // 2) * 2 + dim1",
         order=(1, 0),
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # Pairs multiplied instead of added.
     PaddedObligation(
@@ -374,7 +380,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         (16, 64),
         "dim0 * (64 + 2) * 1 + (dim0 // 2) * 2 * 4 + dim1",
         order=(1, 0),
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # The td example read with the rows in natural order (the remapping ignored).
     PaddedObligation(
@@ -383,7 +389,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         (8, 4),
         "dim0 * 4 + dim1 + dim0 // 4",
         offset_bases=((0, 1), (0, 2), (2, 0), (4, 0), (1, 0)),
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # Two words of padding per fp32 row: column reads hit every other bank twice.
     PaddedObligation(
@@ -393,7 +399,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         "(dim0 + dim1) % 32",
         order=(1, 0),
         observe="address % 32",
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
     # A real one: Triton 3.9 (and 3.6) store this layout's offset pairs with
     # st.shared.v2.b32, but the 1-element padding after offset 511 puts offset 512 at the
@@ -405,7 +411,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         "offset % 2",
         offset_bases=PAIRED_ROWS,
         observe="address % 2",
-        expect="refuted",
+        expect=Status.REFUTED,
         source=ALIGNMENT,
     ),
     # The large z3 instance with the padding of the wrong tier.
@@ -416,7 +422,7 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
         "dim0 * 560 + (dim1 // 128) * 8 + (dim1 // 256) * 4 + dim1",
         order=(1, 0),
         method="z3",
-        expect="refuted",
+        expect=Status.REFUTED,
     ),
 ]
 
@@ -424,3 +430,40 @@ NEGATIVE_CONTROLS: list[PaddedObligation] = [
 def all_obligations() -> list[PaddedObligation]:
     """Every obligation expected to be proved."""
     return [*DOC_OBLIGATIONS, *tile_obligations(), *BANK_OBLIGATIONS, *ALIGNMENT_OBLIGATIONS]
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/padded.py"
+
+
+def model(ob: PaddedObligation) -> PaddedLayout:
+    """The padded model of ``ob``'s instance, with its ``num_buffers`` buffers."""
+    if ob.offset_bases is None:
+        assert ob.order is not None, ob  # the data give an order or the offset bases
+        encoding = PaddedSharedLayout.with_identity_for(ob.pairs, ob.shape, ob.order, ob.cga)
+    else:
+        encoding = PaddedSharedLayout(ob.pairs, ob.offset_bases, ob.cga, ob.shape)
+    return encoding.padded_layout(num_buffers=ob.num_buffers)
+
+
+def _obligation(ob: PaddedObligation) -> LibraryObligation:
+    name = f"padded: {ob.name}: {ob.observe} == {ob.reference}"
+    if ob.expect == Status.REFUTED:
+        name = f"padded: {ob.name}: {ob.observe} vs {ob.reference} (negative control)"
+    return claims.equivalence(
+        name,
+        _SOURCE,
+        Call(model, ob),
+        ob.reference,
+        expect=Status(ob.expect),
+        decide=claims.padded_equal,
+        observe=ob.observe,
+        params=ob.params,
+        method=ob.method,
+    )
+
+
+#: The module's obligations in the built-in library: :func:`all_obligations`, then
+#: :data:`NEGATIVE_CONTROLS`.
+LIBRARY = tuple(_obligation(ob) for ob in (*all_obligations(), *NEGATIVE_CONTROLS))
