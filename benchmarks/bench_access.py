@@ -21,7 +21,6 @@ from cases.access import (  # noqa: E402
     reg_layout,
     shared_from_bases,
 )
-
 from llverify.access import (  # noqa: E402  # noqa: E402
     TARGETS,
     _lane_images,

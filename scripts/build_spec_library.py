@@ -20,7 +20,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from cases.access import NVIDIA_CASES, reg_layout, shared_from_bases  # noqa: E402
 from cases.swizzle import SWIZZLE_TEST_CASES  # noqa: E402
-
 from llverify import LinearLayout  # noqa: E402
 from llverify.encodings import layout_argument  # noqa: E402
 

@@ -15,6 +15,9 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cases.access import (
     NVIDIA_CASES,
     differential_cases,
@@ -24,9 +27,6 @@ from cases.access import (
     run_bank_oracle,
     shared_from_bases,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from llverify import LinearLayout
 from llverify.access import (
     access_analysis,

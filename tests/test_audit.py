@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cases.access import run_bank_oracle
 from cases.triton import require_triton
-
 from llverify.audit.analyze import audit
 from llverify.audit.module import parse_module
 from llverify.errors import ParseError

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cases.conversion_zoo import ZOO
 
+from cases.conversion_zoo import ZOO
 from llverify import LinearLayout
 from llverify.conversion import (
     KINDS,

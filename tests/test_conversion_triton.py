@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases.triton import triton_missing
 
+from cases.triton import triton_missing
 from llverify.conversion import conversion
 from llverify.encodings import (
     BlockedLayout,

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases.triton import triton_missing
 
+from cases.triton import triton_missing
 from llverify import LinearLayout
 
 pytestmark = pytest.mark.triton

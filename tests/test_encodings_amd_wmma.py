@@ -14,9 +14,9 @@ import random
 from typing import Any
 
 import pytest
-from cases.triton import triton_layouts
 
 import llverify.encodings.amd_wmma  # noqa: F401 - registers the TTGIR builder and Gluon converter
+from cases.triton import triton_layouts
 from llverify import prove_equal
 from llverify.encodings import (
     DotOperandLayout,

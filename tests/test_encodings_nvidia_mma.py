@@ -12,9 +12,9 @@ import random
 from typing import Any
 
 import pytest
-from cases.triton import require_triton, triton_layouts
 
 import llverify.encodings.nvidia_mma as nvidia_mma  # registers the builders
+from cases.triton import require_triton, triton_layouts
 from llverify import LinearLayout, prove_equal, prove_family_equal
 from llverify.encodings import (
     DotOperandLayout,

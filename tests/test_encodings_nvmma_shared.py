@@ -26,9 +26,9 @@ from math import prod
 from typing import Any
 
 import pytest
-from cases.triton import require_triton
 
 import llverify.encodings.nvmma_shared  # noqa: F401 - registers #ttg.nvmma_shared
+from cases.triton import require_triton
 from llverify import LinearLayout, prove_equal, prove_family_equal
 from llverify.encodings import EncodingError, TTGIRError, parse_encoding, to_linear_layout
 from llverify.encodings.gluon import from_gluon

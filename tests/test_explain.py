@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from cases.strategies import layouts
 from hypothesis import given, settings
 
+from cases.strategies import layouts
 from llverify import LinearLayout, explain, prove_equal
 from llverify.ops import IntOps
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases.triton import triton_missing
 
+from cases.triton import triton_missing
 from llverify.errors import DimensionError, LayoutError, LLVerifyError
 from llverify.family import (
     SWIZZLED_REFERENCE,

@@ -12,6 +12,9 @@ import itertools
 import pickle
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
 from cases.strategies import (
     IN_POOL,
     LAW_SETTINGS,
@@ -35,9 +38,6 @@ from cases.strategies import (
     surjective_layouts,
     unflatten,
 )
-from hypothesis import assume, given
-from hypothesis import strategies as st
-
 from llverify import LinearLayout
 from llverify.errors import DimensionError
 from llverify.layout_utils import divide_left, divide_right, get_output_basis_mask

@@ -8,8 +8,8 @@ import random
 from pathlib import Path
 
 import pytest
-from cases.access import random_pair, reg_layout, shared_from_bases
 
+from cases.access import random_pair, reg_layout, shared_from_bases
 from llverify import LinearLayout
 from llverify.access import access_analysis
 from llverify.audit.analyze import audit

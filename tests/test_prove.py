@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from cases.strategies import all_inputs, layouts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cases.strategies import all_inputs, layouts
 from llverify import (
     DimensionError,
     FormulaError,

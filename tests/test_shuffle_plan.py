@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 
 from cases.conversion_zoo import ZOO
-
 from llverify.conversion import Conversion, ShufflePlan
 
 STRIDE = 8  # every 8th zoo pair: 351 warp-shuffle conversions

@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from cases.strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cases.strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply
 from llverify import LinearLayout
 from llverify.family import LayoutFamily, swizzled_shared_2d
 from llverify.smt.parametric import PROPERTIES, prove_family_property

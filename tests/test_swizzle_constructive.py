@@ -17,8 +17,8 @@ import random
 from typing import Any
 
 import pytest
-from cases.swizzle import SWIZZLE_TEST_CASES, ll
 
+from cases.swizzle import SWIZZLE_TEST_CASES, ll
 from llverify import LinearLayout
 from llverify.access import Target, access_analysis
 from llverify.encodings import (

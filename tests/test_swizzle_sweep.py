@@ -6,8 +6,8 @@ are the ones docs/swizzle.md lists (``python benchmarks/bench_swizzle.py --list`
 from __future__ import annotations
 
 import pytest
-from cases.swizzle_sweep import sweep_cases
 
+from cases.swizzle_sweep import sweep_cases
 from llverify.access import access_analysis
 from llverify.swizzle import synthesize_swizzle
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 import z3
-from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
 
+from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
 from llverify import LinearLayout
 from llverify.access import TARGETS, access_analysis
 from llverify.encodings import BlockedLayout, SharedLinearLayout

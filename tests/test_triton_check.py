@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from cases.triton import require_triton
 
+from cases.triton import require_triton
 from llverify import triton_check
 from llverify.cli import EXIT_FAILED, main
 

@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from cases.triton import require_triton
 
+from cases.triton import require_triton
 from llverify import LinearLayout
 from llverify.errors import DimensionError
 from llverify.views import distributed_view, layout_view, shared_view

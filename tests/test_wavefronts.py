@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cases.scripts import load_script
 
+from cases.scripts import load_script
 from llverify import LinearLayout, gf2
 from llverify.errors import LayoutError
 from llverify.swizzle import convert_layout_swizzle

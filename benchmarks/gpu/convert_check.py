@@ -53,11 +53,11 @@ def main() -> None:
 
     import triton
     from bank_check import _layout_1d
-    from cases.swizzle_sweep import sweep_cases
     from triton.backends.compiler import GPUTarget
     from triton.experimental import gluon
     from triton.experimental.gluon import language as ttgl
 
+    from cases.swizzle_sweep import sweep_cases
     from llverify.swizzle import convert_layout_swizzle
     from llverify.wavefronts import predict_wavefronts
 

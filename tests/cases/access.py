@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from cases.triton import require_triton
-
 from llverify import LinearLayout
 
 NVIDIA_CASES: list[dict[str, Any]] = [

@@ -10,7 +10,6 @@ import random
 from typing import Any
 
 from cases.conversion_zoo import ZOO
-
 from llverify.conversion import Conversion
 
 
