@@ -23,12 +23,12 @@ from test_access import (  # noqa: E402
 )
 
 from llverify.access import (  # noqa: E402  # noqa: E402
-    TARGETS,
     _lane_images,
     hardware_conflicts,
     simulate_bank_conflicts,
     triton_conflicts,
 )
+from llverify.hardware import TARGETS  # noqa: E402
 from llverify.shared_conversion import conversion_layout  # noqa: E402
 
 

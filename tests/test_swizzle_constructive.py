@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from llverify import LinearLayout
-from llverify.access import Target, access_analysis
+from llverify.access import access_analysis
 from llverify.encodings import (
     AMDMFMALayout,
     BlockedLayout,
@@ -30,6 +30,7 @@ from llverify.encodings import (
     to_linear_layout,
 )
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
+from llverify.hardware import Target
 from llverify.layout_utils import action_remove_broadcasted_regs, transpose_linear_layout
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import swizzle_cost

@@ -11,9 +11,10 @@ import z3
 from test_swizzle_constructive import SWIZZLE_TEST_CASES
 
 from llverify import LinearLayout
-from llverify.access import TARGETS, access_analysis
+from llverify.access import access_analysis
 from llverify.encodings import BlockedLayout, SharedLinearLayout
 from llverify.errors import LayoutError
+from llverify.hardware import TARGETS
 from llverify.swizzle import swizzle_cost
 from llverify.swizzle import synthesize as synth
 from llverify.swizzle.synthesize import synthesize_swizzle

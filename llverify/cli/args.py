@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llverify.errors import LLVerifyError
+from llverify.hardware import DTYPE_BITS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.text import read_layout
 
@@ -17,16 +18,6 @@ EXIT_UNKNOWN = 3
 
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
 
-#: element type names (TTGIR and Gluon spellings) -> bits
-DTYPE_BITS = {
-    **dict.fromkeys(["i4", "u4", "e2m1", "f4"], 4),
-    **dict.fromkeys(["i8", "u8", "f8", "e4m3", "e5m2", "f8e4m3fn", "f8e5m2", "fp8"], 8),
-    **dict.fromkeys(["f16", "bf16", "i16", "u16", "fp16", "float16", "bfloat16"], 16),
-    **dict.fromkeys(["f32", "i32", "u32", "tf32", "fp32", "float32"], 32),
-    **dict.fromkeys(["f64", "i64", "u64", "fp64", "float64"], 64),
-}
-
-
 def parse_dtype(text: str) -> int:
     """Element bits of a dtype name (``f16`` -> 16) or a plain bit count (``"16"``).
 
@@ -34,14 +25,13 @@ def parse_dtype(text: str) -> int:
         >>> parse_dtype("bf16"), parse_dtype("e4m3"), parse_dtype("32")
         (16, 8, 32)
     """
-    key = text.strip().lower()
-    if key in DTYPE_BITS:
-        return DTYPE_BITS[key]
-    if key.isdigit() and int(key) in (4, 8, 16, 32, 64):
-        return int(key)
-    raise LLVerifyError(
-        f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count 4/8/16/32/64, not {text!r}."
-    )
+    bits = dtype_bits(text)
+    if bits is None:
+        raise LLVerifyError(
+            f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count 4/8/16/32/64, "
+            f"not {text!r}."
+        )
+    return bits
 
 
 def parse_shape(text: str | None) -> list[int] | None:

@@ -23,9 +23,7 @@ from llverify.draw.banks import (
     Wavefront,
     bank_model,
     bank_panel,
-    check_bits,
     plan_banks,
-    target_of,
     wavefront,
     wavefront_summary,
 )
@@ -38,6 +36,7 @@ from llverify.draw.grid import (
     plan_grid,
 )
 from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifted, text_width
+from llverify.hardware import ANY_ELEMENT_BITS, resolve_target
 from llverify.layout import LinearLayout
 
 __all__ = [
@@ -355,8 +354,8 @@ def bank_map_picture(
         window: ``((row0, row1), (bank0, bank1))`` or ``"r0:r1,b0:b1"``: bank rows and banks.
         max_cells: at most this many cells; beyond, each cell covers several bank rows.
     """
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
     model, wave, panel, notes = _bank_parts(
         shared_layout, bits, tgt, register_layout, shape, window, max_cells, "the register layout"
     )
@@ -414,8 +413,8 @@ def conversion_picture(
     """
     if element_bits is None:
         raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
     src_ll = _layout(src, shape, "src")
     dst_ll = _layout(dst, shape, "dst")
     if src_ll.out_dims != dst_ll.out_dims:

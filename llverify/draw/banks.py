@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from llverify.access import TARGETS, Target
 from llverify.draw import style
 from llverify.draw.grid import Panel, aggregation, check_max_cells
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
 from llverify.evaluate import evaluate_all
+from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 
 __all__ = ["BankModel", "Wavefront", "bank_model", "bank_panel", "wavefront"]
@@ -39,26 +39,6 @@ MAX_SLOTS = 1 << 22
 
 def _coord_text(coords: Sequence[int]) -> str:
     return "(" + ",".join(str(int(v)) for v in coords) + ")"
-
-
-def target_of(target: str | Target) -> Target:
-    if isinstance(target, Target):
-        return target
-    if target not in TARGETS:
-        raise DrawError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
-    return TARGETS[target]
-
-
-def check_bits(element_bits: object) -> int:
-    if (
-        isinstance(element_bits, bool)
-        or not isinstance(element_bits, int)
-        or element_bits not in (1, 2, 4, 8, 16, 32, 64)
-    ):
-        raise DrawError(
-            f"Argument 'element_bits' must be one of 1, 2, 4, 8, 16, 32, 64, not {element_bits!r}."
-        )
-    return element_bits
 
 
 @dataclass(frozen=True)
@@ -121,12 +101,11 @@ def bank_model(
     from llverify.access import _padded_model  # the same reading access_analysis does
     from llverify.encodings import layout_argument
 
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
     model = None if isinstance(shared_layout, LinearLayout) else _padded_model(shared_layout, shape)
     if model is not None:
-        if bits % 8:
-            raise DrawError(f"Padded shared layouts need whole-byte elements, not {bits} bits.")
+        PADDED_ELEMENT_BITS.check(bits, error=DrawError)
         linear = model.linear
         layout = linear.sublayout(["offset"], linear.get_out_dim_names())
         table = np.asarray(model.physical_table(), dtype=np.int64)

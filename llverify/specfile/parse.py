@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify.errors import LLVerifyError
+from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.specfile.lines import LineIndex
 
@@ -554,17 +555,12 @@ class _Parser:
         return tuple(value)
 
     def dtype(self, table: Mapping[str, Any]) -> int:
-        from llverify.cli.args import DTYPE_BITS
-
         value = table["dtype"]
-        if isinstance(value, int) and not isinstance(value, bool) and value in (4, 8, 16, 32, 64):
+        if isinstance(value, int) and not isinstance(value, bool) and value in DTYPE_WIDTHS:
             return value
-        if isinstance(value, str):
-            key = value.strip().lower()
-            if key in DTYPE_BITS:
-                return DTYPE_BITS[key]
-            if key.isdigit() and int(key) in (4, 8, 16, 32, 64):
-                return int(key)
+        bits = dtype_bits(value) if isinstance(value, str) else None
+        if bits is not None:
+            return bits
         raise self.error(
             f'\'dtype\' must be an element type like "f16", "bf16", "f8", "f32", "i8" '
             f"or a bit count 4/8/16/32/64, not {value!r}{_suggest(value, DTYPE_BITS)}.",
