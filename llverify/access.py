@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 
 from llverify import gf2
+from llverify.arguments import layout_argument, shared_layout_argument
+from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LayoutError
 from llverify.evaluate import evaluate_all
 from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
@@ -314,46 +316,6 @@ def _ldmatrix(cvt: LinearLayout, element_bits: int) -> tuple[bool, bool]:
     return plain, trans
 
 
-def _padded_model(value: Any, shape: Sequence[int]) -> Any:
-    """The exact :class:`PaddedLayout` of a padded shared layout (object, Gluon object or
-    TTGIR text) of ``shape``; None for anything else."""
-    from llverify.encodings.padded import (  # encodings import much more
-        PaddedLayout,
-        PaddedSharedLayout,
-        parse_padded_shared,
-    )
-
-    try:
-        if isinstance(value, PaddedLayout):
-            if tuple(value.shape) != tuple(shape):
-                raise LayoutError(
-                    f"the PaddedLayout has shape {list(value.shape)}, not {list(shape)}"
-                )
-            model = value
-        elif isinstance(value, PaddedSharedLayout):
-            model = value.padded_layout(shape)
-        elif isinstance(value, str) and "padded_shared" in value:
-            model = parse_padded_shared(value)[0].padded_layout(shape)
-        elif type(value).__name__ == "PaddedSharedLayout" and hasattr(
-            value, "interval_padding_pairs"
-        ):  # Gluon's
-            model = PaddedSharedLayout(
-                value.interval_padding_pairs, value.offset_bases, value.cga_layout, value.shape
-            ).padded_layout(shape)
-        else:
-            return None
-    except LayoutError:
-        raise
-    except Exception as error:
-        raise LayoutError(f"Argument 'shared_layout' could not be converted: {error}") from error
-    if model.num_buffers != 1 or model.num_blocks != 1:
-        raise LayoutError(
-            "Bank-conflict analysis of padded layouts supports one buffer of one CTA only "
-            f"(got {model.num_buffers} buffers, {model.num_blocks} CTAs)."
-        )
-    return model
-
-
 def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
     """The widest ``v <= elems`` such that every ``v`` consecutive registers (``cvt`` with
     the vector permutation applied) hit ``v`` contiguous physical addresses starting at a
@@ -378,7 +340,11 @@ def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
 
 
 def _padded_access_analysis(
-    register_layout: Any, model: Any, shape: Sequence[int], element_bits: int, tgt: Target
+    register_layout: LinearLayout,
+    model: PaddedLayout,
+    shape: Sequence[int],
+    element_bits: int,
+    tgt: Target,
 ) -> AccessAnalysis:
     """:func:`access_analysis` for a padded shared layout: the conversion to the logical
     offsets of the linear component, the width capped to physically contiguous and aligned
@@ -451,10 +417,11 @@ def access_analysis(
         (4, 64, 1, 2, 0)
     """
     tgt = resolve_target(target)
-    padded = _padded_model(shared_layout, shape)
-    if padded is not None:
-        return _padded_access_analysis(register_layout, padded, shape, element_bits, tgt)
-    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    reg = layout_argument(register_layout, shape, "register_layout")
+    shared = shared_layout_argument(shared_layout, shape, "shared_layout")
+    if isinstance(shared, PaddedLayout):
+        return _padded_access_analysis(reg, shared, shape, element_bits, tgt)
+    cvt, elems = conversion_layout(reg, shared, shape, element_bits)
     access_bits = elems * element_bits
     words = max(1, -(-access_bits // 32))
     lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1

@@ -145,8 +145,7 @@ class ElementBitsRule:
         bits = as_int(value, name)
         if bits not in self.widths:
             raise error(
-                f"Argument '{name}' must be one of {list(self.widths)} ({self.reason}), "
-                f"not {bits}."
+                f"Argument '{name}' must be one of {list(self.widths)} ({self.reason}), not {bits}."
             )
         return bits
 

@@ -52,7 +52,7 @@ def _check_measured(result: synth.SwizzleResult, src, dst, shape, bits, target="
 
 
 def layout_argument_dims(value, shape):
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
 
     return layout_argument(value, shape, "x").out_dims
 

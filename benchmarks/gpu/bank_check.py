@@ -70,7 +70,7 @@ def cases(heldout: int = 0) -> list[dict[str, Any]]:
     from test_swizzle_constructive import SWIZZLE_TEST_CASES
     from test_swizzle_synthesize import LOAD_16x32, STORE_16x32
 
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
 
     out = [{"name": "16x32 f32 transpose", "src": STORE_16x32, "dst": LOAD_16x32,
             "shape": [16, 32], "bits": 32}]  # fmt: skip

@@ -191,23 +191,18 @@ def build_layout(text: str, shape: Sequence[int] | None) -> LinearLayout:
         >>> build_layout('{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}', None).out_dims
         [('dim0', 2)]
     """
-    from llverify.text import layout_from_json, parse_layout
+    from llverify.arguments import LayoutTextError, layout_argument  # imports encodings
 
     stripped = text.strip()
-    if stripped.startswith(("#", "tensor<", "!")):
-        from llverify.encodings import to_linear_layout  # encodings import much more
-
-        if shape is None and not stripped.startswith("tensor<"):
-            raise LLVerifyError(
-                "TTGIR attribute text needs the check's 'shape' (e.g. shape = [128, 64])."
-            )
-        return to_linear_layout(stripped, None if shape is None else list(shape))
-    if stripped.startswith("{"):
-        return layout_from_json(stripped)
-    if "->" in stripped or "size 1 dimension" in stripped:
-        return parse_layout(stripped)
-    shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
-    raise LLVerifyError(f"expected {_LAYOUT_FORMS}, not {shown!r}.")
+    if shape is None and stripped.startswith("#"):  # an attribute carries no shape
+        raise LLVerifyError(
+            "TTGIR attribute text needs the check's 'shape' (e.g. shape = [128, 64])."
+        )
+    try:
+        return layout_argument(stripped, None if shape is None else list(shape), "layout")
+    except LayoutTextError:
+        shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+        raise LLVerifyError(f"expected {_LAYOUT_FORMS}, not {shown!r}.") from None
 
 
 def is_padded(text: str) -> bool:

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify import gf2
+from llverify.arguments import layout_argument
 from llverify.bits import as_int, is_power_of_2, log2_exact
-from llverify.encodings import layout_argument
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
 from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
@@ -55,7 +55,7 @@ def constructive_swizzle(
 
     Args:
         src, dst: distributed layouts of the tensor (LinearLayouts or anything
-            :func:`llverify.encodings.layout_argument` accepts) with in dims ``register``,
+            :func:`llverify.arguments.layout_argument` accepts) with in dims ``register``,
             ``lane`` and optionally ``warp`` and ``block`` (of size 1).
         shape: the tensor shape (the out dim sizes of both layouts).
         element_bits: bits per element, dividing 128.

@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
+from llverify.arguments import layout_argument
 from llverify.bits import as_int, is_power_of_2
 from llverify.encodings import (
     EncodingError,
@@ -79,7 +80,6 @@ from llverify.encodings import (
     PaddedSharedLayout,
     SwizzledSharedLayout,
     TTGIRError,
-    layout_argument,
 )
 from llverify.encodings.base import list_text
 from llverify.encodings.nvmma_shared import SWIZZLE_BYTE_WIDTHS
@@ -243,7 +243,7 @@ def best_swizzled_shared(
 
     Args:
         src, dst: register layouts (LinearLayouts or anything
-            :func:`llverify.encodings.layout_argument` accepts) of one CTA.
+            :func:`llverify.arguments.layout_argument` accepts) of one CTA.
         shape: the tensor shape (positive powers of 2).
         element_bits: bits per element: 8, 16, 32 or 64.
         target: a name in :data:`llverify.hardware.TARGETS` or a :class:`Target`.

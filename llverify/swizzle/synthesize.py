@@ -376,7 +376,7 @@ def synthesize_swizzle(
 
     Args:
         src, dst: the register layouts (LinearLayouts, encodings, TTGIR text; see
-            :func:`llverify.encodings.layout_argument`).
+            :func:`llverify.arguments.layout_argument`).
         shape: the tensor shape.
         element_bits: bits per element (1..64, dividing 128).
         target: "nvidia", "gfx942", "gfx950" or a :class:`~llverify.hardware.Target`.
@@ -395,7 +395,7 @@ def synthesize_swizzle(
             a bit with an XOR-applied one); the certificate is then relative to those.
         timeout_s: the solver's budget in all; past it the certificate is "unknown".
     """
-    from llverify.encodings import layout_argument  # encodings import much more
+    from llverify.arguments import layout_argument
 
     started = time.perf_counter()
     bits = ANY_ELEMENT_BITS.check(element_bits)
