@@ -22,12 +22,12 @@ from cases.access import (  # noqa: E402
     shared_from_bases,
 )
 from llverify.access import (  # noqa: E402  # noqa: E402
-    TARGETS,
     _lane_images,
     hardware_conflicts,
     simulate_bank_conflicts,
     triton_conflicts,
 )
+from llverify.hardware import TARGETS  # noqa: E402
 from llverify.shared_conversion import conversion_layout  # noqa: E402
 
 

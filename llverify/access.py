@@ -23,9 +23,7 @@ and aligned in physical addresses; Triton caps only at ``getMinInterval``, a kno
 specs/padded.py), and the result says ``source == "simulator"`` with no Triton/algebraic
 count (``triton is None``).
 
-Targets: ``"nvidia"`` (32 lanes, 32 banks; a pass is 32 / words-per-lane consecutive lanes),
-``"gfx942"`` (wave64, 32 banks; ds_read_b128 phases span(l0, l1, l2^l4)) and ``"gfx950"``
-(wave64, 64 banks; ds_read_b128 phases span(l0, l1, l2^l3, l2^l4)).
+Targets (lanes, banks, the lanes of one pass) are :data:`llverify.hardware.TARGETS`.
 
 Examples:
     >>> from llverify import LinearLayout
@@ -45,8 +43,11 @@ from typing import Any
 import numpy as np
 
 from llverify import gf2
+from llverify.arguments import layout_argument, shared_layout_argument
+from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LayoutError
 from llverify.evaluate import evaluate_all
+from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     divide_left,
@@ -55,10 +56,8 @@ from llverify.layout_utils import (
 from llverify.shared_conversion import conversion_layout
 
 __all__ = [
-    "TARGETS",
     "AccessAnalysis",
     "BankConflicts",
-    "Target",
     "access_analysis",
     "bank_conflicts",
     "conversion_analysis",
@@ -66,48 +65,6 @@ __all__ = [
     "simulate_bank_conflicts",
     "triton_conflicts",
 ]
-
-
-@dataclass(frozen=True)
-class Target:
-    """A shared-memory target: lanes per warp, banks of 32 bits, and whether ds_read_b128
-    groups lanes by XOR phases (AMD wave64)."""
-
-    name: str
-    lanes: int
-    banks: int
-    amd: bool = False
-
-    def pass_lanes(self, words_per_lane: int) -> list[int]:
-        """Lane indices spanning one pass (a GF(2) basis; the pass is their span)."""
-        if self.amd and words_per_lane == 4:
-            return [1, 2, 4 ^ 16] if self.banks == 32 else [1, 2, 4 ^ 8, 4 ^ 16]
-        per_pass = min(self.lanes, self.banks // words_per_lane)
-        return [1 << i for i in range(per_pass.bit_length() - 1)]
-
-    def triton_lanes(self, words_per_lane: int) -> list[int]:
-        """Triton's lane tile (``getLaneTile`` with an empty ``laneAddr``): the lanes below
-        ``log2(phases)`` from the top, sequential."""
-        log2_lanes = self.lanes.bit_length() - 1
-        log2_phase = max(
-            0, (words_per_lane.bit_length() - 1) + log2_lanes - (self.banks.bit_length() - 1)
-        )
-        return [1 << i for i in range(log2_lanes - log2_phase)]
-
-
-TARGETS = {
-    "nvidia": Target("nvidia", 32, 32),
-    "gfx942": Target("gfx942", 64, 32, amd=True),
-    "gfx950": Target("gfx950", 64, 64, amd=True),
-}
-
-
-def _target(target: str | Target) -> Target:
-    if isinstance(target, Target):
-        return target
-    if target not in TARGETS:
-        raise LayoutError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
-    return TARGETS[target]
 
 
 def _lane_images(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
@@ -187,7 +144,7 @@ def simulate_bank_conflicts(
     reproducing Triton's unit tests.  ``pass_lanes`` (lane indices spanning one pass)
     replaces the target's passes (:mod:`llverify.wavefronts` uses it for measured rules).
     """
-    tgt = _target(target)
+    tgt = resolve_target(target)
     sizes = {
         d: cvt.get_in_dim_size(d) if cvt.has_in_dim(d) else 1 for d in ("register", "lane", "warp")
     }
@@ -359,46 +316,6 @@ def _ldmatrix(cvt: LinearLayout, element_bits: int) -> tuple[bool, bool]:
     return plain, trans
 
 
-def _padded_model(value: Any, shape: Sequence[int]) -> Any:
-    """The exact :class:`PaddedLayout` of a padded shared layout (object, Gluon object or
-    TTGIR text) of ``shape``; None for anything else."""
-    from llverify.encodings.padded import (  # encodings import much more
-        PaddedLayout,
-        PaddedSharedLayout,
-        parse_padded_shared,
-    )
-
-    try:
-        if isinstance(value, PaddedLayout):
-            if tuple(value.shape) != tuple(shape):
-                raise LayoutError(
-                    f"the PaddedLayout has shape {list(value.shape)}, not {list(shape)}"
-                )
-            model = value
-        elif isinstance(value, PaddedSharedLayout):
-            model = value.padded_layout(shape)
-        elif isinstance(value, str) and "padded_shared" in value:
-            model = parse_padded_shared(value)[0].padded_layout(shape)
-        elif type(value).__name__ == "PaddedSharedLayout" and hasattr(
-            value, "interval_padding_pairs"
-        ):  # Gluon's
-            model = PaddedSharedLayout(
-                value.interval_padding_pairs, value.offset_bases, value.cga_layout, value.shape
-            ).padded_layout(shape)
-        else:
-            return None
-    except LayoutError:
-        raise
-    except Exception as error:
-        raise LayoutError(f"Argument 'shared_layout' could not be converted: {error}") from error
-    if model.num_buffers != 1 or model.num_blocks != 1:
-        raise LayoutError(
-            "Bank-conflict analysis of padded layouts supports one buffer of one CTA only "
-            f"(got {model.num_buffers} buffers, {model.num_blocks} CTAs)."
-        )
-    return model
-
-
 def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
     """The widest ``v <= elems`` such that every ``v`` consecutive registers (``cvt`` with
     the vector permutation applied) hit ``v`` contiguous physical addresses starting at a
@@ -423,16 +340,16 @@ def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
 
 
 def _padded_access_analysis(
-    register_layout: Any, model: Any, shape: Sequence[int], element_bits: int, tgt: Target
+    register_layout: LinearLayout,
+    model: PaddedLayout,
+    shape: Sequence[int],
+    element_bits: int,
+    tgt: Target,
 ) -> AccessAnalysis:
     """:func:`access_analysis` for a padded shared layout: the conversion to the logical
     offsets of the linear component, the width capped to physically contiguous and aligned
     vectors, and the exact simulator on the physical addresses."""
-    if element_bits % 8 or element_bits <= 0 or 128 % element_bits:
-        raise LayoutError(
-            f"Padded shared layouts need whole-byte elements dividing 128 bits (Triton "
-            f"asserts), not {element_bits} bits."
-        )
+    element_bits = PADDED_ELEMENT_BITS.check(element_bits)
     linear = model.linear
     shared = linear.sublayout(["offset"], linear.get_out_dim_names())
     cvt, elems = conversion_layout(register_layout, shared, shape, element_bits)
@@ -499,11 +416,12 @@ def access_analysis(
         >>> a.elems_per_vec, a.access_bits, a.instructions, a.passes, a.hardware_conflicts
         (4, 64, 1, 2, 0)
     """
-    tgt = _target(target)
-    padded = _padded_model(shared_layout, shape)
-    if padded is not None:
-        return _padded_access_analysis(register_layout, padded, shape, element_bits, tgt)
-    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    tgt = resolve_target(target)
+    reg = layout_argument(register_layout, shape, "register_layout")
+    shared = shared_layout_argument(shared_layout, shape, "shared_layout")
+    if isinstance(shared, PaddedLayout):
+        return _padded_access_analysis(reg, shared, shape, element_bits, tgt)
+    cvt, elems = conversion_layout(reg, shared, shape, element_bits)
     access_bits = elems * element_bits
     words = max(1, -(-access_bits // 32))
     lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1

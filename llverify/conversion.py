@@ -795,6 +795,6 @@ def conversion(src: Any, dst: Any, shape: Sequence[int] | None = None) -> Conver
         >>> c.kind, c.verify().proved, c.coverage().proved
         ('shared memory', True, True)
     """
-    from llverify.encodings import layout_argument  # encodings import much more
+    from llverify.arguments import layout_argument
 
     return Conversion(layout_argument(src, shape, "src"), layout_argument(dst, shape, "dst"))

@@ -315,7 +315,7 @@ def prove_address_formula(
         raise LayoutError(f"Argument 'unit' must be 'element' or 'byte', not {unit!r}.")
     # the identity register order (no vector permutation): formulas index registers as the
     # register layout does
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
     from llverify.layout_utils import action_remove_broadcasted_regs
 
     reg = layout_argument(register_layout, shape, "register_layout")
@@ -353,7 +353,7 @@ def prove_offset_formula(
         ...     SwizzledSharedLayout(8, 1, 8, [1, 0]), [64, 64]).status
         'proved'
     """  # noqa: D205
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
     from llverify.layout import LinearLayout
     from llverify.prove import prove_equal
 

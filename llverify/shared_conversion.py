@@ -28,7 +28,7 @@ def conversion_layout(
         >>> elems, cvt.get_in_dim_names()
         (2, ['register', 'lane'])
     """
-    from llverify.encodings import layout_argument  # encodings import much more
+    from llverify.arguments import layout_argument
 
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = layout_argument(shared_layout, shape, "shared_layout")

@@ -190,10 +190,3 @@ def layout_from_json(text: str) -> LinearLayout:
     except (json.JSONDecodeError, TypeError) as error:
         raise ParseError(f"invalid JSON: {error}") from None
     return layout_from_dict(data)
-
-
-def read_layout(text: str) -> LinearLayout:
-    """A layout from JSON or from Triton's text, whichever ``text`` is."""
-    if text.lstrip().startswith("{"):
-        return layout_from_json(text)
-    return parse_layout(text)

@@ -20,7 +20,7 @@ import pytest
 
 from cases.swizzle import SWIZZLE_TEST_CASES, ll
 from llverify import LinearLayout
-from llverify.access import Target, access_analysis
+from llverify.access import access_analysis
 from llverify.encodings import (
     AMDMFMALayout,
     BlockedLayout,
@@ -31,6 +31,7 @@ from llverify.encodings import (
     to_linear_layout,
 )
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
+from llverify.hardware import Target
 from llverify.layout_utils import action_remove_broadcasted_regs
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import swizzle_cost

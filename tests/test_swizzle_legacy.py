@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 
 from llverify import LinearLayout
-from llverify.access import TARGETS
 from llverify.encodings import (
     BlockedLayout,
     NVMMASharedLayout,
@@ -38,6 +37,7 @@ from llverify.encodings import (
 )
 from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
+from llverify.hardware import TARGETS
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
 from llverify.swizzle.legacy import (
     LegacyResult,

@@ -11,9 +11,10 @@ import z3
 
 from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
 from llverify import LinearLayout
-from llverify.access import TARGETS, access_analysis
+from llverify.access import access_analysis
 from llverify.encodings import BlockedLayout, SharedLinearLayout
 from llverify.errors import LayoutError
+from llverify.hardware import TARGETS
 from llverify.swizzle import swizzle_cost
 from llverify.swizzle import synthesize as synth
 from llverify.swizzle.synthesize import synthesize_swizzle
@@ -38,7 +39,7 @@ def _check_measured(result: synth.SwizzleResult, src, dst, shape, bits, target="
 
 
 def layout_argument_dims(value, shape):
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
 
     return layout_argument(value, shape, "x").out_dims
 

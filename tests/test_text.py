@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify import LinearLayout, LLVerifyError, ParseError
-from llverify.text import layout_from_dict, layout_from_json, parse_layout, read_layout
+from llverify.text import layout_from_dict, layout_from_json, parse_layout
 
 OUTS = "\nwhere out dims are: [dim0 (size 2), dim1 (size 2)]"
 
@@ -164,11 +164,6 @@ def test_json_accepts_pair_lists():
 def test_invalid_json_text():
     with pytest.raises(ParseError, match="invalid JSON"):
         layout_from_json("{not json")
-
-
-def test_read_layout_dispatches_on_content():
-    assert read_layout(BLOCKED.to_json()) == BLOCKED
-    assert read_layout(str(BLOCKED)) == BLOCKED
 
 
 @settings(max_examples=300, deadline=None)

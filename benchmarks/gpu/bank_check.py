@@ -68,7 +68,7 @@ def cases(heldout: int = 0) -> list[dict[str, Any]]:
     sweep (a held-out set, predicted before it is measured)."""
     from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, STORE_16x32
     from cases.swizzle_sweep import sweep_cases
-    from llverify.encodings import layout_argument
+    from llverify.arguments import layout_argument
 
     out = [{"name": "16x32 f32 transpose", "src": STORE_16x32, "dst": LOAD_16x32,
             "shape": [16, 32], "bits": 32}]  # fmt: skip

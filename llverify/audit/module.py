@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass, field
 
 from llverify.errors import ParseError
+from llverify.hardware import element_type_bits
 
-__all__ = ["Operation", "TTGIRModule", "TypeInfo", "parse_module", "element_bits"]
+__all__ = ["Operation", "TTGIRModule", "TypeInfo", "parse_module"]
 
 _ALIAS_DEF = re.compile(r"^(#[A-Za-z_][\w$-]*)\s*=\s*(.*)$")
 _ALIAS_USE = re.compile(r"#([A-Za-z_][\w$-]*)(?![\w.$-])")
@@ -40,25 +41,6 @@ _LOC_REF = re.compile(r"loc\((#[\w$-]+)\)\s*$")
 _FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _ATTR_INT = re.compile(r'"?(ttg\.num-warps|ttg\.threads-per-warp|ttg\.num-ctas)"?\s*=\s*(\d+)')
 _ATTR_TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]+)"')
-
-_BITS = {
-    "f16": 16, "bf16": 16, "i16": 16, "f32": 32, "tf32": 32, "i32": 32, "f64": 64, "i64": 64,
-    "i8": 8, "i1": 8, "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8,
-    "f8E4M3B11FNUZ": 8, "i4": 4,
-}  # fmt: skip
-
-
-def element_bits(element: str) -> int | None:
-    """Bits of a TTGIR element type (pointers are 64-bit); None if unknown.
-
-    Examples:
-        >>> element_bits("bf16"), element_bits("!tt.ptr<f16>"), element_bits("f8E5M2")
-        (16, 64, 8)
-    """
-    if element.startswith("!tt.ptr"):
-        return 64
-    return _BITS.get(element)
-
 
 @dataclass(frozen=True)
 class TypeInfo:
@@ -73,7 +55,7 @@ class TypeInfo:
 
     @property
     def bits(self) -> int | None:
-        return element_bits(self.element)
+        return element_type_bits(self.element)
 
 
 @dataclass

@@ -8,17 +8,16 @@ import json
 from typing import Any
 
 from llverify.access import access_analysis
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, layout_argument, parse_dtype, parse_shape
+from llverify.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    layout_argument,
+    parse_dtype,
+    parse_shape,
+    shared_argument,
+)
 from llverify.cli.convert_cmd import add_common
 from llverify.wavefronts import predict_wavefronts
-
-
-def _shared_argument(source: str, shape: list[int] | None) -> Any:
-    """Shared layouts may be padded (not linear): pass TTGIR text through unchanged."""
-    stripped = source.lstrip()
-    if stripped.startswith("#ttg.padded_shared"):
-        return stripped
-    return layout_argument(source, shape, "SHARED")
 
 
 def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
@@ -40,7 +39,7 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     bits = parse_dtype(args.dtype)
     reg = layout_argument(args.reg, shape, "REG")
     shape = shape or [size for _, size in reg.out_dims]
-    shared = _shared_argument(args.shared, shape)
+    shared = shared_argument(args.shared, shape, "SHARED")[1]
     a = access_analysis(reg, shared, shape, bits, args.target)
     bank = a.bank_conflicts
     sm90 = _sm90(reg, shared, shape, bits) if a.target == "nvidia" and not a.padded else None

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from llverify import arguments
+from llverify.arguments import LayoutTextError, ShapeNeededError, is_encoding_text, layout_value
+from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
+from llverify.hardware import DTYPE_BITS, dtype_bits
 from llverify.layout import LinearLayout
-from llverify.text import read_layout
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -16,15 +20,6 @@ EXIT_USAGE = 2
 EXIT_UNKNOWN = 3
 
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
-
-#: element type names (TTGIR and Gluon spellings) -> bits
-DTYPE_BITS = {
-    **dict.fromkeys(["i4", "u4", "e2m1", "f4"], 4),
-    **dict.fromkeys(["i8", "u8", "f8", "e4m3", "e5m2", "f8e4m3fn", "f8e5m2", "fp8"], 8),
-    **dict.fromkeys(["f16", "bf16", "i16", "u16", "fp16", "float16", "bfloat16"], 16),
-    **dict.fromkeys(["f32", "i32", "u32", "tf32", "fp32", "float32"], 32),
-    **dict.fromkeys(["f64", "i64", "u64", "fp64", "float64"], 64),
-}
 
 
 def parse_dtype(text: str) -> int:
@@ -34,14 +29,13 @@ def parse_dtype(text: str) -> int:
         >>> parse_dtype("bf16"), parse_dtype("e4m3"), parse_dtype("32")
         (16, 8, 32)
     """
-    key = text.strip().lower()
-    if key in DTYPE_BITS:
-        return DTYPE_BITS[key]
-    if key.isdigit() and int(key) in (4, 8, 16, 32, 64):
-        return int(key)
-    raise LLVerifyError(
-        f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count 4/8/16/32/64, not {text!r}."
-    )
+    bits = dtype_bits(text)
+    if bits is None:
+        raise LLVerifyError(
+            f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count 4/8/16/32/64, "
+            f"not {text!r}."
+        )
+    return bits
 
 
 def parse_shape(text: str | None) -> list[int] | None:
@@ -62,51 +56,77 @@ def parse_shape(text: str | None) -> list[int] | None:
     return shape
 
 
-def load_layouts(
-    sources: Sequence[str], shape: list[int] | None = None
-) -> list[tuple[str, LinearLayout]]:
-    """(label, layout) for each source: a file, a directory of files, inline layout text, or
-    an encoding (TTGIR attribute text, with a shape)."""
-    from llverify.encodings import to_linear_layout
-
+def read_layouts(
+    source: str, shape: list[int] | None, name: str = "LAYOUT"
+) -> list[tuple[str, LinearLayout | PaddedLayout]]:
+    """(label, value) for one command-line layout argument: TTGIR text (with ``shape`` unless
+    it is a type), a file, a directory of files, or inline Triton text or JSON; the values are
+    :func:`llverify.arguments.layout_value`'s (a PaddedLayout for padded shared layouts)."""
+    stripped = source.lstrip()
+    path = Path(source)
+    if is_encoding_text(stripped):
+        if shape is None and stripped.startswith("#"):  # an attribute carries no shape
+            raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
+        return [(stripped, _read(stripped, source, shape, name))]
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix in _LAYOUT_SUFFIXES)
+        if not files:
+            raise LLVerifyError(f"directory '{source}' holds no {_LAYOUT_SUFFIXES} files.")
+    elif path.is_file():
+        files = [path]
+    else:
+        try:
+            return [("<text>", _read(source, source, shape, name))]
+        except LayoutTextError:
+            raise LLVerifyError(
+                f"'{source}' is neither a file, a directory, nor layout text (Triton's "
+                f"'- register=1 -> (0, 1) ...' or JSON)."
+            ) from None
     loaded = []
-    for source in sources:
-        stripped = source.lstrip()
-        if stripped.startswith(("#", "tensor<")):
-            if shape is None and not stripped.startswith("tensor<"):
-                raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
-            loaded.append((stripped, to_linear_layout(stripped, shape)))
-            continue
-        path = Path(source)
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir() if p.suffix in _LAYOUT_SUFFIXES)
-            if not files:
-                raise LLVerifyError(f"directory '{source}' holds no {_LAYOUT_SUFFIXES} files.")
-        elif path.is_file():
-            files = [path]
-        else:
-            if "->" not in source and not source.lstrip().startswith("{"):
-                raise LLVerifyError(
-                    f"'{source}' is neither a file, a directory, nor layout text (Triton's "
-                    f"'- register=1 -> (0, 1) ...' or JSON)."
-                )
-            loaded.append(("<text>", read_layout(source)))
-            continue
-        for file in files:
-            try:
-                loaded.append((str(file), read_layout(file.read_text())))
-            except LLVerifyError as error:
-                raise LLVerifyError(f"{file}: {error}") from None
+    for file in files:
+        try:
+            loaded.append((str(file), _read(file.read_text(), source, shape, name)))
+        except LLVerifyError as error:
+            raise LLVerifyError(f"{file}: {error}") from None
     return loaded
 
 
-def layout_argument(source: str, shape: list[int] | None, name: str) -> LinearLayout:
-    """One layout from a command-line argument: a file (JSON or Triton's text), inline
-    Triton text or JSON, or an encoding as TTGIR attribute text (needs ``shape``)."""
+def _read(text: str, source: str, shape: list[int] | None, name: str) -> Any:
+    """:func:`llverify.arguments.layout_value`, with the command line's missing-shape message."""
+    try:
+        return layout_value(text, shape, name)
+    except ShapeNeededError:
+        raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}") from None
+
+
+def load_layouts(
+    sources: Sequence[str], shape: list[int] | None = None
+) -> list[tuple[str, LinearLayout]]:
+    """(label, LinearLayout) for each source (:func:`read_layouts`)."""
+    return [
+        (label, arguments.layout_argument(value, shape, "LAYOUT"))
+        for source in sources
+        for label, value in read_layouts(source, shape)
+    ]
+
+
+def shared_argument(
+    source: str, shape: list[int] | None, name: str
+) -> tuple[str, LinearLayout | PaddedLayout]:
+    """(label, value) of one layout from a command-line argument (a file, inline text,
+    TTGIR text): a LinearLayout, or a PaddedLayout for a padded shared layout."""
     if Path(source).is_dir():
         raise LLVerifyError(f"{name}: '{source}' is a directory; give one layout file.")
     try:
-        layouts = load_layouts([source], shape)
+        return read_layouts(source, shape, name)[0]
     except LLVerifyError as error:
         raise LLVerifyError(f"{name}: {error}") from None
-    return layouts[0][1]
+
+
+def layout_argument(source: str, shape: list[int] | None, name: str) -> LinearLayout:
+    """One LinearLayout from a command-line argument (:func:`shared_argument`)."""
+    value = shared_argument(source, shape, name)[1]
+    try:
+        return arguments.layout_argument(value, shape, name)
+    except LLVerifyError as error:
+        raise LLVerifyError(f"{name}: {error}") from None

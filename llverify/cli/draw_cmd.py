@@ -8,18 +8,18 @@ import argparse
 import json
 from typing import Any
 
-from llverify.cli.args import EXIT_OK, layout_argument, parse_dtype, parse_shape
+from llverify.arguments import is_encoding_text
+from llverify.cli.args import EXIT_OK, parse_dtype, parse_shape, shared_argument
+from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 
 
 def _argument(source: str, shape: list[int] | None, name: str) -> tuple[Any, Any]:
     """``(value to draw, its LinearLayout)``: TTGIR text stays text (the picture quotes it;
     padded shared layouts are not linear: no LinearLayout), anything else is read here."""
-    stripped = source.lstrip()
-    if stripped.startswith("#ttg.padded_shared"):
-        return stripped, None
-    layout = layout_argument(source, shape, name)
-    return (stripped if stripped.startswith(("#", "tensor<")) else layout), layout
+    label, layout = shared_argument(source, shape, name)
+    value = label if is_encoding_text(label) else layout
+    return value, None if isinstance(layout, PaddedLayout) else layout
 
 
 def _slice(text: str | None) -> list[int] | None:

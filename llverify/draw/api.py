@@ -17,15 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from llverify.arguments import layout_argument, layout_value
 from llverify.draw import style
 from llverify.draw.banks import (
     BankModel,
     Wavefront,
     bank_model,
     bank_panel,
-    check_bits,
     plan_banks,
-    target_of,
     wavefront,
     wavefront_summary,
 )
@@ -38,6 +37,8 @@ from llverify.draw.grid import (
     plan_grid,
 )
 from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifted, text_width
+from llverify.encodings.padded import PaddedLayout
+from llverify.hardware import ANY_ELEMENT_BITS, resolve_target
 from llverify.layout import LinearLayout
 
 __all__ = [
@@ -242,12 +243,6 @@ def _shape_text(shape: Sequence[int]) -> str:
     return "x".join(map(str, shape))
 
 
-def _layout(value: Any, shape: Any, name: str) -> LinearLayout:
-    from llverify.encodings import layout_argument
-
-    return layout_argument(value, shape, name)
-
-
 # ---------------------------------------------------------------------- distributed
 
 
@@ -273,7 +268,7 @@ def distributed_picture(
             (default: every slice, at most 16).
         title: replaces the first title line.
     """
-    ll = _layout(layout, shape, "layout")
+    ll = layout_argument(layout, shape, "layout")
     hw = evaluate_distributed(ll, "layout")
     plan = plan_grid(hw.shape, window, max_cells, leading)
     panel = grid_panel(hw, plan)
@@ -355,8 +350,8 @@ def bank_map_picture(
         window: ``((row0, row1), (bank0, bank1))`` or ``"r0:r1,b0:b1"``: bank rows and banks.
         max_cells: at most this many cells; beyond, each cell covers several bank rows.
     """
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
     model, wave, panel, notes = _bank_parts(
         shared_layout, bits, tgt, register_layout, shape, window, max_cells, "the register layout"
     )
@@ -414,10 +409,10 @@ def conversion_picture(
     """
     if element_bits is None:
         raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
-    src_ll = _layout(src, shape, "src")
-    dst_ll = _layout(dst, shape, "dst")
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
+    src_ll = layout_argument(src, shape, "src")
+    dst_ll = layout_argument(dst, shape, "dst")
     if src_ll.out_dims != dst_ll.out_dims:
         raise DrawError(
             f"Arguments 'src' and 'dst' must cover the same tensor, not {src_ll.out_dims} and "
@@ -547,12 +542,6 @@ _CONV_OPTIONS = {
 }  # fmt: skip
 
 
-def _is_padded(value: Any) -> bool:
-    if isinstance(value, str):
-        return "padded_shared" in value
-    return type(value).__name__ in ("PaddedSharedLayout", "PaddedLayout")
-
-
 def picture(value: Any, shape: Sequence[int] | None = None, **options: Any) -> Picture:
     """The picture :func:`draw` saves: a conversion when ``to=`` names a destination, a
     bank map for a shared layout, a tensor grid for a distributed one."""
@@ -564,12 +553,8 @@ def picture(value: Any, shape: Sequence[int] | None = None, **options: Any) -> P
             value, dst, opts.pop("shared", None), shape, opts.pop("element_bits", None),
             opts.pop("target", "nvidia"), **opts,
         )  # fmt: skip
-    if _is_padded(value):
-        shared = True
-    else:
-        ll = _layout(value, shape, "value")
-        shared = ll.has_in_dim("offset")
-    if shared:
+    layout = layout_value(value, shape, "value")
+    if isinstance(layout, PaddedLayout) or layout.has_in_dim("offset"):
         _check_options(options, _BANK_OPTIONS, "a shared layout (bank map)")
         opts = dict(options)
         if opts.get("element_bits") is None:

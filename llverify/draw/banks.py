@@ -25,11 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from llverify.access import TARGETS, Target
+from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.draw import style
 from llverify.draw.grid import Panel, aggregation, check_max_cells
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
+from llverify.encodings.padded import PaddedLayout
 from llverify.evaluate import evaluate_all
+from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 
 __all__ = ["BankModel", "Wavefront", "bank_model", "bank_panel", "wavefront"]
@@ -39,26 +41,6 @@ MAX_SLOTS = 1 << 22
 
 def _coord_text(coords: Sequence[int]) -> str:
     return "(" + ",".join(str(int(v)) for v in coords) + ")"
-
-
-def target_of(target: str | Target) -> Target:
-    if isinstance(target, Target):
-        return target
-    if target not in TARGETS:
-        raise DrawError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
-    return TARGETS[target]
-
-
-def check_bits(element_bits: object) -> int:
-    if (
-        isinstance(element_bits, bool)
-        or not isinstance(element_bits, int)
-        or element_bits not in (1, 2, 4, 8, 16, 32, 64)
-    ):
-        raise DrawError(
-            f"Argument 'element_bits' must be one of 1, 2, 4, 8, 16, 32, 64, not {element_bits!r}."
-        )
-    return element_bits
 
 
 @dataclass(frozen=True)
@@ -118,22 +100,18 @@ def bank_model(
 ) -> BankModel:
     """The :class:`BankModel` of a shared layout (a LinearLayout with an ``offset`` in dim,
     a shared encoding or TTGIR text with ``shape``, or a padded shared layout)."""
-    from llverify.access import _padded_model  # the same reading access_analysis does
-    from llverify.encodings import layout_argument
-
-    bits = check_bits(element_bits)
-    tgt = target_of(target)
-    model = None if isinstance(shared_layout, LinearLayout) else _padded_model(shared_layout, shape)
-    if model is not None:
-        if bits % 8:
-            raise DrawError(f"Padded shared layouts need whole-byte elements, not {bits} bits.")
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
+    model = shared_layout_argument(shared_layout, shape)
+    if isinstance(model, PaddedLayout):
+        PADDED_ELEMENT_BITS.check(bits, error=DrawError)
         linear = model.linear
         layout = linear.sublayout(["offset"], linear.get_out_dim_names())
         table = np.asarray(model.physical_table(), dtype=np.int64)
         slots = int(model.padded_size)
         blocks = model.num_blocks
     else:
-        full = layout_argument(shared_layout, shape, "shared_layout")
+        full = model
         extra = [d for d in full.get_in_dim_names() if d not in ("offset", "block")]
         if not full.has_in_dim("offset") or extra:
             raise DrawError(
@@ -158,7 +136,7 @@ def bank_model(
     slot_offset[table] = np.arange(len(table))
     return BankModel(
         layout, bits, tgt, tuple(layout.get_out_dim_sizes()), slot_coords, slot_offset,
-        table, model is not None, blocks,
+        table, isinstance(model, PaddedLayout), blocks,
     )  # fmt: skip
 
 
@@ -207,7 +185,6 @@ def wavefront(
 ) -> Wavefront:
     """Analyse ``register_layout`` against the shared layout and take its first wavefront."""
     from llverify.access import access_analysis
-    from llverify.encodings import layout_argument
 
     reg = layout_argument(register_layout, shape, "register_layout")
     analysis = access_analysis(reg, shared_value, shape, model.element_bits, model.target)

@@ -40,7 +40,6 @@ from llverify.errors import LayoutTypeError
 from llverify.layout import LinearLayout
 
 __all__ = [
-    "layout_argument",
     "AMDMFMALayout",
     "AMDRotatingSharedLayout",
     "AMDWMMALayout",
@@ -108,25 +107,6 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
     except TypeError:
         return parsed.to_linear_layout(shape)  # let the converter word the error
     return _cached(parsed, key)
-
-
-def layout_argument(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
-    """The argument ``name`` of a public function as a LinearLayout: a LinearLayout as it is,
-    anything else through :func:`to_linear_layout`; a value of the wrong type raises
-    LayoutTypeError naming ``name`` (bad parameters keep their EncodingError/TTGIRError).
-
-    Examples:
-        >>> layout_argument(3, [4], "src")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        llverify.errors.LayoutTypeError: Argument 'src': ...
-    """
-    if isinstance(value, LinearLayout):
-        return value
-    try:
-        return to_linear_layout(value, shape)
-    except LayoutTypeError as error:
-        raise LayoutTypeError(f"Argument '{name}': {error}") from error
 
 
 @lru_cache(maxsize=4096)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify.errors import LLVerifyError
+from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.obligation import Call, Obligation
 from llverify.specfile import decide
@@ -140,23 +141,18 @@ def build_layout(text: str, shape: Sequence[int] | None) -> LinearLayout:
         >>> build_layout('{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}', None).out_dims
         [('dim0', 2)]
     """
-    from llverify.text import layout_from_json, parse_layout
+    from llverify.arguments import LayoutTextError, layout_argument  # imports encodings
 
     stripped = text.strip()
-    if stripped.startswith(("#", "tensor<", "!")):
-        from llverify.encodings import to_linear_layout  # encodings import much more
-
-        if shape is None and not stripped.startswith("tensor<"):
-            raise LLVerifyError(
-                "TTGIR attribute text needs the check's 'shape' (e.g. shape = [128, 64])."
-            )
-        return to_linear_layout(stripped, None if shape is None else list(shape))
-    if stripped.startswith("{"):
-        return layout_from_json(stripped)
-    if "->" in stripped or "size 1 dimension" in stripped:
-        return parse_layout(stripped)
-    shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
-    raise LLVerifyError(f"expected {_LAYOUT_FORMS}, not {shown!r}.")
+    if shape is None and stripped.startswith("#"):  # an attribute carries no shape
+        raise LLVerifyError(
+            "TTGIR attribute text needs the check's 'shape' (e.g. shape = [128, 64])."
+        )
+    try:
+        return layout_argument(stripped, None if shape is None else list(shape), "layout")
+    except LayoutTextError:
+        shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+        raise LLVerifyError(f"expected {_LAYOUT_FORMS}, not {shown!r}.") from None
 
 
 def is_padded(text: str) -> bool:
@@ -507,17 +503,12 @@ class _Parser:
         return tuple(value)
 
     def dtype(self, table: Mapping[str, Any]) -> int:
-        from llverify.cli.args import DTYPE_BITS
-
         value = table["dtype"]
-        if isinstance(value, int) and not isinstance(value, bool) and value in (4, 8, 16, 32, 64):
+        if isinstance(value, int) and not isinstance(value, bool) and value in DTYPE_WIDTHS:
             return value
-        if isinstance(value, str):
-            key = value.strip().lower()
-            if key in DTYPE_BITS:
-                return DTYPE_BITS[key]
-            if key.isdigit() and int(key) in (4, 8, 16, 32, 64):
-                return int(key)
+        bits = dtype_bits(value) if isinstance(value, str) else None
+        if bits is not None:
+            return bits
         raise self.error(
             f'\'dtype\' must be an element type like "f16", "bf16", "f8", "f32", "i8" '
             f"or a bit count 4/8/16/32/64, not {value!r}{_suggest(value, DTYPE_BITS)}.",

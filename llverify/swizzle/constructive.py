@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify import gf2
-from llverify.access import TARGETS, Target
+from llverify.arguments import layout_argument
 from llverify.bits import as_int, is_power_of_2, log2_exact
-from llverify.encodings import layout_argument
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
+from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 
@@ -55,11 +55,11 @@ def constructive_swizzle(
 
     Args:
         src, dst: distributed layouts of the tensor (LinearLayouts or anything
-            :func:`llverify.encodings.layout_argument` accepts) with in dims ``register``,
+            :func:`llverify.arguments.layout_argument` accepts) with in dims ``register``,
             ``lane`` and optionally ``warp`` and ``block`` (of size 1).
         shape: the tensor shape (the out dim sizes of both layouts).
         element_bits: bits per element, dividing 128.
-        target: ``"nvidia"``, ``"gfx942"``, ``"gfx950"`` or a :class:`~llverify.access.Target`
+        target: ``"nvidia"``, ``"gfx942"``, ``"gfx950"`` or a :class:`~llverify.hardware.Target`
             (lanes per warp and banks).
         src_tile, dst_tile: lane indices of one wavefront (Triton's ``LocalMemOpTile.laneAddr``),
             e.g. ``[0, 1, 4]`` for ldmatrix; by default the lanes below the top
@@ -88,13 +88,8 @@ def constructive_swizzle(
         >>> c.store_conflicts, c.load_conflicts
         (0, 0)
     """
-    bits = as_int(element_bits, "element_bits")
-    if bits <= 0 or 128 % bits:
-        raise LayoutError(
-            f"Argument 'element_bits' must be a positive divisor of 128 (a vector is at most "
-            f"128 bits), not {bits}."
-        )
-    tgt = _target(target)
+    bits = VECTOR_ELEMENT_BITS.check(element_bits)
+    tgt = resolve_target(target)
     sizes = _shape(shape)
     src_ll = _distributed(src, sizes, "src", tgt)
     dst_ll = _distributed(dst, sizes, "dst", tgt)
@@ -134,21 +129,6 @@ def constructive_swizzle(
 
 
 # ---------------------------------------------------------------------- argument checks
-
-
-def _target(target: Any) -> Target:
-    if isinstance(target, Target):
-        if not (is_power_of_2(target.lanes) and is_power_of_2(target.banks) and target.banks >= 4):
-            raise LayoutError(
-                f"Argument 'target' must have power-of-2 lanes and banks, at least 4 banks (a "
-                f"128-bit vector in one bank row), not {target!r}."
-            )
-        return target
-    if not isinstance(target, str) or target not in TARGETS:
-        raise LayoutError(
-            f"Argument 'target' must be a Target or one of {sorted(TARGETS)}, not {target!r}."
-        )
-    return TARGETS[target]
 
 
 def _shape(shape: Any) -> list[int]:
@@ -397,12 +377,7 @@ def convert_layout_swizzle(
         >>> choice.layout.bases
         [('offset', [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [0, 8], [8, 0], [4, 8]])]
     """
-    bits = as_int(element_bits, "element_bits")
-    if bits <= 0 or 128 % bits:
-        raise LayoutError(
-            f"Argument 'element_bits' must be a positive divisor of 128 (a vector is at most "
-            f"128 bits), not {bits}."
-        )
+    bits = VECTOR_ELEMENT_BITS.check(element_bits)
     tgt = TARGETS["nvidia"]
     sizes = _shape(shape)
     src_ll = _distributed(src, sizes, "src", tgt)

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.access import AccessAnalysis, Target, access_analysis
+from llverify.access import AccessAnalysis, access_analysis
+from llverify.hardware import Target
 
 __all__ = ["SwizzleCost", "swizzle_cost"]
 

@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
-from llverify.access import TARGETS, Target
+from llverify.arguments import layout_argument
 from llverify.bits import as_int, is_power_of_2
 from llverify.encodings import (
     EncodingError,
@@ -80,12 +80,12 @@ from llverify.encodings import (
     PaddedSharedLayout,
     SwizzledSharedLayout,
     TTGIRError,
-    layout_argument,
 )
 from llverify.encodings.base import list_text
-from llverify.encodings.nvmma_shared import ELEMENT_BITWIDTHS, SWIZZLE_BYTE_WIDTHS
+from llverify.encodings.nvmma_shared import SWIZZLE_BYTE_WIDTHS
 from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError
+from llverify.hardware import LEGACY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
@@ -243,10 +243,10 @@ def best_swizzled_shared(
 
     Args:
         src, dst: register layouts (LinearLayouts or anything
-            :func:`llverify.encodings.layout_argument` accepts) of one CTA.
+            :func:`llverify.arguments.layout_argument` accepts) of one CTA.
         shape: the tensor shape (positive powers of 2).
         element_bits: bits per element: 8, 16, 32 or 64.
-        target: a name in :data:`llverify.access.TARGETS` or a :class:`Target`.
+        target: a name in :data:`llverify.hardware.TARGETS` or a :class:`Target`.
         order: search only this order (a permutation of ``0..rank-1``); by default every
             order, ``[rank-1, .., 0]`` first.
 
@@ -334,12 +334,8 @@ def _search(
     """Evaluate every member of ``family``; the first of the smallest rank is the best."""
     start = time.perf_counter()
     dims = _shape_argument(shape)
-    bits = as_int(element_bits, "element_bits")
-    if bits not in ELEMENT_BITWIDTHS:
-        raise LayoutError(
-            f"Argument 'element_bits' must be one of {list(ELEMENT_BITWIDTHS)}, not {bits}."
-        )
-    lanes = _target_argument(target).lanes
+    bits = LEGACY_ELEMENT_BITS.check(element_bits)
+    lanes = resolve_target(target).lanes
     src_ll = _register_argument(src, dims, "src", lanes)
     dst_ll = _register_argument(dst, dims, "dst", lanes)
     chosen = None if order is None else _order_argument(order, len(dims))
@@ -594,16 +590,6 @@ def _shape_argument(shape: Any) -> tuple[int, ...]:
             f"Argument 'shape' must be a non-empty list of positive powers of 2, not {list(dims)}."
         )
     return dims
-
-
-def _target_argument(target: Any) -> Target:
-    if isinstance(target, Target):
-        return target
-    if not isinstance(target, str) or target not in TARGETS:
-        raise LayoutError(
-            f"Argument 'target' must be a Target or one of {sorted(TARGETS)}, not {target!r}."
-        )
-    return TARGETS[target]
 
 
 def _order_argument(order: Any, rank: int) -> tuple[int, ...]:

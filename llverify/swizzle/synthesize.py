@@ -45,8 +45,8 @@ from typing import Any
 import z3
 
 from llverify import gf2
-from llverify.access import TARGETS, Target
 from llverify.errors import LayoutError
+from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 from llverify.swizzle.constructive import constructive_swizzle
@@ -376,10 +376,10 @@ def synthesize_swizzle(
 
     Args:
         src, dst: the register layouts (LinearLayouts, encodings, TTGIR text; see
-            :func:`llverify.encodings.layout_argument`).
+            :func:`llverify.arguments.layout_argument`).
         shape: the tensor shape.
         element_bits: bits per element (1..64, dividing 128).
-        target: "nvidia", "gfx942", "gfx950" or a :class:`~llverify.access.Target`.
+        target: "nvidia", "gfx942", "gfx950" or a :class:`~llverify.hardware.Target`.
         vector: "symmetric" (default: the widest width both sides reach) or "asymmetric"
             (then each side as wide as it can get, store first, keeping the other's).
         min_vector: (store, load) minimum elements per access instead of ``vector``.
@@ -395,13 +395,11 @@ def synthesize_swizzle(
             a bit with an XOR-applied one); the certificate is then relative to those.
         timeout_s: the solver's budget in all; past it the certificate is "unknown".
     """
-    from llverify.encodings import layout_argument  # encodings import much more
+    from llverify.arguments import layout_argument
 
     started = time.perf_counter()
-    bits = _check_bits(element_bits)
-    tgt = TARGETS[target] if isinstance(target, str) and target in TARGETS else target
-    if not isinstance(tgt, Target):
-        raise LayoutError(f"Argument 'target' must be one of {sorted(TARGETS)}, not {target!r}.")
+    bits = ANY_ELEMENT_BITS.check(element_bits)
+    tgt = resolve_target(target)
     if vector not in ("symmetric", "asymmetric"):
         raise LayoutError(f"Argument 'vector' must be 'symmetric' or 'asymmetric', not {vector!r}.")
     src_ll = layout_argument(src, shape, "src")
@@ -577,16 +575,6 @@ def _padded_choice(
     if best is None:
         return None
     return PaddedSharedLayout.with_identity_for(**best[1]), best[2]
-
-
-def _check_bits(element_bits: Any) -> int:
-    if isinstance(element_bits, bool) or not isinstance(element_bits, int):
-        raise LayoutError(f"Argument 'element_bits' must be an int, not {element_bits!r}.")
-    if element_bits <= 0 or 128 % element_bits or element_bits > 64:
-        raise LayoutError(
-            f"Argument 'element_bits' must be 1, 2, 4, 8, 16, 32 or 64, not {element_bits}."
-        )
-    return element_bits
 
 
 def _claim(need: tuple[int, int], bits: int, bound: int) -> str:
