@@ -392,6 +392,46 @@ def prove_padded_equal(
     return _by_z3(claim, start, timeout_ms)
 
 
+def _property_query(
+    padded: PaddedLayout, prop: str, first: PaddedEncoding, second: PaddedEncoding
+) -> list[Any]:
+    """The negation of ``prop`` over two encoded inputs ``a`` and ``b``."""
+    ops = Z3Ops(first.width)
+
+    def flat(enc: PaddedEncoding) -> Any:
+        return flat_offset(ops, enc.env["offset"], enc.env["buffer"], padded.offset_bits)
+
+    if prop == "injective":
+        return [flat(first) != flat(second), first.address == second.address]
+    if prop == "increasing":
+        return [z3.ULT(flat(first), flat(second)), z3.UGE(first.address, second.address)]
+    return [z3.UGE(first.address, z3.BitVecVal(padded.padded_size, first.width))]
+
+
+def _property_points(
+    padded: PaddedLayout, prop: str, model: Any, encodings: tuple[PaddedEncoding, ...]
+) -> tuple[list[tuple[str, dict[str, int], int]], bool]:
+    """The solver's inputs ``(tag, values, exact address)`` and whether they violate
+    ``prop`` when replayed with exact ints."""
+    points = []
+    for enc, tag in zip(encodings, "ab"):
+        values = {
+            name: 0 if var is None else model_value(model, var)
+            for name, var in enc.variables.items()
+            if name != "block"
+        }
+        physical = padded.physical(values["offset"], values["buffer"])
+        points.append((tag, values, physical))
+    flats = [v["buffer"] * padded.num_offsets + v["offset"] for _, v, _ in points]
+    addresses = [a for _, _, a in points]
+    replayed = {
+        "injective": len(points) == 2 and flats[0] != flats[-1] and addresses[0] == addresses[-1],
+        "increasing": len(points) == 2 and flats[0] < flats[-1] and addresses[0] >= addresses[-1],
+        "in_bounds": addresses[0] >= padded.padded_size,
+    }[prop]
+    return points, replayed
+
+
 def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 10_000) -> Verdict:
     """Prove a property of the address map of every buffer with one Z3 query:
 
@@ -412,18 +452,7 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
     start = time.perf_counter()
     first = encode_padded(padded, prefix="a!")
     second = encode_padded(padded, first.width, prefix="b!")
-    width = first.width
-    ops = Z3Ops(width)
-
-    def flat(enc: PaddedEncoding) -> Any:
-        return flat_offset(ops, enc.env["offset"], enc.env["buffer"], padded.offset_bits)
-
-    if prop == "injective":
-        query = [flat(first) != flat(second), first.address == second.address]
-    elif prop == "increasing":
-        query = [z3.ULT(flat(first), flat(second)), z3.UGE(first.address, second.address)]
-    else:
-        query = [z3.UGE(first.address, z3.BitVecVal(padded.padded_size, width))]
+    query = _property_query(padded, prop, first, second)
     result = check([*first.constraints, *second.constraints, *query], timeout_ms)
     claim = f"padded addresses are {prop}"
     if result.status == "unsat":
@@ -433,22 +462,7 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
             Status.UNKNOWN, claim, "z3", time.perf_counter() - start, reason=f"z3: {result.reason}"
         )
     encodings = (first,) if prop == "in_bounds" else (first, second)
-    points = []
-    for enc, tag in zip(encodings, "ab"):
-        values = {
-            name: 0 if var is None else model_value(result.model, var)
-            for name, var in enc.variables.items()
-            if name != "block"
-        }
-        physical = padded.physical(values["offset"], values["buffer"])
-        points.append((tag, values, physical))
-    flats = [v["buffer"] * padded.num_offsets + v["offset"] for _, v, _ in points]
-    addresses = [a for _, _, a in points]
-    replayed = {
-        "injective": len(points) == 2 and flats[0] != flats[-1] and addresses[0] == addresses[-1],
-        "increasing": len(points) == 2 and flats[0] < flats[-1] and addresses[0] >= addresses[-1],
-        "in_bounds": addresses[0] >= padded.padded_size,
-    }[prop]
+    points, replayed = _property_points(padded, prop, result.model, encodings)
     counterexample = {f"{k}_{tag}": v for tag, values, _ in points for k, v in values.items()}
     if not replayed:
         return Verdict(
