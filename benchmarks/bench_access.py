@@ -22,13 +22,15 @@ from cases.access import (  # noqa: E402
     shared_from_bases,
 )
 from llverify.access import (  # noqa: E402  # noqa: E402
-    _lane_images,
-    hardware_conflicts,
     simulate_bank_conflicts,
-    triton_conflicts,
 )
 from llverify.hardware import TARGETS  # noqa: E402
 from llverify.shared_conversion import conversion_layout  # noqa: E402
+from llverify.wavefront_count import (  # noqa: E402
+    hardware_conflicts,
+    lane_offsets,
+    triton_conflicts,
+)
 
 
 def main() -> None:
@@ -55,7 +57,7 @@ def main() -> None:
     start = time.perf_counter()
     for (cvt, elems), bits in prepared:
         words = max(1, -(-elems * bits // 32))
-        lanes = _lane_images(cvt, nvidia.pass_lanes(words))
+        lanes = lane_offsets(cvt, nvidia.pass_lanes(words))
         hardware_conflicts(lanes, bits)
         triton_conflicts(lanes, bits)
     t_alg = time.perf_counter() - start

@@ -14,6 +14,8 @@ conflicts two ways:
   - 1`` and the hardware's drops the bits inside a 32-bit word first.  The two differ only
   for sub-word (8/16-bit, unvectorised) accesses, where Triton can under-count.
 
+Both counts are :mod:`llverify.wavefront_count`'s; this module supplies the lane addresses.
+
 Padded shared layouts (``#ttg.padded_shared``, :class:`~llverify.encodings.padded.
 PaddedSharedLayout`, or its TTGIR text) are not linear, so the algebraic model does not
 apply: the conversion goes to the *logical* offsets of the linear component, the simulator
@@ -42,11 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from llverify import gf2
 from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LayoutError
-from llverify.evaluate import evaluate_all
 from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
@@ -54,6 +54,16 @@ from llverify.layout_utils import (
     reg_perm_for_divide,
 )
 from llverify.shared_conversion import conversion_layout
+from llverify.wavefront_count import (
+    WavefrontCount,
+    access_addresses,
+    count_wavefronts,
+    hardware_conflicts,
+    lane_offsets,
+    pass_count,
+    total_wavefronts,
+    triton_conflicts,
+)
 
 __all__ = [
     "AccessAnalysis",
@@ -61,67 +71,10 @@ __all__ = [
     "access_analysis",
     "bank_conflicts",
     "conversion_analysis",
-    "hardware_conflicts",
     "simulate_bank_conflicts",
-    "triton_conflicts",
 ]
 
 
-def _lane_images(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
-    """Offsets of the given lane indices (register 0, warp 0)."""
-    bases = [b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1]]
-    out = []
-    for lane in lanes:
-        value = 0
-        for i, basis in enumerate(bases):
-            if lane >> i & 1:
-                value ^= basis
-        out.append(value)
-    return out
-
-
-def _kernel_dim(vectors: Sequence[int], mask: int) -> int:
-    """dim{d in span(vectors) : d & mask == 0}."""
-    return gf2.rank(list(vectors)) - gf2.rank([v & mask for v in vectors])
-
-
-def triton_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
-    """Triton's count: ``2^dim{d in span L : the bits below one bank row are 0} - 1``.
-
-    Examples:
-        >>> triton_conflicts([1 << i for i in range(1, 6)], 16)  # 16-bit, lane i -> 2 i + ...
-        0
-    """
-    bits = [d * element_bits for d in lane_offsets]
-    return (1 << _kernel_dim(bits, banks * 32 - 1)) - 1
-
-
-def hardware_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
-    """The hardware count: drop the bits inside a 32-bit word, then
-    ``2^dim{w in span : the bank bits are 0} - 1``.
-
-    Examples:
-        >>> hardware_conflicts([64 * 2**i + 2**i for i in range(5)], 16)
-        1
-    """
-    words = [(d * element_bits) >> 5 for d in lane_offsets]
-    return (1 << _kernel_dim(words, banks - 1)) - 1
-
-
-@dataclass(frozen=True)
-class SimulationResult:
-    """Brute-force wavefront counts of every instruction/pass."""
-
-    wavefronts: int  # total over every instruction, warp and pass
-    min_wavefronts: int  # instructions x warps x passes
-    max_per_pass: int  # the largest bucket of any pass
-    homogeneous: bool  # every pass needs the same number of wavefronts
-    colliding_lanes: tuple[int, ...]  # lanes of the worst bank in the worst pass
-
-    @property
-    def conflicts(self) -> int:
-        """Excess accesses per wavefront."""
-        return self.wavefronts // self.min_wavefronts - 1
 
 
 def simulate_bank_conflicts(
@@ -132,8 +85,9 @@ def simulate_bank_conflicts(
     lane_tile: Sequence[int] | None = None,
     address_map: np.ndarray | None = None,
     pass_lanes: Sequence[int] | None = None,
-) -> SimulationResult:
-    """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics).
+) -> WavefrontCount:
+    """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics),
+    counted by :func:`llverify.wavefront_count.count_wavefronts`.
 
     ``cvt`` is :func:`~llverify.shared_conversion.conversion_layout`'s layout.
     ``address_map`` (an int array indexed by ``cvt``'s offset) maps offsets to the element
@@ -145,69 +99,21 @@ def simulate_bank_conflicts(
     replaces the target's passes (:mod:`llverify.wavefronts` uses it for measured rules).
     """
     tgt = resolve_target(target)
-    sizes = {
-        d: cvt.get_in_dim_size(d) if cvt.has_in_dim(d) else 1 for d in ("register", "lane", "warp")
-    }
-    if sizes["lane"] != tgt.lanes:
+    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
+    if lane_size != tgt.lanes:
         raise LayoutError(
-            f"The layout has {sizes['lane']} lanes, but target {tgt.name} has {tgt.lanes}."
+            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
         )
     words_per_lane = max(1, -(-elems_per_vec * element_bits // 32))
-    full = cvt
-    for d in ("register", "lane", "warp"):
-        if not full.has_in_dim(d):
-            full = full * LinearLayout.zeros_1d(1, d, "offset")
-    full = full.sublayout(["register", "lane", "warp"], ["offset"])
-    offsets = evaluate_all(full, max_inputs=1 << 26)["offset"]
-    offsets = offsets.reshape(sizes["warp"], sizes["lane"], sizes["register"])
-    lanes = np.arange(tgt.lanes)
+    offsets = access_addresses(cvt)
     if lane_tile is not None:
         mask = sum(1 << i for i in lane_tile)
-        offsets = offsets[:, lanes & mask, :]
+        offsets = offsets[:, np.arange(tgt.lanes) & mask, :]
     if address_map is not None:
         offsets = np.asarray(address_map, dtype=np.int64)[offsets]
-    # pass index of each lane: its coset of the pass subspace (smallest representative).
-    span = [0]
-    for basis in tgt.pass_lanes(words_per_lane) if pass_lanes is None else pass_lanes:
-        span += [s ^ basis for s in span]
-    coset = np.min(lanes[:, None] ^ np.array(span)[None, :], axis=1)
-    _, pass_id = np.unique(coset, return_inverse=True)
-    passes = int(pass_id.max()) + 1
-    instr = np.arange(sizes["register"]) // elems_per_vec
-    n_instr = sizes["register"] // elems_per_vec
-    group = (
-        np.arange(sizes["warp"])[:, None, None] * n_instr + instr[None, None, :]
-    ) * passes + pass_id[None, :, None]
-    first = (offsets * element_bits) >> 5
-    last = ((offsets + 1) * element_bits - 1) >> 5
-    span_words = int((last - first).max()) + 1
-    words = np.concatenate([(first + k).ravel() for k in range(span_words)])
-    valid = np.concatenate([(first + k <= last).ravel() for k in range(span_words)])
-    groups = np.tile(group.ravel(), span_words)
-    words, groups = words[valid], groups[valid]
-    lane_of = np.tile(np.broadcast_to(lanes[None, :, None], offsets.shape).ravel(), span_words)
-    lane_of = lane_of[valid]
-    stride = int(words.max()) + 1
-    keys, first_index = np.unique(groups * stride + words, return_index=True)
-    g, w = keys // stride, keys % stride
-    bucket = g * tgt.banks + w % tgt.banks
-    buckets, counts = np.unique(bucket, return_counts=True)
-    n_groups = sizes["warp"] * n_instr * passes
-    per_group = np.zeros(n_groups, dtype=np.int64)
-    np.maximum.at(per_group, buckets // tgt.banks, counts)
-    worst = int(np.argmax(counts))
-    worst_bucket = buckets[worst]
-    colliding: tuple[int, ...] = ()
-    if counts[worst] > 1:
-        hits = first_index[bucket == worst_bucket]
-        colliding = tuple(sorted({int(lane_of[i]) for i in hits}))
-    return SimulationResult(
-        wavefronts=int(per_group.sum()),
-        min_wavefronts=n_groups,
-        max_per_pass=int(per_group.max()),
-        homogeneous=bool((per_group == per_group[0]).all()),
-        colliding_lanes=colliding,
-    )
+    if pass_lanes is None:
+        pass_lanes = tgt.pass_lanes(words_per_lane)
+    return count_wavefronts(offsets, elems_per_vec, element_bits, tgt.banks, pass_lanes)
 
 
 @dataclass(frozen=True)
@@ -263,12 +169,12 @@ class AccessAnalysis:
     @property
     def wavefronts_per_instruction(self) -> int:
         """Hardware wavefronts of one instruction (the same storing and loading)."""
-        return self.passes * (1 + self.hardware_conflicts)
+        return total_wavefronts(1, self.passes, self.hardware_conflicts)
 
     @property
     def store_wavefronts(self) -> int:
         """Wavefronts of the whole store: instructions x passes x (1 + conflicts)."""
-        return self.instructions * self.wavefronts_per_instruction
+        return total_wavefronts(self.instructions, self.passes, self.hardware_conflicts)
 
     @property
     def load_wavefronts(self) -> int:
@@ -321,13 +227,8 @@ def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
     the vector permutation applied) hit ``v`` contiguous physical addresses starting at a
     multiple of ``v``: exact for this conversion (it equals ``min(elems,
     PaddedLayout.max_vector)`` whenever the registers cover the buffer)."""
-    full = cvt
-    for d in ("register", "lane", "warp"):
-        if not full.has_in_dim(d):
-            full = full * LinearLayout.zeros_1d(1, d, "offset")
-    full = full.sublayout(["register", "lane", "warp"], ["offset"])
-    regs = full.get_in_dim_size("register")
-    offsets = evaluate_all(full, max_inputs=1 << 26)["offset"]
+    offsets = access_addresses(cvt)
+    regs = offsets.shape[2]
     phys = table[offsets.reshape(-1, regs)]
     v = elems
     while v > 1:
@@ -376,11 +277,11 @@ def _padded_access_analysis(
         words_per_lane=words,
         instructions_per_warp=regs // vec,
         warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
-        passes=tgt.lanes // (1 << len(pass_lanes)),
+        passes=pass_count(tgt.lanes, pass_lanes),
         pass_lanes=tuple(pass_lanes),
         ldmatrix=plain and rows_ok,
         ldmatrix_trans=trans and rows_ok,
-        lane_offsets=tuple(int(table[o]) for o in _lane_images(cvt, pass_lanes)),
+        lane_offsets=tuple(int(table[o]) for o in lane_offsets(cvt, pass_lanes)),
         triton_conflicts=None,
         hardware_conflicts=sim.conflicts,
         simulated_conflicts=sim.conflicts,
@@ -430,7 +331,7 @@ def access_analysis(
             f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
         )
     pass_lanes = tgt.pass_lanes(words)
-    lane_offsets = _lane_images(cvt, pass_lanes)
+    pass_offsets = lane_offsets(cvt, pass_lanes)
     if lane_tile is not None:
         triton_lanes = [1 << i for i in lane_tile]
     else:
@@ -452,13 +353,13 @@ def access_analysis(
         words_per_lane=words,
         instructions_per_warp=regs // elems,
         warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
-        passes=tgt.lanes // (1 << len(pass_lanes)),
+        passes=pass_count(tgt.lanes, pass_lanes),
         pass_lanes=tuple(pass_lanes),
         ldmatrix=plain,
         ldmatrix_trans=trans,
-        lane_offsets=tuple(lane_offsets),
-        triton_conflicts=triton_conflicts(_lane_images(cvt, triton_lanes), element_bits, tgt.banks),
-        hardware_conflicts=hardware_conflicts(lane_offsets, element_bits, tgt.banks),
+        lane_offsets=tuple(pass_offsets),
+        triton_conflicts=triton_conflicts(lane_offsets(cvt, triton_lanes), element_bits, tgt.banks),
+        hardware_conflicts=hardware_conflicts(pass_offsets, element_bits, tgt.banks),
         simulated_conflicts=sim.conflicts,
         colliding_lanes=sim.colliding_lanes,
         triton_miscompile=miscompile,

@@ -39,15 +39,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from llverify.access import simulate_bank_conflicts
 from llverify.column_action import ColumnAction
 from llverify.errors import LayoutError
-from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_conversion import conversion_layout
+from llverify.wavefront_count import access_addresses, matrix_wavefronts
 
 __all__ = ["WavefrontPrediction", "matrix_lowering", "predict_wavefronts"]
 
@@ -200,16 +198,8 @@ def _matrix_prediction(
     lowering: MatrixLowering, element_bits: int, direction: str, warps: int
 ) -> WavefrontPrediction:
     cvt = lowering.conversion
-    regs = cvt.get_in_dim_size("register")
-    offsets = evaluate_all(cvt)["offset"].reshape(warps, 32, regs)
-    rows = (offsets * element_bits) // 128  # 16-byte rows
-    matrices = regs // lowering.regs_per_matrix
-    total = 0
-    for warp in range(warps):
-        for m in range(matrices):
-            block = rows[warp, :, m * lowering.regs_per_matrix : (m + 1) * lowering.regs_per_matrix]
-            distinct = np.unique(block)
-            total += int(np.bincount(distinct % 8).max())
+    matrices = cvt.get_in_dim_size("register") // lowering.regs_per_matrix
+    total = matrix_wavefronts(access_addresses(cvt), element_bits, lowering.regs_per_matrix)
     name = "ldmatrix" if direction == "load" else "stmatrix"
     vec = lowering.matrices_per_instruction
     trans = ".trans" if lowering.transposed else ""

@@ -40,6 +40,8 @@ from llverify.encodings import EncodingError, from_gluon
 from llverify.encodings.padded import (
     PaddedLayout,
     PaddedSharedLayout,
+    apply_padding,
+    flat_offset,
     padded_offset,
     padded_size,
     parse_padded_shared,
@@ -47,6 +49,8 @@ from llverify.encodings.padded import (
 from llverify.encodings.ttgir import TTGIRError
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.formula import FormulaError
+from llverify.ops import IntOps, NumpyOps
+from llverify.smt.ops import Z3Ops
 from llverify.smt.padded import (
     encode_padded,
     evaluate_address,
@@ -741,8 +745,44 @@ def test_framework_parse_encoding() -> None:
 # ---------------------------------------------------------------------- the exact model
 
 
+def _cpp_apply_padding(offset: int, pairs: Any) -> int:
+    """Triton's ``applyPadding`` transcribed: ``pad += (off >> log2 I) << log2 P``."""
+    pad = 0
+    for interval, padding in pairs:
+        pad += (offset >> (interval.bit_length() - 1)) << (padding.bit_length() - 1)
+    return offset + pad
+
+
+def test_one_padding_formula_on_int_numpy_z3() -> None:
+    """``apply_padding`` and ``flat_offset``, the one padded model, give the transcribed
+    C++ values on every backend: ints, numpy arrays and (simplified) Z3 bit-vectors."""
+    import z3
+
+    rng = random.Random(17)
+    for _ in range(60):
+        pairs = [
+            [1 << i, 1 << rng.randrange(4)] for i in rng.sample(range(1, 9), rng.randint(1, 3))
+        ]
+        shifts = tuple((i.bit_length() - 1, p.bit_length() - 1) for i, p in pairs)
+        offset_bits = rng.randrange(1, 8)
+        offsets = np.array([rng.randrange(1 << offset_bits) for _ in range(9)])
+        buffers = np.array([rng.randrange(4) for _ in range(9)])
+        flats = [int(o) + (int(b) << offset_bits) for o, b in zip(offsets, buffers)]
+        expected = [_cpp_apply_padding(f, pairs) for f in flats]
+        numpy_ops: NumpyOps[Any] = NumpyOps()
+        flat = flat_offset(numpy_ops, offsets, buffers, offset_bits)
+        assert apply_padding(numpy_ops, flat, shifts).tolist() == expected
+        for o, b, want in zip(offsets.tolist(), buffers.tolist(), expected):
+            assert apply_padding(IntOps(), flat_offset(IntOps(), o, b, offset_bits), shifts) == want
+            ops = Z3Ops(24)
+            term = flat_offset(ops, ops.const(o), ops.const(b), offset_bits)
+            assert z3.simplify(apply_padding(ops, term, shifts)).as_long() == want
+        assert [padded_offset(f, pairs) for f in flats] == expected
+
+
 def test_model_int_numpy_agree_on_every_offset() -> None:
-    """Ints, numpy and the transcribed C++ formula agree on every offset; the inverse."""
+    """Ints, numpy, padded_offset and the transcribed C++ formula agree on every offset;
+    the inverse."""
     for case in valid_cases():
         enc = encoding_of(case)
         model = enc.padded_layout(case["alloc"])
@@ -752,8 +792,9 @@ def test_model_int_numpy_agree_on_every_offset() -> None:
         step = 1 if model.num_logical <= 4096 else 7
         flats = [*range(0, model.num_logical, step), model.num_logical - 1]
         ints = [model.physical(f % n, f // n) for f in flats]
-        cpp = [padded_offset(f, enc.interval_padding_pairs) for f in flats]
-        assert table[flats].tolist() == ints == cpp, case
+        cpp = [_cpp_apply_padding(f, enc.interval_padding_pairs) for f in flats]
+        offsets = [padded_offset(f, enc.interval_padding_pairs) for f in flats]
+        assert table[flats].tolist() == ints == cpp == offsets, case
         assert model.padded_size == ints[-1] + 1
         assert model.padded_size == padded_size(model.num_logical, enc.interval_padding_pairs)
         # physical -> logical: every element slot found, every other slot padding
@@ -795,8 +836,8 @@ def test_model_z3_agrees_on_every_offset() -> None:
         assert verdict.status == "proved", (case, str(verdict))
         assert prove_padded_equal(model, formula, method="exhaustive").proved
         last = model.num_logical - 1
-        for flat_offset in {0, min(1, last), last // 3, last}:
-            offset, buffer = flat_offset % model.num_offsets, flat_offset // model.num_offsets
+        for flat in {0, min(1, last), last // 3, last}:
+            offset, buffer = flat % model.num_offsets, flat // model.num_offsets
             assert evaluate_address(model, offset, buffer) == model.physical(offset, buffer)
 
 

@@ -2,7 +2,8 @@
 gfx950), each word labelled with the tensor elements stored in it, and optionally the first
 wavefront of a register layout's access with its bank conflicts.
 
-The wavefront is the one :func:`llverify.access.simulate_bank_conflicts` counts first:
+The wavefront is the one :func:`llverify.access.simulate_bank_conflicts` counts first
+(counted by :mod:`llverify.wavefront_count`):
 warp 0, the first ld/st.shared instruction (registers ``0 .. elems_per_vec - 1`` of the
 analysis' vector-permuted conversion) and the first pass (the lanes spanned by
 ``AccessAnalysis.pass_lanes``).  Its words are bucketed by bank exactly as the simulator
@@ -27,12 +28,19 @@ import numpy as np
 
 from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.draw import style
-from llverify.draw.grid import Panel, aggregation, check_max_cells
+from llverify.draw.grid import Panel, aggregation, check_max_cells, check_window
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
 from llverify.encodings.padded import PaddedLayout
 from llverify.evaluate import evaluate_all
 from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
+from llverify.wavefront_count import (
+    access_addresses,
+    bank_words,
+    pass_conflicts,
+    pass_span,
+    word_bounds,
+)
 
 __all__ = ["BankModel", "Wavefront", "bank_model", "bank_panel", "wavefront"]
 
@@ -91,8 +99,8 @@ class BankModel:
         return text
 
     def slot_words(self, slot: int) -> range:
-        b = self.element_bits
-        return range((slot * b) >> 5, (((slot + 1) * b - 1) >> 5) + 1)
+        first, last = word_bounds(slot, self.element_bits)
+        return range(first, last + 1)
 
 
 def bank_model(
@@ -166,7 +174,7 @@ class Wavefront:
     @property
     def conflicts(self) -> int:
         """Extra wavefronts of this pass: the largest bank's distinct words minus 1."""
-        return max((len(w) for w in self.bank_words.values()), default=1) - 1
+        return pass_conflicts(self.bank_words)
 
     @property
     def conflicting_banks(self) -> list[int]:
@@ -188,19 +196,8 @@ def wavefront(
 
     reg = layout_argument(register_layout, shape, "register_layout")
     analysis = access_analysis(reg, shared_value, shape, model.element_bits, model.target)
-    cvt = analysis.conversion
-    full = cvt
-    for d in ("register", "lane", "warp"):
-        if not full.has_in_dim(d):
-            full = full * LinearLayout.zeros_1d(1, d, "offset")
-    full = full.sublayout(["register", "lane", "warp"], ["offset"])
-    regs = full.get_in_dim_size("register")
-    offsets = np.asarray(evaluate_all(full)["offset"], dtype=np.int64)
-    offsets = offsets.reshape(full.get_in_dim_size("warp"), full.get_in_dim_size("lane"), regs)
-    span = [0]
-    for basis in analysis.pass_lanes:
-        span += [s ^ basis for s in span]
-    lanes = tuple(sorted(span))
+    offsets = access_addresses(analysis.conversion)
+    lanes = pass_span(analysis.pass_lanes)
     # the register layout's own register of each (lane, element) of warp 0
     own: dict[tuple[int, tuple[int, ...]], int] = {}
     reg_full = reg
@@ -227,15 +224,9 @@ def wavefront(
                 Access(lane, own.get((lane, coords), -1), offset, slot, coords,
                        tuple(model.slot_words(slot)))
             )  # fmt: skip
-    bank_words: dict[int, set[int]] = {}
-    for a in accesses:
-        for w in a.words:
-            bank_words.setdefault(w % model.banks, set()).add(w)
     registers = tuple(a.register for a in accesses if a.lane == lanes[0])
-    return Wavefront(
-        analysis, lanes, registers, tuple(accesses),
-        {b: tuple(sorted(w)) for b, w in sorted(bank_words.items())},
-    )  # fmt: skip
+    words = bank_words((w for a in accesses for w in a.words), model.banks)
+    return Wavefront(analysis, lanes, registers, tuple(accesses), words)
 
 
 def wavefront_summary(wave: Wavefront, who: str) -> list[str]:
@@ -291,10 +282,8 @@ class BankPlan:
 
 
 def plan_banks(model: BankModel, window: object, max_cells: int) -> BankPlan:
-    from llverify.draw.grid import _check_window
-
     max_cells = check_max_cells(max_cells)
-    win = _check_window(window, model.rows, model.banks)
+    win = check_window(window, model.rows, model.banks)
     (r0, r1), (c0, c1) = win
     banks = c1 - c0
     if max_cells < banks:
@@ -331,56 +320,88 @@ def describe_banks(model: BankModel, plan: BankPlan) -> str:
     return "; ".join(parts)
 
 
-def bank_panel(
-    model: BankModel,
-    plan: BankPlan,
-    wave: Wavefront | None = None,
-    caption: Sequence[str] = (),
-) -> Panel:
-    """Draw the bank map (see the module docstring)."""
-    (r0, r1), (c0, c1) = plan.window
+@dataclass(frozen=True)
+class _BankCell:
+    """One drawn cell: grid position, the words it covers, its text lines and lanes."""
+
+    row: int
+    col: int
+    words: list[int]
+    lines: list[str]
+    lanes: list[int]
+
+
+@dataclass(frozen=True)
+class _BankSizes:
+    """Cell sizes, label column and row labels of a bank panel."""
+
+    cell_w: float
+    cell_h: float
+    line_h: float
+    n_lines: int
+    label_w: float
+    row_labels: list[str]
+
+
+def _cell_lines(model: BankModel, words: list[int], rows_per_cell: int) -> list[str]:
+    """The text of a cell: the elements of its word, or the first element and a count."""
+    if not words:
+        return []
+    if rows_per_cell == 1:
+        lines = [model.slot_text(s, words[0]) for s in model.word_elements(words[0])]
+        return ["pad"] if all(text == "pad" for text in lines) else lines
+    slots = [s for w in words for s in model.word_elements(w)]
+    real = [s for s in slots if model.slot_offset[s] >= 0]
+    return [model.slot_text(real[0], words[0]) if real else "pad", f"+{len(slots) - 1} more"]
+
+
+def _bank_cells(model: BankModel, plan: BankPlan, wave: Wavefront | None) -> list[_BankCell]:
+    """Every drawn cell, row by row: the words of its bank rows and the lanes accessing them."""
+    (r0, r1), (c0, _) = plan.window
     k = plan.rows_per_cell
     dr, dc = plan.drawn
     lanes_of = wave.word_lanes() if wave is not None else {}
-    conflicting = set(wave.conflicting_banks) if wave is not None else set()
-    access_of: dict[int, list[Access]] = {}
-    if wave is not None:
-        for a in wave.accesses:
-            for w in a.words:
-                access_of.setdefault(w, []).append(a)
-    cells: list[tuple[int, int, list[int], list[str], list[int]]] = []
+    cells = []
     for i in range(dr):
         for j in range(dc):
             bank = c0 + j
             rows = range(r0 + i * k, min(r0 + (i + 1) * k, r1))
             words = [r * model.banks + bank for r in rows if r * model.banks + bank < model.words]
-            lines: list[str] = []
-            if k == 1 and words:
-                lines = [model.slot_text(s, words[0]) for s in model.word_elements(words[0])]
-                if all(text == "pad" for text in lines):
-                    lines = ["pad"]
-            elif words:
-                slots = [s for w in words for s in model.word_elements(w)]
-                real = [s for s in slots if model.slot_offset[s] >= 0]
-                lines = [model.slot_text(real[0], words[0]) if real else "pad",
-                         f"+{len(slots) - 1} more"]  # fmt: skip
             lanes = sorted({ln for w in words for ln in lanes_of.get(w, ())})
-            cells.append((i, j, words, lines, lanes))
-    n_lines = max((len(c[3]) for c in cells), default=1)
-    has_lanes = wave is not None
+            cells.append(_BankCell(i, j, words, _cell_lines(model, words, k), lanes))
+    return cells
+
+
+def _bank_sizes(plan: BankPlan, cells: list[_BankCell], has_lanes: bool) -> _BankSizes:
+    """Cell width and height from the longest text, and the row labels' column."""
+    (r0, r1), _ = plan.window
+    k = plan.rows_per_cell
+    n_lines = max((len(c.lines) for c in cells), default=1)
     longest = max(
-        [text_width(t, style.SMALL_FONT + 1) for c in cells for t in c[3]]
-        + [text_width("L" + style.short_ranges(c[4], 10), style.SMALL_FONT + 1) for c in cells],
+        [text_width(t, style.SMALL_FONT + 1) for c in cells for t in c.lines]
+        + [text_width("L" + style.short_ranges(c.lanes, 10), style.SMALL_FONT + 1) for c in cells],
         default=20,
     )
-    cw = max(34.0, longest + 2 * style.PAD + 2)
     line_h = (style.SMALL_FONT + 1) * style.LINE_GAP
-    ch = n_lines * line_h + (line_h if has_lanes else 0) + 2 * style.PAD + 2
     row_labels = [
         str(r0 + i * k) if k == 1 else f"{r0 + i * k}-{min(r0 + (i + 1) * k, r1) - 1}"
-        for i in range(dr)
+        for i in range(plan.drawn[0])
     ]
-    label_w = max(text_width(t, style.SMALL_FONT) for t in row_labels + ["row"]) + 8
+    return _BankSizes(
+        cell_w=max(34.0, longest + 2 * style.PAD + 2),
+        cell_h=n_lines * line_h + (line_h if has_lanes else 0) + 2 * style.PAD + 2,
+        line_h=line_h,
+        n_lines=n_lines,
+        label_w=max(text_width(t, style.SMALL_FONT) for t in row_labels + ["row"]) + 8,
+        row_labels=row_labels,
+    )
+
+
+def _bank_header(
+    model: BankModel, plan: BankPlan, sizes: _BankSizes, caption: Sequence[str]
+) -> tuple[list[Item], float]:
+    """The caption, the axis line and the bank numbers; returns the items and their height."""
+    label_w, cw = sizes.label_w, sizes.cell_w
     items: list[Item] = []
     y = 0.0
     for line in caption:
@@ -393,24 +414,45 @@ def bank_panel(
                       f"{model.banks * 4} bytes)", style.SMALL_FONT, "start",
                       fill=style.MUTED))  # fmt: skip
     y += style.SMALL_FONT * style.LINE_GAP
-    for j in range(dc):
+    c0 = plan.window[1][0]
+    for j in range(plan.drawn[1]):
         items.append(Text(label_w + (j + 0.5) * cw, y, str(c0 + j), style.SMALL_FONT,
                           fill=style.MUTED))  # fmt: skip
     items.append(Text(label_w - 4, y, "row", style.SMALL_FONT, "end", fill=style.MUTED))
-    y += 3
-    top = y
+    return items, y + 3
+
+
+def _bank_cell_items(
+    model: BankModel,
+    plan: BankPlan,
+    wave: Wavefront | None,
+    cells: list[_BankCell],
+    sizes: _BankSizes,
+    top: float,
+) -> tuple[list[Item], int]:
+    """The row labels and the cells (with their tooltips); returns the items and the number
+    of cells outlined as conflicts."""
+    cw, ch, line_h = sizes.cell_w, sizes.cell_h, sizes.line_h
+    lanes_of = wave.word_lanes() if wave is not None else {}
+    conflicting = set(wave.conflicting_banks) if wave is not None else set()
+    access_of: dict[int, list[Access]] = {}
+    for a in wave.accesses if wave is not None else ():
+        for w in a.words:
+            access_of.setdefault(w, []).append(a)
+    items: list[Item] = []
     conflict_cells = 0
-    for i, j, words, lines, lanes in cells:
-        x0 = label_w + j * cw
-        y0 = top + i * ch
-        if j == 0:
-            items.append(Text(label_w - 4, y0 + ch / 2 + 0.35 * style.SMALL_FONT, row_labels[i],
-                              style.SMALL_FONT, "end", fill=style.MUTED))  # fmt: skip
-        if not words:
+    for cell in cells:
+        x0 = sizes.label_w + cell.col * cw
+        y0 = top + cell.row * ch
+        if cell.col == 0:
+            items.append(Text(sizes.label_w - 4, y0 + ch / 2 + 0.35 * style.SMALL_FONT,
+                              sizes.row_labels[cell.row], style.SMALL_FONT, "end",
+                              fill=style.MUTED))  # fmt: skip
+        if not cell.words:
             continue
-        bank = c0 + j
-        accessed = [w for w in words if w in lanes_of]
-        is_pad = all(model.slot_offset[s] < 0 for w in words for s in model.word_elements(w))
+        bank = plan.window[1][0] + cell.col
+        accessed = [w for w in cell.words if w in lanes_of]
+        is_pad = all(model.slot_offset[s] < 0 for w in cell.words for s in model.word_elements(w))
         fill = style.PADDING if is_pad else (style.WAVEFRONT if accessed else style.BANK_EMPTY)
         children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.BANK_BORDER, 0.6, "bank")]
         if accessed and bank in conflicting:
@@ -420,49 +462,67 @@ def bank_panel(
                      "conflict")
             )  # fmt: skip
         base = y0 + style.PAD + 1 + (style.SMALL_FONT + 1) * 0.95
-        for n, text in enumerate(lines):
+        for n, text in enumerate(cell.lines):
             children.append(Text(x0 + cw / 2, base + n * line_h, text, style.SMALL_FONT + 1,
                                  fill=style.MUTED if text == "pad" else style.TEXT,
                                  cls="coord"))  # fmt: skip
-        if lanes:
+        if cell.lanes:
             children.append(
-                Text(x0 + cw / 2, base + n_lines * line_h, "L" + style.short_ranges(lanes, 10),
-                     style.SMALL_FONT + 1, weight="bold", fill=style.WAVEFRONT_EDGE,
-                     cls="lanes")
+                Text(x0 + cw / 2, base + sizes.n_lines * line_h,
+                     "L" + style.short_ranges(cell.lanes, 10), style.SMALL_FONT + 1,
+                     weight="bold", fill=style.WAVEFRONT_EDGE, cls="lanes")
             )  # fmt: skip
-        tooltip = _bank_tooltip(model, words, bank, access_of, conflicting)
+        tooltip = _bank_tooltip(model, cell.words, bank, access_of, conflicting)
         items.append(Group(children, tooltip, "tip"))
-    y = top + dr * ch
+    return items, conflict_cells
+
+
+def _bank_counts(
+    plan: BankPlan, wave: Wavefront, sizes: _BankSizes, y: float
+) -> tuple[list[Item], dict[str, int], float]:
+    """The line under the map: distinct words per bank in the wavefront (red: conflicts);
+    returns the items, the counts by bank and the new bottom."""
+    y += 4
+    line_y = y + style.SMALL_FONT * style.LINE_GAP
+    items: list[Item] = [
+        Text(sizes.label_w - 4, line_y, "words", style.SMALL_FONT, "end", fill=style.MUTED)
+    ]
     counts: dict[str, int] = {}
-    if wave is not None:
-        y += 4
-        line_y = y + style.SMALL_FONT * style.LINE_GAP
-        items.append(Text(label_w - 4, line_y, "words", style.SMALL_FONT, "end", fill=style.MUTED))
-        for j in range(dc):
-            bank = c0 + j
-            n = len(wave.bank_words.get(bank, ()))
-            if n == 0:
-                continue
-            counts[str(bank)] = n
-            red = n > 1
-            items.append(
-                Group(
-                    [Text(label_w + (j + 0.5) * cw, line_y, str(n) if not red else f"x{n}",
-                          style.SMALL_FONT + (1 if red else 0),
-                          weight="bold" if red else "normal",
-                          fill=style.CONFLICT if red else style.MUTED,
-                          cls="conflict-count" if red else "bank-count")],
-                    f"bank {bank}: {n} distinct word(s) in this wavefront: "
-                    + ", ".join(str(w) for w in wave.bank_words[bank])
-                    + (f" -> {n - 1} extra wavefront(s)" if red else ""),
-                    "tip",
-                )
-            )  # fmt: skip
-        y = line_y + 4
-    outside = 0
-    if wave is not None:
-        drawn_words = {w for c in cells for w in c[2]}
-        outside = len({w for a in wave.accesses for w in a.words} - drawn_words)
+    c0 = plan.window[1][0]
+    for j in range(plan.drawn[1]):
+        bank = c0 + j
+        n = len(wave.bank_words.get(bank, ()))
+        if n == 0:
+            continue
+        counts[str(bank)] = n
+        red = n > 1
+        items.append(
+            Group(
+                [Text(sizes.label_w + (j + 0.5) * sizes.cell_w, line_y,
+                      str(n) if not red else f"x{n}",
+                      style.SMALL_FONT + (1 if red else 0),
+                      weight="bold" if red else "normal",
+                      fill=style.CONFLICT if red else style.MUTED,
+                      cls="conflict-count" if red else "bank-count")],
+                f"bank {bank}: {n} distinct word(s) in this wavefront: "
+                + ", ".join(str(w) for w in wave.bank_words[bank])
+                + (f" -> {n - 1} extra wavefront(s)" if red else ""),
+                "tip",
+            )
+        )  # fmt: skip
+    return items, counts, line_y + 4
+
+
+def _bank_info(
+    model: BankModel,
+    plan: BankPlan,
+    wave: Wavefront | None,
+    cells: list[_BankCell],
+    conflict_cells: int,
+    counts: dict[str, int],
+) -> dict[str, object]:
+    """The panel's ``info``: what is shown and, with a wavefront, its counts."""
+    k = plan.rows_per_cell
     info: dict[str, object] = {
         "cells": plan.cells,
         "shown": describe_banks(model, plan),
@@ -472,16 +532,39 @@ def bank_panel(
         "banks": model.banks,
     }
     if wave is not None:
+        drawn_words = {w for c in cells for w in c.words}
         info.update(
             wavefront_lanes=list(wave.lanes),
             wavefront_conflicts=wave.conflicts,
             conflicting_banks=wave.conflicting_banks,
             conflict_cells=conflict_cells,
             words_per_bank=counts,
-            words_outside_window=outside,
+            words_outside_window=len({w for a in wave.accesses for w in a.words} - drawn_words),
             analysis_conflicts=wave.analysis.hardware_conflicts,
         )
-    return Panel(items, label_w + dc * cw, y, info)
+    return info
+
+
+def bank_panel(
+    model: BankModel,
+    plan: BankPlan,
+    wave: Wavefront | None = None,
+    caption: Sequence[str] = (),
+) -> Panel:
+    """Draw the bank map (see the module docstring): header, cells, and with a wavefront the
+    distinct words per bank under the map."""
+    cells = _bank_cells(model, plan, wave)
+    sizes = _bank_sizes(plan, cells, wave is not None)
+    items, top = _bank_header(model, plan, sizes, caption)
+    cell_items, conflict_cells = _bank_cell_items(model, plan, wave, cells, sizes, top)
+    items += cell_items
+    y = top + plan.drawn[0] * sizes.cell_h
+    counts: dict[str, int] = {}
+    if wave is not None:
+        count_items, counts, y = _bank_counts(plan, wave, sizes, y)
+        items += count_items
+    info = _bank_info(model, plan, wave, cells, conflict_cells, counts)
+    return Panel(items, sizes.label_w + plan.drawn[1] * sizes.cell_w, y, info)
 
 
 def _bank_tooltip(

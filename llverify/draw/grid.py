@@ -213,7 +213,14 @@ def parse_window(text: str) -> Window:
         ) from None
 
 
-def _check_window(window: Any, rows: int, cols: int) -> Window:
+def check_window(window: Any, rows: int, cols: int) -> Window:
+    """The drawn window ``((r0, r1), (c0, c1))`` of a ``rows x cols`` grid: all of it for
+    None, else ``window`` (pairs, or ``"r0:r1,c0:c1"`` text) checked to lie inside the grid.
+
+    Examples:
+        >>> check_window("0:2,4:8", 16, 32)
+        ((0, 2), (4, 8))
+    """
     if window is None:
         return ((0, rows), (0, cols))
     if isinstance(window, str):
@@ -297,7 +304,7 @@ def plan_grid(
                 f"(command line: --slice i,...)."
             )
         slices = tuple(range(total))
-    win = _check_window(window, rows, cols)
+    win = check_window(window, rows, cols)
     budget = max_cells // len(slices)
     if budget < 1:
         raise DrawError(
@@ -362,19 +369,21 @@ class Panel:
     info: dict[str, object]
 
 
-def grid_panel(
-    hw: Hardware,
-    plan: GridPlan,
-    caption: Sequence[str] = (),
-    marked: np.ndarray | None = None,
-    extra: Callable[[int], list[str]] | None = None,
-) -> Panel:
-    """Draw the planned grid.  ``marked`` (bool per tensor element) outlines elements (a
-    wavefront); ``extra(flat)`` adds tooltip lines (shared offset, bank)."""
-    cells = group_cells(hw, plan)
-    br, bc = plan.block
-    (r0, r1), (c0, c1) = plan.window
-    dr, dc = plan.drawn
+@dataclass(frozen=True)
+class _GridSizes:
+    """Cell sizes, label column, row and column labels of a grid panel."""
+
+    cell_w: float
+    cell_h: float
+    label_w: float
+    row_labels: list[str]
+    col_texts: list[str]
+    col_step: int  # every col_step-th column is labelled (labels wider than cells)
+
+
+def _cell_labels(hw: Hardware, plan: GridPlan, cells: list[GridCellInfo]) -> list[list[str]]:
+    """The text of each cell: its holder (``+n`` more), or its warps and lanes when
+    aggregated; ``-`` for no holder."""
     labels: list[list[str]] = []
     for cell in cells:
         h = cell.holders
@@ -390,30 +399,49 @@ def grid_panel(
             labels.append(
                 ["w" + style.short_ranges(hw.warp[h], 11), "L" + style.short_ranges(hw.lane[h], 11)]
             )
+    return labels
+
+
+def _grid_row_label(plan: GridPlan, i: int) -> str:
+    (r0, r1), _ = plan.window
+    br = plan.block[0]
+    r = r0 + i * br
+    if plan.wrap is not None:
+        return str(r * plan.wrap)
+    return str(r) if br == 1 else f"{r}-{min(r + br, r1) - 1}"
+
+
+def _grid_col_label(plan: GridPlan, j: int) -> str:
+    c = plan.window[1][0] + j * plan.block[1]
+    return f"+{c}" if plan.wrap is not None else str(c)
+
+
+def _grid_sizes(plan: GridPlan, labels: list[list[str]]) -> _GridSizes:
+    """Cell width and height from the longest label; which columns get a label."""
+    dr, dc = plan.drawn
     n_lines = 1 if not plan.aggregated else 2
     longest = max((text_width(t, style.CELL_FONT) for lab in labels for t in lab), default=0)
     cw = max(30.0, longest + 2 * style.PAD + 2)
-    ch = n_lines * style.CELL_FONT * style.LINE_GAP + 2 * style.PAD + 2 + _BAR / 2
-
-    def row_label(i: int) -> str:
-        r = r0 + i * br
-        if plan.wrap is not None:
-            return str(r * plan.wrap)
-        return str(r) if br == 1 else f"{r}-{min(r + br, r1) - 1}"
-
-    def col_label(j: int) -> str:
-        c = c0 + j * bc
-        if plan.wrap is not None:
-            return f"+{c}"
-        return str(c)
-
-    row_labels = [row_label(i) for i in range(dr)]
-    label_w = max(text_width(t, style.SMALL_FONT) for t in row_labels) + 8
-    col_texts = [col_label(j) for j in range(dc)]
+    row_labels = [_grid_row_label(plan, i) for i in range(dr)]
+    col_texts = [_grid_col_label(plan, j) for j in range(dc)]
     col_w = max(text_width(t, style.SMALL_FONT) for t in col_texts) + 4
     col_step = 1
     while col_step * cw < col_w:
         col_step *= 2
+    return _GridSizes(
+        cell_w=cw,
+        cell_h=n_lines * style.CELL_FONT * style.LINE_GAP + 2 * style.PAD + 2 + _BAR / 2,
+        label_w=max(text_width(t, style.SMALL_FONT) for t in row_labels) + 8,
+        row_labels=row_labels,
+        col_texts=col_texts,
+        col_step=col_step,
+    )
+
+
+def _grid_header(
+    plan: GridPlan, sizes: _GridSizes, caption: Sequence[str]
+) -> tuple[list[Item], float]:
+    """The caption and the axis line; returns the items and their height."""
     items: list[Item] = []
     y = 0.0
     for line in caption:
@@ -427,81 +455,115 @@ def grid_panel(
     axis_cols = "offset in row" if plan.wrap is not None else f"dim{len(plan.shape) - 1}"
     y += style.SMALL_FONT * style.LINE_GAP
     items.append(
-        Text(label_w, y, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193",
+        Text(sizes.label_w, y, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193",
              style.SMALL_FONT, "start", fill=style.MUTED)
     )  # fmt: skip
-    width = label_w + dc * cw
+    return items, y
+
+
+def _grid_cell(
+    hw: Hardware,
+    plan: GridPlan,
+    sl: int,
+    cell: GridCellInfo,
+    label: list[str],
+    origin: tuple[float, float],
+    sizes: _GridSizes,
+    marked: np.ndarray | None,
+    extra: Callable[[int], list[str]] | None,
+) -> tuple[Group, bool]:
+    """One cell of slice ``sl`` at ``origin``: warp colour (or stripes), the wavefront mark,
+    its label and tooltip; returns the group and whether it is marked."""
+    x0, y0 = origin
+    cw, ch = sizes.cell_w, sizes.cell_h
+    h = cell.holders
+    warps = sorted({int(w) for w in hw.warp[h]}) if len(h) else []
+    if len(warps) == 1:
+        fill = style.warp_colour(warps[0])
+        children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.CELL_BORDER, 1.0, "cell")]
+    else:  # no holder, or several warps: white, with a bar of the warps' colours
+        children = [Rect(x0, y0, cw, ch, style.MIXED, "#BBBBBB", 0.6, "cell")]
+    if len(warps) > 1:
+        shown = warps[: len(style.WARP_PALETTE)]
+        sw = (cw - 2) / len(shown)
+        for n, w in enumerate(shown):
+            children.append(Rect(x0 + 1 + n * sw, y0 + ch - _BAR - 1, sw, _BAR,
+                                 style.warp_colour(w), cls="stripe"))  # fmt: skip
+    (r0, r1), (c0, c1) = plan.window
+    br, bc = plan.block
+    er0 = r0 + cell.row * br
+    er1 = min(er0 + br, r1)
+    ec0 = c0 + cell.col * bc
+    ec1 = min(ec0 + bc, c1)
+    is_marked = False
+    if marked is not None:
+        grid = marked.reshape(-1, plan.rows, plan.cols)[sl]
+        is_marked = bool(grid[er0:er1, ec0:ec1].any())
+    if is_marked:
+        children.append(
+            Rect(x0 + 1.5, y0 + 1.5, cw - 3, ch - 3, "none", style.WAVEFRONT_EDGE, 2.5,
+                 "wavefront")
+        )  # fmt: skip
+    base = y0 + style.PAD + 1 + style.CELL_FONT * 0.95
+    for n, text in enumerate(label):
+        children.append(
+            Text(x0 + cw / 2, base + n * style.CELL_FONT * style.LINE_GAP, text,
+                 style.CELL_FONT, cls="label")
+        )  # fmt: skip
+    tooltip = _tooltip(hw, plan, sl, (er0, er1), (ec0, ec1), h, extra)
+    return Group(children, tooltip, "tip"), is_marked
+
+
+def grid_panel(
+    hw: Hardware,
+    plan: GridPlan,
+    caption: Sequence[str] = (),
+    marked: np.ndarray | None = None,
+    extra: Callable[[int], list[str]] | None = None,
+) -> Panel:
+    """Draw the planned grid.  ``marked`` (bool per tensor element) outlines elements (a
+    wavefront); ``extra(flat)`` adds tooltip lines (shared offset, bank)."""
+    cells = group_cells(hw, plan)
+    labels = _cell_labels(hw, plan, cells)
+    sizes = _grid_sizes(plan, labels)
+    cw, ch = sizes.cell_w, sizes.cell_h
+    dr, dc = plan.drawn
+    items, y = _grid_header(plan, sizes, caption)
     info_marked = 0
     for p, sl in enumerate(plan.slices):
         if len(plan.shape) >= 3:
             y += style.NOTE_FONT * style.LINE_GAP + 2
             items.append(Text(0, y, plan.slice_name(sl), style.NOTE_FONT, "start", weight="bold"))
         y += style.SMALL_FONT * style.LINE_GAP
-        for j in range(0, dc, col_step):
-            items.append(Text(label_w + (j + 0.5) * cw, y, col_texts[j], style.SMALL_FONT,
-                              fill=style.MUTED))  # fmt: skip
-        y += 3
-        top = y
+        for j in range(0, dc, sizes.col_step):
+            items.append(Text(sizes.label_w + (j + 0.5) * cw, y, sizes.col_texts[j],
+                              style.SMALL_FONT, fill=style.MUTED))  # fmt: skip
+        top = y + 3
         for i in range(dr):
             items.append(
-                Text(label_w - 4, top + (i + 0.5) * ch + 0.35 * style.SMALL_FONT, row_labels[i],
-                     style.SMALL_FONT, "end", fill=style.MUTED)
+                Text(sizes.label_w - 4, top + (i + 0.5) * ch + 0.35 * style.SMALL_FONT,
+                     sizes.row_labels[i], style.SMALL_FONT, "end", fill=style.MUTED)
             )  # fmt: skip
         for k in range(p * dr * dc, (p + 1) * dr * dc):
-            cell = cells[k]
-            x0 = label_w + cell.col * cw
-            y0 = top + cell.row * ch
-            h = cell.holders
-            warps = sorted({int(w) for w in hw.warp[h]}) if len(h) else []
-            if len(warps) == 1:
-                fill = style.warp_colour(warps[0])
-                children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.CELL_BORDER, 1.0, "cell")]
-            else:  # no holder, or several warps: white, with a bar of the warps' colours
-                children = [Rect(x0, y0, cw, ch, style.MIXED, "#BBBBBB", 0.6, "cell")]
-            if len(warps) > 1:
-                shown = warps[: len(style.WARP_PALETTE)]
-                sw = (cw - 2) / len(shown)
-                for n, w in enumerate(shown):
-                    children.append(Rect(x0 + 1 + n * sw, y0 + ch - _BAR - 1, sw, _BAR,
-                                         style.warp_colour(w), cls="stripe"))  # fmt: skip
-            er0 = r0 + cell.row * br
-            er1 = min(er0 + br, r1)
-            ec0 = c0 + cell.col * bc
-            ec1 = min(ec0 + bc, c1)
-            is_marked = False
-            if marked is not None:
-                grid = marked.reshape(-1, plan.rows, plan.cols)[sl]
-                is_marked = bool(grid[er0:er1, ec0:ec1].any())
-            if is_marked:
-                info_marked += 1
-                children.append(
-                    Rect(x0 + 1.5, y0 + 1.5, cw - 3, ch - 3, "none", style.WAVEFRONT_EDGE, 2.5,
-                         "wavefront")
-                )  # fmt: skip
-            lab = labels[k]
-            base = y0 + style.PAD + 1 + style.CELL_FONT * 0.95
-            for n, text in enumerate(lab):
-                children.append(
-                    Text(x0 + cw / 2, base + n * style.CELL_FONT * style.LINE_GAP, text,
-                         style.CELL_FONT, cls="label")
-                )  # fmt: skip
-            tooltip = _tooltip(hw, plan, sl, (er0, er1), (ec0, ec1), h, extra)
-            items.append(Group(children, tooltip, "tip"))
+            origin = (sizes.label_w + cells[k].col * cw, top + cells[k].row * ch)
+            group, is_marked = _grid_cell(
+                hw, plan, sl, cells[k], labels[k], origin, sizes, marked, extra
+            )
+            info_marked += is_marked
+            items.append(group)
         y = top + dr * ch
-    return Panel(
-        items,
-        width,
-        y,
-        {
-            "cells": plan.cells,
-            "shown": plan.describe(),
-            "window": [list(plan.window[0]), list(plan.window[1])],
-            "aggregation": None if not plan.aggregated else {"rows": br, "cols": bc},
-            "slices": len(plan.slices),
-            "marked_cells": info_marked,
-            "warps": sorted({int(w) for w in np.unique(hw.warp)}),
-        },
-    )
+    info: dict[str, object] = {
+        "cells": plan.cells,
+        "shown": plan.describe(),
+        "window": [list(plan.window[0]), list(plan.window[1])],
+        "aggregation": None
+        if not plan.aggregated
+        else {"rows": plan.block[0], "cols": plan.block[1]},
+        "slices": len(plan.slices),
+        "marked_cells": info_marked,
+        "warps": sorted({int(w) for w in np.unique(hw.warp)}),
+    }
+    return Panel(items, sizes.label_w + dc * cw, y, info)
 
 
 def _tooltip(

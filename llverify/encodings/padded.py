@@ -24,8 +24,10 @@ Padding is not GF(2)-linear, so Triton's ``toLinearLayout`` aborts on this encod
 (:meth:`PaddedSharedLayout.to_linear_layout` raises instead); :meth:`linear_component`
 gives the linear part (Triton's ``paddedLinearLayout``) and :class:`PaddedLayout` the
 exact model: tensor coordinate <-> physical address, with Python ints (exact, one at a
-time) and numpy (vectorized over every offset).  The Z3 encoding and
-``prove_padded_equal`` are in :mod:`llverify.smt.padded`.
+time) and numpy (vectorized over every offset).  The padding formula is written once, on
+the :class:`~llverify.ops.Ops` protocol (:func:`apply_padding`, :func:`flat_offset`), and
+evaluated by ints, numpy and Z3: the Z3 encoding and ``prove_padded_equal`` are in
+:mod:`llverify.smt.padded`.
 
 :class:`PaddedSharedLayout` is named and parametrized as Gluon's
 ``ttgl.PaddedSharedLayout(interval_padding_pairs, offset_bases, cga_layout, shape)``: the
@@ -42,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -60,13 +62,20 @@ from llverify.encodings.ttgir import Attribute, TTGIRError, _Parser, register
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
+from llverify.ops import IntOps, NumpyOps, Ops
 
 ENCODING = "PaddedSharedLayout"
 _OFFSET, _BLOCK = "offset", "block"
+_INT = IntOps()
+_NUMPY: NumpyOps[Any] = NumpyOps()
+
+T = TypeVar("T")
 
 __all__ = [
     "PaddedLayout",
     "PaddedSharedLayout",
+    "apply_padding",
+    "flat_offset",
     "padded_offset",
     "padded_size",
     "padding_shifts",
@@ -136,6 +145,38 @@ def _shifts(pairs: tuple[tuple[Any, ...], ...]) -> tuple[tuple[int, int], ...]:
     return tuple((i.bit_length() - 1, p.bit_length() - 1) for i, p in checked)
 
 
+def apply_padding(ops: Ops[T, Any], flat: T, shifts: Sequence[tuple[int, int]]) -> T:
+    """Triton's ``applyPadding`` of a flat logical offset, ``flat + sum((flat >> i) << p)``
+    over the ``(log2 interval, log2 padding)`` ``shifts`` (:func:`padding_shifts`), on any
+    :class:`~llverify.ops.Ops` backend: the one padding formula, evaluated on ints
+    (:func:`padded_offset`, :meth:`PaddedLayout.physical`), numpy arrays
+    (:meth:`PaddedLayout.physical_array`) and Z3 bit-vectors (:mod:`llverify.smt.padded`).
+    ``flat`` is non-negative, so shifts may be logical.
+
+    Examples:
+        >>> apply_padding(IntOps(), 7, ((1, 0), (2, 1)))
+        12
+        >>> apply_padding(NumpyOps(), np.arange(4), ((1, 0),)).tolist()
+        [0, 1, 3, 4]
+    """
+    pad = ops.const(0)
+    for i, p in shifts:
+        pad = ops.add(pad, ops.shl(ops.shr(flat, ops.const(i), nonneg=True), ops.const(p)))
+    return ops.add(flat, pad)
+
+
+def flat_offset(ops: Ops[T, Any], offset: T, buffer: T, offset_bits: int) -> T:
+    """The flat logical offset ``offset + (buffer << offset_bits)`` of ``offset`` in buffer
+    ``buffer`` of a multi-buffered allocation (buffers of ``2**offset_bits`` elements are
+    padded as one flat array), on any :class:`~llverify.ops.Ops` backend.
+
+    Examples:
+        >>> flat_offset(IntOps(), 3, 2, 4)
+        35
+    """
+    return ops.add(offset, ops.shl(buffer, ops.const(offset_bits)))
+
+
 def padded_offset(offset: int, pairs: Sequence[Sequence[int]]) -> int:
     """The physical element offset of logical offset ``offset`` (Triton's ``applyPadding``):
     ``offset + sum((offset >> log2 I) << log2 P)``.
@@ -146,10 +187,7 @@ def padded_offset(offset: int, pairs: Sequence[Sequence[int]]) -> int:
     """
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LayoutTypeError(f"Argument 'offset' must be a non-negative int, not {offset!r}.")
-    pad = 0
-    for i, p in padding_shifts(pairs):
-        pad += (offset >> i) << p
-    return offset + pad
+    return apply_padding(_INT, offset, padding_shifts(pairs))
 
 
 def padded_size(num_elements: int, pairs: Sequence[Sequence[int]]) -> int:
@@ -644,16 +682,12 @@ class PaddedLayout:
                 raise LayoutTypeError(f"PaddedLayout: '{name}' must be an int, not {value!r}.")
             if not 0 <= value < bound:
                 raise LayoutError(f"PaddedLayout: {name} = {value} is outside [0, {bound}).")
-        return int(buffer) * self.num_offsets + int(offset)
+        return flat_offset(_INT, int(offset), int(buffer), self.offset_bits)
 
     def physical(self, offset: int, buffer: int = 0) -> int:
         """Physical element offset of logical ``offset`` of ``buffer`` (``applyPadding`` of
         the flat logical offset)."""
-        flat = self._flat(offset, buffer)
-        pad = 0
-        for i, p in self.shifts:
-            pad += (flat >> i) << p
-        return flat + pad
+        return apply_padding(_INT, self._flat(offset, buffer), self.shifts)
 
     def logical(self, physical: int) -> tuple[int, int] | None:
         """``(buffer, offset)`` stored at ``physical``; None for a padding slot (or past
@@ -723,11 +757,9 @@ class PaddedLayout:
             raise LayoutError(f"PaddedLayout: offsets outside [0, {self.num_offsets}).")
         if bufs.size and (bufs.min() < 0 or bufs.max() >= self.num_buffers):
             raise LayoutError(f"PaddedLayout: buffers outside [0, {self.num_buffers}).")
-        flat = (bufs << np.int64(self.offset_bits)) + offs
-        pad = np.zeros_like(flat)
-        for i, p in self.shifts:
-            pad += (flat >> np.int64(i)) << np.int64(p)
-        return flat + pad
+        flat = flat_offset(_NUMPY, offs, bufs, self.offset_bits)
+        result: np.ndarray = apply_padding(_NUMPY, flat, self.shifts)
+        return result
 
     def physical_table(self) -> np.ndarray:
         """Physical offset of every logical flat offset ``buffer * num_offsets + offset``."""

@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 import z3
 
-from llverify.encodings.padded import PaddedLayout
+from llverify.encodings.padded import PaddedLayout, apply_padding, flat_offset
 from llverify.errors import LayoutTypeError
 from llverify.formula import Formula, FormulaError, Interval
 from llverify.ops import IntOps, NumpyOps
 from llverify.smt.encode import encode_layout, input_variables, widen
 from llverify.smt.ops import Z3Ops
 from llverify.smt.solver import check, model_value
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 __all__ = [
     "PaddedEncoding",
@@ -56,8 +56,8 @@ _INT = IntOps()
 
 
 def padded_offset_expr(flat: Any, shifts: tuple[tuple[int, int], ...]) -> Any:
-    """``flat + sum((flat >> i) << p)`` on a bit-vector (logical shifts; the caller picks a
-    width where no address wraps).
+    """:func:`~llverify.encodings.padded.apply_padding` on a bit-vector (logical shifts; the
+    caller picks a width where no address wraps).
 
     Examples:
         >>> x = z3.BitVecVal(7, 8)
@@ -65,13 +65,10 @@ def padded_offset_expr(flat: Any, shifts: tuple[tuple[int, int], ...]) -> Any:
         12
     """
     width = flat.size()
-    pad = z3.BitVecVal(0, width)
-    for i, p in shifts:
-        # Shift amounts are taken modulo 2**width by z3: a term shifted past the width is 0
-        # on every input whose address fits (the caller's width), so it is left out.
-        if i < width and p < width:
-            pad = pad + (z3.LShR(flat, i) << p)
-    return flat + pad
+    # Shift amounts are taken modulo 2**width by z3: a term shifted past the width is 0 on
+    # every input whose address fits (the caller's width), so it is left out.
+    live = tuple((i, p) for i, p in shifts if i < width and p < width)
+    return apply_padding(Z3Ops(width), flat, live)
 
 
 @dataclass(frozen=True)
@@ -129,7 +126,7 @@ def encode_padded(
     raw["buffer"] = z3.BitVec(prefix + "buffer", buffer_bits) if padded.num_buffers > 1 else None
     env = {name: widen(var, width) for name, var in raw.items()}
     env.update(encode_layout(padded.linear, raw, width))
-    flat = env["offset"] + (env["buffer"] << padded.offset_bits)
+    flat = flat_offset(Z3Ops(width), env["offset"], env["buffer"], padded.offset_bits)
     address = padded_offset_expr(flat, padded.shifts)
     env["address"] = address
     constraints = []
@@ -229,7 +226,7 @@ class _Claim:
 
 def _verdict(
     claim: _Claim,
-    status: str,
+    status: Status,
     method: str,
     start: float,
     reason: str = "",
@@ -273,15 +270,15 @@ def _by_exhaustive(claim: _Claim, start: float) -> Verdict | None:
     theirs = np.broadcast_to(np.asarray(claim.reference.evaluate(ops, env)), (total,))
     differs = mine != theirs
     if not differs.any():
-        return _verdict(claim, "proved", "exhaustive", start, f"all {total} inputs agree")
+        return _verdict(claim, Status.PROVED, "exhaustive", start, f"all {total} inputs agree")
     first = int(np.argmax(differs))
     inputs = (int(offset[first]), int(block[first]), int(buffer[first]))
     observed, expected = claim.replay(*inputs)
     if observed == expected:  # pragma: no cover - numpy and ints disagreeing is a bug
         return _verdict(
-            claim, "unknown", "exhaustive", start, f"numpy and ints disagree at {inputs}"
+            claim, Status.UNKNOWN, "exhaustive", start, f"numpy and ints disagree at {inputs}"
         )
-    return _verdict(claim, "refuted", "exhaustive", start, inputs=inputs)
+    return _verdict(claim, Status.REFUTED, "exhaustive", start, inputs=inputs)
 
 
 def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
@@ -297,15 +294,15 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
     if result.status == "unsat":
         return _verdict(
             claim,
-            "proved",
+            Status.PROVED,
             "z3",
             start,
             "no input makes them differ (unsat)",
             solver_s=result.time_s,
             width=width,
         )
-    if result.status == "unknown":
-        return _verdict(claim, "unknown", "z3", start, f"z3: {result.reason}", width=width)
+    if result.status == "unknown":  # the solver's answer: sat, unsat or unknown
+        return _verdict(claim, Status.UNKNOWN, "z3", start, f"z3: {result.reason}", width=width)
     values = {
         name: 0 if var is None else model_value(result.model, var)
         for name, var in encoding.variables.items()
@@ -315,12 +312,12 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
     if observed == expected:
         return _verdict(
             claim,
-            "unknown",
+            Status.UNKNOWN,
             "z3",
             start,
             f"z3's counterexample {values} did not replay with exact ints",
         )
-    return _verdict(claim, "refuted", "z3", start, inputs=inputs, width=width)
+    return _verdict(claim, Status.REFUTED, "z3", start, inputs=inputs, width=width)
 
 
 def prove_padded_equal(
@@ -354,9 +351,9 @@ def prove_padded_equal(
         >>> from llverify.encodings.padded import PaddedSharedLayout
         >>> model = PaddedSharedLayout.with_identity_for([[16, 2]], [8, 16], [1, 0]).padded_layout()
         >>> prove_padded_equal(model, "dim0 * 18 + dim1", method="z3").status
-        'proved'
+        <Status.PROVED: 'proved'>
         >>> v = prove_padded_equal(model, "dim0 * 17 + dim1")
-        >>> v.status, v.counterexample, v.actual, v.expected
+        >>> str(v.status), v.counterexample, v.actual, v.expected
         ('refuted', {'offset': 16, 'dim0': 1, 'dim1': 0}, {'address': 18}, {'address': 17})
     """
     if not isinstance(padded, PaddedLayout):
@@ -387,12 +384,52 @@ def prove_padded_equal(
         if method == "exhaustive":
             return _verdict(
                 claim,
-                "unknown",
+                Status.UNKNOWN,
                 "exhaustive",
                 start,
                 "a formula needs more than 63 bits somewhere: numpy cannot be exact",
             )
     return _by_z3(claim, start, timeout_ms)
+
+
+def _property_query(
+    padded: PaddedLayout, prop: str, first: PaddedEncoding, second: PaddedEncoding
+) -> list[Any]:
+    """The negation of ``prop`` over two encoded inputs ``a`` and ``b``."""
+    ops = Z3Ops(first.width)
+
+    def flat(enc: PaddedEncoding) -> Any:
+        return flat_offset(ops, enc.env["offset"], enc.env["buffer"], padded.offset_bits)
+
+    if prop == "injective":
+        return [flat(first) != flat(second), first.address == second.address]
+    if prop == "increasing":
+        return [z3.ULT(flat(first), flat(second)), z3.UGE(first.address, second.address)]
+    return [z3.UGE(first.address, z3.BitVecVal(padded.padded_size, first.width))]
+
+
+def _property_points(
+    padded: PaddedLayout, prop: str, model: Any, encodings: tuple[PaddedEncoding, ...]
+) -> tuple[list[tuple[str, dict[str, int], int]], bool]:
+    """The solver's inputs ``(tag, values, exact address)`` and whether they violate
+    ``prop`` when replayed with exact ints."""
+    points = []
+    for enc, tag in zip(encodings, "ab"):
+        values = {
+            name: 0 if var is None else model_value(model, var)
+            for name, var in enc.variables.items()
+            if name != "block"
+        }
+        physical = padded.physical(values["offset"], values["buffer"])
+        points.append((tag, values, physical))
+    flats = [v["buffer"] * padded.num_offsets + v["offset"] for _, v, _ in points]
+    addresses = [a for _, _, a in points]
+    replayed = {
+        "injective": len(points) == 2 and flats[0] != flats[-1] and addresses[0] == addresses[-1],
+        "increasing": len(points) == 2 and flats[0] < flats[-1] and addresses[0] >= addresses[-1],
+        "in_bounds": addresses[0] >= padded.padded_size,
+    }[prop]
+    return points, replayed
 
 
 def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 10_000) -> Verdict:
@@ -406,7 +443,7 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
         >>> from llverify.encodings.padded import PaddedSharedLayout
         >>> enc = PaddedSharedLayout.with_identity_for([[4, 1], [8, 2]], [16], [0])
         >>> prove_padded_property(enc.padded_layout(), "in_bounds").status
-        'proved'
+        <Status.PROVED: 'proved'>
     """
     if not isinstance(padded, PaddedLayout):
         raise LayoutTypeError(f"Argument 'padded' must be a PaddedLayout, not {padded!r}.")
@@ -415,53 +452,28 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
     start = time.perf_counter()
     first = encode_padded(padded, prefix="a!")
     second = encode_padded(padded, first.width, prefix="b!")
-    width = first.width
-
-    def flat(enc: PaddedEncoding) -> Any:
-        return enc.env["offset"] + (enc.env["buffer"] << padded.offset_bits)
-
-    if prop == "injective":
-        query = [flat(first) != flat(second), first.address == second.address]
-    elif prop == "increasing":
-        query = [z3.ULT(flat(first), flat(second)), z3.UGE(first.address, second.address)]
-    else:
-        query = [z3.UGE(first.address, z3.BitVecVal(padded.padded_size, width))]
+    query = _property_query(padded, prop, first, second)
     result = check([*first.constraints, *second.constraints, *query], timeout_ms)
     claim = f"padded addresses are {prop}"
     if result.status == "unsat":
-        return Verdict("proved", claim, "z3", time.perf_counter() - start, reason="unsat")
-    if result.status == "unknown":
+        return Verdict(Status.PROVED, claim, "z3", time.perf_counter() - start, reason="unsat")
+    if result.status == "unknown":  # the solver's answer: sat, unsat or unknown
         return Verdict(
-            "unknown", claim, "z3", time.perf_counter() - start, reason=f"z3: {result.reason}"
+            Status.UNKNOWN, claim, "z3", time.perf_counter() - start, reason=f"z3: {result.reason}"
         )
     encodings = (first,) if prop == "in_bounds" else (first, second)
-    points = []
-    for enc, tag in zip(encodings, "ab"):
-        values = {
-            name: 0 if var is None else model_value(result.model, var)
-            for name, var in enc.variables.items()
-            if name != "block"
-        }
-        physical = padded.physical(values["offset"], values["buffer"])
-        points.append((tag, values, physical))
-    flats = [v["buffer"] * padded.num_offsets + v["offset"] for _, v, _ in points]
-    addresses = [a for _, _, a in points]
-    replayed = {
-        "injective": len(points) == 2 and flats[0] != flats[-1] and addresses[0] == addresses[-1],
-        "increasing": len(points) == 2 and flats[0] < flats[-1] and addresses[0] >= addresses[-1],
-        "in_bounds": addresses[0] >= padded.padded_size,
-    }[prop]
+    points, replayed = _property_points(padded, prop, result.model, encodings)
     counterexample = {f"{k}_{tag}": v for tag, values, _ in points for k, v in values.items()}
     if not replayed:
         return Verdict(
-            "unknown",
+            Status.UNKNOWN,
             claim,
             "z3",
             time.perf_counter() - start,
             reason=f"z3's counterexample {counterexample} did not replay with exact ints",
         )
     return Verdict(
-        "refuted",
+        Status.REFUTED,
         claim,
         "z3",
         time.perf_counter() - start,

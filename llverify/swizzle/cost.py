@@ -25,6 +25,7 @@ from typing import Any
 
 from llverify.access import AccessAnalysis, access_analysis
 from llverify.hardware import Target
+from llverify.wavefront_count import total_wavefronts
 
 __all__ = ["SwizzleCost", "swizzle_cost"]
 
@@ -78,7 +79,7 @@ class SwizzleCost:
 
 def _wavefronts(a: AccessAnalysis, tiled: bool) -> tuple[int, int]:
     conflicts = a.simulated_conflicts if tiled else a.hardware_conflicts
-    return conflicts, a.instructions * a.passes * (1 + conflicts)
+    return conflicts, total_wavefronts(a.instructions, a.passes, conflicts)
 
 
 def swizzle_cost(

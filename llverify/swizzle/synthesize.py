@@ -52,6 +52,7 @@ from llverify.layout_utils import action_remove_broadcasted_regs
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
 from llverify.swizzle.legacy import LegacyResult, best_padded_shared
+from llverify.wavefront_count import pass_count, total_wavefronts
 
 __all__ = ["Certificate", "SwizzleResult", "synthesize_swizzle"]
 
@@ -146,11 +147,11 @@ class _Geometry:
         return out
 
     def passes(self, side: _Side, k: int) -> int:
-        return self.target.lanes // (1 << len(self.target.pass_lanes(self.words_per_lane(k))))
+        return pass_count(self.target.lanes, self.target.pass_lanes(self.words_per_lane(k)))
 
     def wavefronts(self, side: _Side, k: int, c: int) -> int:
-        warps = 1 << len(side.warps)
-        return warps * ((1 << len(side.regs)) >> k) * self.passes(side, k) * (1 << c)
+        instructions = (1 << len(side.warps)) * ((1 << len(side.regs)) >> k)
+        return total_wavefronts(instructions, self.passes(side, k), (1 << c) - 1)
 
 
 # ---------------------------------------------------------------------- results

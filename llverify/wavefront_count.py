@@ -1,0 +1,296 @@
+"""Wavefront counting: the passes, bank conflicts and wavefronts of shared-memory accesses.
+
+The one owner of the count, given the addresses the lanes access: the exact simulator
+(:func:`count_wavefronts`), the algebraic conflict counts (:func:`triton_conflicts`,
+:func:`hardware_conflicts`), the pieces of one pass (:func:`pass_span`,
+:func:`word_bounds`, :func:`bank_words`, :func:`pass_conflicts`), the total
+(:func:`total_wavefronts`) and ldmatrix/stmatrix (:func:`matrix_wavefronts`).  The access
+analysis, the swizzle cost, the wavefront prediction, the audit and the bank map all count
+with it; docs/hardware.md says what was measured.
+
+Examples:
+    >>> addresses = np.arange(32).reshape(1, 32, 1) * 32  # lane l: element 32 l, 32-bit
+    >>> count_wavefronts(addresses, 1, 32, 32, [1, 2, 4, 8, 16]).wavefronts
+    32
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify import gf2
+from llverify.evaluate import evaluate_all
+from llverify.layout import LinearLayout
+
+__all__ = [
+    "WavefrontCount",
+    "access_addresses",
+    "bank_words",
+    "count_wavefronts",
+    "hardware_conflicts",
+    "lane_offsets",
+    "matrix_wavefronts",
+    "pass_conflicts",
+    "pass_count",
+    "pass_span",
+    "total_wavefronts",
+    "triton_conflicts",
+    "word_bounds",
+]
+
+_ACCESS_DIMS = ("register", "lane", "warp")
+
+
+def access_addresses(cvt: LinearLayout) -> np.ndarray:
+    """The offset every ``(warp, lane, register)`` accesses, as an int64 array of that shape,
+    for a conversion ``(register, lane, warp) -> offset`` (missing in dims have size 1).
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]])],
+        ...     ["offset"])
+        >>> access_addresses(cvt).tolist()
+        [[[0, 1], [2, 3], [4, 5], [6, 7]]]
+    """
+    full = cvt
+    for d in _ACCESS_DIMS:
+        if not full.has_in_dim(d):
+            full = full * LinearLayout.zeros_1d(1, d, "offset")
+    full = full.sublayout(list(_ACCESS_DIMS), ["offset"])
+    offsets = np.asarray(evaluate_all(full, max_inputs=1 << 26)["offset"], dtype=np.int64)
+    return offsets.reshape(*(full.get_in_dim_size(d) for d in reversed(_ACCESS_DIMS)))
+
+
+def lane_offsets(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
+    """The offsets the given lane indices access (register 0, warp 0) in a conversion
+    ``(register, lane, warp) -> offset``: what the algebraic counts take.
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]])],
+        ...     ["offset"])
+        >>> lane_offsets(cvt, [1, 2, 3])
+        [2, 4, 6]
+    """
+    bases = [b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1]]
+    out = []
+    for lane in lanes:
+        value = 0
+        for i, basis in enumerate(bases):
+            if lane >> i & 1:
+                value ^= basis
+        out.append(value)
+    return out
+
+
+# ---------------------------------------------------------------------- one pass
+
+
+def pass_span(pass_lanes: Sequence[int]) -> tuple[int, ...]:
+    """The lanes of the first pass, in order: the span of the lane indices ``pass_lanes``
+    (a GF(2) basis); every other pass is a coset of it.
+
+    Examples:
+        >>> pass_span([1, 2, 4 ^ 16])
+        (0, 1, 2, 3, 20, 21, 22, 23)
+    """
+    span = [0]
+    for basis in pass_lanes:
+        span += [s ^ basis for s in span]
+    return tuple(sorted(span))
+
+
+def pass_count(lanes: int, pass_lanes: Sequence[int]) -> int:
+    """Passes of one warp instruction of ``lanes`` lanes whose passes span ``pass_lanes``.
+
+    Examples:
+        >>> pass_count(32, [1, 2, 4])
+        4
+    """
+    return lanes // (1 << len(pass_lanes))
+
+
+def word_bounds(addresses: Any, element_bits: int) -> tuple[Any, Any]:
+    """The first and last 32-bit word an element (or an array of them) at element address
+    ``addresses`` covers.
+
+    Examples:
+        >>> word_bounds(3, 16), word_bounds(3, 64)
+        ((1, 1), (6, 7))
+    """
+    return (addresses * element_bits) >> 5, ((addresses + 1) * element_bits - 1) >> 5
+
+
+def bank_words(words: Iterable[int], banks: int) -> dict[int, tuple[int, ...]]:
+    """The distinct 32-bit words one pass accesses, by bank (identical words broadcast).
+
+    Examples:
+        >>> bank_words([0, 32, 32, 1], 32)
+        {0: (0, 32), 1: (1,)}
+    """
+    out: dict[int, set[int]] = {}
+    for word in words:
+        out.setdefault(word % banks, set()).add(word)
+    return {bank: tuple(sorted(w)) for bank, w in sorted(out.items())}
+
+
+def pass_conflicts(words_by_bank: dict[int, tuple[int, ...]]) -> int:
+    """Extra wavefronts of one pass: the most distinct words in one bank, minus 1.
+
+    Examples:
+        >>> pass_conflicts({0: (0, 32), 1: (1,)})
+        1
+    """
+    return max((len(w) for w in words_by_bank.values()), default=1) - 1
+
+
+def total_wavefronts(instructions: int, passes: int, conflicts: int) -> int:
+    """Wavefronts of ``instructions`` warp instructions of ``passes`` passes each, each pass
+    taking ``1 + conflicts`` wavefronts.
+
+    Examples:
+        >>> total_wavefronts(4, 2, 1)
+        16
+    """
+    return instructions * passes * (1 + conflicts)
+
+
+# ---------------------------------------------------------------------- the exact count
+
+
+@dataclass(frozen=True)
+class WavefrontCount:
+    """Brute-force wavefront counts of every instruction/pass."""
+
+    wavefronts: int  # total over every instruction, warp and pass
+    min_wavefronts: int  # instructions x warps x passes
+    max_per_pass: int  # the largest bucket of any pass
+    homogeneous: bool  # every pass needs the same number of wavefronts
+    colliding_lanes: tuple[int, ...]  # lanes of the worst bank in the worst pass
+
+    @property
+    def conflicts(self) -> int:
+        """Excess accesses per wavefront."""
+        return self.wavefronts // self.min_wavefronts - 1
+
+
+def count_wavefronts(
+    addresses: np.ndarray,
+    elems_per_vec: int,
+    element_bits: int,
+    banks: int,
+    pass_lanes: Sequence[int],
+) -> WavefrontCount:
+    """Exact count over every instruction, warp and pass (the semantics of Triton's
+    ``SwizzleTest.cpp``): per pass, the distinct 32-bit words bucketed by bank; a pass costs
+    its largest bucket (identical words broadcast).
+
+    ``addresses`` (``[warp, lane, register]``, e.g. :func:`access_addresses`) are element
+    addresses; registers ``[i * elems_per_vec, (i + 1) * elems_per_vec)`` form instruction
+    ``i``, and a pass is a coset of the span of the lane indices ``pass_lanes``.
+
+    Examples:
+        >>> addresses = (np.arange(32) * 32).reshape(1, 32, 1)  # 16-bit: word 16 * lane
+        >>> c = count_wavefronts(addresses, 1, 16, 32, [1, 2, 4, 8, 16])
+        >>> c.wavefronts, c.conflicts, c.colliding_lanes[:3]
+        (16, 15, (0, 2, 4))
+    """
+    warps, lanes_n, registers = addresses.shape
+    lanes = np.arange(lanes_n)
+    # pass index of each lane: its coset of the pass subspace (smallest representative).
+    span = np.array(pass_span(pass_lanes))
+    coset = np.min(lanes[:, None] ^ span[None, :], axis=1)
+    _, pass_id = np.unique(coset, return_inverse=True)
+    passes = int(pass_id.max()) + 1
+    instr = np.arange(registers) // elems_per_vec
+    n_instr = registers // elems_per_vec
+    group = (np.arange(warps)[:, None, None] * n_instr + instr[None, None, :]) * passes + pass_id[
+        None, :, None
+    ]
+    first, last = word_bounds(addresses, element_bits)
+    span_words = int((last - first).max()) + 1
+    words = np.concatenate([(first + k).ravel() for k in range(span_words)])
+    valid = np.concatenate([(first + k <= last).ravel() for k in range(span_words)])
+    groups = np.tile(group.ravel(), span_words)
+    words, groups = words[valid], groups[valid]
+    lane_of = np.tile(np.broadcast_to(lanes[None, :, None], addresses.shape).ravel(), span_words)
+    lane_of = lane_of[valid]
+    stride = int(words.max()) + 1
+    keys, first_index = np.unique(groups * stride + words, return_index=True)
+    g, w = keys // stride, keys % stride
+    bucket = g * banks + w % banks
+    buckets, counts = np.unique(bucket, return_counts=True)
+    n_groups = warps * n_instr * passes
+    per_group = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(per_group, buckets // banks, counts)
+    worst = int(np.argmax(counts))
+    worst_bucket = buckets[worst]
+    colliding: tuple[int, ...] = ()
+    if counts[worst] > 1:
+        hits = first_index[bucket == worst_bucket]
+        colliding = tuple(sorted({int(lane_of[i]) for i in hits}))
+    return WavefrontCount(
+        wavefronts=int(per_group.sum()),
+        min_wavefronts=n_groups,
+        max_per_pass=int(per_group.max()),
+        homogeneous=bool((per_group == per_group[0]).all()),
+        colliding_lanes=colliding,
+    )
+
+
+# ---------------------------------------------------------------------- the algebraic count
+
+
+def _kernel_dim(vectors: Sequence[int], mask: int) -> int:
+    """dim{d in span(vectors) : d & mask == 0}."""
+    return gf2.rank(list(vectors)) - gf2.rank([v & mask for v in vectors])
+
+
+def triton_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
+    """Triton's count: ``2^dim{d in span L : the bits below one bank row are 0} - 1``, with
+    ``L`` the element offsets of the lanes spanning one pass.
+
+    Examples:
+        >>> triton_conflicts([1 << i for i in range(1, 6)], 16)  # 16-bit, lane i -> 2 i + ...
+        0
+    """
+    bits = [d * element_bits for d in lane_offsets]
+    return (1 << _kernel_dim(bits, banks * 32 - 1)) - 1
+
+
+def hardware_conflicts(lane_offsets: Sequence[int], element_bits: int, banks: int = 32) -> int:
+    """The hardware count: drop the bits inside a 32-bit word, then
+    ``2^dim{w in span : the bank bits are 0} - 1``.
+
+    Examples:
+        >>> hardware_conflicts([64 * 2**i + 2**i for i in range(5)], 16)
+        1
+    """
+    words = [(d * element_bits) >> 5 for d in lane_offsets]
+    return (1 << _kernel_dim(words, banks - 1)) - 1
+
+
+# ---------------------------------------------------------------------- ldmatrix / stmatrix
+
+
+def matrix_wavefronts(addresses: np.ndarray, element_bits: int, regs_per_matrix: int) -> int:
+    """Wavefronts of ldmatrix/stmatrix (measured on sm_90): each 8x8 matrix (registers
+    ``[m * regs_per_matrix, (m + 1) * regs_per_matrix)`` of every lane of a warp) costs the
+    most distinct 16-byte rows that fall into one group of four banks.
+
+    Examples:
+        >>> addresses = (np.arange(32)[:, None] * 8 + np.arange(8)).reshape(1, 32, 8)
+        >>> matrix_wavefronts(addresses, 16, 8)  # 32 distinct rows, 4 per group of banks
+        4
+    """
+    warps, _, registers = addresses.shape
+    rows = (addresses * element_bits) // 128  # 16-byte rows
+    total = 0
+    for warp in range(warps):
+        for m in range(registers // regs_per_matrix):
+            block = rows[warp, :, m * regs_per_matrix : (m + 1) * regs_per_matrix]
+            distinct = np.unique(block)
+            total += int(np.bincount(distinct % 8).max())
+    return total
