@@ -36,7 +36,7 @@ from llverify.family import (
     swizzled_shared_2d,
 )
 from llverify.formula import Formula, FormulaError
-from llverify.smt.parametric import prove_family_equal
+from llverify.prove import prove_family_equal
 
 ORACLE = Path(__file__).parent / "oracle" / "swizzled_oracle.py"
 REQUIRE_TRITON = os.environ.get("LLVERIFY_REQUIRE_TRITON") == "1"
