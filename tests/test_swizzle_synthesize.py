@@ -109,6 +109,22 @@ def test_certificate_is_rechecked_and_not_vacuous() -> None:
     cheaper = enc.none_cheaper(widths, best + 1, False, 60_000)
     assert cheaper.status is Status.REFUTED and cheaper.columns is not None
     assert enc.none_cheaper(widths, best, False, 60_000).status is Status.PROVED
+    # the queries fit the QF_BV logic they are solved in: every subterm is Bool or a bit-vector
+    _assert_qf_bv([*enc.base, enc.cheaper_than(widths, best, triton_safe=True)])
+
+
+def _assert_qf_bv(terms) -> None:
+    import z3
+
+    seen, stack = set(), list(terms)
+    while stack:
+        term = stack.pop()
+        if term.get_id() in seen:
+            continue
+        seen.add(term.get_id())
+        assert z3.is_bool(term) or z3.is_bv(term), term.sort()
+        stack.extend(term.children())
+    assert len(seen) > 100
 
 
 def test_timeout_gives_an_unknown_certificate_and_a_measured_layout() -> None:

@@ -38,11 +38,12 @@ class Decision:
     time_s: float
 
 
-def _solver(timeout_ms: int, rlimit: int | None) -> Any:
-    # The general solver: it picks the bit-vector tactic for pure bit-vector queries, and
-    # stays sound if a query mixes in another theory (SolverFor("QF_BV") would silently
-    # treat integer arithmetic as uninterpreted functions).
-    solver = z3.Solver()
+def _solver(timeout_ms: int, rlimit: int | None, logic: str | None) -> Any:
+    # The general solver by default: it picks the bit-vector tactic for pure bit-vector
+    # queries, and stays sound if a query mixes in another theory (SolverFor("QF_BV") would
+    # silently treat integer arithmetic as uninterpreted functions).  A restricted `logic`
+    # only for queries that provably fit it (the caller says why).
+    solver = z3.SolverFor(logic) if logic is not None else z3.Solver()
     solver.set("timeout", max(1, int(timeout_ms)))
     if rlimit is not None:
         solver.set("rlimit", int(rlimit))
@@ -63,9 +64,15 @@ def _run(solver: Any) -> SolverResult:
     return SolverResult("unknown", None, solver.reason_unknown() or "unknown", elapsed)
 
 
-def check(constraints: Sequence[Any], timeout_ms: int, rlimit: int | None = None) -> SolverResult:
+def check(
+    constraints: Sequence[Any],
+    timeout_ms: int,
+    rlimit: int | None = None,
+    logic: str | None = None,
+) -> SolverResult:
     """Is the conjunction of ``constraints`` satisfiable?  Bounded by ``timeout_ms`` (and
-    ``rlimit``, z3's deterministic resource limit, when given).
+    ``rlimit``, z3's deterministic resource limit, when given); ``logic`` (e.g. "QF_BV")
+    restricts the solver, for queries that provably fit that logic only.
 
     Examples:
         >>> x = z3.BitVec("x", 8)
@@ -75,7 +82,7 @@ def check(constraints: Sequence[Any], timeout_ms: int, rlimit: int | None = None
         >>> result.status, model_value(result.model, x) * 3 % 256
         ('sat', 7)
     """
-    solver = _solver(timeout_ms, rlimit)
+    solver = _solver(timeout_ms, rlimit, logic)
     solver.add(*constraints)
     return _run(solver)
 
@@ -85,9 +92,15 @@ def _decision(result: SolverResult) -> Decision:
     return Decision(status, result.model, result.reason, result.time_s)
 
 
-def decide(violation: Sequence[Any], timeout_ms: int, rlimit: int | None = None) -> Decision:
-    """Is a claim valid?  ``violation``: constraints that hold exactly where the claim fails.
-    Unsatisfiable: PROVED; satisfiable: REFUTED with the model; otherwise UNKNOWN.
+def decide(
+    violation: Sequence[Any],
+    timeout_ms: int,
+    rlimit: int | None = None,
+    logic: str | None = None,
+) -> Decision:
+    """Is a claim valid?  ``violation``: constraints that hold exactly where the claim fails
+    (the limits and ``logic`` as for :func:`check`).  Unsatisfiable: PROVED; satisfiable:
+    REFUTED with the model; otherwise UNKNOWN.
 
     Examples:
         >>> a, b = z3.BitVecs("a b", 8)
@@ -97,17 +110,18 @@ def decide(violation: Sequence[Any], timeout_ms: int, rlimit: int | None = None)
         >>> refuted.status, model_value(refuted.model, a) & model_value(refuted.model, b) != 0
         (<Status.REFUTED: 'refuted'>, True)
     """
-    return _decision(check(violation, timeout_ms, rlimit))
+    return _decision(check(violation, timeout_ms, rlimit, logic))
 
 
-def smtlib(constraints: Sequence[Any]) -> str:
-    """The satisfiability query of ``constraints`` as SMT-LIB 2 text (with ``(check-sat)``).
+def smtlib(constraints: Sequence[Any], logic: str | None = None) -> str:
+    """The satisfiability query of ``constraints`` as SMT-LIB 2 text (with ``(check-sat)``),
+    as the solver of :func:`check` with this ``logic`` writes it.
 
     Examples:
         >>> "(check-sat)" in smtlib([z3.BitVec("x", 4) == 3])
         True
     """
-    solver = z3.Solver()
+    solver = _solver(1, None, logic)
     solver.add(*constraints)
     return str(solver.to_smt2())
 
@@ -120,7 +134,7 @@ def decide_smtlib(text: str, timeout_ms: int, rlimit: int | None = None) -> Deci
         >>> decide_smtlib(smtlib([x * 2 == 3]), 1000).status
         <Status.PROVED: 'proved'>
     """
-    solver = _solver(timeout_ms, rlimit)
+    solver = _solver(timeout_ms, rlimit, None)
     try:
         solver.from_string(text)
     except z3.Z3Exception as error:

@@ -6,7 +6,7 @@ The unknown is an invertible GF(2) matrix ``P`` from tensor elements (``n`` bits
 offsets: ``p[j]`` is the offset of element ``2^j`` and ``m[i]`` the element at offset
 ``2^i`` (invertibility is ``P(m[i]) = 2^i``).  Vector widths, bank conflicts and wavefronts
 are Boolean functions of ``P`` (docs/swizzle.md gives the formulas).  Every query is pure
-bit-vector arithmetic (the conflict counts are bit-vector sums, never integers).
+bit-vector arithmetic (:data:`LOGIC`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,12 @@ from llverify.verdict import Status
 
 __all__ = ["Geometry", "Search", "Side", "SwizzleEncoding"]
 
+#: Every query here fits QF_BV: its terms are bit-vector variables and constants, Extract,
+#: bitwise operations, If, bit-vector sums and unsigned comparisons, joined by And/Or/Not
+#: (the conflict counts are bit-vector sums, never integers; tests/test_swizzle_synthesize.py
+#: walks a query to check every subterm's sort).  The QF_BV solver is also the one whose
+#: layouts the recorded results were found with.
+LOGIC = "QF_BV"
 _COUNT_BITS = 16  # wide enough for 2^c * (1 + 2^t) with t <= 7 lane bits
 _ONE, _ZERO = z3.BitVecVal(1, _COUNT_BITS), z3.BitVecVal(0, _COUNT_BITS)
 
@@ -229,9 +235,12 @@ class SwizzleEncoding:
         """No time left (``timeout_ms <= 0``) is UNKNOWN without asking the solver."""
         constraints = [*self.base, *requirements]
         if timeout_ms <= 0:
-            return Search(Status.UNKNOWN, None, smtlib(constraints), "time budget spent", 0.0)
-        decision = decide(constraints, timeout_ms)
+            return Search(
+                Status.UNKNOWN, None, smtlib(constraints, LOGIC), "time budget spent", 0.0
+            )
+        decision = decide(constraints, timeout_ms, logic=LOGIC)
         if decision.status is Status.REFUTED:
             columns = [model_value(decision.model, m) for m in self.m]
             return Search(decision.status, columns, "", "", decision.time_s)
-        return Search(decision.status, None, smtlib(constraints), decision.reason, decision.time_s)
+        query = smtlib(constraints, LOGIC)
+        return Search(decision.status, None, query, decision.reason, decision.time_s)
