@@ -21,7 +21,8 @@ them carries into higher bits: a wrong address, possibly outside the allocation.
 ``"safe"``: additive only when also disjoint from every XOR-applied register basis, which
 :func:`prove_lowering` proves sufficient pair by pair, and the lemma ``a & b == 0 ->
 a + b == a ^ b`` for all 32-bit values), :func:`prove_lowering` proves it equal to the
-layout for every register, lane and warp (Z3, bit-vectors) or returns the counterexample
+layout for every register, lane and warp (Z3 bit-vectors, in :mod:`llverify.smt.lowering`:
+this module is the pure model) or returns the counterexample
 replayed with Python ints, and :func:`prove_address_formula` proves index arithmetic written
 as formula text (``+ ^ | << >> &``, e.g. copied from generated code or CuTe) equal to a
 layout.
@@ -36,12 +37,12 @@ Examples:
     >>> model.additive, model.xor_applied  # 384 = 0b110000000 shares bit 7 with 132
     ((384,), (132,))
     >>> v = prove_lowering(model)
-    >>> v.status, v.counterexample, v.details["emitted"], v.details["right"]
-    ('refuted', {'register': 3, 'lane': 0, 'warp': 0}, 516, 260)
+    >>> print(v.status, v.counterexample, v.details["emitted"], v.details["right"])
+    refuted {'register': 3, 'lane': 0, 'warp': 0} 516 260
     >>> v.details["out_of_bounds"], model.size
     (True, 512)
-    >>> prove_lowering(ldst_lowering(reg, shared, [128], 32, strategy="safe")).status
-    'proved'
+    >>> print(prove_lowering(ldst_lowering(reg, shared, [128], 32, strategy="safe")).status)
+    proved
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.errors import LayoutError
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 __all__ = [
     "LoweringModel",
@@ -200,58 +201,26 @@ def lowering_of(cvt: Any, elems: int, element_bits: int, strategy: str = "triton
 
 
 def prove_lowering(model: LoweringModel, timeout_ms: int = 10_000) -> Verdict:
-    """Prove ``emitted(x) == right(x)`` for every register, lane and warp (Z3 bit-vectors);
-    a counterexample is replayed with Python ints and reports the emitted and right byte
-    offsets and whether the emitted one is outside the allocation."""
-    import z3
+    """Prove ``emitted(x) == right(x)`` for every register, lane and warp (Z3 bit-vectors,
+    :func:`llverify.smt.lowering.decide_lowering`); a counterexample is replayed with
+    Python ints and reports the emitted and right byte offsets and whether the emitted one
+    is outside the allocation."""
+    from llverify.smt.lowering import decide_lowering
 
     start = time.perf_counter()
     claim = f"the {model.strategy} ld/st lowering computes the layout's address"
-    width = 40  # wide enough that the add's carry is kept
-    n_reg, n_lane, n_warp = model.register_bits, len(model.lane), len(model.warp)
-    reg = z3.BitVec("register", max(n_reg, 1))
-    lane = z3.BitVec("lane", max(n_lane, 1))
-    warp = z3.BitVec("warp", max(n_warp, 1))
-
-    def tree(var: Any, bases: Sequence[tuple[int, int]]) -> Any:
-        out = z3.BitVecVal(0, width)
-        for bit, b in bases:
-            sel = z3.Extract(bit, bit, var) == 1
-            out = out ^ z3.If(sel, z3.BitVecVal(b, width), z3.BitVecVal(0, width))
-        return out
-
-    lanes = list(enumerate(model.lane))
-    warps = list(enumerate(model.warp))
-    regs = list(enumerate(model.register))
-    base = tree(lane, lanes) ^ tree(warp, warps)
-    xor_part = tree(
-        reg, [(i, b) for i, b in regs if i not in model.vector and i not in model.additive_index]
-    )
-    additive = tree(reg, [(i, b) for i, b in regs if i in model.additive_index])
-    vector = tree(reg, [(i, b) for i, b in regs if i in model.vector])
-    emitted = ((base ^ xor_part) + additive) ^ vector
-    right = base ^ tree(reg, regs)
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    solver.add(emitted != right)
-    answer = solver.check()
+    decision, point = decide_lowering(model, timeout_ms)
     seconds = time.perf_counter() - start
-    if answer == z3.unsat:
-        return Verdict("proved", claim, "z3", seconds, reason="no register/lane/warp differs")
-    if answer != z3.sat:
-        return Verdict("unknown", claim, "z3", seconds, reason=f"solver: {answer}")
-    m = solver.model()
-    point = {
-        "register": m.eval(reg, model_completion=True).as_long() if n_reg else 0,
-        "lane": m.eval(lane, model_completion=True).as_long() if n_lane else 0,
-        "warp": m.eval(warp, model_completion=True).as_long() if n_warp else 0,
-    }
+    if decision.status is Status.PROVED:
+        return Verdict(Status.PROVED, claim, "z3", seconds, reason="no register/lane/warp differs")
+    if point is None:
+        return Verdict(Status.UNKNOWN, claim, "z3", seconds, reason=f"solver: {decision.reason}")
     got = model.emitted(point["register"], point["lane"], point["warp"])
     want = model.right(point["register"], point["lane"], point["warp"])
     if got == want:  # the solver's model does not replay: never report it
-        return Verdict("unknown", claim, "z3", seconds, reason="counterexample did not replay")
+        return Verdict(Status.UNKNOWN, claim, "z3", seconds, reason="counterexample did not replay")
     return Verdict(
-        "refuted",
+        Status.REFUTED,
         claim,
         "z3",
         seconds,
@@ -267,19 +236,25 @@ def prove_lowering(model: LoweringModel, timeout_ms: int = 10_000) -> Verdict:
     )
 
 
-def prove_add_xor_lemma(width: int = 32) -> Verdict:
+def prove_add_xor_lemma(width: int = 32, timeout_ms: int = 10_000) -> Verdict:
     """``a & b == 0 -> a + b == a ^ b`` for every ``width``-bit ``a, b`` (Z3): why the safe
-    rule is sufficient (the additive part is disjoint from everything it is added to)."""
-    import z3
+    rule is sufficient (the additive part is disjoint from everything it is added to).
+
+    Examples:
+        >>> print(prove_add_xor_lemma(16).status)
+        proved
+    """
+    from llverify.smt.lowering import decide_add_xor
 
     start = time.perf_counter()
-    a, b = z3.BitVec("a", width), z3.BitVec("b", width)
-    solver = z3.Solver()
-    solver.add((a & b) == 0, a + b != a ^ b)
-    answer = solver.check()
-    status = "proved" if answer == z3.unsat else "unknown"
+    decision = decide_add_xor(width, timeout_ms)
+    status = Status.PROVED if decision.status is Status.PROVED else Status.UNKNOWN
     return Verdict(
-        status, f"disjoint add equals xor ({width}-bit)", "z3", time.perf_counter() - start
+        status,
+        f"disjoint add equals xor ({width}-bit)",
+        "z3",
+        time.perf_counter() - start,
+        reason="" if status is Status.PROVED else f"solver: {decision.reason or decision.status}",
     )
 
 
@@ -302,11 +277,11 @@ def prove_address_formula(
         ...     ["dim0", "dim1"])
         >>> row_major = LinearLayout.from_bases([("offset", [[0, 1], [0, 2], [0, 4], [0, 8],
         ...     [0, 16], [1, 0], [2, 0]])], ["dim0", "dim1"])
-        >>> prove_address_formula("register * 32 + lane", reg, row_major, [4, 32], 32).status
-        'proved'
-        >>> prove_address_formula("register * 32 ^ lane ^ register", reg, row_major, [4, 32],
-        ...     32).status
-        'refuted'
+        >>> print(prove_address_formula("register * 32 + lane", reg, row_major, [4, 32], 32).status)
+        proved
+        >>> print(prove_address_formula("register * 32 ^ lane ^ register", reg, row_major,
+        ...     [4, 32], 32).status)
+        refuted
     """
     from llverify.layout import LinearLayout
     from llverify.prove import prove_equal
@@ -349,9 +324,9 @@ def prove_offset_formula(
         >>> from llverify.encodings import SwizzledSharedLayout
         >>> # Triton's SwizzledSharedEncodingAttr description: phase = row % maxPhase,
         >>> # vectors of `vec` columns XOR-ed with the phase
-        >>> prove_offset_formula("dim0 * 64 + ((dim1 // 8) ^ (dim0 % 8)) * 8 + dim1 % 8",
-        ...     SwizzledSharedLayout(8, 1, 8, [1, 0]), [64, 64]).status
-        'proved'
+        >>> print(prove_offset_formula("dim0 * 64 + ((dim1 // 8) ^ (dim0 % 8)) * 8 + dim1 % 8",
+        ...     SwizzledSharedLayout(8, 1, 8, [1, 0]), [64, 64]).status)
+        proved
     """  # noqa: D205
     from llverify.arguments import layout_argument
     from llverify.layout import LinearLayout

@@ -25,10 +25,11 @@ import numpy as np
 
 from llverify.errors import DimensionError, LayoutTypeError
 from llverify.evaluate import evaluate_all
+from llverify.family import LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
 from llverify.layout import LinearLayout, _require_layout
 from llverify.ops import IntOps, NumpyOps
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 METHODS = ("auto", "linear", "exhaustive", "z3")
 #: Below this many inputs "auto" simply evaluates them all.
@@ -149,7 +150,7 @@ def _replay(
 
 
 def _verdict(
-    status: str,
+    status: Status,
     method: str,
     start: float,
     ref: _Reference,
@@ -184,7 +185,7 @@ def _refuted(
     actual, expected, differs = _replay(layout, ref, point)
     if not differs:
         return None
-    return _verdict("refuted", method, start, ref, reason, point, actual, expected)
+    return _verdict(Status.REFUTED, method, start, ref, reason, point, actual, expected)
 
 
 # ---------------------------------------------------------------------- the methods
@@ -218,40 +219,24 @@ def _by_linear(
         else "the reference is GF(2)-affine (proved by z3)"
     )
     count = layout.get_total_in_dim_size_log2() + 1
-    return _verdict("proved", "linear", start, ref, f"{why} and they agree on {count} basis inputs")
+    return _verdict(
+        Status.PROVED, "linear", start, ref, f"{why} and they agree on {count} basis inputs"
+    )
 
 
 def _prove_affine(
     layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
 ) -> Verdict | None:
     """None when z3 proves the reference affine; otherwise a refuted/unknown verdict."""
-    import z3
+    from llverify.smt.prove import decide_affine
 
-    from llverify.smt.encode import input_variables, widen
-    from llverify.smt.ops import Z3Ops
-    from llverify.smt.solver import check, model_value
-
-    width, bounds, ops = _z3_setup(layout, ref)
-    xs = input_variables(layout, "x!")
-    ys = input_variables(layout, "y!")
-    zero = {name: ops.const(0) for name in xs}
-    env_x = {name: widen(v, width) for name, v in xs.items()}
-    env_y = {name: widen(v, width) for name, v in ys.items()}
-    env_xy = {name: widen(None if v is None else v ^ ys[name], width) for name, v in xs.items()}
-    r_x = ref.evaluate(ops, env_x, bounds)
-    r_y = ref.evaluate(ops, env_y, bounds)
-    r_xy = ref.evaluate(ops, env_xy, bounds)
-    r_0 = ref.evaluate(ops, zero, bounds)
-    mismatch = [r_xy[d] != (r_x[d] ^ r_y[d] ^ r_0[d]) for d in ref.out_dims]
-    result = check([z3.Or(*mismatch, *ops.overflow_conditions)], timeout_ms)
-    if result.status == "unsat":
+    width, bounds, checked = _working_width(layout, ref)
+    decision, points = decide_affine(layout, ref, width, bounds, checked, timeout_ms)
+    if decision.status is Status.PROVED:
         return None
-    if result.status == "unknown":
-        return _verdict("unknown", "linear", start, ref, f"z3: {result.reason}")
-    assert isinstance(ops, Z3Ops)
-    x = {n: 0 if v is None else model_value(result.model, v) for n, v in xs.items()}
-    y = {n: 0 if v is None else model_value(result.model, v) for n, v in ys.items()}
-    for point in (x, y, {n: x[n] ^ y[n] for n in x}, dict.fromkeys(x, 0)):
+    if decision.status is Status.UNKNOWN:
+        return _verdict(Status.UNKNOWN, "linear", start, ref, f"z3: {decision.reason}")
+    for point in points:
         refuted = _refuted(
             "linear",
             start,
@@ -264,7 +249,7 @@ def _prove_affine(
         if refuted is not None:
             return refuted
     return _verdict(
-        "unknown",
+        Status.UNKNOWN,
         "linear",
         start,
         ref,
@@ -273,9 +258,9 @@ def _prove_affine(
     )
 
 
-def _z3_setup(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int, Interval], Any]:
-    from llverify.smt.ops import Z3Ops
-
+def _working_width(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int, Interval], bool]:
+    """The bit width of the solver's arithmetic, the formulas' subterm bounds, and whether
+    overflow must be checked (a callable's; formulas get a width at which none happens)."""
     in_bits = max([size.bit_length() for _, size in layout.in_dims] + [1])
     out_bits = max([size.bit_length() for _, size in layout.out_dims] + [1])
     bounds: dict[int, Interval] = {}
@@ -284,47 +269,41 @@ def _z3_setup(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int, Int
         width = max([in_bits + 1, out_bits + 1] + [f.width(ranges) for f in ref.formulas.values()])
         for formula in ref.formulas.values():
             bounds.update(formula.bounds(ranges))
-        return width, bounds, Z3Ops(width)
+        return width, bounds, False
     width = max(CALLABLE_WIDTH, in_bits + 1, out_bits + 1)
-    return width, bounds, Z3Ops(width, checked=ref.function is not None)
+    return width, bounds, ref.function is not None
 
 
 def _by_z3(layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int) -> Verdict:
-    import z3
+    from llverify.smt.prove import decide_equal
 
-    from llverify.smt.encode import encode_layout, input_variables, widen
-    from llverify.smt.solver import check, model_value
-
-    width, bounds, ops = _z3_setup(layout, ref)
-    xs = input_variables(layout)
-    env = {name: widen(v, width) for name, v in xs.items()}
-    mine = encode_layout(layout, xs, width)
-    if ref.layout is not None:
-        theirs = encode_layout(ref.layout, xs, width)
-    else:
-        theirs = ref.evaluate(ops, env, bounds)
-    mismatch = [mine[d] != theirs[d] for d in layout.get_out_dim_names()]
-    result = check([z3.Or(*mismatch, *ops.overflow_conditions)], timeout_ms)
-    if result.status == "unsat":
+    width, bounds, checked = _working_width(layout, ref)
+    decision, point = decide_equal(layout, ref, width, bounds, checked, timeout_ms)
+    if decision.status is Status.PROVED:
         return _verdict(
-            "proved",
+            Status.PROVED,
             "z3",
             start,
             ref,
             "no input makes them differ (unsat)",
-            solver_s=result.time_s,
+            solver_s=decision.time_s,
             width=width,
         )
-    if result.status == "unknown":
+    if point is None:
         return _verdict(
-            "unknown", "z3", start, ref, f"z3: {result.reason}", solver_s=result.time_s, width=width
+            Status.UNKNOWN,
+            "z3",
+            start,
+            ref,
+            f"z3: {decision.reason}",
+            solver_s=decision.time_s,
+            width=width,
         )
-    point = {n: 0 if v is None else model_value(result.model, v) for n, v in xs.items()}
     refuted = _refuted("z3", start, layout, ref, point)
     if refuted is not None:
         return refuted
     return _verdict(
-        "unknown",
+        Status.UNKNOWN,
         "z3",
         start,
         ref,
@@ -362,14 +341,14 @@ def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdi
     for name in layout.get_out_dim_names():
         differs |= np.broadcast_to(np.asarray(theirs[name]), (total,)) != mine[name]
     if not differs.any():
-        return _verdict("proved", "exhaustive", start, ref, f"all {total} inputs agree")
+        return _verdict(Status.PROVED, "exhaustive", start, ref, f"all {total} inputs agree")
     first = int(np.argmax(differs))
     point = {name: int(values[first]) for name, values in env.items()}
     refuted = _refuted("exhaustive", start, layout, ref, point)
     if refuted is not None:
         return refuted
     return _verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
-        "unknown", "exhaustive", start, ref, f"numpy and exact ints disagree at {point}"
+        Status.UNKNOWN, "exhaustive", start, ref, f"numpy and exact ints disagree at {point}"
     )
 
 
@@ -406,10 +385,10 @@ def prove_equal(
         ...                              ["dim0", "dim1"])
         >>> prove_equal(ll, {"dim0": "offset >> 2",
         ...                  "dim1": "(offset & 3) ^ (((offset >> 3) & 1) << 1)"}).status
-        'proved'
+        <Status.PROVED: 'proved'>
         >>> v = prove_equal(ll, {"dim0": "offset >> 2", "dim1": "offset & 3"})
         >>> v.status, v.counterexample
-        ('refuted', {'offset': 8})
+        (<Status.REFUTED: 'refuted'>, {'offset': 8})
     """
     _require_layout(layout, "layout")
     if method not in METHODS:
@@ -427,7 +406,7 @@ def prove_equal(
         verdict = _by_exhaustive(layout, ref, start)
         if verdict is None:
             return _verdict(
-                "unknown",
+                Status.UNKNOWN,
                 "exhaustive",
                 start,
                 ref,
@@ -455,15 +434,87 @@ def prove_equal(
     return _by_z3(layout, ref, start, timeout_ms)
 
 
-def prove_family_equal(family: Any, reference: Any, **options: Any) -> Verdict:
+FAMILY_METHODS = ("auto", "parametric-linear", "z3", "enumerate")
+
+
+def prove_family_equal(
+    family: LayoutFamily,
+    reference: Mapping[str, Any],
+    *,
+    method: str = "auto",
+    timeout_ms: int = 60_000,
+) -> Verdict:
     """Prove every member of a :class:`~llverify.family.LayoutFamily` equal to ``reference``
-    (see :func:`llverify.smt.parametric.prove_family_equal`; z3 is imported on first use)."""
-    from llverify.smt.parametric import prove_family_equal as prove
+    (formulas over the family's in dims and parameters).  ``method``: "parametric-linear"
+    (``"auto"``) and "z3" prove all members at once (:mod:`llverify.smt.parametric`),
+    "enumerate" proves each member with :func:`prove_equal`.  A refutation names the
+    parameters and the input.
 
-    return prove(family, reference, **options)
+    Examples:
+        >>> from llverify.family import swizzled_shared_2d, SWIZZLED_REFERENCE
+        >>> family = swizzled_shared_2d(4, 2)
+        >>> print(prove_family_equal(family, SWIZZLED_REFERENCE, method="enumerate"))
+        ... # doctest: +ELLIPSIS
+        proved by enumerate in ... ms: all ... members proved
+    """
+    from llverify.smt import parametric
+
+    if method not in FAMILY_METHODS:
+        raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {method!r}.")
+    if method != "enumerate":
+        return parametric.prove_family_equal(
+            family, reference, method=method, timeout_ms=timeout_ms
+        )
+    start = time.perf_counter()
+    formulas = parametric.normalize_reference(family, reference)
+    parametric.require_members(family, timeout_ms)
+    return _enumerate(
+        family, formulas, parametric.family_claim(family, formulas), start, timeout_ms
+    )
 
 
-def prove_family_property(family: Any, prop: str, **options: Any) -> Verdict:
+def _enumerate(
+    family: LayoutFamily,
+    reference: Mapping[str, Formula],
+    claim: str,
+    start: float,
+    timeout_ms: int,
+) -> Verdict:
+    """Every member instantiated and proved with the linear method."""
+    count = 0
+    for params in family.members():
+        layout = family.instance(**params)
+        verdict = prove_equal(
+            layout, dict(reference), params=params, method="linear", timeout_ms=timeout_ms
+        )
+        count += 1
+        if verdict.refuted:
+            assert verdict.counterexample is not None
+            return Verdict(
+                Status.REFUTED,
+                claim,
+                "enumerate",
+                time.perf_counter() - start,
+                {**params, **verdict.counterexample},
+                verdict.actual,
+                verdict.expected,
+                f"member {params}",
+            )
+        if verdict.unknown:
+            reason = f"member {params}: {verdict.reason}"
+            seconds = time.perf_counter() - start
+            return Verdict(Status.UNKNOWN, claim, "enumerate", seconds, reason=reason)
+    return Verdict(
+        Status.PROVED,
+        claim,
+        "enumerate",
+        time.perf_counter() - start,
+        reason=f"all {count} members proved",
+        details={"members": count},
+    )
+
+
+def prove_family_property(family: LayoutFamily, prop: str, **options: Any) -> Verdict:
     """Prove a structural property of every member of a family (see
     :func:`llverify.smt.parametric.prove_family_property`)."""
     from llverify.smt.parametric import prove_family_property as prove

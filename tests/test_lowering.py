@@ -23,6 +23,7 @@ from llverify.lowering import (
     prove_offset_formula,
 )
 from llverify.swizzle import synthesize_swizzle
+from llverify.verdict import Status
 
 REG = LinearLayout.from_bases(
     [("register", [[32], [64]]), ("lane", [[1], [2], [4], [8], [16]]), ("warp", [])], ["dim0"]
@@ -50,7 +51,7 @@ def test_generated_pairs_predictions_and_the_safe_rule() -> None:
     for reg, shared, shape, bits in _pairs(300):
         model = ldst_lowering(reg, shared, shape, bits)
         verdict = prove_lowering(model)
-        assert verdict.status in ("proved", "refuted")
+        assert verdict.status in (Status.PROVED, Status.REFUTED)
         carry = model.carry_counterexample()
         emulated = [
             (r, lane, warp)
@@ -59,7 +60,7 @@ def test_generated_pairs_predictions_and_the_safe_rule() -> None:
             for warp in range(1 << len(model.warp))
             if model.emitted(r, lane, warp) != model.right(r, lane, warp)
         ]
-        assert (verdict.status == "refuted") == (carry is not None) == bool(emulated)
+        assert (verdict.status is Status.REFUTED) == (carry is not None) == bool(emulated)
         if verdict.refuted:
             wrong += 1
             out_of_bounds += verdict.details["out_of_bounds"]

@@ -46,7 +46,7 @@ def test_sweep_never_worse_certified_and_simulated() -> None:
             cost.load_conflicts,
         ), where
         if result.certificate.status == "proved" and i % 10 == 0:
-            assert result.certificate.recheck() == "unsat", where
+            assert result.certificate.recheck() == "proved", where
             rechecked += 1
     assert bits_seen == {8, 16, 32, 64} and targets_seen == {"nvidia", "gfx942", "gfx950"}
     assert better >= 1 and rechecked >= 1, (better, rechecked)

@@ -6,7 +6,7 @@ parameters, (2) it maps 0 to 0, and (3) it maps each basis input ``in_dim = 2**i
 family's basis ``i``, for all parameters and all ``i`` at once: three small Z3 queries in
 which the bit index is a symbolic variable instead of an unrolled XOR over all input bits.
 Method ``z3`` is the direct encoding (the XOR over all input bits of symbolic bases), kept
-as a cross-check; ``enumerate`` instantiates every member and proves it concretely.
+as a cross-check.  (:func:`llverify.prove.prove_family_equal` adds ``enumerate``.)
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from llverify.family import BIT, LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
 from llverify.ops import IntOps
 from llverify.smt.ops import Z3Ops
-from llverify.smt.solver import SolverResult, check, model_value
-from llverify.verdict import Verdict
+from llverify.smt.solver import Decision, check, decide, model_value
+from llverify.verdict import Status, Verdict
 
 _INT = IntOps()
-METHODS = ("auto", "parametric-linear", "z3", "enumerate")
+METHODS = ("auto", "parametric-linear", "z3")
 
 
 class _Setup:
@@ -160,7 +160,7 @@ def _tight_max_log2(family: LayoutFamily, timeout_ms: int = 10_000) -> dict[str,
     return tight
 
 
-def _require_members(family: LayoutFamily, timeout_ms: int) -> None:
+def require_members(family: LayoutFamily, timeout_ms: int) -> None:
     """Refuse a family whose constraint no parameter value satisfies (a vacuous proof)."""
     from llverify.errors import LayoutError
 
@@ -174,7 +174,7 @@ def _require_members(family: LayoutFamily, timeout_ms: int) -> None:
         )
 
 
-def _normalize_reference(family: LayoutFamily, reference: Mapping[str, Any]) -> dict[str, Formula]:
+def normalize_reference(family: LayoutFamily, reference: Mapping[str, Any]) -> dict[str, Formula]:
     if set(reference) != set(family.out_dims):
         raise FormulaError(
             f"the reference must give a formula for each out dim {list(family.out_dims)}, "
@@ -195,7 +195,7 @@ def _normalize_reference(family: LayoutFamily, reference: Mapping[str, Any]) -> 
     return result
 
 
-def _claim(family: LayoutFamily, reference: Mapping[str, Formula]) -> str:
+def family_claim(family: LayoutFamily, reference: Mapping[str, Formula]) -> str:
     text = "; ".join(f"{o} = {f.text}" for o, f in reference.items())
     return f"family {family.name} == reference ({text}) for all parameters"
 
@@ -222,7 +222,7 @@ def _replayed(
 
 
 def _finish(
-    status: str,
+    status: Status,
     method: str,
     start: float,
     claim: str,
@@ -245,15 +245,15 @@ def _finish(
     )
 
 
-def _unknown(result: SolverResult, method: str, start: float, claim: str, what: str) -> Verdict:
-    return _finish("unknown", method, start, claim, f"z3 ({what}): {result.reason}")
+def _unknown(result: Decision, method: str, start: float, claim: str, what: str) -> Verdict:
+    return _finish(Status.UNKNOWN, method, start, claim, f"z3 ({what}): {result.reason}")
 
 
 def _parametric_linear(
     family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
 ) -> Verdict:
     method = "parametric-linear"
-    claim = _claim(family, reference)
+    claim = family_claim(family, reference)
     setup = _Setup(family, reference)
     domain = setup.domain()
     timings: dict[str, Any] = {}
@@ -265,11 +265,11 @@ def _parametric_linear(
     r_x, r_y = setup.reference_at(env_x), setup.reference_at(env_y)
     r_xy, r_0 = setup.reference_at(env_xy), setup.reference_at(zero)
     not_affine = z3.Or(*[r_xy[o] != (r_x[o] ^ r_y[o] ^ r_0[o]) for o in reference])
-    result = check([*domain, *range_x, *range_y, not_affine], timeout_ms)
+    result = decide([*domain, *range_x, *range_y, not_affine], timeout_ms)
     timings["affine_s"] = result.time_s
-    if result.status == "unknown":
+    if result.status is Status.UNKNOWN:
         return _unknown(result, method, start, claim, "affinity")
-    if result.status == "sat":
+    if result.status is Status.REFUTED:
         params = setup.params_from(result.model)
         x = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_x.items()}
         y = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_y.items()}
@@ -277,7 +277,7 @@ def _parametric_linear(
             replay = _replayed(family, reference, params, point)
             if replay is not None:
                 return _finish(
-                    "refuted",
+                    Status.REFUTED,
                     method,
                     start,
                     claim,
@@ -286,19 +286,19 @@ def _parametric_linear(
                     *replay,
                     **timings,
                 )
-        return _finish("unknown", method, start, claim, "non-affinity witness did not replay")
+        return _finish(Status.UNKNOWN, method, start, claim, "non-affinity witness did not replay")
     # (2) zero maps to zero.
-    result = check([*domain, z3.Or(*[r_0[o] != 0 for o in reference])], timeout_ms)
+    result = decide([*domain, z3.Or(*[r_0[o] != 0 for o in reference])], timeout_ms)
     timings["zero_s"] = result.time_s
-    if result.status == "unknown":
+    if result.status is Status.UNKNOWN:
         return _unknown(result, method, start, claim, "zero")
-    if result.status == "sat":
+    if result.status is Status.REFUTED:
         params = setup.params_from(result.model)
         point = dict.fromkeys(family.in_dims, 0)
         replay = _replayed(family, reference, params, point)
         if replay is not None:
-            return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
-        return _finish("unknown", method, start, claim, "counterexample did not replay")
+            return _finish(Status.REFUTED, method, start, claim, "", {**params, **point}, *replay)
+        return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
     # (3) each basis input maps to the family's basis, for all parameters and bit indices.
     index_bits = max(1, max(setup.max_in.values(), default=0).bit_length())
     for dim, max_bits in setup.max_in.items():
@@ -312,20 +312,22 @@ def _parametric_linear(
         b_e = setup.basis_at(dim, wide_index)
         in_range = z3.ULT(wide_index, setup.in_log2(dim))
         differs = z3.Or(*[r_e[o] != b_e[o] for o in reference])
-        result = check([*domain, in_range, differs], timeout_ms)
+        result = decide([*domain, in_range, differs], timeout_ms)
         timings[f"basis_{dim}_s"] = result.time_s
-        if result.status == "unknown":
+        if result.status is Status.UNKNOWN:
             return _unknown(result, method, start, claim, f"bases of {dim}")
-        if result.status == "sat":
+        if result.status is Status.REFUTED:
             params = setup.params_from(result.model)
             point = dict.fromkeys(family.in_dims, 0)
             point[dim] = 1 << model_value(result.model, index)
             replay = _replayed(family, reference, params, point)
             if replay is not None:
-                return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
-            return _finish("unknown", method, start, claim, "counterexample did not replay")
+                return _finish(
+                    Status.REFUTED, method, start, claim, "", {**params, **point}, *replay
+                )
+            return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
     return _finish(
-        "proved",
+        Status.PROVED,
         method,
         start,
         claim,
@@ -341,18 +343,18 @@ def _direct(
 ) -> Verdict:
     """The naive encoding: the layout as an XOR over all input bits of symbolic bases."""
     method = "z3"
-    claim = _claim(family, reference)
+    claim = family_claim(family, reference)
     setup = _Setup(family, reference)
     raw, env, ranges = setup.inputs("x!")
     layout_value = setup.layout_at(raw)
     r_x = setup.reference_at(env)
     differs = z3.Or(*[layout_value[o] != r_x[o] for o in family.out_dims])
-    result = check([*setup.domain(), *ranges, differs], timeout_ms)
-    if result.status == "unknown":
+    result = decide([*setup.domain(), *ranges, differs], timeout_ms)
+    if result.status is Status.UNKNOWN:
         return _unknown(result, method, start, claim, "direct")
-    if result.status == "unsat":
+    if result.status is Status.PROVED:
         return _finish(
-            "proved",
+            Status.PROVED,
             method,
             start,
             claim,
@@ -364,42 +366,8 @@ def _direct(
     point = {d: 0 if v is None else model_value(result.model, v) for d, v in raw.items()}
     replay = _replayed(family, reference, params, point)
     if replay is not None:
-        return _finish("refuted", method, start, claim, "", {**params, **point}, *replay)
-    return _finish("unknown", method, start, claim, "counterexample did not replay")
-
-
-def _enumerate(
-    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
-) -> Verdict:
-    from llverify.prove import prove_equal
-
-    claim = _claim(family, reference)
-    count = 0
-    for params in family.members():
-        layout = family.instance(**params)
-        verdict = prove_equal(
-            layout, reference, params=params, method="linear", timeout_ms=timeout_ms
-        )
-        count += 1
-        if verdict.refuted:
-            assert verdict.counterexample is not None
-            return _finish(
-                "refuted",
-                "enumerate",
-                start,
-                claim,
-                f"member {params}",
-                {**params, **verdict.counterexample},
-                verdict.actual,
-                verdict.expected,
-            )
-        if verdict.unknown:
-            return _finish(
-                "unknown", "enumerate", start, claim, f"member {params}: {verdict.reason}"
-            )
-    return _finish(
-        "proved", "enumerate", start, claim, f"all {count} members proved", members=count
-    )
+        return _finish(Status.REFUTED, method, start, claim, "", {**params, **point}, *replay)
+    return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
 
 
 def prove_family_equal(
@@ -410,22 +378,22 @@ def prove_family_equal(
     timeout_ms: int = 60_000,
 ) -> Verdict:
     """Prove every member of ``family`` equal to ``reference`` (formulas over the family's
-    in dims and parameters).  A refutation names the parameters and the input.
+    in dims and parameters) with ``method`` "parametric-linear" (``"auto"``) or "z3" (the
+    public :func:`llverify.prove.prove_family_equal` adds "enumerate").  A refutation names
+    the parameters and the input.
 
     Examples:
         >>> from llverify.family import swizzled_shared_2d, SWIZZLED_REFERENCE
         >>> prove_family_equal(swizzled_shared_2d(8, 3), SWIZZLED_REFERENCE).status
-        'proved'
+        <Status.PROVED: 'proved'>
     """
     if method not in METHODS:
         raise ValueError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
     start = time.perf_counter()
-    formulas = _normalize_reference(family, reference)
-    _require_members(family, timeout_ms)
+    formulas = normalize_reference(family, reference)
+    require_members(family, timeout_ms)
     if method == "z3":
         return _direct(family, formulas, start, timeout_ms)
-    if method == "enumerate":
-        return _enumerate(family, formulas, start, timeout_ms)
     return _parametric_linear(family, formulas, start, timeout_ms)
 
 
@@ -554,7 +522,7 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
     Examples:
         >>> from llverify.family import swizzled_shared_2d
         >>> prove_family_property(swizzled_shared_2d(8, 3), "memory").status
-        'proved'
+        <Status.PROVED: 'proved'>
     """
     from llverify import structure
 
@@ -562,26 +530,26 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
         raise ValueError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
     start = time.perf_counter()
     claim = f"every member of family {family.name} is {prop.replace('_', ' ')}"
-    _require_members(family, timeout_ms)
+    require_members(family, timeout_ms)
     setup = _Setup(family, {})
     constraints = _property_query(setup, prop)
     if prop == "memory":
         # Bits and squareness first; invertibility of a square layout is injectivity.
-        result = check([*setup.domain(), *constraints], timeout_ms)
-        if result.status == "unsat":
+        result = decide([*setup.domain(), *constraints], timeout_ms)
+        if result.status is Status.PROVED:
             constraints = _property_query(setup, "injective")
-            result = check([*setup.domain(), *constraints], timeout_ms)
+            result = decide([*setup.domain(), *constraints], timeout_ms)
     elif prop == "distributed":
-        result = check([*setup.domain(), *constraints], timeout_ms)
-        if result.status == "unsat":
+        result = decide([*setup.domain(), *constraints], timeout_ms)
+        if result.status is Status.PROVED:
             constraints = _property_query(setup, "surjective")
-            result = check([*setup.domain(), *constraints], timeout_ms)
+            result = decide([*setup.domain(), *constraints], timeout_ms)
     else:
-        result = check([*setup.domain(), *constraints], timeout_ms)
-    if result.status == "unknown":
-        return _finish("unknown", "z3", start, claim, f"z3: {result.reason}")
-    if result.status == "unsat":
-        return _finish("proved", "z3", start, claim, "no parameter values violate it")
+        result = decide([*setup.domain(), *constraints], timeout_ms)
+    if result.status is Status.UNKNOWN:
+        return _finish(Status.UNKNOWN, "z3", start, claim, f"z3: {result.reason}")
+    if result.status is Status.PROVED:
+        return _finish(Status.PROVED, "z3", start, claim, "no parameter values violate it")
     params = setup.params_from(result.model)
     checks = {
         "injective": structure.check_injective,
@@ -595,7 +563,7 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
         if concrete.refuted:
             assert concrete.counterexample is not None
             return _finish(
-                "refuted",
+                Status.REFUTED,
                 "z3",
                 start,
                 claim,
@@ -605,7 +573,7 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
                 concrete.expected,
                 **concrete.details,
             )
-    return _finish("unknown", "z3", start, claim, f"z3's witness {params} did not replay")
+    return _finish(Status.UNKNOWN, "z3", start, claim, f"z3's witness {params} did not replay")
 
 
 def _check_no_broadcast(layout: Any) -> Verdict:
@@ -618,7 +586,7 @@ def _check_no_broadcast(layout: Any) -> Verdict:
             point = dict.fromkeys(bits, 0)
             point[name] = mask & -mask
             return Verdict(
-                "refuted",
+                Status.REFUTED,
                 "no zero basis",
                 "gf2",
                 time.perf_counter() - start,
@@ -626,4 +594,4 @@ def _check_no_broadcast(layout: Any) -> Verdict:
                 layout.apply(point),
                 reason=f"basis {name}={point[name]} is zero",
             )
-    return Verdict("proved", "no zero basis", "gf2", time.perf_counter() - start)
+    return Verdict(Status.PROVED, "no zero basis", "gf2", time.perf_counter() - start)

@@ -1,37 +1,16 @@
-"""Optimal shared-memory layouts by constraint solving, with certificates.
+"""Optimal shared-memory layouts by constraint solving, with certificates of optimality.
 
-The unknown is the memory layout itself: an invertible GF(2) matrix ``P`` from tensor
-elements (the flattened tensor index, ``n`` bits) to shared-memory offsets.  Everything the
-cost model of :mod:`llverify.access` needs is a Boolean function of ``P``:
-
-* **vector width** (Triton's ``largestVectorisation``): ``src`` stores ``2^k`` elements per
-  lane access iff offsets ``1, 2, ..., 2^(k-1)`` are images of ``src`` register bases and no
-  other ``src`` basis (register, lane, warp) touches the low ``k`` offset bits;
-* **bank conflicts** (hardware-exact, paper Lemma 9.4 without the within-word bits): with
-  ``T`` the span of the elements that the lanes of one pass access, the conflicts are
-  ``2^(dim(T ∩ Z) - dim(T ∩ Q)) - 1``, ``Z`` = elements whose word lands in bank 0's
-  row-relative position (bank bits of the word address zero), ``Q`` = elements inside the
-  word of element 0; the dimensions are counted over the ``2^dim T - 1`` non-zero
-  combinations of a basis of ``T``;
-* **wavefronts** of a side with ``2^k``-element vectors and conflict exponent ``c``:
-  ``warps x (registers / 2^k) x passes(k) x 2^c``.
-
-The synthesizer (Z3 bit-vectors) first fixes the vector widths (the widest symmetric width,
-optionally widened per side, or the caller's minimum), starts from the constructive
-algorithm's layout when it meets them, and asks repeatedly for a layout with at least those
-widths and strictly fewer total wavefronts.  Each SAT answer is rebuilt as a layout and
-re-measured with :func:`llverify.swizzle.cost.swizzle_cost` (the access analysis, which the
-brute-force simulator confirms); the final UNSAT answer is the **certificate**: no memory
-layout with at least these vector widths has fewer wavefronts.  It is kept as SMT-LIB text
-and can be re-checked (:meth:`Certificate.recheck`).  A timeout leaves the certificate
-"unknown", never "proved".
+The unknown is the memory layout itself (an invertible GF(2) matrix from tensor elements to
+offsets); vector widths, bank conflicts and wavefronts are functions of it, encoded in
+:mod:`llverify.smt.swizzle`.  docs/swizzle.md describes the model, the search and the
+certificates.
 
 Examples:
     >>> from llverify.encodings import BlockedLayout
     >>> rows = BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0])  # lane = column
     >>> cols = BlockedLayout([1, 1], [32, 1], [1, 1], [0, 1])  # lane = row
     >>> result = synthesize_swizzle(rows, cols, [32, 32], 32)
-    >>> result.cost.store_conflicts, result.cost.load_conflicts, result.certificate.status
+    >>> result.cost.store_conflicts, result.cost.load_conflicts, str(result.certificate.status)
     (0, 0, 'bound')
 """
 
@@ -40,9 +19,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import z3
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from llverify import gf2
 from llverify.errors import LayoutError
@@ -52,13 +30,15 @@ from llverify.layout_utils import action_remove_broadcasted_regs
 from llverify.swizzle.constructive import constructive_swizzle
 from llverify.swizzle.cost import SwizzleCost, swizzle_cost
 from llverify.swizzle.legacy import LegacyResult, best_padded_shared
+from llverify.verdict import Status
 from llverify.wavefront_count import pass_count, total_wavefronts
+
+if TYPE_CHECKING:
+    from llverify.smt.swizzle import Search, SwizzleEncoding
 
 __all__ = ["Certificate", "SwizzleResult", "synthesize_swizzle"]
 
 _REG, _LANE, _WARP = "register", "lane", "warp"
-_COUNT_BITS = 16  # wide enough for 2^c * (1 + 2^t) with t <= 7 lane bits
-_ONE, _ZERO = z3.BitVecVal(1, _COUNT_BITS), z3.BitVecVal(0, _COUNT_BITS)
 
 
 # ---------------------------------------------------------------------- the problem
@@ -161,13 +141,14 @@ class _Geometry:
 class Certificate:
     """The evidence that nothing with at least the result's vector widths is cheaper.
 
-    ``status``: "proved" (the solver answered UNSAT to the strictly-better query),
-    "unknown" (timeout: the result may not be optimal), or "bound" (no query was needed:
-    the result meets the trivial lower bound, every side conflict-free at its widths).
-    ``query`` is the strictly-better query in SMT-LIB 2 (empty for "bound").
+    ``status``: :attr:`Status.PROVED` (the solver found the strictly-better query
+    unsatisfiable), :attr:`Status.UNKNOWN` (the budget ran out: the result may not be
+    optimal, or may not meet the required widths, as ``claim`` says) or :attr:`Status.BOUND`
+    (no query was needed: the result meets the trivial lower bound, every side conflict-free
+    at its widths).  ``query`` is the strictly-better query in SMT-LIB 2 (empty for BOUND).
     """
 
-    status: str
+    status: Status
     claim: str
     solver: str
     query: str
@@ -176,16 +157,16 @@ class Certificate:
 
     @property
     def proved(self) -> bool:
-        return self.status in ("proved", "bound")
+        return self.status.holds
 
-    def recheck(self, timeout_ms: int = 60_000) -> str:
-        """Re-solve the stored query from its text: "unsat" confirms the certificate."""
-        if self.status == "bound":
-            return "unsat"
-        solver = z3.Solver()
-        solver.set("timeout", timeout_ms)
-        solver.from_string(self.query)
-        return str(solver.check())
+    def recheck(self, timeout_ms: int = 60_000) -> Status:
+        """Re-solve the stored query from its text: PROVED confirms the certificate (BOUND
+        needs no query), REFUTED contradicts it, UNKNOWN decides nothing."""
+        if self.status is Status.BOUND:
+            return Status.PROVED
+        from llverify.smt.solver import decide_smtlib
+
+        return decide_smtlib(self.query, timeout_ms).status
 
 
 @dataclass(frozen=True)
@@ -237,102 +218,6 @@ class SwizzleResult:
     def ttgir(self) -> str:
         """The TTGIR attribute text of the layout (``#ttg.shared_linear``)."""
         return str(self.encoding().ttgir())
-
-
-# ---------------------------------------------------------------------- encoding
-
-
-class _Encoding:
-    """Z3 variables and constraints for one synthesis problem."""
-
-    def __init__(self, src: _Side, dst: _Side, geo: _Geometry) -> None:
-        self.src, self.dst, self.geo = src, dst, geo
-        n = geo.n
-        self.p = [z3.BitVec(f"p{j}", n) for j in range(n)]  # offset of element 2^j
-        self.m = [z3.BitVec(f"m{i}", n) for i in range(n)]  # element at offset 2^i
-        self.base: list[Any] = [self.apply(self.m[i]) == (1 << i) for i in range(n)]
-
-    def offset(self, element: int) -> Any:
-        """Offset of a constant element."""
-        terms = [self.p[j] for j in range(self.geo.n) if element >> j & 1]
-        if not terms:
-            return z3.BitVecVal(0, self.geo.n)
-        out = terms[0]
-        for t in terms[1:]:
-            out = out ^ t
-        return out
-
-    def apply(self, element: Any) -> Any:
-        """Offset of a variable element."""
-        n = self.geo.n
-        out = z3.BitVecVal(0, n)
-        for j in range(n):
-            bit = z3.Extract(j, j, element) == 1
-            out = out ^ z3.If(bit, self.p[j], z3.BitVecVal(0, n))
-        return out
-
-    def vector_at_least(self, side: _Side, k: int) -> Any:
-        """``side`` vectorises at least ``2^k`` elements (largestVectorisation)."""
-        if k == 0:
-            return z3.BoolVal(True)
-        low = (1 << k) - 1
-        units = [1 << i for i in range(k)]
-        conds = []
-        for i in range(k):
-            conds.append(z3.Or([self.offset(r) == units[i] for r in side.regs] or [False]))
-        for r in side.regs:
-            off = self.offset(r)
-            conds.append(z3.Or([off == u for u in units] + [(off & low) == 0]))
-        for b in side.others:
-            conds.append((self.offset(b) & low) == 0)
-        return z3.And(conds)
-
-    def vector_exactly(self, side: _Side, k: int) -> Any:
-        if k >= self.geo.max_vec_log2():
-            return self.vector_at_least(side, k)
-        return z3.And(self.vector_at_least(side, k), z3.Not(self.vector_at_least(side, k + 1)))
-
-    def conflicts_at_most(self, side: _Side, k: int, c: int) -> Any:
-        """Conflict exponent of ``side`` at width ``2^k`` is at most ``c``."""
-        tile = self.geo.pass_tile(side, k)
-        if c >= len(tile):
-            return z3.BoolVal(True)
-        offs = [self.offset(t) for t in tile]
-        bank, word = self.geo.bank_mask(), self.geo.word_mask()
-        in_z, in_q = [], []
-        for combo in range(1, 1 << len(tile)):
-            o: Any = z3.BitVecVal(0, self.geo.n)
-            for i, off in enumerate(offs):
-                if combo >> i & 1:
-                    o = o ^ off
-            in_z.append(z3.If((o & bank) == 0, _ONE, _ZERO))
-            in_q.append(z3.If((o & word) == 0, _ONE, _ZERO))
-        # bit-vector counts (the QF_BV solver takes no integer terms): at most 2^6 combos
-        return z3.ULE(_ONE + z3.Sum(in_z), (1 << c) * (_ONE + z3.Sum(in_q)))
-
-    def triton_lowers_correctly(self, side: _Side, k: int) -> Any:
-        """Triton's ld/st lowering computes the right addresses (llverify.lowering): no
-        register basis it applies with ADD (outside the vector, disjoint from every lane and
-        warp offset) shares a bit with one it applies with XOR."""
-        units = [1 << i for i in range(k)]
-        addr_bits: Any = z3.BitVecVal(0, self.geo.n)
-        for b in side.others:
-            addr_bits = addr_bits | self.offset(b)
-        offs = [self.offset(r) for r in side.regs]
-        in_vec = [z3.Or([o == u for u in units]) if units else z3.BoolVal(False) for o in offs]
-        additive = [z3.And(z3.Not(v), (o & addr_bits) == 0) for o, v in zip(offs, in_vec)]
-        conds = []
-        for i, oi in enumerate(offs):
-            for j, oj in enumerate(offs):
-                if i == j:
-                    continue
-                xor_j = z3.And(z3.Not(in_vec[j]), z3.Not(additive[j]))
-                conds.append(z3.Not(z3.And(additive[i], xor_j, (oi & oj) != 0)))
-        return z3.And(conds) if conds else z3.BoolVal(True)
-
-    def layout_from(self, model: Any) -> list[int]:
-        """Element at each offset bit."""
-        return [model.eval(m, model_completion=True).as_long() for m in self.m]
 
 
 # ---------------------------------------------------------------------- synthesis
@@ -394,7 +279,9 @@ def synthesize_swizzle(
         triton_safe: only layouts that Triton's ld/st lowering addresses correctly for both
             directions (:mod:`llverify.lowering`: no ADD-applied register stride may share
             a bit with an XOR-applied one); the certificate is then relative to those.
-        timeout_s: the solver's budget in all; past it the certificate is "unknown".
+        timeout_s: the solver's budget in all; past it the certificate is "unknown" and the
+            result is the best layout found so far (the start layout if none met the
+            required widths, which the certificate's claim then says).
     """
     from llverify.arguments import layout_argument
 
@@ -403,14 +290,51 @@ def synthesize_swizzle(
     tgt = resolve_target(target)
     if vector not in ("symmetric", "asymmetric"):
         raise LayoutError(f"Argument 'vector' must be 'symmetric' or 'asymmetric', not {vector!r}.")
+    _check_min_vector(min_vector)
+    if padding and (src_tile is not None or dst_tile is not None):
+        raise LayoutError(
+            "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
+            "(the padded family is measured with the target's own passes)."
+        )
     src_ll = layout_argument(src, shape, "src")
     dst_ll = layout_argument(dst, shape, "dst")
-    if src_ll.out_dims != dst_ll.out_dims:
+    start_ll = None if start is None else layout_argument(start, shape, "start")
+    _check_pair(src_ll, dst_ll, tgt)
+    run = _Synthesis(
+        src_ll, dst_ll, shape, bits, tgt, (src_tile, dst_tile), triton_safe, started + timeout_s
+    )
+    start_cols = run.start_columns(start_ll)
+    baseline = run.cost_of(start_cols)
+    need = run.required_widths(vector, min_vector, baseline)
+    best_cols, best, certificate = run.optimize(need, start_cols, baseline)
+    padded = best_padded_shared(src_ll, dst_ll, shape, bits, tgt) if padding else None
+    choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
+    if choice is not None:
+        layout, cost, encoding = choice[0].linear_component(shape), choice[1], choice[0]
+    else:
+        layout, cost, encoding = _layout_of(best_cols, run.out_dims), best, None
+    return SwizzleResult(
+        layout=layout,
+        cost=cost,
+        certificate=certificate,
+        shape=tuple(shape),
+        element_bits=bits,
+        target=tgt.name,
+        baseline=baseline,
+        iterations=run.iterations,
+        padded=padded,
+        padded_encoding=encoding,
+    )
+
+
+def _check_pair(src: LinearLayout, dst: LinearLayout, tgt: Target) -> None:
+    """Both register layouts cover the same tensor, with the target's lanes, in one CTA."""
+    if src.out_dims != dst.out_dims:
         raise LayoutError(
-            f"Arguments 'src' and 'dst' must cover the same tensor, not {src_ll.out_dims} "
-            f"and {dst_ll.out_dims}."
+            f"Arguments 'src' and 'dst' must cover the same tensor, not {src.out_dims} "
+            f"and {dst.out_dims}."
         )
-    for name, ll in (("src", src_ll), ("dst", dst_ll)):
+    for name, ll in (("src", src), ("dst", dst)):
         lanes = ll.get_in_dim_size(_LANE) if ll.has_in_dim(_LANE) else 1
         if lanes != tgt.lanes:
             raise LayoutError(
@@ -418,144 +342,202 @@ def synthesize_swizzle(
             )
         if ll.has_in_dim("block") and ll.get_in_dim_size("block") > 1:
             raise LayoutError(f"Argument {name!r} spans several CTAs; one CTA is supported.")
-    out_dims = list(src_ll.out_dims)
-    n = src_ll.get_total_out_dim_size().bit_length() - 1
-    geo = _Geometry(n, bits, tgt)
-    s_side, d_side = _flat_side(src_ll, src_tile), _flat_side(dst_ll, dst_tile)
-    enc = _Encoding(s_side, d_side, geo)
-    deadline = started + timeout_s
 
-    def solve(extra: Sequence[Any]) -> tuple[str, Any, str]:
-        solver = z3.SolverFor("QF_BV")
-        left = max(1, int((deadline - time.perf_counter()) * 1000))
-        solver.set("timeout", left)
-        solver.add(*enc.base, *extra)
-        answer = solver.check()
-        model = solver.model() if answer == z3.sat else None
-        return str(answer), model, solver.to_smt2()
 
-    def cost_of(columns: Sequence[int]) -> SwizzleCost:
-        return swizzle_cost(
-            src_ll, dst_ll, _layout_of(columns, out_dims), shape, bits, tgt, src_tile, dst_tile
+def _check_min_vector(min_vector: Any) -> None:
+    if min_vector is not None and (
+        not isinstance(min_vector, tuple)
+        or len(min_vector) != 2
+        or any(not isinstance(v, int) or v < 1 or v & (v - 1) for v in min_vector)
+    ):
+        raise LayoutError(
+            "Argument 'min_vector' must be a (store, load) pair of powers of two, not "
+            f"{min_vector!r}."
         )
 
-    def miscompile_free(columns: Sequence[int]) -> bool:
+
+class _Synthesis:
+    """One synthesis run: the problem as flat sides, the solver budget, the steps taken."""
+
+    def __init__(
+        self,
+        src: LinearLayout,
+        dst: LinearLayout,
+        shape: Sequence[int],
+        bits: int,
+        tgt: Target,
+        tiles: tuple[Sequence[int] | None, Sequence[int] | None],
+        triton_safe: bool,
+        deadline: float,
+    ) -> None:
+        self.src_ll, self.dst_ll, self.shape, self.bits, self.tgt = src, dst, shape, bits, tgt
+        self.tiles = tiles
+        self.triton_safe = triton_safe
+        self.deadline = deadline
+        self.out_dims = list(src.out_dims)
+        self.geo = _Geometry(src.get_total_out_dim_size().bit_length() - 1, bits, tgt)
+        self.src, self.dst = _flat_side(src, tiles[0]), _flat_side(dst, tiles[1])
+        self.iterations: list[dict[str, Any]] = []
+
+    @cached_property
+    def encoding(self) -> SwizzleEncoding:
+        """The Z3 encoding, built on the first solver query (none when the bound is met)."""
+        from llverify.smt.swizzle import SwizzleEncoding
+
+        return SwizzleEncoding(self.src, self.dst, self.geo)
+
+    def budget_ms(self) -> int:
+        """What is left of the solver budget (0 or less: spent)."""
+        return int((self.deadline - time.perf_counter()) * 1000)
+
+    def cost_of(self, columns: Sequence[int]) -> SwizzleCost:
+        layout = _layout_of(columns, self.out_dims)
+        return swizzle_cost(
+            self.src_ll, self.dst_ll, layout, self.shape, self.bits, self.tgt, *self.tiles
+        )
+
+    def acceptable(self, columns: Sequence[int]) -> bool:
+        """With ``triton_safe``: Triton's ld/st lowering addresses the layout correctly both
+        ways; otherwise always."""
         from llverify.access import access_analysis
 
-        layout = _layout_of(columns, out_dims)
+        if not self.triton_safe:
+            return True
+        layout = _layout_of(columns, self.out_dims)
         return all(
-            access_analysis(side, layout, shape, bits, tgt).triton_miscompile is None
-            for side in (src_ll, dst_ll)
+            access_analysis(side, layout, self.shape, self.bits, self.tgt).triton_miscompile is None
+            for side in (self.src_ll, self.dst_ll)
         )
 
-    # 1. the starting point: the constructive layout (or the caller's)
-    best_cols: list[int] | None = None
-    best: SwizzleCost | None = None
-    iterations: list[dict[str, Any]] = []
-    start_layout = start
-    if start_layout is None:
-        start_layout = constructive_swizzle(src_ll, dst_ll, shape, bits, tgt, src_tile, dst_tile)
-    start_cols = _flat_columns(layout_argument(start_layout, shape, "start"))
-    if len(start_cols) != n or gf2.rank(start_cols) != n:
-        raise LayoutError(
-            f"Argument 'start' must be a bijective memory layout of the tensor ({n} offset "
-            f"bits), not one with offset bases {start_cols}."
+    def start_columns(self, start: LinearLayout | None) -> list[int]:
+        """The starting layout's offset columns: the caller's, or the constructive one."""
+        if start is None:
+            start = constructive_swizzle(
+                self.src_ll, self.dst_ll, self.shape, self.bits, self.tgt, *self.tiles
+            )
+        columns = _flat_columns(start)
+        n = self.geo.n
+        if len(columns) != n or gf2.rank(columns) != n:
+            raise LayoutError(
+                f"Argument 'start' must be a bijective memory layout of the tensor ({n} offset "
+                f"bits), not one with offset bases {columns}."
+            )
+        return columns
+
+    def reachable(self, ks: int, kl: int) -> Status:
+        """Can a layout vectorise the store by ``2^ks`` and the load by ``2^kl`` elements?
+        REFUTED (of "no layout can"): yes; PROVED: no; UNKNOWN: the solver did not say."""
+        return self.encoding.widths_unreachable(ks, kl, self.budget_ms()).status
+
+    def required_widths(
+        self, vector: str, min_vector: tuple[int, int] | None, start: SwizzleCost
+    ) -> tuple[int, int]:
+        """(store, load) minimum elements per access.
+
+        A symmetric width ``2^k`` needs ``k`` register bases common to both sides at offsets
+        ``1, ..., 2^(k-1)``, so ``k <= |regs(src) ∩ regs(dst)|`` (capped at 128 bits); a side
+        alone needs ``k <= |regs|``.  A start layout that reaches a bound proves it feasible
+        without the solver; an unknown answer counts as not reachable."""
+        if min_vector is not None:
+            ks, kl = _width_log2(min_vector[0]), _width_log2(min_vector[1])
+            if self.reachable(ks, kl) is Status.PROVED:
+                raise LayoutError(
+                    f"Argument 'min_vector' {min_vector} cannot be met by any memory layout."
+                )
+            return min_vector
+        top = self.geo.max_vec_log2()
+        k = min(top, len(set(self.src.regs) & set(self.dst.regs)))
+        if min(start.store_vec, start.load_vec) < 1 << k:
+            while k > 0 and self.reachable(k, k) is not Status.REFUTED:
+                k -= 1
+        ks = kl = k
+        if vector == "asymmetric":
+            if start.load_vec >= 1 << kl:
+                ks = max(ks, min(_width_log2(start.store_vec), top))
+            while ks < min(top, len(self.src.regs)) and self.reachable(ks + 1, kl) is (
+                Status.REFUTED
+            ):
+                ks += 1
+            if start.store_vec >= 1 << ks:
+                kl = max(kl, min(_width_log2(start.load_vec), top))
+            while kl < min(top, len(self.dst.regs)) and self.reachable(ks, kl + 1) is (
+                Status.REFUTED
+            ):
+                kl += 1
+        return 1 << ks, 1 << kl
+
+    def optimize(
+        self, need: tuple[int, int], start_columns: list[int], start: SwizzleCost
+    ) -> tuple[list[int], SwizzleCost, Certificate]:
+        """Improve on the start until the solver proves that nothing with at least the
+        widths ``need`` is cheaper, the trivial lower bound is met, or the budget runs out."""
+        best: tuple[list[int], SwizzleCost] | None = None
+        if _meets(start, need) and self.acceptable(start_columns):
+            best = (start_columns, start)
+            self.iterations.append({"source": "start", "wavefronts": start.total_wavefronts})
+        widths = _width_pairs(self.geo, need)
+        lower = min(
+            self.geo.wavefronts(self.src, ks, 0) + self.geo.wavefronts(self.dst, kl, 0)
+            for ks, kl in widths
         )
-    baseline = cost_of(start_cols)
-
-    # 2. vector widths (the start's widths spare the solver when they meet the upper bound)
-    need = _required_widths(enc, geo, vector, min_vector, solve, baseline)
-    if _meets(baseline, need) and (not triton_safe or miscompile_free(start_cols)):
-        best_cols, best = start_cols, baseline
-        iterations.append({"source": "start", "wavefronts": baseline.total_wavefronts})
-
-    # 3. improve until UNSAT
-    widths = _width_pairs(geo, need)
-    lower = min(geo.wavefronts(s_side, ks, 0) + geo.wavefronts(d_side, kl, 0) for ks, kl in widths)
-    certificate: Certificate | None = None
-    while True:
-        bound = best.total_wavefronts if best is not None else None
-        if bound is not None and bound <= lower:
+        while True:
+            if best is not None and best[1].total_wavefronts <= lower:
+                claim = _claim(need, self.bits, best[1].total_wavefronts)
+                return (*best, Certificate(Status.BOUND, claim, "none", "", 0.0, lower))
+            bound = None if best is None else best[1].total_wavefronts
+            search = self.encoding.none_cheaper(widths, bound, self.triton_safe, self.budget_ms())
+            if search.status is Status.REFUTED:
+                best = self._accept(search.columns, need, bound, search.time_s)
+                continue
+            if best is None:
+                return self._nothing_found(need, search, start_columns, start, lower)
+            bound = best[1].total_wavefronts
+            floor = bound if search.status is Status.PROVED else lower
+            claim = _claim(need, self.bits, bound)
             certificate = Certificate(
-                "bound",
-                _claim(need, bits, bound),
-                "none",
-                "",
-                0.0,
-                lower,
+                search.status, claim, "z3", search.query, search.time_s, floor
             )
-            break
-        query = _cheaper_than(enc, geo, widths, bound, triton_safe)
-        t0 = time.perf_counter()
-        answer, model, smt2 = solve([query])
-        dt = time.perf_counter() - t0
-        if answer == "unsat":
-            assert bound is not None
-            certificate = Certificate("proved", _claim(need, bits, bound), "z3", smt2, dt, bound)
-            break
-        if answer != "sat":
-            certificate = Certificate(
-                "unknown",
-                _claim(need, bits, bound if bound is not None else -1),
-                "z3",
-                smt2,
-                dt,
-                lower,
-            )
-            break
-        cols = enc.layout_from(model)
-        found = cost_of(cols)
-        iterations.append({"source": "z3", "wavefronts": found.total_wavefronts, "s": dt})
-        wrong_address = triton_safe and not miscompile_free(cols)
+            return (*best, certificate)
+
+    def _accept(
+        self, columns: list[int] | None, need: tuple[int, int], bound: int | None, seconds: float
+    ) -> tuple[list[int], SwizzleCost]:
+        """The solver's layout, re-measured: it must meet what the query asked for."""
+        assert columns is not None
+        found = self.cost_of(columns)
+        self.iterations.append({"source": "z3", "wavefronts": found.total_wavefronts, "s": seconds})
         if (
             not _meets(found, need)
             or (bound is not None and found.total_wavefronts >= bound)
-            or wrong_address
+            or not self.acceptable(columns)
         ):
             raise AssertionError(  # the encoding disagrees with the access analysis
-                f"synthesize_swizzle: internal model mismatch: solver layout {cols} measures "
+                f"synthesize_swizzle: internal model mismatch: solver layout {columns} measures "
                 f"{found} (bound {bound}, widths {need})."
             )
-        best_cols, best = cols, found
-    padded: LegacyResult | None = None
-    if padding:
-        if src_tile is not None or dst_tile is not None:
-            raise LayoutError(
-                "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
-                "(the padded family is measured with the target's own passes)."
-            )
-        padded = best_padded_shared(src_ll, dst_ll, shape, bits, tgt)
-    if best_cols is None or best is None:
-        raise LayoutError(
-            "synthesize_swizzle: the solver found no layout within the time budget "
-            f"({timeout_s} s); raise 'timeout_s'."
+        return columns, found
+
+    def _nothing_found(
+        self,
+        need: tuple[int, int],
+        search: Search,
+        start_columns: list[int],
+        start: SwizzleCost,
+        lower: int,
+    ) -> tuple[list[int], SwizzleCost, Certificate]:
+        """No layout met the requirements: proved impossible (an error in the arguments), or
+        unknown (the start layout comes back with an "unknown" certificate saying so)."""
+        widths = (
+            f"store vectors >= {need[0] * self.bits} bits and load vectors >= "
+            f"{need[1] * self.bits} bits"
         )
-    choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
-    if choice is not None:
-        encoding, cost = choice
-        return SwizzleResult(
-            layout=encoding.linear_component(shape),
-            cost=cost,
-            certificate=certificate,
-            shape=tuple(shape),
-            element_bits=bits,
-            target=tgt.name,
-            baseline=baseline,
-            iterations=iterations,
-            padded=padded,
-            padded_encoding=encoding,
-        )
-    return SwizzleResult(
-        layout=_layout_of(best_cols, out_dims),
-        cost=best,
-        certificate=certificate,
-        shape=tuple(shape),
-        element_bits=bits,
-        target=tgt.name,
-        baseline=baseline,
-        iterations=iterations,
-        padded=padded,
-    )
+        if self.triton_safe:
+            widths += " that Triton's ld/st lowering addresses correctly"
+        if search.status is Status.PROVED:
+            raise LayoutError(f"synthesize_swizzle: no memory layout has {widths}.")
+        claim = f"some memory layout has {widths} (the start layout returned does not)"
+        certificate = Certificate(Status.UNKNOWN, claim, "z3", search.query, search.time_s, lower)
+        return start_columns, start, certificate
 
 
 def _padded_choice(
@@ -593,108 +575,3 @@ def _width_pairs(geo: _Geometry, need: tuple[int, int]) -> list[tuple[int, int]]
     top = geo.max_vec_log2()
     lo_s, lo_l = _width_log2(need[0]), _width_log2(need[1])
     return [(ks, kl) for ks in range(lo_s, top + 1) for kl in range(lo_l, top + 1)]
-
-
-def _required_widths(
-    enc: _Encoding,
-    geo: _Geometry,
-    vector: str,
-    min_vector: tuple[int, int] | None,
-    solve: Any,
-    start: SwizzleCost,
-) -> tuple[int, int]:
-    """(store, load) minimum elements per access.
-
-    A symmetric width ``2^k`` needs ``k`` register bases common to both sides at offsets
-    ``1, ..., 2^(k-1)``, so ``k <= |regs(src) ∩ regs(dst)|`` (capped at 128 bits); a side
-    alone needs ``k <= |regs|``.  A start layout that reaches a bound proves it feasible
-    without the solver."""
-    if min_vector is not None:
-        if (
-            not isinstance(min_vector, tuple)
-            or len(min_vector) != 2
-            or any(not isinstance(v, int) or v < 1 or v & (v - 1) for v in min_vector)
-        ):
-            raise LayoutError(
-                "Argument 'min_vector' must be a (store, load) pair of powers of two, not "
-                f"{min_vector!r}."
-            )
-        ks, kl = _width_log2(min_vector[0]), _width_log2(min_vector[1])
-        answer, _, _ = solve([enc.vector_at_least(enc.src, ks), enc.vector_at_least(enc.dst, kl)])
-        if answer != "sat":
-            raise LayoutError(
-                f"Argument 'min_vector' {min_vector} cannot be met by any memory layout "
-                f"(solver: {answer})."
-            )
-        return min_vector
-    top = geo.max_vec_log2()
-    k = min(top, len(set(enc.src.regs) & set(enc.dst.regs)))
-    if min(start.store_vec, start.load_vec) < 1 << k:
-        while k > 0:
-            answer, _, _ = solve([enc.vector_at_least(enc.src, k), enc.vector_at_least(enc.dst, k)])
-            if answer == "sat":
-                break
-            k -= 1
-    ks = kl = k
-    if vector == "asymmetric":
-        if start.load_vec >= 1 << kl:
-            ks = max(ks, min(_width_log2(start.store_vec), top))
-        while ks < min(top, len(enc.src.regs)):
-            answer, _, _ = solve(
-                [enc.vector_at_least(enc.src, ks + 1), enc.vector_at_least(enc.dst, kl)]
-            )
-            if answer != "sat":
-                break
-            ks += 1
-        if start.store_vec >= 1 << ks:
-            kl = max(kl, min(_width_log2(start.load_vec), top))
-        while kl < min(top, len(enc.dst.regs)):
-            answer, _, _ = solve(
-                [enc.vector_at_least(enc.src, ks), enc.vector_at_least(enc.dst, kl + 1)]
-            )
-            if answer != "sat":
-                break
-            kl += 1
-    return 1 << ks, 1 << kl
-
-
-def _cheaper_than(
-    enc: _Encoding,
-    geo: _Geometry,
-    widths: Sequence[tuple[int, int]],
-    bound: int | None,
-    triton_safe: bool = False,
-) -> Any:
-    """Some layout with one of the width pairs and total wavefronts < bound (and, with
-    ``triton_safe``, one Triton's ld/st lowering addresses correctly both ways)."""
-    options = []
-    for ks, kl in widths:
-        width = z3.And(enc.vector_exactly(enc.src, ks), enc.vector_exactly(enc.dst, kl))
-        if triton_safe:
-            width = z3.And(
-                width,
-                enc.triton_lowers_correctly(enc.src, ks),
-                enc.triton_lowers_correctly(enc.dst, kl),
-            )
-        if bound is None:
-            options.append(width)
-            continue
-        t_s = len(geo.pass_tile(enc.src, ks))
-        t_l = len(geo.pass_tile(enc.dst, kl))
-        stairs = []
-        for a in range(t_s + 1):
-            store = geo.wavefronts(enc.src, ks, a)
-            best_b = -1
-            for b in range(t_l + 1):
-                if store + geo.wavefronts(enc.dst, kl, b) < bound:
-                    best_b = b
-            if best_b >= 0:
-                stairs.append(
-                    z3.And(
-                        enc.conflicts_at_most(enc.src, ks, a),
-                        enc.conflicts_at_most(enc.dst, kl, best_b),
-                    )
-                )
-        if stairs:
-            options.append(z3.And(width, z3.Or(stairs)))
-    return z3.Or(options) if options else z3.BoolVal(False)
