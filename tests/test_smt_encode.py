@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
 import z3
 from hypothesis import given, settings
 
+from cases.strategies import all_inputs, layouts
 from llverify import LinearLayout
 from llverify.smt.encode import encode_layout, input_variables, widen
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strategies import all_inputs, layouts  # noqa: E402
 
 
 def _evaluate(expression: z3.ExprRef, inputs: dict, point: dict[str, int]) -> int:

@@ -80,7 +80,7 @@ class SwizzleEncoding:
 
     Examples:
         >>> from types import SimpleNamespace as NS
-        >>> from llverify.access import TARGETS
+        >>> from llverify.hardware import TARGETS
         >>> from llverify.swizzle.synthesize import _Geometry, _Side
         >>> side = _Side((1,), (2, 4), (), None)  # 1 register, 2 lanes over 8 elements
         >>> enc = SwizzleEncoding(side, side, _Geometry(3, 32, TARGETS["nvidia"]))
