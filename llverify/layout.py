@@ -1635,90 +1635,27 @@ def _fast_init(
     input.  On success every invariant holds, the 2**30 and 64-bit caps included.
     """
     try:
-        items = bases.items() if bases.__class__ is dict else bases
-        if out_dim_names.__class__ not in _SEQUENCES:
+        dims = _fast_dims(bases, out_dim_names)
+        if dims is None:
             return None
-        outs = tuple(out_dim_names)
-        num_outs = len(outs)
-        names, groups = zip(*items) if items else ((), ())
-        if (
-            not {*map(type, names), *map(type, outs)} <= _STR_TYPE
-            or not set(map(type, groups)) <= _SEQUENCE_TYPES
-            or len(set(names)) != len(names)
-            or len(set(outs)) != num_outs
-        ):
-            return None
+        names, groups, outs = dims
         counts = list(map(len, groups))
         flat = list(chain.from_iterable(groups))
         if counts and (max(counts) > MAX_DIM_LOG2 or len(flat) > MAX_TOTAL_BITS):
             return None
-        sizes = out_dim_sizes
-        if sizes is None:
+        num_outs = len(outs)
+        if out_dim_sizes is None:
             if not require_surjective:
                 return None
-        elif (
-            sizes.__class__ not in _SEQUENCES
-            or len(sizes) != num_outs
-            or not set(map(type, sizes)) <= _INT_TYPE
-            or min(sizes, default=1) <= 0
-            or max(sizes, default=1) > _MAX_DIM_SIZE
-            or any(size & (size - 1) for size in sizes)
-        ):
+        elif not _fast_sizes_fit(out_dim_sizes, num_outs):
             return None
-        # Pack while checking types; unpacking pairs/singletons also checks the lengths.
-        if num_outs == 2:
-            # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate,
-            # so dim0 fits below `shift` and dim1's maximum is max(packed) >> shift.
-            top0 = max(flat)[0] if flat else 0
-            shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
-            packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
-            top1 = max(packed, default=0) >> shift
-            if sizes is None:
-                if (top0 | top1) >> MAX_DIM_LOG2:
-                    return None  # an inferred size would pass the 2**30 cap
-                sizes_log2 = [shift, top1.bit_length()]
-            tops = [top0, top1]
-            offsets: tuple[int, ...] = (0, shift)
-        elif num_outs == 1:
-            packed = [a for (a,) in flat if a.__class__ is int]
-            tops = [max(packed, default=0)]
-            offsets = (0,)
-        elif num_outs == 0:
-            if flat and set(map(len, flat)) != {0}:
-                return None
-            packed = [0] * len(flat)
-            tops = []
-            offsets = ()
-        else:
-            if flat and set(map(len, flat)) != {num_outs}:
-                return None
-            coords = list(zip(*flat)) if flat else [()] * num_outs
-            if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
-                return None
-            tops = [max(column, default=0) for column in coords]
-            log2s = (
-                [top.bit_length() for top in tops]
-                if sizes is None
-                else [size.bit_length() - 1 for size in sizes]
-            )
-            offsets = tuple(accumulate(log2s[:-1], initial=0))
-            packed = list(coords[0])
-            for k in range(1, num_outs):
-                offset = offsets[k]
-                packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
-        if sizes is None:
-            if num_outs != 2:
-                if tops and max(tops) >> MAX_DIM_LOG2:
-                    return None  # an inferred size would pass the 2**30 cap
-                sizes_log2 = [top.bit_length() for top in tops]
-        else:
-            if any(top >= size for top, size in zip(tops, sizes)):
-                return None
-            sizes_log2 = [size.bit_length() - 1 for size in sizes]
-        if num_outs > 2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
-            return None
+        packer = _FAST_PACKERS[num_outs] if num_outs < 3 else _fast_pack_many
+        packing = packer(flat, num_outs, out_dim_sizes)
     except (TypeError, ValueError, AttributeError, IndexError):
         return None
+    if packing is None:
+        return None
+    packed, out_log2, offsets, union = packing
     if len(packed) != len(flat) or (packed and min(packed) < 0):
         return None  # a non-int coordinate was filtered out, or one was negative
     cols = []
@@ -1728,14 +1665,109 @@ def _fast_init(
         position += count
     # The rank, when no two columns share a bit (sum == OR): then the non-zero columns
     # are independent.  Cheap here, and true of most distributed layouts.
-    rank = len(packed) - packed.count(0) if sum(packed) == reduce(or_, packed, 0) else -1
+    rank = len(packed) - packed.count(0) if sum(packed) == union else -1
     _set_ins(layout, names)
     _set_cols(layout, tuple(cols))
     _set_outs(layout, outs)
-    _set_out_log2(layout, tuple(sizes_log2))
+    _set_out_log2(layout, out_log2)
     _set_out_offsets(layout, offsets)
     _set_cache(layout, [rank, -1, None, None, None, None])
     return rank
+
+
+def _fast_dims(
+    bases: Any, out_dim_names: Any
+) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None:
+    """In-dim names, their bases lists and out-dim names, when all are plain and distinct."""
+    items = bases.items() if bases.__class__ is dict else bases
+    if out_dim_names.__class__ not in _SEQUENCES:
+        return None
+    outs = tuple(out_dim_names)
+    names, groups = zip(*items) if items else ((), ())
+    if (
+        not {*map(type, names), *map(type, outs)} <= _STR_TYPE
+        or not set(map(type, groups)) <= _SEQUENCE_TYPES
+        or len(set(names)) != len(names)
+        or len(set(outs)) != len(outs)
+    ):
+        return None
+    return names, groups, outs
+
+
+def _fast_sizes_fit(sizes: Any, num_outs: int) -> bool:
+    """True when ``sizes`` is a list/tuple of ``num_outs`` powers of 2 in [1, 2**30]."""
+    return (
+        sizes.__class__ in _SEQUENCES
+        and len(sizes) == num_outs
+        and set(map(type, sizes)) <= _INT_TYPE
+        and min(sizes, default=1) > 0
+        and max(sizes, default=1) <= _MAX_DIM_SIZE
+        and not any(size & (size - 1) for size in sizes)
+    )
+
+
+def _fast_out_log2(tops: Sequence[int], sizes: Sequence[int] | None) -> tuple[int, ...] | None:
+    """The out sizes' log2: given (each top must fit) or inferred from the tops (within the
+    2**30 cap); None when a coordinate does not fit.  A top is the largest coordinate of its
+    out dim or the OR of them all: both have the same bit length."""
+    if sizes is None:
+        if tops and max(tops) >> MAX_DIM_LOG2:
+            return None
+        return tuple(map(int.bit_length, tops))
+    if any(top >= size for top, size in zip(tops, sizes)):
+        return None
+    return tuple([size.bit_length() - 1 for size in sizes])
+
+
+# The packed columns, the out sizes' log2, the out offsets, and the OR of the columns.
+_Packing = tuple[list[int], tuple[int, ...], tuple[int, ...], int]
+
+
+def _fast_pack_none(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """No out dims: every basis must be empty (packed to 0)."""
+    if flat and set(map(len, flat)) != {0}:
+        return None
+    return [0] * len(flat), (), (), 0
+
+
+def _fast_pack_one(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """One out dim: the column is the coordinate (non-int coordinates are dropped)."""
+    packed = [a for (a,) in flat if a.__class__ is int]
+    union = reduce(or_, packed, 0)
+    out_log2 = _fast_out_log2([union], sizes)
+    return None if out_log2 is None else (packed, out_log2, (0,), union)
+
+
+def _fast_pack_two(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """Two out dims: dim1's coordinate shifted above dim0's (non-int pairs are dropped)."""
+    # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate, so
+    # dim0 fits below `shift` and dim1's coordinates OR to union >> shift.
+    top0 = max(flat)[0] if flat else 0
+    shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
+    packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
+    union = reduce(or_, packed, 0)
+    out_log2 = _fast_out_log2([top0, union >> shift], sizes)
+    return None if out_log2 is None else (packed, out_log2, (0, shift), union)
+
+
+def _fast_pack_many(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """Three or more out dims: pack coordinate by coordinate (all must be ints)."""
+    if flat and set(map(len, flat)) != {num_outs}:
+        return None
+    coords = list(zip(*flat)) if flat else [()] * num_outs
+    if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
+        return None
+    out_log2 = _fast_out_log2([max(column, default=0) for column in coords], sizes)
+    if out_log2 is None or sum(out_log2) > MAX_TOTAL_BITS:
+        return None
+    offsets = tuple(accumulate(out_log2[:-1], initial=0))
+    packed = list(coords[0])
+    for offset, column in zip(offsets[1:], coords[1:]):
+        packed = [p | (v << offset) for p, v in zip(packed, column)]
+    return packed, out_log2, offsets, reduce(or_, packed, 0)
+
+
+_FAST_PACKERS = (_fast_pack_none, _fast_pack_one, _fast_pack_two)
 
 
 def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | None:
