@@ -35,7 +35,7 @@ import numpy as np
 from llverify import gf2
 from llverify.errors import LayoutTypeError, NotInvertibleError
 from llverify.layout import LinearLayout
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 __all__ = [
     "KINDS",
@@ -94,7 +94,7 @@ def _common_out_dims(a: LinearLayout, b: LinearLayout) -> list[tuple[str, int]]:
     return [(name, max(size, sizes.get(name, 1))) for name, size in a.out_dims]
 
 
-def _verdict(status: str, claim: str, start: float, **kwargs: Any) -> Verdict:
+def _verdict(status: Status, claim: str, start: float, **kwargs: Any) -> Verdict:
     return Verdict(status, claim, "gf2", time.perf_counter() - start, **kwargs)
 
 
@@ -378,7 +378,7 @@ class ShufflePlan:
         bad = np.argwhere(got != dst_vals)
         if len(bad) == 0:
             return _verdict(
-                "proved",
+                Status.PROVED,
                 claim,
                 start,
                 reason=f"{len(self.rounds)} rounds simulated",
@@ -391,7 +391,7 @@ class ShufflePlan:
         value = int(got[block, warp, lane, reg])
         actual = _unpack(value, outs) if value >= 0 else {k: -1 for k in expected}
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             counterexample=point,
@@ -755,7 +755,7 @@ class Conversion:
             assert miss is not None
             point, element = miss
             return _verdict(
-                "refuted",
+                Status.REFUTED,
                 claim,
                 start,
                 counterexample=point,
@@ -770,7 +770,7 @@ class Conversion:
             actual = self.dst.apply(target)
             if any(actual.get(k, 0) != v for k, v in expected.items()):
                 return _verdict(
-                    "refuted",
+                    Status.REFUTED,
                     claim,
                     start,
                     counterexample=point,
@@ -779,7 +779,7 @@ class Conversion:
                     reason=f"cvt sends it to {target}",
                 )
         return _verdict(
-            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
         )
 
     def verify_gather(self) -> Verdict:
@@ -797,10 +797,15 @@ class Conversion:
             actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
             if any(actual.get(k, 0) != v for k, v in expected.items()):
                 return _verdict(
-                    "refuted", claim, start, counterexample=point, actual=actual, expected=expected
+                    Status.REFUTED,
+                    claim,
+                    start,
+                    counterexample=point,
+                    actual=actual,
+                    expected=expected,
                 )
         return _verdict(
-            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
         )
 
     def coverage(self) -> Verdict:
@@ -810,10 +815,10 @@ class Conversion:
         claim = "every destination element is held by some source hardware index"
         miss = _uncovered(self.src, self.dst)
         if miss is None:
-            return _verdict("proved", claim, start, reason="image(dst) is in span(src)")
+            return _verdict(Status.PROVED, claim, start, reason="image(dst) is in span(src)")
         point, element = miss
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             counterexample=point,
