@@ -81,10 +81,7 @@ def parse_layout_text(text: str) -> LayoutParts:
                 raise ParseError("'where out dims are' comes before any in-dim line.", number)
             names, sizes = _parse_out_dims(out_dims["dims"], number)
             return LayoutParts(bases, names, sizes, number)
-        bullet = line.startswith("- ")
-        size_one = _SIZE_ONE.match(line)
-        basis = _BASIS.match(line)
-        if size_one is None and basis is None:
+        if _SIZE_ONE.match(line) is None and _BASIS.match(line) is None:
             if not started:
                 continue  # prose before the layout, e.g. a compiler error message
             raise ParseError(
@@ -92,40 +89,50 @@ def parse_layout_text(text: str) -> LayoutParts:
                 f"'where out dims are: [...]', not {line!r}.",
                 number,
             )
-        if not started and not bullet:
+        if not started and not line.startswith("- "):
             continue
         started = True
-        name = (size_one or basis)["name"]  # type: ignore[index]
-        if bullet or name != current:
-            if any(name == existing for existing, _ in bases):
-                raise ParseError(f"in dim '{name}' appears twice.", number)
-            if not bullet:
-                raise ParseError(f"in dim '{name}' must start with a '- ' bullet.", number)
-            bases.append((name, []))
-            current = name
-        in_bases = bases[-1][1]
-        if size_one is not None:
-            if in_bases:
-                raise ParseError(f"in dim '{name}' has bases and is also 'size 1'.", number)
-            current = None
-            continue
-        assert basis is not None
-        expected = 1 << len(in_bases)
-        if int(basis["power"]) != expected:
-            raise ParseError(
-                f"in dim '{name}': expected {name}={expected}, not {name}={basis['power']} "
-                f"(bases are listed for 1, 2, 4, ... in order).",
-                number,
-            )
-        coords = basis["coords"].strip()
-        try:
-            values = [int(v) for v in coords.split(",")] if coords else []
-        except ValueError:
-            raise ParseError(f"coordinates must be integers, not ({coords}).", number) from None
-        in_bases.append(values)
+        current = _add_in_dim_line(bases, current, line, number)
     if started:
         raise ParseError("missing the final 'where out dims are: [...]' line.", len(lines))
     raise ParseError("no layout found: expected lines like ' - register=1 -> (0, 1)'.")
+
+
+def _add_in_dim_line(
+    bases: list[tuple[str, list[list[int]]]], current: str | None, line: str, number: int
+) -> str | None:
+    """Add one in-dim line (``- NAME=2^i -> (c0, ...)``, its continuation ``NAME=2^i ->
+    (...)``, or ``- NAME is a size 1 dimension``) to ``bases``; return the in dim that the
+    next line may continue (None after a size-1 dim)."""
+    size_one = _SIZE_ONE.match(line)
+    basis = _BASIS.match(line)
+    bullet = line.startswith("- ")
+    name = (size_one or basis)["name"]  # type: ignore[index]
+    if bullet or name != current:
+        if any(name == existing for existing, _ in bases):
+            raise ParseError(f"in dim '{name}' appears twice.", number)
+        if not bullet:
+            raise ParseError(f"in dim '{name}' must start with a '- ' bullet.", number)
+        bases.append((name, []))
+    in_bases = bases[-1][1]
+    if size_one is not None:
+        if in_bases:
+            raise ParseError(f"in dim '{name}' has bases and is also 'size 1'.", number)
+        return None
+    assert basis is not None
+    expected = 1 << len(in_bases)
+    if int(basis["power"]) != expected:
+        raise ParseError(
+            f"in dim '{name}': expected {name}={expected}, not {name}={basis['power']} "
+            f"(bases are listed for 1, 2, 4, ... in order).",
+            number,
+        )
+    coords = basis["coords"].strip()
+    try:
+        in_bases.append([int(v) for v in coords.split(",")] if coords else [])
+    except ValueError:
+        raise ParseError(f"coordinates must be integers, not ({coords}).", number) from None
+    return name
 
 
 def layout_object(bases: Any, out_dims: Any) -> dict[str, Any]:
