@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from llverify.bits import as_int
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
-
-if TYPE_CHECKING:
-    from llverify.layout import LinearLayout
+from llverify.layout import LinearLayout, _make
 
 T = TypeVar("T")
 
@@ -85,8 +83,6 @@ class ColumnAction:
 
     def apply(self, layout: LinearLayout) -> LinearLayout:
         """The layout with the bases of ``in_dim`` permuted/selected."""
-        from llverify.layout import LinearLayout, _make
-
         if not isinstance(layout, LinearLayout):
             raise LayoutTypeError(
                 f"Argument 'layout' must be a LinearLayout, not {type(layout).__name__}."

@@ -35,7 +35,7 @@ import numpy as np
 from llverify import gf2
 from llverify.errors import LayoutTypeError, NotInvertibleError
 from llverify.layout import LinearLayout
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 __all__ = [
     "KINDS",
@@ -94,7 +94,7 @@ def _common_out_dims(a: LinearLayout, b: LinearLayout) -> list[tuple[str, int]]:
     return [(name, max(size, sizes.get(name, 1))) for name, size in a.out_dims]
 
 
-def _verdict(status: str, claim: str, start: float, **kwargs: Any) -> Verdict:
+def _verdict(status: Status, claim: str, start: float, **kwargs: Any) -> Verdict:
     return Verdict(status, claim, "gf2", time.perf_counter() - start, **kwargs)
 
 
@@ -378,7 +378,7 @@ class ShufflePlan:
         bad = np.argwhere(got != dst_vals)
         if len(bad) == 0:
             return _verdict(
-                "proved",
+                Status.PROVED,
                 claim,
                 start,
                 reason=f"{len(self.rounds)} rounds simulated",
@@ -391,7 +391,7 @@ class ShufflePlan:
         value = int(got[block, warp, lane, reg])
         actual = _unpack(value, outs) if value >= 0 else {k: -1 for k in expected}
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             counterexample=point,
@@ -424,6 +424,30 @@ def _register_file(layout: LinearLayout, outs: Sequence[tuple[str, int]]) -> np.
     return packed.reshape(shape)
 
 
+@dataclass(frozen=True)
+class _ShuffleProblem:
+    """What every round of a plan is built from.
+
+    Attributes:
+        sources: ``[reg][lane]`` -> (source register, sending virtual lane) that destination
+            register ``reg`` of (virtual) lane ``lane`` reads.
+        bases: the destination base registers, one vector each (registers outside ``V``).
+        r_bits: the destination register bits outside ``V`` (``R``).
+        src_kernel: the real source lanes holding lane 0's data (``K``).
+        n_lane_bits: (virtual) destination lane bits.
+        n_src_lanes: senders, by virtual lane.
+        real_src_lanes: real source lanes per warp.
+    """
+
+    sources: list[list[tuple[int, int]]]
+    bases: list[int]
+    r_bits: list[int]
+    src_kernel: list[int]
+    n_lane_bits: int
+    n_src_lanes: int
+    real_src_lanes: int
+
+
 def _build_plan(
     src: LinearLayout, dst: LinearLayout, element_bits: int, warp_bits: Sequence[int] = ()
 ) -> ShufflePlan:
@@ -433,61 +457,70 @@ def _build_plan(
     ``t ^ h(l)`` for a linear ``h: lane -> span R`` and reads the copy ``j ^ kappa(l)`` of
     its source lane ``j`` (``kappa: lane -> K`` linear, ``K`` the source lanes holding lane
     0's data), ``h`` and ``kappa`` chosen so that lanes reading the same source lane read
-    the same source register.  ``h`` and ``kappa`` are searched for (zero first, then 256
-    seeded random candidates); if none is found the greedy round filling below is the
-    fallback (then ``len(rounds)`` may exceed ``ideal_rounds``; on the test zoo it never
-    does).
+    the same source register.  ``h`` and ``kappa`` are searched for (zero first, then a
+    bounded depth-first search); if none is found the greedy round filling is the fallback
+    (then ``len(rounds)`` may exceed ``ideal_rounds``; on the test zoo it never does).
 
     ``warp_bits`` (shuffles across folded warps): those warp bits become extra *virtual*
     lane bits of both layouts; a virtual lane reads real lanes of its own warp, which hold
     the data the gather names because the source is broadcast over the folded bits."""
-    src0, dst0, folded = src, dst, tuple(warp_bits)
-    real_dst_lanes = dst.get_in_dim_size(_LANE)
-    real_src_lanes = src.get_in_dim_size(_LANE)
+    folded_src, folded_dst = src, dst
     if warp_bits:
-        src, dst = _fold_warp_into_lanes(src, warp_bits), _fold_warp_into_lanes(dst, warp_bits)
-    gather = dst.invert_and_compose(src)  # dst hw -> src hw
-    n_dst_reg = dst.get_in_dim_size_log2(_REG)
-    n_lane_bits = dst.get_in_dim_size_log2(_LANE)
-    n_lanes = 1 << n_lane_bits
+        folded_src = _fold_warp_into_lanes(src, warp_bits)
+        folded_dst = _fold_warp_into_lanes(dst, warp_bits)
+    gather = folded_dst.invert_and_compose(folded_src)  # dst hw -> src hw
+    reg_cols, lane_cols = _gather_columns(gather, folded_dst)
+    vector = _shuffle_vector(folded_dst, gather, reg_cols, element_bits)
+    problem = _shuffle_problem(src, dst, reg_cols, lane_cols, vector, len(warp_bits))
+    n_lane_bits = problem.n_lane_bits
+    rounds = _linear_rounds(problem, [0] * n_lane_bits, [0] * n_lane_bits)  # the common case
+    if rounds is None and n_lane_bits:
+        options = [(hc, kc) for hc in _span(problem.r_bits) for kc in problem.src_kernel]
+        rounds, _ = _search_rounds(problem, options, [], [], _PLAN_SEARCH_BUDGET)
+    if rounds is None:
+        rounds = _greedy_rounds(problem)
+    return ShufflePlan(
+        src,
+        dst,
+        tuple(vector),
+        element_bits,
+        tuple(rounds),
+        len(problem.bases),
+        _min_rounds(problem),
+        tuple(warp_bits),
+    )
+
+
+def _gather_columns(
+    gather: LinearLayout, dst: LinearLayout
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(source register, source lane) that each destination register bit and each
+    destination lane bit reads, by ``gather``."""
     zero = {d: 0 for d in dst.get_in_dim_names()}
+    n_reg, n_lane = dst.get_in_dim_size_log2(_REG), dst.get_in_dim_size_log2(_LANE)
+    points = [(1 << i, 0) for i in range(n_reg)] + [(0, 1 << i) for i in range(n_lane)]
+    images = [gather.apply({**zero, _REG: reg, _LANE: lane}) for reg, lane in points]
+    cols = [(out.get(_REG, 0), out.get(_LANE, 0)) for out in images]
+    return cols[:n_reg], cols[n_reg:]
 
-    def image(reg: int, lane: int) -> tuple[int, int]:
-        out = gather.apply({**zero, _REG: reg, _LANE: lane})
-        return out.get(_REG, 0), out.get(_LANE, 0)
 
-    reg_cols = [image(1 << i, 0) for i in range(n_dst_reg)]
-    lane_cols = [image(0, 1 << i) for i in range(n_lane_bits)]
-
-    def source_table() -> list[list[tuple[int, int]]]:
-        """``[reg][lane]`` -> (source register, sending virtual lane): the sender is a real
-        lane of the reader's warp (the source is broadcast over the folded warp bits, so
-        every warp holds what the gather names)."""
-        reg_span = _span([s | j << 32 for s, j in reg_cols])
-        lane_span = _span([s | j << 32 for s, j in lane_cols])
-        table = []
-        for r in reg_span:
-            row = []
-            for lane, v in enumerate(lane_span):
-                both = r ^ v
-                j = (both >> 32) % real_src_lanes + (lane // real_dst_lanes) * real_src_lanes
-                row.append((both & 0xFFFFFFFF, j))
-            table.append(row)
-        return table
-
-    sources = source_table()
-
-    # V: destination register bits whose element sits one source register bit away, in the
-    # same lane (a common register basis), at most 32 bits per shuffled vector.
+def _shuffle_vector(
+    dst: LinearLayout,
+    gather: LinearLayout,
+    reg_cols: Sequence[tuple[int, int]],
+    element_bits: int,
+) -> list[tuple[int, int]]:
+    """``V``: (destination, source) register bits whose element sits one source register bit
+    away in the same lane (a common register basis), at most 32 bits per shuffled vector."""
+    zero = {d: 0 for d in dst.get_in_dim_names()}
     vector: list[tuple[int, int]] = []
     max_vec = max(1, 32 // element_bits)
     used_src = 0
-    for i in range(n_dst_reg):
+    for i, (s, _) in enumerate(reg_cols):
         if (2 << len(vector)) > max_vec:
             break
         if not any(dst.get_basis(_REG, i)):
             continue
-        s, j = reg_cols[i]
         out = gather.apply({**zero, _REG: 1 << i})
         if (
             s
@@ -497,95 +530,146 @@ def _build_plan(
         ):
             vector.append((i, s.bit_length() - 1))
             used_src |= s
+    return vector
+
+
+def _shuffle_problem(
+    src: LinearLayout,
+    dst: LinearLayout,
+    reg_cols: Sequence[tuple[int, int]],
+    lane_cols: Sequence[tuple[int, int]],
+    vector: Sequence[tuple[int, int]],
+    n_folded: int,
+) -> _ShuffleProblem:
+    """The rounds' inputs for the (unfolded) ``src -> dst`` with ``n_folded`` warp bits
+    folded into the lanes of the gather columns."""
+    real_src_lanes = src.get_in_dim_size(_LANE)
     v_dst = sum(1 << d for d, _ in vector)
-    bases = [r for r in range(1 << n_dst_reg) if not r & v_dst]
-    r_bits = [1 << i for i in range(n_dst_reg) if not v_dst >> i & 1]
-    n_src_lanes = real_src_lanes << len(warp_bits)  # senders, by virtual lane
-
-    # K: real source lanes holding the same data as lane 0 (the source's lane kernel); a
-    # lane may read any copy, j ^ k for k in K.
+    n_dst_reg = len(reg_cols)
     src_zero = {d: 0 for d in src.get_in_dim_names()}
-    src_kernel = [
-        k
-        for k in range(real_src_lanes)
-        if all(v == 0 for v in src.apply({**src_zero, _LANE: k}).values())
-    ]
+    return _ShuffleProblem(
+        sources=_source_table(reg_cols, lane_cols, real_src_lanes, dst.get_in_dim_size(_LANE)),
+        bases=[r for r in range(1 << n_dst_reg) if not r & v_dst],
+        r_bits=[1 << i for i in range(n_dst_reg) if not v_dst >> i & 1],
+        # K: real source lanes holding the same data as lane 0 (the source's lane kernel);
+        # a lane may read any copy, j ^ k for k in K.
+        src_kernel=[
+            k
+            for k in range(real_src_lanes)
+            if all(v == 0 for v in src.apply({**src_zero, _LANE: k}).values())
+        ],
+        n_lane_bits=len(lane_cols),
+        n_src_lanes=real_src_lanes << n_folded,
+        real_src_lanes=real_src_lanes,
+    )
 
-    # lower bound: lanes j ^ K hold the same data; together they send |K| vectors a round
-    group_of = [min(j ^ k for k in src_kernel) for j in range(n_src_lanes)]
+
+def _source_table(
+    reg_cols: Sequence[tuple[int, int]],
+    lane_cols: Sequence[tuple[int, int]],
+    real_src_lanes: int,
+    real_dst_lanes: int,
+) -> list[list[tuple[int, int]]]:
+    """``[reg][lane]`` -> (source register, sending virtual lane): the sender is a real lane
+    of the reader's warp (the source is broadcast over the folded warp bits, so every warp
+    holds what the gather names)."""
+    reg_span = _span([s | j << 32 for s, j in reg_cols])
+    lane_span = _span([s | j << 32 for s, j in lane_cols])
+    table = []
+    for r in reg_span:
+        row = []
+        for lane, v in enumerate(lane_span):
+            both = r ^ v
+            j = (both >> 32) % real_src_lanes + (lane // real_dst_lanes) * real_src_lanes
+            row.append((both & 0xFFFFFFFF, j))
+        table.append(row)
+    return table
+
+
+def _min_rounds(problem: _ShuffleProblem) -> int:
+    """A lower bound on the rounds: one vector received per lane and round, and lanes
+    ``j ^ K`` (which hold the same data) together send ``|K|`` vectors a round."""
+    kernel = problem.src_kernel
+    group_of = [min(j ^ k for k in kernel) for j in range(problem.n_src_lanes)]
     needed: dict[int, set[int]] = {}
-    for reg in bases:
-        for s_reg, s_lane in sources[reg]:
+    for reg in problem.bases:
+        for s_reg, s_lane in problem.sources[reg]:
             needed.setdefault(group_of[s_lane], set()).add(s_reg)
-    lower = max([len(bases)] + [-(-len(regs) // len(src_kernel)) for regs in needed.values()])
+    return max([len(problem.bases)] + [-(-len(regs) // len(kernel)) for regs in needed.values()])
 
-    def linear_rounds(h_cols: Sequence[int], k_cols: Sequence[int]) -> list[ShuffleRound] | None:
-        """The rounds for linear ``h``/``kappa`` given on the first ``len(h_cols)`` lane bits,
-        over the lanes they span; None if two readers ask a sender for different vectors."""
-        h = _span(h_cols)  # h[l] for every lane l (span enumerates in lane-bit order)
-        kappa = _span(k_cols)
-        rounds = []
-        for t in bases:
-            send = [-1] * n_src_lanes
-            read = [0] * n_lanes
-            recv = [-1] * n_lanes
-            for lane in range(len(h)):
-                reg = t ^ h[lane]
-                s_reg, s_lane = sources[reg][lane]
-                s_lane ^= kappa[lane]
-                if send[s_lane] not in (-1, s_reg):
-                    return None
-                send[s_lane] = s_reg
-                read[lane], recv[lane] = s_lane % real_src_lanes, reg
-            rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
-        return rounds
 
-    # Depth-first search over the columns of h and kappa, lane bit by lane bit (a prefix is
-    # checked on the lanes it spans), zero columns first; bounded, then the greedy fallback.
-    options = [(hc, kc) for hc in _span(r_bits) for kc in src_kernel]
-    budget = [_PLAN_SEARCH_BUDGET]
-
-    def search(h_cols: list[int], k_cols: list[int]) -> list[ShuffleRound] | None:
-        for hc, kc in options:
-            budget[0] -= 1
-            if budget[0] < 0:
+def _linear_rounds(
+    problem: _ShuffleProblem, h_cols: Sequence[int], k_cols: Sequence[int]
+) -> list[ShuffleRound] | None:
+    """The rounds for linear ``h``/``kappa`` given on the first ``len(h_cols)`` lane bits,
+    over the lanes they span; None if two readers ask a sender for different vectors."""
+    h = _span(h_cols)  # h[l] for every lane l (span enumerates in lane-bit order)
+    kappa = _span(k_cols)
+    n_lanes = 1 << problem.n_lane_bits
+    rounds = []
+    for t in problem.bases:
+        send = [-1] * problem.n_src_lanes
+        read = [0] * n_lanes
+        recv = [-1] * n_lanes
+        for lane in range(len(h)):
+            reg = t ^ h[lane]
+            s_reg, s_lane = problem.sources[reg][lane]
+            s_lane ^= kappa[lane]
+            if send[s_lane] not in (-1, s_reg):
                 return None
-            found = linear_rounds(h_cols + [hc], k_cols + [kc])
-            if found is None:
-                continue
-            if len(h_cols) + 1 == n_lane_bits:
-                return found
-            deeper = search(h_cols + [hc], k_cols + [kc])
-            if deeper is not None or budget[0] < 0:
-                return deeper
-        return None
+            send[s_lane] = s_reg
+            read[lane], recv[lane] = s_lane % problem.real_src_lanes, reg
+        rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
+    return rounds
 
-    found = linear_rounds([0] * n_lane_bits, [0] * n_lane_bits)  # the common case
-    if found is None and n_lane_bits:
-        found = search([], [])
-    if found is not None:
-        return ShufflePlan(
-            src0, dst0, tuple(vector), element_bits, tuple(found), len(bases), lower, folded
-        )
 
-    pending = {lane: list(bases) for lane in range(n_lanes)}
+def _search_rounds(
+    problem: _ShuffleProblem,
+    options: Sequence[tuple[int, int]],
+    h_cols: list[int],
+    k_cols: list[int],
+    budget: int,
+) -> tuple[list[ShuffleRound] | None, int]:
+    """Depth-first search over the columns ``options`` of h and kappa, lane bit by lane bit
+    (a prefix is checked on the lanes it spans), zero columns first, extending the prefix
+    ``h_cols``/``k_cols``; each candidate tried spends one of ``budget``.  Returns the rounds
+    (None if none found within the budget) and the budget left."""
+    for hc, kc in options:
+        budget -= 1
+        if budget < 0:
+            return None, budget
+        h_next, k_next = h_cols + [hc], k_cols + [kc]
+        found = _linear_rounds(problem, h_next, k_next)
+        if found is None:
+            continue
+        if len(h_next) == problem.n_lane_bits:
+            return found, budget
+        deeper, budget = _search_rounds(problem, options, h_next, k_next, budget)
+        if deeper is not None or budget < 0:
+            return deeper, budget
+    return None, budget
+
+
+def _greedy_rounds(problem: _ShuffleProblem) -> list[ShuffleRound]:
+    """Rounds filled greedily: each lane takes its first pending register whose sender is
+    still free this round."""
+    n_lanes = 1 << problem.n_lane_bits
+    pending = {lane: list(problem.bases) for lane in range(n_lanes)}
     rounds: list[ShuffleRound] = []
     while any(pending.values()):
-        send = [-1] * n_src_lanes
+        send = [-1] * problem.n_src_lanes
         read = [0] * n_lanes
         recv = [-1] * n_lanes
         for lane in range(n_lanes):
             for k, reg in enumerate(pending[lane]):
-                s_reg, s_lane = sources[reg][lane]
+                s_reg, s_lane = problem.sources[reg][lane]
                 if send[s_lane] in (-1, s_reg):
                     send[s_lane] = s_reg
-                    read[lane], recv[lane] = s_lane % real_src_lanes, reg
+                    read[lane], recv[lane] = s_lane % problem.real_src_lanes, reg
                     del pending[lane][k]
                     break
         rounds.append(ShuffleRound(tuple(read), tuple(send), tuple(recv)))
-    return ShufflePlan(
-        src0, dst0, tuple(vector), element_bits, tuple(rounds), len(bases), lower, folded
-    )
+    return rounds
 
 
 # ---------------------------------------------------------------------- the result object
@@ -671,7 +755,7 @@ class Conversion:
             assert miss is not None
             point, element = miss
             return _verdict(
-                "refuted",
+                Status.REFUTED,
                 claim,
                 start,
                 counterexample=point,
@@ -686,7 +770,7 @@ class Conversion:
             actual = self.dst.apply(target)
             if any(actual.get(k, 0) != v for k, v in expected.items()):
                 return _verdict(
-                    "refuted",
+                    Status.REFUTED,
                     claim,
                     start,
                     counterexample=point,
@@ -695,7 +779,7 @@ class Conversion:
                     reason=f"cvt sends it to {target}",
                 )
         return _verdict(
-            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
         )
 
     def verify_gather(self) -> Verdict:
@@ -713,10 +797,15 @@ class Conversion:
             actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
             if any(actual.get(k, 0) != v for k, v in expected.items()):
                 return _verdict(
-                    "refuted", claim, start, counterexample=point, actual=actual, expected=expected
+                    Status.REFUTED,
+                    claim,
+                    start,
+                    counterexample=point,
+                    actual=actual,
+                    expected=expected,
                 )
         return _verdict(
-            "proved", claim, start, reason="linear maps agreeing on 0 and every basis input"
+            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
         )
 
     def coverage(self) -> Verdict:
@@ -726,10 +815,10 @@ class Conversion:
         claim = "every destination element is held by some source hardware index"
         miss = _uncovered(self.src, self.dst)
         if miss is None:
-            return _verdict("proved", claim, start, reason="image(dst) is in span(src)")
+            return _verdict(Status.PROVED, claim, start, reason="image(dst) is in span(src)")
         point, element = miss
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             counterexample=point,

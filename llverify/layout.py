@@ -11,11 +11,14 @@ nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import reduce
 from itertools import accumulate, chain
 from operator import or_
 from typing import Any
+
+import numpy as np
 
 from llverify import gf2
 from llverify.bits import (
@@ -30,12 +33,22 @@ from llverify.errors import (
     DimensionError,
     LayoutError,
     LayoutTypeError,
+    LLVerifyError,
     NotInvertibleError,
+    ParseError,
+)
+from llverify.text_format import (
+    LayoutParts,
+    layout_object,
+    parse_layout_json,
+    parse_layout_text,
 )
 
 Bases = list[tuple[str, list[list[int]]]]
 
-_APPLY_CHUNK = 8  # bits per lookup table used by apply()
+_APPLY_CHUNK = 8  # bits per lookup table used by apply() and apply_array()
+#: apply_all refuses layouts with more inputs than this unless told otherwise.
+DEFAULT_MAX_INPUTS = 1 << 26
 _SEQUENCES = (list, tuple)
 _MAX_DIM_SIZE = 1 << MAX_DIM_LOG2
 _SEQUENCE_TYPES = {list, tuple}
@@ -73,6 +86,47 @@ def _check_names(values: Any, name: str) -> tuple[str, ...]:
 def _next_power_of_2_above(value: int) -> int:
     """Smallest power of two strictly greater than value (llvm::NextPowerOf2)."""
     return 1 << value.bit_length()
+
+
+def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
+    """The shortest list containing both x and y as subsequences, biased towards x.
+
+    Raises DimensionError when x and y order a common element differently.
+
+    Examples:
+        >>> supremum(["a", "b"], ["a", "c"])
+        ['a', 'b', 'c']
+        >>> supremum(["a", "c"], ["b", "c"])
+        ['a', 'b', 'c']
+    """
+    if list(x) == list(y) or not y:
+        return list(x)
+    if not x:
+        return list(y)
+    pos_x = {d: i for i, d in enumerate(x)}
+    pos_y = {d: i for i, d in enumerate(y)}
+    common_x = [d for d in x if d in pos_y]
+    common_y = [d for d in y if d in pos_x]
+    if common_x != common_y:
+        raise DimensionError(
+            f"the dims common to {list(x)} and {list(y)} appear in different relative "
+            f"orders ({common_x} vs {common_y}), so no supremum exists."
+        )
+    result: list[str] = []
+    i = j = 0
+    while i < len(x) or j < len(y):
+        # Emit everything that precedes the next common element, x's part first.
+        while i < len(x) and x[i] not in pos_y:
+            result.append(x[i])
+            i += 1
+        while j < len(y) and y[j] not in pos_x:
+            result.append(y[j])
+            j += 1
+        if i < len(x) and j < len(y):
+            result.append(x[i])  # x[i] == y[j]: the next common element of both
+            i += 1
+            j += 1
+    return result
 
 
 class LinearLayout:
@@ -414,8 +468,6 @@ class LinearLayout:
             return self
         if not self._ins and not self._outs:
             return outer
-        from llverify.layout_utils import supremum  # layout_utils imports this module
-
         inner = self
         try:
             ins = supremum(inner._ins, outer._ins)
@@ -629,15 +681,13 @@ class LinearLayout:
             >>> a.divide_left(LinearLayout.identity_1d(4, "r", "o")).bases
             [('r', []), ('l', [[1]])]
         """
-        from llverify.layout_utils import divide_left
-
-        return divide_left(self, divisor)
+        _require_layout(divisor, "divisor")
+        return _divide(self, divisor, left=True)
 
     def divide_right(self, divisor: LinearLayout) -> LinearLayout | None:
         """C with ``self == C * divisor``, or None (see :func:`llverify.divide_right`)."""
-        from llverify.layout_utils import divide_right
-
-        return divide_right(self, divisor)
+        _require_layout(divisor, "divisor")
+        return _divide(self, divisor, left=False)
 
     # ------------------------------------------------------------------ structure
 
@@ -738,9 +788,14 @@ class LinearLayout:
 
     def square_sublayout_is_identity(self, dim_names: Iterable[str]) -> bool:
         """True when the sublayout dims -> same dims is the identity (sizes equal too)."""
-        from llverify.layout_utils import square_sublayout_is_identity
-
-        return square_sublayout_is_identity(self, dim_names)
+        names = list(dim_names)
+        if not names:
+            return True
+        for d in names:
+            if self.get_in_dim_size(d) != self.get_out_dim_size(d):
+                return False
+        flat = self.sublayout(names, names).flatten_ins().flatten_outs()
+        return all(c == 1 << i for i, c in enumerate(flat._cols[0]))
 
     def is_trivial_over(self, dim_names: Iterable[str]) -> bool:
         """True when the layout acts as the identity on ``dim_names`` and does not mix them
@@ -1078,34 +1133,78 @@ class LinearLayout:
             >>> LinearLayout.from_string(str(ll)) == ll
             True
         """
-        from llverify.text import parse_layout
-
-        return parse_layout(text)
+        return _layout_from_parts(parse_layout_text(text), "the text describes an invalid layout")
 
     def to_json(self) -> str:
-        """JSON text ``{"bases": {...}, "out_dims": {...}}`` (see :mod:`llverify.text`)."""
-        from llverify.text import layout_to_json
+        """JSON text ``{"bases": {...}, "out_dims": {...}}`` (see :mod:`llverify.text`).
 
-        return layout_to_json(self)
+        Examples:
+            >>> LinearLayout.identity_1d(2, "lane", "dim0").to_json()
+            '{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}'
+        """
+        return json.dumps(layout_object(self.bases, self.out_dims))
 
     @classmethod
     def from_json(cls, text: str) -> LinearLayout:
-        """Inverse of :meth:`to_json`."""
-        from llverify.text import layout_from_json
+        """Inverse of :meth:`to_json`.
 
-        return layout_from_json(text)
+        Examples:
+            >>> LinearLayout.from_json('{"bases": {"i": [[1]]}, "out_dims": {"o": 2}}').bases
+            [('i', [[1]])]
+        """
+        return _layout_from_parts(parse_layout_json(text), "invalid layout")
 
-    def apply_all(self) -> dict[str, Any]:
-        """Every output for every input as numpy arrays (:func:`llverify.evaluate.evaluate_all`)."""
-        from llverify.evaluate import evaluate_all
+    def apply_all(self, max_inputs: int = DEFAULT_MAX_INPUTS) -> dict[str, np.ndarray]:
+        """Every output for every input, as one int64 numpy array per out dim.
 
-        return evaluate_all(self)
+        Entry ``i`` is the image of the input whose flat index is ``i``: the in dims in
+        order, the first one least significant (Triton's flattening).  Layouts with more
+        than ``max_inputs`` inputs are refused.
 
-    def apply_array(self, ins: Mapping[str, Any]) -> dict[str, Any]:
-        """Outputs for numpy arrays of inputs (see :func:`llverify.evaluate.evaluate`)."""
-        from llverify.evaluate import evaluate
+        Examples:
+            >>> ll = LinearLayout.from_bases([("i", [[0, 1], [1, 0]])], ["a", "b"])
+            >>> {k: v.tolist() for k, v in ll.apply_all().items()}
+            {'a': [0, 0, 1, 1], 'b': [0, 1, 0, 1]}
+        """
+        total = self.get_total_in_dim_size()
+        if total > max_inputs:
+            raise LayoutError(
+                f"evaluate_all: the layout has {total} inputs, more than "
+                f"max_inputs={max_inputs}; pass a larger max_inputs or evaluate chosen inputs "
+                f"with evaluate()."
+            )
+        packed = np.zeros(total, dtype=np.uint64)
+        filled = 1
+        for column in self._flat_cols():
+            np.bitwise_xor(packed[:filled], np.uint64(column), out=packed[filled : 2 * filled])
+            filled *= 2
+        return self._unpack_array(packed)
 
-        return evaluate(self, ins)
+    def apply_array(self, ins: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """Outputs for numpy arrays of inputs (broadcast together), one int64 array per out dim.
+
+        Examples:
+            >>> ll = LinearLayout.identity_1d(8, "lane", "dim0")
+            >>> ll.apply_array({"lane": [1, 5, 7]})["dim0"].tolist()
+            [1, 5, 7]
+        """
+        names, arrays = self._checked_arrays(ins)
+        packed = np.zeros(arrays[0].shape if arrays else (), dtype=np.uint64)
+        index = self._in_idx()
+        for name, array in zip(names, arrays):
+            cols = self._cols[index[name]]
+            size = 1 << len(cols)
+            if array.size and (array.min() < 0 or array.max() >= size):
+                bad = array[(array < 0) | (array >= size)].flat[0]
+                raise LayoutError(f"Argument 'ins['{name}']' must be in [0, {size}), not {bad}.")
+            values = array.astype(np.uint64)
+            for start in range(0, len(cols), _APPLY_CHUNK):
+                table = np.zeros(1, dtype=np.uint64)
+                for column in cols[start : start + _APPLY_CHUNK]:
+                    table = np.concatenate([table, table ^ np.uint64(column)])
+                chunk = (values >> np.uint64(start)) & np.uint64(len(table) - 1)
+                packed ^= table[chunk.astype(np.intp)]
+        return self._unpack_array(packed)
 
     def __str__(self) -> str:
         return self.to_string()
@@ -1224,6 +1323,41 @@ class LinearLayout:
             log2s.append(log2_exact(check_size(item[1], f"{argument}[{i}][1]")))
         _check_names(names, argument)
         return tuple(names), tuple(log2s)
+
+    def _checked_arrays(self, ins: Any) -> tuple[list[str], list[np.ndarray]]:
+        """apply_array's inputs: integer arrays for exactly the in dims, broadcast together."""
+        if not isinstance(ins, Mapping):
+            raise LayoutTypeError(
+                f"Argument 'ins' must be a mapping in dim -> array, not {type(ins).__name__}."
+            )
+        if set(ins) != set(self._ins) or len(ins) != len(self._ins):
+            raise DimensionError(
+                f"Argument 'ins' must give exactly the in dims {list(self._ins)}, not {list(ins)}."
+            )
+        names = list(ins)
+        arrays = []
+        for name in names:
+            array = np.asarray(ins[name])
+            if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+                raise LayoutTypeError(
+                    f"Argument 'ins['{name}']' must hold integers, not dtype {array.dtype}."
+                )
+            arrays.append(array)
+        try:
+            return names, list(np.broadcast_arrays(*arrays))
+        except ValueError:
+            raise LayoutError(
+                f"Argument 'ins' arrays must broadcast together, not shapes "
+                f"{[a.shape for a in arrays]}."
+            ) from None
+
+    def _unpack_array(self, packed: np.ndarray) -> dict[str, np.ndarray]:
+        """Packed output columns (uint64) -> one int64 array per out dim."""
+        result = {}
+        for name, offset, log2 in zip(self._outs, self._out_offsets, self._out_log2):
+            mask = np.uint64((1 << log2) - 1)
+            result[name] = ((packed >> np.uint64(offset)) & mask).astype(np.int64)
+        return result
 
     def _get_rank(self) -> int:
         r = self._cache[_RANK]
@@ -1398,6 +1532,14 @@ def _check_totals(layout: LinearLayout) -> None:
         )
 
 
+def _layout_from_parts(parts: LayoutParts, problem: str) -> LinearLayout:
+    """The layout a text form describes; an invalid one raises ParseError (``problem: ...``)."""
+    try:
+        return LinearLayout(parts.bases, parts.out_names, parts.out_sizes, require_surjective=False)
+    except LLVerifyError as error:
+        raise ParseError(f"{problem}: {error}", parts.line) from None
+
+
 def _require_layout(value: Any, name: str) -> None:
     if not isinstance(value, LinearLayout):
         raise LayoutTypeError(
@@ -1493,90 +1635,27 @@ def _fast_init(
     input.  On success every invariant holds, the 2**30 and 64-bit caps included.
     """
     try:
-        items = bases.items() if bases.__class__ is dict else bases
-        if out_dim_names.__class__ not in _SEQUENCES:
+        dims = _fast_dims(bases, out_dim_names)
+        if dims is None:
             return None
-        outs = tuple(out_dim_names)
-        num_outs = len(outs)
-        names, groups = zip(*items) if items else ((), ())
-        if (
-            not {*map(type, names), *map(type, outs)} <= _STR_TYPE
-            or not set(map(type, groups)) <= _SEQUENCE_TYPES
-            or len(set(names)) != len(names)
-            or len(set(outs)) != num_outs
-        ):
-            return None
+        names, groups, outs = dims
         counts = list(map(len, groups))
         flat = list(chain.from_iterable(groups))
         if counts and (max(counts) > MAX_DIM_LOG2 or len(flat) > MAX_TOTAL_BITS):
             return None
-        sizes = out_dim_sizes
-        if sizes is None:
+        num_outs = len(outs)
+        if out_dim_sizes is None:
             if not require_surjective:
                 return None
-        elif (
-            sizes.__class__ not in _SEQUENCES
-            or len(sizes) != num_outs
-            or not set(map(type, sizes)) <= _INT_TYPE
-            or min(sizes, default=1) <= 0
-            or max(sizes, default=1) > _MAX_DIM_SIZE
-            or any(size & (size - 1) for size in sizes)
-        ):
+        elif not _fast_sizes_fit(out_dim_sizes, num_outs):
             return None
-        # Pack while checking types; unpacking pairs/singletons also checks the lengths.
-        if num_outs == 2:
-            # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate,
-            # so dim0 fits below `shift` and dim1's maximum is max(packed) >> shift.
-            top0 = max(flat)[0] if flat else 0
-            shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
-            packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
-            top1 = max(packed, default=0) >> shift
-            if sizes is None:
-                if (top0 | top1) >> MAX_DIM_LOG2:
-                    return None  # an inferred size would pass the 2**30 cap
-                sizes_log2 = [shift, top1.bit_length()]
-            tops = [top0, top1]
-            offsets: tuple[int, ...] = (0, shift)
-        elif num_outs == 1:
-            packed = [a for (a,) in flat if a.__class__ is int]
-            tops = [max(packed, default=0)]
-            offsets = (0,)
-        elif num_outs == 0:
-            if flat and set(map(len, flat)) != {0}:
-                return None
-            packed = [0] * len(flat)
-            tops = []
-            offsets = ()
-        else:
-            if flat and set(map(len, flat)) != {num_outs}:
-                return None
-            coords = list(zip(*flat)) if flat else [()] * num_outs
-            if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
-                return None
-            tops = [max(column, default=0) for column in coords]
-            log2s = (
-                [top.bit_length() for top in tops]
-                if sizes is None
-                else [size.bit_length() - 1 for size in sizes]
-            )
-            offsets = tuple(accumulate(log2s[:-1], initial=0))
-            packed = list(coords[0])
-            for k in range(1, num_outs):
-                offset = offsets[k]
-                packed = [p | (v << offset) for p, v in zip(packed, coords[k])]
-        if sizes is None:
-            if num_outs != 2:
-                if tops and max(tops) >> MAX_DIM_LOG2:
-                    return None  # an inferred size would pass the 2**30 cap
-                sizes_log2 = [top.bit_length() for top in tops]
-        else:
-            if any(top >= size for top, size in zip(tops, sizes)):
-                return None
-            sizes_log2 = [size.bit_length() - 1 for size in sizes]
-        if num_outs > 2 and (max(sizes_log2) > MAX_DIM_LOG2 or sum(sizes_log2) > MAX_TOTAL_BITS):
-            return None
+        packer = _FAST_PACKERS[num_outs] if num_outs < 3 else _fast_pack_many
+        packing = packer(flat, num_outs, out_dim_sizes)
     except (TypeError, ValueError, AttributeError, IndexError):
         return None
+    if packing is None:
+        return None
+    packed, out_log2, offsets, union = packing
     if len(packed) != len(flat) or (packed and min(packed) < 0):
         return None  # a non-int coordinate was filtered out, or one was negative
     cols = []
@@ -1586,14 +1665,154 @@ def _fast_init(
         position += count
     # The rank, when no two columns share a bit (sum == OR): then the non-zero columns
     # are independent.  Cheap here, and true of most distributed layouts.
-    rank = len(packed) - packed.count(0) if sum(packed) == reduce(or_, packed, 0) else -1
+    rank = len(packed) - packed.count(0) if sum(packed) == union else -1
     _set_ins(layout, names)
     _set_cols(layout, tuple(cols))
     _set_outs(layout, outs)
-    _set_out_log2(layout, tuple(sizes_log2))
+    _set_out_log2(layout, out_log2)
     _set_out_offsets(layout, offsets)
     _set_cache(layout, [rank, -1, None, None, None, None])
     return rank
+
+
+def _fast_dims(
+    bases: Any, out_dim_names: Any
+) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None:
+    """In-dim names, their bases lists and out-dim names, when all are plain and distinct."""
+    items = bases.items() if bases.__class__ is dict else bases
+    if out_dim_names.__class__ not in _SEQUENCES:
+        return None
+    outs = tuple(out_dim_names)
+    names, groups = zip(*items) if items else ((), ())
+    if (
+        not {*map(type, names), *map(type, outs)} <= _STR_TYPE
+        or not set(map(type, groups)) <= _SEQUENCE_TYPES
+        or len(set(names)) != len(names)
+        or len(set(outs)) != len(outs)
+    ):
+        return None
+    return names, groups, outs
+
+
+def _fast_sizes_fit(sizes: Any, num_outs: int) -> bool:
+    """True when ``sizes`` is a list/tuple of ``num_outs`` powers of 2 in [1, 2**30]."""
+    return (
+        sizes.__class__ in _SEQUENCES
+        and len(sizes) == num_outs
+        and set(map(type, sizes)) <= _INT_TYPE
+        and min(sizes, default=1) > 0
+        and max(sizes, default=1) <= _MAX_DIM_SIZE
+        and not any(size & (size - 1) for size in sizes)
+    )
+
+
+def _fast_out_log2(tops: Sequence[int], sizes: Sequence[int] | None) -> tuple[int, ...] | None:
+    """The out sizes' log2: given (each top must fit) or inferred from the tops (within the
+    2**30 cap); None when a coordinate does not fit.  A top is the largest coordinate of its
+    out dim or the OR of them all: both have the same bit length."""
+    if sizes is None:
+        if tops and max(tops) >> MAX_DIM_LOG2:
+            return None
+        return tuple(map(int.bit_length, tops))
+    if any(top >= size for top, size in zip(tops, sizes)):
+        return None
+    return tuple([size.bit_length() - 1 for size in sizes])
+
+
+# The packed columns, the out sizes' log2, the out offsets, and the OR of the columns.
+_Packing = tuple[list[int], tuple[int, ...], tuple[int, ...], int]
+
+
+def _fast_pack_none(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """No out dims: every basis must be empty (packed to 0)."""
+    if flat and set(map(len, flat)) != {0}:
+        return None
+    return [0] * len(flat), (), (), 0
+
+
+def _fast_pack_one(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """One out dim: the column is the coordinate (non-int coordinates are dropped)."""
+    packed = [a for (a,) in flat if a.__class__ is int]
+    union = reduce(or_, packed, 0)
+    out_log2 = _fast_out_log2([union], sizes)
+    return None if out_log2 is None else (packed, out_log2, (0,), union)
+
+
+def _fast_pack_two(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """Two out dims: dim1's coordinate shifted above dim0's (non-int pairs are dropped)."""
+    # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate, so
+    # dim0 fits below `shift` and dim1's coordinates OR to union >> shift.
+    top0 = max(flat)[0] if flat else 0
+    shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
+    packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
+    union = reduce(or_, packed, 0)
+    out_log2 = _fast_out_log2([top0, union >> shift], sizes)
+    return None if out_log2 is None else (packed, out_log2, (0, shift), union)
+
+
+def _fast_pack_many(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
+    """Three or more out dims: pack coordinate by coordinate (all must be ints)."""
+    if flat and set(map(len, flat)) != {num_outs}:
+        return None
+    coords = list(zip(*flat)) if flat else [()] * num_outs
+    if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
+        return None
+    out_log2 = _fast_out_log2([max(column, default=0) for column in coords], sizes)
+    if out_log2 is None or sum(out_log2) > MAX_TOTAL_BITS:
+        return None
+    offsets = tuple(accumulate(out_log2[:-1], initial=0))
+    packed = list(coords[0])
+    for offset, column in zip(offsets[1:], coords[1:]):
+        packed = [p | (v << offset) for p, v in zip(packed, column)]
+    return packed, out_log2, offsets, reduce(or_, packed, 0)
+
+
+_FAST_PACKERS = (_fast_pack_none, _fast_pack_one, _fast_pack_two)
+
+
+def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | None:
+    """C with ``a == b * c`` (left) or ``a == c * b``, or None (Triton's divideLeft/Right)."""
+    a_in, a_out = a._in_idx(), a._out_idx()
+    if any(d not in a_in for d in b._ins) or any(d not in a_out for d in b._outs):
+        return None
+    b_in, b_out = b._in_idx(), b._out_idx()
+    b_log2 = [b._out_log2[b_out[d]] if d in b_out else 0 for d in a._outs]
+    if any(nb > na for nb, na in zip(b_log2, a._out_log2)):
+        return None
+    c_log2 = tuple(na - nb for na, nb in zip(a._out_log2, b_log2))
+    a_nested = a._nested_bases()
+    b_nested = b._nested_bases()
+    c_bases = []
+    for i, d in enumerate(a._ins):
+        in_a = len(a_nested[i])
+        in_b = len(b_nested[b_in[d]]) if d in b_in else 0
+        if in_b > in_a:
+            return None
+        b_part = [
+            tuple(b_nested[b_in[d]][j][b_out[o]] if o in b_out else 0 for o in a._outs)
+            for j in range(in_b)
+        ]
+        if left:
+            if list(a_nested[i][:in_b]) != b_part:
+                return None
+            rest = a_nested[i][in_b:]
+            if any(v % (1 << s) for basis in rest for v, s in zip(basis, b_log2)):
+                return None
+            c_bases.append([[v >> s for v, s in zip(basis, b_log2)] for basis in rest])
+        else:
+            in_c = in_a - in_b
+            scaled = [tuple(v << s for v, s in zip(basis, c_log2)) for basis in b_part]
+            if list(a_nested[i][in_c:]) != scaled:
+                return None
+            c_bases.append([list(basis) for basis in a_nested[i][:in_c]])
+    try:
+        c = LinearLayout(
+            list(zip(a._ins, c_bases)), a._outs, [1 << n for n in c_log2], require_surjective=False
+        )
+        product = b * c if left else c * b
+    except LayoutError:
+        return None
+    return c if product == a else None
 
 
 def _normalize_bases(

@@ -14,47 +14,7 @@ from llverify.bits import as_int, check_size, is_power_of_2
 from llverify.column_action import ColumnAction
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout, _make, _remap, _require_layout
-
-
-def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
-    """The shortest list containing both x and y as subsequences, biased towards x.
-
-    Raises DimensionError when x and y order a common element differently.
-
-    Examples:
-        >>> supremum(["a", "b"], ["a", "c"])
-        ['a', 'b', 'c']
-        >>> supremum(["a", "c"], ["b", "c"])
-        ['a', 'b', 'c']
-    """
-    if list(x) == list(y) or not y:
-        return list(x)
-    if not x:
-        return list(y)
-    pos_x = {d: i for i, d in enumerate(x)}
-    pos_y = {d: i for i, d in enumerate(y)}
-    common_x = [d for d in x if d in pos_y]
-    common_y = [d for d in y if d in pos_x]
-    if common_x != common_y:
-        raise DimensionError(
-            f"the dims common to {list(x)} and {list(y)} appear in different relative "
-            f"orders ({common_x} vs {common_y}), so no supremum exists."
-        )
-    result: list[str] = []
-    i = j = 0
-    while i < len(x) or j < len(y):
-        # Emit everything that precedes the next common element, x's part first.
-        while i < len(x) and x[i] not in pos_y:
-            result.append(x[i])
-            i += 1
-        while j < len(y) and y[j] not in pos_x:
-            result.append(y[j])
-            j += 1
-        if i < len(x) and j < len(y):
-            result.append(x[i])  # x[i] == y[j]: the next common element of both
-            i += 1
-            j += 1
-    return result
+from llverify.layout import supremum as supremum  # Triton's LayoutUtils name, defined for `*`
 
 
 def standard_out_dim_names(rank: int) -> list[str]:
@@ -123,14 +83,7 @@ def square_sublayout_is_identity(layout: LinearLayout, dim_names: Iterable[str])
         True
     """
     _require_layout(layout, "layout")
-    names = list(dim_names)
-    if not names:
-        return True
-    for d in names:
-        if layout.get_in_dim_size(d) != layout.get_out_dim_size(d):
-            return False
-    flat = layout.sublayout(names, names).flatten_ins().flatten_outs()
-    return all(c == 1 << i for i, c in enumerate(flat._cols[0]))
+    return layout.square_sublayout_is_identity(dim_names)
 
 
 def _shape_map(layout: LinearLayout, shape: Any) -> dict[str, int]:
@@ -286,7 +239,7 @@ def divide_left(a: LinearLayout, b: LinearLayout) -> LinearLayout | None:
     """
     _require_layout(a, "a")
     _require_layout(b, "b")
-    return _divide(a, b, left=True)
+    return a.divide_left(b)
 
 
 def divide_right(a: LinearLayout, b: LinearLayout) -> LinearLayout | None:
@@ -299,51 +252,7 @@ def divide_right(a: LinearLayout, b: LinearLayout) -> LinearLayout | None:
     """
     _require_layout(a, "a")
     _require_layout(b, "b")
-    return _divide(a, b, left=False)
-
-
-def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | None:
-    a_in, a_out = a._in_idx(), a._out_idx()
-    if any(d not in a_in for d in b._ins) or any(d not in a_out for d in b._outs):
-        return None
-    b_in, b_out = b._in_idx(), b._out_idx()
-    b_log2 = [b._out_log2[b_out[d]] if d in b_out else 0 for d in a._outs]
-    if any(nb > na for nb, na in zip(b_log2, a._out_log2)):
-        return None
-    c_log2 = tuple(na - nb for na, nb in zip(a._out_log2, b_log2))
-    a_nested = a._nested_bases()
-    b_nested = b._nested_bases()
-    c_bases = []
-    for i, d in enumerate(a._ins):
-        in_a = len(a_nested[i])
-        in_b = len(b_nested[b_in[d]]) if d in b_in else 0
-        if in_b > in_a:
-            return None
-        b_part = [
-            tuple(b_nested[b_in[d]][j][b_out[o]] if o in b_out else 0 for o in a._outs)
-            for j in range(in_b)
-        ]
-        if left:
-            if list(a_nested[i][:in_b]) != b_part:
-                return None
-            rest = a_nested[i][in_b:]
-            if any(v % (1 << s) for basis in rest for v, s in zip(basis, b_log2)):
-                return None
-            c_bases.append([[v >> s for v, s in zip(basis, b_log2)] for basis in rest])
-        else:
-            in_c = in_a - in_b
-            scaled = [tuple(v << s for v, s in zip(basis, c_log2)) for basis in b_part]
-            if list(a_nested[i][in_c:]) != scaled:
-                return None
-            c_bases.append([list(basis) for basis in a_nested[i][:in_c]])
-    try:
-        c = LinearLayout(
-            list(zip(a._ins, c_bases)), a._outs, [1 << n for n in c_log2], require_surjective=False
-        )
-        product = b * c if left else c * b
-    except LayoutError:
-        return None
-    return c if product == a else None
+    return a.divide_right(b)
 
 
 def get_output_basis_mask(layout: LinearLayout, in_dims: Iterable[str], out_dim: str) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 
 from llverify import gf2
 from llverify.layout import LinearLayout, _require_layout
-from llverify.verdict import Verdict
+from llverify.verdict import Status, Verdict
 
 
 def _input_point(layout: LinearLayout, mask: int) -> dict[str, int]:
@@ -40,7 +40,7 @@ def _output_point(layout: LinearLayout, packed: int) -> dict[str, int]:
     }
 
 
-def _verdict(status: str, claim: str, start: float, reason: str = "", **kwargs: Any) -> Verdict:
+def _verdict(status: Status, claim: str, start: float, reason: str = "", **kwargs: Any) -> Verdict:
     return Verdict(status, claim, "gf2", time.perf_counter() - start, reason=reason, **kwargs)
 
 
@@ -61,13 +61,13 @@ def check_injective(layout: LinearLayout) -> Verdict:
     claim = "layout is injective"
     kernel = gf2.kernel_vector(layout._flat_cols())
     if kernel is None:
-        return _verdict("proved", claim, start, "the bases are linearly independent")
+        return _verdict(Status.PROVED, claim, start, "the bases are linearly independent")
     point = _input_point(layout, kernel)
     zero = dict.fromkeys(point, 0)
     actual, same = layout.apply(point), layout.apply(zero)
     assert actual == same  # replay: a non-zero input that maps like 0
     return _verdict(
-        "refuted",
+        Status.REFUTED,
         claim,
         start,
         f"this input and input 0 both map to {same}",
@@ -92,12 +92,12 @@ def check_surjective(layout: LinearLayout) -> Verdict:
     rows = gf2.transpose(columns, total_out)
     functional = gf2.kernel_vector(rows)  # output bits whose XOR no basis changes
     if functional is None:
-        return _verdict("proved", claim, start, "the bases span every output bit")
+        return _verdict(Status.PROVED, claim, start, "the bases span every output bit")
     assert all(_parity(functional & c) == 0 for c in columns)  # independent certificate
     unreachable = functional & -functional  # parity 1 under the functional
     output = _output_point(layout, unreachable)
     return _verdict(
-        "refuted",
+        Status.REFUTED,
         claim,
         start,
         "no input reaches this output: a parity of output bits that every basis keeps even "
@@ -133,7 +133,7 @@ def _column_verdict(
                 continue
             if bits not in allowed_bits:
                 return _verdict(
-                    "refuted",
+                    Status.REFUTED,
                     claim,
                     start,
                     f"basis {name}={1 << i} has {bits} non-zero bits (allowed: {allowed_bits})",
@@ -143,7 +143,7 @@ def _column_verdict(
             if c in seen:
                 other, j = seen[c]
                 return _verdict(
-                    "refuted",
+                    Status.REFUTED,
                     claim,
                     start,
                     f"basis {name}={1 << i} repeats basis {other}={1 << j}",
@@ -159,7 +159,7 @@ def check_distributed(layout: LinearLayout) -> Verdict:
 
     Examples:
         >>> check_distributed(LinearLayout.from_bases([("lane", [[1], [0], [2]])], ["dim0"])).status
-        'proved'
+        <Status.PROVED: 'proved'>
     """
     _require_layout(layout, "layout")
     start = time.perf_counter()
@@ -170,14 +170,14 @@ def check_distributed(layout: LinearLayout) -> Verdict:
     surjective = check_surjective(layout)
     if not surjective.proved:
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             surjective.reason,
             counterexample=surjective.counterexample,
             details=surjective.details,
         )
-    return _verdict("proved", claim, start, "one-hot, distinct bases spanning the output")
+    return _verdict(Status.PROVED, claim, start, "one-hot, distinct bases spanning the output")
 
 
 def check_memory_layout(layout: LinearLayout) -> Verdict:
@@ -186,7 +186,7 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
     Examples:
         >>> ll = LinearLayout.from_bases([("offset", [[0, 1], [1, 1]])], ["dim0", "dim1"])
         >>> check_memory_layout(ll).status
-        'proved'
+        <Status.PROVED: 'proved'>
     """
     _require_layout(layout, "layout")
     start = time.perf_counter()
@@ -196,7 +196,7 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
         return bad
     if layout.get_total_in_dim_size_log2() != layout.get_total_out_dim_size_log2():
         return _verdict(
-            "refuted",
+            Status.REFUTED,
             claim,
             start,
             f"{layout.get_total_in_dim_size_log2()} input bits but "
@@ -207,7 +207,7 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
         verdict = check(layout)
         if not verdict.proved:
             return _verdict(
-                "refuted",
+                Status.REFUTED,
                 claim,
                 start,
                 verdict.reason,
@@ -216,4 +216,4 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
                 expected=verdict.expected,
                 details=verdict.details,
             )
-    return _verdict("proved", claim, start, "invertible with 1-2-bit bases")
+    return _verdict(Status.PROVED, claim, start, "invertible with 1-2-bit bases")

@@ -1,54 +1,19 @@
-"""Reading layouts back from text: Triton's ``toString()`` format and JSON.
-
-Users paste layouts from compiler error messages; ``parse_layout`` finds the layout in
-such text (lines before the first bullet are ignored) and rebuilds it exactly, out
-sizes included.
-"""
+"""Layouts to and from text: Triton's ``toString()`` format and JSON, as functions."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from llverify.errors import LLVerifyError, ParseError
-from llverify.layout import LinearLayout
-
-_BASIS = re.compile(r"^(?:-\s+)?(?P<name>\S.*?)=(?P<power>\d+)\s*->\s*\((?P<coords>[^()]*)\)$")
-_SIZE_ONE = re.compile(r"^(?:-\s+)?(?P<name>\S.*?) is a size 1 dimension$")
-_OUT_DIMS = re.compile(r"^where out dims are:\s*\[(?P<dims>.*)\]$")
-_OUT_DIM = re.compile(r"^(?P<name>\S.*?) \(size (?P<size>\d+)\)$")
-_EMPTY = re.compile(r"^\(empty layout(?: with out-dims \[(?P<dims>.*)\])?\)$")
-
-
-def _parse_out_dims(text: str, line: int) -> tuple[list[str], list[int]]:
-    names: list[str] = []
-    sizes: list[int] = []
-    if not text.strip():
-        return names, sizes
-    for item in re.split(r",\s*(?=\S.*?\(size \d+\))", text):
-        match = _OUT_DIM.match(item.strip())
-        if match is None:
-            raise ParseError(
-                f"expected an out dim like 'dim0 (size 64)', not {item.strip()!r}.", line
-            )
-        names.append(match["name"])
-        sizes.append(int(match["size"]))
-    return names, sizes
-
-
-def _build(
-    bases: list[tuple[str, list[list[int]]]], names: list[str], sizes: list[int], line: int
-) -> LinearLayout:
-    try:
-        return LinearLayout(bases, names, sizes, require_surjective=False)
-    except LLVerifyError as error:
-        raise ParseError(f"the text describes an invalid layout: {error}", line) from None
+from llverify.layout import LinearLayout, _layout_from_parts
+from llverify.text_format import layout_object, parse_layout_object
 
 
 def parse_layout(text: str) -> LinearLayout:
     """Parse Triton's ``LinearLayout::toString()`` text (``str(layout)``) back to a layout.
+
+    The layout may be pasted with a compiler error message around it (see
+    :func:`llverify.text_format.parse_layout_text`).
 
     Examples:
         >>> text = '''
@@ -59,71 +24,7 @@ def parse_layout(text: str) -> LinearLayout:
         >>> parse_layout(text).bases
         [('register', [[0, 1], [1, 0]]), ('lane', [])]
     """
-    if not isinstance(text, str):
-        raise ParseError(f"Argument 'text' must be a str, not {type(text).__name__}.")
-    lines = text.splitlines()
-    bases: list[tuple[str, list[list[int]]]] = []
-    current: str | None = None
-    started = False
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        empty = _EMPTY.match(line)
-        if empty is not None and not started:
-            names, sizes = _parse_out_dims(empty["dims"] or "", number)
-            return _build([], names, sizes, number)
-        out_dims = _OUT_DIMS.match(line)
-        if out_dims is not None:
-            if not started:
-                raise ParseError("'where out dims are' comes before any in-dim line.", number)
-            names, sizes = _parse_out_dims(out_dims["dims"], number)
-            return _build(bases, names, sizes, number)
-        bullet = line.startswith("- ")
-        size_one = _SIZE_ONE.match(line)
-        basis = _BASIS.match(line)
-        if size_one is None and basis is None:
-            if not started:
-                continue  # prose before the layout, e.g. a compiler error message
-            raise ParseError(
-                f"expected 'NAME=2^i -> (c0, c1, ...)', 'NAME is a size 1 dimension' or "
-                f"'where out dims are: [...]', not {line!r}.",
-                number,
-            )
-        if not started and not bullet:
-            continue
-        started = True
-        name = (size_one or basis)["name"]  # type: ignore[index]
-        if bullet or name != current:
-            if any(name == existing for existing, _ in bases):
-                raise ParseError(f"in dim '{name}' appears twice.", number)
-            if not bullet:
-                raise ParseError(f"in dim '{name}' must start with a '- ' bullet.", number)
-            bases.append((name, []))
-            current = name
-        in_bases = bases[-1][1]
-        if size_one is not None:
-            if in_bases:
-                raise ParseError(f"in dim '{name}' has bases and is also 'size 1'.", number)
-            current = None
-            continue
-        assert basis is not None
-        expected = 1 << len(in_bases)
-        if int(basis["power"]) != expected:
-            raise ParseError(
-                f"in dim '{name}': expected {name}={expected}, not {name}={basis['power']} "
-                f"(bases are listed for 1, 2, 4, ... in order).",
-                number,
-            )
-        coords = basis["coords"].strip()
-        try:
-            values = [int(v) for v in coords.split(",")] if coords else []
-        except ValueError:
-            raise ParseError(f"coordinates must be integers, not ({coords}).", number) from None
-        in_bases.append(values)
-    if started:
-        raise ParseError("missing the final 'where out dims are: [...]' line.", len(lines))
-    raise ParseError("no layout found: expected lines like ' - register=1 -> (0, 1)'.")
+    return LinearLayout.from_string(text)
 
 
 def layout_to_dict(layout: LinearLayout) -> dict[str, Any]:
@@ -133,7 +34,7 @@ def layout_to_dict(layout: LinearLayout) -> dict[str, Any]:
         >>> layout_to_dict(LinearLayout.identity_1d(2, "lane", "dim0"))
         {'bases': {'lane': [[1]]}, 'out_dims': {'dim0': 2}}
     """
-    return {"bases": dict(layout.bases), "out_dims": dict(layout.out_dims)}
+    return layout_object(layout.bases, layout.out_dims)
 
 
 def layout_from_dict(data: Mapping[str, Any]) -> LinearLayout:
@@ -143,38 +44,17 @@ def layout_from_dict(data: Mapping[str, Any]) -> LinearLayout:
         >>> layout_from_dict({"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}).out_dims
         [('dim0', 2)]
     """
-    if not isinstance(data, Mapping):
-        raise ParseError(f"a layout must be a JSON object, not {type(data).__name__}.")
-    unknown = sorted(set(data) - {"bases", "out_dims"})
-    missing = sorted({"bases", "out_dims"} - set(data))
-    if unknown or missing:
-        raise ParseError(
-            f"a layout object has keys 'bases' and 'out_dims'; missing {missing}, "
-            f"unknown {unknown}."
-        )
-    out_dims = data["out_dims"]
-    if isinstance(out_dims, Mapping):
-        out_items = list(out_dims.items())
-    elif isinstance(out_dims, list) and all(
-        isinstance(p, (list, tuple)) and len(p) == 2 for p in out_dims
-    ):
-        out_items = [tuple(p) for p in out_dims]
-    else:
-        raise ParseError(f"'out_dims' must map out dim names to sizes, not {out_dims!r}.")
-    try:
-        return LinearLayout(
-            data["bases"],
-            [name for name, _ in out_items],
-            [size for _, size in out_items],
-            require_surjective=False,
-        )
-    except LLVerifyError as error:
-        raise ParseError(f"invalid layout: {error}") from None
+    return _layout_from_parts(parse_layout_object(data), "invalid layout")
 
 
 def layout_to_json(layout: LinearLayout) -> str:
-    """The layout as a JSON string (see :func:`layout_to_dict`)."""
-    return json.dumps(layout_to_dict(layout))
+    """The layout as a JSON string (see :func:`layout_to_dict`).
+
+    Examples:
+        >>> layout_to_json(LinearLayout.identity_1d(2, "lane", "dim0"))
+        '{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}'
+    """
+    return layout.to_json()
 
 
 def layout_from_json(text: str) -> LinearLayout:
@@ -185,8 +65,4 @@ def layout_from_json(text: str) -> LinearLayout:
         >>> layout_from_json(layout_to_json(ll)) == ll
         True
     """
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as error:
-        raise ParseError(f"invalid JSON: {error}") from None
-    return layout_from_dict(data)
+    return LinearLayout.from_json(text)

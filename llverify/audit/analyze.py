@@ -21,7 +21,7 @@ Examples:
     ... }'''
     >>> report = audit(text)
     >>> f = report.findings[0]
-    >>> f.op, f.status, f.data["kind"], f.data["swizzle"]["load_conflicts"]
+    >>> f.op, str(f.status), f.data["kind"], f.data["swizzle"]["load_conflicts"]
     ('ttg.convert_layout', 'proved', 'shared memory', 0)
 """  # noqa: E501
 
@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
 from llverify.errors import LLVerifyError
+from llverify.verdict import Status
 
-__all__ = ["AuditReport", "Finding", "audit", "target_of"]
+__all__ = ["AuditReport", "Finding", "Severity", "audit", "target_of"]
 
 HANDLED = {
     "ttg.convert_layout",
@@ -74,14 +76,37 @@ def target_of(module: TTGIRModule, override: str | None = None) -> str:
     raise LLVerifyError("the module names no ttg.target; pass --target (e.g. --target sm90).")
 
 
+class Severity(str, Enum):
+    """The status of a finding that has no verdict: an access costed, a hygiene check.
+
+    Beside it a finding's status is a :class:`~llverify.verdict.Status`: PROVED, REFUTED or
+    UNKNOWN for a conversion's proofs, ERROR for an operation not analysed or found wrong.
+
+    Examples:
+        >>> Severity.WARNING == "warning", str(Severity.OK)
+        (True, 'ok')
+    """
+
+    OK = "ok"  # nothing to improve
+    WARNING = "warning"  # works, but costs (bank conflicts) or may misbehave (copies)
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass
 class Finding:
-    """One audited operation: what was checked, its status and cost."""
+    """One audited operation: what was checked, its status and cost.
+
+    ``status``: a conversion's verdict (``Status.PROVED``/``REFUTED``/``UNKNOWN``), a
+    :class:`Severity` (``OK``/``WARNING``) for the other operations, or ``Status.ERROR`` (not
+    analysed, mismatched dot operands, an address Triton computes wrongly).
+    """
 
     op: str
     line: int
     location: str
-    status: str  # "proved", "refuted", "unknown", "ok", "warning", "error"
+    status: Status | Severity
     summary: str
     cost: int = 0  # wavefronts (shared memory) or shuffle rounds: the sort key
     conflicts: int = 0  # the largest hardware conflicts per wavefront of its accesses
@@ -143,7 +168,7 @@ class _Auditor:
             self.layouts[key] = to_linear_layout(info.encoding, list(info.shape))
         return self.layouts[key]
 
-    def finding(self, op: Operation, status: str, summary: str, **kw: Any) -> Finding:
+    def finding(self, op: Operation, status: Status | Severity, summary: str, **kw: Any) -> Finding:
         f = Finding(op.name, op.line, op.location, status, summary, **kw)
         self.findings.append(f)
         return f
@@ -162,7 +187,7 @@ class _Auditor:
             try:
                 self.visit(op)
             except LLVerifyError as error:
-                self.finding(op, "error", f"not analysed: {error}")
+                self.finding(op, Status.ERROR, f"not analysed: {error}")
         self.pair_buffers()
 
     def visit(self, op: Operation) -> None:
@@ -189,12 +214,12 @@ class _Auditor:
 
         conv = Conversion(self.layout(src), self.layout(dst))
         verify, coverage = conv.verify(), conv.coverage()
-        status = "proved" if verify.proved and coverage.proved else "refuted"
+        status = Status.weakest([verify.status, coverage.status])
         data: dict[str, Any] = {"kind": conv.kind, "verify": str(verify), "coverage": str(coverage)}
         cost = conflicts = 0
         summary = f"{conv.kind}; correct and complete: {status}"
         bits = src.bits
-        if conv.kind == "shared memory" and status == "proved" and bits:
+        if conv.kind == "shared memory" and status is Status.PROVED and bits:
             from llverify.swizzle import synthesize_swizzle
 
             result = synthesize_swizzle(
@@ -216,8 +241,8 @@ class _Auditor:
                 f"{c.store_conflicts}/{c.load_conflicts} conflicts, {cost} wavefronts "
                 f"(certificate {result.certificate.status})"
             )
-            if result.certificate.status == "unknown":
-                status = "unknown"
+            if result.certificate.status == Status.UNKNOWN:
+                status = Status.UNKNOWN
         elif conv.kind == "warp shuffle" and bits:
             plan = conv.shuffle_plan(bits)
             cost = len(plan.rounds)
@@ -259,7 +284,7 @@ class _Auditor:
         )
         if bank.differs:
             summary += f"; hardware differs from Triton: {bank.reason}"
-        status_override = None
+        status: Status | Severity = Severity.WARNING if bank.conflicts else Severity.OK
         if a.triton_miscompile is not None:
             data["triton_miscompile"] = a.triton_miscompile
             summary += (
@@ -267,10 +292,9 @@ class _Auditor:
                 f"{a.triton_miscompile}: an added register stride carries into an XOR-applied "
                 "one; llverify.lowering)"
             )
-            status_override = "error"
+            status = Status.ERROR
         if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and self.target == "nvidia":
             summary += "; ldmatrix" + (".trans" if not a.ldmatrix else "") + " applies"
-        status = status_override or ("warning" if bank.conflicts else "ok")
         self.finding(op, status, summary, cost=wavefronts, conflicts=bank.conflicts, data=data)
         book = self.stores if direction == "store" else self.loads
         book.setdefault(buffer, []).append((op, tensor, memdesc))
@@ -338,7 +362,7 @@ class _Auditor:
             if f"parent = {result}" not in enc:
                 problems.append(f"operand {index}'s parent is not the result's encoding")
             self.layout(operand)  # the encoding must build for its shape
-        status = "error" if problems else "ok"
+        status = Status.ERROR if problems else Severity.OK
         summary = "; ".join(problems) or "operand encodings match the instruction's fragments"
         self.finding(op, status, summary, data={"problems": problems})
 
@@ -350,13 +374,13 @@ class _Auditor:
             d: m for d, m in layout.get_free_variable_masks().items() if m and d in ("lane", "warp")
         }
         if not masks:
-            self.finding(op, "ok", "no lane or warp holds a copy of another's elements")
+            self.finding(op, Severity.OK, "no lane or warp holds a copy of another's elements")
             return
         what = "written" if op.name == "tt.store" else "counted"
         text = ", ".join(f"{d} bits 0b{m:b}" for d, m in masks.items())
         self.finding(
             op,
-            "warning",
+            Severity.WARNING,
             f"{text} hold copies: each element could be {what} more than once unless the "
             "lowering skips the copies",
             data={"duplicated": masks},

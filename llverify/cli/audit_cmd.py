@@ -10,6 +10,7 @@ from typing import Any
 
 from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from llverify.errors import LLVerifyError
+from llverify.verdict import Status
 
 
 def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> list[str]:
@@ -21,9 +22,9 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
             found.append(
                 f"{where}: {f.conflicts} bank conflicts > --max-bank-conflicts {max_conflicts}"
             )
-        if require_proofs and f.op == "ttg.convert_layout" and f.status != "proved":
+        if require_proofs and f.op == "ttg.convert_layout" and f.status != Status.PROVED:
             found.append(f"{where}: conversion {f.status}")
-        if f.status == "error":
+        if f.status == Status.ERROR:
             found.append(f"{where}: {f.summary}")
     return found
 
@@ -41,7 +42,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     except LLVerifyError as error:
         raise LLVerifyError(f"{args.kernel}: {error}") from None
     broken = violations(report, args.max_bank_conflicts, args.require_proofs)
-    unknown = any(f.status == "unknown" for f in report.findings)
+    unknown = any(f.status == Status.UNKNOWN for f in report.findings)
     code = EXIT_FAILED if broken else EXIT_UNKNOWN if unknown and args.require_proofs else EXIT_OK
     if args.json:
         print(json.dumps({**report.to_dict(), "violations": broken, "exit_code": code}, indent=2))

@@ -15,6 +15,7 @@ from llverify.cli.args import (
     parse_shape,
 )
 from llverify.conversion import Conversion
+from llverify.verdict import Status
 
 
 def conversion_report(
@@ -103,10 +104,17 @@ def print_swizzle(summary: dict[str, Any]) -> None:
     print(f"  ttgir: {summary['ttgir']}")
 
 
-def exit_code(statuses: list[str]) -> int:
-    if "refuted" in statuses:
+def exit_code(statuses: list[Status | str]) -> int:
+    """The exit code of the weakest of the checks' statuses (refuted: 1, unknown: 3).
+
+    Examples:
+        >>> exit_code([Status.PROVED, "unknown"]), exit_code(["refuted", Status.UNKNOWN])
+        (3, 1)
+    """
+    weakest = Status.weakest(statuses)
+    if weakest is Status.REFUTED:
         return EXIT_FAILED
-    if "unknown" in statuses:
+    if weakest is Status.UNKNOWN:
         return EXIT_UNKNOWN
     return EXIT_OK
 
@@ -121,8 +129,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     statuses = [report["verify"]["status"], report["coverage"]["status"]]
     if "shuffle_plan" in report:
         statuses.append(report["shuffle_plan"]["verify"]["status"])
-    if "swizzle" in report and report["swizzle"]["certificate"]["status"] == "unknown":
-        statuses.append("unknown")
+    if "swizzle" in report and report["swizzle"]["certificate"]["status"] == Status.UNKNOWN:
+        statuses.append(Status.UNKNOWN)
     if args.json:
         print(json.dumps(report, indent=2))
         return exit_code(statuses)

@@ -8,6 +8,7 @@ from typing import Any
 
 from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
 from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
+from llverify.verdict import Status
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
@@ -29,7 +30,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
     )
     summary = swizzle_summary(result)
-    code = EXIT_UNKNOWN if result.certificate.status == "unknown" else EXIT_OK
+    code = EXIT_UNKNOWN if result.certificate.status == Status.UNKNOWN else EXIT_OK
     if args.json:
         print(json.dumps(summary, indent=2))
         return code
