@@ -304,7 +304,7 @@ def _bank_parts(
     wave = None
     notes: list[str] = []
     if register_layout is not None:
-        wave = wavefront(register_layout, model, full_shape, shared_layout)
+        wave = wavefront(register_layout, model, full_shape)
         notes = wavefront_summary(wave, who)
     plan = plan_banks(model, window, max_cells)
     panel = bank_panel(model, plan, wave, caption)
