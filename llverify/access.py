@@ -53,7 +53,7 @@ from llverify.layout_utils import (
     divide_left,
     reg_perm_for_divide,
 )
-from llverify.shared_conversion import conversion_layout
+from llverify.shared_conversion import vectorised_conversion
 from llverify.wavefront_count import (
     WavefrontCount,
     access_addresses,
@@ -69,12 +69,11 @@ __all__ = [
     "AccessAnalysis",
     "BankConflicts",
     "access_analysis",
+    "analyse_access",
     "bank_conflicts",
     "conversion_analysis",
     "simulate_bank_conflicts",
 ]
-
-
 
 
 def simulate_bank_conflicts(
@@ -243,7 +242,6 @@ def _physical_vector(cvt: LinearLayout, table: np.ndarray, elems: int) -> int:
 def _padded_access_analysis(
     register_layout: LinearLayout,
     model: PaddedLayout,
-    shape: Sequence[int],
     element_bits: int,
     tgt: Target,
 ) -> AccessAnalysis:
@@ -253,7 +251,7 @@ def _padded_access_analysis(
     element_bits = PADDED_ELEMENT_BITS.check(element_bits)
     linear = model.linear
     shared = linear.sublayout(["offset"], linear.get_out_dim_names())
-    cvt, elems = conversion_layout(register_layout, shared, shape, element_bits)
+    cvt, elems = vectorised_conversion(register_layout, shared, element_bits)
     lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
     if lane_size != tgt.lanes:
         raise LayoutError(
@@ -320,9 +318,30 @@ def access_analysis(
     tgt = resolve_target(target)
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = shared_layout_argument(shared_layout, shape, "shared_layout")
+    return analyse_access(reg, shared, element_bits, tgt, lane_tile)
+
+
+def analyse_access(
+    reg: LinearLayout,
+    shared: LinearLayout | PaddedLayout,
+    element_bits: int,
+    tgt: Target,
+    lane_tile: Sequence[int] | None = None,
+) -> AccessAnalysis:
+    """:func:`access_analysis` of layouts already normalised (``shared`` by
+    :func:`llverify.arguments.shared_layout_argument`): the callers inside llverify.
+
+    Examples:
+        >>> from llverify.hardware import TARGETS
+        >>> reg = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [4], [8],
+        ...     [16]])], ["dim0"])
+        >>> shared = LinearLayout.identity_1d(32, "offset", "dim0")
+        >>> analyse_access(reg, shared, 32, TARGETS["nvidia"]).hardware_conflicts
+        0
+    """
     if isinstance(shared, PaddedLayout):
-        return _padded_access_analysis(reg, shared, shape, element_bits, tgt)
-    cvt, elems = conversion_layout(reg, shared, shape, element_bits)
+        return _padded_access_analysis(reg, shared, element_bits, tgt)
+    cvt, elems = vectorised_conversion(reg, shared, element_bits)
     access_bits = elems * element_bits
     words = max(1, -(-access_bits // 32))
     lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
@@ -400,7 +419,10 @@ def conversion_analysis(
     target: str | Target = "nvidia",
 ) -> tuple[AccessAnalysis, AccessAnalysis]:
     """A register-to-register conversion through shared memory: (store of src, load of dst)."""
-    return (
-        access_analysis(src_layout, shared_layout, shape, element_bits, target),
-        access_analysis(dst_layout, shared_layout, shape, element_bits, target),
+    tgt = resolve_target(target)
+    src = layout_argument(src_layout, shape, "src_layout")
+    dst = layout_argument(dst_layout, shape, "dst_layout")
+    shared = shared_layout_argument(shared_layout, shape, "shared_layout")
+    return analyse_access(src, shared, element_bits, tgt), analyse_access(
+        dst, shared, element_bits, tgt
     )

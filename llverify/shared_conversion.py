@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from llverify.arguments import layout_argument
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs, largest_vectorisation
 
-__all__ = ["conversion_layout"]
+__all__ = ["conversion_layout", "vectorised_conversion"]
 
 
 def conversion_layout(
@@ -28,10 +29,23 @@ def conversion_layout(
         >>> elems, cvt.get_in_dim_names()
         (2, ['register', 'lane'])
     """
-    from llverify.arguments import layout_argument
-
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = layout_argument(shared_layout, shape, "shared_layout")
+    return vectorised_conversion(reg, shared, element_bits)
+
+
+def vectorised_conversion(
+    reg: LinearLayout, shared: LinearLayout, element_bits: int
+) -> tuple[LinearLayout, int]:
+    """:func:`conversion_layout` of layouts already normalised (the callers inside llverify).
+
+    Examples:
+        >>> reg = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2]])], ["dim0"])
+        >>> shared = LinearLayout.identity_1d(4, "offset", "dim0")
+        >>> cvt, elems = vectorised_conversion(reg, shared, 32)
+        >>> elems, cvt.bases
+        (2, [('register', [[1]]), ('lane', [[2]])])
+    """
     if not reg.has_in_dim("register") or not shared.has_in_dim("offset"):
         raise LayoutError(
             "The register layout needs a 'register' in dim and the shared layout an "

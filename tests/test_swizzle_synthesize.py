@@ -268,3 +268,33 @@ def test_padding_option() -> None:
     assert shown.gluon().startswith("ttgl.PaddedSharedLayout.with_identity_for([[")
     with pytest.raises(ValueError, match="padding"):
         synthesize_swizzle(src, dst, [16, 8], 32, padding=True, dst_tile=[0, 1, 2, 4])
+
+
+def test_each_argument_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """synthesize_swizzle normalises src, dst and start once each; every step below it
+    (cost, access analysis, constructive start, padded search, triton_safe check) takes the
+    normalised layouts."""
+    import sys
+    from collections import Counter
+
+    from llverify import arguments
+
+    calls: Counter[str] = Counter()
+    original = arguments.layout_value
+
+    def counted(value, shape=None, name="layout"):
+        calls[name] += 1
+        return original(value, shape, name)
+
+    # layout_argument and shared_layout_argument call layout_value; rebind every import of it
+    monkeypatch.setattr(arguments, "layout_value", counted)
+    for module in [m for n, m in sys.modules.items() if n.startswith("llverify.")]:
+        if getattr(module, "layout_value", None) is original:
+            monkeypatch.setattr(module, "layout_value", counted)
+    src = BlockedLayout([4, 1], [16, 2], [1, 1], [1, 0])
+    dst = BlockedLayout([2, 1], [4, 8], [1, 1], [0, 1])
+    start = synthesize_swizzle(src, dst, [16, 8], 32).layout
+    assert calls == Counter({"src": 1, "dst": 1})
+    calls.clear()
+    synthesize_swizzle(src, dst, [16, 8], 32, start=start, padding=True, triton_safe=True)
+    assert calls == Counter({"src": 1, "dst": 1, "start": 1})

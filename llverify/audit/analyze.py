@@ -153,6 +153,7 @@ class _Auditor:
         self.target = target
         self.timeout_s = timeout_s
         self.layouts: dict[tuple[str, tuple[int, ...]], Any] = {}
+        self.shared_layouts: dict[tuple[str, tuple[int, ...]], Any] = {}
         self.memdesc_base: dict[str, str] = {}  # memdesc value -> its allocation
         self.stores: dict[str, list[tuple[Operation, TypeInfo, TypeInfo]]] = {}
         self.loads: dict[str, list[tuple[Operation, TypeInfo, TypeInfo]]] = {}
@@ -167,6 +168,16 @@ class _Auditor:
 
             self.layouts[key] = to_linear_layout(info.encoding, list(info.shape))
         return self.layouts[key]
+
+    def shared_layout(self, encoding: str, shape: tuple[int, ...]) -> Any:
+        """A memdesc's shared layout on a tensor of ``shape``: a LinearLayout, or a
+        PaddedLayout for a padded shared layout."""
+        key = (encoding, shape)
+        if key not in self.shared_layouts:
+            from llverify.arguments import layout_value
+
+            self.shared_layouts[key] = layout_value(encoding, shape, "shared")
+        return self.shared_layouts[key]
 
     def finding(self, op: Operation, status: Status | Severity, summary: str, **kw: Any) -> Finding:
         f = Finding(op.name, op.line, op.location, status, summary, **kw)
@@ -258,11 +269,7 @@ class _Auditor:
         if not tensor.bits:
             raise LLVerifyError(f"unknown element type {tensor.element!r}")
         shape = list(tensor.shape)
-        shared: Any = memdesc.encoding
-        if not shared.startswith("#ttg.padded_shared"):
-            shared = self.layout(
-                TypeInfo("memdesc", tensor.shape, memdesc.element, memdesc.encoding, "")
-            )
+        shared = self.shared_layout(memdesc.encoding, tensor.shape)
         a = access_analysis(self.layout(tensor), shared, shape, tensor.bits, self.target)
         bank = a.bank_conflicts
         wavefronts = a.store_wavefronts

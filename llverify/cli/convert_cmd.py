@@ -15,6 +15,7 @@ from llverify.cli.args import (
     parse_shape,
 )
 from llverify.conversion import Conversion
+from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
 
 
@@ -44,8 +45,6 @@ def conversion_report(
             "verify": checked.to_dict() | {"text": str(checked)},
         }
     if conv.kind == "shared memory" and verify.proved and coverage.proved:
-        from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
-
         result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
         report["swizzle"] = swizzle_summary(result)
         from llverify.access import access_analysis

@@ -8,6 +8,7 @@ from typing import Any
 
 from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
 from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
+from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
 
 
@@ -17,8 +18,6 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
     shape = shape or [size for _, size in src.out_dims]
-    from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
-
     result = synthesize_swizzle(
         src,
         dst,

@@ -40,6 +40,7 @@ from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifte
 from llverify.encodings.padded import PaddedLayout
 from llverify.hardware import ANY_ELEMENT_BITS, resolve_target
 from llverify.layout import LinearLayout
+from llverify.swizzle import synthesize_swizzle
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -304,7 +305,7 @@ def _bank_parts(
     wave = None
     notes: list[str] = []
     if register_layout is not None:
-        wave = wavefront(register_layout, model, full_shape, shared_layout)
+        wave = wavefront(register_layout, model, full_shape)
         notes = wavefront_summary(wave, who)
     plan = plan_banks(model, window, max_cells)
     panel = bank_panel(model, plan, wave, caption)
@@ -421,8 +422,6 @@ def conversion_picture(
     full_shape = list(src_ll.get_out_dim_sizes())
     shared_note = "given"
     if shared is None:
-        from llverify.swizzle import synthesize_swizzle  # imports z3: only when used
-
         result = synthesize_swizzle(src_ll, dst_ll, full_shape, bits, tgt, timeout_s=timeout_s)
         shared = result.layout
         shared_note = (

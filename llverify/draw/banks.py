@@ -65,6 +65,7 @@ class BankModel:
     offset_slot: np.ndarray  # physical slot of each logical offset
     padded: bool
     blocks: int  # CTAs of the layout (block 0 is drawn)
+    shared: LinearLayout | PaddedLayout  # the shared layout argument, normalised
 
     @property
     def banks(self) -> int:
@@ -144,7 +145,7 @@ def bank_model(
     slot_offset[table] = np.arange(len(table))
     return BankModel(
         layout, bits, tgt, tuple(layout.get_out_dim_sizes()), slot_coords, slot_offset,
-        table, isinstance(model, PaddedLayout), blocks,
+        table, isinstance(model, PaddedLayout), blocks, model,
     )  # fmt: skip
 
 
@@ -188,14 +189,13 @@ class Wavefront:
         return out
 
 
-def wavefront(
-    register_layout: Any, model: BankModel, shape: Sequence[int], shared_value: Any
-) -> Wavefront:
-    """Analyse ``register_layout`` against the shared layout and take its first wavefront."""
-    from llverify.access import access_analysis
+def wavefront(register_layout: Any, model: BankModel, shape: Sequence[int]) -> Wavefront:
+    """Analyse ``register_layout`` against the model's shared layout and take its first
+    wavefront."""
+    from llverify.access import analyse_access
 
     reg = layout_argument(register_layout, shape, "register_layout")
-    analysis = access_analysis(reg, shared_value, shape, model.element_bits, model.target)
+    analysis = analyse_access(reg, model.shared, model.element_bits, model.target)
     offsets = access_addresses(analysis.conversion)
     lanes = pass_span(analysis.pass_lanes)
     # the register layout's own register of each (lane, element) of warp 0

@@ -38,7 +38,7 @@ from llverify.formula import Formula, FormulaError, Interval
 from llverify.ops import IntOps, NumpyOps
 from llverify.smt.encode import encode_layout, input_variables, widen
 from llverify.smt.ops import Z3Ops
-from llverify.smt.solver import check, model_value
+from llverify.smt.solver import decide, model_value
 from llverify.verdict import Status, Verdict
 
 __all__ = [
@@ -290,8 +290,8 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
     bounds = {**claim.observe.bounds(claim.ranges), **claim.reference.bounds(claim.ranges)}
     mine = claim.observe.evaluate(ops, env, bounds)
     theirs = claim.reference.evaluate(ops, env, bounds)
-    result = check([*encoding.constraints, mine != theirs], timeout_ms)
-    if result.status == "unsat":
+    result = decide([*encoding.constraints, mine != theirs], timeout_ms)
+    if result.status == Status.PROVED:
         return _verdict(
             claim,
             Status.PROVED,
@@ -301,7 +301,7 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
             solver_s=result.time_s,
             width=width,
         )
-    if result.status == "unknown":  # the solver's answer: sat, unsat or unknown
+    if result.status == Status.UNKNOWN:
         return _verdict(claim, Status.UNKNOWN, "z3", start, f"z3: {result.reason}", width=width)
     values = {
         name: 0 if var is None else model_value(result.model, var)
@@ -453,11 +453,11 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
     first = encode_padded(padded, prefix="a!")
     second = encode_padded(padded, first.width, prefix="b!")
     query = _property_query(padded, prop, first, second)
-    result = check([*first.constraints, *second.constraints, *query], timeout_ms)
+    result = decide([*first.constraints, *second.constraints, *query], timeout_ms)
     claim = f"padded addresses are {prop}"
-    if result.status == "unsat":
+    if result.status == Status.PROVED:
         return Verdict(Status.PROVED, claim, "z3", time.perf_counter() - start, reason="unsat")
-    if result.status == "unknown":  # the solver's answer: sat, unsat or unknown
+    if result.status == Status.UNKNOWN:
         return Verdict(
             Status.UNKNOWN, claim, "z3", time.perf_counter() - start, reason=f"z3: {result.reason}"
         )

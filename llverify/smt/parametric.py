@@ -21,7 +21,7 @@ from llverify.family import BIT, LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
 from llverify.ops import IntOps
 from llverify.smt.ops import Z3Ops
-from llverify.smt.solver import Decision, check, decide, model_value
+from llverify.smt.solver import Decision, decide, model_value
 from llverify.verdict import Status, Verdict
 
 _INT = IntOps()
@@ -149,10 +149,11 @@ def _tight_max_log2(family: LayoutFamily, timeout_ms: int = 10_000) -> dict[str,
         low, high = 0, loose[dim]  # invariant: some member reaches `low`; none exceeds `high`
         while low < high:
             middle = (low + high + 1) // 2
-            result = check([*domain, z3.UGE(size, middle)], timeout_ms)
-            if result.status == "sat":
+            # the claim "no member reaches 2^middle": violated where one does
+            reached = decide([*domain, z3.UGE(size, middle)], timeout_ms).status
+            if reached == Status.REFUTED:
                 low = middle
-            elif result.status == "unsat":
+            elif reached == Status.PROVED:
                 high = middle - 1
             else:
                 return loose  # keep the sound loose bound
@@ -167,7 +168,7 @@ def require_members(family: LayoutFamily, timeout_ms: int) -> None:
     if family.constraint is None:
         return
     setup = _Setup(family, {})
-    if check(setup.domain(), timeout_ms).status == "unsat":
+    if decide(setup.domain(), timeout_ms).status == Status.PROVED:  # "no member": valid
         raise LayoutError(
             f"family '{family.name}' has no member: no parameter values in range satisfy "
             f"its constraint {family.constraint.text}."

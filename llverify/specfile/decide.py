@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.errors import LayoutError, LLVerifyError
+from llverify.errors import LLVerifyError
 from llverify.obligation import Finding
 from llverify.verdict import Status
 
@@ -155,8 +155,8 @@ def conversion(layouts: tuple[Any, Any], lowering: str | None, timeout_s: float)
 
 
 def access(layouts: tuple[Any, Any], claim: AccessClaim) -> Any:
-    """The access analysis of ``layouts = (registers, shared)`` (shared: a layout, or padded
-    shared text) under ``claim``."""
+    """The access analysis of ``layouts = (registers, shared)`` (shared: a LinearLayout or
+    a PaddedLayout) under ``claim``."""
     from llverify.access import access_analysis
 
     register, shared = layouts
@@ -214,20 +214,15 @@ def swizzle(layouts: tuple[Any, Any], goal: SwizzleGoal, timeout_s: float) -> Fi
     from llverify.swizzle import synthesize_swizzle
 
     src, dst = layouts
-    try:
-        result = synthesize_swizzle(
-            src,
-            dst,
-            list(goal.shape),
-            goal.element_bits,
-            goal.target,
-            vector=goal.vector,
-            timeout_s=timeout_s,
-        )
-    except LayoutError as error:
-        if "time budget" in str(error):
-            return Finding(Status.UNKNOWN, f"no layout found within the solver budget: {error}")
-        raise
+    result = synthesize_swizzle(
+        src,
+        dst,
+        list(goal.shape),
+        goal.element_bits,
+        goal.target,
+        vector=goal.vector,
+        timeout_s=timeout_s,
+    )
     cost, cert = result.cost, result.certificate
     found = (
         f"{cost.total_wavefronts} wavefronts (store {cost.vector_bits[0]}-bit vectors, "

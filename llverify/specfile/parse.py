@@ -39,15 +39,18 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llverify.errors import LLVerifyError
-from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, dtype_bits
+from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, TARGETS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.obligation import Call, Obligation
 from llverify.specfile import decide
 from llverify.specfile.lines import LineIndex
 from llverify.verdict import Status
+
+if TYPE_CHECKING:
+    from llverify.encodings import PaddedLayout
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,6 +62,7 @@ __all__ = [
     "KINDS",
     "SpecError",
     "build_layout",
+    "build_layout_value",
     "parse",
     "parse_text",
     "spec_files",
@@ -68,7 +72,6 @@ __all__ = [
 KINDS = ("equivalence", "conversion", "bank_conflicts", "vectorization", "swizzle")
 #: what a check may expect
 EXPECTS = (Status.PROVED.value, Status.REFUTED.value)
-TARGETS = ("nvidia", "gfx942", "gfx950")
 METHODS = ("auto", "linear", "exhaustive", "z3")
 #: Triton's lowerings of a conversion (``llverify.conversion.KINDS``)
 LOWERINGS = ("no-op", "register permutation", "warp shuffle", "shared memory")
@@ -141,7 +144,29 @@ def build_layout(text: str, shape: Sequence[int] | None) -> LinearLayout:
         >>> build_layout('{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}', None).out_dims
         [('dim0', 2)]
     """
-    from llverify.arguments import LayoutTextError, layout_argument  # imports encodings
+    from llverify.arguments import layout_argument  # imports encodings
+
+    value: LinearLayout = _from_text(text, shape, layout_argument)
+    return value
+
+
+def build_layout_value(text: str, shape: Sequence[int] | None) -> LinearLayout | PaddedLayout:
+    """A shared layout from spec text: :func:`build_layout`'s forms, or a padded shared
+    layout (not linear: a :class:`~llverify.encodings.PaddedLayout`).
+
+    Examples:
+        >>> text = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [16, 32]}>"
+        >>> type(build_layout_value(text, [16, 32])).__name__
+        'PaddedLayout'
+    """
+    from llverify.arguments import layout_value  # imports encodings
+
+    return _from_text(text, shape, layout_value)
+
+
+def _from_text(text: str, shape: Sequence[int] | None, normalise: Any) -> Any:
+    """``normalise`` (an :mod:`llverify.arguments` normaliser) of spec layout text."""
+    from llverify.arguments import LayoutTextError
 
     stripped = text.strip()
     if shape is None and stripped.startswith("#"):  # an attribute carries no shape
@@ -149,21 +174,10 @@ def build_layout(text: str, shape: Sequence[int] | None) -> LinearLayout:
             "TTGIR attribute text needs the check's 'shape' (e.g. shape = [128, 64])."
         )
     try:
-        return layout_argument(stripped, None if shape is None else list(shape), "layout")
+        return normalise(stripped, None if shape is None else list(shape), "layout")
     except LayoutTextError:
         shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
         raise LLVerifyError(f"expected {_LAYOUT_FORMS}, not {shown!r}.") from None
-
-
-def is_padded(text: str) -> bool:
-    """Shared layouts may be padded (not linear): they are passed on as TTGIR text."""
-    return "padded_shared" in text
-
-
-def _check_padded(text: str, shape: Sequence[int]) -> None:
-    from llverify.encodings.padded import parse_padded_shared
-
-    parse_padded_shared(text)[0].padded_layout(list(shape))
 
 
 # ---------------------------------------------------------------------- files
@@ -527,25 +541,22 @@ class _Parser:
         raise self.error(f"'{key}' must be layout text: {_LAYOUT_FORMS}; not {value!r}.", key)
 
     def layout(self, text: str, shape: Sequence[int] | None, key: str) -> LinearLayout:
+        layout: LinearLayout = self.built(build_layout, text, shape, key)
+        return layout
+
+    def shared(self, text: str, shape: Sequence[int], key: str) -> LinearLayout | PaddedLayout:
+        shared: LinearLayout | PaddedLayout = self.built(build_layout_value, text, shape, key)
+        return shared
+
+    def built(self, build: Any, text: str, shape: Sequence[int] | None, key: str) -> Any:
+        """``build`` of the layout text of ``key``; bad text is a SpecError at its line."""
         try:
-            return build_layout(text, shape)
+            return build(text, shape)
         except RecursionError:
             raise self.error(f"'{key}' is not a valid layout: nested too deeply.", key) from None
         except Exception as error:  # layout text is untrusted input: never a traceback
             reason = str(error) if isinstance(error, LLVerifyError) else _internal(error)
             raise self.error(f"'{key}' is not a valid layout: {reason}", key) from None
-
-    def shared(self, text: str, shape: Sequence[int], key: str) -> None:
-        if not is_padded(text):
-            self.layout(text, shape, key)
-            return
-        try:
-            _check_padded(text, shape)
-        except Exception as error:  # untrusted input
-            reason = str(error) if isinstance(error, LLVerifyError) else _internal(error)
-            raise self.error(
-                f"'{key}' is not a valid padded shared layout: {reason}", key
-            ) from None
 
     # ------------------------------------------------------------------ obligations
 
@@ -581,7 +592,7 @@ class _Parser:
                 )
             lowering = self.string(table, "lowering", LOWERINGS)
             return self.compile(common, _layouts(src, dst, shape), lowering, decide.conversion)
-        target = self.string(table, "target", TARGETS, "nvidia")
+        target = self.string(table, "target", tuple(TARGETS), "nvidia")
         bits = self.dtype(table)
         if kind == "swizzle":
             src = self.layout_text(table, "src")
@@ -610,7 +621,7 @@ class _Parser:
         layouts = Call(
             decide.pair,
             Call(build_layout, register, shape),
-            Call(str, shared) if is_padded(shared) else Call(build_layout, shared, shape),
+            Call(build_layout_value, shared, shape),
         )
         if kind == "bank_conflicts":
             limit = self.integer(table, "max", 0, 0) or 0

@@ -36,7 +36,12 @@ from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_targ
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 
-__all__ = ["ConvertLayoutSwizzle", "constructive_swizzle", "convert_layout_swizzle"]
+__all__ = [
+    "ConvertLayoutSwizzle",
+    "constructive_layout",
+    "constructive_swizzle",
+    "convert_layout_swizzle",
+]
 
 _IN_DIMS = ("register", "lane", "warp", "block")
 
@@ -88,8 +93,32 @@ def constructive_swizzle(
         >>> c.store_conflicts, c.load_conflicts
         (0, 0)
     """
-    bits = VECTOR_ELEMENT_BITS.check(element_bits)
     tgt = resolve_target(target)
+    sizes = _shape(shape)
+    src_ll = layout_argument(src, sizes, "src")
+    dst_ll = layout_argument(dst, sizes, "dst")
+    return constructive_layout(src_ll, dst_ll, sizes, element_bits, tgt, src_tile, dst_tile)
+
+
+def constructive_layout(
+    src: LinearLayout,
+    dst: LinearLayout,
+    shape: Sequence[int],
+    element_bits: int,
+    tgt: Target,
+    src_tile: Sequence[int] | None = None,
+    dst_tile: Sequence[int] | None = None,
+) -> LinearLayout:
+    """:func:`constructive_swizzle` of layouts already normalised (the callers inside
+    llverify).
+
+    Examples:
+        >>> src = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4], [8],
+        ...     [16], [32]])], ["dim0"])
+        >>> constructive_layout(src, src, [64], 32, TARGETS["nvidia"]).bases
+        [('offset', [[1], [2], [4], [8], [16], [32]])]
+    """
+    bits = VECTOR_ELEMENT_BITS.check(element_bits)
     sizes = _shape(shape)
     src_ll = _distributed(src, sizes, "src", tgt)
     dst_ll = _distributed(dst, sizes, "dst", tgt)
@@ -141,10 +170,9 @@ def _shape(shape: Any) -> list[int]:
     return [as_int(s, "shape") for s in shape]
 
 
-def _distributed(value: Any, shape: list[int], name: str, tgt: Target) -> LinearLayout:
+def _distributed(layout: LinearLayout, shape: list[int], name: str, tgt: Target) -> LinearLayout:
     """The argument as a layout with in dims (register, lane, warp), broadcast registers
     dropped, after checking it is a one-CTA distributed layout of ``shape`` on ``tgt``."""
-    layout = layout_argument(value, shape, name)
     ins = layout.get_in_dim_names()
     if not {"register", "lane"} <= set(ins) <= set(_IN_DIMS):
         raise DimensionError(
@@ -380,8 +408,8 @@ def convert_layout_swizzle(
     bits = VECTOR_ELEMENT_BITS.check(element_bits)
     tgt = TARGETS["nvidia"]
     sizes = _shape(shape)
-    src_ll = _distributed(src, sizes, "src", tgt)
-    dst_ll = _distributed(dst, sizes, "dst", tgt)
+    src_ll = _distributed(layout_argument(src, sizes, "src"), sizes, "src", tgt)
+    dst_ll = _distributed(layout_argument(dst, sizes, "dst"), sizes, "dst", tgt)
     src_flat, dst_flat = src_ll.flatten_outs(), dst_ll.flatten_outs()
     dim = src_flat.get_total_out_dim_size_log2()
     tiles = [_LDST] + ([_MATRIX] if bits <= 32 else []) + ([_MATRIX_TRANS] if bits == 16 else [])
@@ -427,7 +455,7 @@ def convert_layout_swizzle(
             )
     if not candidates:
         return ConvertLayoutSwizzle(
-            constructive_swizzle(src_ll, dst_ll, sizes, bits), "ld/st.shared", "ld/st.shared", 1
+            constructive_layout(src_ll, dst_ll, sizes, bits, tgt), "ld/st.shared", "ld/st.shared", 1
         )
     _, _, _, offsets, store_kind, load_kind, n_reps = min(candidates)
     if gf2.rank(offsets) != dim:

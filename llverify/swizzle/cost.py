@@ -23,11 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.access import AccessAnalysis, access_analysis
-from llverify.hardware import Target
+from llverify.access import AccessAnalysis, analyse_access
+from llverify.arguments import layout_argument, shared_layout_argument
+from llverify.encodings.padded import PaddedLayout
+from llverify.hardware import Target, resolve_target
+from llverify.layout import LinearLayout
 from llverify.wavefront_count import total_wavefronts
 
-__all__ = ["SwizzleCost", "swizzle_cost"]
+__all__ = ["SwizzleCost", "cost_of", "swizzle_cost"]
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,35 @@ def swizzle_cost(
     ``[0, 1, 4]`` for ldmatrix) make that side's conflicts the simulator's count with the
     tile's addressing, as Triton's ``SwizzleTest.cpp`` models ldmatrix/stmatrix.
     """
-    store = access_analysis(src, shared, shape, element_bits, target, lane_tile=src_tile)
-    load = access_analysis(dst, shared, shape, element_bits, target, lane_tile=dst_tile)
+    tgt = resolve_target(target)
+    src_ll = layout_argument(src, shape, "register_layout")
+    shared_ll = shared_layout_argument(shared, shape, "shared_layout")
+    dst_ll = layout_argument(dst, shape, "register_layout")
+    return cost_of(src_ll, dst_ll, shared_ll, element_bits, tgt, src_tile, dst_tile)
+
+
+def cost_of(
+    src: LinearLayout,
+    dst: LinearLayout,
+    shared: LinearLayout | PaddedLayout,
+    element_bits: int,
+    tgt: Target,
+    src_tile: Sequence[int] | None = None,
+    dst_tile: Sequence[int] | None = None,
+) -> SwizzleCost:
+    """:func:`swizzle_cost` of layouts already normalised (the callers inside llverify).
+
+    Examples:
+        >>> from llverify import LinearLayout
+        >>> from llverify.hardware import TARGETS
+        >>> reg = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [4], [8],
+        ...     [16]])], ["dim0"])
+        >>> shared = LinearLayout.identity_1d(32, "offset", "dim0")
+        >>> cost_of(reg, reg, shared, 32, TARGETS["nvidia"]).total_wavefronts
+        2
+    """
+    store = analyse_access(src, shared, element_bits, tgt, src_tile)
+    load = analyse_access(dst, shared, element_bits, tgt, dst_tile)
     s_conf, s_wave = _wavefronts(store, src_tile is not None)
     l_conf, l_wave = _wavefronts(load, dst_tile is not None)
     return SwizzleCost(

@@ -44,6 +44,7 @@ Examples:
     >>> r = best_swizzled_shared(src, dst, [64, 64], 16, order=[1, 0])
     >>> r.ttgir()
     '#ttg.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 8, order = [1, 0]}>'
+    >>> from llverify.swizzle.cost import swizzle_cost
     >>> usual = SwizzledSharedLayout(8, 1, 8, [1, 0])
     >>> r.cost.load_conflicts, swizzle_cost(src, dst, usual, [64, 64], 16).load_conflicts
     (0, 7)
@@ -88,9 +89,15 @@ from llverify.errors import LayoutError, LayoutTypeError
 from llverify.hardware import LEGACY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
-from llverify.swizzle.cost import SwizzleCost, swizzle_cost
+from llverify.swizzle.cost import SwizzleCost, cost_of
 
-__all__ = ["LegacyResult", "best_nvmma_shared", "best_padded_shared", "best_swizzled_shared"]
+__all__ = [
+    "LegacyResult",
+    "best_nvmma_shared",
+    "best_padded_shared",
+    "best_swizzled_shared",
+    "search_family",
+]
 
 LegacyEncoding = SwizzledSharedLayout | NVMMASharedLayout | PaddedSharedLayout
 #: One certificate row: the member's constructor keywords, and its cost or why it is
@@ -171,7 +178,9 @@ class LegacyResult:
         if self.padded_sizes != (sizes if self.family == "padded_shared" else ()):
             return False
         make = _FAMILIES[self.family]
-        evaluate = _Evaluator(self.src, self.dst, self.shape, self.element_bits, self.target)
+        evaluate = _Evaluator(
+            self.src, self.dst, self.shape, self.element_bits, resolve_target(self.target)
+        )
         best = (self.cost.rank(), self.padded_elements)
         first_best: tuple[LegacyEncoding, SwizzleCost] | None = None
         for (params, recorded), size in zip(self.table, sizes):
@@ -331,15 +340,40 @@ def _search(
     target: str | Target,
     order: Sequence[int] | None,
 ) -> LegacyResult:
-    """Evaluate every member of ``family``; the first of the smallest rank is the best."""
+    """:func:`search_family` of the public searches' arguments, normalised."""
+    dims = _shape_argument(shape)
+    src_ll = _register_argument(src, dims, "src")
+    dst_ll = _register_argument(dst, dims, "dst")
+    return search_family(family, src_ll, dst_ll, dims, element_bits, target, order)
+
+
+def search_family(
+    family: str,
+    src: LinearLayout,
+    dst: LinearLayout,
+    shape: Sequence[int],
+    element_bits: int,
+    target: str | Target,
+    order: Sequence[int] | None = None,
+) -> LegacyResult:
+    """Evaluate every member of ``family`` (``"swizzled_shared"``, ``"nvmma_shared"`` or
+    ``"padded_shared"``) for register layouts already normalised; the first of the smallest
+    rank is the best (:func:`best_swizzled_shared` and its siblings for any layout values).
+
+    Examples:
+        >>> src = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4], [8],
+        ...     [16], [32]])], ["dim0"])
+        >>> search_family("swizzled_shared", src, src, [64], 32, "nvidia").cost.store_vec
+        2
+    """
     start = time.perf_counter()
     dims = _shape_argument(shape)
     bits = LEGACY_ELEMENT_BITS.check(element_bits)
-    lanes = resolve_target(target).lanes
-    src_ll = _register_argument(src, dims, "src", lanes)
-    dst_ll = _register_argument(dst, dims, "dst", lanes)
+    tgt = resolve_target(target)
+    _check_register(src, dims, "src", tgt.lanes)
+    _check_register(dst, dims, "dst", tgt.lanes)
     chosen = None if order is None else _order_argument(order, len(dims))
-    evaluate = _Evaluator(src_ll, dst_ll, dims, bits, target)
+    evaluate = _Evaluator(src, dst, dims, bits, tgt)
     make = _FAMILIES[family]
     members = _members(family, dims, bits, chosen)
     sizes = _allocations(family, dims, members)
@@ -365,8 +399,8 @@ def _search(
         cost=cost,
         table=tuple(table),
         elapsed_s=time.perf_counter() - start,
-        src=src_ll,
-        dst=dst_ll,
+        src=src,
+        dst=dst,
         shape=dims,
         element_bits=bits,
         target=target,
@@ -406,7 +440,7 @@ class _Evaluator:
     dst: LinearLayout
     shape: tuple[int, ...]
     element_bits: int
-    target: str | Target
+    target: Target
     costs: dict[Any, SwizzleCost] = field(default_factory=dict)
 
     def __call__(self, encoding: LegacyEncoding) -> SwizzleCost | str:
@@ -420,8 +454,9 @@ class _Evaluator:
             except EncodingError as error:
                 return str(error)
             if key not in self.costs:
-                self.costs[key] = swizzle_cost(
-                    self.src, self.dst, encoding, self.shape, self.element_bits, self.target
+                padded = encoding.padded_layout(self.shape)
+                self.costs[key] = cost_of(
+                    self.src, self.dst, padded, self.element_bits, self.target
                 )
             return self.costs[key]
         try:
@@ -435,9 +470,7 @@ class _Evaluator:
                 f"{layout.get_total_out_dim_size()} elements)."
             )
         if layout not in self.costs:
-            self.costs[layout] = swizzle_cost(
-                self.src, self.dst, layout, self.shape, self.element_bits, self.target
-            )
+            self.costs[layout] = cost_of(self.src, self.dst, layout, self.element_bits, self.target)
         return self.costs[layout]
 
 
@@ -604,13 +637,17 @@ def _order_argument(order: Any, rank: int) -> tuple[int, ...]:
     return values
 
 
-def _register_argument(value: Any, shape: tuple[int, ...], name: str, lanes: int) -> LinearLayout:
-    """``value`` as a one-CTA register layout onto ``shape`` with the target's lanes."""
+def _register_argument(value: Any, shape: tuple[int, ...], name: str) -> LinearLayout:
+    """``value`` as a LinearLayout, errors naming the argument."""
     try:
-        layout = layout_argument(value, shape, name)
+        return layout_argument(value, shape, name)
     except (EncodingError, TTGIRError) as error:  # bad parameters or text: name the argument
         error.args = (f"Argument '{name}': {error}",)
         raise
+
+
+def _check_register(layout: LinearLayout, shape: tuple[int, ...], name: str, lanes: int) -> None:
+    """``layout`` is a one-CTA register layout onto ``shape`` with the target's lanes."""
     outs = dict(zip(layout.get_out_dim_names(), layout.get_out_dim_sizes()))
     expected = dict(zip(standard_out_dim_names(len(shape)), shape))
     if outs != expected:
@@ -625,4 +662,3 @@ def _register_argument(value: Any, shape: tuple[int, ...], name: str, lanes: int
             f"{lanes} lanes (in dims register, lane of size {lanes}, block of size 1), not "
             f"{ins}."
         )
-    return layout

@@ -23,13 +23,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from llverify import gf2
+from llverify.access import analyse_access
+from llverify.arguments import layout_argument
 from llverify.errors import LayoutError
 from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
-from llverify.swizzle.constructive import constructive_swizzle
-from llverify.swizzle.cost import SwizzleCost, swizzle_cost
-from llverify.swizzle.legacy import LegacyResult, best_padded_shared
+from llverify.swizzle.constructive import constructive_layout
+from llverify.swizzle.cost import SwizzleCost, cost_of
+from llverify.swizzle.legacy import LegacyResult, search_family
 from llverify.verdict import Status
 from llverify.wavefront_count import pass_count, total_wavefronts
 
@@ -283,8 +285,6 @@ def synthesize_swizzle(
             result is the best layout found so far (the start layout if none met the
             required widths, which the certificate's claim then says).
     """
-    from llverify.arguments import layout_argument
-
     started = time.perf_counter()
     bits = ANY_ELEMENT_BITS.check(element_bits)
     tgt = resolve_target(target)
@@ -307,7 +307,7 @@ def synthesize_swizzle(
     baseline = run.cost_of(start_cols)
     need = run.required_widths(vector, min_vector, baseline)
     best_cols, best, certificate = run.optimize(need, start_cols, baseline)
-    padded = best_padded_shared(src_ll, dst_ll, shape, bits, tgt) if padding else None
+    padded = search_family("padded_shared", src_ll, dst_ll, shape, bits, tgt) if padding else None
     choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
     if choice is not None:
         layout, cost, encoding = choice[0].linear_component(shape), choice[1], choice[0]
@@ -392,27 +392,23 @@ class _Synthesis:
 
     def cost_of(self, columns: Sequence[int]) -> SwizzleCost:
         layout = _layout_of(columns, self.out_dims)
-        return swizzle_cost(
-            self.src_ll, self.dst_ll, layout, self.shape, self.bits, self.tgt, *self.tiles
-        )
+        return cost_of(self.src_ll, self.dst_ll, layout, self.bits, self.tgt, *self.tiles)
 
     def acceptable(self, columns: Sequence[int]) -> bool:
         """With ``triton_safe``: Triton's ld/st lowering addresses the layout correctly both
         ways; otherwise always."""
-        from llverify.access import access_analysis
-
         if not self.triton_safe:
             return True
         layout = _layout_of(columns, self.out_dims)
         return all(
-            access_analysis(side, layout, self.shape, self.bits, self.tgt).triton_miscompile is None
+            analyse_access(side, layout, self.bits, self.tgt).triton_miscompile is None
             for side in (self.src_ll, self.dst_ll)
         )
 
     def start_columns(self, start: LinearLayout | None) -> list[int]:
         """The starting layout's offset columns: the caller's, or the constructive one."""
         if start is None:
-            start = constructive_swizzle(
+            start = constructive_layout(
                 self.src_ll, self.dst_ll, self.shape, self.bits, self.tgt, *self.tiles
             )
         columns = _flat_columns(start)
