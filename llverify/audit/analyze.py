@@ -33,6 +33,7 @@ from enum import Enum
 from typing import Any
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
+from llverify.bits import check_timeout
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -399,6 +400,7 @@ def audit(
 ) -> AuditReport:
     """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`)."""
     start = time.perf_counter()
+    check_timeout(timeout_s, "timeout_s")
     parsed = module if module is not None else parse_module(text)
     auditor = _Auditor(parsed, target_of(parsed, target), timeout_s)
     auditor.run()

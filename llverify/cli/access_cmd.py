@@ -9,9 +9,14 @@ from typing import Any
 
 from llverify.access import access_analysis
 from llverify.cli.args import (
+    COL,
     EXIT_FAILED,
     EXIT_OK,
+    SWIZZLED,
+    HelpFormatter,
+    examples,
     layout_argument,
+    non_empty,
     parse_dtype,
     parse_shape,
     shared_argument,
@@ -106,9 +111,19 @@ def register(commands: Any) -> None:
             "executes for the store and the load (ldmatrix/stmatrix where Triton uses them; "
             "the model measured on an H100, docs/hardware.md)."
         ),
+        epilog=examples(
+            f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --dtype f16",
+            f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --max-conflicts 0"
+            "   # exit 1: 7 conflicts per wavefront",
+            f"llverify bank-conflicts {COL} '#ttg.padded_shared<[64:+8] {{order = [1, 0], "
+            "shape = [128, 64]}>' --shape 128x64 --json",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("reg", metavar="REG", help="register (distributed) layout")
-    parser.add_argument("shared", metavar="SHARED", help="shared layout (padded allowed)")
+    parser.add_argument("reg", metavar="REG", type=non_empty, help="register (distributed) layout")
+    parser.add_argument(
+        "shared", metavar="SHARED", type=non_empty, help="shared layout (padded allowed)"
+    )
     add_common(parser)
     parser.add_argument(
         "--max-conflicts",

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
+from llverify.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    KERNEL,
+    HelpFormatter,
+    examples,
+    non_empty,
+    parse_timeout,
+    read_text_file,
+)
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -32,11 +41,7 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from llverify.audit.analyze import audit
 
-    path = Path(args.kernel)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise LLVerifyError(f"cannot read {args.kernel}: {error.strerror}") from None
+    text = read_text_file(args.kernel)
     try:
         report = audit(text, args.target, timeout_s=args.timeout)
     except LLVerifyError as error:
@@ -72,12 +77,18 @@ def register(commands: Any) -> None:
             "consistency, and reductions/stores over duplicated data, sorted by cost. Unknown "
             "ops are listed as skipped. Exit 1 when a rule option is violated."
         ),
+        epilog=examples(
+            f"llverify audit {KERNEL}",
+            f"llverify audit {KERNEL} --json --require-proofs",
+            f"llverify audit {KERNEL} --max-bank-conflicts 0   # exit 1: a load has 1 conflict",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("kernel", metavar="KERNEL.ttgir", help="the TTGIR module")
+    parser.add_argument("kernel", metavar="KERNEL.ttgir", type=non_empty, help="the TTGIR module")
     parser.add_argument(
         "--target",
         choices=["sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942", "gfx950"],
-        help="override the module's ttg.target",
+        help="override the module's ttg.target (default: the module's)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
@@ -92,6 +103,10 @@ def register(commands: Any) -> None:
         help="exit 1 when a convert_layout is not proved (3 when unknown)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=30.0, help="solver budget per synthesis, seconds"
+        "--timeout",
+        type=parse_timeout,
+        default=30.0,
+        metavar="SECONDS",
+        help="solver budget per synthesis (default %(default)s)",
     )
     parser.set_defaults(handler=_cmd_audit)

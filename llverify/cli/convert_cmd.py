@@ -7,12 +7,18 @@ import json
 from typing import Any
 
 from llverify.cli.args import (
+    COL,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNKNOWN,
+    ROW,
+    HelpFormatter,
+    examples,
     layout_argument,
+    non_empty,
     parse_dtype,
     parse_shape,
+    parse_timeout,
 )
 from llverify.conversion import Conversion
 from llverify.swizzle import synthesize_swizzle
@@ -157,14 +163,30 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return exit_code(statuses)
 
 
+def add_timeout(parser: argparse.ArgumentParser, text: str, default: float = 60.0) -> None:
+    """The ``--timeout SECONDS`` option (:func:`~llverify.cli.args.parse_timeout`)."""
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=default,
+        metavar="SECONDS",
+        help=f"{text} (default %(default)s)",
+    )
+
+
 def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
-    parser.add_argument("--dtype", default="f16", help="element type, e.g. f16, bf16, f8, f32")
+    parser.add_argument(
+        "--dtype",
+        default="f16",
+        help="element type: f16, bf16, f8 (e4m3, e5m2), f32, f64, i8, ... or a bit count "
+        "(default %(default)s)",
+    )
     parser.add_argument(
         "--target",
         default="nvidia",
         choices=["nvidia", "gfx942", "gfx950"],
-        help="shared-memory target (default nvidia)",
+        help="shared-memory target (default %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -180,11 +202,17 @@ def register(commands: Any) -> None:
             "give the warp-shuffle plan or the certified optimal swizzle. Layouts: TTGIR "
             "attribute text (with --shape), Triton's LinearLayout text, or a JSON/bases file."
         ),
+        epilog=examples(
+            f"llverify convert {ROW} {COL} --shape 128x64 --dtype f16",
+            f"llverify convert {ROW} {COL} --shape 128x64 --json",
+            """llverify convert '{"bases": {"register": [[1], [2]]}, "out_dims": {"dim0": 4}}' """
+            """'{"bases": {"register": [[1], [0]]}, "out_dims": {"dim0": 4}}' --dtype f32"""
+            "   # exit 1: refuted, with a counterexample",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="source layout")
-    parser.add_argument("dst", metavar="DST", help="destination layout")
+    parser.add_argument("src", metavar="SRC", type=non_empty, help="source layout")
+    parser.add_argument("dst", metavar="DST", type=non_empty, help="destination layout")
     add_common(parser)
-    parser.add_argument(
-        "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"
-    )
+    add_timeout(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_convert)

@@ -6,7 +6,15 @@ import argparse
 import json
 from typing import Any
 
-from llverify.cli.args import EXIT_OK, load_layouts, parse_shape
+from llverify.cli.args import (
+    EXIT_OK,
+    ROW,
+    HelpFormatter,
+    examples,
+    load_layouts,
+    non_empty,
+    parse_shape,
+)
 from llverify.errors import DimensionError
 from llverify.explain import explain
 from llverify.layout import LinearLayout
@@ -123,10 +131,17 @@ def register(commands: Any) -> None:
             "with --shape) from files, directories or inline text, and print them with "
             "their properties and closed form."
         ),
+        epilog=examples(
+            f"llverify layout {ROW} --shape 128x64 --view none",
+            f"llverify layout 'tensor<32x32xf16, {ROW[1:-1]}>' --view hardware",
+            "llverify layout specs/layouts --json --view none   # every file of a directory",
+        ),
+        formatter_class=HelpFormatter,
     )
     layout.add_argument(
         "layout",
         nargs="+",
+        type=non_empty,
         help="file, directory, inline layout text, or an encoding as TTGIR attribute text "
         "(e.g. '#ttg.blocked<{...}>') or a 'tensor<128x64xf16, #ttg...>' type",
     )
@@ -137,6 +152,6 @@ def register(commands: Any) -> None:
         choices=["none", "tensor", "hardware", "both"],
         default="both",
         help="Triton's layout views to print: the tensor (who holds each element) and the "
-        "hardware (what each register/lane/offset holds) point of view (default both)",
+        "hardware (what each register/lane/offset holds) point of view (default %(default)s)",
     )
     layout.set_defaults(handler=_cmd_layout)
