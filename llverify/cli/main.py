@@ -86,6 +86,8 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version: printed; main() flushes the output
+        return int(done.code or 0)
     except _UsageError as error:
         print(f"{error}\nRun 'llverify --help' for usage.", file=sys.stderr)
         return EXIT_USAGE
