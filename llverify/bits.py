@@ -1,5 +1,5 @@
-"""Number helpers shared by the GF(2) algebra, the layout type and argument checks: bits,
-ints, size caps and time budgets."""
+"""Number helpers shared by the GF(2) algebra, the layout type, argument checks and messages:
+bits, ints, size caps, time budgets and counted nouns."""
 
 from __future__ import annotations
 
@@ -111,3 +111,14 @@ def check_timeout(value: Any, name: str, *, milliseconds: bool = False) -> float
             f"not {value!r}."
         )
     return float(value)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` in agreement: the plural (``noun + "s"`` unless given) for any
+    count but 1.
+
+    Examples:
+        >>> counted(1, "conflict"), counted(7, "conflict"), counted(1, "pass", "passes")
+        ('1 conflict', '7 conflicts', '1 pass')
+    """
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -33,7 +33,7 @@ from enum import Enum
 from typing import Any
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
-from llverify.bits import check_timeout
+from llverify.bits import check_timeout, counted
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -287,7 +287,8 @@ class _Auditor:
             "ldmatrix_trans": a.ldmatrix_trans,
         }
         summary = (
-            f"{direction} {a.access_bits}-bit x {a.instructions}, {bank.conflicts} conflicts "
+            f"{direction} {a.access_bits}-bit x {a.instructions}, "
+            f"{counted(bank.conflicts, 'conflict')} "
             f"(Triton {bank.triton}), {wavefronts} wavefronts"
         )
         if bank.differs:

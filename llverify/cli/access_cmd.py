@@ -4,10 +4,10 @@ shared layout: vector width, instructions, bank conflicts (hardware and Triton's
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.access import access_analysis
+from llverify.bits import counted
 from llverify.cli.args import (
     COL,
     EXIT_FAILED,
@@ -22,6 +22,7 @@ from llverify.cli.args import (
     shared_argument,
 )
 from llverify.cli.convert_cmd import add_common
+from llverify.cli.output import to_json
 from llverify.wavefronts import predict_wavefronts
 
 
@@ -71,11 +72,11 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     if args.max_conflicts is not None and bank.conflicts > args.max_conflicts:
         code = EXIT_FAILED
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(to_json(report))
         return code
     print(
-        f"{a.access_bits}-bit accesses ({a.elems_per_vec} elements), {a.instructions} "
-        f"instructions, {a.passes} pass(es) each"
+        f"{a.access_bits}-bit accesses ({counted(a.elems_per_vec, 'element')}), "
+        f"{counted(a.instructions, 'instruction')}, {counted(a.passes, 'pass', 'passes')} each"
     )
     triton = "n/a" if bank.triton is None else bank.triton
     print(f"bank conflicts per wavefront: {bank.conflicts} (Triton's count: {triton})")
@@ -93,7 +94,7 @@ def _cmd_bank(args: argparse.Namespace) -> int:
             )
     if code != EXIT_OK:
         print(
-            f"FAILED: {bank.conflicts} conflicts per wavefront > "
+            f"FAILED: {counted(bank.conflicts, 'conflict')} per wavefront > "
             f"--max-conflicts {args.max_conflicts}"
         )
     return code

@@ -4,9 +4,9 @@ costed, sorted by cost; rule options make it a CI gate."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from llverify.bits import counted
 from llverify.cli.args import (
     EXIT_FAILED,
     EXIT_OK,
@@ -18,6 +18,7 @@ from llverify.cli.args import (
     parse_timeout,
     read_text_file,
 )
+from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -29,7 +30,8 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
         where = f"{f.location or 'line ' + str(f.line)} {f.op}"
         if max_conflicts is not None and f.conflicts > max_conflicts:
             found.append(
-                f"{where}: {f.conflicts} bank conflicts > --max-bank-conflicts {max_conflicts}"
+                f"{where}: {counted(f.conflicts, 'bank conflict')} > --max-bank-conflicts "
+                f"{max_conflicts}"
             )
         if require_proofs and f.op == "ttg.convert_layout" and f.status != Status.PROVED:
             found.append(f"{where}: conversion {f.status}")
@@ -50,7 +52,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     unknown = any(f.status == Status.UNKNOWN for f in report.findings)
     code = EXIT_FAILED if broken else EXIT_UNKNOWN if unknown and args.require_proofs else EXIT_OK
     if args.json:
-        print(json.dumps({**report.to_dict(), "violations": broken, "exit_code": code}, indent=2))
+        print(to_json({**report.to_dict(), "violations": broken, "exit_code": code}))
         return code
     print(f"{args.kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
     print(f"{'cost':>8}  {'status':8}  {'op':22}  {'location':28}  summary")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from llverify.bits import counted
 from llverify.cli.args import (
     COL,
     EXIT_FAILED,
@@ -20,6 +20,7 @@ from llverify.cli.args import (
     parse_shape,
     parse_timeout,
 )
+from llverify.cli.output import to_json
 from llverify.conversion import Conversion
 from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
@@ -92,13 +93,15 @@ def swizzle_summary(result: Any) -> dict[str, Any]:
 def print_swizzle(summary: dict[str, Any]) -> None:
     print(f"  offset bases: {summary['offset_bases']}")
     print(
-        f"  store: {summary['store_vector_bits']}-bit vectors, {summary['store_conflicts']} "
-        f"conflicts, {summary['store_wavefronts']} wavefronts "
+        f"  store: {summary['store_vector_bits']}-bit vectors, "
+        f"{counted(summary['store_conflicts'], 'conflict')}, "
+        f"{counted(summary['store_wavefronts'], 'wavefront')} "
         f"({summary['store_wavefronts_per_instruction']} per instruction)"
     )
     print(
-        f"  load:  {summary['load_vector_bits']}-bit vectors, {summary['load_conflicts']} "
-        f"conflicts, {summary['load_wavefronts']} wavefronts "
+        f"  load:  {summary['load_vector_bits']}-bit vectors, "
+        f"{counted(summary['load_conflicts'], 'conflict')}, "
+        f"{counted(summary['load_wavefronts'], 'wavefront')} "
         f"({summary['load_wavefronts_per_instruction']} per instruction)"
     )
     cert = summary["certificate"]
@@ -137,7 +140,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if "swizzle" in report and report["swizzle"]["certificate"]["status"] == Status.UNKNOWN:
         statuses.append(Status.UNKNOWN)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(to_json(report))
         return exit_code(statuses)
     print(f"kind: {report['kind']}")
     print(f"dst(cvt(x)) == src(x): {report['verify']['text']}")
@@ -145,7 +148,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if "shuffle_plan" in report:
         plan = report["shuffle_plan"]
         print(
-            f"warp shuffles: {plan['vector_elements']}-element vectors, {plan['rounds']} rounds "
+            f"warp shuffles: {plan['vector_elements']}-element vectors, "
+            f"{counted(plan['rounds'], 'round')} "
             f"(2^|R| = {plan['ideal_rounds']}, lower bound {plan['min_rounds']})"
             + (f", warp bits {plan['warp_bits']} folded into lanes" if plan["warp_bits"] else "")
         )

@@ -5,7 +5,6 @@ map, optionally with a register layout's first wavefront and its conflicts) or a
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.arguments import is_encoding_text
@@ -22,6 +21,7 @@ from llverify.cli.args import (
     parse_timeout,
     shared_argument,
 )
+from llverify.cli.output import to_json
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 
@@ -91,7 +91,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
                 options["leading"] = _slice(args.slice)
     info = draw(value, shape, args.output, **options)
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(to_json(info))
         return EXIT_OK
     line = f"wrote {info['file']}: {info['kind']}, {info['cells']} cells"
     print(line)

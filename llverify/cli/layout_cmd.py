@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.cli.args import (
@@ -15,13 +14,15 @@ from llverify.cli.args import (
     non_empty,
     parse_shape,
 )
-from llverify.errors import DimensionError
+from llverify.cli.output import to_json
+from llverify.errors import DimensionError, LLVerifyError
 from llverify.explain import explain
 from llverify.layout import LinearLayout
 from llverify.text import layout_to_dict
 from llverify.views import layout_view
 
-_LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
+#: Views print at most this many cells by default (a 128x128 tile prints whole).
+DEFAULT_MAX_CELLS = 16384
 
 
 def vector_width(layout: LinearLayout) -> dict[str, int] | None:
@@ -75,6 +76,8 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 
 
 def _cmd_layout(args: argparse.Namespace) -> int:
+    if args.max_cells < 0:
+        raise LLVerifyError(f"--max-cells must be >= 0 (0: every cell), not {args.max_cells}.")
     layouts = load_layouts(args.layout, parse_shape(args.shape))
     reports = [{"source": label, **describe_layout(ll)} for label, ll in layouts]
     for report, (_, ll) in zip(reports, layouts):
@@ -82,11 +85,11 @@ def _cmd_layout(args: argparse.Namespace) -> int:
         for name, hardware in views.items():
             if args.view in (name, "both"):
                 try:
-                    report[f"{name}_view"] = layout_view(ll, hardware)
+                    report[f"{name}_view"] = layout_view(ll, hardware, args.max_cells or None)
                 except DimensionError as error:
                     report[f"{name}_view"] = f"(no view: {error})"
     if args.json:
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
+        print(to_json(reports if len(reports) > 1 else reports[0]))
         return EXIT_OK
     for report in reports:
         print(f"== {report['source']}")
@@ -115,7 +118,10 @@ def _cmd_layout(args: argparse.Namespace) -> int:
                     f"{name} view (Triton's {'hardware' if name == 'hardware' else 'tensor'} "
                     "point of view):"
                 )
-                print(report[f"{name}_view"], end="")
+                view = report[f"{name}_view"]
+                print(view, end="")
+                if view.startswith("... ") or "\n... " in view:
+                    print(f"(--max-cells {args.max_cells}: pass --max-cells 0 to print every cell)")
         print()
     return EXIT_OK
 
@@ -153,5 +159,13 @@ def register(commands: Any) -> None:
         default="both",
         help="Triton's layout views to print: the tensor (who holds each element) and the "
         "hardware (what each register/lane/offset holds) point of view (default %(default)s)",
+    )
+    layout.add_argument(
+        "--max-cells",
+        type=int,
+        default=DEFAULT_MAX_CELLS,
+        metavar="N",
+        help="views of more than N cells print the whole lines holding the first N cells and "
+        "say how many were left out; 0 prints every cell (default %(default)s)",
     )
     layout.set_defaults(handler=_cmd_layout)

@@ -29,6 +29,7 @@ from llverify.cli.args import (
     parse_timeout,
     read_text_file,
 )
+from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -224,7 +225,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
             "record_regressions": regressions,
             "exit_code": code,
         }
-        print(json.dumps(report, indent=2, default=str))
+        print(to_json(report, default=str))
         return code
     for spec_error in spec_errors:
         print(f"{spec_error}", file=sys.stderr)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.cli.args import (
@@ -19,6 +18,7 @@ from llverify.cli.args import (
     parse_shape,
 )
 from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
+from llverify.cli.output import to_json
 from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
 
@@ -42,7 +42,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     summary = swizzle_summary(result)
     code = EXIT_UNKNOWN if result.certificate.status == Status.UNKNOWN else EXIT_OK
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(to_json(summary))
         return code
     print("synthesized shared layout:")
     print_swizzle(summary)

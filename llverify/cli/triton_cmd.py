@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from llverify.cli.args import EXIT_FAILED, EXIT_OK, HelpFormatter, examples, parse_timeout
+from llverify.cli.output import to_json
 
 
 def _cmd_triton_check(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def _cmd_triton_check(args: argparse.Namespace) -> int:
     bad = [r for r in results if r.status in ("mismatch", "error")]
     if args.json:
         print(
-            json.dumps(
+            to_json(
                 {
                     "counts": counts,
                     "results": [
@@ -36,8 +36,7 @@ def _cmd_triton_check(args: argparse.Namespace) -> int:
                         }
                         for r in results
                     ],
-                },
-                indent=2,
+                }
             )
         )
     else:
