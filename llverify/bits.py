@@ -1,7 +1,9 @@
-"""Integer bit helpers shared by the GF(2) algebra and the layout type."""
+"""Number helpers shared by the GF(2) algebra, the layout type, argument checks and messages:
+bits, ints, size caps, time budgets and counted nouns."""
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -11,6 +13,8 @@ from llverify.errors import LayoutError, LayoutTypeError
 MAX_DIM_LOG2 = 30
 #: Triton packs a layout's matrix rows/columns in uint64: at most 64 bits in and out.
 MAX_TOTAL_BITS = 64
+#: The longest solver budget accepted (a day): a larger one is a typo, not a budget.
+MAX_TIMEOUT_S = 86_400
 
 
 def is_power_of_2(value: int) -> bool:
@@ -79,3 +83,42 @@ def popcount(value: int) -> int:
         3
     """
     return bin(value).count("1")
+
+
+def check_timeout(value: Any, name: str, *, milliseconds: bool = False) -> float:
+    """Validate a time budget: a finite number > 0, at most :data:`MAX_TIMEOUT_S` seconds
+    (``value`` in milliseconds when ``milliseconds``); returns it as a float in its own unit.
+    bool, str and other non-numbers are a LayoutTypeError, NaN, infinities, 0, negative and
+    too large values a LayoutError, both naming the argument.
+
+    Examples:
+        >>> check_timeout(60, "timeout_s"), check_timeout(500, "timeout_ms", milliseconds=True)
+        (60.0, 500.0)
+        >>> check_timeout(float("nan"), "timeout_s")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'timeout_s' must be a finite number of seconds > 0 and <= 86400, not nan.
+    """  # noqa: E501
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a number, not {type(value).__name__} {value!r}."
+        )
+    unit, scale = ("milliseconds", 1000) if milliseconds else ("seconds", 1)
+    limit = MAX_TIMEOUT_S * scale
+    if not (math.isfinite(value) and 0 < value <= limit):
+        raise LayoutError(
+            f"Argument '{name}' must be a finite number of {unit} > 0 and <= {limit}, "
+            f"not {value!r}."
+        )
+    return float(value)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` in agreement: the plural (``noun + "s"`` unless given) for any
+    count but 1.
+
+    Examples:
+        >>> counted(1, "conflict"), counted(7, "conflict"), counted(1, "pass", "passes")
+        ('1 conflict', '7 conflicts', '1 pass')
+    """
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

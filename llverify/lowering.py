@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llverify.bits import check_timeout
 from llverify.errors import LayoutError
 from llverify.verdict import Status, Verdict
 
@@ -207,6 +208,7 @@ def prove_lowering(model: LoweringModel, timeout_ms: int = 10_000) -> Verdict:
     is outside the allocation."""
     from llverify.smt.lowering import decide_lowering
 
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     start = time.perf_counter()
     claim = f"the {model.strategy} ld/st lowering computes the layout's address"
     decision, point = decide_lowering(model, timeout_ms)
@@ -246,6 +248,7 @@ def prove_add_xor_lemma(width: int = 32, timeout_ms: int = 10_000) -> Verdict:
     """
     from llverify.smt.lowering import decide_add_xor
 
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     start = time.perf_counter()
     decision = decide_add_xor(width, timeout_ms)
     status = Status.PROVED if decision.status is Status.PROVED else Status.UNKNOWN

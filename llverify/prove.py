@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from llverify.bits import check_timeout
 from llverify.errors import DimensionError, LayoutTypeError
 from llverify.evaluate import evaluate_all
 from llverify.family import LayoutFamily
@@ -393,8 +394,9 @@ def prove_equal(
     _require_layout(layout, "layout")
     if method not in METHODS:
         raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
-    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     start = time.perf_counter()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()
@@ -459,6 +461,7 @@ def prove_family_equal(
     """
     from llverify.smt import parametric
 
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     if method not in FAMILY_METHODS:
         raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {method!r}.")
     if method != "enumerate":
@@ -519,4 +522,6 @@ def prove_family_property(family: LayoutFamily, prop: str, **options: Any) -> Ve
     :func:`llverify.smt.parametric.prove_family_property`)."""
     from llverify.smt.parametric import prove_family_property as prove
 
+    if "timeout_ms" in options:
+        check_timeout(options["timeout_ms"], "timeout_ms", milliseconds=True)
     return prove(family, prop, **options)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llverify.bits import check_timeout
 from llverify.errors import LLVerifyError
 
 __all__ = ["CheckCase", "CheckResult", "default_grid", "run_triton_check"]
@@ -215,6 +216,7 @@ def run_triton_check(
     timeout_s: float = 600.0,
 ) -> list[CheckResult]:
     """Compare Triton's converters with llverify's on ``cases`` (default: the grid)."""
+    check_timeout(timeout_s, "timeout_s")
     modules = _gluon_modules()
     todo = list(default_grid() if cases is None else cases)
     answers = _ask_triton(todo, timeout_s)

@@ -13,6 +13,10 @@ LinearLayout binding's ``get_distributed_view`` / ``get_shared_view``):
   line per register listing each lane's element ``(a,b)``; for shared layouts one line per
   offset, ``Offset: o -> (a,b)``.
 
+With ``max_cells``, a view larger than that is cut after the whole lines that hold at most
+``max_cells`` cells (at least one line); those lines are Triton's, character for character,
+and a last line says how many cells were left out.
+
 Examples:
     >>> from llverify import LinearLayout
     >>> ll = LinearLayout.from_bases([("register", [[0, 1]]), ("lane", [[0, 2], [1, 0]]),
@@ -59,6 +63,22 @@ def _outputs(layout: LinearLayout, order: Sequence[str]) -> np.ndarray:
     return np.stack([np.asarray(values[o], dtype=np.int64) for o in outs], axis=1)
 
 
+def _window(total: int, per_line: int, max_cells: int | None) -> int:
+    """How many cells a view shows: all, or the whole lines of ``per_line`` cells that hold
+    at most ``max_cells`` (at least one line)."""
+    if max_cells is None or total <= max_cells:
+        return total
+    if max_cells < 1:
+        raise ValueError(f"Argument 'max_cells' must be a positive int or None, not {max_cells}.")
+    return min(total, max(1, max_cells // per_line) * per_line)
+
+
+def _omitted(shown: int, total: int) -> str:
+    if shown == total:
+        return ""
+    return f"... {total - shown} more cells not shown ({shown} of {total})\n"
+
+
 def _check(layout: LinearLayout, expected: set[str]) -> None:
     extra = set(layout.get_in_dim_names()) - expected
     if extra:
@@ -74,7 +94,8 @@ def _check(layout: LinearLayout, expected: set[str]) -> None:
 
 
 def _tensor_grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> str:
-    """Nested brackets in row-major order (Triton's layout of the tensor view)."""
+    """Nested brackets in row-major order (Triton's layout of the tensor view); ``cells`` may
+    be the first whole lines only."""
     rank = len(shape)
     total = len(cells)
     parts: list[str] = []
@@ -112,8 +133,20 @@ def _tensor_grid(cells: Sequence[str], shape: Sequence[int], separator: str) -> 
     return "".join(parts)
 
 
-def distributed_view(layout: LinearLayout, hardware: bool = False) -> str:
-    """Triton's ``getDistributedLayoutStr`` (in dims register, lane, warp, block)."""
+def distributed_view(
+    layout: LinearLayout, hardware: bool = False, max_cells: int | None = None
+) -> str:
+    """Triton's ``getDistributedLayoutStr`` (in dims register, lane, warp, block); with
+    ``max_cells``, a window of whole lines (see the module's docstring).
+
+    Examples:
+        >>> ll = LinearLayout.identity_1d(4, "register", "dim0") * LinearLayout.identity_1d(
+        ...     4, "lane", "dim1")
+        >>> print(distributed_view(ll, max_cells=8), end="")
+        [[T0:0, T1:0, T2:0, T3:0]
+        [ T0:1, T1:1, T2:1, T3:1]
+        ... 8 more cells not shown (8 of 16)
+    """
     _check(layout, {"register", "lane", "warp", "block"})
     order = ["block", "warp", "lane", "register"]
     blocks, warps, lanes, regs = (_size(layout, d) for d in order)
@@ -123,46 +156,57 @@ def distributed_view(layout: LinearLayout, hardware: bool = False) -> str:
     linear = coords @ np.array(strides, dtype=np.int64)
     threads = warps * lanes
     if not hardware:
-        cells: list[str] = [""] * int(np.prod(shape, dtype=np.int64))
-        n = 0
-        for block in range(blocks):
-            for warp in range(warps):
-                for lane in range(lanes):
-                    thread = lane + warp * lanes
-                    for reg in range(regs):
-                        index = int(linear[n])
-                        n += 1
-                        text = "|" if cells[index] else ""
-                        pad = (
-                            len(str(blocks))
-                            - len(str(block))
-                            + len(str(threads))
-                            - len(str(thread))
-                            + len(str(regs))
-                            - len(str(reg))
-                        )
-                        text += " " * pad
-                        if blocks > 1:
-                            text += f"B{block}:"
-                        text += f"T{thread}:{reg}"
-                        cells[index] += text
-        return _tensor_grid(cells, shape, ", ")
-    mapped = ["(" + ",".join(_pad(int(v), s) for v, s in zip(row, shape)) + ")" for row in coords]
+        total = int(np.prod(shape, dtype=np.int64))
+        shown = _window(total, shape[-1] if shape else 1, max_cells)
+        cells: list[str] = [""] * shown
+        for n in np.flatnonzero(linear < shown).tolist():  # inputs in Triton's order
+            index = int(linear[n])
+            rest, reg = divmod(n, regs)
+            rest, lane = divmod(rest, lanes)
+            block, warp = divmod(rest, warps)
+            thread = lane + warp * lanes
+            text = "|" if cells[index] else ""
+            pad = (
+                len(str(blocks))
+                - len(str(block))
+                + len(str(threads))
+                - len(str(thread))
+                + len(str(regs))
+                - len(str(reg))
+            )
+            text += " " * pad
+            if blocks > 1:
+                text += f"B{block}:"
+            text += f"T{thread}:{reg}"
+            cells[index] += text
+        return _tensor_grid(cells, shape, ", ") + _omitted(shown, total)
+    total = len(coords)
+    shown = _window(total, lanes, max_cells)
     lines: list[str] = []
     for block in range(blocks):
         if blocks > 1:
             lines.append(f"Block{block}:\n")
         for warp in range(warps):
-            lines.append(f"Warp{warp}:\n")
             base = (block * warps + warp) * lanes * regs
+            if base >= shown:
+                break
+            lines.append(f"Warp{warp}:\n")
             for reg in range(regs):
-                row = [mapped[base + lane * regs + reg] for lane in range(lanes)]
+                if base + reg * lanes >= shown:
+                    break
+                row = [
+                    "(" + ",".join(_pad(int(v), s) for v, s in zip(coords[n], shape)) + ")"
+                    for n in range(base + reg, base + lanes * regs, regs)
+                ]
                 lines.append(", ".join(row) + "\n")
-    return "".join(lines)
+        if (block + 1) * warps * lanes * regs >= shown:
+            break
+    return "".join(lines) + _omitted(shown, total)
 
 
-def shared_view(layout: LinearLayout, hardware: bool = False) -> str:
-    """Triton's ``getSharedLayoutStr`` (in dims offset, block)."""
+def shared_view(layout: LinearLayout, hardware: bool = False, max_cells: int | None = None) -> str:
+    """Triton's ``getSharedLayoutStr`` (in dims offset, block); with ``max_cells``, a window
+    of whole lines (see the module's docstring)."""
     _check(layout, {"offset", "block"})
     order = ["block", "offset"]
     shape = layout.get_out_dim_sizes()
@@ -176,16 +220,22 @@ def shared_view(layout: LinearLayout, hardware: bool = False) -> str:
         )
     coords = _outputs(layout, order).reshape(blocks, offsets, len(shape))[:, :per_block]
     coords = coords.reshape(blocks * per_block, len(shape))
+    total = len(coords)
     if not hardware:
+        shown = _window(total, shape[-1] if shape else 1, max_cells)
         cells = [
-            "(" + ":".join(_pad(int(v), s) for v, s in zip(row, shape)) + ")" for row in coords
+            "(" + ":".join(_pad(int(v), s) for v, s in zip(row, shape)) + ")"
+            for row in coords[:shown]
         ]
-        return _tensor_grid(cells, shape, ",")
+        return _tensor_grid(cells, shape, ",") + _omitted(shown, total)
+    shown = _window(total, 1, max_cells)
     lines: list[str] = []
     n = 0
     for block in range(blocks):
+        if n >= shown:
+            break
         lines.append(f"Block: {block}:\n")
-        for offset in range(per_block):
+        for offset in range(min(per_block, shown - n)):
             row = coords[n]
             n += 1
             lines.append(
@@ -193,12 +243,12 @@ def shared_view(layout: LinearLayout, hardware: bool = False) -> str:
                 + ",".join(_pad(int(v), s) for v, s in zip(row, shape))
                 + ")\n"
             )
-    return "".join(lines)
+    return "".join(lines) + _omitted(shown, total)
 
 
-def layout_view(layout: LinearLayout, hardware: bool = False) -> str:
+def layout_view(layout: LinearLayout, hardware: bool = False, max_cells: int | None = None) -> str:
     """The view Triton prints for this layout: shared for an ``offset`` in dim, else
-    distributed."""
+    distributed; with ``max_cells``, a window of whole lines (see the module's docstring)."""
     if layout.has_in_dim("offset"):
-        return shared_view(layout, hardware)
-    return distributed_view(layout, hardware)
+        return shared_view(layout, hardware, max_cells)
+    return distributed_view(layout, hardware, max_cells)

@@ -718,8 +718,6 @@ def test_out_dim_mismatch_is_a_dimension_error():
         {"method": "smt"},
         {"method": "Z3"},
         {"method": None},
-        {"timeout_ms": 0},
-        {"timeout_ms": -5},
         {"timeout_ms": 2.5},
         {"timeout_ms": "100"},
     ],
@@ -728,6 +726,12 @@ def test_bad_method_or_timeout_is_a_type_error(kwargs):
     with pytest.raises(TypeError) as error:
         prove_equal(MMA, MMA_FORMULA, **kwargs)
     assert isinstance(error.value, LayoutTypeError)
+
+
+@pytest.mark.parametrize("timeout_ms", [0, -5, 10**12])
+def test_timeout_out_of_range_is_a_value_error(timeout_ms):
+    with pytest.raises(ValueError, match="Argument 'timeout_ms'"):
+        prove_equal(MMA, MMA_FORMULA, timeout_ms=timeout_ms)
 
 
 def test_bad_reference_or_layout_is_a_type_error():

@@ -103,3 +103,32 @@ def test_shared_view_example_and_dispatch() -> None:
     assert layout_view(ll, hardware=True).startswith("Block: 0:\nOffset: 0 -> (0,0)\n")
     with pytest.raises(DimensionError, match="in dims"):
         shared_view(LinearLayout.identity_1d(4, "lane", "dim0"))
+
+
+def test_windows_are_whole_lines_of_the_full_view() -> None:
+    """With ``max_cells``, a view is the full view's first lines (at most max_cells cells,
+    at least one line) and a line saying how many cells were left out."""
+    rng = random.Random(7)
+    checked = 0
+    for shared in [False, True] * 60:
+        ll = _random_layout(rng, shared)
+        view = shared_view if shared else distributed_view
+        for hardware in (False, True):
+            try:
+                full = view(ll, hardware)
+            except DimensionError:
+                continue
+            assert view(ll, hardware, max_cells=1 << 20) == full
+            for max_cells in (1, 3, 8):
+                window = view(ll, hardware, max_cells=max_cells)
+                if window == full:
+                    continue
+                *kept, last = window.splitlines(keepends=True)
+                assert full.startswith("".join(kept)) and kept
+                assert last.startswith("... ") and " more cells not shown (" in last
+                shown, total = map(int, last.rsplit("(", 1)[1].rstrip(")\n").split(" of "))
+                assert shown < total and (shown <= max_cells or len(kept) <= 3)
+                checked += 1
+    assert checked > 50
+    with pytest.raises(ValueError, match="max_cells"):
+        distributed_view(LinearLayout.identity_1d(4, "lane", "dim0"), max_cells=0)

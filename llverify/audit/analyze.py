@@ -33,6 +33,7 @@ from enum import Enum
 from typing import Any
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
+from llverify.bits import check_timeout, counted
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -286,7 +287,8 @@ class _Auditor:
             "ldmatrix_trans": a.ldmatrix_trans,
         }
         summary = (
-            f"{direction} {a.access_bits}-bit x {a.instructions}, {bank.conflicts} conflicts "
+            f"{direction} {a.access_bits}-bit x {a.instructions}, "
+            f"{counted(bank.conflicts, 'conflict')} "
             f"(Triton {bank.triton}), {wavefronts} wavefronts"
         )
         if bank.differs:
@@ -399,6 +401,7 @@ def audit(
 ) -> AuditReport:
     """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`)."""
     start = time.perf_counter()
+    check_timeout(timeout_s, "timeout_s")
     parsed = module if module is not None else parse_module(text)
     auditor = _Auditor(parsed, target_of(parsed, target), timeout_s)
     auditor.run()

@@ -4,19 +4,25 @@ shared layout: vector width, instructions, bank conflicts (hardware and Triton's
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.access import access_analysis
+from llverify.bits import counted
 from llverify.cli.args import (
+    COL,
     EXIT_FAILED,
     EXIT_OK,
+    SWIZZLED,
+    HelpFormatter,
+    examples,
     layout_argument,
+    non_empty,
     parse_dtype,
     parse_shape,
     shared_argument,
 )
 from llverify.cli.convert_cmd import add_common
+from llverify.cli.output import to_json
 from llverify.wavefronts import predict_wavefronts
 
 
@@ -66,11 +72,11 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     if args.max_conflicts is not None and bank.conflicts > args.max_conflicts:
         code = EXIT_FAILED
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(to_json(report))
         return code
     print(
-        f"{a.access_bits}-bit accesses ({a.elems_per_vec} elements), {a.instructions} "
-        f"instructions, {a.passes} pass(es) each"
+        f"{a.access_bits}-bit accesses ({counted(a.elems_per_vec, 'element')}), "
+        f"{counted(a.instructions, 'instruction')}, {counted(a.passes, 'pass', 'passes')} each"
     )
     triton = "n/a" if bank.triton is None else bank.triton
     print(f"bank conflicts per wavefront: {bank.conflicts} (Triton's count: {triton})")
@@ -88,7 +94,7 @@ def _cmd_bank(args: argparse.Namespace) -> int:
             )
     if code != EXIT_OK:
         print(
-            f"FAILED: {bank.conflicts} conflicts per wavefront > "
+            f"FAILED: {counted(bank.conflicts, 'conflict')} per wavefront > "
             f"--max-conflicts {args.max_conflicts}"
         )
     return code
@@ -106,9 +112,19 @@ def register(commands: Any) -> None:
             "executes for the store and the load (ldmatrix/stmatrix where Triton uses them; "
             "the model measured on an H100, docs/hardware.md)."
         ),
+        epilog=examples(
+            f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --dtype f16",
+            f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --max-conflicts 0"
+            "   # exit 1: 7 conflicts per wavefront",
+            f"llverify bank-conflicts {COL} '#ttg.padded_shared<[64:+8] {{order = [1, 0], "
+            "shape = [128, 64]}>' --shape 128x64 --json",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("reg", metavar="REG", help="register (distributed) layout")
-    parser.add_argument("shared", metavar="SHARED", help="shared layout (padded allowed)")
+    parser.add_argument("reg", metavar="REG", type=non_empty, help="register (distributed) layout")
+    parser.add_argument(
+        "shared", metavar="SHARED", type=non_empty, help="shared layout (padded allowed)"
+    )
     add_common(parser)
     parser.add_argument(
         "--max-conflicts",

@@ -1,14 +1,19 @@
-"""Command-line arguments shared by the subcommands: exit codes, shapes, element types and
-layout arguments (files, directories, Triton's text, JSON, TTGIR attribute text)."""
+"""Command-line arguments shared by the subcommands: exit codes, input files (bounded, UTF-8),
+time budgets, shapes, element types and layout arguments (files, directories, Triton's text,
+JSON, TTGIR attribute text)."""
 
 from __future__ import annotations
 
+import argparse
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from llverify import arguments
 from llverify.arguments import LayoutTextError, ShapeNeededError, is_encoding_text, layout_value
+from llverify.bits import MAX_TIMEOUT_S, check_timeout
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 from llverify.hardware import DTYPE_BITS, dtype_bits
@@ -19,7 +24,141 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNKNOWN = 3
 
+#: Layouts of the examples in the subcommands' help (tests run every example).
+ROW = (
+    "'#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+    "order = [1, 0]}>'"
+)
+COL = (
+    "'#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+    "order = [0, 1]}>'"
+)
+SWIZZLED = "'#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>'"
+KERNEL = "tests/data/ttgir/matmul_fp16_sm80.ttgir"
+
+#: The largest input file read (layouts, TTGIR modules, records): 16 MiB.
+MAX_INPUT_BYTES = 16 << 20
+
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, except that a paragraph of a description or epilog with lines
+    indented by two spaces (the examples) is printed as written; the others are wrapped."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.split("\n\n")
+        return "\n\n".join(
+            "\n".join(indent + line for line in paragraph.splitlines())
+            if "\n  " in paragraph
+            else super(HelpFormatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in paragraphs
+        )
+
+
+def examples(*commands: str) -> str:
+    """The ``Examples:`` epilog of a subcommand's help: one command a line (a trailing
+    ``# exit N`` comment says the exit code when it is not 0; tests run every one).
+
+    Examples:
+        >>> print(examples("llverify prove --quiet"))
+        Examples:
+          llverify prove --quiet
+    """
+    return "Examples:\n" + "\n".join(f"  {command}" for command in commands)
+
+
+def non_empty(text: str) -> str:
+    """argparse type of file and layout arguments: an empty or blank one is refused (it
+    would name the current directory).
+
+    Examples:
+        >>> non_empty("kernel.ttgir")
+        'kernel.ttgir'
+        >>> non_empty(" ")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must not be empty (give a file or a layout), not ' '
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"must not be empty (give a file or a layout), not {text!r}"
+        )
+    return text
+
+
+def parse_timeout(text: str) -> float:
+    """argparse type of every ``--timeout``: seconds, by :func:`llverify.bits.check_timeout`'s
+    rule (finite, > 0, at most a day).
+
+    Examples:
+        >>> parse_timeout("2.5")
+        2.5
+        >>> parse_timeout("nan")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be a finite number of seconds > 0 and <= 86400, not 'nan'
+    """
+    expected = f"must be a finite number of seconds > 0 and <= {MAX_TIMEOUT_S}, not {text!r}"
+    try:
+        return check_timeout(float(text), "--timeout")
+    except ValueError:  # not a number, or refused by check_timeout (a LayoutError)
+        raise argparse.ArgumentTypeError(expected) from None
+
+
+def read_text_file(path: str | Path) -> str:
+    """The text of the file ``path`` names: a regular file or a pipe of at most
+    :data:`MAX_INPUT_BYTES` bytes of UTF-8 text. A directory, a device (``/dev/zero`` is never
+    read), a larger file, a NUL byte or bytes that are not UTF-8 raise an LLVerifyError
+    naming the file (and the byte offset).
+
+    Examples:
+        >>> read_text_file("/dev/zero")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LLVerifyError: '/dev/zero' is a device or a socket, not a file.
+    """
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise LLVerifyError(f"cannot read '{path}': {reason}.") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise LLVerifyError(f"'{path}' is a directory, not a file.")
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        raise LLVerifyError(f"'{path}' is a device or a socket, not a file.")
+    too_large = f"'{path}' is larger than {MAX_INPUT_BYTES} bytes, the most llverify reads."
+    if info.st_size > MAX_INPUT_BYTES:
+        raise LLVerifyError(too_large)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_INPUT_BYTES + 1)
+    except OSError as error:
+        raise LLVerifyError(f"cannot read '{path}': {error.strerror or error}.") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise LLVerifyError(too_large)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise LLVerifyError(f"'{path}' is a binary file, not text: a NUL byte at offset {nul}.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise LLVerifyError(
+            f"'{path}' is not UTF-8 text: byte 0x{data[error.start]:02x} at offset {error.start}."
+        ) from None
+
+
+def _existing_path(source: str) -> Path | None:
+    """The path ``source`` names if it names something that exists; None when it names
+    nothing or cannot be a path (a newline or NUL in it, a name too long: any OSError)."""
+    if "\n" in source or "\0" in source:  # Triton's multi-line text is never stat'ed
+        return None
+    path = Path(source)
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return None
+    return path
 
 
 def parse_dtype(text: str) -> int:
@@ -61,31 +200,36 @@ def read_layouts(
 ) -> list[tuple[str, LinearLayout | PaddedLayout]]:
     """(label, value) for one command-line layout argument: TTGIR text (with ``shape`` unless
     it is a type), a file, a directory of files, or inline Triton text or JSON; the values are
-    :func:`llverify.arguments.layout_value`'s (a PaddedLayout for padded shared layouts)."""
+    :func:`llverify.arguments.layout_value`'s (a PaddedLayout for padded shared layouts).
+    Text that cannot be a path (multi-line, longer than a file name may be) is read as text."""
+    if not source.strip():
+        raise LLVerifyError(f"{name} must not be empty (give a file or a layout), not {source!r}.")
     stripped = source.lstrip()
-    path = Path(source)
     if is_encoding_text(stripped):
         if shape is None and stripped.startswith("#"):  # an attribute carries no shape
             raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
         return [(stripped, _read(stripped, source, shape, name))]
+    path = _existing_path(source)
+    if path is None:
+        try:
+            return [("<text>", _read(source, source, shape, name))]
+        except LayoutTextError:
+            shown = source if len(source) <= 60 else source[:57] + "..."
+            raise LLVerifyError(
+                f"{shown!r} is neither a file, a directory, nor layout text (Triton's "
+                f"'- register=1 -> (0, 1) ...' or JSON)."
+            ) from None
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix in _LAYOUT_SUFFIXES)
         if not files:
             raise LLVerifyError(f"directory '{source}' holds no {_LAYOUT_SUFFIXES} files.")
-    elif path.is_file():
-        files = [path]
     else:
-        try:
-            return [("<text>", _read(source, source, shape, name))]
-        except LayoutTextError:
-            raise LLVerifyError(
-                f"'{source}' is neither a file, a directory, nor layout text (Triton's "
-                f"'- register=1 -> (0, 1) ...' or JSON)."
-            ) from None
+        files = [path]
     loaded = []
     for file in files:
+        text = read_text_file(file)
         try:
-            loaded.append((str(file), _read(file.read_text(), source, shape, name)))
+            loaded.append((str(file), _read(text, source, shape, name)))
         except LLVerifyError as error:
             raise LLVerifyError(f"{file}: {error}") from None
     return loaded
@@ -115,7 +259,8 @@ def shared_argument(
 ) -> tuple[str, LinearLayout | PaddedLayout]:
     """(label, value) of one layout from a command-line argument (a file, inline text,
     TTGIR text): a LinearLayout, or a PaddedLayout for a padded shared layout."""
-    if Path(source).is_dir():
+    path = _existing_path(source)
+    if path is not None and path.is_dir():
         raise LLVerifyError(f"{name}: '{source}' is a directory; give one layout file.")
     try:
         return read_layouts(source, shape, name)[0]

@@ -4,11 +4,21 @@ costed, sorted by cost; rule options make it a CI gate."""
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
+from llverify.bits import counted
+from llverify.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    KERNEL,
+    HelpFormatter,
+    examples,
+    non_empty,
+    parse_timeout,
+    read_text_file,
+)
+from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -20,7 +30,8 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
         where = f"{f.location or 'line ' + str(f.line)} {f.op}"
         if max_conflicts is not None and f.conflicts > max_conflicts:
             found.append(
-                f"{where}: {f.conflicts} bank conflicts > --max-bank-conflicts {max_conflicts}"
+                f"{where}: {counted(f.conflicts, 'bank conflict')} > --max-bank-conflicts "
+                f"{max_conflicts}"
             )
         if require_proofs and f.op == "ttg.convert_layout" and f.status != Status.PROVED:
             found.append(f"{where}: conversion {f.status}")
@@ -32,11 +43,7 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from llverify.audit.analyze import audit
 
-    path = Path(args.kernel)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise LLVerifyError(f"cannot read {args.kernel}: {error.strerror}") from None
+    text = read_text_file(args.kernel)
     try:
         report = audit(text, args.target, timeout_s=args.timeout)
     except LLVerifyError as error:
@@ -45,7 +52,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     unknown = any(f.status == Status.UNKNOWN for f in report.findings)
     code = EXIT_FAILED if broken else EXIT_UNKNOWN if unknown and args.require_proofs else EXIT_OK
     if args.json:
-        print(json.dumps({**report.to_dict(), "violations": broken, "exit_code": code}, indent=2))
+        print(to_json({**report.to_dict(), "violations": broken, "exit_code": code}))
         return code
     print(f"{args.kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
     print(f"{'cost':>8}  {'status':8}  {'op':22}  {'location':28}  summary")
@@ -72,12 +79,18 @@ def register(commands: Any) -> None:
             "consistency, and reductions/stores over duplicated data, sorted by cost. Unknown "
             "ops are listed as skipped. Exit 1 when a rule option is violated."
         ),
+        epilog=examples(
+            f"llverify audit {KERNEL}",
+            f"llverify audit {KERNEL} --json --require-proofs",
+            f"llverify audit {KERNEL} --max-bank-conflicts 0   # exit 1: a load has 1 conflict",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("kernel", metavar="KERNEL.ttgir", help="the TTGIR module")
+    parser.add_argument("kernel", metavar="KERNEL.ttgir", type=non_empty, help="the TTGIR module")
     parser.add_argument(
         "--target",
         choices=["sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942", "gfx950"],
-        help="override the module's ttg.target",
+        help="override the module's ttg.target (default: the module's)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
@@ -92,6 +105,10 @@ def register(commands: Any) -> None:
         help="exit 1 when a convert_layout is not proved (3 when unknown)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=30.0, help="solver budget per synthesis, seconds"
+        "--timeout",
+        type=parse_timeout,
+        default=30.0,
+        metavar="SECONDS",
+        help="solver budget per synthesis (default %(default)s)",
     )
     parser.set_defaults(handler=_cmd_audit)

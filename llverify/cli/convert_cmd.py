@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from llverify.bits import counted
 from llverify.cli.args import (
+    COL,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNKNOWN,
+    ROW,
+    HelpFormatter,
+    examples,
     layout_argument,
+    non_empty,
     parse_dtype,
     parse_shape,
+    parse_timeout,
 )
+from llverify.cli.output import to_json
 from llverify.conversion import Conversion
 from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
@@ -86,13 +93,15 @@ def swizzle_summary(result: Any) -> dict[str, Any]:
 def print_swizzle(summary: dict[str, Any]) -> None:
     print(f"  offset bases: {summary['offset_bases']}")
     print(
-        f"  store: {summary['store_vector_bits']}-bit vectors, {summary['store_conflicts']} "
-        f"conflicts, {summary['store_wavefronts']} wavefronts "
+        f"  store: {summary['store_vector_bits']}-bit vectors, "
+        f"{counted(summary['store_conflicts'], 'conflict')}, "
+        f"{counted(summary['store_wavefronts'], 'wavefront')} "
         f"({summary['store_wavefronts_per_instruction']} per instruction)"
     )
     print(
-        f"  load:  {summary['load_vector_bits']}-bit vectors, {summary['load_conflicts']} "
-        f"conflicts, {summary['load_wavefronts']} wavefronts "
+        f"  load:  {summary['load_vector_bits']}-bit vectors, "
+        f"{counted(summary['load_conflicts'], 'conflict')}, "
+        f"{counted(summary['load_wavefronts'], 'wavefront')} "
         f"({summary['load_wavefronts_per_instruction']} per instruction)"
     )
     cert = summary["certificate"]
@@ -131,7 +140,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if "swizzle" in report and report["swizzle"]["certificate"]["status"] == Status.UNKNOWN:
         statuses.append(Status.UNKNOWN)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(to_json(report))
         return exit_code(statuses)
     print(f"kind: {report['kind']}")
     print(f"dst(cvt(x)) == src(x): {report['verify']['text']}")
@@ -139,7 +148,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if "shuffle_plan" in report:
         plan = report["shuffle_plan"]
         print(
-            f"warp shuffles: {plan['vector_elements']}-element vectors, {plan['rounds']} rounds "
+            f"warp shuffles: {plan['vector_elements']}-element vectors, "
+            f"{counted(plan['rounds'], 'round')} "
             f"(2^|R| = {plan['ideal_rounds']}, lower bound {plan['min_rounds']})"
             + (f", warp bits {plan['warp_bits']} folded into lanes" if plan["warp_bits"] else "")
         )
@@ -157,14 +167,30 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return exit_code(statuses)
 
 
+def add_timeout(parser: argparse.ArgumentParser, text: str, default: float = 60.0) -> None:
+    """The ``--timeout SECONDS`` option (:func:`~llverify.cli.args.parse_timeout`)."""
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=default,
+        metavar="SECONDS",
+        help=f"{text} (default %(default)s)",
+    )
+
+
 def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
-    parser.add_argument("--dtype", default="f16", help="element type, e.g. f16, bf16, f8, f32")
+    parser.add_argument(
+        "--dtype",
+        default="f16",
+        help="element type: f16, bf16, f8 (e4m3, e5m2), f32, f64, i8, ... or a bit count "
+        "(default %(default)s)",
+    )
     parser.add_argument(
         "--target",
         default="nvidia",
         choices=["nvidia", "gfx942", "gfx950"],
-        help="shared-memory target (default nvidia)",
+        help="shared-memory target (default %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -180,11 +206,17 @@ def register(commands: Any) -> None:
             "give the warp-shuffle plan or the certified optimal swizzle. Layouts: TTGIR "
             "attribute text (with --shape), Triton's LinearLayout text, or a JSON/bases file."
         ),
+        epilog=examples(
+            f"llverify convert {ROW} {COL} --shape 128x64 --dtype f16",
+            f"llverify convert {ROW} {COL} --shape 128x64 --json",
+            """llverify convert '{"bases": {"register": [[1], [2]]}, "out_dims": {"dim0": 4}}' """
+            """'{"bases": {"register": [[1], [0]]}, "out_dims": {"dim0": 4}}' --dtype f32"""
+            "   # exit 1: refuted, with a counterexample",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="source layout")
-    parser.add_argument("dst", metavar="DST", help="destination layout")
+    parser.add_argument("src", metavar="SRC", type=non_empty, help="source layout")
+    parser.add_argument("dst", metavar="DST", type=non_empty, help="destination layout")
     add_common(parser)
-    parser.add_argument(
-        "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"
-    )
+    add_timeout(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_convert)

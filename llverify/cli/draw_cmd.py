@@ -5,11 +5,23 @@ map, optionally with a register layout's first wavefront and its conflicts) or a
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from llverify.arguments import is_encoding_text
-from llverify.cli.args import EXIT_OK, parse_dtype, parse_shape, shared_argument
+from llverify.cli.args import (
+    COL,
+    EXIT_OK,
+    ROW,
+    SWIZZLED,
+    HelpFormatter,
+    examples,
+    non_empty,
+    parse_dtype,
+    parse_shape,
+    parse_timeout,
+    shared_argument,
+)
+from llverify.cli.output import to_json
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 
@@ -79,7 +91,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
                 options["leading"] = _slice(args.slice)
     info = draw(value, shape, args.output, **options)
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(to_json(info))
         return EXIT_OK
     line = f"wrote {info['file']}: {info['kind']}, {info['cells']} cells"
     print(line)
@@ -102,23 +114,50 @@ def register(commands: Any) -> None:
             "matplotlib: pip install 'llverify[draw]'). Large tensors are aggregated (each "
             "cell a block of elements) beyond --max-cells; the title says what is shown."
         ),
+        epilog=examples(
+            f"llverify draw {ROW} --shape 32x64 -o blocked.svg",
+            f"llverify draw {SWIZZLED} --shape 128x64 --register {COL} -o banks.html",
+            f"llverify draw {ROW} --to {COL} --shape 128x64 -o conversion.svg --json",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("layout", metavar="LAYOUT", help="the layout (or conversion source)")
-    parser.add_argument("-o", "--output", required=True, help="output file: .svg, .html or .png")
-    parser.add_argument("--to", metavar="DST", help="draw the conversion LAYOUT -> DST")
     parser.add_argument(
-        "--shared", metavar="SHARED", help="the conversion's shared layout (default synthesized)"
+        "layout", metavar="LAYOUT", type=non_empty, help="the layout (or conversion source)"
     )
     parser.add_argument(
-        "--register", metavar="REG", help="register layout accessing a shared LAYOUT"
+        "-o",
+        "--output",
+        required=True,
+        type=non_empty,
+        help="output file: .svg, .html or .png",
+    )
+    parser.add_argument(
+        "--to", metavar="DST", type=non_empty, help="draw the conversion LAYOUT -> DST"
+    )
+    parser.add_argument(
+        "--shared",
+        metavar="SHARED",
+        type=non_empty,
+        help="the conversion's shared layout (default synthesized)",
+    )
+    parser.add_argument(
+        "--register",
+        metavar="REG",
+        type=non_empty,
+        help="register layout accessing a shared LAYOUT",
     )
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
-    parser.add_argument("--dtype", default="f16", help="element type for bank maps (default f16)")
+    parser.add_argument(
+        "--dtype",
+        default="f16",
+        help="element type for bank maps: f16, bf16, f8, f32, ... or a bit count "
+        "(default %(default)s)",
+    )
     parser.add_argument(
         "--target",
         default="nvidia",
         choices=["nvidia", "gfx942", "gfx950"],
-        help="shared-memory target (default nvidia)",
+        help="shared-memory target (default %(default)s)",
     )
     parser.add_argument(
         "--window",
@@ -134,13 +173,17 @@ def register(commands: Any) -> None:
         type=int,
         default=1024,
         metavar="N",
-        help="at most N cells per panel; beyond, cells summarize blocks (default 1024)",
+        help="at most N cells per panel; beyond, cells summarize blocks (default %(default)s)",
     )
     parser.add_argument(
         "--slice", metavar="I[,J...]", help="rank 3+ tensors: the leading indices of one slice"
     )
     parser.add_argument(
-        "--timeout", type=float, default=60.0, help="swizzle synthesis budget in seconds"
+        "--timeout",
+        type=parse_timeout,
+        default=60.0,
+        metavar="SECONDS",
+        help="swizzle synthesis budget (default %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print what was drawn as JSON")
     parser.set_defaults(handler=_cmd_draw)

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from llverify.cli.args import EXIT_OK, load_layouts, parse_shape
-from llverify.errors import DimensionError
+from llverify.cli.args import (
+    EXIT_OK,
+    ROW,
+    HelpFormatter,
+    examples,
+    load_layouts,
+    non_empty,
+    parse_shape,
+)
+from llverify.cli.output import to_json
+from llverify.errors import DimensionError, LLVerifyError
 from llverify.explain import explain
 from llverify.layout import LinearLayout
 from llverify.text import layout_to_dict
 from llverify.views import layout_view
 
-_LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
+#: Views print at most this many cells by default (a 128x128 tile prints whole).
+DEFAULT_MAX_CELLS = 16384
 
 
 def vector_width(layout: LinearLayout) -> dict[str, int] | None:
@@ -67,6 +76,8 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 
 
 def _cmd_layout(args: argparse.Namespace) -> int:
+    if args.max_cells < 0:
+        raise LLVerifyError(f"--max-cells must be >= 0 (0: every cell), not {args.max_cells}.")
     layouts = load_layouts(args.layout, parse_shape(args.shape))
     reports = [{"source": label, **describe_layout(ll)} for label, ll in layouts]
     for report, (_, ll) in zip(reports, layouts):
@@ -74,11 +85,11 @@ def _cmd_layout(args: argparse.Namespace) -> int:
         for name, hardware in views.items():
             if args.view in (name, "both"):
                 try:
-                    report[f"{name}_view"] = layout_view(ll, hardware)
+                    report[f"{name}_view"] = layout_view(ll, hardware, args.max_cells or None)
                 except DimensionError as error:
                     report[f"{name}_view"] = f"(no view: {error})"
     if args.json:
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
+        print(to_json(reports if len(reports) > 1 else reports[0]))
         return EXIT_OK
     for report in reports:
         print(f"== {report['source']}")
@@ -107,7 +118,10 @@ def _cmd_layout(args: argparse.Namespace) -> int:
                     f"{name} view (Triton's {'hardware' if name == 'hardware' else 'tensor'} "
                     "point of view):"
                 )
-                print(report[f"{name}_view"], end="")
+                view = report[f"{name}_view"]
+                print(view, end="")
+                if view.startswith("... ") or "\n... " in view:
+                    print(f"(--max-cells {args.max_cells}: pass --max-cells 0 to print every cell)")
         print()
     return EXIT_OK
 
@@ -123,10 +137,17 @@ def register(commands: Any) -> None:
             "with --shape) from files, directories or inline text, and print them with "
             "their properties and closed form."
         ),
+        epilog=examples(
+            f"llverify layout {ROW} --shape 128x64 --view none",
+            f"llverify layout 'tensor<32x32xf16, {ROW[1:-1]}>' --view hardware",
+            "llverify layout specs/layouts --json --view none   # every file of a directory",
+        ),
+        formatter_class=HelpFormatter,
     )
     layout.add_argument(
         "layout",
         nargs="+",
+        type=non_empty,
         help="file, directory, inline layout text, or an encoding as TTGIR attribute text "
         "(e.g. '#ttg.blocked<{...}>') or a 'tensor<128x64xf16, #ttg...>' type",
     )
@@ -137,6 +158,14 @@ def register(commands: Any) -> None:
         choices=["none", "tensor", "hardware", "both"],
         default="both",
         help="Triton's layout views to print: the tensor (who holds each element) and the "
-        "hardware (what each register/lane/offset holds) point of view (default both)",
+        "hardware (what each register/lane/offset holds) point of view (default %(default)s)",
+    )
+    layout.add_argument(
+        "--max-cells",
+        type=int,
+        default=DEFAULT_MAX_CELLS,
+        metavar="N",
+        help="views of more than N cells print the whole lines holding the first N cells and "
+        "say how many were left out; 0 prints every cell (default %(default)s)",
     )
     layout.set_defaults(handler=_cmd_layout)

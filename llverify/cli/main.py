@@ -1,12 +1,14 @@
 """The ``llverify`` command: the parser and the dispatch to the subcommands.
 
 Exit codes: 0 all good, 1 a check refuted or failed, 2 bad usage or bad input,
-3 unknown/timeout.
+3 unknown/timeout, 141 the output's reader went away (``llverify ... | head``), as for a
+program that SIGPIPE ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,7 +23,7 @@ from llverify.cli import (
     swizzle_cmd,
     triton_cmd,
 )
-from llverify.cli.args import EXIT_USAGE
+from llverify.cli.args import EXIT_USAGE, HelpFormatter
 from llverify.errors import LLVerifyError
 
 
@@ -36,13 +38,19 @@ class _UsageError(Exception):
     pass
 
 
+#: The exit code when the reader of the output closed it early: 128 + SIGPIPE, what a shell
+#: reports for a program that the signal ends.
+EXIT_BROKEN_PIPE = 141
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and tests)."""
     parser = _Parser(
         prog="llverify",
         description="Verify and synthesize GPU tensor layouts (Triton linear layouts).",
         epilog="Exit codes: 0 all good, 1 a check refuted or failed, 2 bad usage or bad "
-        "input, 3 unknown (solver timeout).",
+        "input, 3 unknown (solver timeout). Each subcommand's --help shows examples.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"llverify {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -58,10 +66,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``llverify`` console script; returns the exit code."""
+    """Entry point of the ``llverify`` console script; returns the exit code. When the
+    output's reader goes away (``llverify ... | head``) it stops quietly with
+    :data:`EXIT_BROKEN_PIPE`, no traceback."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, while it can still be caught
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and report the same error: point stdout at
+        # the null device first (the pattern of the Python docs, 'Note on SIGPIPE').
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version: printed; main() flushes the output
+        return int(done.code or 0)
     except _UsageError as error:
         print(f"{error}\nRun 'llverify --help' for usage.", file=sys.stderr)
         return EXIT_USAGE

@@ -18,7 +18,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
+from llverify.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_USAGE,
+    HelpFormatter,
+    examples,
+    non_empty,
+    parse_timeout,
+    read_text_file,
+)
+from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -166,8 +177,6 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     )
     from llverify.specfile import SpecError, parse, spec_files
 
-    if not args.timeout > 0:
-        raise LLVerifyError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
     if args.jobs < 0:
         raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
     jobs = args.jobs or os.cpu_count() or 1
@@ -216,7 +225,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
             "record_regressions": regressions,
             "exit_code": code,
         }
-        print(json.dumps(report, indent=2, default=str))
+        print(to_json(report, default=str))
         return code
     for spec_error in spec_errors:
         print(f"{spec_error}", file=sys.stderr)
@@ -280,8 +289,8 @@ def check_records(path: str, outcomes: Sequence[Any]) -> list[str]:
     """Obligations recorded as passing (status == expected) that no longer pass, or that
     disappeared: each as one line of text."""
     try:
-        records = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as error:
+        records = json.loads(read_text_file(path))
+    except (LLVerifyError, ValueError) as error:
         raise LLVerifyError(f"--check-records: cannot read {path}: {error}") from None
     if not isinstance(records, dict):
         raise LLVerifyError(f"--check-records: {path} must hold a JSON object of records.")
@@ -312,8 +321,16 @@ def register(commands: Any) -> None:
             "verdict differs from its expectation, 2 malformed spec or bad usage, 3 some "
             "check unknown (solver timeout) and none failed."
         ),
+        epilog=examples(
+            "llverify prove --quiet --check-records proofs/records.json   # the built-in library",
+            "llverify prove llverify/specs/examples --junit llverify.xml --quiet",
+            "llverify prove llverify/specs/examples/tutorial.llverify.toml --json --quiet",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories")
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", type=non_empty, help="spec files or directories"
+    )
     parser.add_argument(
         "--jobs",
         "-j",
@@ -324,13 +341,15 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=parse_timeout,
         default=60.0,
         metavar="SECONDS",
-        help="solver budget (default 60): each Z3 query of an equivalence, a whole swizzle "
-        "synthesis; past it a check is unknown",
+        help="solver budget (default %(default)s): each Z3 query of an equivalence, a whole "
+        "swizzle synthesis; past it a check is unknown",
     )
-    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
+    parser.add_argument(
+        "--junit", metavar="FILE", type=non_empty, help="also write JUnit XML to FILE"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
         "--allow-code",
@@ -341,12 +360,14 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--record",
         metavar="FILE",
+        type=non_empty,
         help="write every verdict (and swizzle certificate) to FILE as JSON (e.g. "
         "proofs/records.json)",
     )
     parser.add_argument(
         "--check-records",
         metavar="FILE",
+        type=non_empty,
         help="exit 1 when an obligation recorded as passing in FILE no longer passes",
     )
     parser.set_defaults(handler=_cmd_prove)

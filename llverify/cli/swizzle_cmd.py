@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
-from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
+from llverify.cli.args import (
+    COL,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    ROW,
+    HelpFormatter,
+    examples,
+    layout_argument,
+    non_empty,
+    parse_dtype,
+    parse_shape,
+)
+from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
+from llverify.cli.output import to_json
 from llverify.swizzle import synthesize_swizzle
 from llverify.verdict import Status
 
@@ -31,7 +42,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     summary = swizzle_summary(result)
     code = EXIT_UNKNOWN if result.certificate.status == Status.UNKNOWN else EXIT_OK
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(to_json(summary))
         return code
     print("synthesized shared layout:")
     print_swizzle(summary)
@@ -49,22 +60,27 @@ def register(commands: Any) -> None:
             "at least the same widths is cheaper; prints the bases, costs, Gluon code and "
             "TTGIR text. Exit 3 when the solver ran out of time (certificate unknown)."
         ),
+        epilog=examples(
+            f"llverify swizzle {ROW} {COL} --shape 128x64 --dtype f16",
+            f"llverify swizzle {ROW} {COL} --shape 128x64 --dtype bf16 --json",
+            f"llverify swizzle {ROW} {COL} --shape 128x64 --vector asymmetric --padding",
+        ),
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="source (stored) layout")
-    parser.add_argument("dst", metavar="DST", help="destination (loaded) layout")
+    parser.add_argument("src", metavar="SRC", type=non_empty, help="source (stored) layout")
+    parser.add_argument("dst", metavar="DST", type=non_empty, help="destination (loaded) layout")
     add_common(parser)
     parser.add_argument(
         "--vector",
         default="symmetric",
         choices=["symmetric", "asymmetric"],
-        help="vector widths: the widest common width, or each side as wide as possible",
+        help="vector widths: the widest common width, or each side as wide as possible "
+        "(default %(default)s)",
     )
     parser.add_argument(
         "--padding",
         action="store_true",
         help="also search padded layouts (one interval/padding pair, every order)",
     )
-    parser.add_argument(
-        "--timeout", type=float, default=60.0, help="solver budget in seconds (default 60)"
-    )
+    add_timeout(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_swizzle)

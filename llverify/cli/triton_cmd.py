@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK
+from llverify.cli.args import EXIT_FAILED, EXIT_OK, HelpFormatter, examples, parse_timeout
+from llverify.cli.output import to_json
 
 
 def _cmd_triton_check(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def _cmd_triton_check(args: argparse.Namespace) -> int:
     bad = [r for r in results if r.status in ("mismatch", "error")]
     if args.json:
         print(
-            json.dumps(
+            to_json(
                 {
                     "counts": counts,
                     "results": [
@@ -36,8 +36,7 @@ def _cmd_triton_check(args: argparse.Namespace) -> int:
                         }
                         for r in results
                     ],
-                },
-                indent=2,
+                }
             )
         )
     else:
@@ -70,10 +69,16 @@ def register(commands: Any) -> None:
             "reported as rejected, not failures. Exit 1 on any disagreement: the CI check "
             "for Triton forks."
         ),
+        epilog=examples("llverify triton-check --quiet", "llverify triton-check --json --quiet"),
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
-        "--timeout", type=float, default=600.0, help="budget for Triton's worker, seconds"
+        "--timeout",
+        type=parse_timeout,
+        default=600.0,
+        metavar="SECONDS",
+        help="budget for Triton's worker (default %(default)s)",
     )
     parser.set_defaults(handler=_cmd_triton_check)

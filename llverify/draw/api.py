@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from llverify.arguments import layout_argument, layout_value
+from llverify.bits import check_timeout
 from llverify.draw import style
 from llverify.draw.banks import (
     BankModel,
@@ -410,6 +411,7 @@ def conversion_picture(
     """
     if element_bits is None:
         raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
+    check_timeout(timeout_s, "timeout_s")
     bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
     tgt = resolve_target(target, DrawError)
     src_ll = layout_argument(src, shape, "src")

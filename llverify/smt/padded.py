@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import z3
 
+from llverify.bits import check_timeout
 from llverify.encodings.padded import PaddedLayout, apply_padding, flat_offset
 from llverify.errors import LayoutTypeError
 from llverify.formula import Formula, FormulaError, Interval
@@ -360,8 +361,9 @@ def prove_padded_equal(
         raise LayoutTypeError(f"Argument 'padded' must be a PaddedLayout, not {padded!r}.")
     if method not in METHODS:
         raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     start = time.perf_counter()
     params = dict(params or {})
     ranges = _ranges(padded, params)
@@ -449,6 +451,7 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
         raise LayoutTypeError(f"Argument 'padded' must be a PaddedLayout, not {padded!r}.")
     if prop not in PROPERTIES:
         raise LayoutTypeError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
+    check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     start = time.perf_counter()
     first = encode_padded(padded, prefix="a!")
     second = encode_padded(padded, first.width, prefix="b!")

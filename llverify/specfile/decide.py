@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from llverify.bits import counted
 from llverify.errors import LLVerifyError
 from llverify.obligation import Finding
 from llverify.verdict import Status
@@ -183,14 +184,15 @@ def bank_conflicts(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: floa
     if conflicts <= claim.bound:
         return Finding(
             Status.PROVED,
-            f"{conflicts} bank conflicts per wavefront <= max {claim.bound} ({where})",
+            f"{counted(conflicts, 'bank conflict')} per wavefront <= max {claim.bound} ({where})",
             _access_details(a),
         )
     lanes = ", ".join(map(str, a.colliding_lanes)) or "?"
     triton = "" if a.triton_conflicts is None else f"; Triton counts {a.triton_conflicts}"
     return Finding(
         Status.REFUTED,
-        f"{conflicts} bank conflicts per wavefront > max {claim.bound}: lanes {lanes} access "
+        f"{counted(conflicts, 'bank conflict')} per wavefront > max {claim.bound}: lanes {lanes} "
+        "access "
         f"the same bank in one wavefront ({where}{triton})",
         _access_details(a),
     )

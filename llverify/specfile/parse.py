@@ -349,7 +349,7 @@ class _Parser:
         for key in table:
             if key not in allowed:
                 raise self.error(
-                    f"unknown key '{key}' in a {kind} check{_suggest(key, allowed)}; "
+                    f"unknown key '{key}' in a check of kind {kind}{_suggest(key, allowed)}; "
                     f"expected keys: {', '.join(allowed)}.",
                     key,
                 )
@@ -360,7 +360,7 @@ class _Parser:
             raise self.error(f"'name' must be a non-empty string, not {name!r}.", "name")
         for key in _REQUIRED[kind]:
             if key not in table:
-                raise self.error(f"a {kind} check needs '{key}' (see docs/specs.md).")
+                raise self.error(f"a check of kind {kind} needs '{key}' (see docs/specs.md).")
         if kind == "equivalence":
             given = [key for key in _REFERENCES if key in table]
             if len(given) != 1:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from llverify import gf2
 from llverify.access import analyse_access
 from llverify.arguments import layout_argument
+from llverify.bits import check_timeout
 from llverify.errors import LayoutError
 from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
@@ -164,6 +165,7 @@ class Certificate:
     def recheck(self, timeout_ms: int = 60_000) -> Status:
         """Re-solve the stored query from its text: PROVED confirms the certificate (BOUND
         needs no query), REFUTED contradicts it, UNKNOWN decides nothing."""
+        check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
         if self.status is Status.BOUND:
             return Status.PROVED
         from llverify.smt.solver import decide_smtlib
@@ -286,6 +288,7 @@ def synthesize_swizzle(
             required widths, which the certificate's claim then says).
     """
     started = time.perf_counter()
+    check_timeout(timeout_s, "timeout_s")
     bits = ANY_ELEMENT_BITS.check(element_bits)
     tgt = resolve_target(target)
     if vector not in ("symmetric", "asymmetric"):
