@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 
 #: Triton stores dimension sizes as int32: the largest size is 2**30.
 MAX_DIM_LOG2 = 30
@@ -41,12 +41,12 @@ def as_int(value: Any, name: str) -> int:
         3
     """
     if isinstance(value, bool):
-        raise LayoutTypeError(f"Argument '{name}' must be an int, not bool {value!r}.")
+        raise LayoutTypeError(f"Argument '{name}' must be an int, not bool {shown(value)}.")
     try:
         return operator.index(value)
     except TypeError:
         raise LayoutTypeError(
-            f"Argument '{name}' must be an int, not {type(value).__name__} {value!r}."
+            f"Argument '{name}' must be an int, not {type(value).__name__} {shown(value)}."
         ) from None
 
 

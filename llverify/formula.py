@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.errors import LLVerifyError
+from llverify.errors import LLVerifyError, shown
 from llverify.ops import IntOps, Ops
 
 #: Values beyond 2**MAX_BITS (in magnitude) are refused: a formula this large is a mistake.
@@ -204,7 +204,7 @@ class _Converter:
         column = self.char_column(getattr(node, "col_offset", 0)) or 0
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, int):
-                raise self.fail(f"only integer literals are allowed, not {node.value!r}", node)
+                raise self.fail(f"only integer literals are allowed, not {shown(node.value)}", node)
             if node.value >= 1 << MAX_LITERAL_BITS:
                 raise self.fail(f"literals must be below 2**{MAX_LITERAL_BITS}", node)
             return Const(column, node.value)

@@ -36,6 +36,7 @@ from llverify.errors import (
     LLVerifyError,
     NotInvertibleError,
     ParseError,
+    shown,
 )
 from llverify.text_format import (
     LayoutParts,
@@ -62,7 +63,7 @@ def _check_name(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise LayoutTypeError(
             f"Argument '{name}' must be a str (a dimension name), not "
-            f"{type(value).__name__} {value!r}."
+            f"{type(value).__name__} {shown(value)}."
         )
     return value
 
@@ -71,7 +72,7 @@ def _check_names(values: Any, name: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of dimension names, not "
-            f"{type(values).__name__} {values!r}."
+            f"{type(values).__name__} {shown(values)}."
         )
     names = tuple(_check_name(v, f"{name}[{i}]") for i, v in enumerate(values))
     if len(set(names)) != len(names):
@@ -439,7 +440,7 @@ class LinearLayout:
         if not isinstance(ins, Mapping):
             raise LayoutTypeError(
                 f"Argument 'ins' must be a mapping from in-dim name to int, not "
-                f"{type(ins).__name__} {ins!r}."
+                f"{type(ins).__name__} {shown(ins)}."
             )
         if set(ins) != set(self._ins) or len(ins) != len(self._ins):
             raise DimensionError(
@@ -1310,14 +1311,14 @@ class LinearLayout:
         else:
             raise LayoutTypeError(
                 f"Argument '{argument}' must be a list of (name, size) pairs, not "
-                f"{type(dims).__name__} {dims!r}."
+                f"{type(dims).__name__} {shown(dims)}."
             )
         names = []
         log2s = []
         for i, item in enumerate(items):
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise LayoutTypeError(
-                    f"Argument '{argument}[{i}]' must be a (name, size) pair, not {item!r}."
+                    f"Argument '{argument}[{i}]' must be a (name, size) pair, not {shown(item)}."
                 )
             names.append(_check_name(item[0], f"{argument}[{i}][0]"))
             log2s.append(log2_exact(check_size(item[1], f"{argument}[{i}][1]")))
@@ -1599,7 +1600,7 @@ def _validated_columns(
         if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(out_dim_sizes, Iterable):
             raise LayoutTypeError(
                 f"Argument 'out_dim_sizes' must be a sequence of ints, not "
-                f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
+                f"{type(out_dim_sizes).__name__} {shown(out_dim_sizes)}."
             )
         sizes = [check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)]
         if len(sizes) != num_outs:
@@ -1824,14 +1825,14 @@ def _normalize_bases(
     elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
         raise LayoutTypeError(
             f"Argument 'bases' must be a list of (in_dim, bases) pairs or a dict, not "
-            f"{type(bases).__name__} {bases!r}."
+            f"{type(bases).__name__} {shown(bases)}."
         )
     else:
         items = []
         for i, item in enumerate(bases):
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise LayoutTypeError(
-                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {item!r}."
+                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {shown(item)}."
                 )
             items.append((item[0], item[1]))
     names = []
@@ -1841,14 +1842,14 @@ def _normalize_bases(
         if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
             raise LayoutTypeError(
                 f"Argument 'bases' for in-dim '{name}' must be a list of bases, not "
-                f"{type(in_bases).__name__} {in_bases!r}."
+                f"{type(in_bases).__name__} {shown(in_bases)}."
             )
         converted = []
         for j, basis in enumerate(in_bases):
             if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
                 raise LayoutTypeError(
                     f"Argument 'bases': basis {j} of in-dim '{name}' must be a list of "
-                    f"ints, not {type(basis).__name__} {basis!r}."
+                    f"ints, not {type(basis).__name__} {shown(basis)}."
                 )
             converted.append(
                 tuple(

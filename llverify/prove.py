@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from llverify.errors import DimensionError, LayoutTypeError
+from llverify.errors import DimensionError, LayoutTypeError, shown
 from llverify.evaluate import evaluate_all
 from llverify.family import LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
@@ -69,7 +69,7 @@ class _Reference:
             except (TypeError, ValueError):
                 raise LayoutTypeError(
                     f"the reference callable must return a mapping out dim -> value or a "
-                    f"sequence of {len(self.out_dims)} values, not {result!r}."
+                    f"sequence of {len(self.out_dims)} values, not {shown(result)}."
                 ) from None
         if set(values) != set(self.out_dims):
             raise DimensionError(
@@ -88,7 +88,7 @@ def _normalize(
     for name, value in params.items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
             raise LayoutTypeError(
-                f"Argument 'params' must map names to ints, not {name!r}: {value!r}."
+                f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
             )
         if name in ins:
             raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
@@ -392,9 +392,11 @@ def prove_equal(
     """
     _require_layout(layout, "layout")
     if method not in METHODS:
-        raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
+        raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {shown(method)}.")
     if not isinstance(timeout_ms, int) or timeout_ms <= 0:
-        raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
+        raise LayoutTypeError(
+            f"Argument 'timeout_ms' must be a positive int, not {shown(timeout_ms)}."
+        )
     start = time.perf_counter()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()
@@ -460,7 +462,7 @@ def prove_family_equal(
     from llverify.smt import parametric
 
     if method not in FAMILY_METHODS:
-        raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {method!r}.")
+        raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {shown(method)}.")
     if method != "enumerate":
         return parametric.prove_family_equal(
             family, reference, method=method, timeout_ms=timeout_ms

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from llverify.errors import ParseError
+from llverify.errors import ParseError, shown
 
 
 class LayoutParts(NamedTuple):
@@ -38,7 +38,7 @@ def _parse_out_dims(text: str, line: int) -> tuple[list[str], list[int]]:
         match = _OUT_DIM.match(item.strip())
         if match is None:
             raise ParseError(
-                f"expected an out dim like 'dim0 (size 64)', not {item.strip()!r}.", line
+                f"expected an out dim like 'dim0 (size 64)', not {shown(item.strip())}.", line
             )
         names.append(match["name"])
         sizes.append(int(match["size"]))
@@ -86,7 +86,7 @@ def parse_layout_text(text: str) -> LayoutParts:
                 continue  # prose before the layout, e.g. a compiler error message
             raise ParseError(
                 f"expected 'NAME=2^i -> (c0, c1, ...)', 'NAME is a size 1 dimension' or "
-                f"'where out dims are: [...]', not {line!r}.",
+                f"'where out dims are: [...]', not {shown(line)}.",
                 number,
             )
         if not started and not line.startswith("- "):
@@ -169,7 +169,7 @@ def parse_layout_object(data: Any) -> LayoutParts:
     ):
         out_items = [tuple(p) for p in out_dims]
     else:
-        raise ParseError(f"'out_dims' must map out dim names to sizes, not {out_dims!r}.")
+        raise ParseError(f"'out_dims' must map out dim names to sizes, not {shown(out_dims)}.")
     return LayoutParts(
         data["bases"], [name for name, _ in out_items], [size for _, size in out_items], None
     )

@@ -41,7 +41,7 @@ from typing import Any
 
 from llverify.access import simulate_bank_conflicts
 from llverify.column_action import ColumnAction
-from llverify.errors import LayoutError
+from llverify.errors import LayoutError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_conversion import conversion_layout
@@ -151,10 +151,12 @@ def predict_wavefronts(
     :func:`llverify.swizzle.convert_layout_swizzle`, whose ``reps`` goes in ``reps``).
     """
     if direction not in DIRECTIONS:
-        raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
+        raise LayoutError(
+            f"Argument 'direction' must be 'load' or 'store', not {shown(direction)}."
+        )
     if instruction not in INSTRUCTIONS:
         raise LayoutError(
-            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {instruction!r}."
+            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
         )
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     for dim in ("lane", "warp"):
@@ -168,7 +170,7 @@ def predict_wavefronts(
         lowering = matrix_lowering(cvt, element_bits, transposed, reps)
         if lowering is None and instruction != "auto":
             raise LayoutError(
-                f"Argument 'instruction' is {instruction!r}, but Triton's ldmatrix/stmatrix "
+                f"Argument 'instruction' is {shown(instruction)}, but Triton's ldmatrix/stmatrix "
                 "tile does not divide this access."
             )
     if lowering is not None:

@@ -36,7 +36,7 @@ from llverify.encodings.base import (
 from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutTypeError
+from llverify.errors import LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, ensure_layout_not_larger_than
 
@@ -356,7 +356,7 @@ def message_tile(atom: str) -> LinearLayout:
             * LinearLayout.identity_1d(8, "lane", _ROW)
             * LinearLayout.identity_1d(2, "register", _ROW)
         )
-    raise EncodingError(f"unknown TMEM access atom {atom!r} (known: {', '.join(ATOMS)}).")
+    raise EncodingError(f"unknown TMEM access atom {shown(atom)} (known: {', '.join(ATOMS)}).")
 
 
 def _nested(layout: LinearLayout) -> dict[str, list[list[int]]]:
@@ -466,7 +466,7 @@ def _bitwidth(element: Any) -> int:
         return width
     raise LayoutTypeError(
         f"Argument 'element' must be a bit width, a dtype name ({', '.join(DTYPE_BITWIDTHS)}) "
-        f"or a Gluon dtype, not {element!r}."
+        f"or a Gluon dtype, not {shown(element)}."
     )
 
 
@@ -557,14 +557,16 @@ def tmem_register_layout(
     """
     encoding = _as_tmem_encoding(layout)
     if not isinstance(instr_variant, str) or instr_variant not in INSTR_VARIANTS:
-        raise EncodingError(f"unknown instr_variant: {instr_variant!r} (known: {INSTR_VARIANTS}).")
+        raise EncodingError(
+            f"unknown instr_variant: {shown(instr_variant)} (known: {INSTR_VARIANTS})."
+        )
     if (
         isinstance(num_warps, bool)
         or not isinstance(num_warps, int)
         or num_warps < 4
         or not is_power_of_2(num_warps)
     ):
-        raise EncodingError(f"num_warps must be a power of two and >= 4, not {num_warps!r}.")
+        raise EncodingError(f"num_warps must be a power of two and >= 4, not {shown(num_warps)}.")
     bitwidth = _bitwidth(element)
     dims = list(int_list(shape, "shape", "tmem_register_layout"))
     if len(dims) != 2:
