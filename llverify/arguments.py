@@ -26,6 +26,7 @@ from llverify.encodings import (
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, ParseError
 from llverify.layout import LinearLayout
 from llverify.text import layout_from_json, parse_layout
+from llverify.text_format import check_nesting
 
 __all__ = [
     "LAYOUT_FORMS",
@@ -67,10 +68,11 @@ def is_encoding_text(text: str) -> bool:
 def _parse_text(text: str, name: str) -> tuple[Any, list[int] | None]:
     """The object a layout text describes, and the shape it carries (if any)."""
     stripped = text.strip()
+    check_nesting(stripped, name)
     if stripped.startswith("!"):
-        return parse_padded_shared(stripped)
+        return parse_padded_shared(stripped, name)
     if is_encoding_text(stripped):
-        return parse_encoding(stripped)
+        return parse_encoding(stripped, name)
     if stripped.startswith("{"):
         return layout_from_json(stripped), None
     if "->" in stripped or "size 1 dimension" in stripped:

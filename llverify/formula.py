@@ -30,6 +30,7 @@ MAX_BITS = 256
 MAX_LITERAL_BITS = 64
 #: Deepest nesting of a formula (the checks and evaluators recurse over the tree).
 MAX_DEPTH = 200
+_TOO_DEEP = f"formula rejected: nested deeper than {MAX_DEPTH} levels"
 
 
 class FormulaError(LLVerifyError, ValueError):
@@ -329,20 +330,23 @@ class Formula:
             column = (error.offset - 1) if error.offset else None
             if column is not None:
                 column = min(column, len(stripped))
-            raise FormulaError(
-                f"formula rejected: syntax error: {error.msg}", stripped, column
-            ) from None
-        except RecursionError:
-            raise FormulaError("formula rejected: nested too deeply", stripped) from None
-        except (ValueError, MemoryError) as error:
+            reason = (
+                f"nested deeper than {MAX_DEPTH} levels"  # Python's limit is MAX_DEPTH too
+                if error.msg == "too many nested parentheses"
+                else f"syntax error: {error.msg}"
+            )
+            raise FormulaError(f"formula rejected: {reason}", stripped, column) from None
+        except (RecursionError, MemoryError):  # Python's parser stack overflowed
+            raise FormulaError(_TOO_DEEP, stripped) from None
+        except ValueError as error:
             raise FormulaError(f"formula rejected: {error}", stripped) from None
         if _depth(tree) > MAX_DEPTH:
-            raise FormulaError(f"formula rejected: nested deeper than {MAX_DEPTH} levels", stripped)
+            raise FormulaError(_TOO_DEEP, stripped)
         converter = _Converter(stripped)
         try:
             root = converter.condition(tree.body) if condition else converter.integer(tree.body)
         except RecursionError:
-            raise FormulaError("formula rejected: nested too deeply", stripped) from None
+            raise FormulaError(_TOO_DEEP, stripped) from None
         names: set[str] = set()
         _collect_names(root, names)
         object.__setattr__(self, "text", stripped)

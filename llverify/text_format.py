@@ -22,6 +22,42 @@ class LayoutParts(NamedTuple):
     line: int | None
 
 
+#: The deepest bracket nesting accepted in layout text (JSON, TTGIR); real layouts nest 4 deep.
+MAX_NESTING = 100
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"?|[(\[{<]|[)\]}>]')
+
+
+def check_nesting(text: str, name: str) -> None:
+    """Raise ParseError when brackets (``( [ { <``) in ``text`` nest deeper than
+    :data:`MAX_NESTING`, before a recursive parser (JSON, TTGIR) sees the text.
+
+    The scan does not recurse; brackets in double-quoted strings do not count, and a
+    closing bracket never takes the depth below 0 (``->`` in Triton's text).
+
+    Examples:
+        >>> check_nesting('{"bases": {"lane": [[1]]}}', "text")
+        >>> check_nesting("[" * 30000, "text")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.ParseError: Argument 'text' nests brackets deeper than 100 levels (at character 101); layout text nests a few levels.
+    """  # noqa: E501
+    if sum(map(text.count, "([{<")) <= MAX_NESTING:
+        return
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        char = match.group()
+        if char in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ParseError(
+                    f"Argument '{name}' nests brackets deeper than {MAX_NESTING} levels (at "
+                    f"character {match.start() + 1}); layout text nests a few levels."
+                )
+        elif char in ")]}>":
+            depth = max(depth - 1, 0)
+
+
 _BASIS = re.compile(r"^(?:-\s+)?(?P<name>\S.*?)=(?P<power>\d+)\s*->\s*\((?P<coords>[^()]*)\)$")
 _SIZE_ONE = re.compile(r"^(?:-\s+)?(?P<name>\S.*?) is a size 1 dimension$")
 _OUT_DIMS = re.compile(r"^where out dims are:\s*\[(?P<dims>.*)\]$")
@@ -175,15 +211,18 @@ def parse_layout_object(data: Any) -> LayoutParts:
     )
 
 
-def parse_layout_json(text: str) -> LayoutParts:
-    """The parts of a layout given as JSON text (see :func:`parse_layout_object`).
+def parse_layout_json(text: str, name: str = "text") -> LayoutParts:
+    """The parts of a layout given as JSON text (see :func:`parse_layout_object`); ``name``
+    is the argument's name for error messages.
 
     Examples:
         >>> parse_layout_json('{"bases": {"i": [[1]]}, "out_dims": {"o": 2}}').out_names
         ['o']
     """
+    if isinstance(text, str):
+        check_nesting(text, name)
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as error:
-        raise ParseError(f"invalid JSON: {error}") from None
+    except (ValueError, TypeError) as error:  # ValueError: also an int of > 4300 digits
+        raise ParseError(f"Argument '{name}' is invalid JSON: {error}") from None
     return parse_layout_object(data)

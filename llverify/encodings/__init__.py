@@ -74,7 +74,7 @@ def to_encoding(encoding: Any) -> tuple[Encoding, list[int] | None]:
     if isinstance(encoding, Encoding):
         return encoding, None
     if isinstance(encoding, str):
-        return parse_encoding(encoding)
+        return parse_encoding(encoding, "encoding")
     if type(encoding).__module__.startswith("triton"):
         return from_gluon(encoding), None
     raise LayoutTypeError(

@@ -904,12 +904,15 @@ def _attribute(parser: _Parser) -> PaddedSharedLayout:
     return result
 
 
-def parse_padded_shared(text: str) -> tuple[PaddedSharedLayout, list[int] | None]:
+def parse_padded_shared(
+    text: str, name: str = "text"
+) -> tuple[PaddedSharedLayout, list[int] | None]:
     """A PaddedSharedLayout (and the shape, for a memdesc type) from TTGIR text as Triton
     3.9 prints it: ``#ttg.padded_shared<[I:+P, ...] {order = [..], shape = [..]}>`` or
     ``{offset = [..], block = [..]}``, optionally as ``#alias = ...`` or inside
     ``!ttg.memdesc<AxBxf16, #ttg.padded_shared<...>, #ttg.shared_memory, mutable>`` (the
-    returned shape then is the memdesc's, a leading dim counting buffers).
+    returned shape then is the memdesc's, a leading dim counting buffers).  ``name`` is the
+    argument's name for error messages.
 
     Examples:
         >>> enc, shape = parse_padded_shared(
@@ -919,8 +922,10 @@ def parse_padded_shared(text: str) -> tuple[PaddedSharedLayout, list[int] | None
         (((32, 4),), [2, 16, 32], 1148)
     """
     if not isinstance(text, str):
-        raise LayoutTypeError(f"TTGIR text must be a str, not {type(text).__name__}.")
-    parser = _Parser(text)
+        raise LayoutTypeError(
+            f"Argument '{name}' must be TTGIR text (a str), not {type(text).__name__}."
+        )
+    parser = _Parser(text, name)
     parser.skip()
     alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
     if alias is not None:
