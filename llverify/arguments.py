@@ -18,6 +18,7 @@ from llverify.encodings import (
     Encoding,
     PaddedLayout,
     PaddedSharedLayout,
+    check_carried_shape,
     from_gluon,
     parse_encoding,
     parse_padded_shared,
@@ -111,8 +112,8 @@ def layout_value(
     layout object, or text: TTGIR attribute text, a ``tensor<...>`` type, a padded
     ``!ttg.memdesc<...>`` type, Triton's LinearLayout text or JSON (never a file name).
     ``shape`` is the tensor's (needed for encodings unless the form carries one: a
-    ``tensor<...>`` or memdesc type; a padded encoding defaults to its own shape).  ``name``
-    is the argument's name for error messages.
+    ``tensor<...>`` or memdesc type, which a given ``shape`` must then equal; a padded
+    encoding defaults to its own shape).  ``name`` is the argument's name for error messages.
 
     Examples:
         >>> layout_value("tensor<4x16xf16, #ttg.blocked<{sizePerThread = [1, 2], "
@@ -125,14 +126,14 @@ def layout_value(
         llverify.errors.LayoutTypeError: Argument 'src' must be a LinearLayout, an llverify encoding, a Gluon layout or layout text, not float.
     """  # noqa: E501
     obj, carried = _object(value, name)
-    dims = carried if shape is None else shape
+    dims = carried if shape is None else list(check_carried_shape(shape, carried, name))
     if isinstance(obj, PaddedSharedLayout):
         return obj.padded_layout(dims)
     if isinstance(obj, PaddedLayout):
-        if shape is not None and tuple(obj.shape) != tuple(shape):
+        if dims is not None and tuple(obj.shape) != tuple(dims):
             raise LayoutError(
                 f"Argument '{name}': the PaddedLayout has shape {list(obj.shape)}, not "
-                f"{list(shape)}."
+                f"{list(dims)}."
             )
         return obj
     if isinstance(obj, Encoding):

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from llverify.bits import as_bool
 from llverify.errors import LLVerifyError, shown
 from llverify.ops import IntOps, Ops
 
@@ -317,6 +318,7 @@ class Formula:
     def __init__(self, text: str, condition: bool = False) -> None:
         if not isinstance(text, str):
             raise FormulaError(f"a formula must be a str, not {type(text).__name__}.")
+        as_bool(condition, "condition")
         if len(text) > 10_000:
             raise FormulaError("formula rejected: longer than 10000 characters.")
         stripped = " ".join(text.split())  # one line, so error carets line up

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from functools import reduce
 from itertools import accumulate, chain
 from operator import or_
@@ -24,6 +25,7 @@ from llverify import gf2
 from llverify.bits import (
     MAX_DIM_LOG2,
     MAX_TOTAL_BITS,
+    as_bool,
     as_int,
     check_size,
     is_power_of_2,
@@ -56,6 +58,9 @@ _SEQUENCE_TYPES = {list, tuple}
 _BASES_CONTAINERS = (list, tuple, dict)
 _RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
 _STR_TYPE = {str}
+#: refused where a sequence is expected: strings and bytes are read per character, sets
+#: have no order
+_UNORDERED = (str, bytes, AbstractSet)
 _INT_TYPE = {int}
 
 
@@ -69,7 +74,7 @@ def _check_name(value: Any, name: str) -> str:
 
 
 def _check_names(values: Any, name: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
+    if isinstance(values, _UNORDERED) or not isinstance(values, Iterable):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of dimension names, not "
             f"{type(values).__name__} {shown(values)}."
@@ -175,6 +180,7 @@ class LinearLayout:
         out_dim_sizes: Sequence[int] | None = None,
         require_surjective: bool = True,
     ) -> None:
+        as_bool(require_surjective, "require_surjective")
         if bases.__class__ not in _BASES_CONTAINERS:
             # Read a one-shot iterable once, so the fast and the thorough path see it all.
             if isinstance(bases, Mapping):
@@ -206,7 +212,11 @@ class LinearLayout:
             >>> LinearLayout.from_bases({"offset": [[1], [4], [2]]}, ["dim0"]).out_dims
             [('dim0', 8)]
         """
-        if cls is LinearLayout and bases.__class__ in _BASES_CONTAINERS:
+        if (
+            cls is LinearLayout
+            and bases.__class__ in _BASES_CONTAINERS
+            and require_surjective.__class__ is bool
+        ):
             # The common case without the constructor's dispatch (same checks, same result).
             layout = _new_layout(cls)
             rank = _fast_init(layout, bases, out_dim_names, out_dim_sizes, require_surjective)
@@ -1306,7 +1316,7 @@ class LinearLayout:
     ) -> tuple[tuple[str, ...], tuple[int, ...]]:
         if isinstance(dims, Mapping):
             items = list(dims.items())
-        elif isinstance(dims, Iterable) and not isinstance(dims, (str, bytes)):
+        elif isinstance(dims, Iterable) and not isinstance(dims, _UNORDERED):
             items = list(dims)
         else:
             raise LayoutTypeError(
@@ -1680,9 +1690,9 @@ def _fast_dims(
     bases: Any, out_dim_names: Any
 ) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None:
     """In-dim names, their bases lists and out-dim names, when all are plain and distinct."""
+    if bases.__class__ not in _BASES_CONTAINERS or out_dim_names.__class__ not in _SEQUENCES:
+        return None  # e.g. None, whose falsiness must not read as "no in dims"
     items = bases.items() if bases.__class__ is dict else bases
-    if out_dim_names.__class__ not in _SEQUENCES:
-        return None
     outs = tuple(out_dim_names)
     names, groups = zip(*items) if items else ((), ())
     if (
@@ -1822,7 +1832,7 @@ def _normalize_bases(
     """Accept ``[(name, [[...], ...]), ...]`` or ``{name: [[...], ...]}``; return tuples."""
     if isinstance(bases, Mapping):
         items = list(bases.items())
-    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+    elif isinstance(bases, _UNORDERED) or not isinstance(bases, Iterable):
         raise LayoutTypeError(
             f"Argument 'bases' must be a list of (in_dim, bases) pairs or a dict, not "
             f"{type(bases).__name__} {shown(bases)}."
@@ -1839,14 +1849,20 @@ def _normalize_bases(
     nested = []
     for i, (name, in_bases) in enumerate(items):
         names.append(_check_name(name, f"bases[{i}][0]"))
-        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+        if isinstance(in_bases, _UNORDERED) or not isinstance(in_bases, Iterable):
             raise LayoutTypeError(
                 f"Argument 'bases' for in-dim '{name}' must be a list of bases, not "
                 f"{type(in_bases).__name__} {shown(in_bases)}."
             )
         converted = []
         for j, basis in enumerate(in_bases):
-            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+            if j == MAX_DIM_LOG2:  # checked here too: in_bases may be an endless iterator
+                raise LayoutError(
+                    f"Argument 'bases' has {j + 1} or more bases for in-dim '{name}'; "
+                    f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
+                    "Triton's int32 sizes)."
+                )
+            if isinstance(basis, _UNORDERED) or not isinstance(basis, Iterable):
                 raise LayoutTypeError(
                     f"Argument 'bases': basis {j} of in-dim '{name}' must be a list of "
                     f"ints, not {type(basis).__name__} {shown(basis)}."

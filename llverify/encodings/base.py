@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llverify.bits import as_int, is_power_of_2
+from llverify.bits import as_int, as_shape, is_power_of_2
 from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
@@ -81,7 +81,7 @@ def require_same_rank(encoding: str, **fields: Sequence[Any]) -> int:
 
 def check_shape(shape: Any, rank: int | None, encoding: str) -> tuple[int, ...]:
     """A tensor shape: positive powers of 2, of the encoding's rank."""
-    dims = int_list(shape, "shape", encoding)
+    dims = as_shape(shape)
     if rank is not None and len(dims) != rank:
         raise EncodingError(
             f"{encoding}: the shape {list(dims)} must have the encoding's rank {rank}."

@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from llverify.bits import is_power_of_2
+from llverify.bits import as_shape, is_power_of_2
 from llverify.encodings.base import (
     Encoding,
     EncodingError,
@@ -509,7 +509,7 @@ class PaddedSharedLayout(Encoding):
         sizes = tuple(self._linear.get_out_dim_sizes())
         if shape is None:
             shape = self.shape
-        dims = int_list(shape, "shape", ENCODING)
+        dims = as_shape(shape)
         if len(dims) != self.rank:
             raise EncodingError(
                 f"{ENCODING}: the shape {list(dims)} must have the encoding's rank {self.rank}."

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.bits import is_power_of_2
+from llverify.bits import as_shape, is_power_of_2
 from llverify.encodings.base import (
     Encoding,
     EncodingError,
@@ -87,7 +87,7 @@ def _shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
 
 
 def _check_shape_2d(shape: Any, encoding: str) -> list[int]:
-    dims = list(int_list(shape, "shape", encoding))
+    dims = list(as_shape(shape))
     if len(dims) != 2:
         raise EncodingError(f"{encoding}: the shape {dims} must be 2-D (TMEM is rows x columns).")
     for i, d in enumerate(dims):
@@ -124,8 +124,11 @@ class TensorMemoryLayout(Encoding):
         cga = bases_list(self.cga_layout, "cga_layout", name)
         if len(block) != 2:
             raise EncodingError(f"{name}: 'block' must be (blockM, blockN), not {list(block)}.")
-        if not isinstance(self.two_ctas, bool) or not isinstance(self.fp4_padded, bool):
-            raise LayoutTypeError(f"{name}: 'two_ctas' and 'fp4_padded' must be bools.")
+        for key in ("two_ctas", "fp4_padded"):
+            if not isinstance(getattr(self, key), bool):
+                raise LayoutTypeError(
+                    f"{name}: '{key}' must be a bool, not {shown(getattr(self, key))}."
+                )
         cga_linear_layout(cga, 2, name)  # rank 2, a permutation after broadcast removal
         block_m, block_n = block
         if self.two_ctas and (not cga or list(cga[0]) != [1, 0]):

@@ -30,7 +30,7 @@ from typing import Any
 
 from llverify import gf2
 from llverify.arguments import layout_argument
-from llverify.bits import as_int, is_power_of_2, log2_exact
+from llverify.bits import as_int, as_shape, is_power_of_2, log2_exact
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
@@ -161,14 +161,10 @@ def constructive_layout(
 
 
 def _shape(shape: Any) -> list[int]:
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise LayoutTypeError(
-            f"Argument 'shape' must be a sequence of ints, "
-            f"not {type(shape).__name__} {shown(shape)}."
-        )
-    if not shape:
+    dims = list(as_shape(shape))
+    if not dims:
         raise LayoutError("Argument 'shape' must have at least one dim, not [].")
-    return [as_int(s, "shape") for s in shape]
+    return dims
 
 
 def _distributed(layout: LinearLayout, shape: list[int], name: str, tgt: Target) -> LinearLayout:

@@ -74,7 +74,7 @@ from itertools import permutations
 from typing import Any
 
 from llverify.arguments import layout_argument
-from llverify.bits import as_int, is_power_of_2
+from llverify.bits import as_int, as_shape, is_power_of_2
 from llverify.encodings import (
     EncodingError,
     NVMMASharedLayout,
@@ -615,9 +615,7 @@ def _powers_of_2(limit: int) -> list[int]:
 
 
 def _shape_argument(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise LayoutTypeError(f"Argument 'shape' must be a list of ints, not {shown(shape)}.")
-    dims = tuple(as_int(d, f"shape[{i}]") for i, d in enumerate(shape))
+    dims = as_shape(shape)
     if not dims or not all(is_power_of_2(d) for d in dims):
         raise LayoutError(
             f"Argument 'shape' must be a non-empty list of positive powers of 2, not {list(dims)}."

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from llverify import gf2
 from llverify.access import analyse_access
 from llverify.arguments import layout_argument
+from llverify.bits import as_bool
 from llverify.errors import LayoutError, shown
 from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
@@ -293,6 +294,8 @@ def synthesize_swizzle(
             f"Argument 'vector' must be 'symmetric' or 'asymmetric', not {shown(vector)}."
         )
     _check_min_vector(min_vector)
+    as_bool(padding, "padding")
+    as_bool(triton_safe, "triton_safe")
     if padding and (src_tile is not None or dst_tile is not None):
         raise LayoutError(
             "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
