@@ -74,7 +74,7 @@ def _check_name(value: Any, name: str) -> str:
 
 
 def _check_names(values: Any, name: str) -> tuple[str, ...]:
-    if isinstance(values, _UNORDERED) or not isinstance(values, Iterable):
+    if isinstance(values, (*_UNORDERED, Mapping)) or not isinstance(values, Iterable):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of dimension names, not "
             f"{type(values).__name__} {shown(values)}."

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from llverify.bits import as_int
 from llverify.errors import DimensionError, LayoutTypeError, shown
 from llverify.evaluate import evaluate_all
 from llverify.family import LayoutFamily
@@ -82,6 +83,11 @@ class _Reference:
 def _normalize(
     layout: LinearLayout, reference: Any, params: Mapping[str, int] | None
 ) -> _Reference:
+    if params is not None and not isinstance(params, Mapping):
+        raise LayoutTypeError(
+            f"Argument 'params' must map parameter names to ints, not "
+            f"{type(params).__name__} {shown(params)}."
+        )
     params = dict(params or {})
     outs = tuple(layout.get_out_dim_names())
     ins = set(layout.get_in_dim_names())
@@ -393,10 +399,11 @@ def prove_equal(
     _require_layout(layout, "layout")
     if method not in METHODS:
         raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {shown(method)}.")
-    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
         raise LayoutTypeError(
             f"Argument 'timeout_ms' must be a positive int, not {shown(timeout_ms)}."
         )
+    max_exhaustive = as_int(max_exhaustive, "max_exhaustive")
     start = time.perf_counter()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.access import simulate_bank_conflicts
+from llverify.bits import as_int
 from llverify.column_action import ColumnAction
 from llverify.errors import LayoutError, shown
 from llverify.layout import LinearLayout
@@ -158,6 +159,9 @@ def predict_wavefronts(
         raise LayoutError(
             f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
         )
+    element_bits = as_int(element_bits, "element_bits")
+    if as_int(reps, "reps") < 1:
+        raise LayoutError(f"Argument 'reps' must be a positive int, not {reps}.")
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     for dim in ("lane", "warp"):
         if not cvt.has_in_dim(dim):
