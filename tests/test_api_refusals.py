@@ -303,6 +303,10 @@ _GARBAGE = st.one_of(
 _NOT_INT = _GARBAGE.filter(lambda v: not isinstance(v, int) or isinstance(v, bool))
 #: garbage for a layout or name argument: no str (a str may be a legal name or layout text)
 _NOT_STR = _GARBAGE.filter(lambda v: not isinstance(v, str) and v is not None)
+#: garbage for a list of names: never a list of strs
+_NOT_NAMES = _GARBAGE.filter(
+    lambda v: not (isinstance(v, list) and all(isinstance(x, str) for x in v))
+)
 #: garbage for a shape argument: never a list of ints
 _NOT_SHAPE = st.one_of(
     _GARBAGE_SCALAR.filter(lambda v: v is not None),
@@ -323,7 +327,7 @@ def _entry_points() -> dict[str, tuple[Callable[..., Any], dict[str, Any], dict[
         "from_bases": (
             LinearLayout.from_bases,
             {"bases": {"a": [[1]]}, "out_dim_names": ["d"]},
-            {"bases": _NOT_STR, "out_dim_names": _GARBAGE},
+            {"bases": _NOT_STR, "out_dim_names": _NOT_NAMES},
         ),
         "identity_1d": (
             LinearLayout.identity_1d,
