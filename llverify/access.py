@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from llverify.arguments import layout_argument, shared_layout_argument
+from llverify.bits import as_int
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LayoutError
 from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
@@ -315,6 +316,7 @@ def access_analysis(
         >>> a.elems_per_vec, a.access_bits, a.instructions, a.passes, a.hardware_conflicts
         (4, 64, 1, 2, 0)
     """
+    element_bits = as_int(element_bits, "element_bits")
     tgt = resolve_target(target)
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = shared_layout_argument(shared_layout, shape, "shared_layout")

@@ -18,6 +18,7 @@ from llverify.encodings import (
     Encoding,
     PaddedLayout,
     PaddedSharedLayout,
+    check_carried_shape,
     from_gluon,
     parse_encoding,
     parse_padded_shared,
@@ -26,6 +27,7 @@ from llverify.encodings import (
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, ParseError
 from llverify.layout import LinearLayout
 from llverify.text import layout_from_json, parse_layout
+from llverify.text_format import check_nesting
 
 __all__ = [
     "LAYOUT_FORMS",
@@ -67,10 +69,11 @@ def is_encoding_text(text: str) -> bool:
 def _parse_text(text: str, name: str) -> tuple[Any, list[int] | None]:
     """The object a layout text describes, and the shape it carries (if any)."""
     stripped = text.strip()
+    check_nesting(stripped, name)
     if stripped.startswith("!"):
-        return parse_padded_shared(stripped)
+        return parse_padded_shared(stripped, name)
     if is_encoding_text(stripped):
-        return parse_encoding(stripped)
+        return parse_encoding(stripped, name)
     if stripped.startswith("{"):
         return layout_from_json(stripped), None
     if "->" in stripped or "size 1 dimension" in stripped:
@@ -109,8 +112,8 @@ def layout_value(
     layout object, or text: TTGIR attribute text, a ``tensor<...>`` type, a padded
     ``!ttg.memdesc<...>`` type, Triton's LinearLayout text or JSON (never a file name).
     ``shape`` is the tensor's (needed for encodings unless the form carries one: a
-    ``tensor<...>`` or memdesc type; a padded encoding defaults to its own shape).  ``name``
-    is the argument's name for error messages.
+    ``tensor<...>`` or memdesc type, which a given ``shape`` must then equal; a padded
+    encoding defaults to its own shape).  ``name`` is the argument's name for error messages.
 
     Examples:
         >>> layout_value("tensor<4x16xf16, #ttg.blocked<{sizePerThread = [1, 2], "
@@ -123,14 +126,14 @@ def layout_value(
         llverify.errors.LayoutTypeError: Argument 'src' must be a LinearLayout, an llverify encoding, a Gluon layout or layout text, not float.
     """  # noqa: E501
     obj, carried = _object(value, name)
-    dims = carried if shape is None else shape
+    dims = carried if shape is None else list(check_carried_shape(shape, carried, name))
     if isinstance(obj, PaddedSharedLayout):
         return obj.padded_layout(dims)
     if isinstance(obj, PaddedLayout):
-        if shape is not None and tuple(obj.shape) != tuple(shape):
+        if dims is not None and tuple(obj.shape) != tuple(dims):
             raise LayoutError(
                 f"Argument '{name}': the PaddedLayout has shape {list(obj.shape)}, not "
-                f"{list(shape)}."
+                f"{list(dims)}."
             )
         return obj
     if isinstance(obj, Encoding):

@@ -1,13 +1,13 @@
-"""Number helpers shared by the GF(2) algebra, the layout type, argument checks and messages:
-bits, ints, size caps, time budgets and counted nouns."""
+"""Number and argument helpers: bits, ints, bools, shapes, size caps, time budgets, plurals."""
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 from typing import Any
 
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 
 #: Triton stores dimension sizes as int32: the largest size is 2**30.
 MAX_DIM_LOG2 = 30
@@ -45,13 +45,53 @@ def as_int(value: Any, name: str) -> int:
         3
     """
     if isinstance(value, bool):
-        raise LayoutTypeError(f"Argument '{name}' must be an int, not bool {value!r}.")
+        raise LayoutTypeError(f"Argument '{name}' must be an int, not bool {shown(value)}.")
     try:
         return operator.index(value)
     except TypeError:
         raise LayoutTypeError(
-            f"Argument '{name}' must be an int, not {type(value).__name__} {value!r}."
+            f"Argument '{name}' must be an int, not {type(value).__name__} {shown(value)}."
         ) from None
+
+
+def as_bool(value: Any, name: str) -> bool:
+    """``value`` when it is a bool; anything else (a truthy string, 1, None) LayoutTypeError.
+
+    Examples:
+        >>> as_bool(True, "padding")
+        True
+        >>> as_bool("no", "padding")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutTypeError: Argument 'padding' must be a bool (True or False), not str 'no'.
+    """  # noqa: E501
+    if value.__class__ is not bool:
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a bool (True or False), not "
+            f"{type(value).__name__} {shown(value)}."
+        )
+    return value
+
+
+def as_shape(value: Any, name: str = "shape") -> tuple[int, ...]:
+    """A tensor shape as a tuple of ints: a sequence of ints (never a str, which would be
+    read one character at a time), else LayoutTypeError.  The sizes are the caller's to
+    check (rank, powers of 2).
+
+    Examples:
+        >>> as_shape([128, 64])
+        (128, 64)
+        >>> as_shape("128x64")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutTypeError: Argument 'shape' must be a sequence of ints such as [128, 64], not str '128x64'.
+    """  # noqa: E501
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise LayoutTypeError(
+            f"Argument '{name}' must be a sequence of ints such as [128, 64], not "
+            f"{type(value).__name__} {shown(value)}."
+        )
+    return tuple(as_int(d, f"{name}[{i}]") for i, d in enumerate(value))
 
 
 def check_size(value: Any, name: str, *, allow_zero: bool = False) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import reprlib
+
 
 class LLVerifyError(Exception):
     """Base class of every error raised by llverify."""
@@ -41,3 +43,19 @@ class ParseError(LLVerifyError, ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         self.line = line
         super().__init__(message if line is None else f"line {line}: {message}")
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel = 3
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 60
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 8
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message: bounded in length and nesting, never raising.
+
+    Examples:
+        >>> print(shown([[[[[1]]]]]), shown(list(range(100))), len(shown("x" * 1000)))
+        [[[[...]]]] [0, 1, 2, 3, 4, 5, 6, 7, ...] 60
+    """
+    return _SHOWN.repr(value)

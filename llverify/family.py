@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.errors import DimensionError, LayoutError
+from llverify.errors import DimensionError, LayoutError, shown
 from llverify.formula import Formula, FormulaError, Interval
 from llverify.layout import LinearLayout
 from llverify.ops import IntOps
@@ -73,7 +73,7 @@ class LayoutFamily:
             if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
                 raise LayoutError(
                     f"family '{self.name}': parameter '{key}' needs an int range (low, high), "
-                    f"not {bounds!r}."
+                    f"not {shown(bounds)}."
                 )
             low, high = bounds
             if (
@@ -85,7 +85,7 @@ class LayoutFamily:
             ):
                 raise LayoutError(
                     f"family '{self.name}': parameter '{key}' needs an int range (low, high) "
-                    f"with low <= high, not {bounds!r}."
+                    f"with low <= high, not {shown(bounds)}."
                 )
             if key == BIT:
                 raise LayoutError(
@@ -201,7 +201,7 @@ class LayoutFamily:
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise LayoutError(
                     f"family '{self.name}': parameter '{key}' must be in [{low}, {high}], "
-                    f"not {value!r}."
+                    f"not {shown(value)}."
                 )
 
     # ------------------------------------------------------------------ instances

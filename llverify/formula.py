@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.errors import LLVerifyError
+from llverify.bits import as_bool
+from llverify.errors import LLVerifyError, shown
 from llverify.ops import IntOps, Ops
 
 #: Values beyond 2**MAX_BITS (in magnitude) are refused: a formula this large is a mistake.
@@ -30,6 +31,7 @@ MAX_BITS = 256
 MAX_LITERAL_BITS = 64
 #: Deepest nesting of a formula (the checks and evaluators recurse over the tree).
 MAX_DEPTH = 200
+_TOO_DEEP = f"formula rejected: nested deeper than {MAX_DEPTH} levels"
 
 
 class FormulaError(LLVerifyError, ValueError):
@@ -204,7 +206,7 @@ class _Converter:
         column = self.char_column(getattr(node, "col_offset", 0)) or 0
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, int):
-                raise self.fail(f"only integer literals are allowed, not {node.value!r}", node)
+                raise self.fail(f"only integer literals are allowed, not {shown(node.value)}", node)
             if node.value >= 1 << MAX_LITERAL_BITS:
                 raise self.fail(f"literals must be below 2**{MAX_LITERAL_BITS}", node)
             return Const(column, node.value)
@@ -316,6 +318,7 @@ class Formula:
     def __init__(self, text: str, condition: bool = False) -> None:
         if not isinstance(text, str):
             raise FormulaError(f"a formula must be a str, not {type(text).__name__}.")
+        as_bool(condition, "condition")
         if len(text) > 10_000:
             raise FormulaError("formula rejected: longer than 10000 characters.")
         stripped = " ".join(text.split())  # one line, so error carets line up
@@ -329,20 +332,23 @@ class Formula:
             column = (error.offset - 1) if error.offset else None
             if column is not None:
                 column = min(column, len(stripped))
-            raise FormulaError(
-                f"formula rejected: syntax error: {error.msg}", stripped, column
-            ) from None
-        except RecursionError:
-            raise FormulaError("formula rejected: nested too deeply", stripped) from None
-        except (ValueError, MemoryError) as error:
+            reason = (
+                f"nested deeper than {MAX_DEPTH} levels"  # Python's limit is MAX_DEPTH too
+                if error.msg == "too many nested parentheses"
+                else f"syntax error: {error.msg}"
+            )
+            raise FormulaError(f"formula rejected: {reason}", stripped, column) from None
+        except (RecursionError, MemoryError):  # Python's parser stack overflowed
+            raise FormulaError(_TOO_DEEP, stripped) from None
+        except ValueError as error:
             raise FormulaError(f"formula rejected: {error}", stripped) from None
         if _depth(tree) > MAX_DEPTH:
-            raise FormulaError(f"formula rejected: nested deeper than {MAX_DEPTH} levels", stripped)
+            raise FormulaError(_TOO_DEEP, stripped)
         converter = _Converter(stripped)
         try:
             root = converter.condition(tree.body) if condition else converter.integer(tree.body)
         except RecursionError:
-            raise FormulaError("formula rejected: nested too deeply", stripped) from None
+            raise FormulaError(_TOO_DEEP, stripped) from None
         names: set[str] = set()
         _collect_names(root, names)
         object.__setattr__(self, "text", stripped)

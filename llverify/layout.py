@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from functools import reduce
 from itertools import accumulate, chain
 from operator import or_
@@ -24,6 +25,7 @@ from llverify import gf2
 from llverify.bits import (
     MAX_DIM_LOG2,
     MAX_TOTAL_BITS,
+    as_bool,
     as_int,
     check_size,
     is_power_of_2,
@@ -36,6 +38,7 @@ from llverify.errors import (
     LLVerifyError,
     NotInvertibleError,
     ParseError,
+    shown,
 )
 from llverify.text_format import (
     LayoutParts,
@@ -55,6 +58,9 @@ _SEQUENCE_TYPES = {list, tuple}
 _BASES_CONTAINERS = (list, tuple, dict)
 _RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
 _STR_TYPE = {str}
+#: refused where a sequence is expected: strings and bytes are read per character, sets
+#: have no order
+_UNORDERED = (str, bytes, AbstractSet)
 _INT_TYPE = {int}
 
 
@@ -62,16 +68,16 @@ def _check_name(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise LayoutTypeError(
             f"Argument '{name}' must be a str (a dimension name), not "
-            f"{type(value).__name__} {value!r}."
+            f"{type(value).__name__} {shown(value)}."
         )
     return value
 
 
 def _check_names(values: Any, name: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
+    if isinstance(values, (*_UNORDERED, Mapping)) or not isinstance(values, Iterable):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of dimension names, not "
-            f"{type(values).__name__} {values!r}."
+            f"{type(values).__name__} {shown(values)}."
         )
     names = tuple(_check_name(v, f"{name}[{i}]") for i, v in enumerate(values))
     if len(set(names)) != len(names):
@@ -174,6 +180,7 @@ class LinearLayout:
         out_dim_sizes: Sequence[int] | None = None,
         require_surjective: bool = True,
     ) -> None:
+        as_bool(require_surjective, "require_surjective")
         if bases.__class__ not in _BASES_CONTAINERS:
             # Read a one-shot iterable once, so the fast and the thorough path see it all.
             if isinstance(bases, Mapping):
@@ -205,7 +212,11 @@ class LinearLayout:
             >>> LinearLayout.from_bases({"offset": [[1], [4], [2]]}, ["dim0"]).out_dims
             [('dim0', 8)]
         """
-        if cls is LinearLayout and bases.__class__ in _BASES_CONTAINERS:
+        if (
+            cls is LinearLayout
+            and bases.__class__ in _BASES_CONTAINERS
+            and require_surjective.__class__ is bool
+        ):
             # The common case without the constructor's dispatch (same checks, same result).
             layout = _new_layout(cls)
             rank = _fast_init(layout, bases, out_dim_names, out_dim_sizes, require_surjective)
@@ -439,7 +450,7 @@ class LinearLayout:
         if not isinstance(ins, Mapping):
             raise LayoutTypeError(
                 f"Argument 'ins' must be a mapping from in-dim name to int, not "
-                f"{type(ins).__name__} {ins!r}."
+                f"{type(ins).__name__} {shown(ins)}."
             )
         if set(ins) != set(self._ins) or len(ins) != len(self._ins):
             raise DimensionError(
@@ -1305,19 +1316,19 @@ class LinearLayout:
     ) -> tuple[tuple[str, ...], tuple[int, ...]]:
         if isinstance(dims, Mapping):
             items = list(dims.items())
-        elif isinstance(dims, Iterable) and not isinstance(dims, (str, bytes)):
+        elif isinstance(dims, Iterable) and not isinstance(dims, _UNORDERED):
             items = list(dims)
         else:
             raise LayoutTypeError(
                 f"Argument '{argument}' must be a list of (name, size) pairs, not "
-                f"{type(dims).__name__} {dims!r}."
+                f"{type(dims).__name__} {shown(dims)}."
             )
         names = []
         log2s = []
         for i, item in enumerate(items):
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise LayoutTypeError(
-                    f"Argument '{argument}[{i}]' must be a (name, size) pair, not {item!r}."
+                    f"Argument '{argument}[{i}]' must be a (name, size) pair, not {shown(item)}."
                 )
             names.append(_check_name(item[0], f"{argument}[{i}][0]"))
             log2s.append(log2_exact(check_size(item[1], f"{argument}[{i}][1]")))
@@ -1599,7 +1610,7 @@ def _validated_columns(
         if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(out_dim_sizes, Iterable):
             raise LayoutTypeError(
                 f"Argument 'out_dim_sizes' must be a sequence of ints, not "
-                f"{type(out_dim_sizes).__name__} {out_dim_sizes!r}."
+                f"{type(out_dim_sizes).__name__} {shown(out_dim_sizes)}."
             )
         sizes = [check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)]
         if len(sizes) != num_outs:
@@ -1679,9 +1690,9 @@ def _fast_dims(
     bases: Any, out_dim_names: Any
 ) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None:
     """In-dim names, their bases lists and out-dim names, when all are plain and distinct."""
+    if bases.__class__ not in _BASES_CONTAINERS or out_dim_names.__class__ not in _SEQUENCES:
+        return None  # e.g. None, whose falsiness must not read as "no in dims"
     items = bases.items() if bases.__class__ is dict else bases
-    if out_dim_names.__class__ not in _SEQUENCES:
-        return None
     outs = tuple(out_dim_names)
     names, groups = zip(*items) if items else ((), ())
     if (
@@ -1821,34 +1832,40 @@ def _normalize_bases(
     """Accept ``[(name, [[...], ...]), ...]`` or ``{name: [[...], ...]}``; return tuples."""
     if isinstance(bases, Mapping):
         items = list(bases.items())
-    elif isinstance(bases, (str, bytes)) or not isinstance(bases, Iterable):
+    elif isinstance(bases, _UNORDERED) or not isinstance(bases, Iterable):
         raise LayoutTypeError(
             f"Argument 'bases' must be a list of (in_dim, bases) pairs or a dict, not "
-            f"{type(bases).__name__} {bases!r}."
+            f"{type(bases).__name__} {shown(bases)}."
         )
     else:
         items = []
         for i, item in enumerate(bases):
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise LayoutTypeError(
-                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {item!r}."
+                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {shown(item)}."
                 )
             items.append((item[0], item[1]))
     names = []
     nested = []
     for i, (name, in_bases) in enumerate(items):
         names.append(_check_name(name, f"bases[{i}][0]"))
-        if isinstance(in_bases, (str, bytes)) or not isinstance(in_bases, Iterable):
+        if isinstance(in_bases, _UNORDERED) or not isinstance(in_bases, Iterable):
             raise LayoutTypeError(
                 f"Argument 'bases' for in-dim '{name}' must be a list of bases, not "
-                f"{type(in_bases).__name__} {in_bases!r}."
+                f"{type(in_bases).__name__} {shown(in_bases)}."
             )
         converted = []
         for j, basis in enumerate(in_bases):
-            if isinstance(basis, (str, bytes)) or not isinstance(basis, Iterable):
+            if j == MAX_DIM_LOG2:  # checked here too: in_bases may be an endless iterator
+                raise LayoutError(
+                    f"Argument 'bases' has {j + 1} or more bases for in-dim '{name}'; "
+                    f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
+                    "Triton's int32 sizes)."
+                )
+            if isinstance(basis, _UNORDERED) or not isinstance(basis, Iterable):
                 raise LayoutTypeError(
                     f"Argument 'bases': basis {j} of in-dim '{name}' must be a list of "
-                    f"ints, not {type(basis).__name__} {basis!r}."
+                    f"ints, not {type(basis).__name__} {shown(basis)}."
                 )
             converted.append(
                 tuple(

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from llverify import gf2
-from llverify.bits import as_int, check_size, is_power_of_2
+from llverify.bits import as_int, as_shape, check_size, is_power_of_2
 from llverify.column_action import ColumnAction
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout, _make, _remap, _require_layout
@@ -43,7 +43,7 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
         >>> identity_standard_nd("register", [2, 4], [1, 0]).get_out_dim_names()
         ['dim1', 'dim0']
     """
-    shape = [check_size(s, f"shape[{i}]") for i, s in enumerate(shape)]
+    shape = [check_size(s, f"shape[{i}]") for i, s in enumerate(as_shape(shape))]
     order = [as_int(o, f"order[{i}]") for i, o in enumerate(order)]
     if sorted(order) != list(range(len(shape))):
         raise LayoutError(
@@ -292,7 +292,7 @@ def reshape_layout(layout: LinearLayout, shape: Sequence[int]) -> LinearLayout:
         [('register', [[0, 1], [0, 2], [1, 0]])]
     """
     src = list(reversed(layout.get_out_dim_names()))
-    new = list(reversed(standard_out_dim_pairs([check_size(s, "shape") for s in shape])))
+    new = list(reversed(standard_out_dim_pairs([check_size(s, "shape") for s in as_shape(shape)])))
     return (
         layout.transpose_outs(src)
         .reshape_outs(new)

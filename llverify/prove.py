@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from llverify.bits import check_timeout
-from llverify.errors import DimensionError, LayoutTypeError
+from llverify.bits import as_int, check_timeout
+from llverify.errors import DimensionError, LayoutTypeError, shown
 from llverify.evaluate import evaluate_all
 from llverify.family import LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
@@ -70,7 +70,7 @@ class _Reference:
             except (TypeError, ValueError):
                 raise LayoutTypeError(
                     f"the reference callable must return a mapping out dim -> value or a "
-                    f"sequence of {len(self.out_dims)} values, not {result!r}."
+                    f"sequence of {len(self.out_dims)} values, not {shown(result)}."
                 ) from None
         if set(values) != set(self.out_dims):
             raise DimensionError(
@@ -83,13 +83,18 @@ class _Reference:
 def _normalize(
     layout: LinearLayout, reference: Any, params: Mapping[str, int] | None
 ) -> _Reference:
+    if params is not None and not isinstance(params, Mapping):
+        raise LayoutTypeError(
+            f"Argument 'params' must map parameter names to ints, not "
+            f"{type(params).__name__} {shown(params)}."
+        )
     params = dict(params or {})
     outs = tuple(layout.get_out_dim_names())
     ins = set(layout.get_in_dim_names())
     for name, value in params.items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
             raise LayoutTypeError(
-                f"Argument 'params' must map names to ints, not {name!r}: {value!r}."
+                f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
             )
         if name in ins:
             raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
@@ -393,10 +398,13 @@ def prove_equal(
     """
     _require_layout(layout, "layout")
     if method not in METHODS:
-        raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
+        raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {shown(method)}.")
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
-        raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
+        raise LayoutTypeError(
+            f"Argument 'timeout_ms' must be a positive int, not {shown(timeout_ms)}."
+        )
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
+    max_exhaustive = as_int(max_exhaustive, "max_exhaustive")
     start = time.perf_counter()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()
@@ -463,7 +471,7 @@ def prove_family_equal(
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     if method not in FAMILY_METHODS:
-        raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {method!r}.")
+        raise ValueError(f"Argument 'method' must be one of {FAMILY_METHODS}, not {shown(method)}.")
     if method != "enumerate":
         return parametric.prove_family_equal(
             family, reference, method=method, timeout_ms=timeout_ms

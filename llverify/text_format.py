@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from llverify.errors import ParseError
+from llverify.errors import ParseError, shown
 
 
 class LayoutParts(NamedTuple):
@@ -20,6 +20,42 @@ class LayoutParts(NamedTuple):
     out_names: list[str]
     out_sizes: list[int]
     line: int | None
+
+
+#: The deepest bracket nesting accepted in layout text (JSON, TTGIR); real layouts nest 4 deep.
+MAX_NESTING = 100
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"?|[(\[{<]|[)\]}>]')
+
+
+def check_nesting(text: str, name: str) -> None:
+    """Raise ParseError when brackets (``( [ { <``) in ``text`` nest deeper than
+    :data:`MAX_NESTING`, before a recursive parser (JSON, TTGIR) sees the text.
+
+    The scan does not recurse; brackets in double-quoted strings do not count, and a
+    closing bracket never takes the depth below 0 (``->`` in Triton's text).
+
+    Examples:
+        >>> check_nesting('{"bases": {"lane": [[1]]}}', "text")
+        >>> check_nesting("[" * 30000, "text")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.ParseError: Argument 'text' nests brackets deeper than 100 levels (at character 101); layout text nests a few levels.
+    """  # noqa: E501
+    if sum(map(text.count, "([{<")) <= MAX_NESTING:
+        return
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        char = match.group()
+        if char in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ParseError(
+                    f"Argument '{name}' nests brackets deeper than {MAX_NESTING} levels (at "
+                    f"character {match.start() + 1}); layout text nests a few levels."
+                )
+        elif char in ")]}>":
+            depth = max(depth - 1, 0)
 
 
 _BASIS = re.compile(r"^(?:-\s+)?(?P<name>\S.*?)=(?P<power>\d+)\s*->\s*\((?P<coords>[^()]*)\)$")
@@ -38,7 +74,7 @@ def _parse_out_dims(text: str, line: int) -> tuple[list[str], list[int]]:
         match = _OUT_DIM.match(item.strip())
         if match is None:
             raise ParseError(
-                f"expected an out dim like 'dim0 (size 64)', not {item.strip()!r}.", line
+                f"expected an out dim like 'dim0 (size 64)', not {shown(item.strip())}.", line
             )
         names.append(match["name"])
         sizes.append(int(match["size"]))
@@ -86,7 +122,7 @@ def parse_layout_text(text: str) -> LayoutParts:
                 continue  # prose before the layout, e.g. a compiler error message
             raise ParseError(
                 f"expected 'NAME=2^i -> (c0, c1, ...)', 'NAME is a size 1 dimension' or "
-                f"'where out dims are: [...]', not {line!r}.",
+                f"'where out dims are: [...]', not {shown(line)}.",
                 number,
             )
         if not started and not line.startswith("- "):
@@ -169,21 +205,24 @@ def parse_layout_object(data: Any) -> LayoutParts:
     ):
         out_items = [tuple(p) for p in out_dims]
     else:
-        raise ParseError(f"'out_dims' must map out dim names to sizes, not {out_dims!r}.")
+        raise ParseError(f"'out_dims' must map out dim names to sizes, not {shown(out_dims)}.")
     return LayoutParts(
         data["bases"], [name for name, _ in out_items], [size for _, size in out_items], None
     )
 
 
-def parse_layout_json(text: str) -> LayoutParts:
-    """The parts of a layout given as JSON text (see :func:`parse_layout_object`).
+def parse_layout_json(text: str, name: str = "text") -> LayoutParts:
+    """The parts of a layout given as JSON text (see :func:`parse_layout_object`); ``name``
+    is the argument's name for error messages.
 
     Examples:
         >>> parse_layout_json('{"bases": {"i": [[1]]}, "out_dims": {"o": 2}}').out_names
         ['o']
     """
+    if isinstance(text, str):
+        check_nesting(text, name)
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as error:
-        raise ParseError(f"invalid JSON: {error}") from None
+    except (ValueError, TypeError) as error:  # ValueError: also an int of > 4300 digits
+        raise ParseError(f"Argument '{name}' is invalid JSON: {error}") from None
     return parse_layout_object(data)

@@ -40,8 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.access import simulate_bank_conflicts
+from llverify.bits import as_int
 from llverify.column_action import ColumnAction
-from llverify.errors import LayoutError
+from llverify.errors import LayoutError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_conversion import conversion_layout
@@ -151,11 +152,16 @@ def predict_wavefronts(
     :func:`llverify.swizzle.convert_layout_swizzle`, whose ``reps`` goes in ``reps``).
     """
     if direction not in DIRECTIONS:
-        raise LayoutError(f"Argument 'direction' must be 'load' or 'store', not {direction!r}.")
+        raise LayoutError(
+            f"Argument 'direction' must be 'load' or 'store', not {shown(direction)}."
+        )
     if instruction not in INSTRUCTIONS:
         raise LayoutError(
-            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {instruction!r}."
+            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
         )
+    element_bits = as_int(element_bits, "element_bits")
+    if as_int(reps, "reps") < 1:
+        raise LayoutError(f"Argument 'reps' must be a positive int, not {reps}.")
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
     for dim in ("lane", "warp"):
         if not cvt.has_in_dim(dim):
@@ -168,7 +174,7 @@ def predict_wavefronts(
         lowering = matrix_lowering(cvt, element_bits, transposed, reps)
         if lowering is None and instruction != "auto":
             raise LayoutError(
-                f"Argument 'instruction' is {instruction!r}, but Triton's ldmatrix/stmatrix "
+                f"Argument 'instruction' is {shown(instruction)}, but Triton's ldmatrix/stmatrix "
                 "tile does not divide this access."
             )
     if lowering is not None:

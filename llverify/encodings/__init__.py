@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from llverify.bits import as_shape
 from llverify.encodings.amd_mfma import AMDMFMALayout
 from llverify.encodings.amd_wmma import AMDWMMALayout
 from llverify.encodings.base import Encoding, EncodingError, cga_from_split_params
@@ -36,7 +37,7 @@ from llverify.encodings.tmem import (
     tmem_register_layout,
 )
 from llverify.encodings.ttgir import TTGIRError, parse_encoding
-from llverify.errors import LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError
 from llverify.layout import LinearLayout
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "TensorMemoryScalesLayout",
     "TTGIRError",
     "cga_from_split_params",
+    "check_carried_shape",
     "from_gluon",
     "parse_encoding",
     "parse_padded_shared",
@@ -74,7 +76,7 @@ def to_encoding(encoding: Any) -> tuple[Encoding, list[int] | None]:
     if isinstance(encoding, Encoding):
         return encoding, None
     if isinstance(encoding, str):
-        return parse_encoding(encoding)
+        return parse_encoding(encoding, "encoding")
     if type(encoding).__module__.startswith("triton"):
         return from_gluon(encoding), None
     raise LayoutTypeError(
@@ -86,7 +88,8 @@ def to_encoding(encoding: Any) -> tuple[Encoding, list[int] | None]:
 def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> LinearLayout:
     """The LinearLayout Triton 3.9 builds for ``encoding`` on a tensor of ``shape``.
 
-    ``shape`` may be left out when ``encoding`` is a ``tensor<...>`` type text.
+    ``shape`` may be left out when ``encoding`` is a ``tensor<...>`` type text; given with
+    one, it must be the type's shape.
 
     Examples:
         >>> ll = to_linear_layout("#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = "
@@ -100,13 +103,31 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
             raise LayoutTypeError(
                 "Argument 'shape' is needed unless the encoding is a tensor<...> type."
             )
-        shape = carried
-    try:
-        key = tuple(shape)
-        hash(key)
-    except TypeError:
-        return parsed.to_linear_layout(shape)  # let the converter word the error
-    return _cached(parsed, key)
+        return _cached(parsed, tuple(carried))
+    return _cached(parsed, check_carried_shape(shape, carried, "encoding"))
+
+
+def check_carried_shape(
+    shape: Sequence[int], carried: Sequence[int] | None, name: str
+) -> tuple[int, ...]:
+    """``shape`` (see :func:`llverify.bits.as_shape`), which must equal ``carried``, the
+    shape that argument ``name`` carries (a ``tensor<...>`` or memdesc type), if any.
+
+    Examples:
+        >>> check_carried_shape([128, 64], [128, 64], "src")
+        (128, 64)
+        >>> check_carried_shape([64, 64], [128, 64], "src")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'shape' is [64, 64], but the type in argument 'src' has shape [128, 64]: leave 'shape' out, or give the same.
+    """  # noqa: E501
+    dims = as_shape(shape)
+    if carried is not None and list(dims) != list(carried):
+        raise LayoutError(
+            f"Argument 'shape' is {list(dims)}, but the type in argument '{name}' has shape "
+            f"{list(carried)}: leave 'shape' out, or give the same."
+        )
+    return dims
 
 
 @lru_cache(maxsize=4096)

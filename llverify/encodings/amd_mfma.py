@@ -32,7 +32,7 @@ from llverify.encodings.base import (
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutTypeError
+from llverify.errors import LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import identity_standard_nd, standard_out_dim_names
 
@@ -107,7 +107,9 @@ class AMDMFMALayout(Encoding):
         if instr[2] < 0:
             raise EncodingError(f"{_NAME}: instr_shape K must be non-negative, not {instr[2]}.")
         if not isinstance(self.transposed, bool):
-            raise LayoutTypeError(f"{_NAME}: 'transposed' must be a bool, not {self.transposed!r}.")
+            raise LayoutTypeError(
+                f"{_NAME}: 'transposed' must be a bool, not {shown(self.transposed)}."
+            )
         warps = int_list(self.warps_per_cta, "warps_per_cta", _NAME)
         if len(warps) not in (2, 3):
             raise EncodingError(
@@ -223,7 +225,9 @@ class AMDMFMALayout(Encoding):
         """Triton's ``DotOperandEncodingAttr::verify`` for an MFMA parent: kWidth is
         mandatory; the converter also needs it to be a power of 2."""
         if isinstance(k_width, bool) or not isinstance(k_width, int):
-            raise LayoutTypeError(f"DotOperandLayout: 'k_width' must be an int, not {k_width!r}.")
+            raise LayoutTypeError(
+                f"DotOperandLayout: 'k_width' must be an int, not {shown(k_width)}."
+            )
         if k_width == 0:
             raise EncodingError(
                 "DotOperandLayout: kWidth parameter is mandatory for MFMA parent (must be a "

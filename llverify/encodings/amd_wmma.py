@@ -41,7 +41,7 @@ from llverify.encodings.base import (
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs, standard_out_dim_names
 
@@ -188,16 +188,18 @@ class AMDWMMALayout(Encoding):
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or not isinstance(self.version, int):
-            raise LayoutTypeError(f"{_NAME}: 'version' must be an int, not {self.version!r}.")
+            raise LayoutTypeError(f"{_NAME}: 'version' must be an int, not {shown(self.version)}.")
         if not 1 <= self.version <= 3:
             raise EncodingError(
                 f"{_NAME}: WMMA version must be in the [1, 3] range, not {self.version}."
             )
         if not isinstance(self.transposed, bool):
-            raise LayoutTypeError(f"{_NAME}: 'transposed' must be a bool, not {self.transposed!r}.")
+            raise LayoutTypeError(
+                f"{_NAME}: 'transposed' must be a bool, not {shown(self.transposed)}."
+            )
         rank = 2 if self.rank is None else self.rank
         if isinstance(rank, bool) or not isinstance(rank, int):
-            raise LayoutTypeError(f"{_NAME}: 'rank' must be an int, not {rank!r}.")
+            raise LayoutTypeError(f"{_NAME}: 'rank' must be an int, not {shown(rank)}.")
         if rank not in (2, 3):
             raise EncodingError(
                 f"{_NAME}: WMMA layouts have rank 2 or 3 (a leading batch dim), not {rank}."
@@ -306,7 +308,9 @@ class AMDWMMALayout(Encoding):
     def validate_dot_operand(self, operand_index: int, k_width: int) -> None:
         """``DotOperandEncodingAttr::verify`` for a WMMA parent."""
         if isinstance(k_width, bool) or not isinstance(k_width, int):
-            raise LayoutTypeError(f"DotOperandLayout: 'k_width' must be an int, not {k_width!r}.")
+            raise LayoutTypeError(
+                f"DotOperandLayout: 'k_width' must be an int, not {shown(k_width)}."
+            )
         if k_width < 0:
             raise EncodingError(
                 f"DotOperandLayout: kWidth is unsigned and cannot be {k_width} (negative)."

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llverify.bits import as_int, is_power_of_2
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.bits import as_int, as_shape, is_power_of_2
+from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     ensure_layout_not_larger_than,
@@ -40,14 +40,14 @@ def bases_text(bases: Sequence[Sequence[int]]) -> str:
 def int_list(value: Any, name: str, encoding: str) -> tuple[int, ...]:
     """A list of ints (bools refused), as a tuple."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise LayoutTypeError(f"{encoding}: '{name}' must be a list of ints, not {value!r}.")
+        raise LayoutTypeError(f"{encoding}: '{name}' must be a list of ints, not {shown(value)}.")
     return tuple(as_int(v, f"{name}[{i}]") for i, v in enumerate(value))
 
 
 def bases_list(value: Any, name: str, encoding: str) -> tuple[tuple[int, ...], ...]:
     """A list of bases (lists of ints), as tuples."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise LayoutTypeError(f"{encoding}: '{name}' must be a list of bases, not {value!r}.")
+        raise LayoutTypeError(f"{encoding}: '{name}' must be a list of bases, not {shown(value)}.")
     return tuple(int_list(b, f"{name}[{i}]", encoding) for i, b in enumerate(value))
 
 
@@ -81,7 +81,7 @@ def require_same_rank(encoding: str, **fields: Sequence[Any]) -> int:
 
 def check_shape(shape: Any, rank: int | None, encoding: str) -> tuple[int, ...]:
     """A tensor shape: positive powers of 2, of the encoding's rank."""
-    dims = int_list(shape, "shape", encoding)
+    dims = as_shape(shape)
     if rank is not None and len(dims) != rank:
         raise EncodingError(
             f"{encoding}: the shape {list(dims)} must have the encoding's rank {rank}."

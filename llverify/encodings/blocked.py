@@ -28,7 +28,7 @@ from llverify.encodings.base import (
     require_same_rank,
 )
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     ensure_layout_not_larger_than,
@@ -183,7 +183,7 @@ class SliceLayout(Encoding):
     def __post_init__(self) -> None:
         if not isinstance(self.parent, Encoding) or not hasattr(self.parent, "rank"):
             raise LayoutTypeError(
-                f"SliceLayout: 'parent' must be a distributed encoding, not {self.parent!r}."
+                f"SliceLayout: 'parent' must be a distributed encoding, not {shown(self.parent)}."
             )
         if self.parent.rank < 2:
             raise EncodingError(
@@ -346,11 +346,11 @@ class DotOperandLayout(Encoding):
         if self.operand_index not in (0, 1):
             raise EncodingError(
                 f"DotOperandLayout: 'operand_index' (opIdx) can be 0 or 1, not "
-                f"{self.operand_index!r}."
+                f"{shown(self.operand_index)}."
             )
         if not hasattr(self.parent, "dot_operand_layout"):
             raise EncodingError(
-                f"DotOperandLayout: unexpected parent layout {self.parent!r} (expected a "
+                f"DotOperandLayout: unexpected parent layout {shown(self.parent)} (expected a "
                 f"blocked, NVIDIA MMA, AMD MFMA or AMD WMMA layout)."
             )
         validate = getattr(self.parent, "validate_dot_operand", None)

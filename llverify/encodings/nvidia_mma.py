@@ -32,6 +32,7 @@ from llverify.encodings.base import (
 from llverify.encodings.blocked import broadcasted_dot_operand_layout
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
+from llverify.errors import shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import identity_standard_nd, standard_out_dim_names
 
@@ -235,7 +236,9 @@ class NVMMADistributedLayout(Encoding):
         """Triton's DotOperandEncodingAttr::verify for an NVIDIA MMA parent, plus the
         converter's precondition that kWidth is a power of 2."""
         if isinstance(k_width, bool) or not isinstance(k_width, int):
-            raise EncodingError(f"DotOperandLayout: 'k_width' must be an int, not {k_width!r}.")
+            raise EncodingError(
+                f"DotOperandLayout: 'k_width' must be an int, not {shown(k_width)}."
+            )
         if k_width == 0:
             raise EncodingError(
                 "DotOperandLayout: k_width (kWidth) is mandatory (non-zero) for an Ampere or "

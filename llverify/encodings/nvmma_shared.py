@@ -47,7 +47,7 @@ from llverify.encodings.base import (
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutTypeError
+from llverify.errors import LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     ensure_layout_not_smaller_than,
@@ -97,12 +97,12 @@ class NVMMASharedLayout(Encoding):
         for key in ("swizzle_byte_width", "element_bitwidth", "rank"):
             if not _is_int(getattr(self, key)):
                 raise LayoutTypeError(
-                    f"{NAME}: '{key}' must be an int, not {getattr(self, key)!r}."
+                    f"{NAME}: '{key}' must be an int, not {shown(getattr(self, key))}."
                 )
         for key in ("transposed", "fp4_padded"):
             if not isinstance(getattr(self, key), bool):
                 raise LayoutTypeError(
-                    f"{NAME}: '{key}' must be a bool, not {getattr(self, key)!r}."
+                    f"{NAME}: '{key}' must be a bool, not {shown(getattr(self, key))}."
                 )
         if self.swizzle_byte_width not in SWIZZLE_BYTE_WIDTHS:
             raise EncodingError(
@@ -289,14 +289,14 @@ def _from_ttgir(fields: dict[str, Any], attribute: Any) -> NVMMASharedLayout:
         rank = len(first) if isinstance(first, list) else 2
     for key, value in (("transposed", transposed), ("fp4Padded", fp4_padded)):
         if not isinstance(value, bool):
-            raise attribute.error(f"'{key}' must be true or false, not {value!r}", key)
+            raise attribute.error(f"'{key}' must be true or false, not {shown(value)}", key)
     for key, value in (
         ("swizzlingByteWidth", swizzle),
         ("elementBitWidth", bitwidth),
         ("rank", rank),
     ):
         if not _is_int(value) or value < 0:
-            raise attribute.error(f"'{key}' must be an unsigned integer, not {value!r}", key)
+            raise attribute.error(f"'{key}' must be an unsigned integer, not {shown(value)}", key)
     return NVMMASharedLayout(swizzle, bitwidth, rank, transposed, fp4_padded, cga)
 
 

@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from llverify.bits import is_power_of_2
+from llverify.bits import as_shape, is_power_of_2
 from llverify.encodings.base import (
     Encoding,
     EncodingError,
@@ -59,7 +59,7 @@ from llverify.encodings.base import (
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import Attribute, TTGIRError, _Parser, register
-from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
+from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
 from llverify.ops import IntOps, NumpyOps, Ops
@@ -186,7 +186,7 @@ def padded_offset(offset: int, pairs: Sequence[Sequence[int]]) -> int:
         [0, 1, 3, 4, 8, 9, 11, 12]
     """
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise LayoutTypeError(f"Argument 'offset' must be a non-negative int, not {offset!r}.")
+        raise LayoutTypeError(f"Argument 'offset' must be a non-negative int, not {shown(offset)}.")
     return apply_padding(_INT, offset, padding_shifts(pairs))
 
 
@@ -200,7 +200,7 @@ def padded_size(num_elements: int, pairs: Sequence[Sequence[int]]) -> int:
     """
     if isinstance(num_elements, bool) or not isinstance(num_elements, int) or num_elements < 1:
         raise LayoutTypeError(
-            f"Argument 'num_elements' must be a positive int, not {num_elements!r}."
+            f"Argument 'num_elements' must be a positive int, not {shown(num_elements)}."
         )
     size = num_elements
     for (interval, padding), (i, p) in zip(_pairs(pairs), padding_shifts(pairs)):
@@ -509,7 +509,7 @@ class PaddedSharedLayout(Encoding):
         sizes = tuple(self._linear.get_out_dim_sizes())
         if shape is None:
             shape = self.shape
-        dims = int_list(shape, "shape", ENCODING)
+        dims = as_shape(shape)
         if len(dims) != self.rank:
             raise EncodingError(
                 f"{ENCODING}: the shape {list(dims)} must have the encoding's rank {self.rank}."
@@ -608,7 +608,8 @@ class PaddedLayout:
     def __post_init__(self) -> None:
         if not isinstance(self.encoding, PaddedSharedLayout):
             raise LayoutTypeError(
-                f"PaddedLayout: 'encoding' must be a PaddedSharedLayout, not {self.encoding!r}."
+                f"PaddedLayout: 'encoding' must be a PaddedSharedLayout, "
+                f"not {shown(self.encoding)}."
             )
         if (
             isinstance(self.num_buffers, bool)
@@ -616,7 +617,8 @@ class PaddedLayout:
             or self.num_buffers < 1
         ):
             raise LayoutTypeError(
-                f"PaddedLayout: 'num_buffers' must be a positive int, not {self.num_buffers!r}."
+                "PaddedLayout: 'num_buffers' must be a positive int, "
+                f"not {shown(self.num_buffers)}."
             )
         shape = self.encoding._shape_of(self.shape)
         linear = self.encoding.linear_component(shape)
@@ -679,7 +681,7 @@ class PaddedLayout:
             ("buffer", buffer, self.num_buffers),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise LayoutTypeError(f"PaddedLayout: '{name}' must be an int, not {value!r}.")
+                raise LayoutTypeError(f"PaddedLayout: '{name}' must be an int, not {shown(value)}.")
             if not 0 <= value < bound:
                 raise LayoutError(f"PaddedLayout: {name} = {value} is outside [0, {bound}).")
         return flat_offset(_INT, int(offset), int(buffer), self.offset_bits)
@@ -693,7 +695,9 @@ class PaddedLayout:
         """``(buffer, offset)`` stored at ``physical``; None for a padding slot (or past
         the end).  Exact inverse of :meth:`physical` (which is strictly increasing)."""
         if isinstance(physical, bool) or not isinstance(physical, (int, np.integer)):
-            raise LayoutTypeError(f"PaddedLayout: 'physical' must be an int, not {physical!r}.")
+            raise LayoutTypeError(
+                f"PaddedLayout: 'physical' must be an int, not {shown(physical)}."
+            )
         physical = int(physical)
         low, high = 0, self.num_logical - 1
         while low <= high:
@@ -900,12 +904,15 @@ def _attribute(parser: _Parser) -> PaddedSharedLayout:
     return result
 
 
-def parse_padded_shared(text: str) -> tuple[PaddedSharedLayout, list[int] | None]:
+def parse_padded_shared(
+    text: str, name: str = "text"
+) -> tuple[PaddedSharedLayout, list[int] | None]:
     """A PaddedSharedLayout (and the shape, for a memdesc type) from TTGIR text as Triton
     3.9 prints it: ``#ttg.padded_shared<[I:+P, ...] {order = [..], shape = [..]}>`` or
     ``{offset = [..], block = [..]}``, optionally as ``#alias = ...`` or inside
     ``!ttg.memdesc<AxBxf16, #ttg.padded_shared<...>, #ttg.shared_memory, mutable>`` (the
-    returned shape then is the memdesc's, a leading dim counting buffers).
+    returned shape then is the memdesc's, a leading dim counting buffers).  ``name`` is the
+    argument's name for error messages.
 
     Examples:
         >>> enc, shape = parse_padded_shared(
@@ -915,8 +922,10 @@ def parse_padded_shared(text: str) -> tuple[PaddedSharedLayout, list[int] | None
         (((32, 4),), [2, 16, 32], 1148)
     """
     if not isinstance(text, str):
-        raise LayoutTypeError(f"TTGIR text must be a str, not {type(text).__name__}.")
-    parser = _Parser(text)
+        raise LayoutTypeError(
+            f"Argument '{name}' must be TTGIR text (a str), not {type(text).__name__}."
+        )
+    parser = _Parser(text, name)
     parser.skip()
     alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
     if alias is not None:

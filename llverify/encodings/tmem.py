@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.bits import is_power_of_2
+from llverify.bits import as_shape, is_power_of_2
 from llverify.encodings.base import (
     Encoding,
     EncodingError,
@@ -36,7 +36,7 @@ from llverify.encodings.base import (
 from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
-from llverify.errors import LayoutTypeError
+from llverify.errors import LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, ensure_layout_not_larger_than
 
@@ -87,7 +87,7 @@ def _shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
 
 
 def _check_shape_2d(shape: Any, encoding: str) -> list[int]:
-    dims = list(int_list(shape, "shape", encoding))
+    dims = list(as_shape(shape))
     if len(dims) != 2:
         raise EncodingError(f"{encoding}: the shape {dims} must be 2-D (TMEM is rows x columns).")
     for i, d in enumerate(dims):
@@ -124,8 +124,11 @@ class TensorMemoryLayout(Encoding):
         cga = bases_list(self.cga_layout, "cga_layout", name)
         if len(block) != 2:
             raise EncodingError(f"{name}: 'block' must be (blockM, blockN), not {list(block)}.")
-        if not isinstance(self.two_ctas, bool) or not isinstance(self.fp4_padded, bool):
-            raise LayoutTypeError(f"{name}: 'two_ctas' and 'fp4_padded' must be bools.")
+        for key in ("two_ctas", "fp4_padded"):
+            if not isinstance(getattr(self, key), bool):
+                raise LayoutTypeError(
+                    f"{name}: '{key}' must be a bool, not {shown(getattr(self, key))}."
+                )
         cga_linear_layout(cga, 2, name)  # rank 2, a permutation after broadcast removal
         block_m, block_n = block
         if self.two_ctas and (not cga or list(cga[0]) != [1, 0]):
@@ -356,7 +359,7 @@ def message_tile(atom: str) -> LinearLayout:
             * LinearLayout.identity_1d(8, "lane", _ROW)
             * LinearLayout.identity_1d(2, "register", _ROW)
         )
-    raise EncodingError(f"unknown TMEM access atom {atom!r} (known: {', '.join(ATOMS)}).")
+    raise EncodingError(f"unknown TMEM access atom {shown(atom)} (known: {', '.join(ATOMS)}).")
 
 
 def _nested(layout: LinearLayout) -> dict[str, list[list[int]]]:
@@ -466,7 +469,7 @@ def _bitwidth(element: Any) -> int:
         return width
     raise LayoutTypeError(
         f"Argument 'element' must be a bit width, a dtype name ({', '.join(DTYPE_BITWIDTHS)}) "
-        f"or a Gluon dtype, not {element!r}."
+        f"or a Gluon dtype, not {shown(element)}."
     )
 
 
@@ -557,14 +560,16 @@ def tmem_register_layout(
     """
     encoding = _as_tmem_encoding(layout)
     if not isinstance(instr_variant, str) or instr_variant not in INSTR_VARIANTS:
-        raise EncodingError(f"unknown instr_variant: {instr_variant!r} (known: {INSTR_VARIANTS}).")
+        raise EncodingError(
+            f"unknown instr_variant: {shown(instr_variant)} (known: {INSTR_VARIANTS})."
+        )
     if (
         isinstance(num_warps, bool)
         or not isinstance(num_warps, int)
         or num_warps < 4
         or not is_power_of_2(num_warps)
     ):
-        raise EncodingError(f"num_warps must be a power of two and >= 4, not {num_warps!r}.")
+        raise EncodingError(f"num_warps must be a power of two and >= 4, not {shown(num_warps)}.")
     bitwidth = _bitwidth(element)
     dims = list(int_list(shape, "shape", "tmem_register_layout"))
     if len(dims) != 2:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from llverify.errors import LLVerifyError, ParseError
+from llverify.text_format import check_nesting
 
 Builder = Callable[[dict[str, Any], "Attribute"], Any]
 _BUILDERS: dict[str, Builder] = {}
@@ -82,7 +83,8 @@ def register(mnemonic: str, builder: Builder) -> None:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, name: str = "text") -> None:
+        check_nesting(text, name)  # the parser recurses on [ { <
         self.text = text
         self.pos = 0
 
@@ -270,8 +272,9 @@ class _Parser:
             raise self.error("unexpected text after the attribute")
 
 
-def parse_encoding(text: str) -> tuple[Any, list[int] | None]:
-    """An encoding (and the shape, for a ``tensor<...>`` type) from TTGIR text.
+def parse_encoding(text: str, name: str = "text") -> tuple[Any, list[int] | None]:
+    """An encoding (and the shape, for a ``tensor<...>`` type) from TTGIR text; ``name`` is
+    the argument's name for error messages.
 
     Examples:
         >>> enc, shape = parse_encoding(
@@ -281,8 +284,10 @@ def parse_encoding(text: str) -> tuple[Any, list[int] | None]:
         ((1, 8), None)
     """
     if not isinstance(text, str):
-        raise ParseError(f"TTGIR text must be a str, not {type(text).__name__}.")
-    parser = _Parser(text)
+        raise ParseError(
+            f"Argument '{name}' must be TTGIR text (a str), not {type(text).__name__}."
+        )
+    parser = _Parser(text, name)
     parser.skip()
     alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
     if alias is not None:  # "#blocked = #ttg.blocked<...>" as in an IR dump

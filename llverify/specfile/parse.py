@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llverify.bits import as_bool
 from llverify.errors import LLVerifyError
 from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, TARGETS, dtype_bits
 from llverify.layout import LinearLayout
@@ -237,6 +238,7 @@ def parse_text(text: str, file: str = "<spec>", *, allow_code: bool = False) -> 
     """The obligations of spec text; ``file`` names it in errors (see :func:`parse`)."""
     if not isinstance(text, str):
         raise SpecError(file, 1, f"spec text must be a str, not {type(text).__name__}.")
+    as_bool(allow_code, "allow_code")  # "no" must not allow code
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -30,8 +30,8 @@ from typing import Any
 
 from llverify import gf2
 from llverify.arguments import layout_argument
-from llverify.bits import as_int, is_power_of_2, log2_exact
-from llverify.errors import DimensionError, LayoutError, LayoutTypeError
+from llverify.bits import as_int, as_shape, is_power_of_2, log2_exact
+from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
@@ -161,13 +161,10 @@ def constructive_layout(
 
 
 def _shape(shape: Any) -> list[int]:
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise LayoutTypeError(
-            f"Argument 'shape' must be a sequence of ints, not {type(shape).__name__} {shape!r}."
-        )
-    if not shape:
+    dims = list(as_shape(shape))
+    if not dims:
         raise LayoutError("Argument 'shape' must have at least one dim, not [].")
-    return [as_int(s, "shape") for s in shape]
+    return dims
 
 
 def _distributed(layout: LinearLayout, shape: list[int], name: str, tgt: Target) -> LinearLayout:
@@ -216,7 +213,7 @@ def _lane_tile(
     if isinstance(tile, (str, bytes)) or not isinstance(tile, Sequence):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of lane indices, not "
-            f"{type(tile).__name__} {tile!r}."
+            f"{type(tile).__name__} {shown(tile)}."
         )
     indices = [as_int(i, name) for i in tile]
     if len(indices) != size or len(set(indices)) != size:

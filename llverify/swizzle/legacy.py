@@ -74,7 +74,7 @@ from itertools import permutations
 from typing import Any
 
 from llverify.arguments import layout_argument
-from llverify.bits import as_int, is_power_of_2
+from llverify.bits import as_int, as_shape, is_power_of_2
 from llverify.encodings import (
     EncodingError,
     NVMMASharedLayout,
@@ -85,7 +85,7 @@ from llverify.encodings import (
 from llverify.encodings.base import list_text
 from llverify.encodings.nvmma_shared import SWIZZLE_BYTE_WIDTHS
 from llverify.encodings.padded import padded_size
-from llverify.errors import LayoutError, LayoutTypeError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.hardware import LEGACY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
@@ -615,9 +615,7 @@ def _powers_of_2(limit: int) -> list[int]:
 
 
 def _shape_argument(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise LayoutTypeError(f"Argument 'shape' must be a list of ints, not {shape!r}.")
-    dims = tuple(as_int(d, f"shape[{i}]") for i, d in enumerate(shape))
+    dims = as_shape(shape)
     if not dims or not all(is_power_of_2(d) for d in dims):
         raise LayoutError(
             f"Argument 'shape' must be a non-empty list of positive powers of 2, not {list(dims)}."
@@ -627,7 +625,7 @@ def _shape_argument(shape: Any) -> tuple[int, ...]:
 
 def _order_argument(order: Any, rank: int) -> tuple[int, ...]:
     if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
-        raise LayoutTypeError(f"Argument 'order' must be a list of ints, not {order!r}.")
+        raise LayoutTypeError(f"Argument 'order' must be a list of ints, not {shown(order)}.")
     values = tuple(as_int(v, f"order[{i}]") for i, v in enumerate(order))
     if sorted(values) != list(range(rank)):
         raise LayoutError(

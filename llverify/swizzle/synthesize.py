@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from llverify import gf2
 from llverify.access import analyse_access
 from llverify.arguments import layout_argument
-from llverify.bits import check_timeout
-from llverify.errors import LayoutError
+from llverify.bits import as_bool, check_timeout
+from llverify.errors import LayoutError, shown
 from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
@@ -292,8 +292,12 @@ def synthesize_swizzle(
     bits = ANY_ELEMENT_BITS.check(element_bits)
     tgt = resolve_target(target)
     if vector not in ("symmetric", "asymmetric"):
-        raise LayoutError(f"Argument 'vector' must be 'symmetric' or 'asymmetric', not {vector!r}.")
+        raise LayoutError(
+            f"Argument 'vector' must be 'symmetric' or 'asymmetric', not {shown(vector)}."
+        )
     _check_min_vector(min_vector)
+    as_bool(padding, "padding")
+    as_bool(triton_safe, "triton_safe")
     if padding and (src_tile is not None or dst_tile is not None):
         raise LayoutError(
             "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
@@ -341,10 +345,10 @@ def _check_pair(src: LinearLayout, dst: LinearLayout, tgt: Target) -> None:
         lanes = ll.get_in_dim_size(_LANE) if ll.has_in_dim(_LANE) else 1
         if lanes != tgt.lanes:
             raise LayoutError(
-                f"Argument {name!r} has {lanes} lanes, but target {tgt.name} has {tgt.lanes}."
+                f"Argument {shown(name)} has {lanes} lanes, but target {tgt.name} has {tgt.lanes}."
             )
         if ll.has_in_dim("block") and ll.get_in_dim_size("block") > 1:
-            raise LayoutError(f"Argument {name!r} spans several CTAs; one CTA is supported.")
+            raise LayoutError(f"Argument {shown(name)} spans several CTAs; one CTA is supported.")
 
 
 def _check_min_vector(min_vector: Any) -> None:
@@ -355,7 +359,7 @@ def _check_min_vector(min_vector: Any) -> None:
     ):
         raise LayoutError(
             "Argument 'min_vector' must be a (store, load) pair of powers of two, not "
-            f"{min_vector!r}."
+            f"{shown(min_vector)}."
         )
 
 
