@@ -35,8 +35,8 @@ from llverify.evaluate import evaluate_all
 from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.wavefront_count import (
-    access_addresses,
     bank_words,
+    instruction_addresses,
     pass_conflicts,
     pass_span,
     word_bounds,
@@ -196,7 +196,7 @@ def wavefront(register_layout: Any, model: BankModel, shape: Sequence[int]) -> W
 
     reg = layout_argument(register_layout, shape, "register_layout")
     analysis = analyse_access(reg, model.shared, model.element_bits, model.target)
-    offsets = access_addresses(analysis.conversion)
+    offsets = instruction_addresses(analysis.conversion, analysis.elems_per_vec)
     lanes = pass_span(analysis.pass_lanes)
     # the register layout's own register of each (lane, element) of warp 0
     own: dict[tuple[int, tuple[int, ...]], int] = {}
