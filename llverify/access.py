@@ -285,9 +285,9 @@ def _padded_access_analysis(
     check_enumeration(
         max(cvt.get_total_in_dim_size(), model.num_logical),
         SIMULATOR_BYTES_PER_ADDRESS,
-        "simulating every physical address of a padded shared layout (padding is not "
-        "linear, so there is no algebraic count)",
-        "use a smaller tensor shape (--shape), or a linear shared layout",
+        "the exact simulation of a padded shared layout",
+        "padding is not linear, so every address is simulated; use a smaller tensor shape "
+        "(--shape) or a linear shared layout",
     )
     table = model.physical_table()
     vec = _physical_vector(cvt, table, min(elems, model.max_vector))

@@ -53,14 +53,14 @@ def check_enumeration(items: int, bytes_per_item: int, what: str, remedy: str) -
         >>> check_enumeration(1 << 26, 100, "simulating every address", "use a smaller shape")
         Traceback (most recent call last):
         ...
-        llverify.evaluate.EnumerationLimitError: simulating every address of 67108864 items \
-needs about 6.2 GiB, more than llverify's enumeration budget of 1 GiB; use a smaller shape.
+        llverify.evaluate.EnumerationLimitError: simulating every address enumerates 67108864 \
+values (about 6.2 GiB), more than llverify's enumeration budget of 1 GiB: use a smaller shape.
     """
     needed = items * bytes_per_item
     if needed > ENUMERATION_BUDGET_BYTES:
         raise EnumerationLimitError(
-            f"{what} of {items} items needs about {needed / (1 << 30):.1f} GiB, more than "
-            f"llverify's enumeration budget of {ENUMERATION_BUDGET_BYTES >> 30} GiB; {remedy}.",
+            f"{what} enumerates {items} values (about {needed / (1 << 30):.1f} GiB), more than "
+            f"llverify's enumeration budget of {ENUMERATION_BUDGET_BYTES >> 30} GiB: {remedy}.",
             items,
             needed,
         )

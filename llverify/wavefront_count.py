@@ -85,7 +85,7 @@ def access_addresses(cvt: LinearLayout) -> np.ndarray:
     check_enumeration(
         full.get_total_in_dim_size(),
         SIMULATOR_BYTES_PER_ADDRESS,
-        "simulating every shared-memory address of this access",
+        "simulating every shared-memory address of an access",
         "use a smaller tensor shape (--shape)",
     )
     offsets = np.asarray(evaluate_all(full, max_inputs=1 << 62)["offset"], dtype=np.int64)
