@@ -129,7 +129,8 @@ def simulate_bank_conflicts(
         pass_lanes = tgt.pass_lanes(words_per_lane)
     lanes = None
     if lane_tile is not None:
-        lanes = np.arange(tgt.lanes) & sum(1 << i for i in lane_tile)
+        mask = sum(1 << i for i in lane_tile)
+        lanes = [lane & mask for lane in range(tgt.lanes)]
     if address_map is None and not exhaustive:
         return linear_wavefronts(cvt, elems_per_vec, element_bits, tgt.banks, pass_lanes, lanes)
     offsets = access_addresses(cvt)

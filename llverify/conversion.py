@@ -63,9 +63,7 @@ _PLAN_SEARCH_BUDGET = 4096  # (h, kappa) column candidates tried before the gree
 # table and rounds are Python tuples) and per hardware index of ``verify_plan`` (numpy).
 _PLAN_BYTES_PER_SLOT = 240
 _VERIFY_BYTES_PER_INDEX = 128
-_PLAN_REMEDY = (
-    "use a smaller tensor shape (--shape); the conversion's proofs and kind need no plan"
-)
+_PLAN_REMEDY = "use a smaller tensor shape (--shape)"
 
 
 # ---------------------------------------------------------------------- helpers

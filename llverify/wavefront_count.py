@@ -295,9 +295,7 @@ def count_wavefronts(
 
 
 def _require_linear_words(element_bits: int) -> None:
-    if isinstance(element_bits, bool) or not isinstance(element_bits, int) or not (
-        is_power_of_2(element_bits)
-    ):
+    if type(element_bits) is not int or not is_power_of_2(element_bits):
         raise LayoutError(
             f"Argument 'element_bits' must be a power of 2, not {element_bits!r}: only then "
             "are the words an element covers linear in its address."
