@@ -52,7 +52,7 @@ def main() -> None:
     nvidia = TARGETS["nvidia"]
     start = time.perf_counter()
     for (cvt, elems), bits in prepared:
-        simulate_bank_conflicts(cvt, elems, bits)
+        simulate_bank_conflicts(cvt, elems, bits, exhaustive=True)
     t_sim = time.perf_counter() - start
     start = time.perf_counter()
     for (cvt, elems), bits in prepared:

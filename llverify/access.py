@@ -6,9 +6,13 @@ lowering emits for it (the vector width with ``largestVectorisation`` semantics,
 ld/st.shared width, the instruction count, whether ldmatrix/stmatrix apply) and counts bank
 conflicts two ways:
 
-* :func:`simulate_bank_conflicts`: an exact brute force (the semantics of Triton's
+* :func:`simulate_bank_conflicts`: the exact count (the semantics of Triton's
   ``SwizzleTest.cpp``): per instruction and wavefront, the set of *distinct* 32-bit word
-  addresses, bucketed by bank, the largest bucket; identical words broadcast.
+  addresses, bucketed by bank, the largest bucket; identical words broadcast.  A linear
+  access enumerates only its first pass group (every other is a translate of it,
+  :func:`~llverify.wavefront_count.linear_wavefronts`), so memory does not grow with the
+  tensor; ``exhaustive=True`` and padded layouts enumerate every address (bounded by
+  :data:`llverify.evaluate.ENUMERATION_BUDGET_BYTES`).
 * the algebraic model (paper Lemma 9.4 with broadcast): with ``L`` the lane bases inside one
   pass as bit-address differences, Triton's count is ``2^dim{d in span L : d < one bank row}
   - 1`` and the hardware's drops the bits inside a 32-bit word first.  The two differ only
@@ -23,7 +27,8 @@ runs on the exact *physical* addresses (:class:`~llverify.encodings.padded.Padde
 the vector width is capped by :attr:`PaddedLayout.max_vector` (a vector must be contiguous
 and aligned in physical addresses; Triton caps only at ``getMinInterval``, a known bug, see
 specs/padded.py), and the result says ``source == "simulator"`` with no Triton/algebraic
-count (``triton is None``).
+count (``triton is None``).  That enumeration is refused beyond the enumeration budget (an
+:class:`~llverify.evaluate.EnumerationLimitError`, a ``ValueError``).
 
 Targets (lanes, banks, the lanes of one pass) are :data:`llverify.hardware.TARGETS`.
 
@@ -48,6 +53,7 @@ from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.bits import as_int
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LayoutError
+from llverify.evaluate import check_enumeration
 from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
@@ -56,11 +62,13 @@ from llverify.layout_utils import (
 )
 from llverify.shared_conversion import vectorised_conversion
 from llverify.wavefront_count import (
+    SIMULATOR_BYTES_PER_ADDRESS,
     WavefrontCount,
     access_addresses,
     count_wavefronts,
     hardware_conflicts,
     lane_offsets,
+    linear_wavefronts,
     pass_count,
     total_wavefronts,
     triton_conflicts,
@@ -85,9 +93,14 @@ def simulate_bank_conflicts(
     lane_tile: Sequence[int] | None = None,
     address_map: np.ndarray | None = None,
     pass_lanes: Sequence[int] | None = None,
+    exhaustive: bool = False,
 ) -> WavefrontCount:
-    """Exact brute force over every instruction, warp and pass (SwizzleTest.cpp semantics),
-    counted by :func:`llverify.wavefront_count.count_wavefronts`.
+    """The exact count over every instruction, warp and pass (SwizzleTest.cpp semantics),
+    counted by :func:`llverify.wavefront_count.count_wavefronts`: on the first pass group
+    only (:func:`~llverify.wavefront_count.linear_wavefronts`, the same result in memory
+    independent of the tensor), or on every address with ``address_map`` or
+    ``exhaustive=True`` (the brute force, refused beyond
+    :data:`llverify.evaluate.ENUMERATION_BUDGET_BYTES`).
 
     ``cvt`` is :func:`~llverify.shared_conversion.conversion_layout`'s layout.
     ``address_map`` (an int array indexed by ``cvt``'s offset) maps offsets to the element
@@ -97,6 +110,14 @@ def simulate_bank_conflicts(
     ``LocalMemOpTile.laneAddr`` modelling (addresses taken at ``lane & tile mask``), only for
     reproducing Triton's unit tests.  ``pass_lanes`` (lane indices spanning one pass)
     replaces the target's passes (:mod:`llverify.wavefronts` uses it for measured rules).
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [2], [4], [8], [16]]),
+        ...     ("lane", [[32], [64], [128], [256], [512]]), ("warp", [[1024]])], ["offset"])
+        >>> simulate_bank_conflicts(cvt, 1, 32).conflicts  # every lane in bank 0
+        31
+        >>> simulate_bank_conflicts(cvt, 1, 32, exhaustive=True).wavefronts
+        2048
     """
     tgt = resolve_target(target)
     lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
@@ -105,14 +126,19 @@ def simulate_bank_conflicts(
             f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
         )
     words_per_lane = max(1, -(-elems_per_vec * element_bits // 32))
-    offsets = access_addresses(cvt)
-    if lane_tile is not None:
-        mask = sum(1 << i for i in lane_tile)
-        offsets = offsets[:, np.arange(tgt.lanes) & mask, :]
-    if address_map is not None:
-        offsets = np.asarray(address_map, dtype=np.int64)[offsets]
     if pass_lanes is None:
         pass_lanes = tgt.pass_lanes(words_per_lane)
+    lanes = None
+    if lane_tile is not None:
+        mask = sum(1 << i for i in lane_tile)
+        lanes = [lane & mask for lane in range(tgt.lanes)]
+    if address_map is None and not exhaustive:
+        return linear_wavefronts(cvt, elems_per_vec, element_bits, tgt.banks, pass_lanes, lanes)
+    offsets = access_addresses(cvt)
+    if lanes is not None:
+        offsets = offsets[:, lanes, :]
+    if address_map is not None:
+        offsets = np.asarray(address_map, dtype=np.int64)[offsets]
     return count_wavefronts(offsets, elems_per_vec, element_bits, tgt.banks, pass_lanes)
 
 
@@ -258,6 +284,13 @@ def _padded_access_analysis(
         raise LayoutError(
             f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
         )
+    check_enumeration(
+        max(cvt.get_total_in_dim_size(), model.num_logical),
+        SIMULATOR_BYTES_PER_ADDRESS,
+        "the exact simulation of a padded shared layout",
+        "padding is not linear, so every address is simulated; use a smaller tensor shape "
+        "(--shape) or a linear shared layout",
+    )
     table = model.physical_table()
     vec = _physical_vector(cvt, table, min(elems, model.max_vector))
     access_bits = vec * element_bits

@@ -19,7 +19,10 @@
 * ``shuffle_plan()``: the Linear Layouts paper's warp-shuffle plan (section 5.4): vector
   ``V`` (register bases common to both layouts, at most 32 bits), ``2^|R|`` rounds (``R``: the
   other destination register bits), and per round which lane sends which register to which
-  lane; ``verify_plan()`` executes it with numpy on every hardware index.
+  lane; ``verify_plan()`` executes it with numpy on every hardware index.  A plan lists every
+  register of every lane, so building and executing it are refused beyond the enumeration
+  budget (:func:`llverify.evaluate.check_enumeration`); the proofs and the kind are algebra
+  and have no limit.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import numpy as np
 
 from llverify import gf2
 from llverify.errors import LayoutTypeError, NotInvertibleError
+from llverify.evaluate import check_enumeration
 from llverify.layout import LinearLayout
 from llverify.verdict import Status, Verdict
 
@@ -55,6 +59,11 @@ __all__ = [
 KINDS = ("no-op", "register permutation", "warp shuffle", "shared memory")
 _REG, _LANE, _WARP, _BLOCK = "register", "lane", "warp", "block"
 _PLAN_SEARCH_BUDGET = 4096  # (h, kappa) column candidates tried before the greedy fallback
+# Peak bytes (ru_maxrss) per (destination register, virtual lane) of a plan (its source
+# table and rounds are Python tuples) and per hardware index of ``verify_plan`` (numpy).
+_PLAN_BYTES_PER_SLOT = 240
+_VERIFY_BYTES_PER_INDEX = 128
+_PLAN_REMEDY = "use a smaller tensor shape (--shape)"
 
 
 # ---------------------------------------------------------------------- helpers
@@ -358,6 +367,12 @@ class ShufflePlan:
         destination registers with the destination layout's elements."""
         start = time.perf_counter()
         claim = "executing the shuffle plan yields the destination layout"
+        check_enumeration(
+            self.src.get_total_in_dim_size() + self.dst.get_total_in_dim_size(),
+            _VERIFY_BYTES_PER_INDEX,
+            "executing the warp-shuffle plan on every hardware index",
+            _PLAN_REMEDY,
+        )
         outs = _common_out_dims(self.src, self.dst)
         src_vals = _register_file(self.src, outs)
         dst_vals = _register_file(self.dst, outs)
@@ -464,6 +479,12 @@ def _build_plan(
     ``warp_bits`` (shuffles across folded warps): those warp bits become extra *virtual*
     lane bits of both layouts; a virtual lane reads real lanes of its own warp, which hold
     the data the gather names because the source is broadcast over the folded bits."""
+    check_enumeration(
+        dst.get_in_dim_size(_REG) * (dst.get_in_dim_size(_LANE) << len(warp_bits)),
+        _PLAN_BYTES_PER_SLOT,
+        "a warp-shuffle plan (a register of every lane in every round)",
+        _PLAN_REMEDY,
+    )
     folded_src, folded_dst = src, dst
     if warp_bits:
         folded_src = _fold_warp_into_lanes(src, warp_bits)

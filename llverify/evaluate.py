@@ -1,4 +1,5 @@
-"""Bulk (vectorized numpy) evaluation of a layout over all or many inputs, as functions."""
+"""Bulk (vectorized numpy) evaluation of a layout over all or many inputs, as functions,
+and the one budget of every answer that must enumerate a tensor."""
 
 from __future__ import annotations
 
@@ -7,9 +8,63 @@ from typing import Any
 
 import numpy as np
 
+from llverify.errors import LayoutError
 from llverify.layout import DEFAULT_MAX_INPUTS, LinearLayout, _require_layout
 
-__all__ = ["DEFAULT_MAX_INPUTS", "evaluate", "evaluate_all"]
+__all__ = [
+    "DEFAULT_MAX_INPUTS",
+    "ENUMERATION_BUDGET_BYTES",
+    "EnumerationLimitError",
+    "check_enumeration",
+    "evaluate",
+    "evaluate_all",
+]
+
+#: The memory an answer that enumerates a tensor may take (the exact simulator of padded
+#: shared layouts, warp-shuffle plans, drawings): the one limit, checked before allocating.
+#: Counts that the algebra gives (bank conflicts, wavefronts, vector widths of linear
+#: layouts) never enumerate and have no limit.
+ENUMERATION_BUDGET_BYTES = 1 << 30
+
+
+class EnumerationLimitError(LayoutError):
+    """An answer would enumerate more than :data:`ENUMERATION_BUDGET_BYTES` of values.
+
+    Attributes:
+        items: what would be enumerated (addresses, slots, elements).
+        needed: the bytes it would take.
+    """
+
+    def __init__(self, message: str, items: int, needed: int) -> None:
+        super().__init__(message)
+        self.items = items
+        self.needed = needed
+
+
+def check_enumeration(items: int, bytes_per_item: int, what: str, remedy: str) -> int:
+    """Refuse, before allocating, an enumeration of ``items`` values taking
+    ``bytes_per_item`` each (measured by its caller) beyond :data:`ENUMERATION_BUDGET_BYTES`;
+    ``what`` names the enumeration and ``remedy`` what the user can do instead.  Returns
+    ``items``.
+
+    Examples:
+        >>> check_enumeration(1 << 20, 100, "simulating every address", "use a smaller shape")
+        1048576
+        >>> check_enumeration(1 << 26, 100, "simulating every address", "use a smaller shape")
+        Traceback (most recent call last):
+        ...
+        llverify.evaluate.EnumerationLimitError: simulating every address enumerates 67108864 \
+values (about 6.2 GiB), more than llverify's enumeration budget of 1 GiB: use a smaller shape.
+    """
+    needed = items * bytes_per_item
+    if needed > ENUMERATION_BUDGET_BYTES:
+        raise EnumerationLimitError(
+            f"{what} enumerates {items} values (about {needed / (1 << 30):.1f} GiB), more than "
+            f"llverify's enumeration budget of {ENUMERATION_BUDGET_BYTES >> 30} GiB: {remedy}.",
+            items,
+            needed,
+        )
+    return items
 
 
 def evaluate_all(

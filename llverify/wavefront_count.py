@@ -1,12 +1,14 @@
 """Wavefront counting: the passes, bank conflicts and wavefronts of shared-memory accesses.
 
 The one owner of the count, given the addresses the lanes access: the exact simulator
-(:func:`count_wavefronts`), the algebraic conflict counts (:func:`triton_conflicts`,
+(:func:`count_wavefronts`), the same count for a linear access without enumerating the
+tensor (:func:`linear_wavefronts`), the algebraic conflict counts (:func:`triton_conflicts`,
 :func:`hardware_conflicts`), the pieces of one pass (:func:`pass_span`,
 :func:`word_bounds`, :func:`bank_words`, :func:`pass_conflicts`), the total
-(:func:`total_wavefronts`) and ldmatrix/stmatrix (:func:`matrix_wavefronts`).  The access
-analysis, the swizzle cost, the wavefront prediction, the audit and the bank map all count
-with it; docs/hardware.md says what was measured.
+(:func:`total_wavefronts`) and ldmatrix/stmatrix (:func:`matrix_wavefronts`,
+:func:`linear_matrix_wavefronts`).  The access analysis, the swizzle cost, the wavefront
+prediction, the audit and the bank map all count with it; docs/hardware.md says what was
+measured.
 
 Examples:
     >>> addresses = np.arange(32).reshape(1, 32, 1) * 32  # lane l: element 32 l, 32-bit
@@ -23,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from llverify import gf2
-from llverify.evaluate import evaluate_all
+from llverify.bits import is_power_of_2
+from llverify.errors import LayoutError
+from llverify.evaluate import check_enumeration, evaluate_all
 from llverify.layout import LinearLayout
 
 __all__ = [
@@ -32,7 +36,10 @@ __all__ = [
     "bank_words",
     "count_wavefronts",
     "hardware_conflicts",
+    "instruction_addresses",
     "lane_offsets",
+    "linear_matrix_wavefronts",
+    "linear_wavefronts",
     "matrix_wavefronts",
     "pass_conflicts",
     "pass_count",
@@ -45,9 +52,28 @@ __all__ = [
 _ACCESS_DIMS = ("register", "lane", "warp")
 
 
+#: Peak bytes per enumerated address of :func:`access_addresses` followed by
+#: :func:`count_wavefronts` (measured with ``ru_maxrss``: the int64 addresses, words, groups,
+#: keys and the sort of ``np.unique``), for :func:`llverify.evaluate.check_enumeration`.
+SIMULATOR_BYTES_PER_ADDRESS = 112
+
+
+def _access_layout(cvt: LinearLayout) -> LinearLayout:
+    """``cvt`` as ``(register, lane, warp) -> offset``, missing in dims of size 1."""
+    full = cvt
+    for d in _ACCESS_DIMS:
+        if not full.has_in_dim(d):
+            full = full * LinearLayout.zeros_1d(1, d, "offset")
+    return full.sublayout(list(_ACCESS_DIMS), ["offset"])
+
+
 def access_addresses(cvt: LinearLayout) -> np.ndarray:
     """The offset every ``(warp, lane, register)`` accesses, as an int64 array of that shape,
     for a conversion ``(register, lane, warp) -> offset`` (missing in dims have size 1).
+
+    This enumerates the whole tensor: it is refused (an
+    :class:`~llverify.evaluate.EnumerationLimitError`) beyond the enumeration budget; a
+    linear access is counted with :func:`instruction_addresses` instead.
 
     Examples:
         >>> cvt = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4]])],
@@ -55,13 +81,41 @@ def access_addresses(cvt: LinearLayout) -> np.ndarray:
         >>> access_addresses(cvt).tolist()
         [[[0, 1], [2, 3], [4, 5], [6, 7]]]
     """
-    full = cvt
-    for d in _ACCESS_DIMS:
-        if not full.has_in_dim(d):
-            full = full * LinearLayout.zeros_1d(1, d, "offset")
-    full = full.sublayout(list(_ACCESS_DIMS), ["offset"])
-    offsets = np.asarray(evaluate_all(full, max_inputs=1 << 26)["offset"], dtype=np.int64)
+    full = _access_layout(cvt)
+    check_enumeration(
+        full.get_total_in_dim_size(),
+        SIMULATOR_BYTES_PER_ADDRESS,
+        "simulating every shared-memory address of an access",
+        "use a smaller tensor shape (--shape)",
+    )
+    offsets = np.asarray(evaluate_all(full, max_inputs=1 << 62)["offset"], dtype=np.int64)
     return offsets.reshape(*(full.get_in_dim_size(d) for d in reversed(_ACCESS_DIMS)))
+
+
+def instruction_addresses(
+    cvt: LinearLayout, registers: int, lanes: Sequence[int] | None = None
+) -> np.ndarray:
+    """The offsets of warp 0's first ``registers`` registers, for every lane: the int64 array
+    ``[1, lanes, registers]`` of :func:`access_addresses` cut to warp 0, computed without
+    enumerating the rest.  ``lanes`` (one lane index per row, default every lane) replays
+    Triton's ``LocalMemOpTile.laneAddr`` (row ``l`` takes lane ``lanes[l]``'s addresses).
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [8]]), ("lane", [[2], [4]]),
+        ...     ("warp", [[16]])], ["offset"])
+        >>> instruction_addresses(cvt, 2).tolist()
+        [[[0, 1], [2, 3], [4, 5], [6, 7]]]
+    """
+    full = _access_layout(cvt)
+    rows = np.arange(full.get_in_dim_size("lane")) if lanes is None else np.asarray(lanes)
+    values = full.apply_array(
+        {
+            "register": np.arange(registers, dtype=np.int64)[None, None, :],
+            "lane": rows.astype(np.int64)[None, :, None],
+            "warp": np.zeros((1, 1, 1), dtype=np.int64),
+        }
+    )
+    return np.asarray(values["offset"], dtype=np.int64)
 
 
 def lane_offsets(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
@@ -240,6 +294,69 @@ def count_wavefronts(
     )
 
 
+def _require_linear_words(element_bits: int) -> None:
+    if type(element_bits) is not int or not is_power_of_2(element_bits):
+        raise LayoutError(
+            f"Argument 'element_bits' must be a power of 2, not {element_bits!r}: only then "
+            "are the words an element covers linear in its address."
+        )
+
+
+def linear_wavefronts(
+    cvt: LinearLayout,
+    elems_per_vec: int,
+    element_bits: int,
+    banks: int,
+    pass_lanes: Sequence[int],
+    lanes: Sequence[int] | None = None,
+) -> WavefrontCount:
+    """:func:`count_wavefronts` of :func:`access_addresses` ``(cvt)``, exactly, with memory
+    independent of the tensor: only the first pass group (warp 0, instruction 0) is
+    enumerated.
+
+    Why that is exact: ``cvt`` is GF(2)-linear, so the addresses of warp ``w``, instruction
+    ``i`` (registers ``i * v ^ j``, ``j < v``) and pass ``p`` (lanes ``l_p ^ s``, ``s`` in
+    the span of ``pass_lanes``) are ``c ^ span(S)`` with one subspace ``S`` for every group
+    and a constant ``c`` per group.  For power-of-2 element bits the words an element covers
+    are linear in its address too (a shift, plus the span of the words inside a 64-bit
+    element), so every group's distinct words are a translate ``c' ^ W`` of one subspace, and
+    the words in one bank are a coset of ``{w in W : w % banks == 0}``: every group costs the
+    same, and the first group's largest bank (the simulator's worst bucket, which it reports
+    the colliding lanes of) is the whole access's.  ``lanes``: as in
+    :func:`instruction_addresses` (a lane index per lane, linear in it: ``l & mask``).
+    ``tests/test_wavefront_count.py`` checks equality with the simulator on random layouts.
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [2], [4], [8], [16]]),
+        ...     ("lane", [[32], [64], [128], [256], [512]]), ("warp", [[1024]])], ["offset"])
+        >>> c = linear_wavefronts(cvt, 1, 32, 32, [1, 2, 4, 8, 16])  # every lane in bank 0
+        >>> c.wavefronts, c.max_per_pass, c.colliding_lanes[:4]
+        (2048, 32, (0, 1, 2, 3))
+        >>> c == count_wavefronts(access_addresses(cvt), 1, 32, 32, [1, 2, 4, 8, 16])
+        True
+    """
+    _require_linear_words(element_bits)
+    full = _access_layout(cvt)
+    first = count_wavefronts(
+        instruction_addresses(full, elems_per_vec, lanes),
+        elems_per_vec,
+        element_bits,
+        banks,
+        pass_lanes,
+    )
+    instructions = full.get_in_dim_size("warp") * (
+        full.get_in_dim_size("register") // elems_per_vec
+    )
+    groups = first.min_wavefronts * instructions
+    return WavefrontCount(
+        wavefronts=groups * first.max_per_pass,
+        min_wavefronts=groups,
+        max_per_pass=first.max_per_pass,
+        homogeneous=True,
+        colliding_lanes=first.colliding_lanes,
+    )
+
+
 # ---------------------------------------------------------------------- the algebraic count
 
 
@@ -294,3 +411,24 @@ def matrix_wavefronts(addresses: np.ndarray, element_bits: int, regs_per_matrix:
             distinct = np.unique(block)
             total += int(np.bincount(distinct % 8).max())
     return total
+
+
+def linear_matrix_wavefronts(cvt: LinearLayout, element_bits: int, regs_per_matrix: int) -> int:
+    """:func:`matrix_wavefronts` of :func:`access_addresses` ``(cvt)``, exactly, enumerating
+    only warp 0's first matrix: with ``cvt`` linear and power-of-2 element bits, the 16-byte
+    rows of every matrix of every warp are a translate of one subspace, so every matrix costs
+    what the first costs (the argument of :func:`linear_wavefronts`).
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("register", [[1], [2], [4], [64]]), ("lane",
+        ...     [[8], [16], [32], [128], [256]]), ("warp", [[512]])], ["offset"])
+        >>> linear_matrix_wavefronts(cvt, 16, 8), matrix_wavefronts(access_addresses(cvt), 16, 8)
+        (16, 16)
+    """
+    _require_linear_words(element_bits)
+    full = _access_layout(cvt)
+    first = matrix_wavefronts(
+        instruction_addresses(full, regs_per_matrix), element_bits, regs_per_matrix
+    )
+    matrices = full.get_in_dim_size("register") // regs_per_matrix
+    return first * matrices * full.get_in_dim_size("warp")

@@ -46,7 +46,7 @@ from llverify.errors import LayoutError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_conversion import conversion_layout
-from llverify.wavefront_count import access_addresses, matrix_wavefronts
+from llverify.wavefront_count import linear_matrix_wavefronts
 
 __all__ = ["WavefrontPrediction", "matrix_lowering", "predict_wavefronts"]
 
@@ -205,7 +205,7 @@ def _matrix_prediction(
 ) -> WavefrontPrediction:
     cvt = lowering.conversion
     matrices = cvt.get_in_dim_size("register") // lowering.regs_per_matrix
-    total = matrix_wavefronts(access_addresses(cvt), element_bits, lowering.regs_per_matrix)
+    total = linear_matrix_wavefronts(cvt, element_bits, lowering.regs_per_matrix)
     name = "ldmatrix" if direction == "load" else "stmatrix"
     vec = lowering.matrices_per_instruction
     trans = ".trans" if lowering.transposed else ""

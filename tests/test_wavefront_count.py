@@ -14,11 +14,15 @@ import numpy as np
 import pytest
 
 from llverify import LinearLayout
+from llverify.errors import LayoutError
 from llverify.wavefront_count import (
     access_addresses,
     bank_words,
     count_wavefronts,
     hardware_conflicts,
+    instruction_addresses,
+    linear_matrix_wavefronts,
+    linear_wavefronts,
     matrix_wavefronts,
     pass_conflicts,
     pass_count,
@@ -121,3 +125,58 @@ def test_matrix_wavefronts_rows_per_bank_group() -> None:
     words = np.arange(32)[:, None] * 4 + np.arange(4)
     two = np.tile(words.reshape(1, 32, 4), (2, 1, 2))
     assert matrix_wavefronts(two, 32, 4) == 2 * 2 * 4
+
+
+def _random_cvt(rng: random.Random, reg_bits: int, warp_bits: int) -> LinearLayout:
+    """A random linear access (register, lane, warp) -> offset: any bases, zero (broadcast)
+    ones included, not necessarily contiguous vectors."""
+
+    def bases(n: int) -> list[list[int]]:
+        return [[rng.choice([0, 1 << rng.randrange(12), rng.randrange(1 << 12)])] for _ in range(n)]
+
+    return LinearLayout.from_bases(
+        [("register", bases(reg_bits)), ("lane", bases(5)), ("warp", bases(warp_bits))],
+        ["offset"],
+        [1 << 12],
+        require_surjective=False,
+    )
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_linear_count_equals_the_simulator(seed: int) -> None:
+    """The first pass group, scaled, is the brute force over every address, field for field
+    (the colliding lanes included), lane tiles (``l & mask``) included."""
+    rng = random.Random(seed)
+    bits = rng.choice([4, 8, 16, 32, 64])
+    vec = rng.choice([v for v in (1, 2, 4, 8) if v * bits <= 128])
+    banks = rng.choice([32, 64])
+    basis = rng.choice(PASS_BASES)
+    cvt = _random_cvt(rng, vec.bit_length() - 1 + rng.randrange(3), rng.randrange(3))
+    lanes = None
+    addresses = access_addresses(cvt)
+    if rng.random() < 0.3:
+        lanes = np.arange(32) & sum(1 << i for i in rng.sample(range(5), 3))
+        addresses = addresses[:, lanes, :]
+    expected = count_wavefronts(addresses, vec, bits, banks, basis)
+    assert linear_wavefronts(cvt, vec, bits, banks, basis, lanes) == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_linear_matrix_count_equals_every_matrix(seed: int) -> None:
+    rng = random.Random(seed)
+    bits = rng.choice([8, 16, 32])
+    per_matrix = 32 // bits
+    cvt = _random_cvt(rng, per_matrix.bit_length() - 1 + rng.randrange(3), rng.randrange(3))
+    expected = matrix_wavefronts(access_addresses(cvt), bits, per_matrix)
+    assert linear_matrix_wavefronts(cvt, bits, per_matrix) == expected
+
+
+def test_instruction_addresses_are_the_first_registers_of_warp_0() -> None:
+    cvt = _random_cvt(random.Random(3), 3, 2)
+    assert (instruction_addresses(cvt, 4) == access_addresses(cvt)[:1, :, :4]).all()
+
+
+def test_linear_count_needs_power_of_2_element_bits() -> None:
+    cvt = _random_cvt(random.Random(1), 1, 0)
+    with pytest.raises(LayoutError, match="'element_bits' must be a power of 2, not 24"):
+        linear_wavefronts(cvt, 1, 24, 32, [1, 2, 4, 8, 16])

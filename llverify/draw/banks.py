@@ -28,23 +28,28 @@ import numpy as np
 
 from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.draw import style
-from llverify.draw.grid import Panel, aggregation, check_max_cells, check_window
+from llverify.draw.grid import (
+    BYTES_PER_ELEMENT,
+    REMEDY,
+    Panel,
+    aggregation,
+    check_max_cells,
+    check_window,
+)
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
 from llverify.encodings.padded import PaddedLayout
-from llverify.evaluate import evaluate_all
+from llverify.evaluate import check_enumeration, evaluate_all
 from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.wavefront_count import (
-    access_addresses,
     bank_words,
+    instruction_addresses,
     pass_conflicts,
     pass_span,
     word_bounds,
 )
 
 __all__ = ["BankModel", "Wavefront", "bank_model", "bank_panel", "wavefront"]
-
-MAX_SLOTS = 1 << 22
 
 
 def _coord_text(coords: Sequence[int]) -> str:
@@ -104,6 +109,12 @@ class BankModel:
         return range(first, last + 1)
 
 
+def _check_slots(slots: int) -> int:
+    return check_enumeration(
+        slots, BYTES_PER_ELEMENT, "drawing the shared buffer (every physical slot)", REMEDY
+    )
+
+
 def bank_model(
     shared_layout: Any, element_bits: int, target: str | Target = "nvidia", shape: Any = None
 ) -> BankModel:
@@ -116,8 +127,8 @@ def bank_model(
         PADDED_ELEMENT_BITS.check(bits, error=DrawError)
         linear = model.linear
         layout = linear.sublayout(["offset"], linear.get_out_dim_names())
+        slots = _check_slots(int(model.padded_size))
         table = np.asarray(model.physical_table(), dtype=np.int64)
-        slots = int(model.padded_size)
         blocks = model.num_blocks
     else:
         full = model
@@ -129,12 +140,8 @@ def bank_model(
             )
         blocks = full.get_in_dim_size("block") if full.has_in_dim("block") else 1
         layout = full.sublayout(["offset"], full.get_out_dim_names())
-        table = np.arange(layout.get_in_dim_size("offset"), dtype=np.int64)
-        slots = len(table)
-    if slots > MAX_SLOTS:
-        raise DrawError(
-            f"The shared buffer has {slots} elements; drawing is limited to {MAX_SLOTS}."
-        )
+        slots = _check_slots(layout.get_in_dim_size("offset"))
+        table = np.arange(slots, dtype=np.int64)
     values = evaluate_all(layout)
     coords = np.stack(
         [np.asarray(values[d], dtype=np.int64) for d in layout.get_out_dim_names()], axis=1
@@ -196,7 +203,7 @@ def wavefront(register_layout: Any, model: BankModel, shape: Sequence[int]) -> W
 
     reg = layout_argument(register_layout, shape, "register_layout")
     analysis = analyse_access(reg, model.shared, model.element_bits, model.target)
-    offsets = access_addresses(analysis.conversion)
+    offsets = instruction_addresses(analysis.conversion, analysis.elems_per_vec)
     lanes = pass_span(analysis.pass_lanes)
     # the register layout's own register of each (lane, element) of warp 0
     own: dict[tuple[int, tuple[int, ...]], int] = {}

@@ -22,14 +22,17 @@ import numpy as np
 
 from llverify.draw import style
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
-from llverify.evaluate import evaluate_all
+from llverify.evaluate import check_enumeration, evaluate_all
 from llverify.layout import LinearLayout
 
 __all__ = ["Hardware", "GridPlan", "evaluate_distributed", "grid_panel", "plan_grid"]
 
 DISTRIBUTED_DIMS = ("register", "lane", "warp", "block")
-MAX_ELEMENTS = 1 << 22  # tensors larger than this are refused (evaluation memory)
-MAX_INPUTS = 1 << 24
+#: Peak bytes per element or hardware index of a drawing (ru_maxrss of ``llverify draw`` at
+#: 2048x2048: the evaluated indices, the cell plan and the marks), for the enumeration
+#: budget (:func:`llverify.evaluate.check_enumeration`).
+BYTES_PER_ELEMENT = 128
+REMEDY = "draw a smaller tensor shape (--shape), which shows the same layout's pattern"
 MAX_SLICES = 16
 WRAP = 32  # elements per drawn row of a 1-D tensor
 _BAR = 5.0  # height of the warp-colour bar of cells held by several warps
@@ -82,16 +85,12 @@ def check_distributed(layout: LinearLayout, name: str) -> None:
         )
     if layout.num_out_dims == 0:
         raise DrawError(f"Argument '{name}' has no out dims: there is no tensor to draw.")
-    if layout.get_total_out_dim_size() > MAX_ELEMENTS:
-        raise DrawError(
-            f"Argument '{name}' has {layout.get_total_out_dim_size()} elements; drawing is "
-            f"limited to {MAX_ELEMENTS}."
-        )
-    if layout.get_total_in_dim_size() > MAX_INPUTS:
-        raise DrawError(
-            f"Argument '{name}' has {layout.get_total_in_dim_size()} hardware indices; drawing "
-            f"is limited to {MAX_INPUTS}."
-        )
+    check_enumeration(
+        max(layout.get_total_out_dim_size(), layout.get_total_in_dim_size()),
+        BYTES_PER_ELEMENT,
+        f"drawing '{name}' (every element and hardware index)",
+        REMEDY,
+    )
 
 
 def evaluate_distributed(layout: LinearLayout, name: str = "layout") -> Hardware:
@@ -103,7 +102,7 @@ def evaluate_distributed(layout: LinearLayout, name: str = "layout") -> Hardware
         if not full.has_in_dim(d):
             full = full * LinearLayout.zeros_1d(1, d, out0)
     full = full.transpose_ins(list(DISTRIBUTED_DIMS))
-    values = evaluate_all(full, max_inputs=MAX_INPUTS)
+    values = evaluate_all(full, max_inputs=full.get_total_in_dim_size())
     sizes = {d: full.get_in_dim_size(d) for d in DISTRIBUTED_DIMS}
     index = np.arange(full.get_total_in_dim_size(), dtype=np.int64)
     parts = {}

@@ -42,7 +42,8 @@ _PT_PER_PX = 0.72  # the PNG renderer draws 100 scene pixels per inch
 
 
 class DrawError(LLVerifyError, ValueError):
-    """Something cannot be drawn (bad option, too large, missing optional dependency)."""
+    """Something cannot be drawn (bad option, missing optional dependency); a tensor too
+    large to draw is an :class:`llverify.evaluate.EnumerationLimitError`."""
 
 
 def text_width(text: str, size: float) -> float:
