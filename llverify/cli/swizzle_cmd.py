@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from llverify.arguments import check_one_kernel
 from llverify.cli.args import EXIT_OK, EXIT_UNKNOWN, layout_argument, parse_dtype, parse_shape
 from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
 from llverify.swizzle import synthesize_swizzle
@@ -17,6 +18,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
+    check_one_kernel(src, dst, ("SRC", "DST"))
     shape = shape or [size for _, size in src.out_dims]
     result = synthesize_swizzle(
         src,
