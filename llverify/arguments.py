@@ -33,6 +33,7 @@ __all__ = [
     "LAYOUT_FORMS",
     "LayoutTextError",
     "ShapeNeededError",
+    "check_one_kernel",
     "is_encoding_text",
     "layout_argument",
     "layout_value",
@@ -186,3 +187,39 @@ def shared_layout_argument(
             f"(got {layout.num_buffers} buffers, {layout.num_blocks} CTAs)."
         )
     return layout
+
+
+#: the in dims that count a kernel's hardware: lanes per warp, warps per CTA, CTAs
+_KERNEL_DIMS = ("lane", "warp", "block")
+
+
+def _kernel_counts(layout: LinearLayout) -> str:
+    return ", ".join(
+        f"{dim}={layout.get_in_dim_size(dim) if layout.has_in_dim(dim) else 1}"
+        for dim in _KERNEL_DIMS
+    )
+
+
+def check_one_kernel(
+    src: LinearLayout, dst: LinearLayout, names: tuple[str, str] = ("src", "dst")
+) -> None:
+    """Both layouts of one operation (a conversion's source and destination) belong to one
+    kernel: the same lanes per warp, warps per CTA and CTAs (the sizes of the in dims
+    ``lane``, ``warp`` and ``block``; an absent dim has size 1).
+
+    Examples:
+        >>> a = LinearLayout.from_bases([("register", [[1]]), ("warp", [[2]])], ["dim0"])
+        >>> b = LinearLayout.from_bases([("register", [[1], [2]]), ("warp", [])], ["dim0"])
+        >>> check_one_kernel(a, a)
+        >>> check_one_kernel(a, b)
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Arguments 'src' and 'dst' must be layouts of one kernel: the same lanes per warp, warps per CTA and CTAs (in dim sizes lane, warp, block), not lane=1, warp=2, block=1 ('src') and lane=1, warp=1, block=1 ('dst').
+    """  # noqa: E501
+    src_counts, dst_counts = _kernel_counts(src), _kernel_counts(dst)
+    if src_counts != dst_counts:
+        raise LayoutError(
+            f"Arguments '{names[0]}' and '{names[1]}' must be layouts of one kernel: the same "
+            "lanes per warp, warps per CTA and CTAs (in dim sizes lane, warp, block), not "
+            f"{src_counts} ('{names[0]}') and {dst_counts} ('{names[1]}')."
+        )

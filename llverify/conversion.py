@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from llverify import gf2
+from llverify.arguments import check_one_kernel, layout_argument
 from llverify.errors import LayoutTypeError, NotInvertibleError
 from llverify.evaluate import check_enumeration
 from llverify.layout import LinearLayout
@@ -698,7 +699,8 @@ def _greedy_rounds(problem: _ShuffleProblem) -> list[ShuffleRound]:
 
 @dataclass(frozen=True)
 class Conversion:
-    """A layout conversion ``src -> dst`` (see the module docstring).
+    """A layout conversion ``src -> dst`` (see the module docstring), between two layouts of
+    one kernel (the same lanes, warps and CTAs: :func:`llverify.arguments.check_one_kernel`).
 
     ``cvt`` may be given explicitly (to check a hand-written or corrupted conversion);
     otherwise it is ``src.invert_and_compose(dst)``, or None when the destination does not
@@ -711,6 +713,7 @@ class Conversion:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        check_one_kernel(self.src, self.dst)
         if self.cvt is None:
             try:
                 object.__setattr__(self, "cvt", self.src.invert_and_compose(self.dst))
@@ -904,7 +907,9 @@ def conversion(src: Any, dst: Any, shape: Sequence[int] | None = None) -> Conver
         >>> c = conversion(a, b, [32, 32])
         >>> c.kind, c.verify().proved, c.coverage().proved
         ('shared memory', True, True)
-    """
-    from llverify.arguments import layout_argument
-
+        >>> conversion(a, BlockedLayout([4, 1], [4, 8], [1, 4], [0, 1]), [32, 32])
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Arguments 'src' and 'dst' must be layouts of one kernel: the same lanes per warp, warps per CTA and CTAs (in dim sizes lane, warp, block), not lane=32, warp=2, block=1 ('src') and lane=32, warp=4, block=1 ('dst').
+    """  # noqa: E501
     return Conversion(layout_argument(src, shape, "src"), layout_argument(dst, shape, "dst"))

@@ -6,6 +6,7 @@ gates and negative controls on small modules."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,9 @@ import pytest
 from cases.access import run_bank_oracle
 from cases.triton import require_triton
 from llverify.audit.analyze import audit
-from llverify.audit.module import parse_module
+from llverify.audit.module import ModuleError, parse_module
 from llverify.errors import ParseError
+from llverify.verdict import Status, Verdict
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 KERNELS = sorted(DATA.glob("*.ttgir"))
@@ -28,7 +30,7 @@ BLOCKED = (
     "order = [1, 0]}>"
 )
 HEADER = (
-    '#b = {b}\n#s = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}}>\n'
+    "#b = {b}\n#s = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}}>\n"
     '#smem = #ttg.shared_memory\n#loc = loc("k.py":1:1)\n#loc1 = loc("k.py":7:3)\n'
     'module attributes {{"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", '
     '"ttg.threads-per-warp" = 32 : i32}} {{\n'
@@ -42,8 +44,18 @@ def _module(body: str, blocked: str = BLOCKED) -> str:
 def test_fixtures_exist() -> None:
     names = {k.name for k in KERNELS}
     assert len(KERNELS) >= 15
-    for part in ("matmul_fp16_sm80", "matmul_fp16_sm90", "matmul_fp16_gfx942", "attn_fwd",
-                 "softmax", "layernorm", "transpose", "gather", "broadcast_reduce", "big_2000"):
+    for part in (
+        "matmul_fp16_sm80",
+        "matmul_fp16_sm90",
+        "matmul_fp16_gfx942",
+        "attn_fwd",
+        "softmax",
+        "layernorm",
+        "transpose",
+        "gather",
+        "broadcast_reduce",
+        "big_2000",
+    ):
         assert any(part in n for n in names), part  # fmt: skip
 
 
@@ -166,7 +178,7 @@ def test_malformed_modules_name_line_and_column() -> None:
                              "tensor<4x4xf16, #b> loc(#loc1)"))  # fmt: skip
     with pytest.raises(ParseError, match=r"line 7, column \d+: unbalanced"):
         parse_module(_module("  %0 = ttg.convert_layout %x : tensor<4x4xf16, #b -> x"))
-    unknown = audit(_module('  %0 = mydialect.magic %x {weird = #foo.bar<1>} : i32'))
+    unknown = audit(_module("  %0 = mydialect.magic %x {weird = #foo.bar<1>} : i32"))
     assert unknown.findings == [] and unknown.skipped == {"mydialect.magic": 1}
 
 
@@ -204,4 +216,202 @@ def test_cli_table_json_and_gates(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ttgir"
     bad.write_text(_module("  %0 = ttg.convert_layout %x : tensor<4x4xf16, #nope> -> x"))
     broken = _cli(str(bad))
-    assert broken.returncode == 2 and "line 7" in broken.stderr and "Traceback" not in broken.stderr
+    assert broken.returncode == 2 and f"{bad}:7:" in broken.stderr
+    assert "Traceback" not in broken.stderr
+
+
+# ---------------------------------------------------------------------- truncated modules
+
+SMALL = [k for k in KERNELS if k.name != "big_2000.ttgir"]
+MID_LINE = [DATA / f"{n}.ttgir" for n in ("gather_fp32_sm80", "transpose_fp16_gfx942",
+                                           "matmul_fp16_sm90", "attn_fwd_fp16_sm80")]  # fmt: skip
+
+
+def _line_ends(text: str) -> list[int]:
+    ends, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        ends.append(pos)
+    return ends
+
+
+def _mid_line_cuts(text: str) -> list[int]:
+    """Three cuts inside every line: after its first character, in its middle, before its
+    last character."""
+    cuts, start = [], 0
+    for end in _line_ends(text):
+        cuts += [start + 1, (start + end) // 2, end - 2]
+        start = end
+    return cuts
+
+
+def _assert_refused(text: str, cuts: list[int]) -> int:
+    """Every cut of ``text`` (other than the whole text) raises ModuleError with a line."""
+    checked = 0
+    for cut in cuts:
+        part = text[:cut]
+        if part.rstrip() == text.rstrip():
+            continue
+        with pytest.raises(ModuleError) as info:
+            parse_module(part)
+        assert 1 <= info.value.line <= part.count("\n") + 1, (cut, str(info.value))
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("kernel", SMALL, ids=[k.stem for k in SMALL])
+def test_a_module_cut_at_any_line_break_is_refused(kernel: Path) -> None:
+    """``head -n K`` of a fixture, for every K: never audited as if whole (issue 18)."""
+    text = kernel.read_text()
+    assert _assert_refused(text, [0, *_line_ends(text)]) >= text.count("\n") - 1
+
+
+@pytest.mark.parametrize("kernel", MID_LINE, ids=[k.stem for k in MID_LINE])
+def test_a_module_cut_inside_a_line_is_refused(kernel: Path) -> None:
+    text = kernel.read_text()
+    assert _assert_refused(text, _mid_line_cuts(text)) >= 3 * text.count("\n") - 3
+
+
+def test_the_2000_line_module_cut_is_refused() -> None:
+    text = (DATA / "big_2000.ttgir").read_text()
+    ends = _line_ends(text)
+    cuts = ends[:: len(ends) // 12] + _mid_line_cuts(text)[:: len(ends) // 4] + [len(text) - 3]
+    assert _assert_refused(text, cuts) >= 24
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "line 1: the text has no 'module'"),
+        ("#b = #ttg.blocked<{}>\n", "line 1: the text has no 'module'"),
+        ('module attributes {ttg.target = "cuda:90"}\n', "line 1: the module has no region"),
+        (
+            "module {\n  %0 = tt.foo\n",
+            "line 1, column 8: '{' is never closed: the text ends at line 2",
+        ),  # fmt: skip
+        ('module {\n  %0 = tt.foo {s = "ab\n}\n', "line 2, column 20: unterminated string"),
+        ("module {\n  %0 = tt.foo (]\n}\n", "line 2, column 15: unbalanced '\\('"),
+        ("#a = loc(x))\nmodule {\n}\n", "line 1, column 12: unbalanced '\\)' \\(it closes nothing"),
+        ("module {\n}\n}\n", "line 3: expected an alias definition or a module"),
+        ("module {\n} lo\n", "line 2, column 2: unexpected 'lo' after the closing brace"),
+        ("module {\n} loc(#loc)\n#loc = lo\n", "line 3: the alias definition .* no complete"),
+        ("module {\n} loc(#loc)\n#lo\n", "line 3: expected an alias definition or a module"),
+        (
+            "module {\n} loc(#loc9)\n#loc = loc(unknown)\n",
+            "line 2, column 7: attribute alias #loc9 is used but never defined",
+        ),  # fmt: skip
+    ],
+)
+def test_malformed_module_errors_name_the_line(text: str, message: str) -> None:
+    with pytest.raises(ModuleError, match=message):
+        parse_module(text)
+
+
+def test_whole_modules_in_other_forms_are_accepted() -> None:
+    for text in (
+        "module {\n}",  # no final newline, no location
+        '// a comment\nmodule {\n  %0 = tt.foo {s = "a -> b } \\" ("} : i32 -> i32\n}\n',
+        "#set = affine_set<(d0) : (d0 - 10 >= 0)>\n!t = !tt.ptr<f16>\nmodule {\n}\n{-#\n  x: {}\n#-}\n",  # noqa: E501
+    ):
+        parse_module(text)
+
+
+def _main(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from llverify.cli.main import main
+
+    code = main(["audit", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("kernel", SMALL, ids=[k.stem for k in SMALL])
+def test_cli_refuses_truncated_files_with_file_and_line(
+    kernel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 with FILE:LINE, nothing on stdout, for cuts at a line break and inside a line
+    (a CI gate never passes a file it did not read whole)."""
+    text = kernel.read_text()
+    ends = _line_ends(text)
+    path = tmp_path / kernel.name
+    for cut in (ends[len(ends) // 2], ends[-3], ends[-1] - 3, len(text) // 3, 1):
+        path.write_text(text[:cut])
+        code, out, err = _main(str(path), capsys=capsys)
+        assert code == 2 and out == "", (cut, out, err)
+        assert re.match(rf"llverify: error: {re.escape(str(path))}:\d+(:\d+)?: ", err), err
+        assert len(err.splitlines()) == 1, err
+
+
+def test_cli_head_121_exits_2_in_a_subprocess(tmp_path: Path) -> None:
+    path = tmp_path / "cut.ttgir"
+    lines = (DATA / "attn_fwd_fp16_sm80.ttgir").read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:121]))
+    out = _cli(str(path), "--require-proofs")
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert f"{path}:" in out.stderr and "never closed" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+# ---------------------------------------------------------------------- exit codes and attributes
+
+CONVERT = (
+    "  %0 = ttg.convert_layout %x : tensor<32x32xf16, #b> -> tensor<32x32xf16, "
+    "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+    "order = [0, 1]}>> loc(#loc1)"
+)
+
+
+def test_cli_refuted_conversion_exits_1_and_the_row_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refuted convert_layout exited 0 unless --require-proofs was given (issue 18): now 1
+    with or without it, the counterexample in the text row and the JSON."""
+    from llverify.conversion import Conversion
+
+    refuted = Verdict(
+        Status.REFUTED, "dst(cvt(x)) == src(x) for every hardware index x", "gf2", 0.0,
+        {"register": 2, "lane": 0}, {"dim0": 1, "dim1": 0}, {"dim0": 0, "dim1": 2},
+    )  # fmt: skip
+    monkeypatch.setattr(Conversion, "verify", lambda self: refuted)
+    path = tmp_path / "refuted.ttgir"
+    path.write_text(_module(CONVERT))
+    for flags in ((), ("--require-proofs",)):
+        code, out, _ = _main(str(path), *flags, capsys=capsys)
+        assert code == 1, out
+        (row,) = [line for line in out.splitlines() if line.lstrip().startswith("0  refuted")]
+        assert "dst(cvt(x)) == src(x)" in row and "register=2, lane=0 -> (1, 0)" in row, row
+        assert "VIOLATION" in out
+    code, out, _ = _main(str(path), "--json", capsys=capsys)
+    report = json.loads(out)
+    assert code == 1 and report["exit_code"] == 1 and report["violations"]
+    assert "register=2, lane=0" in report["findings"][0]["summary"]
+
+
+def test_cli_unknown_conversion_exits_3_only_with_require_proofs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llverify.conversion import Conversion
+
+    unknown = Verdict(Status.UNKNOWN, "coverage", "z3", 0.0, reason="solver timeout")
+    monkeypatch.setattr(Conversion, "coverage", lambda self: unknown)
+    path = tmp_path / "unknown.ttgir"
+    path.write_text(_module(CONVERT))
+    code, out, _ = _main(str(path), capsys=capsys)
+    assert code == 0 and "unknown" in out and "solver timeout" in out
+    code, out, _ = _main(str(path), "--require-proofs", capsys=capsys)
+    assert code == 3 and "VIOLATION" not in out
+
+
+@pytest.mark.parametrize("quote", ["", '"'], ids=["bare", "quoted"])
+def test_module_attribute_names_quoted_or_not(quote: str) -> None:
+    """``"ttg.target" = "cuda:90"`` was not recognised (issue 18)."""
+    names = ["ttg.num-warps", "ttg.target", "ttg.threads-per-warp", "ttg.num-ctas"]
+    a, b, c, d = (f"{quote}{name}{quote}" for name in names)
+    text = (
+        f'module attributes {{{a} = 4 : i32, {b} = "cuda:90", {c} = 32 : i32, {d} = 1 : i32}} '
+        "{\n}\n"
+    )
+    module = parse_module(text)
+    assert (module.target, module.num_warps, module.threads_per_warp, module.num_ctas) == (
+        "cuda:90", 4, 32, 1,
+    )  # fmt: skip
+    assert audit(text).target == "nvidia"

@@ -113,3 +113,15 @@ def test_bad_input_exits_2_without_traceback(args) -> None:
     assert out.returncode == 2, (out.stdout, out.stderr)
     assert "Traceback" not in out.stderr
     assert "llverify" in out.stderr
+
+
+@pytest.mark.parametrize("command", ["convert", "swizzle"])
+def test_layouts_of_two_kernels_exit_2_with_one_line(command: str) -> None:
+    """A 4-warp source with an 8-warp destination was "proved" (issue 18): now one line
+    naming both layouts' counts, exit 2."""
+    eight = B_ROW.replace("warpsPerCTA = [4, 1]", "warpsPerCTA = [1, 8]")
+    out = run(command, B_ROW, eight, "--shape", "64x64")
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stdout == "" and len(out.stderr.splitlines()) == 1, out.stderr
+    assert "one kernel" in out.stderr
+    assert "warp=4, block=1 ('SRC')" in out.stderr and "warp=8, block=1 ('DST')" in out.stderr

@@ -306,3 +306,39 @@ def test_shuffles_across_folded_warps_as_triton() -> None:
     )
     assert warp_bits_read_from_lanes(stays_shared.src, stays_shared.dst) == [2]
     assert stays_shared.kind == "shared memory" and stays_shared.needs_shared_memory
+
+
+# ---------------------------------------------------------------------- one kernel
+
+FOUR_WARPS = BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+
+
+@pytest.mark.parametrize(
+    ("dst", "counts"),
+    [
+        (BlockedLayout([1, 8], [4, 8], [1, 8], [1, 0]), "lane=32, warp=8, block=1"),
+        (BlockedLayout([1, 8], [4, 8], [2, 1], [1, 0]), "lane=32, warp=2, block=1"),
+        (BlockedLayout([1, 8], [4, 4], [4, 1], [1, 0]), "lane=16, warp=4, block=1"),
+        (BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0], [[0, 1]]), "lane=32, warp=4, block=2"),
+    ],
+)
+def test_conversion_between_two_kernels_is_refused(dst: BlockedLayout, counts: str) -> None:
+    """A 4-warp source and an 8-warp destination (or other lanes or CTAs) are not one
+    kernel's: refused, never "proved" (issue 18)."""
+    with pytest.raises(ValueError, match="one kernel") as info:
+        conversion(FOUR_WARPS, dst, [64, 64])
+    message = str(info.value)
+    assert "'src'" in message and "'dst'" in message
+    assert "lane=32, warp=4, block=1 ('src')" in message and f"{counts} ('dst')" in message
+    src_ll, dst_ll = to_linear_layout(FOUR_WARPS, [64, 64]), to_linear_layout(dst, [64, 64])
+    with pytest.raises(ValueError, match="one kernel"):
+        Conversion(src_ll, dst_ll)
+    with pytest.raises(ValueError, match="one kernel"):
+        conversion(dst, FOUR_WARPS, [64, 64])
+
+
+def test_absent_in_dims_count_as_size_1() -> None:
+    bare = LinearLayout.from_bases([("register", [[1], [2]]), ("lane", LANES)], ["dim0"])
+    assert conversion(bare, _ll([[2], [1]], LANES)).verify().proved
+    with pytest.raises(ValueError, match="warp=2"):
+        conversion(bare, _ll([[2]], LANES, [[1]]))

@@ -499,3 +499,10 @@ def test_cli_bad_input_exits_2_with_one_line(args: list[str], tmp_path: Path) ->
 def test_picture_cells_are_numpy_free_json(tmp_path: Path) -> None:
     info = draw(SWIZZLED, [64, 64], tmp_path / "b.svg", element_bits=16, register=B_ROW)
     json.dumps(info)  # every value is plain JSON (no numpy ints)
+
+
+def test_conversion_of_two_kernels_is_refused() -> None:
+    four = BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+    eight = BlockedLayout([1, 8], [4, 8], [1, 8], [1, 0])
+    with pytest.raises(ValueError, match=r"one kernel.*warp=4.*'src'.*warp=8.*'dst'"):
+        conversion_svg(four, eight, None, [64, 64], 16)

@@ -298,3 +298,46 @@ def test_each_argument_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls.clear()
     synthesize_swizzle(src, dst, [16, 8], 32, start=start, padding=True, triton_safe=True)
     assert calls == Counter({"src": 1, "dst": 1, "start": 1})
+
+
+def _every_swizzle_entry_point() -> list:
+    from llverify.swizzle import (
+        best_nvmma_shared,
+        best_padded_shared,
+        best_swizzled_shared,
+        constructive_swizzle,
+        convert_layout_swizzle,
+    )
+
+    identity = LinearLayout.from_bases(
+        [("offset", [[0, 1 << i] for i in range(6)] + [[1 << i, 0] for i in range(6)])],
+        ["dim0", "dim1"],
+    )
+    return [
+        lambda s, d: synthesize_swizzle(s, d, [64, 64], 16),
+        lambda s, d: constructive_swizzle(s, d, [64, 64], 16),
+        lambda s, d: convert_layout_swizzle(s, d, [64, 64], 16),
+        lambda s, d: swizzle_cost(s, d, identity, [64, 64], 16),
+        lambda s, d: best_swizzled_shared(s, d, [64, 64], 16),
+        lambda s, d: best_nvmma_shared(s, d, [64, 64], 16),
+        lambda s, d: best_padded_shared(s, d, [64, 64], 16),
+    ]
+
+
+@pytest.mark.parametrize(
+    "index",
+    range(7),
+    ids=["synthesize", "constructive", "convert_layout", "cost", "swizzled", "nvmma", "padded"],
+)
+def test_layouts_of_two_kernels_are_refused(index: int) -> None:
+    """A 4-warp source with an 8-warp (or 2-warp) destination: refused by every swizzle entry
+    point, naming both layouts' counts (issue 18); the same warps are accepted."""
+    call = _every_swizzle_entry_point()[index]
+    four = BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+    for other, counts in (([1, 8], "warp=8"), ([2, 1], "warp=2")):
+        dst = BlockedLayout([1, 8], [4, 8], other, [1, 0])
+        with pytest.raises(LayoutError, match="one kernel") as info:
+            call(four, dst)
+        assert "warp=4, block=1 ('src')" in str(info.value)
+        assert f"{counts}, block=1 ('dst')" in str(info.value)
+    call(four, BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1]))

@@ -230,6 +230,9 @@ class _Auditor:
         data: dict[str, Any] = {"kind": conv.kind, "verify": str(verify), "coverage": str(coverage)}
         cost = conflicts = 0
         summary = f"{conv.kind}; correct and complete: {status}"
+        failed = [v for v in (verify, coverage) if not v.proved]
+        if failed:  # why: the claim and its counterexample (or the solver's answer)
+            summary += f" ({failed[0].claim}: {failed[0]})"
         bits = src.bits
         if conv.kind == "shared memory" and status is Status.PROVED and bits:
             from llverify.swizzle import synthesize_swizzle

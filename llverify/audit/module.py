@@ -7,8 +7,10 @@ loc("k.py":12:5)``), the module attributes (``ttg.target``, ``ttg.num-warps``,
 location resolved to ``file:line``.  Region operations in generic form (``"tt.reduce"(%x)
 ... ({ ... }) : (types) -> types``) are read as one operation spanning their region.
 Anything else (other dialects, unknown attributes) is kept as an operation with its name and
-types, so the caller can list what it skipped; only malformed text (unbalanced brackets or
-quotes, an alias used before being defined) is an error, with its line and column.
+types, so the caller can list what it skipped.  The text must be whole (:func:`check_whole`):
+malformed or truncated text (unbalanced brackets, an unterminated string, no ``module``, a
+module never closed, an alias used but never defined) is a :class:`ModuleError` naming its
+line and column.
 
 Examples:
     >>> text = '''#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from llverify.errors import ParseError
 from llverify.hardware import element_type_bits
 
-__all__ = ["Operation", "TTGIRModule", "TypeInfo", "parse_module"]
+__all__ = ["ModuleError", "Operation", "TTGIRModule", "TypeInfo", "check_whole", "parse_module"]
 
 _ALIAS_DEF = re.compile(r"^(#[A-Za-z_][\w$-]*)\s*=\s*(.*)$")
 _ALIAS_USE = re.compile(r"#([A-Za-z_][\w$-]*)(?![\w.$-])")
@@ -40,7 +42,31 @@ _OP = re.compile(r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z
 _LOC_REF = re.compile(r"loc\((#[\w$-]+)\)\s*$")
 _FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _ATTR_INT = re.compile(r'"?(ttg\.num-warps|ttg\.threads-per-warp|ttg\.num-ctas)"?\s*=\s*(\d+)')
-_ATTR_TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]+)"')
+_ATTR_TARGET = re.compile(r'"?ttg\.target"?\s*=\s*"([^"]+)"')
+# the text's tokens for check_whole: a string, an unterminated one, a comment, the arrows and
+# comparisons that are no brackets, a bracket, an alias use, a line break
+_TOKEN = re.compile(
+    r'(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open_string>")|(?P<comment>//[^\n]*)|->|>=|'
+    r"(?P<bracket>[{}\[\]()<>])|(?<![\w%#.$-])(?P<alias>#[A-Za-z_][\w$-]*)(?![\w.$-])|"
+    r"(?P<newline>\n)"
+)
+_CLOSING = {"}": "{", "]": "[", ")": "(", ">": "<"}
+_TOP_ALIAS = re.compile(r"^[#!][A-Za-z_][\w$-]*\s*=\s*(?P<value>.*)$")
+# an alias value: a dialect attribute or type (``#ttg.shared_memory``, ``#ttg.blocked<...>``)
+# or a builtin with its brackets (``loc(...)``, ``affine_map<...>``)
+_ALIAS_VALUE = re.compile(r"^(?:[#!][A-Za-z_][\w.$-]*(?:<.*>)?|[A-Za-z_]\w*[<(\[].*[>)\]])$")
+
+
+class ModuleError(ParseError):
+    """Malformed or truncated TTGIR text, at ``line`` (1-based) and ``column`` (or None)."""
+
+    def __init__(self, detail: str, line: int, column: int | None = None) -> None:
+        self.detail = detail
+        self.column = column
+        where = f"line {line}" if column is None else f"line {line}, column {column}"
+        super().__init__(f"{where}: {detail}")
+        self.line = line
+
 
 @dataclass(frozen=True)
 class TypeInfo:
@@ -90,6 +116,125 @@ class TTGIRModule:
         return counts
 
 
+def check_whole(text: str) -> None:
+    r"""Raise :class:`ModuleError` unless ``text`` is a whole module: strings end on their line,
+    brackets (``{[(<``, not the ``->`` arrow) are balanced and matched, the top level holds
+    only comments, alias definitions (``#name = value`` / ``!name = value`` with a complete
+    value) and ``module`` operations (at least one), each closed, with nothing but its
+    ``loc(...)`` after its closing brace, and every alias used (``#loc3``) is defined.  A file
+    cut anywhere (at a line break or inside a line) fails one of these.
+
+    Examples:
+        >>> check_whole('#loc = loc("k.py":1:1)\nmodule {\n} loc(#loc)\n')
+        >>> check_whole('#loc = loc("k.py":1:1)\nmodule {\n  %0 = arith.constant 0 : i3')
+        Traceback (most recent call last):
+        ...
+        llverify.audit.module.ModuleError: line 2, column 8: '{' is never closed: the text ends at line 3 (truncated?).
+        >>> check_whole('module {\n} loc(#loc)\n')
+        Traceback (most recent call last):
+        ...
+        llverify.audit.module.ModuleError: line 2, column 7: attribute alias #loc is used but never defined (misspelt, or a truncated file?).
+    """  # noqa: E501
+    defined: set[str] = set()
+    uses: list[tuple[str, int, int]] = []
+    stack: list[tuple[str, int, int]] = []  # open brackets: (bracket, line, column)
+    in_region = False  # the outermost open bracket is a module's region
+    line, line_start, modules = 1, 0, 0
+    module_line = _check_top_line(text, 0, 1)  # the line of a module not yet closed, or 0
+    for token in _TOKEN.finditer(text):
+        kind, pos = token.lastgroup, token.start()
+        column = pos - line_start + 1
+        if kind == "newline":
+            line, line_start = line + 1, pos + 1
+            if not stack:
+                module_line = _check_top_line(text, line_start, line) or module_line
+        elif kind == "open_string":
+            raise ModuleError("unterminated string (no closing '\"' on its line).", line, column)
+        elif kind == "alias":
+            name = token.group("alias")
+            if not stack and not text[line_start:pos].strip():
+                defined.add(name)  # a top-level line starting with #name is its definition
+            else:
+                uses.append((name, line, column))
+        elif kind == "bracket":
+            char = token.group("bracket")
+            if char not in _CLOSING:
+                if not stack and char == "{" and module_line:
+                    if not text[:pos].rstrip().endswith("attributes"):
+                        in_region = True  # not the module's attribute dictionary
+                stack.append((char, line, column))
+                continue
+            if not stack:
+                raise ModuleError(f"unbalanced '{char}' (it closes nothing).", line, column)
+            if stack[-1][0] != _CLOSING[char]:
+                opening, at_line, at_column = stack[-1]
+                raise ModuleError(
+                    f"unbalanced '{opening}' (line {line}, column {column} closes it with "
+                    f"'{char}').",
+                    at_line,
+                    at_column,
+                )
+            stack.pop()
+            if stack or not in_region:
+                continue
+            rest = _line_from(text, token.end())
+            if rest and not rest.startswith("loc("):
+                raise ModuleError(
+                    f"unexpected {rest[:40]!r} after the closing brace of the module of line "
+                    f"{module_line}.",
+                    line,
+                    column + 1,
+                )
+            modules, module_line, in_region = modules + 1, 0, False
+    last = line - 1 if text.endswith("\n") else line
+    if stack:
+        char, at_line, at_column = stack[-1]
+        raise ModuleError(
+            f"'{char}' is never closed: the text ends at line {last} (truncated?).",
+            at_line,
+            at_column,
+        )
+    if module_line:
+        raise ModuleError("the module has no region '{ ... }' (truncated?).", module_line)
+    if not modules:
+        raise ModuleError("the text has no 'module' operation (truncated?).", last)
+    for name, at_line, at_column in uses:
+        if name not in defined:
+            raise ModuleError(
+                f"attribute alias {name} is used but never defined (misspelt, or a truncated "
+                "file?).",
+                at_line,
+                at_column,
+            )
+
+
+def _line_from(text: str, start: int) -> str:
+    """``text`` from ``start`` to the end of its line, stripped."""
+    end = text.find("\n", start)
+    return text[start : len(text) if end < 0 else end].strip()
+
+
+def _check_top_line(text: str, start: int, line: int) -> int:
+    """Check the top-level line starting at ``start``: blank, a comment, a complete alias
+    definition, file metadata (``{-#``) or a ``module``; ``line`` for a module, else 0."""
+    stripped = _line_from(text, start)
+    if stripped.startswith("module"):
+        return line
+    if not stripped or stripped.startswith(("//", "{-#")):
+        return 0
+    alias = _TOP_ALIAS.match(stripped)
+    if alias is None:
+        raise ModuleError(
+            f"expected an alias definition or a module at the top level, not {stripped[:40]!r}.",
+            line,
+        )
+    if not _ALIAS_VALUE.match(alias.group("value").strip()):
+        raise ModuleError(
+            f"the alias definition {stripped[:60]!r} has no complete value (truncated?).", line
+        )
+    return 0
+
+
 def _balanced_end(text: str, start: int, line_no: int, opening: str, closing: str) -> int:
     """Index just past the bracket closing the one at ``start``."""
     depth = 0
@@ -107,21 +252,18 @@ def _balanced_end(text: str, start: int, line_no: int, opening: str, closing: st
                 if depth == 0:
                     return i + 1
         i += 1
-    raise ParseError(
-        f"line {line_no}, column {start + 1}: unbalanced '{opening}' (no matching '{closing}')."
-    )
+    raise ModuleError(f"unbalanced '{opening}' (no matching '{closing}').", line_no, start + 1)
 
 
 def _expand(text: str, aliases: dict[str, str], line_no: int, depth: int = 0) -> str:
     if depth > 32:
-        raise ParseError(f"line {line_no}: aliases refer to each other in a cycle.")
+        raise ModuleError("aliases refer to each other in a cycle.", line_no)
 
     def replace(match: re.Match[str]) -> str:
         name = "#" + match.group(1)
         if name not in aliases:
-            raise ParseError(
-                f"line {line_no}, column {match.start() + 1}: attribute alias {name} is used "
-                "but never defined."
+            raise ModuleError(
+                f"attribute alias {name} is used but never defined.", line_no, match.start() + 1
             )
         return _expand(aliases[name], aliases, line_no, depth + 1)
 
@@ -189,6 +331,7 @@ def parse_module(text: str) -> TTGIRModule:
     """Read a TTGIR module (see the module docstring)."""
     if not isinstance(text, str):
         raise ParseError(f"Argument 'text' must be the module's text (str), not {type(text)}.")
+    check_whole(text)
     lines = text.splitlines()
     # MLIR prints attribute aliases first and location aliases last: collect them all first
     aliases: dict[str, str] = {}
@@ -227,7 +370,7 @@ def parse_module(text: str) -> TTGIRModule:
                 depth += lines[i].count("{") - lines[i].count("}")
                 i += 1
             if depth > 0:
-                raise ParseError(f"line {line_no}: the region of {match.group(2)} never closes.")
+                raise ModuleError(f"the region of {match.group(2)} never closes.", line_no)
         results = re.findall(r"%[\w#.$-]+", match.group(1) or "")
         name = match.group(2)
         head = body.split("({", 1)[0]

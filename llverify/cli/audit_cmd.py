@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from llverify.audit.module import ModuleError
 from llverify.bits import counted
 from llverify.cli.args import (
     EXIT_FAILED,
@@ -23,8 +24,9 @@ from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
 
-def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> list[str]:
-    """The rule violations of an audit report, one line each."""
+def violations(report: Any, max_conflicts: int | None) -> list[str]:
+    """The findings that fail the audit, one line each: a refuted conversion, an error, and
+    an access above ``max_conflicts`` (when given)."""
     found = []
     for f in report.sorted():
         where = f"{f.location or 'line ' + str(f.line)} {f.op}"
@@ -33,11 +35,25 @@ def violations(report: Any, max_conflicts: int | None, require_proofs: bool) -> 
                 f"{where}: {counted(f.conflicts, 'bank conflict')} > --max-bank-conflicts "
                 f"{max_conflicts}"
             )
-        if require_proofs and f.op == "ttg.convert_layout" and f.status != Status.PROVED:
-            found.append(f"{where}: conversion {f.status}")
-        if f.status == Status.ERROR:
+        if f.status in (Status.REFUTED, Status.ERROR):
             found.append(f"{where}: {f.summary}")
     return found
+
+
+def exit_code(report: Any, broken: list[str], require_proofs: bool) -> int:
+    """1 when something fails (``broken``), else 3 when ``require_proofs`` and a check is
+    unknown (the solver ran out of time), else 0.
+
+    Examples:
+        >>> from types import SimpleNamespace
+        >>> unknown = SimpleNamespace(findings=[SimpleNamespace(status=Status.UNKNOWN)])
+        >>> exit_code(unknown, [], False), exit_code(unknown, [], True), exit_code(unknown, ["x"], True)
+        (0, 3, 1)
+    """  # noqa: E501
+    if broken:
+        return EXIT_FAILED
+    unknown = any(f.status == Status.UNKNOWN for f in report.findings)
+    return EXIT_UNKNOWN if unknown and require_proofs else EXIT_OK
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -46,11 +62,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     text = read_text_file(args.kernel)
     try:
         report = audit(text, args.target, timeout_s=args.timeout)
+    except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
+        column = "" if error.column is None else f":{error.column}"
+        raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None
     except LLVerifyError as error:
         raise LLVerifyError(f"{args.kernel}: {error}") from None
-    broken = violations(report, args.max_bank_conflicts, args.require_proofs)
-    unknown = any(f.status == Status.UNKNOWN for f in report.findings)
-    code = EXIT_FAILED if broken else EXIT_UNKNOWN if unknown and args.require_proofs else EXIT_OK
+    broken = violations(report, args.max_bank_conflicts)
+    code = exit_code(report, broken, args.require_proofs)
     if args.json:
         print(to_json({**report.to_dict(), "violations": broken, "exit_code": code}))
         return code
@@ -77,7 +95,9 @@ def register(commands: Any) -> None:
             "report every convert_layout (proved, kind, optimal swizzle), local_alloc/store/"
             "load (vectors, bank conflicts, a certified better shared layout), dot operand "
             "consistency, and reductions/stores over duplicated data, sorted by cost. Unknown "
-            "ops are listed as skipped. Exit 1 when a rule option is violated."
+            "ops are listed as skipped. Exit 1 when a conversion is refuted, an operation "
+            "cannot be analysed or a rule option is violated; 2 when the module is malformed "
+            "or truncated."
         ),
         epilog=examples(
             f"llverify audit {KERNEL}",
@@ -102,7 +122,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--require-proofs",
         action="store_true",
-        help="exit 1 when a convert_layout is not proved (3 when unknown)",
+        help="exit 3 when a check is unknown (the solver ran out of time); a refuted "
+        "conversion exits 1 with or without it",
     )
     parser.add_argument(
         "--timeout",

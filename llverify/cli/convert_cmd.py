@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from llverify.arguments import check_one_kernel
 from llverify.bits import counted
 from llverify.cli.args import (
     COL,
@@ -132,6 +133,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
+    check_one_kernel(src, dst, ("SRC", "DST"))
     shape = shape or [size for _, size in src.out_dims]
     report = conversion_report(Conversion(src, dst), shape, bits, args.target, args.timeout)
     statuses = [report["verify"]["status"], report["coverage"]["status"]]

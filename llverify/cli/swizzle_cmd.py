@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from llverify.arguments import check_one_kernel
 from llverify.cli.args import (
     COL,
     EXIT_OK,
@@ -28,6 +29,7 @@ def _cmd_swizzle(args: argparse.Namespace) -> int:
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
+    check_one_kernel(src, dst, ("SRC", "DST"))
     shape = shape or [size for _, size in src.out_dims]
     result = synthesize_swizzle(
         src,

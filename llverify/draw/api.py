@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from llverify.arguments import layout_argument, layout_value
+from llverify.arguments import check_one_kernel, layout_argument, layout_value
 from llverify.bits import check_timeout
 from llverify.draw import style
 from llverify.draw.banks import (
@@ -421,6 +421,7 @@ def conversion_picture(
             f"Arguments 'src' and 'dst' must cover the same tensor, not {src_ll.out_dims} and "
             f"{dst_ll.out_dims}."
         )
+    check_one_kernel(src_ll, dst_ll)
     full_shape = list(src_ll.get_out_dim_sizes())
     shared_note = "given"
     if shared is None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify import gf2
-from llverify.arguments import layout_argument
+from llverify.arguments import check_one_kernel, layout_argument
 from llverify.bits import as_int, as_shape, is_power_of_2, log2_exact
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
@@ -122,6 +122,7 @@ def constructive_layout(
     sizes = _shape(shape)
     src_ll = _distributed(src, sizes, "src", tgt)
     dst_ll = _distributed(dst, sizes, "dst", tgt)
+    check_one_kernel(src, dst)
     if src_ll.get_out_dim_names() != dst_ll.get_out_dim_names():
         raise DimensionError(
             f"Argument 'dst' must have the out dims of 'src' {src_ll.get_out_dim_names()}, not "
@@ -407,6 +408,7 @@ def convert_layout_swizzle(
     sizes = _shape(shape)
     src_ll = _distributed(layout_argument(src, sizes, "src"), sizes, "src", tgt)
     dst_ll = _distributed(layout_argument(dst, sizes, "dst"), sizes, "dst", tgt)
+    check_one_kernel(src_ll, dst_ll)
     src_flat, dst_flat = src_ll.flatten_outs(), dst_ll.flatten_outs()
     dim = src_flat.get_total_out_dim_size_log2()
     tiles = [_LDST] + ([_MATRIX] if bits <= 32 else []) + ([_MATRIX_TRANS] if bits == 16 else [])

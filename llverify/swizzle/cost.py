@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.access import AccessAnalysis, analyse_access
-from llverify.arguments import layout_argument, shared_layout_argument
+from llverify.arguments import check_one_kernel, layout_argument, shared_layout_argument
 from llverify.encodings.padded import PaddedLayout
 from llverify.hardware import Target, resolve_target
 from llverify.layout import LinearLayout
@@ -128,6 +128,7 @@ def cost_of(
         >>> cost_of(reg, reg, shared, 32, TARGETS["nvidia"]).total_wavefronts
         2
     """
+    check_one_kernel(src, dst)
     store = analyse_access(src, shared, element_bits, tgt, src_tile)
     load = analyse_access(dst, shared, element_bits, tgt, dst_tile)
     s_conf, s_wave = _wavefronts(store, src_tile is not None)

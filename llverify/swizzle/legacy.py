@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
-from llverify.arguments import layout_argument
+from llverify.arguments import check_one_kernel, layout_argument
 from llverify.bits import as_int, as_shape, is_power_of_2
 from llverify.encodings import (
     EncodingError,
@@ -372,6 +372,7 @@ def search_family(
     tgt = resolve_target(target)
     _check_register(src, dims, "src", tgt.lanes)
     _check_register(dst, dims, "dst", tgt.lanes)
+    check_one_kernel(src, dst)
     chosen = None if order is None else _order_argument(order, len(dims))
     evaluate = _Evaluator(src, dst, dims, bits, tgt)
     make = _FAMILIES[family]

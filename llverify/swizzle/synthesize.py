@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from llverify import gf2
 from llverify.access import analyse_access
-from llverify.arguments import layout_argument
+from llverify.arguments import check_one_kernel, layout_argument
 from llverify.bits import as_bool, check_timeout
 from llverify.errors import LayoutError, shown
 from llverify.hardware import ANY_ELEMENT_BITS, Target, resolve_target
@@ -335,7 +335,8 @@ def synthesize_swizzle(
 
 
 def _check_pair(src: LinearLayout, dst: LinearLayout, tgt: Target) -> None:
-    """Both register layouts cover the same tensor, with the target's lanes, in one CTA."""
+    """Both register layouts cover the same tensor, with the target's lanes, in one CTA,
+    with the same warps."""
     if src.out_dims != dst.out_dims:
         raise LayoutError(
             f"Arguments 'src' and 'dst' must cover the same tensor, not {src.out_dims} "
@@ -349,6 +350,7 @@ def _check_pair(src: LinearLayout, dst: LinearLayout, tgt: Target) -> None:
             )
         if ll.has_in_dim("block") and ll.get_in_dim_size("block") > 1:
             raise LayoutError(f"Argument {shown(name)} spans several CTAs; one CTA is supported.")
+    check_one_kernel(src, dst)
 
 
 def _check_min_vector(min_vector: Any) -> None:
