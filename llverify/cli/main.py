@@ -22,6 +22,7 @@ from llverify.cli import (
     triton_cmd,
 )
 from llverify.cli.args import EXIT_USAGE
+from llverify.cli.message import one_line
 from llverify.errors import LLVerifyError
 
 
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except _UsageError as error:
-        print(f"{error}\nRun 'llverify --help' for usage.", file=sys.stderr)
+        print(f"{one_line(str(error))} (usage: 'llverify --help')", file=sys.stderr)
         return EXIT_USAGE
     if args.command is None:
         parser.print_help()
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except LLVerifyError as error:
-        print(f"llverify: error: {error}", file=sys.stderr)
+        print(f"llverify: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
 
 
