@@ -24,6 +24,7 @@ from llverify.cli import (
     triton_cmd,
 )
 from llverify.cli.args import EXIT_USAGE, HelpFormatter
+from llverify.cli.message import one_line
 from llverify.errors import LLVerifyError
 
 
@@ -89,7 +90,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as done:  # --help, --version: printed; main() flushes the output
         return int(done.code or 0)
     except _UsageError as error:
-        print(f"{error}\nRun 'llverify --help' for usage.", file=sys.stderr)
+        print(f"{one_line(str(error))} (usage: 'llverify --help')", file=sys.stderr)
         return EXIT_USAGE
     if args.command is None:
         parser.print_help()
@@ -97,7 +98,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(args.handler(args))
     except LLVerifyError as error:
-        print(f"llverify: error: {error}", file=sys.stderr)
+        print(f"llverify: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
 
 

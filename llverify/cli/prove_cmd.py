@@ -29,6 +29,7 @@ from llverify.cli.args import (
     parse_timeout,
     read_text_file,
 )
+from llverify.cli.message import one_line
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
@@ -227,10 +228,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         }
         print(to_json(report, default=str))
         return code
-    for spec_error in spec_errors:
-        print(f"{spec_error}", file=sys.stderr)
-    if spec_errors:
-        print(f"{len(spec_errors)} malformed spec file(s); nothing was run.", file=sys.stderr)
+    if spec_errors:  # one line each, the last one with the count
+        lines = [one_line(str(spec_error)) for spec_error in spec_errors]
+        lines[-1] += f" ({len(spec_errors)} malformed spec file(s); nothing was run)"
+        print("\n".join(lines), file=sys.stderr)
         return code
     for outcome in outcomes:
         if outcome.passed:

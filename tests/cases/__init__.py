@@ -7,7 +7,10 @@
 * ``swizzle_sweep``: the seeded swizzle sweep over the zoo;
 * ``triton``: the Triton 3.9 oracle's availability rule (``LLVERIFY_REQUIRE_TRITON``) and its
   encoding converters;
-* ``scripts``: the repository's scripts (benchmarks/, scripts/) imported by path.
+* ``scripts``: the repository's scripts (benchmarks/, scripts/) imported by path;
+* ``hostile``: the bad-input corpus (command lines and API calls that must be refused);
+* ``sandbox``: runs one command line or API call in a forked child under time and memory
+  bounds.
 
 pytest puts ``tests/`` on ``sys.path`` (``tests/`` has no ``__init__.py``, so its conftest and
 test modules are imported in rootdir "prepend" mode); benchmarks and scripts that reuse these

@@ -1,0 +1,140 @@
+"""The bad-input suite: every subcommand and the main public API functions over the generated
+corpus of hostile inputs (``cases.hostile``), each case in a forked child under a time and a
+memory bound (``cases.sandbox``).
+
+* command lines exit 2 with one line on stderr (``llverify...: ...``), no traceback on stdout
+  or stderr, and write nothing (the working directory stays empty, the inputs unchanged);
+* API calls raise an ``LLVerifyError`` that is a ValueError or TypeError and whose message
+  names the argument;
+* mismatched warp, lane or block counts are refused, never proved.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cases.hostile import API_CASES, IN, ApiCase, CliCase, cli_cases
+from cases.sandbox import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, Result, Sandbox
+
+CLI_CASES = cli_cases()
+MAX_ERROR_CHARS = 2000  # one readable line, not the echo of a multi-MB argument
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Sandbox]:
+    server = Sandbox()
+    yield server
+    server.close()
+
+
+def _tree(root: Path) -> dict[str, int]:
+    """Every path under ``root`` with its size (-1 for folders and pipes)."""
+    return {
+        str(p.relative_to(root)): p.stat().st_size if p.is_file() else -1
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def _prepare(case: CliCase, tmp_path: Path) -> tuple[list[str], Path, Path]:
+    """The case's input folder, empty working directory and log folder; its argv."""
+    inputs, work, logs = tmp_path / "in", tmp_path / "work", tmp_path / "logs"
+    for folder in (inputs, work, logs):
+        folder.mkdir()
+    for name, content in case.files:
+        path = inputs / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content is None:
+            os.mkfifo(path)
+        else:
+            path.write_bytes(content)
+    argv = [str(inputs) + "/" + a[len(IN) :] if a.startswith(IN) else a for a in case.argv]
+    return argv, work, logs
+
+
+def _describe(result: Result) -> str:
+    return (
+        f"exit {result.status} in {result.seconds:.1f} s, peak RSS {result.max_rss_mb:.0f} MB\n"
+        f"--- stderr ---\n{result.stderr[-3000:]}\n--- stdout ---\n{result.stdout[-1500:]}"
+    )
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c.id for c in CLI_CASES])
+def test_command_line_refuses_hostile_input(case: CliCase, sandbox: Sandbox, tmp_path) -> None:
+    argv, work, logs = _prepare(case, tmp_path)
+    inputs_before = _tree(tmp_path / "in")
+    result = sandbox.run_cli(argv, work, logs)
+    about = _describe(result)
+    violation = result.bound_violation()
+    assert violation is None, f"{violation}\n{about}"
+    for stream, text in (("stderr", result.stderr), ("stdout", result.stdout)):
+        assert "Traceback" not in text, f"a traceback on {stream}\n{about}"
+    allowed = (0, 2, 3) if case.accept else (2,)
+    assert result.status in allowed, f"exit {result.status}, expected {allowed}\n{about}"
+    if result.status == 2:
+        error = result.stderr.rstrip("\n")
+        if not (case.report and not error and "ERROR" in result.stdout):
+            assert error and "\n" not in error, f"the error is not one line on stderr\n{about}"
+        assert len(error) <= MAX_ERROR_CHARS, f"a {len(error)}-character error line\n{about}"
+        written = _tree(work)
+        assert not written, f"files written on failure: {sorted(written)}\n{about}"
+        for output in case.outputs:
+            assert not (work / output).exists(), f"{output} written on failure\n{about}"
+    if case.max_stdout is not None:
+        size = len(result.stdout)
+        assert size <= case.max_stdout, f"{size} characters on stdout\n{about}"
+    assert _tree(tmp_path / "in") == inputs_before, f"the inputs changed\n{about}"
+
+
+@pytest.mark.parametrize("case", list(API_CASES.values()), ids=list(API_CASES))
+def test_api_refuses_hostile_input(case: ApiCase, sandbox: Sandbox, tmp_path) -> None:
+    work, logs = tmp_path / "work", tmp_path / "logs"
+    work.mkdir()
+    logs.mkdir()
+    result = sandbox.run_api(case.id, work, logs)
+    about = _describe(result)
+    violation = result.bound_violation()
+    assert violation is None, f"{violation}\n{result.api}\n{about}"
+    assert result.status == 0 and result.api is not None, f"the child crashed\n{about}"
+    outcome = result.api
+    assert outcome["outcome"] == "raised", f"returned {outcome['value']} instead of raising"
+    where = f"{outcome['mro'][0]}: {outcome['message'][:1500]}\n{outcome['traceback']}"
+    assert "llverify.errors.LLVerifyError" in outcome["mro"], f"not an LLVerifyError: {where}"
+    assert outcome["value_or_type_error"], f"neither a ValueError nor a TypeError: {where}"
+    message = outcome["message"]
+    assert any(name in message for name in case.names), f"names none of {case.names}: {where}"
+    for word in case.forbid:
+        assert word not in message, f"says {word!r}: {where}"
+    assert len(message) <= MAX_ERROR_CHARS, f"a {len(message)}-character message: {where}"
+    assert not _tree(work), f"files written: {sorted(_tree(work))}"
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+
+FIDELITY = ["convert:bad-target", "layout:missing", "convert--timeout=nan", "draw-o=out.bmp"]
+
+
+@pytest.mark.parametrize("case_id", FIDELITY)
+def test_sandbox_runs_cases_as_the_console_script(case_id: str, sandbox: Sandbox, tmp_path) -> None:
+    """The forked child answers as a fresh ``python -m llverify.cli`` process does."""
+    case = next(c for c in CLI_CASES if c.id == case_id)
+    argv, work, logs = _prepare(case, tmp_path)
+    forked = sandbox.run_cli(argv, work, logs)
+    real = subprocess.run(
+        [sys.executable, "-m", "llverify.cli", *argv],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=TIME_LIMIT_S,
+        preexec_fn=_limit_memory,
+        check=False,
+    )
+    assert (forked.status, forked.stderr) == (real.returncode, real.stderr)  # stdout has times
