@@ -131,7 +131,11 @@ def read_text_file(path: str | Path) -> str:
     if info.st_size > MAX_INPUT_BYTES:
         raise LLVerifyError(too_large)
     try:
-        with open(path, "rb") as file:
+        # A named pipe is opened without waiting for a writer (an open FIFO nobody writes to
+        # would block forever); reads then wait for the writer, or see end-of-file if none.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "rb") as file:
             data = file.read(MAX_INPUT_BYTES + 1)
     except OSError as error:
         raise LLVerifyError(f"cannot read '{path}': {error.strerror or error}.") from None
