@@ -17,6 +17,7 @@ from llverify.cli.args import (
     examples,
     layout_argument,
     non_empty,
+    non_negative_int,
     parse_dtype,
     parse_shape,
     shared_argument,
@@ -128,7 +129,7 @@ def register(commands: Any) -> None:
     add_common(parser)
     parser.add_argument(
         "--max-conflicts",
-        type=int,
+        type=non_negative_int,
         default=None,
         metavar="N",
         help="exit 1 when the conflicts per wavefront exceed N (a CI gate)",

@@ -87,6 +87,53 @@ def non_empty(text: str) -> str:
     return text
 
 
+def output_file(text: str) -> str:
+    """argparse type of files llverify writes (``--record``, ``--junit``, ``-o``): refused
+    before anything runs when it is empty, a directory, or under something that is not a
+    directory, so that a failed run writes nothing.
+
+    Examples:
+        >>> output_file("out/records.json")
+        'out/records.json'
+        >>> output_file("/")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: '/' is a directory, not a file to write
+    """
+    non_empty(text)
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: {str(parent)!r} is not a directory"
+        )
+    return text
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type of counts and limits (``--max-conflicts N``): an int >= 0.
+
+    Examples:
+        >>> non_negative_int("0")
+        0
+        >>> non_negative_int("-1")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be an int >= 0, not '-1'
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an int >= 0, not {text!r}")
+    return value
+
+
 def parse_timeout(text: str) -> float:
     """argparse type of every ``--timeout``: seconds, by :func:`llverify.bits.check_timeout`'s
     rule (finite, > 0, at most a day).

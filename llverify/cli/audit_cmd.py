@@ -16,6 +16,7 @@ from llverify.cli.args import (
     HelpFormatter,
     examples,
     non_empty,
+    non_negative_int,
     parse_timeout,
     read_text_file,
 )
@@ -115,7 +116,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--max-bank-conflicts",
-        type=int,
+        type=non_negative_int,
         metavar="N",
         help="exit 1 when an access has more than N conflicts per wavefront",
     )

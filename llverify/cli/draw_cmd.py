@@ -16,6 +16,7 @@ from llverify.cli.args import (
     HelpFormatter,
     examples,
     non_empty,
+    output_file,
     parse_dtype,
     parse_shape,
     parse_timeout,
@@ -128,7 +129,7 @@ def register(commands: Any) -> None:
         "-o",
         "--output",
         required=True,
-        type=non_empty,
+        type=output_file,
         help="output file: .svg, .html or .png",
     )
     parser.add_argument(

@@ -26,6 +26,7 @@ from llverify.cli.args import (
     HelpFormatter,
     examples,
     non_empty,
+    output_file,
     parse_timeout,
     read_text_file,
 )
@@ -181,6 +182,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
     jobs = args.jobs or os.cpu_count() or 1
+    # Read the records first: a bad records file is refused before anything runs or is written.
+    recorded = load_records(args.check_records) if args.check_records else None
     builtin = not args.paths
     files = builtin_spec_files() if builtin else spec_files(args.paths)
     started = time.perf_counter()
@@ -207,8 +210,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     regressions: list[str] = []
     if args.record and not spec_errors:
         write_records(args.record, outcomes)
-    if args.check_records and not spec_errors:
-        regressions = check_records(args.check_records, outcomes)
+    if recorded is not None and not spec_errors:
+        regressions = check_records(recorded, outcomes)
         if regressions and code in (EXIT_OK, EXIT_UNKNOWN):
             code = EXIT_FAILED
     if args.junit:
@@ -286,19 +289,43 @@ def write_records(path: str, outcomes: Sequence[Any]) -> None:
     Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
 
 
-def check_records(path: str, outcomes: Sequence[Any]) -> list[str]:
-    """Obligations recorded as passing (status == expected) that no longer pass, or that
-    disappeared: each as one line of text."""
+def load_records(path: str) -> dict[str, dict[str, Any]]:
+    """The records file ``path`` (as ``--record`` writes it): a JSON object mapping each
+    obligation to an object with string ``status`` and ``expected``; anything else is refused.
+
+    Examples:
+        >>> load_records("/dev/null")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LLVerifyError: --check-records: cannot read /dev/null: '/dev/null' is a device or a socket, not a file.
+    """  # noqa: E501 - a doctest output line
     try:
         records = json.loads(read_text_file(path))
-    except (LLVerifyError, ValueError) as error:
-        raise LLVerifyError(f"--check-records: cannot read {path}: {error}") from None
+    except (LLVerifyError, ValueError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else error
+        raise LLVerifyError(f"--check-records: cannot read {path}: {reason}") from None
     if not isinstance(records, dict):
         raise LLVerifyError(f"--check-records: {path} must hold a JSON object of records.")
+    for key, record in records.items():
+        if not (
+            isinstance(record, dict)
+            and isinstance(record.get("status"), str)
+            and isinstance(record.get("expected"), str)
+        ):
+            raise LLVerifyError(
+                f"--check-records: {path}: the record of {key[:80]!r} must be an object with "
+                "string 'status' and 'expected' (as --record writes it)."
+            )
+    return records
+
+
+def check_records(records: dict[str, dict[str, Any]], outcomes: Sequence[Any]) -> list[str]:
+    """Obligations recorded as passing (status == expected) that no longer pass, or that
+    disappeared: each as one line of text."""
     now = {_record_key(o): o for o in outcomes}
     lost = []
     for key, record in sorted(records.items()):
-        if not isinstance(record, dict) or record.get("status") != record.get("expected"):
+        if record["status"] != record["expected"]:
             continue  # only what passed when recorded must keep passing
         outcome = now.get(key)
         if outcome is None:
@@ -349,7 +376,7 @@ def register(commands: Any) -> None:
         "swizzle synthesis; past it a check is unknown",
     )
     parser.add_argument(
-        "--junit", metavar="FILE", type=non_empty, help="also write JUnit XML to FILE"
+        "--junit", metavar="FILE", type=output_file, help="also write JUnit XML to FILE"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
@@ -361,7 +388,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--record",
         metavar="FILE",
-        type=non_empty,
+        type=output_file,
         help="write every verdict (and swizzle certificate) to FILE as JSON (e.g. "
         "proofs/records.json)",
     )

@@ -148,6 +148,9 @@ class CliCase:
     accept: bool = False
     max_stdout: int | None = None
     report: bool = False  # prove: the refusal may be an error outcome in the report instead
+    # audit: the refusal may be an error finding naming the op (exit 1 with a VIOLATION line,
+    # docs/audit.md), the module being readable but the op invalid
+    finding: bool = False
 
 
 PATHS = [
@@ -407,7 +410,10 @@ def _mismatch_cases() -> Iterator[CliCase]:
     for what, other in MISMATCHED.items():
         module = _ttgir("transpose_fp16_sm90").replace(BLOCKED_T, other)
         yield CliCase(
-            f"audit:{what}-mismatch", ("audit", IN + "k.ttgir"), (("k.ttgir", module.encode()),)
+            f"audit:{what}-mismatch",
+            ("audit", IN + "k.ttgir"),
+            (("k.ttgir", module.encode()),),
+            finding=True,
         )
         spec = SMALL_SPEC_TEMPLATE.format(
             kind="conversion", src=BLOCKED, dst=other, extra='lowering = "shared memory"'
