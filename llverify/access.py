@@ -50,11 +50,16 @@ from typing import Any
 import numpy as np
 
 from llverify.arguments import layout_argument, shared_layout_argument
-from llverify.bits import as_int
+from llverify.bits import as_int, log2_exact
 from llverify.encodings.padded import PaddedLayout
-from llverify.errors import LayoutError
+from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.evaluate import check_enumeration
-from llverify.hardware import PADDED_ELEMENT_BITS, Target, resolve_target
+from llverify.hardware import (
+    PADDED_ELEMENT_BITS,
+    VECTOR_ELEMENT_BITS,
+    Target,
+    resolve_target,
+)
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     divide_left,
@@ -349,11 +354,31 @@ def access_analysis(
         >>> a.elems_per_vec, a.access_bits, a.instructions, a.passes, a.hardware_conflicts
         (4, 64, 1, 2, 0)
     """
-    element_bits = as_int(element_bits, "element_bits")
+    element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
     tgt = resolve_target(target)
+    if lane_tile is not None:
+        lane_tile = _lane_tile_argument(lane_tile, tgt)
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = shared_layout_argument(shared_layout, shape, "shared_layout")
     return analyse_access(reg, shared, element_bits, tgt, lane_tile)
+
+
+def _lane_tile_argument(value: Any, tgt: Target) -> list[int]:
+    """``lane_tile`` as distinct lane bit indices below ``log2(tgt.lanes)``, else a
+    LayoutTypeError (not a sequence of ints) or LayoutError naming the argument."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise LayoutTypeError(
+            f"Argument 'lane_tile' must be a sequence of lane bit indices, not "
+            f"{type(value).__name__} {shown(value)}."
+        )
+    indices = [as_int(i, f"lane_tile[{k}]") for k, i in enumerate(value)]
+    log2_lanes = log2_exact(tgt.lanes)
+    if len(set(indices)) != len(indices) or any(not 0 <= i < log2_lanes for i in indices):
+        raise LayoutError(
+            f"Argument 'lane_tile' must hold distinct lane bit indices in [0, {log2_lanes}) "
+            f"({tgt.lanes} lanes on {tgt.name}), not {indices}."
+        )
+    return indices
 
 
 def analyse_access(

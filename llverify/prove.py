@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from llverify.bits import as_int, check_timeout
-from llverify.errors import DimensionError, LayoutTypeError, shown
+from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 from llverify.evaluate import evaluate_all
 from llverify.family import LayoutFamily
 from llverify.formula import Formula, FormulaError, Interval
@@ -119,7 +119,10 @@ def _normalize(
         formulas = {}
         for name in outs:
             text = reference[name]
-            formula = text if isinstance(text, Formula) else Formula(text)
+            try:
+                formula = text if isinstance(text, Formula) else Formula(text)
+            except FormulaError as error:
+                raise FormulaError(f"formula for '{name}': {error}") from None
             unknown = sorted(formula.variables - ins - set(params))
             if unknown:
                 raise FormulaError(
@@ -405,6 +408,11 @@ def prove_equal(
         )
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     max_exhaustive = as_int(max_exhaustive, "max_exhaustive")
+    if max_exhaustive < 0:
+        raise LayoutError(
+            f"Argument 'max_exhaustive' must be an int >= 0 (inputs to enumerate), "
+            f"not {max_exhaustive}."
+        )
     start = time.perf_counter()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()

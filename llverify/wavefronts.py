@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.access import simulate_bank_conflicts
-from llverify.bits import as_int
+from llverify.bits import check_size
 from llverify.column_action import ColumnAction
 from llverify.errors import LayoutError, shown
+from llverify.hardware import VECTOR_ELEMENT_BITS
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_conversion import conversion_layout
@@ -159,10 +160,14 @@ def predict_wavefronts(
         raise LayoutError(
             f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
         )
-    element_bits = as_int(element_bits, "element_bits")
-    if as_int(reps, "reps") < 1:
-        raise LayoutError(f"Argument 'reps' must be a positive int, not {reps}.")
+    element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
+    reps = check_size(reps, "reps")
     cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    if reps > cvt.get_in_dim_size("register"):
+        raise LayoutError(
+            f"Argument 'reps' must be at most the {cvt.get_in_dim_size('register')} registers "
+            f"of the conversion (the register tile is repeated reps times), not {reps}."
+        )
     for dim in ("lane", "warp"):
         if not cvt.has_in_dim(dim):
             cvt = cvt * LinearLayout.zeros_1d(1, dim, "offset")

@@ -33,6 +33,7 @@ from llverify.access import (
     bank_conflicts,
     simulate_bank_conflicts,
 )
+from llverify.errors import LayoutError, LayoutTypeError
 from llverify.shared_conversion import conversion_layout
 
 WAVE64_CASES: list[dict[str, Any]] = [
@@ -278,6 +279,20 @@ def test_passes_and_wavefronts() -> None:
         reg = blocked_2d([1, 1], [1, 32], [4, 1], [1, 0], [4, 32])
         sh = shared_from_bases(swizzled_bases(1, 1, 1, [4, 32]), [4, 32])
         assert access_analysis(reg, sh, [4, 32], bits).passes == passes
+
+
+def test_element_bits_and_lane_tile_are_checked_at_the_entry() -> None:
+    shape = [4, 32]
+    reg = blocked_2d([1, 1], [1, 32], [4, 1], [1, 0], shape)
+    sh = shared_from_bases(swizzled_bases(1, 1, 1, shape), shape)
+    for bits in (0, -16, 3, 256, 2**4000):
+        with pytest.raises(LayoutError, match="'element_bits' must be one of"):
+            bank_conflicts(reg, sh, shape, bits)
+    for tile in ([5], [1, 1], [-1]):
+        with pytest.raises(LayoutError, match="'lane_tile' must hold distinct lane bit"):
+            access_analysis(reg, sh, shape, 16, lane_tile=tile)
+    with pytest.raises(LayoutTypeError, match="'lane_tile\\[1\\]' must be an int"):
+        access_analysis(reg, sh, shape, 16, lane_tile=[3, float("nan")])
 
 
 def test_ldmatrix_detection() -> None:

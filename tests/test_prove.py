@@ -734,6 +734,17 @@ def test_timeout_out_of_range_is_a_value_error(timeout_ms):
         prove_equal(MMA, MMA_FORMULA, timeout_ms=timeout_ms)
 
 
+def test_negative_max_exhaustive_is_a_value_error():
+    with pytest.raises(ValueError, match="Argument 'max_exhaustive' must be an int >= 0"):
+        prove_equal(MMA, MMA_FORMULA, max_exhaustive=-1)
+
+
+def test_rejected_formula_text_names_its_out_dim():
+    reference = {**MMA_FORMULA, "dim0": "(" * 6000 + "lane" + ")" * 6000}
+    with pytest.raises(FormulaError, match="formula for 'dim0': formula rejected"):
+        prove_equal(MMA, reference)
+
+
 def test_bad_reference_or_layout_is_a_type_error():
     with pytest.raises(LayoutTypeError):
         prove_equal(MMA, 42)

@@ -107,6 +107,16 @@ def test_bad_direction_is_a_clear_error() -> None:
     assert issubclass(LayoutError, ValueError)
 
 
+def test_reps_must_be_a_power_of_2_within_the_registers() -> None:
+    reg = lanes_layout([1, 2, 4, 8, 16], [32, 64])  # 4 registers
+    cases = ((3, "power of 2"), (8, "at most the 4 registers"), (2**4000, "2\\*\\*30"))
+    for reps, expected in cases:
+        with pytest.raises(LayoutError, match=f"'reps' must be.*{expected}"):
+            predict_wavefronts(reg, identity(128), [128], 32, "store", reps=reps)
+    with pytest.raises(LayoutError, match="'element_bits' must be one of"):
+        predict_wavefronts(reg, identity(128), [128], 0, "store")
+
+
 RUNS = {
     "h100": ("bank_cases.json", 60 + 90 + 30),
     "h100_heldout": ("bank_cases_heldout.json", 64 + 32),
