@@ -20,6 +20,27 @@ from llverify.cli.convert_cmd import add_common
 from llverify.wavefronts import predict_wavefronts
 
 
+def conflict_limit(text: str) -> int:
+    """A bank-conflict gate's threshold (``--max-conflicts``, audit's ``--max-bank-conflicts``):
+    a count of conflicts per wavefront, 0 or more.
+
+    Examples:
+        >>> conflict_limit("0")
+        0
+        >>> conflict_limit("-1")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be a count of conflicts (0 or more), not '-1'
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a count of conflicts (0 or more), not {text!r}")
+    return value
+
+
 def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
     """What an sm_90 GPU executes for local_store / local_load (llverify.wavefronts)."""
     out = {}
@@ -112,7 +133,7 @@ def register(commands: Any) -> None:
     add_common(parser)
     parser.add_argument(
         "--max-conflicts",
-        type=int,
+        type=conflict_limit,
         default=None,
         metavar="N",
         help="exit 1 when the conflicts per wavefront exceed N (a CI gate)",

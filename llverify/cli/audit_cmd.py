@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from llverify.cli.access_cmd import conflict_limit
 from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
@@ -82,7 +83,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--max-bank-conflicts",
-        type=int,
+        type=conflict_limit,
         metavar="N",
         help="exit 1 when an access has more than N conflicts per wavefront",
     )

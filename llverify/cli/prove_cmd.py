@@ -174,6 +174,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     builtin = not args.paths
     files = builtin_spec_files() if builtin else spec_files(args.paths)
+    recorded = read_records(args.check_records) if args.check_records else None
     started = time.perf_counter()
     obligations: list[Any] = []
     if builtin:  # the built-in library: every obligation of the llverify.specs modules
@@ -198,8 +199,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     regressions: list[str] = []
     if args.record and not spec_errors:
         write_records(args.record, outcomes)
-    if args.check_records and not spec_errors:
-        regressions = check_records(args.check_records, outcomes)
+    if recorded is not None and not spec_errors:
+        regressions = check_records(recorded, outcomes)
         if regressions and code in (EXIT_OK, EXIT_UNKNOWN):
             code = EXIT_FAILED
     if args.junit:
@@ -273,23 +274,40 @@ def _record_of(outcome: Any) -> dict[str, Any]:
 def write_records(path: str, outcomes: Sequence[Any]) -> None:
     """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON."""
     records = {_record_key(o): _record_of(o) for o in outcomes}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+    except OSError as error:
+        raise LLVerifyError(f"--record: cannot write '{path}': {error.strerror or error}") from None
 
 
-def check_records(path: str, outcomes: Sequence[Any]) -> list[str]:
-    """Obligations recorded as passing (status == expected) that no longer pass, or that
-    disappeared: each as one line of text."""
+def read_records(path: str) -> dict[str, dict[str, Any]]:
+    """The records of ``path`` (written by ``--record``), read before anything runs; a file
+    that is not a JSON object of record objects raises an LLVerifyError."""
     try:
         records = json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
         raise LLVerifyError(f"--check-records: cannot read {path}: {error}") from None
+    except RecursionError:
+        raise LLVerifyError(f"--check-records: {path} is nested too deeply.") from None
     if not isinstance(records, dict):
         raise LLVerifyError(f"--check-records: {path} must hold a JSON object of records.")
+    for key, record in records.items():
+        if not isinstance(record, dict):
+            raise LLVerifyError(
+                f"--check-records: {path}: the record {key!r} must be a JSON object, "
+                f"not {type(record).__name__}."
+            )
+    return records
+
+
+def check_records(records: dict[str, dict[str, Any]], outcomes: Sequence[Any]) -> list[str]:
+    """Obligations recorded as passing (status == expected) that no longer pass, or that
+    disappeared: each as one line of text."""
     now = {_record_key(o): o for o in outcomes}
     lost = []
     for key, record in sorted(records.items()):
-        if not isinstance(record, dict) or record.get("status") != record.get("expected"):
+        if record.get("status") != record.get("expected"):
             continue  # only what passed when recorded must keep passing
         outcome = now.get(key)
         if outcome is None:
