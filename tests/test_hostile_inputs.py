@@ -11,16 +11,18 @@ memory bound (``cases.sandbox``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from cases.hostile import API_CASES, IN, ApiCase, CliCase, cli_cases
+from cases.hostile import API_CASES, IN, ApiCase, CliCase, Pipe, cli_cases
 from cases.sandbox import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, Result, Sandbox
 
 CLI_CASES = cli_cases()
@@ -42,20 +44,45 @@ def _tree(root: Path) -> dict[str, int]:
     }
 
 
-def _prepare(case: CliCase, tmp_path: Path) -> tuple[list[str], Path, Path]:
-    """The case's input folder, empty working directory and log folder; its argv."""
+def _feed(path: Path, pipe: Pipe) -> None:
+    """Write ``pipe``'s data into the FIFO ``path`` once a reader opens it."""
+    try:
+        with open(path, "wb") as out:
+            out.write(pipe.data)
+            while pipe.endless:
+                out.write(pipe.data)
+    except OSError:  # the reader went away (BrokenPipeError)
+        pass
+
+
+@contextlib.contextmanager
+def _prepared(case: CliCase, tmp_path: Path) -> Iterator[tuple[list[str], Path, Path]]:
+    """The case's argv, empty working directory and log folder; its input files (FIFOs with
+    their writers) in a folder of their own, the writers stopped afterwards."""
     inputs, work, logs = tmp_path / "in", tmp_path / "work", tmp_path / "logs"
     for folder in (inputs, work, logs):
         folder.mkdir()
+    writers = []
     for name, content in case.files:
         path = inputs / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if content is None:
+        if isinstance(content, Pipe):
             os.mkfifo(path)
+            writer = threading.Thread(target=_feed, args=(path, content), daemon=True)
+            writer.start()
+            writers.append((path, writer))
         else:
             path.write_bytes(content)
     argv = [str(inputs) + "/" + a[len(IN) :] if a.startswith(IN) else a for a in case.argv]
-    return argv, work, logs
+    try:
+        yield argv, work, logs
+    finally:
+        for path, writer in writers:  # a writer still waits for a reader, or writes: end it
+            while writer.is_alive():
+                reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                writer.join(0.05)
+                os.close(reader)
+                writer.join(0.05)
 
 
 def _describe(result: Result) -> str:
@@ -67,9 +94,9 @@ def _describe(result: Result) -> str:
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c.id for c in CLI_CASES])
 def test_command_line_refuses_hostile_input(case: CliCase, sandbox: Sandbox, tmp_path) -> None:
-    argv, work, logs = _prepare(case, tmp_path)
-    inputs_before = _tree(tmp_path / "in")
-    result = sandbox.run_cli(argv, work, logs)
+    with _prepared(case, tmp_path) as (argv, work, logs):
+        inputs_before = _tree(tmp_path / "in")
+        result = sandbox.run_cli(argv, work, logs)
     about = _describe(result)
     violation = result.bound_violation()
     assert violation is None, f"{violation}\n{about}"
@@ -130,8 +157,8 @@ FIDELITY = ["convert:bad-target", "layout:missing", "convert--timeout=nan", "dra
 def test_sandbox_runs_cases_as_the_console_script(case_id: str, sandbox: Sandbox, tmp_path) -> None:
     """The forked child answers as a fresh ``python -m llverify.cli`` process does."""
     case = next(c for c in CLI_CASES if c.id == case_id)
-    argv, work, logs = _prepare(case, tmp_path)
-    forked = sandbox.run_cli(argv, work, logs)
+    with _prepared(case, tmp_path) as (argv, work, logs):
+        forked = sandbox.run_cli(argv, work, logs)
     real = subprocess.run(
         [sys.executable, "-m", "llverify.cli", *argv],
         cwd=work,

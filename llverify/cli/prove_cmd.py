@@ -285,8 +285,11 @@ def _record_of(outcome: Any) -> dict[str, Any]:
 def write_records(path: str, outcomes: Sequence[Any]) -> None:
     """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON."""
     records = {_record_key(o): _record_of(o) for o in outcomes}
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+    except OSError as error:
+        raise LLVerifyError(f"--record: cannot write '{path}': {error.strerror or error}") from None
 
 
 def load_records(path: str) -> dict[str, dict[str, Any]]:

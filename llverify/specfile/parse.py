@@ -36,13 +36,14 @@ import itertools
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llverify.bits import as_bool
-from llverify.errors import LLVerifyError
+from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, TARGETS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.obligation import Call, Obligation
@@ -219,10 +220,23 @@ def parse(
 
     ``allow_code`` permits ``reference_function`` (which imports and runs Python named in
     the spec); without it such a check is a :class:`SpecError`. ``source`` names the file in
-    errors, outcomes and records (default: ``path`` as given).
+    errors, outcomes and records (default: ``path`` as given). A path that names no regular
+    file (a directory, a device, a pipe) is a :class:`SpecError`.
+
+    Examples:
+        >>> parse("/dev/null")
+        Traceback (most recent call last):
+        ...
+        llverify.specfile.parse.SpecError: /dev/null:1: not a regular file.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise LayoutTypeError(f"Argument 'path' must be a str or a path, not {type(path)}.")
+    if not str(path):
+        raise LayoutError("Argument 'path' must name a spec file, not ''.")
     file = str(path) if source is None else source
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a directory, a device, a pipe
+            raise SpecError(file, 1, "not a regular file.")
         data = Path(path).read_bytes()
     except OSError as error:
         raise SpecError(file, 1, f"cannot read the spec file: {error.strerror or error}") from None

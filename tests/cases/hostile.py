@@ -5,7 +5,8 @@ Values: binary, empty and whitespace, truncated (real layout text, JSON, TTGIR m
 spec files cut at many points), huge (multi-MB files, long lines, 2**4000), deeply nested
 (30,000 brackets of each kind), NaN/inf/negative/zero numbers for numeric options,
 mismatched warps/lanes/blocks between two layouts, wrong types, directories and devices
-(``.``, ``/``, ``/dev/null``, ``/dev/zero``, a FIFO), missing paths and ``""``. Plus a few
+(``.``, ``/``, ``/dev/null``, ``/dev/zero``, FIFOs fed binary data or an endless stream, as
+``<(...)`` gives), missing paths and ``""``. Plus a few
 huge-but-legal shapes (``accept``): done or refused, but within the bounds.
 
 Every case is deterministic (seeded bytes), so ids are stable; ``tests/test_hostile_inputs.py``
@@ -45,7 +46,6 @@ TTGIR = ROOT / "tests" / "data" / "ttgir"
 EXAMPLES = ROOT / "llverify" / "specs" / "examples"
 
 IN = "@IN/"  # an argument starting so names a file of the case's input folder
-FIFO = None  # a file content that makes a named pipe instead of a file
 DEEP = 30_000  # nesting depth of the deeply nested inputs
 HUGE = 4 << 20  # bytes of the huge files
 ARG_MAX = 131_072  # Linux's MAX_ARG_STRLEN: longer single arguments cannot be passed
@@ -116,12 +116,21 @@ def _nested_slice(depth: int) -> str:
 
 
 @dataclass(frozen=True)
+class Pipe:
+    """A named pipe instead of a file: a writer sends ``data`` (``endless``: over and over,
+    until the reader closes it) once a reader opens it."""
+
+    data: bytes
+    endless: bool = False
+
+
+@dataclass(frozen=True)
 class Value:
     """One argument: its text on the command line and the input files it needs."""
 
     label: str
     arg: str
-    files: tuple[tuple[str, bytes | None], ...] = ()
+    files: tuple[tuple[str, bytes | Pipe], ...] = ()
 
 
 def inline(label: str, text: str) -> Value:
@@ -143,7 +152,7 @@ class CliCase:
 
     id: str
     argv: tuple[str, ...]
-    files: tuple[tuple[str, bytes | None], ...] = ()
+    files: tuple[tuple[str, bytes | Pipe], ...] = ()
     outputs: tuple[str, ...] = ()
     accept: bool = False
     max_stdout: int | None = None
@@ -159,7 +168,8 @@ PATHS = [
     inline("root", "/"),
     inline("dev-null", "/dev/null"),
     inline("dev-zero", "/dev/zero"),
-    Value("fifo", IN + "pipe", (("pipe", FIFO),)),
+    Value("fifo-binary", IN + "pipe", (("pipe", Pipe(_binary(4096, 6))),)),
+    Value("fifo-endless", IN + "pipe", (("pipe", Pipe(b"a" * 65536, endless=True)),)),
     Value("missing", IN + "missing/input.json"),
 ]
 CORE_LAYOUTS = [
@@ -1005,7 +1015,7 @@ def _api_cases() -> Iterator[ApiCase]:
         ("output-suffix", lambda: draw(BLOCKED, _S, output="out.txt"), "output"),
         ("output-empty", lambda: draw(BLOCKED, _S, output=""), "output"),
         ("output-dir", lambda: draw(BLOCKED, _S, output="."), "output"),
-        ("output-missing-dir", lambda: draw(BLOCKED, _S, output="/dev/null/o.svg"), "output"),
+        ("output-not-dir", lambda: draw(BLOCKED, _S, output="/dev/null/o.svg"), "/dev/null"),
         ("max-cells-zero", lambda: draw(BLOCKED, _S, output="o.svg", max_cells=0), "max_cells"),
         ("max-cells-nan", lambda: draw(BLOCKED, _S, output="o.svg", max_cells=_NAN), "max_cells"),
         ("window", lambda: draw(BLOCKED, _S, output="o.svg", window="abc"), "window"),
