@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llverify.bits import as_int, as_shape, is_power_of_2
+from llverify.bits import MAX_DIM_LOG2, as_int, as_shape, is_power_of_2
 from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
@@ -52,11 +52,25 @@ def bases_list(value: Any, name: str, encoding: str) -> tuple[tuple[int, ...], .
 
 
 def require_powers_of_2(values: Sequence[int], name: str, encoding: str) -> None:
-    """Triton's rule "every element in NAME must be a power of two"."""
+    """Triton's rule "every element in NAME must be a power of two", and at most 2**30 (the
+    dimension sizes they multiply into are int32).
+
+    Examples:
+        >>> try:
+        ...     require_powers_of_2([4, 2**31], "w", "E")
+        ... except EncodingError as error:
+        ...     print(error)
+        E: every element of 'w' must be at most 2**30, but w[1] = 2147483648.
+    """
     for i, v in enumerate(values):
         if not is_power_of_2(v):
             raise EncodingError(
                 f"{encoding}: every element of '{name}' must be a power of two, but "
+                f"{name}[{i}] = {v}."
+            )
+        if v > 1 << MAX_DIM_LOG2:
+            raise EncodingError(
+                f"{encoding}: every element of '{name}' must be at most 2**{MAX_DIM_LOG2}, but "
                 f"{name}[{i}] = {v}."
             )
 
