@@ -41,6 +41,7 @@ _ALIAS_USE = re.compile(r"#([A-Za-z_][\w$-]*)(?![\w.$-])")
 _OP = re.compile(r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
 _LOC_REF = re.compile(r"loc\((#[\w$-]+)\)\s*$")
 _FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
+_MAX_COUNT = 1 << 16  # warps per CTA, lanes per warp, CTAs: far above any GPU's
 _ATTR_INT = re.compile(r'"?(ttg\.num-warps|ttg\.threads-per-warp|ttg\.num-ctas)"?\s*=\s*(\d+)')
 _ATTR_TARGET = re.compile(r'"?ttg\.target"?\s*=\s*"([^"]+)"')
 # the text's tokens for check_whole: a string, an unterminated one, a comment, the arrows and
@@ -356,7 +357,14 @@ def parse_module(text: str) -> TTGIRModule:
             found = _ATTR_TARGET.search(stripped)
             target = found.group(1) if found else None
             for key, value in _ATTR_INT.findall(stripped):
-                ints[key] = int(value)
+                count = int(value) if len(value) <= 12 else 0
+                if not (1 <= count <= _MAX_COUNT and count & (count - 1) == 0):
+                    raise ModuleError(
+                        f"module attribute {key} must be a power of 2 from 1 to {_MAX_COUNT}, "
+                        f"not {value if len(value) <= 12 else value[:12] + '...'}",
+                        line_no,
+                    )
+                ints[key] = count
             continue
         match = _OP.match(raw)
         if not match:
