@@ -9,6 +9,7 @@
   encoding converters;
 * ``scripts``: the repository's scripts (benchmarks/, scripts/) imported by path;
 * ``hostile``: the bad-input corpus (command lines and API calls that must be refused);
+* ``large_shapes``: the layouts of the large-shape checks (tests and ``bench_memory``);
 * ``sandbox``: runs one command line or API call in a forked child under time and memory
   bounds.
 
