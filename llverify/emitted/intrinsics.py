@@ -1,0 +1,290 @@
+"""The NVIDIA and AMD intrinsics Triton's kernels call: thread ids, barriers, shuffles, ldmatrix/stmatrix, math.
+
+Semantics are the vendors' (PTX ISA ``shfl.sync``, ``ldmatrix``, ``stmatrix``; the AMDGPU
+backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A call this
+module does not know raises :class:`~llverify.emitted.symbolic.Unmodelled`.
+
+Examples:
+    >>> lanes = np.arange(8, dtype=np.int64)
+    >>> shuffle_sources("bfly", lanes, np.full(8, 1), np.full(8, 0x1F), 8).tolist()
+    [1, 0, 3, 2, 5, 4, 7, 6]
+    >>> shuffle_sources("up", lanes, np.full(8, 2), np.full(8, 0), 8).tolist()
+    [0, 1, 0, 1, 2, 3, 4, 5]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from llverify.emitted.instructions import nbytes_of
+from llverify.emitted.llvm_ir import Instruction
+from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+
+__all__ = ["call", "ldmatrix", "shuffle", "shuffle_sources", "stmatrix"]
+
+
+def shuffle_sources(mode: str, lane: np.ndarray, b: np.ndarray, c: np.ndarray, warp_size: int) -> np.ndarray:
+    """The source lane of each lane of a PTX ``shfl.sync`` (``b`` the lane/offset operand, ``c``
+    the packed clamp and segment mask); a lane whose source is out of range reads itself."""
+    lane = lane.astype(np.int64)
+    b = np.asarray(b, dtype=np.int64) & 0x1F
+    c = np.asarray(c, dtype=np.int64)
+    clamp = c & 0x1F
+    segmask = (c >> 8) & 0x1F
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    min_lane = lane & segmask
+    if mode == "up":
+        j = lane - b
+        valid = j >= max_lane
+    elif mode == "down":
+        j = lane + b
+        valid = j <= max_lane
+    elif mode == "bfly":
+        j = lane ^ b
+        valid = j <= max_lane
+    elif mode == "idx":
+        j = min_lane | (b & ~segmask)
+        valid = j <= max_lane
+    else:
+        raise Unmodelled(f"shfl mode {mode}")
+    return np.where(valid, j, lane)
+
+
+def shuffle(run: Any, mode: str, value: Val, b: np.ndarray, c: np.ndarray, member: np.ndarray,
+            mask: np.ndarray) -> Val:
+    """``shfl.sync.mode`` of ``value`` in every warp (the executor's warp size is 32 here)."""
+    warp = run.warp_size
+    tid = np.arange(run.threads, dtype=np.int64)
+    lane = tid % warp
+    source_lane = shuffle_sources(mode, lane, b, c, warp)
+    source = tid - lane + source_lane
+    active = np.flatnonzero(mask)
+    member = member.astype(np.int64) & 0xFFFFFFFF
+    if ((member[active] >> lane[active]) & 1 == 0).any():
+        raise Unmodelled("shfl.sync executed by a thread outside its member mask")
+    syms = value.byte_symbols()
+    out = syms[source].copy()
+    inactive_source = ~mask[source]
+    out[inactive_source] = UNDEFINED
+    return Val(value.bits, syms=out).normalised()
+
+
+def ldmatrix(run: Any, addresses: np.ndarray, count: int, transposed: bool, mask: np.ndarray,
+             where: str) -> list[np.ndarray]:
+    """``ldmatrix.sync.aligned.m8n8.x{count}[.trans].b16``: ``count`` registers (byte symbols,
+    shape (T, 4)) per thread; row r of matrix i is at the address of lane ``8 * i + r``."""
+    if not mask.all():
+        raise Unmodelled("ldmatrix in divergent code")
+    threads = run.threads
+    tid = np.arange(threads, dtype=np.int64)
+    lane = tid % 32
+    warp_base = tid - lane
+    registers = []
+    for i in range(count):
+        if not transposed:
+            row = lane // 4
+            provider = warp_base + 8 * i + row
+            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
+            grid = base[:, None] + np.arange(4)[None, :]
+            registers.append(run.shared.read(grid, tid, where))
+        else:
+            first = warp_base + 8 * i + 2 * (lane % 4)
+            column = 2 * (lane // 4)
+            low = addresses[first].astype(np.int64) + column
+            high = addresses[first + 1].astype(np.int64) + column
+            grid = np.stack([low, low + 1, high, high + 1], axis=1)
+            registers.append(run.shared.read(grid, tid, where))
+    return registers
+
+
+def stmatrix(run: Any, addresses: np.ndarray, registers: list[np.ndarray], transposed: bool,
+             mask: np.ndarray, where: str) -> None:
+    """``stmatrix.sync.aligned.m8n8.x{n}[.trans].b16``: the inverse of :func:`ldmatrix`."""
+    if not mask.all():
+        raise Unmodelled("stmatrix in divergent code")
+    tid = np.arange(run.threads, dtype=np.int64)
+    lane = tid % 32
+    warp_base = tid - lane
+    for i, register in enumerate(registers):
+        if not transposed:
+            provider = warp_base + 8 * i + lane // 4
+            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
+            grid = base[:, None] + np.arange(4)[None, :]
+        else:
+            first = warp_base + 8 * i + 2 * (lane % 4)
+            column = 2 * (lane // 4)
+            low = addresses[first].astype(np.int64) + column
+            high = addresses[first + 1].astype(np.int64) + column
+            grid = np.stack([low, low + 1, high, high + 1], axis=1)
+        run.shared.write(grid, register, tid, where)
+
+
+_SREG = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(\w+)(?:\.(\w))?")
+_SHFL = re.compile(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)")
+_LDMATRIX = re.compile(r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
+_STMATRIX = re.compile(r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
+_BARRIERS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
+             "llvm.nvvm.barrier.cta.sync.aligned", "llvm.nvvm.bar.sync", "llvm.nvvm.barrier.sync",
+             "llvm.amdgcn.s.barrier")
+_NO_OPS = ("llvm.assume", "llvm.lifetime.", "llvm.nvvm.fence.", "llvm.nvvm.membar",
+           "llvm.nvvm.bar.warp.sync", "llvm.amdgcn.s.waitcnt", "llvm.amdgcn.sched.", "llvm.amdgcn.s.setprio",
+           "llvm.amdgcn.fence", "llvm.experimental.noalias", "llvm.dbg.")
+_MATH = re.compile(
+    r"llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|fabs|sqrt|exp2|log2|nvvm\.\w+|amdgcn\.(?:exp2|log|rcp|rsq|sqrt|fmed3|fdiv\.fast)|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
+)
+_INT_MINMAX = re.compile(r"llvm\.(smax|smin|umax|umin|abs)\.i(\d+)")
+
+
+def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
+    """Execute the intrinsic call ``ins``."""
+    callee = str(ins.extra["callee"]).lstrip("@")
+    threads = run.threads
+    tid = np.arange(threads, dtype=np.uint64)
+    sreg = _SREG.fullmatch(callee)
+    if sreg:
+        name, axis = sreg.group(1), sreg.group(2) or "x"
+        values = {"tid": tid if axis == "x" else 0, "ntid": threads if axis == "x" else 1,
+                  "ctaid": 0, "nctaid": 1, "laneid": tid % np.uint64(run.warp_size),
+                  "warpid": tid // np.uint64(run.warp_size), "clusterid": 0, "nclusterid": 1,
+                  "cluster_ctaid": 0, "cluster_nctaid": 1, "cluster_ctarank": 0,
+                  "cluster_nctarank": 1}
+        if name not in values:
+            raise Unmodelled(f"special register {name}")
+        return Val.concrete(values[name], ins.type.bits, threads)
+    if callee == "llvm.amdgcn.workitem.id.x":
+        return Val.concrete(tid, 32, threads)
+    if callee in ("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z") or callee.startswith(
+            "llvm.amdgcn.workgroup.id."):
+        return Val.concrete(0, 32, threads)
+    if callee in _BARRIERS:
+        if not mask.all() or run.finished.any():
+            raise Unmodelled("a CTA barrier reached by only some threads")
+        if ins.operands and callee in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync") and len(ins.operands) > 1:
+            raise Unmodelled("a named barrier with a thread count")
+        run.shared.barrier()
+        return None
+    if any(callee.startswith(prefix) for prefix in _NO_OPS):
+        return None
+    shfl = _SHFL.fullmatch(callee)
+    if shfl:
+        member, value, b, c = (run.value(o) for o in ins.operands)
+        result = shuffle(run, shfl.group(1), value, b.integers(mask, "shuffle lane").astype(np.int64),
+                         c.integers(mask, "shuffle clamp").astype(np.int64),
+                         member.integers(mask, "member mask"), mask)
+        if shfl.group(3):
+            raise Unmodelled("shfl.sync with a predicate result")
+        return result
+    ld = _LDMATRIX.match(callee)
+    if ld:
+        addresses = run.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(0xFFFFFFFF)
+        registers = ldmatrix(run, addresses, int(ld.group(1)), bool(ld.group(2)), mask, run.where(ins))
+        return Val(32 * len(registers), syms=np.concatenate(registers, axis=1)).normalised()
+    st = _STMATRIX.match(callee)
+    if st:
+        addresses = run.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(0xFFFFFFFF)
+        registers = [run.value(o).byte_symbols() for o in ins.operands[1:]]
+        stmatrix(run, addresses, registers, bool(st.group(2)), mask, run.where(ins))
+        return None
+    int_op = _INT_MINMAX.match(callee)
+    if int_op:
+        return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
+    if callee.startswith("llvm.amdgcn."):
+        return _amdgpu(run, ins, callee[len("llvm.amdgcn."):], mask)
+    math = _MATH.match(callee)
+    if math and not callee.startswith("llvm.nvvm.read"):
+        operands = [run.value(o) for o in ins.operands]
+        return run.data_op(callee, operands, nbytes_of(ins.type))
+    raise Unmodelled(f"call to {callee}")
+
+
+def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
+    operands = [run.value(o) for o in ins.operands]
+    if not all(o.is_concrete() for o in operands) or name == "abs":
+        return run.data_op(name, operands[:2] if name != "abs" else operands[:1], nbytes_of(ins.type))
+    a, b = (o.normalised().integers() for o in operands)
+    if name.startswith("s"):
+        sign = np.int64(1 << (bits - 1))
+        sa = (a.astype(np.int64) ^ sign) - sign
+        sb = (b.astype(np.int64) ^ sign) - sign
+        pick_a = sa >= sb if name == "smax" else sa <= sb
+    else:
+        pick_a = a >= b if name == "umax" else a <= b
+    return Val.concrete(np.where(pick_a, a, b), bits, run.threads)
+
+
+def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
+    """Source lane of each lane for a DPP control word (-1: no source, the lane keeps ``old``)."""
+    row_base = lane - lane % 16
+    in_row = lane % 16
+    if control <= 0xFF:  # quad_perm
+        quad = lane % 4
+        selector = (control >> (2 * quad)) & 3
+        return lane - quad + selector
+    if 0x101 <= control <= 0x10F:  # row_shl
+        shift = control - 0x100
+        return np.where(in_row + shift < 16, lane + shift, -1)
+    if 0x111 <= control <= 0x11F:  # row_shr
+        shift = control - 0x110
+        return np.where(in_row - shift >= 0, lane - shift, -1)
+    if 0x121 <= control <= 0x12F:  # row_ror
+        shift = control - 0x120
+        return row_base + (in_row - shift) % 16
+    if control == 0x140:  # row_mirror
+        return row_base + 15 - in_row
+    if control == 0x141:  # row_half_mirror
+        return lane - lane % 8 + 7 - lane % 8
+    if control == 0x142:  # row_bcast:15: the last lane of the previous row
+        return np.where(lane >= 16, row_base - 1, -1)
+    if control == 0x143:  # row_bcast:31
+        return np.where(lane >= 32, 31, -1)
+    raise Unmodelled(f"DPP control 0x{control:x}")
+
+
+def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | None:
+    threads = run.threads
+    tid = np.arange(threads, dtype=np.int64)
+    lane = tid % run.warp_size
+    base = tid - lane
+    operands = [run.value(o) for o in ins.operands]
+    if name.startswith("readfirstlane"):
+        syms = operands[0].byte_symbols()
+        first = np.array([np.flatnonzero(mask[b:b + run.warp_size])[:1] for b in base], dtype=object)
+        source = np.array([b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64)
+        return Val(operands[0].bits, syms=syms[source].copy()).normalised()
+    if name.startswith("readlane"):
+        which = operands[1].integers(mask, "readlane lane").astype(np.int64) % run.warp_size
+        syms = operands[0].byte_symbols()
+        return Val(operands[0].bits, syms=syms[base + which].copy()).normalised()
+    if name.startswith("ds.bpermute"):
+        address = operands[0].integers(mask, "bpermute address").astype(np.int64)
+        source = base + (address // 4) % run.warp_size
+        syms = operands[1].byte_symbols()
+        out = syms[source].copy()
+        out[~mask[source]] = UNDEFINED
+        return Val(operands[1].bits, syms=out).normalised()
+    if name.startswith("update.dpp") or name.startswith("mov.dpp"):
+        if name.startswith("update.dpp"):
+            old, src = operands[0], operands[1]
+            control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[2:6])
+        else:
+            src = operands[0]
+            old = Val(src.bits, syms=np.full_like(src.byte_symbols(), UNDEFINED))
+            control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[1:5])
+        source_lane = _dpp_sources(control, lane)
+        row_enabled = ((row_mask >> ((lane // 16) % 4)) & 1).astype(bool)
+        bank_enabled = ((bank_mask >> ((lane % 16) // 4)) & 1).astype(bool)
+        written = row_enabled & bank_enabled
+        valid = (source_lane >= 0) & (source_lane < run.warp_size)
+        source = base + np.clip(source_lane, 0, run.warp_size - 1)
+        valid &= mask[source]
+        syms = src.byte_symbols()
+        fallback = np.full_like(syms, -1) if bound else old.byte_symbols()  # bound_ctrl: read 0
+        fetched = np.where(valid[:, None], syms[source], fallback)
+        out = np.where(written[:, None], fetched, old.byte_symbols())
+        return Val(src.bits, syms=out).normalised()
+    if name in ("s.barrier",):
+        return None
+    raise Unmodelled(f"call to llvm.amdgcn.{name}")

@@ -1,0 +1,611 @@
+"""Read the LLVM IR text Triton emits (the subset its kernels use) into functions of typed instructions.
+
+What is read: global variables (``@global_smem``), function definitions with their arguments,
+basic blocks and instructions, each with its result name, opcode, type, operands (values
+with their types), and its debug location (``!dbg !12`` resolved through ``!DILocation`` to
+a line and column).  Declarations, attributes and other metadata are skipped.  Anything the
+reader cannot parse is an :class:`LLVMParseError` naming the line, never a partial function.
+
+Examples:
+    >>> text = '''define void @k(ptr addrspace(1) %0) {
+    ...   %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !dbg !5
+    ...   %3 = and i32 %2, 31
+    ...   ret void
+    ... }
+    ... !5 = !DILocation(line: 4, column: 11, scope: !4)'''
+    >>> module = parse_llvm_ir(text)
+    >>> kernel = module.functions["k"]
+    >>> [(i.result, i.opcode) for i in kernel.blocks[0].instructions]
+    [('%2', 'call'), ('%3', 'and'), (None, 'ret')]
+    >>> kernel.blocks[0].instructions[0].line
+    4
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llverify.errors import ParseError
+
+__all__ = [
+    "Block",
+    "Function",
+    "Instruction",
+    "LLVMModule",
+    "LLVMParseError",
+    "Type",
+    "Value",
+    "parse_llvm_ir",
+    "parse_type",
+]
+
+
+class LLVMParseError(ParseError):
+    """LLVM IR text the reader cannot parse, at ``line`` (1-based)."""
+
+    def __init__(self, detail: str, line: int) -> None:
+        super().__init__(f"LLVM IR line {line}: {detail}")
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Type:
+    """An LLVM type: ``kind`` is int, float, ptr, vector, array, struct, void, label or metadata.
+
+    ``bits`` is the width of ints and floats (half 16, bfloat 16 with ``name`` 'bfloat'),
+    ``count``/``element`` describe vectors and arrays, ``fields`` structs, ``space`` pointers.
+    """
+
+    kind: str
+    bits: int = 0
+    name: str = ""
+    count: int = 0
+    element: Type | None = None
+    fields: tuple[Type, ...] = ()
+    space: int = 0
+
+    @property
+    def size_bytes(self) -> int:
+        """Storage size in bytes (packed, as Triton's vectors and arrays are)."""
+        if self.kind in ("int", "float"):
+            return (self.bits + 7) // 8
+        if self.kind == "ptr":
+            return 8 if self.space in (0, 1) else 4
+        if self.kind in ("vector", "array"):
+            assert self.element is not None
+            if self.kind == "vector" and self.element.kind == "int" and self.element.bits < 8:
+                return (self.count * self.element.bits + 7) // 8
+            return self.count * self.element.size_bytes
+        if self.kind == "struct":
+            return sum(f.size_bytes for f in self.fields)
+        return 0
+
+    def __str__(self) -> str:
+        if self.kind == "int":
+            return f"i{self.bits}"
+        if self.kind == "float" or self.kind in ("void", "label", "metadata"):
+            return self.name or self.kind
+        if self.kind == "ptr":
+            return "ptr" if self.space == 0 else f"ptr addrspace({self.space})"
+        if self.kind == "vector":
+            return f"<{self.count} x {self.element}>"
+        if self.kind == "array":
+            return f"[{self.count} x {self.element}]"
+        return "{ " + ", ".join(str(f) for f in self.fields) + " }"
+
+
+@dataclass(frozen=True)
+class Value:
+    """An operand: a local (``%x``), a global (``@g``), or a constant (``text`` as written;
+    ``elements`` for vector/struct/array constants)."""
+
+    type: Type
+    text: str
+    elements: tuple[Value, ...] = ()
+
+    @property
+    def is_local(self) -> bool:
+        return self.text.startswith("%")
+
+
+@dataclass
+class Instruction:
+    """One instruction.  ``operands`` are typed values; ``extra`` holds the opcode-specific
+    words (icmp predicate, atomic operation, call target and inline-asm strings, indices of
+    extractvalue, phi incoming blocks, branch targets)."""
+
+    result: str | None
+    opcode: str
+    type: Type
+    operands: list[Value]
+    extra: dict[str, object] = field(default_factory=dict)
+    line: int | None = None  # the source line of its !dbg location
+    column: int | None = None
+    text_line: int = 0  # line in the LLVM IR text
+
+
+@dataclass
+class Block:
+    label: str
+    instructions: list[Instruction]
+
+
+@dataclass
+class Function:
+    name: str
+    arguments: list[tuple[Type, str]]
+    blocks: list[Block]
+    attributes: str = ""
+
+    def block(self, label: str) -> Block:
+        for block in self.blocks:
+            if block.label == label:
+                return block
+        raise KeyError(label)
+
+
+@dataclass
+class LLVMModule:
+    functions: dict[str, Function]
+    globals: dict[str, Type]
+    source_files: tuple[str, ...]
+
+
+_TOKEN = re.compile(
+    r'\s*(?:(?P<str>c?"(?:[^"\\]|\\.)*")|(?P<word>[%@!#]?[-\w.$]+(?:\.\.\.)?)|(?P<punct>[<>()\[\]{},=*:|]|\.\.\.))'
+)
+_FLOAT_TYPES = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "fp128": 128}
+_WRAP_FLAGS = {
+    "nuw", "nsw", "exact", "disjoint", "nneg", "inbounds", "fast", "nnan", "ninf", "nsz",
+    "arcp", "contract", "afn", "reassoc", "tail", "musttail", "notail", "volatile", "samesign",
+}  # fmt: skip
+_DILOC = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+)(?:,\s*column:\s*(\d+))?")
+_DIFILE = re.compile(r'!DIFile\(filename:\s*"([^"]*)"')
+
+
+class _Tokens:
+    def __init__(self, text: str, line: int) -> None:
+        self.line = line
+        self.items: list[str] = []
+        pos = 0
+        stripped = text.rstrip()
+        while pos < len(stripped):
+            match = _TOKEN.match(stripped, pos)
+            if match is None or match.end() == pos:
+                raise LLVMParseError(f"cannot read {stripped[pos:pos + 20]!r}", line)
+            self.items.append(match.group(match.lastgroup or "word"))
+            pos = match.end()
+        self.pos = 0
+
+    def peek(self, ahead: int = 0) -> str:
+        index = self.pos + ahead
+        return self.items[index] if index < len(self.items) else ""
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if token == "" or (expected is not None and token != expected):
+            want = f"{expected!r}" if expected else "more text"
+            raise LLVMParseError(f"expected {want}, found {token or 'the end of the line'!r}", self.line)
+        self.pos += 1
+        return token
+
+    def accept(self, token: str) -> bool:
+        if self.peek() == token:
+            self.pos += 1
+            return True
+        return False
+
+    def skip_flags(self) -> None:
+        while self.peek() in _WRAP_FLAGS:
+            self.pos += 1
+
+
+def parse_type(tokens: _Tokens) -> Type:
+    """Read one type from ``tokens``."""
+    word = tokens.take()
+    base: Type
+    if word == "<":
+        count = int(tokens.take())
+        tokens.take("x")
+        element = parse_type(tokens)
+        tokens.take(">")
+        base = Type("vector", count=count, element=element)
+    elif word == "[":
+        count = int(tokens.take())
+        tokens.take("x")
+        element = parse_type(tokens)
+        tokens.take("]")
+        base = Type("array", count=count, element=element)
+    elif word == "{":
+        fields: list[Type] = []
+        if not tokens.accept("}"):
+            fields.append(parse_type(tokens))
+            while tokens.accept(","):
+                fields.append(parse_type(tokens))
+            tokens.take("}")
+        base = Type("struct", fields=tuple(fields))
+    elif re.fullmatch(r"i\d+", word):
+        base = Type("int", bits=int(word[1:]))
+    elif word in _FLOAT_TYPES:
+        base = Type("float", bits=_FLOAT_TYPES[word], name=word)
+    elif word == "ptr":
+        space = 0
+        if tokens.accept("addrspace"):
+            tokens.take("(")
+            space = int(tokens.take())
+            tokens.take(")")
+        base = Type("ptr", space=space)
+    elif word in ("void", "label", "metadata"):
+        base = Type(word, name=word)
+    else:
+        raise LLVMParseError(f"unknown type {word!r}", tokens.line)
+    return base
+
+
+def _parse_constant(tokens: _Tokens, ty: Type) -> Value:
+    word = tokens.peek()
+    if word in ("<", "[", "{"):
+        closing = {"<": ">", "[": "]", "{": "}"}[tokens.take()]
+        elements: list[Value] = []
+        if not tokens.accept(closing):
+            elements.append(_parse_typed(tokens))
+            while tokens.accept(","):
+                elements.append(_parse_typed(tokens))
+            tokens.take(closing)
+        return Value(ty, "const", tuple(elements))
+    if word == "splat":
+        tokens.take()
+        tokens.take("(")
+        inner = _parse_typed(tokens)
+        tokens.take(")")
+        assert ty.kind == "vector"
+        return Value(ty, "const", (inner,) * ty.count)
+    if word in ("getelementptr", "bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
+        raise LLVMParseError(f"constant expression {word!r} is not modelled", tokens.line)
+    return Value(ty, tokens.take())
+
+
+def _parse_typed(tokens: _Tokens) -> Value:
+    ty = parse_type(tokens)
+    while tokens.peek() in ("noundef", "nonnull", "signext", "zeroext", "inreg", "align", "immarg"):
+        if tokens.take() == "align":
+            tokens.take()
+    return _parse_constant(tokens, ty)
+
+
+def _parse_value_of(tokens: _Tokens, ty: Type) -> Value:
+    return _parse_constant(tokens, ty)
+
+
+def _debug_ref(tokens: _Tokens) -> str | None:
+    """Consume the trailing ``, !name !N`` metadata attachments; return the !dbg one."""
+    dbg = None
+    while tokens.peek() == "," and tokens.peek(1).startswith("!"):
+        tokens.take()
+        name = tokens.take()
+        ref = tokens.take()
+        if name == "!dbg":
+            dbg = ref
+    return dbg
+
+
+_BINARY = {
+    "add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",
+    "xor", "fadd", "fsub", "fmul", "fdiv", "frem",
+}  # fmt: skip
+_CASTS = {
+    "zext", "sext", "trunc", "bitcast", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp",
+    "sitofp", "ptrtoint", "inttoptr", "addrspacecast",
+}  # fmt: skip
+
+
+def _instruction(tokens: _Tokens) -> Instruction:  # noqa: C901 - one branch per opcode family
+    result = None
+    if tokens.peek().startswith("%") and tokens.peek(1) == "=":
+        result = tokens.take()
+        tokens.take("=")
+    tokens.skip_flags()
+    opcode = tokens.take()
+    extra: dict[str, object] = {}
+    tokens.skip_flags()
+    if opcode in _BINARY:
+        ty = parse_type(tokens)
+        a = _parse_value_of(tokens, ty)
+        tokens.take(",")
+        operands = [a, _parse_value_of(tokens, ty)]
+    elif opcode in ("icmp", "fcmp"):
+        extra["predicate"] = tokens.take()
+        ty = parse_type(tokens)
+        a = _parse_value_of(tokens, ty)
+        tokens.take(",")
+        operands = [a, _parse_value_of(tokens, ty)]
+        ty = Type("vector", count=ty.count, element=Type("int", bits=1)) if ty.kind == "vector" else Type("int", bits=1)
+    elif opcode in _CASTS:
+        src = _parse_typed(tokens)
+        tokens.take("to")
+        ty = parse_type(tokens)
+        operands = [src]
+    elif opcode == "fneg":
+        src = _parse_typed(tokens)
+        ty, operands = src.type, [src]
+    elif opcode == "select":
+        operands = [_parse_typed(tokens)]
+        for _ in range(2):
+            tokens.take(",")
+            operands.append(_parse_typed(tokens))
+        ty = operands[1].type
+    elif opcode == "getelementptr":
+        source = parse_type(tokens)
+        extra["source"] = source
+        tokens.take(",")
+        operands = [_parse_typed(tokens)]
+        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+            tokens.take(",")
+            tokens.skip_flags()
+            operands.append(_parse_typed(tokens))
+        ty = operands[0].type
+    elif opcode == "load":
+        ty = parse_type(tokens)
+        tokens.take(",")
+        operands = [_parse_typed(tokens)]
+        extra["align"] = _alignment(tokens)
+    elif opcode == "store":
+        operands = [_parse_typed(tokens)]
+        tokens.take(",")
+        operands.append(_parse_typed(tokens))
+        extra["align"] = _alignment(tokens)
+        ty = Type("void", name="void")
+    elif opcode == "atomicrmw":
+        extra["operation"] = tokens.take()
+        operands = [_parse_typed(tokens)]
+        tokens.take(",")
+        operands.append(_parse_typed(tokens))
+        while tokens.peek() not in ("", ","):
+            tokens.take()
+        _alignment(tokens)
+        ty = operands[1].type
+    elif opcode == "cmpxchg":
+        raise LLVMParseError("cmpxchg is not modelled", tokens.line)
+    elif opcode in ("extractelement", "insertelement", "shufflevector"):
+        operands = [_parse_typed(tokens)]
+        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+            tokens.take(",")
+            operands.append(_parse_typed(tokens))
+        vec = operands[0].type
+        assert vec.element is not None
+        if opcode == "extractelement":
+            ty = vec.element
+        elif opcode == "insertelement":
+            ty = vec
+        else:
+            ty = Type("vector", count=operands[2].type.count, element=vec.element)
+    elif opcode in ("extractvalue", "insertvalue"):
+        operands = [_parse_typed(tokens)]
+        if opcode == "insertvalue":
+            tokens.take(",")
+            operands.append(_parse_typed(tokens))
+        indices: list[int] = []
+        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+            tokens.take(",")
+            indices.append(int(tokens.take()))
+        extra["indices"] = tuple(indices)
+        ty = operands[0].type
+        if opcode == "extractvalue":
+            for index in indices:
+                ty = ty.fields[index] if ty.kind == "struct" else ty.element  # type: ignore[assignment]
+    elif opcode == "phi":
+        ty = parse_type(tokens)
+        incoming: list[str] = []
+        operands = []
+        while True:
+            tokens.take("[")
+            operands.append(_parse_value_of(tokens, ty))
+            tokens.take(",")
+            incoming.append(tokens.take())
+            tokens.take("]")
+            if not (tokens.peek() == "," and tokens.peek(1) == "["):
+                break
+            tokens.take(",")
+        extra["blocks"] = tuple(incoming)
+    elif opcode == "call":
+        ty, operands = _call(tokens, extra)
+    elif opcode == "br":
+        if tokens.peek() == "label":
+            tokens.take()
+            extra["targets"] = (tokens.take(),)
+            operands = []
+        else:
+            operands = [_parse_typed(tokens)]
+            targets = []
+            for _ in range(2):
+                tokens.take(",")
+                tokens.take("label")
+                targets.append(tokens.take())
+            extra["targets"] = tuple(targets)
+        ty = Type("void", name="void")
+    elif opcode == "ret":
+        if tokens.accept("void"):
+            operands = []
+        else:
+            operands = [_parse_typed(tokens)]
+        ty = Type("void", name="void")
+    elif opcode in ("unreachable", "fence"):
+        while tokens.peek() not in ("", ","):
+            tokens.take()
+        operands, ty = [], Type("void", name="void")
+    elif opcode == "freeze":
+        src = _parse_typed(tokens)
+        ty, operands = src.type, [src]
+    else:
+        raise LLVMParseError(f"instruction {opcode!r} is not modelled", tokens.line)
+    extra["dbg"] = _debug_ref(tokens)
+    return Instruction(result, opcode, ty, operands, extra)
+
+
+def _alignment(tokens: _Tokens) -> int:
+    align = 1
+    if tokens.peek() == "," and tokens.peek(1) == "align":
+        tokens.take(",")
+        tokens.take("align")
+        align = int(tokens.take())
+    return align
+
+
+def _call(tokens: _Tokens, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    while tokens.peek() in ("noundef", "nonnull", "zeroext", "signext", "fastcc", "ccc"):
+        tokens.take()
+    ty = parse_type(tokens)
+    if tokens.peek() == "(":  # a varargs signature: skip it
+        depth = 0
+        while True:
+            token = tokens.take()
+            depth += token == "("
+            depth -= token == ")"
+            if depth == 0:
+                break
+    if tokens.accept("asm"):
+        flags = []
+        while tokens.peek() in ("sideeffect", "alignstack", "inteldialect", "convergent"):
+            flags.append(tokens.take())
+        extra["asm"] = _unescape(tokens.take())
+        tokens.take(",")
+        extra["constraints"] = _unescape(tokens.take())
+        extra["callee"] = "asm"
+    else:
+        extra["callee"] = tokens.take()
+    tokens.take("(")
+    operands: list[Value] = []
+    if not tokens.accept(")"):
+        operands.append(_parse_typed(tokens))
+        while tokens.accept(","):
+            operands.append(_parse_typed(tokens))
+        tokens.take(")")
+    while tokens.peek().startswith("#"):
+        tokens.take()
+    return ty, operands
+
+
+def _unescape(quoted: str) -> str:
+    body = quoted[1:-1] if not quoted.startswith("c") else quoted[2:-1]
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body).replace("\\\\", "\\")
+
+
+_DEFINE = re.compile(r"^define\b(?P<head>.*?)@(?P<name>[-\w.$]+)\((?P<args>.*)\)(?P<tail>[^)]*)\{\s*$")
+_LABEL = re.compile(r"^([-\w.$]+):")
+_GLOBAL = re.compile(r"^@([-\w.$]+)\s*=\s*(.*)$")
+
+
+def parse_llvm_ir(text: str) -> LLVMModule:
+    """Read ``text`` (a whole module as Triton dumps it) into an :class:`LLVMModule`."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected the LLVM IR as a str, got {type(text).__name__}")
+    lines = text.split("\n")
+    locations: dict[str, tuple[int, int | None]] = {}
+    files = []
+    for line in lines:
+        match = _DILOC.match(line)
+        if match:
+            locations[match.group(1)] = (int(match.group(2)), int(match.group(3)) if match.group(3) else None)
+        file_match = _DIFILE.search(line)
+        if file_match:
+            files.append(file_match.group(1))
+    functions: dict[str, Function] = {}
+    globals_: dict[str, Type] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        glob = _GLOBAL.match(stripped)
+        if glob:
+            globals_["@" + glob.group(1)] = _global_type(glob.group(2), index + 1)
+        if stripped.startswith("define"):
+            function, index = _function(lines, index, locations)
+            functions[function.name] = function
+            continue
+        index += 1
+    if not functions:
+        raise LLVMParseError("no function definition (is this LLVM IR?)", 1)
+    return LLVMModule(functions, globals_, tuple(files))
+
+
+def _global_type(rest: str, line: int) -> Type:
+    words = rest.split()
+    for i, word in enumerate(words):
+        if word == "global" or word == "constant":
+            tokens = _Tokens(" ".join(words[i + 1:]), line)
+            return parse_type(tokens)
+    raise LLVMParseError("cannot read the global's type", line)
+
+
+def _function(lines: list[str], start: int, locations: dict[str, tuple[int, int | None]]) -> tuple[Function, int]:
+    header = lines[start].strip()
+    match = _DEFINE.match(header)
+    if match is None:
+        raise LLVMParseError("cannot read the function header", start + 1)
+    arguments = []
+    args_text = match.group("args").strip()
+    if args_text:
+        for part in _split_arguments(args_text):
+            tokens = _Tokens(part, start + 1)
+            ty = parse_type(tokens)
+            name = [t for t in tokens.items[tokens.pos:] if t.startswith("%")]
+            arguments.append((ty, name[-1] if name else ""))
+    blocks: list[Block] = []
+    current = Block("entry", [])
+    next_number = len(arguments)
+    index = start + 1
+    while index < len(lines):
+        raw = lines[index]
+        stripped = raw.split(";", 1)[0].strip() if '"' not in raw else _strip_comment(raw).strip()
+        index += 1
+        if not stripped:
+            continue
+        if stripped == "}":
+            if current.instructions:
+                blocks.append(current)
+            return Function(match.group("name"), arguments, blocks, match.group("tail")), index
+        label = _LABEL.match(stripped)
+        if label and not stripped.startswith("%"):
+            if current.instructions:
+                blocks.append(current)
+            current = Block("%" + label.group(1), [])
+            continue
+        if not blocks and not current.instructions and current.label == "entry":
+            current = Block(f"%{next_number}", [])
+        tokens = _Tokens(stripped, index)
+        instruction = _instruction(tokens)
+        if tokens.peek():
+            raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", index)
+        instruction.text_line = index
+        dbg = instruction.extra.pop("dbg")
+        if isinstance(dbg, str) and dbg in locations:
+            instruction.line, instruction.column = locations[dbg]
+        current.instructions.append(instruction)
+    raise LLVMParseError("the function is never closed (truncated text?)", start + 1)
+
+
+def _split_arguments(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return [p for p in parts if p.strip()]
+
+
+def _strip_comment(line: str) -> str:
+    in_string = False
+    for i, char in enumerate(line):
+        if char == '"':
+            in_string = not in_string
+        elif char == ";" and not in_string:
+            return line[:i]
+    return line

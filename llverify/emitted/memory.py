@@ -1,0 +1,243 @@
+"""Shared and global memory of one executed CTA: byte symbols, who wrote and read them, and the violations.
+
+Shared memory is an array of byte symbols (:mod:`llverify.emitted.symbolic`) with, per byte,
+the barrier interval and the warps that last wrote and read it.  Accesses are checked as they
+happen:
+
+* a read of a byte no one wrote is an *uninitialised read*;
+* an address outside the allocation is *out of bounds*;
+* within one barrier interval, a read of a byte another warp wrote, a write of a byte another
+  warp read, or two writes of different values by different warps are *races*; one
+  instruction whose threads write different values to one byte is a *nondeterministic store*.
+  Accesses of one warp are ordered by program order (the executor runs a warp's threads in
+  lockstep, as Triton's convergent code runs).  Several threads writing the *same* value is
+  normal and never reported.
+
+Global memory is the harness's buffers: inputs hold tagged or concrete elements, outputs
+record every byte's value and writer; two threads storing different values to one output byte
+is a violation at any time (the kernel's result would depend on scheduling).
+
+Examples:
+    >>> shared = SharedMemory(16, threads=64, warp_size=32)
+    >>> addresses = np.array([[0], [0]]); threads = np.array([0, 40])
+    >>> shared.write(addresses, np.array([[-1], [-1]]), threads, "st")
+    >>> shared.read(np.array([[0]]), np.array([1]), "ld").tolist()   # warp 0 reads warp 1's write
+    [[-1]]
+    >>> [v.kind for v in shared.violations]
+    ['race']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llverify.emitted.symbolic import UNDEFINED
+
+__all__ = ["GlobalMemory", "Region", "SharedMemory", "Violation"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One failed memory check: ``kind``, the thread(s), the address and where (``where``:
+    the instruction's description, filled in by the executor)."""
+
+    kind: str  # uninitialised read | out of bounds | race | nondeterministic store | conflicting store
+    space: str  # "shared" or "global"
+    thread: int
+    other_thread: int | None
+    address: int
+    where: str
+    detail: str = ""
+
+
+class SharedMemory:
+    """The CTA's shared memory (``size`` bytes) with per-byte access tracking."""
+
+    def __init__(self, size: int, *, threads: int, warp_size: int) -> None:
+        self.size = size
+        self.warp_size = warp_size
+        self.data = np.full(size, UNDEFINED, dtype=np.int64)
+        self.written_interval = np.full(size, -1, dtype=np.int64)
+        self.writer_warps = np.zeros(size, dtype=np.int64)
+        self.writer = np.full(size, -1, dtype=np.int64)
+        self.read_interval = np.full(size, -1, dtype=np.int64)
+        self.reader_warps = np.zeros(size, dtype=np.int64)
+        self.reader = np.full(size, -1, dtype=np.int64)
+        self.interval = 0
+        self.violations: list[Violation] = []
+        self.accessed_bytes = 0
+
+    def barrier(self) -> None:
+        """A CTA-wide barrier: the next barrier interval begins."""
+        self.interval += 1
+
+    def _in_bounds(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        ok = (addresses >= 0) & (addresses < self.size)
+        if not ok.all():
+            row, col = np.argwhere(~ok)[0]
+            self.violations.append(Violation(
+                "out of bounds", "shared", int(threads[row]), None, int(addresses[row, col]), where,
+                f"the allocation is {self.size} bytes"))
+        return ok
+
+    def read(self, addresses: np.ndarray, threads: np.ndarray, where: str, *, atomic: bool = False) -> np.ndarray:
+        """The byte symbols at ``addresses`` (shape (n, nbytes)) read by ``threads`` (shape (n,))."""
+        ok = self._in_bounds(addresses, threads, where)
+        safe = np.where(ok, addresses, 0)
+        values = np.where(ok, self.data[safe], UNDEFINED)
+        thread_of = np.broadcast_to(threads[:, None], addresses.shape)
+        warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
+        unwritten = ok & (self.written_interval[safe] < 0)
+        if unwritten.any():
+            row, col = np.argwhere(unwritten)[0]
+            self.violations.append(Violation(
+                "uninitialised read", "shared", int(threads[row]), None, int(addresses[row, col]),
+                where, "no thread wrote this byte before it is read"))
+        if not atomic:
+            raced = ok & (self.written_interval[safe] == self.interval) & (
+                (self.writer_warps[safe] & ~warp_bit) != 0)
+            if raced.any():
+                row, col = np.argwhere(raced)[0]
+                self.violations.append(Violation(
+                    "race", "shared", int(threads[row]), int(self.writer[safe[row, col]]),
+                    int(addresses[row, col]), where,
+                    "read of a byte another warp writes in the same barrier interval"))
+            fresh = ok & (self.read_interval[safe] != self.interval)
+            self.reader_warps[safe[fresh]] = 0
+            self.read_interval[safe[ok]] = self.interval
+            np.bitwise_or.at(self.reader_warps, safe[ok], warp_bit[ok])
+            self.reader[safe[ok]] = thread_of[ok]
+        self.accessed_bytes += int(ok.sum())
+        return values
+
+    def write(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str,
+              *, atomic: bool = False) -> None:
+        """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
+        ok = self._in_bounds(addresses, threads, where)
+        flat_addr = addresses[ok]
+        flat_val = values[ok]
+        thread_of = np.broadcast_to(threads[:, None], addresses.shape)[ok]
+        self._same_instruction(flat_addr, flat_val, thread_of, where)
+        warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
+        if not atomic and flat_addr.size:
+            read_by_other = (self.read_interval[flat_addr] == self.interval) & (
+                (self.reader_warps[flat_addr] & ~warp_bit) != 0)
+            if read_by_other.any():
+                i = int(np.argmax(read_by_other))
+                self.violations.append(Violation(
+                    "race", "shared", int(thread_of[i]), int(self.reader[flat_addr[i]]),
+                    int(flat_addr[i]), where,
+                    "write of a byte another warp reads in the same barrier interval"))
+            differs = (self.written_interval[flat_addr] == self.interval) & (
+                (self.writer_warps[flat_addr] & ~warp_bit) != 0) & (self.data[flat_addr] != flat_val)
+            if differs.any():
+                i = int(np.argmax(differs))
+                self.violations.append(Violation(
+                    "race", "shared", int(thread_of[i]), int(self.writer[flat_addr[i]]),
+                    int(flat_addr[i]), where,
+                    "two warps write different values to one byte in the same barrier interval"))
+        fresh = self.written_interval[flat_addr] != self.interval
+        self.writer_warps[flat_addr[fresh]] = 0
+        self.written_interval[flat_addr] = self.interval
+        np.bitwise_or.at(self.writer_warps, flat_addr, warp_bit)
+        self.writer[flat_addr] = thread_of
+        self.data[flat_addr] = flat_val
+        self.accessed_bytes += int(flat_addr.size)
+
+    def _same_instruction(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray,
+                          where: str) -> None:
+        if addresses.size < 2:
+            return
+        order = np.lexsort((values, addresses))
+        a, v, t = addresses[order], values[order], threads[order]
+        clash = (a[1:] == a[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
+        if clash.any():
+            i = int(np.argmax(clash))
+            self.violations.append(Violation(
+                "nondeterministic store", "shared", int(t[i + 1]), int(t[i]), int(a[i]), where,
+                "threads of one instruction write different values to one byte"))
+
+
+@dataclass
+class Region:
+    """One global buffer: ``kind`` is input (tagged), values (concrete), output or scratch."""
+
+    name: str
+    base: int
+    size: int
+    kind: str
+    data: np.ndarray  # byte symbols
+    writer: np.ndarray  # thread that wrote each byte, -1 none
+
+
+class GlobalMemory:
+    """The kernel's global buffers, each at its own base address."""
+
+    def __init__(self) -> None:
+        self.regions: list[Region] = []
+        self.violations: list[Violation] = []
+
+    def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
+        region = Region(name, base, data.size, kind, data.astype(np.int64),
+                        np.full(data.size, -1, dtype=np.int64))
+        self.regions.append(region)
+        return region
+
+    def _locate(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+        region_of = np.full(addresses.shape, -1, dtype=np.int64)
+        for k, region in enumerate(self.regions):
+            inside = (addresses >= region.base) & (addresses < region.base + region.size)
+            region_of[inside] = k
+        missing = region_of < 0
+        if missing.any():
+            row, col = np.argwhere(missing)[0]
+            self.violations.append(Violation(
+                "out of bounds", "global", int(threads[row]), None, int(addresses[row, col]), where,
+                "the address is in no buffer of the kernel"))
+        return region_of, ~missing
+
+    def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        region_of, ok = self._locate(addresses, threads, where)
+        out = np.full(addresses.shape, UNDEFINED, dtype=np.int64)
+        for k, region in enumerate(self.regions):
+            here = region_of == k
+            if here.any():
+                out[here] = region.data[addresses[here] - region.base]
+        return out
+
+    def write(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str) -> None:
+        region_of, ok = self._locate(addresses, threads, where)
+        thread_of = np.broadcast_to(threads[:, None], addresses.shape)
+        for k, region in enumerate(self.regions):
+            here = region_of == k
+            if not here.any():
+                continue
+            if region.kind in ("input", "values"):
+                row, col = np.argwhere(here)[0]
+                self.violations.append(Violation(
+                    "out of bounds", "global", int(threads[row]), None, int(addresses[row, col]),
+                    where, f"a store into the input buffer {region.name}"))
+                continue
+            offsets = addresses[here] - region.base
+            vals = values[here]
+            who = thread_of[here]
+            order = np.lexsort((vals, offsets))
+            o, v, t = offsets[order], vals[order], who[order]
+            clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
+            previous = region.writer[offsets]
+            earlier = (previous >= 0) & (previous != who) & (region.data[offsets] != vals)
+            if clash.any():
+                i = int(np.argmax(clash))
+                self.violations.append(Violation(
+                    "conflicting store", "global", int(t[i + 1]), int(t[i]), int(region.base + o[i]),
+                    where, f"two threads store different values to {region.name}"))
+            elif earlier.any():
+                i = int(np.argmax(earlier))
+                self.violations.append(Violation(
+                    "conflicting store", "global", int(who[i]), int(previous[i]),
+                    int(region.base + offsets[i]), where,
+                    f"two threads store different values to {region.name}"))
+            region.data[offsets] = vals
+            region.writer[offsets] = who

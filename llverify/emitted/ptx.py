@@ -1,0 +1,313 @@
+"""The PTX inside the inline-assembly strings Triton emits, executed for every thread.
+
+Triton 2.x and 3.x emit loads, stores, ``cp.async``, ``ldmatrix``/``stmatrix``, ``shfl``,
+``prmt`` and ``mov`` packing as inline assembly.  This module reads the string (statements
+split at ``;``, ``{ }`` scopes, ``.reg`` declarations, ``@p``/``@!p`` guards) and runs each
+statement; operands ``$k`` are bound by the constraint string (outputs ``=r``/``=h``/``=c``/
+``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate).  A statement it does not know
+raises :class:`~llverify.emitted.symbolic.Unmodelled` naming it.
+
+Examples:
+    >>> parse_statements("mov.u32 $0, 0x0;\\n\\t@$2 ld.global.b32 { $0 }, [ $1 + 0 ];")
+    [(None, 'mov.u32', ['$0', '0x0']), ('$2', 'ld.global.b32', ['{ $0 }', '[ $1 + 0 ]'])]
+    >>> prmt_selectors(0x5410)
+    [0, 1, 4, 5]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from llverify.emitted import intrinsics
+from llverify.emitted.instructions import merge, nbytes_of
+from llverify.emitted.llvm_ir import Instruction
+from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+
+__all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
+
+_WIDTH = {"r": 32, "h": 16, "c": 16, "l": 64, "f": 32, "d": 64, "b": 1, "n": 64}
+_GUARD = re.compile(r"^@(!?)(\S+)\s+(.*)$", re.S)
+
+
+def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
+    """The statements of an asm string: (guard, opcode, operands)."""
+    statements = []
+    for raw in re.split(r";", text.replace("{\n", "{ \n")):
+        body = raw.strip()
+        while body.startswith("{") and not re.match(r"^\{\s*\$", body):
+            body = body[1:].strip()
+        while body.startswith("}"):
+            body = body[1:].strip()
+        if not body or body.startswith(".reg") or body.startswith("//"):
+            continue
+        guard = None
+        match = _GUARD.match(body)
+        if match:
+            guard = match.group(1) + match.group(2)
+            body = match.group(3).strip()
+        parts = body.split(None, 1)
+        opcode = parts[0]
+        operands = _split_operands(parts[1]) if len(parts) > 1 else []
+        statements.append((guard, opcode, operands))
+    return statements
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, current = [], 0, []
+    for char in text:
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    if "".join(current).strip():
+        out.append("".join(current).strip())
+    return out
+
+
+def prmt_selectors(selector: int) -> list[int]:
+    """Byte sources (0-7 over the two operands) of ``prmt.b32`` in its default mode."""
+    picks = []
+    for k in range(4):
+        nibble = (selector >> (4 * k)) & 0xF
+        if nibble & 0x8:
+            raise Unmodelled("prmt with sign replication")
+        picks.append(nibble & 0x7)
+    return picks
+
+
+class _AsmState:
+    def __init__(self, run: Any, ins: Instruction, mask: np.ndarray) -> None:
+        self.run, self.ins, self.mask = run, ins, mask
+        constraints = [c.strip() for c in str(ins.extra["constraints"]).split(",")]
+        outputs = [c for c in constraints if c.startswith("=")]
+        inputs = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]
+        self.regs: dict[str, Val] = {}
+        threads = run.threads
+        self.output_names = [f"${k}" for k in range(len(outputs))]
+        self.output_bits = [_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs]
+        for name, bits in zip(self.output_names, self.output_bits):
+            self.regs[name] = Val(bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64))
+        for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
+            value = run.value(operand)
+            name = f"${len(outputs) + k}"
+            if constraint.isdigit():  # tied to an output
+                self.regs[f"${int(constraint)}"] = value
+            self.regs[name] = value
+
+    def read(self, operand: str, bits: int) -> Val:
+        operand = operand.strip()
+        if operand in self.regs:
+            return self.regs[operand]
+        special = {"%tid.x": np.arange(self.run.threads), "%laneid": np.arange(self.run.threads) % self.run.warp_size,
+                   "%ctaid.x": 0, "%ctaid.y": 0, "%ctaid.z": 0, "%cluster_ctarank": 0}
+        if operand in special:
+            return Val.concrete(np.asarray(special[operand]), bits, self.run.threads)
+        if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", operand):
+            value = int(operand, 0) & ((1 << bits) - 1)
+            return Val.concrete(value, bits, self.run.threads)
+        if operand.startswith("{"):
+            parts = [p.strip() for p in operand.strip("{} ").split(",")]
+            width = bits // len(parts)
+            pieces = [self.read(p, width).byte_symbols()[:, : max(1, width // 8)] for p in parts]
+            return Val(bits, syms=np.concatenate(pieces, axis=1)).normalised()
+        raise Unmodelled(f"inline-asm operand {operand!r}")
+
+    def write(self, operand: str, value: Val) -> None:
+        operand = operand.strip()
+        if operand.startswith("{"):
+            parts = [p.strip() for p in operand.strip("{} ").split(",")]
+            syms = value.byte_symbols()
+            width = syms.shape[1] // len(parts)
+            for k, part in enumerate(parts):
+                self.write(part, Val(width * 8, syms=syms[:, k * width:(k + 1) * width].copy()).normalised())
+            return
+        old = self.regs.get(operand)
+        if old is not None and not self.active.all():
+            value = merge(self.active, value, old)
+        self.regs[operand] = value
+
+    def result(self) -> Val | None:
+        if not self.output_names:
+            return None
+        parts = []
+        for name, bits in zip(self.output_names, self.output_bits):
+            syms = self.regs[name].byte_symbols()
+            parts.append(syms[:, : max(1, bits // 8)])
+        total = sum(max(1, b // 8) for b in self.output_bits) * 8
+        if len(parts) == 1:
+            return Val(self.output_bits[0], syms=parts[0]).normalised()
+        return Val(total, syms=np.concatenate(parts, axis=1))
+
+
+_MEMORY = re.compile(r"^\[\s*(\S+?)\s*(?:\+\s*(-?\w+))?\s*\]$")
+
+
+def run_inline_asm(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
+    """Execute the inline-assembly call ``ins`` under ``mask``."""
+    text = str(ins.extra["asm"])
+    state = _AsmState(run, ins, mask)
+    for guard, opcode, operands in parse_statements(text):
+        active = mask
+        if guard is not None:
+            negate = guard.startswith("!")
+            predicate = state.read(guard.lstrip("!"), 1).integers(mask, "predicate").astype(bool)
+            active = mask & (~predicate if negate else predicate)
+        state.active = active
+        _statement(state, opcode, operands, active)
+    result = state.result()
+    if result is not None and ins.type.kind == "struct":
+        return Val(nbytes_of(ins.type) * 8, syms=result.byte_symbols())
+    return result
+
+
+def _bits_of_suffix(opcode: str) -> int:
+    match = re.search(r"\.[bufs](8|16|32|64)$", opcode)
+    if match is None:
+        raise Unmodelled(f"PTX {opcode} (no element width)")
+    return int(match.group(1))
+
+
+def _address(state: _AsmState, operand: str) -> np.ndarray:
+    match = _MEMORY.match(operand.strip())
+    if match is None:
+        raise Unmodelled(f"PTX address {operand!r}")
+    base = state.read(match.group(1), 64).integers(state.active, "address")
+    offset = int(match.group(2), 0) if match.group(2) else 0
+    return base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
+
+
+def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:  # noqa: C901
+    run = state.run
+    ins = state.ins
+    root = opcode.split(".")[0]
+    if root in ("mov",):
+        bits = _bits_of_suffix(opcode)
+        state.write(operands[0], state.read(operands[1], bits))
+    elif root in ("ld", "st"):
+        _load_store(state, opcode, operands, active)
+    elif root == "setp":
+        compare = opcode.split(".")[1]
+        bits = _bits_of_suffix(opcode)
+        a = state.read(operands[1], bits).integers(active, "setp operand").astype(np.int64)
+        b = state.read(operands[2], bits).integers(active, "setp operand").astype(np.int64)
+        table = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}
+        if compare not in table:
+            raise Unmodelled(f"PTX {opcode}")
+        state.write(operands[0], Val.concrete(table[compare].astype(np.uint64), 1, run.threads))
+    elif root == "prmt":
+        a = state.read(operands[1], 32).byte_symbols()
+        b = state.read(operands[2], 32).byte_symbols()
+        selector = state.read(operands[3], 32).integers(active, "prmt selector")
+        values = selector[active] if active.any() else selector
+        if (values != values[0]).any():
+            raise Unmodelled("prmt with a per-thread selector")
+        both = np.concatenate([a, b], axis=1)
+        picks = prmt_selectors(int(values[0]))
+        state.write(operands[0], Val(32, syms=both[:, picks].copy()).normalised())
+    elif root == "shfl":
+        mode = opcode.split(".")[2]
+        value = state.read(operands[1], 32)
+        b = state.read(operands[2], 32).integers(active, "shuffle lane").astype(np.int64)
+        c = state.read(operands[3], 32).integers(active, "shuffle clamp").astype(np.int64)
+        member = state.read(operands[4], 32).integers(active, "member mask") if len(operands) > 4 else (
+            np.full(run.threads, 0xFFFFFFFF, dtype=np.uint64))
+        state.write(operands[0], intrinsics.shuffle(run, mode, value, b, c, member, active))
+    elif root in ("bar", "barrier") and ".warp" not in opcode:
+        if not active.all() or run.finished.any():
+            raise Unmodelled("a CTA barrier reached by only some threads")
+        if len(operands) > 1:
+            raise Unmodelled("a named barrier with a thread count")
+        run.shared.barrier()
+    elif root in ("fence", "membar") or opcode.startswith("bar.warp"):
+        return
+    elif root == "cp":
+        _async_copy(state, opcode, operands, active)
+    elif root in ("ldmatrix", "stmatrix"):
+        _matrix(state, opcode, operands, active)
+    elif root in ("cvt", "add", "sub", "mul", "max", "min", "fma", "neg", "abs", "and", "or", "xor",
+                  "shl", "shr", "div", "rcp", "ex2", "lg2", "sqrt", "selp", "cvt.rn"):
+        bits = _bits_of_suffix(opcode) if re.search(r"\.[bufs](8|16|32|64)$", opcode) else 32
+        sources = [state.read(o, bits) for o in operands[1:]]
+        if root in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr") and all(
+                s.is_concrete() for s in sources) and ".f" not in opcode:
+            a, b = (s.normalised().integers() for s in sources[:2])
+            with np.errstate(all="ignore"):
+                r = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b,
+                     "xor": a ^ b, "shl": a << b, "shr": a >> b}[root]
+            state.write(operands[0], Val.concrete(r, bits, run.threads))
+        else:
+            out_bits = bits
+            if root == "cvt":
+                out_bits = int(re.findall(r"(8|16|32|64)", opcode)[0])
+            state.write(operands[0], run.data_op(f"ptx.{opcode}", sources, max(1, out_bits // 8)))
+    else:
+        raise Unmodelled(f"PTX instruction {opcode!r} in inline assembly ({ins.extra['asm']!r})")
+
+
+def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    run = state.run
+    words = opcode.split(".")
+    space_word = next((w for w in words if w in ("global", "shared", "local", "const")), "global")
+    if space_word in ("local", "const"):
+        raise Unmodelled(f"PTX {opcode}")
+    space = 1 if space_word == "global" else 3
+    vector = next((int(w[1:]) for w in words if re.fullmatch(r"v\d", w)), 1)
+    bits = _bits_of_suffix(opcode)
+    if words[0] == "ld":
+        target, address_text = operands[0], operands[1]
+        addresses = _address(state, address_text)
+        syms = run.load_bytes(space, addresses, vector * bits // 8, active, state.ins)
+        state.write(target, Val(vector * bits, syms=syms).normalised())
+    else:
+        address_text, source = operands[0], operands[1]
+        addresses = _address(state, address_text)
+        value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
+        run.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
+
+
+def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    run = state.run
+    if opcode.startswith("cp.async.commit_group"):
+        run.async_groups.append([])
+        return
+    if opcode.startswith("cp.async.wait_group") or opcode.startswith("cp.async.wait_all"):
+        keep = 0 if "wait_all" in opcode else int(operands[0], 0)
+        run.complete_async_copies(keep)
+        return
+    if not opcode.startswith("cp.async.c"):
+        raise Unmodelled(f"PTX {opcode}")
+    destination = _address(state, operands[0])
+    source = _address(state, operands[1])
+    size = int(operands[2], 0)
+    source_size = size
+    if len(operands) > 3:
+        source_size = int(state.read(operands[3], 32).integers(active, "copy size")[active][0]) if active.any() else size
+    data = run.load_bytes(1, source, size, active & (source_size > 0), state.ins)
+    if source_size < size:
+        data[:, source_size:] = -1
+        if source_size == 0:
+            data[:] = -1
+    run.async_groups[-1].append((destination.copy(), data, active.copy(), run.where(state.ins)))
+
+
+def _matrix(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    run = state.run
+    count = int(re.search(r"\.x(\d)", opcode).group(1))  # type: ignore[union-attr]
+    transposed = ".trans" in opcode
+    if opcode.startswith("ldmatrix"):
+        addresses = _address(state, operands[1]) & np.uint64(0xFFFFFFFF)
+        registers = intrinsics.ldmatrix(run, addresses, count, transposed, active, run.where(state.ins))
+        state.write(operands[0], Val(32 * count, syms=np.concatenate(registers, axis=1)))
+    else:
+        addresses = _address(state, operands[0]) & np.uint64(0xFFFFFFFF)
+        value = state.read(operands[1], 32 * count).byte_symbols()
+        registers = [value[:, 4 * k:4 * k + 4] for k in range(count)]
+        intrinsics.stmatrix(run, addresses, registers, transposed, active, run.where(state.ins))

@@ -1,0 +1,215 @@
+"""Tagged values of every thread at once: bytes that are constants or pieces of hash-consed DAG nodes.
+
+A value held by the T threads of a CTA is a :class:`Val`: either concrete integers (one
+``uint64`` per thread, the fast path of index arithmetic) or a ``(T, nbytes)`` array of *byte
+symbols*.  A byte symbol is a constant byte ``b`` (encoded ``-1 - b``), the uninitialised byte
+:data:`UNDEFINED`, or byte ``k`` of DAG node ``n`` (encoded ``n * 16 + k``).  Moving data
+(bitcasts, truncation, byte shifts, ``prmt``, packing into vectors, memory) moves byte
+symbols, so a value that crosses shared memory or a shuffle keeps its identity exactly.
+Computing on data (``fadd``, ``select`` on a compare, ...) makes a new node of the
+:class:`Dag`, canonical only under the real commutativity of the primitive op (operands of a
+commutative op are sorted; nothing is reassociated), so two association orders of a
+non-associative combine are two different nodes.
+
+Examples:
+    >>> dag = Dag()
+    >>> a, b = dag.leaf(0, 5, 4), dag.leaf(0, 6, 4)
+    >>> dag.op("fadd", (a, b), 4) == dag.op("fadd", (b, a), 4)
+    True
+    >>> dag.op("fsub", (a, b), 4) == dag.op("fsub", (b, a), 4)
+    False
+    >>> dag.describe(dag.op("fadd", (a, b), 4))
+    'fadd(in0[5], in0[6])'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "COMMUTATIVE",
+    "UNDEFINED",
+    "Dag",
+    "Unmodelled",
+    "Val",
+    "const_bytes",
+]
+
+UNDEFINED = -1000  # a byte nobody wrote (poison, undef, uninitialised memory)
+_SLOTS = 16  # byte slots per node: values up to 128 bits
+
+COMMUTATIVE = frozenset(
+    {"fadd", "fmul", "add", "mul", "and", "or", "xor", "maxnum", "minnum", "maximum", "minimum",
+     "smax", "smin", "umax", "umin", "fcmp.oeq", "fcmp.une", "fcmp.ueq", "fcmp.one", "icmp.eq",
+     "icmp.ne", "fcmp.ord", "fcmp.uno"}
+)  # fmt: skip
+
+
+class Unmodelled(Exception):
+    """An instruction or a use of a value the executor does not model: the verdict is unknown."""
+
+
+def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
+    """The byte symbols of concrete little-endian integers ``values`` (shape (T,)).
+
+    >>> const_bytes(np.array([0x0102], dtype=np.uint64), 2).tolist()
+    [[-3, -2]]
+    """
+    values = np.asarray(values, dtype=np.uint64)
+    shifts = (np.arange(nbytes, dtype=np.uint64) * np.uint64(8))[None, :]
+    out = (values[:, None] >> shifts) & np.uint64(0xFF) if nbytes <= 8 else None
+    if out is None:
+        out = np.zeros((values.shape[0], nbytes), dtype=np.uint64)
+        out[:, :8] = (values[:, None] >> shifts[:, :8]) & np.uint64(0xFF)
+    return -1 - out.astype(np.int64)
+
+
+class Dag:
+    """The hash-consed expression nodes of one execution.
+
+    A node is ``("leaf", buffer, index)``, ``("const", value)``, ``("bytes", symbols)`` (a value
+    assembled from pieces of others) or ``(op, operands...)``; ``width[n]`` is its size in bytes.
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[tuple] = []
+        self.width: list[int] = []
+        self._index: dict[tuple, int] = {}
+        self.buffer_names: dict[int, str] = {}
+
+    def _intern(self, key: tuple, nbytes: int) -> int:
+        found = self._index.get((key, nbytes))
+        if found is not None:
+            return found
+        node = len(self.nodes)
+        self.nodes.append(key)
+        self.width.append(nbytes)
+        self._index[(key, nbytes)] = node
+        return node
+
+    def leaf(self, buffer: int, index: int, nbytes: int) -> int:
+        """Element ``index`` of input buffer ``buffer``."""
+        return self._intern(("leaf", buffer, index), nbytes)
+
+    def const(self, value: int, nbytes: int) -> int:
+        return self._intern(("const", value), nbytes)
+
+    def op(self, name: str, operands: tuple[int, ...], nbytes: int) -> int:
+        """``name`` applied to ``operands`` (sorted first when ``name`` is commutative)."""
+        if name in COMMUTATIVE:
+            operands = tuple(sorted(operands))
+        return self._intern((name, *operands), nbytes)
+
+    def from_symbols(self, symbols: tuple[int, ...]) -> int:
+        """The node whose bytes are ``symbols``: the node itself when they are its bytes in order,
+        a constant when all are constant bytes, else a ``bytes`` node."""
+        first = symbols[0]
+        if first >= 0 and first % _SLOTS == 0:
+            node = first // _SLOTS
+            if self.width[node] == len(symbols) and all(
+                s == first + k for k, s in enumerate(symbols)
+            ):
+                return node
+        if all(-257 <= s <= -1 for s in symbols):
+            value = sum((-1 - s) << (8 * k) for k, s in enumerate(symbols))
+            return self.const(value, len(symbols))
+        return self._intern(("bytes", tuple(symbols)), len(symbols))
+
+    def symbols(self, node: int) -> np.ndarray:
+        return node * _SLOTS + np.arange(self.width[node], dtype=np.int64)
+
+    def leaves(self, node: int) -> list[int]:
+        """The leaf nodes under ``node``, with repetition, left to right."""
+        out: list[int] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            key = self.nodes[n]
+            if key[0] == "leaf":
+                out.append(n)
+            elif key[0] == "bytes":
+                parts = sorted({s // _SLOTS for s in key[1] if s >= 0}, reverse=True)
+                stack.extend(parts)
+            elif key[0] != "const":
+                stack.extend(reversed(key[1:]))
+        return out
+
+    def describe(self, node: int, depth: int = 6) -> str:
+        """A readable formula of ``node`` (cut at ``depth`` levels)."""
+        key = self.nodes[node]
+        if key[0] == "leaf":
+            return f"{self.buffer_names.get(key[1], f'in{key[1]}')}[{key[2]}]"
+        if key[0] == "const":
+            return hex(key[1])
+        if depth == 0:
+            return "..."
+        if key[0] == "bytes":
+            parts = []
+            for s in key[1]:
+                parts.append("undef" if s == UNDEFINED else hex(-1 - s) if s < 0 else
+                             f"{self.describe(s // _SLOTS, depth - 1)}.b{s % _SLOTS}")
+            return "bytes(" + ", ".join(parts) + ")"
+        return f"{key[0]}(" + ", ".join(self.describe(o, depth - 1) for o in key[1:]) + ")"
+
+
+@dataclass
+class Val:
+    """One SSA value in every thread: ``ints`` (concrete, shape (T,), uint64) or ``syms``
+    (byte symbols, shape (T, nbytes)); ``bits`` is the LLVM width (vectors: total bits)."""
+
+    bits: int
+    ints: np.ndarray | None = None
+    syms: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return max(1, (self.bits + 7) // 8)
+
+    @staticmethod
+    def concrete(values: np.ndarray | int, bits: int, threads: int) -> Val:
+        arr = np.broadcast_to(np.asarray(values, dtype=np.uint64), (threads,)).copy()
+        if bits < 64:
+            arr &= np.uint64((1 << bits) - 1)
+        return Val(bits, ints=arr)
+
+    def byte_symbols(self) -> np.ndarray:
+        """The ``(T, nbytes)`` byte symbols of this value."""
+        if self.syms is not None:
+            return self.syms
+        assert self.ints is not None
+        if self.bits > 64:
+            raise Unmodelled(f"a concrete {self.bits}-bit value")
+        return const_bytes(self.ints, self.nbytes)
+
+    def integers(self, mask: np.ndarray | None = None, what: str = "value") -> np.ndarray:
+        """The concrete integers (uint64); threads outside ``mask`` may hold anything.
+
+        Raises :class:`Unmodelled` when an active thread's value depends on tagged data.
+        """
+        if self.ints is not None:
+            return self.ints
+        assert self.syms is not None
+        rows = self.syms if mask is None else self.syms[mask]
+        if rows.size and ((rows >= 0).any() or (rows < -256).any()):
+            raise Unmodelled(f"the {what} depends on tagged data (a data-dependent {what})")
+        if self.nbytes > 8:
+            raise Unmodelled(f"a concrete {self.bits}-bit {what}")
+        syms = np.where(self.syms < 0, self.syms, -1)
+        syms = np.where(syms < -256, -1, syms)
+        raw = (-1 - syms).astype(np.uint64)
+        shifts = (np.arange(self.nbytes, dtype=np.uint64) * np.uint64(8))[None, :]
+        return np.bitwise_or.reduce(raw << shifts, axis=1)
+
+    def is_concrete(self) -> bool:
+        if self.ints is not None:
+            return True
+        assert self.syms is not None
+        return bool(((self.syms < 0) & (self.syms >= -256)).all())
+
+    def normalised(self) -> Val:
+        """The concrete form when every byte of every thread is a constant."""
+        if self.ints is None and self.bits <= 64 and self.is_concrete():
+            return Val(self.bits, ints=self.integers())
+        return self
