@@ -40,7 +40,7 @@ from llverify.emitted import instructions, intrinsics, ptx
 from llverify.emitted.instructions import SHARED_WINDOW, bits_of, merge, nbytes_of
 from llverify.emitted.llvm_ir import Block, Function, Instruction, LLVMModule, Type, Value
 from llverify.emitted.memory import GlobalMemory, Region, SharedMemory, Violation
-from llverify.emitted.symbolic import UNDEFINED, Dag, Unmodelled, Val
+from llverify.emitted.symbolic import UNDEFINED, Dag, Unmodelled, Val, canonical_op
 
 __all__ = ["Execution", "MAX_STEPS", "UnmodelledAt"]
 
@@ -305,6 +305,7 @@ class Execution:
 
     def data_op(self, name: str, operands: list[Val], out_bytes: int) -> Val:
         """A data-computing op: one DAG node per thread over the operands' nodes."""
+        name = canonical_op(name)
         columns = [self.nodes_of(v) for v in operands]
         stacked = np.stack(columns, axis=1)
         unique, inverse = np.unique(stacked, axis=0, return_inverse=True)

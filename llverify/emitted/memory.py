@@ -170,6 +170,7 @@ class Region:
     kind: str
     data: np.ndarray  # byte symbols
     writer: np.ndarray  # thread that wrote each byte, -1 none
+    site: np.ndarray  # index into GlobalMemory.sites of the store that wrote each byte, -1 none
 
 
 class GlobalMemory:
@@ -178,10 +179,11 @@ class GlobalMemory:
     def __init__(self) -> None:
         self.regions: list[Region] = []
         self.violations: list[Violation] = []
+        self.sites: list[str] = []
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
         region = Region(name, base, data.size, kind, data.astype(np.int64),
-                        np.full(data.size, -1, dtype=np.int64))
+                        np.full(data.size, -1, dtype=np.int64), np.full(data.size, -1, dtype=np.int64))
         self.regions.append(region)
         return region
 
@@ -210,6 +212,8 @@ class GlobalMemory:
     def write(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str) -> None:
         region_of, ok = self._locate(addresses, threads, where)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
+        if not self.sites or self.sites[-1] != where:
+            self.sites.append(where)
         for k, region in enumerate(self.regions):
             here = region_of == k
             if not here.any():
@@ -241,3 +245,4 @@ class GlobalMemory:
                     f"two threads store different values to {region.name}"))
             region.data[offsets] = vals
             region.writer[offsets] = who
+            region.site[offsets] = len(self.sites) - 1

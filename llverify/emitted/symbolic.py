@@ -24,12 +24,14 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
     "COMMUTATIVE",
+    "canonical_op",
     "UNDEFINED",
     "Dag",
     "Unmodelled",
@@ -45,6 +47,27 @@ COMMUTATIVE = frozenset(
      "smax", "smin", "umax", "umin", "fcmp.oeq", "fcmp.une", "fcmp.ueq", "fcmp.one", "icmp.eq",
      "icmp.ne", "fcmp.ord", "fcmp.uno"}
 )  # fmt: skip
+
+
+_SWAPPED = {"olt": "ogt", "ogt": "olt", "ole": "oge", "oge": "ole", "ult": "ugt", "ugt": "ult",
+            "ule": "uge", "uge": "ule", "slt": "sgt", "sgt": "slt", "sle": "sge", "sge": "sle"}
+_ALIASES = {"nvvm.fmax": "maxnum", "nvvm.fmin": "minnum", "nvvm.fmax.nan": "maximum",
+            "nvvm.fmin.nan": "minimum", "ptx.max": "maxnum", "ptx.min": "minnum",
+            "ptx.max.NaN": "maximum", "ptx.min.NaN": "minimum", "ptx.add": "fadd", "ptx.mul": "fmul"}
+_TYPE_SUFFIX = re.compile(r"(\.(?:v\d+)?(?:f|i|bf|b|u|s)\d+|\.f|\.ftz|\.rn|\.p\d+)+$")
+
+
+def canonical_op(name: str) -> str:
+    """The DAG name of an operation however it was spelt (``llvm.maxnum.f32`` and
+    ``nvvm.fmax.f`` are ``maxnum``; ``fadd`` stays ``fadd``).
+
+    >>> canonical_op("llvm.maxnum.f32"), canonical_op("llvm.nvvm.fmax.f"), canonical_op("fadd")
+    ('maxnum', 'maxnum', 'fadd')
+    """
+    if name.startswith("llvm."):
+        name = name[len("llvm."):]
+    stem = _TYPE_SUFFIX.sub("", name) if not name.startswith(("fcmp.", "icmp.")) else name
+    return _ALIASES.get(stem, stem)
 
 
 class Unmodelled(Exception):
@@ -100,6 +123,10 @@ class Dag:
         """``name`` applied to ``operands`` (sorted first when ``name`` is commutative)."""
         if name in COMMUTATIVE:
             operands = tuple(sorted(operands))
+        elif name[:5] in ("fcmp.", "icmp.") and len(operands) == 2 and operands[0] > operands[1]:
+            predicate = name[5:]
+            if predicate in _SWAPPED:  # a < b is b > a: one node for both spellings
+                name, operands = name[:5] + _SWAPPED[predicate], (operands[1], operands[0])
         return self._intern((name, *operands), nbytes)
 
     def from_symbols(self, symbols: tuple[int, ...]) -> int:

@@ -1,0 +1,351 @@
+"""The exact checks of one executed harness: every output element against what its op means, and the memory checks.
+
+* **move** (convert_layout, local_alloc/local_store/local_load and views, gather, shape ops):
+  every element of the output buffer holds exactly the tagged input element the op's
+  semantics names (its bytes are that element's bytes, in order).
+* **reduce / scan**: each output element's DAG is decomposed into applications of the op's
+  combine region (matched node by node, modulo only the primitive ops' real commutativity),
+  which gives the exact sequence of input elements it combines.  A reduction must combine
+  each element of its row exactly once; a scan must combine its prefix in order (the combine
+  is associative, not commutative).  A DAG that is not built from the region is *unknown*
+  (LLVM may have rewritten the region), never a pass.
+* **counts** (histogram): the output equals the expected concrete counts.
+* **memory**: uninitialised shared reads, out-of-bounds accesses, races between barriers and
+  conflicting global stores found while executing (:mod:`llverify.emitted.memory`).
+
+Every refutation carries a :class:`Counterexample` (thread, address, expected element, what
+was found), replayed by evaluating the found value and the expected one on concrete inputs.
+
+Examples:
+    >>> region_ops = (("%s",), "arith.addf", ("%a", "%b"), "", ("f32",)),
+    >>> sequence_of_combines("fadd(x0, fadd(x1, x2))")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llverify.emitted.symbolic import UNDEFINED, Dag
+from llverify.verdict import Status
+
+__all__ = ["CaseVerdict", "Counterexample", "check_case", "combine_template", "expand_combine"]
+
+_REGION_OPS = {
+    "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul", "arith.divf": "fdiv",
+    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.andi": "and",
+    "arith.ori": "or", "arith.xori": "xor", "arith.maxnumf": "maxnum", "arith.minnumf": "minnum",
+    "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxsi": "smax",
+    "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin", "arith.select": "select",
+}  # fmt: skip
+_PREDICATES = {"slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", "eq", "ne", "olt", "ole",
+               "ogt", "oge", "oeq", "one", "ord", "uno", "ueq", "une"}
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Where the emitted code is wrong: the output element (index and address), the thread that
+    wrote it and the store instruction, what it should hold and what it holds."""
+
+    output: str
+    element: tuple[int, ...]
+    address: int | None
+    thread: int | None
+    store: str
+    expected: str
+    got: str
+    replay: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"output": self.output, "element": list(self.element), "address": self.address,
+                "thread": self.thread, "store": self.store, "expected": self.expected,
+                "got": self.got, "replay": self.replay}
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    """The verdict on one operation of the module."""
+
+    index: int
+    op: str
+    op_line: int
+    location: str
+    description: str
+    status: Status
+    claim: str
+    reason: str = ""
+    counterexample: Counterexample | None = None
+    violation: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "op": self.op, "line": self.op_line, "location": self.location,
+            "description": self.description, "status": self.status.value, "claim": self.claim,
+            "reason": self.reason, "violation": self.violation,
+            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+        }
+
+
+# -- combine regions --------------------------------------------------------------------------
+def combine_template(region: Any, dag: Dag) -> list[int]:
+    """The region's results as nodes of ``dag`` over placeholder leaves ``("leaf", -1, k)``,
+    one per block argument; constants become constant nodes."""
+    env: dict[str, int] = {}
+    for k, (name, ty) in enumerate(zip(region.params, region.param_types)):
+        env[name] = dag.leaf(-1, k, _type_bytes(ty))
+    for op in region.ops:
+        width = _type_bytes(op.result_types[0]) if op.result_types else 4
+        if op.name == "arith.constant":
+            env[op.results[0]] = dag.const(_constant_value(op.attributes), width)
+            continue
+        if op.name in ("arith.cmpf", "arith.cmpi"):
+            predicate = next((w for w in op.attributes.replace(",", " ").replace("<", " ").replace(
+                ">", " ").replace("=", " ").split() if w in _PREDICATES), None)
+            if predicate is None:
+                raise ValueError(f"combine region: cannot read the predicate of {op.name} {op.attributes!r}")
+            prefix = "fcmp" if op.name == "arith.cmpf" else "icmp"
+            name = f"{prefix}.{predicate}"
+            width = 1
+        elif op.name in _REGION_OPS:
+            name = _REGION_OPS[op.name]
+        else:
+            raise ValueError(f"combine region: operation {op.name} is not modelled")
+        env[op.results[0]] = dag.op(name, tuple(env[o] for o in op.operands), width)
+    return [env[r] for r in region.returns]
+
+
+def _type_bytes(ty: str) -> int:
+    digits = "".join(c for c in ty if c.isdigit())
+    return max(1, int(digits) // 8) if digits else 4
+
+
+def _constant_value(attributes: str) -> int:
+    words = attributes.replace(":", " ").split()
+    for word in words:
+        try:
+            value = float(word)
+        except ValueError:
+            continue
+        if "." in word or "e" in word:
+            return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+        return int(value)
+    raise ValueError(f"combine region: cannot read the constant {attributes!r}")
+
+
+def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
+    key = dag.nodes[template]
+    if key[0] == "leaf" and key[1] == -1:
+        bound = bindings.get(key[2])
+        if bound is None:
+            bindings[key[2]] = actual
+            return True
+        return bound == actual
+    found = dag.nodes[actual]
+    if key[0] == "const":
+        return found == key
+    if found[0] != key[0] or len(found) != len(key):
+        return False
+    operands_t, operands_a = key[1:], found[1:]
+    saved = dict(bindings)
+    if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, operands_a)):
+        return True
+    bindings.clear()
+    bindings.update(saved)
+    if len(operands_t) == 2:  # a commutative op sorted its operands: try the other order
+        if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, reversed(operands_a))):
+            return True
+        bindings.clear()
+        bindings.update(saved)
+    return False
+
+
+class _NotCombined(Exception):
+    pass
+
+
+def expand_combine(dag: Dag, node: int, result: int, templates: list[int], inputs: list[int],
+                   memo: dict[tuple[int, int], tuple[int, ...]] | None = None) -> tuple[int, ...]:
+    """The input element indices (in order) that ``node`` (result ``result`` of the combine)
+    combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
+    memo = {} if memo is None else memo
+    cached = memo.get((node, result))
+    if cached is not None:
+        return cached
+    key = dag.nodes[node]
+    if key[0] == "leaf":
+        if key[1] != inputs[result]:
+            raise _NotCombined(f"{dag.describe(node)} is not an element of operand {result}")
+        out: tuple[int, ...] = (key[2],)
+        memo[(node, result)] = out
+        return out
+    bindings: dict[int, int] = {}
+    if not _match(dag, templates[result], node, bindings):
+        raise _NotCombined(f"{dag.describe(node, 3)} is not an application of the combine region")
+    count = len(inputs)
+    sides = []
+    for side in (range(count), range(count, 2 * count)):
+        sequences = {expand_combine(dag, bindings[k], k % count, templates, inputs, memo)
+                     for k in side if k in bindings}
+        if len(sequences) != 1:
+            raise _NotCombined("the operands of one combine step hold different elements"
+                               if sequences else "a combine step ignores one side")
+        sides.append(sequences.pop())
+    out = sides[0] + sides[1]
+    memo[(node, result)] = out
+    return out
+
+
+# -- checking one case ---------------------------------------------------------------------------
+def check_case(case: Any, run: Any, regions: dict[str, Any], buffer_ids: dict[str, int],
+               claim: str, violations: list[Any]) -> CaseVerdict:
+    """Check every expectation of ``case`` on the executed ``run``."""
+    op_name = case.op.name
+    base = dict(index=case.index, op=op_name, op_line=case.op_line, location=case.location,
+                description=case.description, claim=claim)
+    for expectation in case.expectations:
+        region = regions[expectation.output]
+        spec = next(b for b in case.buffers if b.name == expectation.output)
+        element_bytes = max(1, spec.element_bits // 8)
+        rows = region.data.reshape(-1, element_bytes)
+        if expectation.kind == "move":
+            verdict = _check_move(case, run, expectation, spec, rows, region, buffer_ids, element_bytes)
+        elif expectation.kind == "counts":
+            verdict = _check_counts(expectation, spec, rows, region, element_bytes)
+        elif expectation.kind in ("reduce", "scan"):
+            verdict = _check_combine(case, run, expectation, spec, rows, region, buffer_ids)
+        else:
+            return CaseVerdict(status=Status.UNKNOWN, reason=f"expectation kind {expectation.kind!r}", **base)
+        if verdict is not None:
+            status, reason, counterexample = verdict
+            return CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
+    if violations:
+        first = violations[0]
+        detail = (f"{first.kind} in {first.space} memory at address {first.address} by thread "
+                  f"{first.thread}" + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
+                  + f": {first.detail}; at {first.where}")
+        return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
+    return CaseVerdict(status=Status.PROVED, **base)
+
+
+def _element(spec: Any, flat: int) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.unravel_index(flat, spec.shape)) if spec.shape else ()
+
+
+def _store_of(run: Any, region: Any, flat: int, element_bytes: int) -> tuple[int | None, str, int]:
+    offset = flat * element_bytes
+    writer = int(region.writer[offset])
+    site = int(region.site[offset])
+    where = run.memory.sites[site] if site >= 0 else "never stored"
+    return (writer if writer >= 0 else None), where, region.base + offset
+
+
+def _check_move(case, run, expectation, spec, rows, region, buffer_ids, element_bytes):
+    source_buffer = np.asarray(expectation.source_buffer).reshape(-1)
+    source_index = np.asarray(expectation.source_index).reshape(-1)
+    names = [case.buffers[int(b)].name for b in source_buffer]
+    expected = np.empty_like(rows)
+    offsets = np.arange(element_bytes, dtype=np.int64)
+    values_cache: dict[str, np.ndarray] = {}
+    for k, (name, index) in enumerate(zip(names, source_index)):
+        buffer = next(b for b in case.buffers if b.name == name)
+        if buffer.role == "values":
+            data = values_cache.setdefault(name, run.memory.regions[buffer_ids[name]].data)
+            expected[k] = data[int(index) * element_bytes:(int(index) + 1) * element_bytes]
+        else:
+            node = run.dag.leaf(buffer_ids[name], int(index), element_bytes)
+            expected[k] = node * 16 + offsets
+    wrong = np.flatnonzero((rows != expected).any(axis=1))
+    if wrong.size == 0:
+        return None
+    flat = int(wrong[0])
+    thread, store, address = _store_of(run, region, flat, element_bytes)
+    got_node = run.dag.from_symbols(tuple(int(s) for s in rows[flat]))
+    got = "nothing (never written)" if (rows[flat] == UNDEFINED).all() else run.dag.describe(got_node)
+    want = f"{names[flat]}[{', '.join(map(str, _element(next(b for b in case.buffers if b.name == names[flat]), int(source_index[flat]))))}]"
+    replay = _replay_move(run, rows[flat], expected[flat])
+    return Status.REFUTED, f"{wrong.size} of {rows.shape[0]} output elements are wrong", Counterexample(
+        spec.name, _element(spec, flat), address, thread, store, want, got, replay)
+
+
+def _replay_move(run: Any, got: np.ndarray, expected: np.ndarray) -> str:
+    """Concrete replay: give every input element a distinct value (its node number) and compare."""
+    got_values = [int(s) // 16 if s >= 0 else s for s in got]
+    want_values = [int(s) // 16 if s >= 0 else s for s in expected]
+    same = got_values == want_values
+    return ("replayed: with each input element holding its own distinct value, the element holds "
+            f"{got_values[0]} where {want_values[0]} is expected" if not same else "not replayed")
+
+
+def _check_counts(expectation, spec, rows, region, element_bytes):
+    values = np.asarray(expectation.values).reshape(-1).astype(np.uint64)
+    shifts = (np.arange(element_bytes, dtype=np.uint64) * np.uint64(8))[None, :]
+    expected = -1 - ((values[:, None] >> shifts) & np.uint64(0xFF)).astype(np.int64)
+    wrong = np.flatnonzero((rows != expected).any(axis=1))
+    if wrong.size == 0:
+        return None
+    flat = int(wrong[0])
+    got_bytes = rows[flat]
+    got = ("nothing (never written)" if (got_bytes == UNDEFINED).all() else
+           str(sum((-1 - int(b)) << (8 * k) for k, b in enumerate(got_bytes))) if (got_bytes < 0).all()
+           and (got_bytes >= -256).all() else "a tagged value")
+    writer = int(region.writer[flat * element_bytes])
+    return Status.REFUTED, f"{wrong.size} of {rows.shape[0]} counts are wrong", Counterexample(
+        spec.name, _element(spec, flat), region.base + flat * element_bytes, writer if writer >= 0 else None,
+        "", str(int(values[flat])), got, "replayed: the counts are concrete integers")
+
+
+def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
+    inputs = [buffer_ids[name] for name in expectation.inputs]
+    input_spec = next(b for b in case.buffers if b.name == expectation.inputs[0])
+    shape = input_spec.shape
+    axis = expectation.axis
+    templates = combine_template(expectation.combine, run.dag)
+    memo: dict[tuple[int, int], tuple[int, ...]] = {}
+    flat_inputs = np.arange(int(np.prod(shape))).reshape(shape)
+    moved = np.moveaxis(flat_inputs, axis, -1)
+    for flat in range(rows.shape[0]):
+        row = rows[flat]
+        if (row == UNDEFINED).any():
+            thread, store, address = _store_of(run, region, flat, row.shape[0])
+            return Status.REFUTED, "an output element is never written", Counterexample(
+                spec.name, _element(spec, flat), address, thread, store, "a combined value",
+                "nothing (never written)", "replayed: the element's bytes are never stored")
+        if expectation.kind == "reduce":
+            position = np.unravel_index(flat, moved.shape[:-1])
+            want = tuple(int(i) for i in moved[position])
+        else:
+            position = np.unravel_index(flat, shape)
+            line = np.moveaxis(flat_inputs, axis, -1)[tuple(p for d, p in enumerate(position) if d != axis)]
+            k = position[axis]
+            want = tuple(int(i) for i in (line[: k + 1] if not expectation.reverse else line[k:][::-1]))
+        node = run.dag.from_symbols(tuple(int(s) for s in row))
+        try:
+            got = expand_combine(run.dag, node, expectation.result, templates, inputs, memo)
+        except _NotCombined as exc:
+            return Status.UNKNOWN, (f"output {spec.name}{list(_element(spec, flat))}: {exc} (the "
+                                    "emitted combine could not be matched to the region)"), None
+        ok = sorted(got) == sorted(want) if expectation.kind == "reduce" else got == want
+        if not ok:
+            thread, store, address = _store_of(run, region, flat, row.shape[0])
+            missing = sorted(set(want) - set(got))
+            extra = [i for i in set(got) if got.count(i) > 1 or i not in want]
+            detail = (f"missing {missing[:4]}" if missing else "") + (f" repeated/foreign {sorted(extra)[:4]}" if extra else "")
+            order = "" if sorted(got) != sorted(want) else "the right elements in the wrong order"
+            return Status.REFUTED, f"{expectation.kind} combines the wrong elements", Counterexample(
+                spec.name, _element(spec, flat), address, thread, store,
+                f"combine of {expectation.inputs[0]} elements {list(want)[:8]}{'...' if len(want) > 8 else ''}",
+                f"combine of elements {list(got)[:8]}{'...' if len(got) > 8 else ''} {detail or order}".strip(),
+                _replay_combine(got, want))
+    return None
+
+
+def _replay_combine(got: tuple[int, ...], want: tuple[int, ...]) -> str:
+    """Concrete replay: element i holds 2**i (exact in integers); the sums of the two element
+    lists differ exactly when the multisets differ (for order-only differences, the sequences)."""
+    got_sum = sum(1 << i for i in got)
+    want_sum = sum(1 << i for i in want)
+    if got_sum != want_sum:
+        return f"replayed: with element i = 2**i, the sum of the combined elements is {got_sum}, expected {want_sum}"
+    return f"replayed: the combined sequence {list(got)[:8]} differs from {list(want)[:8]} in order"

@@ -1,0 +1,238 @@
+"""Validate the code an installed Triton emits for each layout-carrying op of a TTGIR module or a kernel.
+
+The steps: build one harness kernel around the module's ops (:mod:`~llverify.emitted.harness`),
+compile it with the installed Triton (or a release's interpreter) on the CPU
+(:mod:`~llverify.emitted.compile`), read the LLVM IR, run it over every thread of the CTA on
+tagged inputs (:mod:`~llverify.emitted.executor`) and check each op's outputs exactly
+(:mod:`~llverify.emitted.checks`).  An op whose emitted code uses something the executor
+does not model is taken out of the harness and reported unknown with the reason; the rest
+are compiled and run again.
+
+Examples:
+    >>> report = validate_module(open("tests/data/ttgir/softmax_fp32_sm80.ttgir").read())  # doctest: +SKIP
+    >>> report.status.value  # doctest: +SKIP
+    'proved'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from llverify.audit.module import parse_module
+from llverify.emitted.checks import CaseVerdict, check_case
+from llverify.emitted.compile import CompiledKernel, compile_python, compile_ttgir
+from llverify.emitted.executor import Execution, UnmodelledAt
+from llverify.emitted.harness import Harness, build_harness
+from llverify.emitted.llvm_ir import LLVMParseError, parse_llvm_ir
+from llverify.verdict import Status
+
+__all__ = ["ValidationReport", "validate_kernel", "validate_module"]
+
+MAX_REBUILDS = 8  # harness rebuilds after an op's code proves unmodelled
+
+
+@dataclass
+class ValidationReport:
+    """The verdicts on every op of one module, with what was skipped and how long it took."""
+
+    source: str
+    target: str
+    triton_version: str
+    threads: int
+    verdicts: list[CaseVerdict] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    instructions: int = 0
+
+    @property
+    def status(self) -> Status:
+        """Proved when every validated op is proved; refuted when any is; else unknown."""
+        if not self.verdicts:
+            return Status.UNKNOWN
+        statuses = [v.status for v in self.verdicts]
+        if Status.REFUTED in statuses:
+            return Status.REFUTED
+        if all(s is Status.PROVED for s in statuses):
+            return Status.PROVED
+        return Status.UNKNOWN
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in (Status.PROVED, Status.REFUTED, Status.UNKNOWN)}
+        for verdict in self.verdicts:
+            out[verdict.status.value] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "target": self.target, "triton": self.triton_version,
+            "threads": self.threads, "status": self.status.value, "counts": self.counts(),
+            "ops": [v.to_dict() for v in self.verdicts], "skipped": self.skipped,
+            "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
+            "instructions_executed": self.instructions,
+        }
+
+
+def validate_module(text: str, *, source: str = "<module>", target: str | None = None,
+                    python: str | None = None, timeout_s: float = 300.0,
+                    ops: list[int] | None = None,
+                    progress: Callable[[str], None] | None = None) -> ValidationReport:
+    """Validate every layout-carrying op of the TTGIR module ``text``.
+
+    ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
+    virtualenv holding another Triton release (default: the installed Triton).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
+    say = progress or (lambda message: None)
+    started = time.perf_counter()
+    module = parse_module(text)
+    if target is not None:
+        module.target = target
+    timings: dict[str, float] = {"parse": time.perf_counter() - started}
+    excluded: dict[int, CaseVerdict] = {}
+    chosen = ops
+    for _attempt in range(MAX_REBUILDS + 1):
+        clock = time.perf_counter()
+        harness = build_harness(module, ops=chosen)
+        timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
+        report = ValidationReport(source, harness.target, "", harness.num_warps * harness.threads_per_warp)
+        report.skipped = [{"op": op.name, "line": op.line, "location": op.location, "reason": reason}
+                          for op, reason in harness.skipped]
+        if not harness.cases:
+            report.verdicts = sorted(excluded.values(), key=lambda v: v.index)
+            report.timings = timings
+            return report
+        say(f"compiling a harness of {len(harness.cases)} ops for {harness.target}")
+        clock = time.perf_counter()
+        compiled = compile_ttgir(harness.text, harness.target, python=python, timeout_s=timeout_s)
+        timings["compile"] = timings.get("compile", 0.0) + time.perf_counter() - clock
+        report.triton_version = compiled.triton_version
+        say(f"executing {harness.num_warps * harness.threads_per_warp} threads")
+        outcome = _execute(harness, compiled, timings)
+        if isinstance(outcome, UnmodelledAt):
+            culprit = _case_at(harness, outcome)
+            if culprit is None:
+                report.verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
+                report.verdicts += list(excluded.values())
+                report.verdicts.sort(key=lambda v: v.index)
+                report.timings = timings
+                return report
+            excluded[culprit.index] = _unknown(culprit, harness, compiled, str(outcome))
+            say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
+            chosen = [c.index for c in harness.cases if c.index != culprit.index]
+            continue
+        run = outcome
+        report.instructions = run.steps
+        clock = time.perf_counter()
+        report.verdicts = _check_all(harness, compiled, run) + list(excluded.values())
+        report.verdicts.sort(key=lambda v: v.index)
+        timings["check"] = time.perf_counter() - clock
+        timings["total"] = time.perf_counter() - started
+        report.timings = timings
+        return report
+    raise RuntimeError("unreachable: the rebuild loop always returns")
+
+
+def validate_kernel(path: str, function: str, *, signature: dict[str, str],
+                    constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
+                    num_warps: int = 4, python: str | None = None,
+                    timeout_s: float = 300.0,
+                    progress: Callable[[str], None] | None = None) -> ValidationReport:
+    """Compile the Triton/Gluon kernel ``function`` of the Python file ``path`` and validate
+    the ops of the TTGIR it compiles to (locations point back into ``path``)."""
+    compiled = compile_python(path, function, signature=signature, constexprs=constexprs or {},
+                              target=target, num_warps=num_warps, python=python, timeout_s=timeout_s)
+    report = validate_module(compiled.ttgir, source=f"{path}:{function}", target=target,
+                             python=python, timeout_s=timeout_s, progress=progress)
+    report.timings["compile_kernel"] = compiled.seconds
+    return report
+
+
+def _claim(harness: Harness, compiled: CompiledKernel) -> str:
+    threads = harness.num_warps * harness.threads_per_warp
+    return (f"exhaustive over all {threads} threads of one CTA of this compiled instance "
+            f"({harness.target}, Triton {compiled.triton_version}), every input element tagged")
+
+
+def _unknown(case: Any, harness: Harness, compiled: CompiledKernel, reason: str) -> CaseVerdict:
+    return CaseVerdict(case.index, case.op.name, case.op_line, case.location, case.description,
+                       Status.UNKNOWN, _claim(harness, compiled), reason=reason)
+
+
+def _execute(harness: Harness, compiled: CompiledKernel, timings: dict[str, float]) -> Execution | UnmodelledAt:
+    clock = time.perf_counter()
+    try:
+        module = parse_llvm_ir(compiled.llir)
+    except LLVMParseError as exc:
+        return UnmodelledAt(f"the emitted LLVM IR could not be read: {exc}", None)
+    kernel = harness.kernel if harness.kernel in module.functions else next(iter(module.functions))
+    threads = harness.num_warps * harness.threads_per_warp
+    run = Execution(module, kernel, threads=threads, warp_size=harness.threads_per_warp,
+                    shared_bytes=compiled.shared_bytes)
+    if harness.num_ctas != 1:
+        return UnmodelledAt(f"a module of {harness.num_ctas} CTAs (only one CTA is executed)", None)
+    for spec in harness.buffers:
+        element_bytes = max(1, spec.element_bits // 8)
+        count = 1
+        for extent in spec.shape:
+            count *= extent
+        if spec.role == "input":
+            run.add_input(spec.arg, spec.name, element_bytes=element_bytes, count=count)
+        elif spec.role == "values":
+            assert spec.values is not None
+            run.add_values(spec.arg, spec.name, spec.values.reshape(-1), element_bytes=element_bytes)
+        else:
+            run.add_output(spec.arg, spec.name, element_bytes=element_bytes, count=count)
+    for extra in range(len(harness.buffers), len(run.function.arguments)):
+        run.add_scratch(extra, f"scratch{extra}", 1 << 20)
+    timings["load"] = timings.get("load", 0.0) + time.perf_counter() - clock
+    clock = time.perf_counter()
+    try:
+        run.run()
+    except UnmodelledAt as exc:
+        timings["execute"] = timings.get("execute", 0.0) + time.perf_counter() - clock
+        return exc
+    timings["execute"] = timings.get("execute", 0.0) + time.perf_counter() - clock
+    return run
+
+
+def _case_at(harness: Harness, failure: UnmodelledAt) -> Any:
+    line = failure.instruction.line if failure.instruction is not None else None
+    if line is None:
+        return None
+    for case in harness.cases:
+        first, last = case.harness_lines
+        if first <= line <= last:
+            return case
+    return None
+
+
+def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> list[CaseVerdict]:
+    regions = {region.name: region for region in run.memory.regions}
+    buffer_ids = {region.name: k for k, region in enumerate(run.memory.regions)}
+    claim = _claim(harness, compiled)
+    by_case: dict[int, list[Any]] = {case.index: [] for case in harness.cases}
+    unattributed = []
+    for violation in run.violations:
+        case = _case_of_where(harness, violation.where)
+        (by_case[case.index] if case is not None else unattributed).append(violation)
+    verdicts = []
+    for case in harness.cases:
+        violations = by_case[case.index] + unattributed
+        verdicts.append(check_case(case, run, regions, buffer_ids, claim, violations))
+    return verdicts
+
+
+def _case_of_where(harness: Harness, where: str) -> Any:
+    marker = "source line "
+    if marker not in where:
+        return None
+    line = int(where.split(marker, 1)[1].split(")", 1)[0])
+    for case in harness.cases:
+        first, last = case.harness_lines
+        if first <= line <= last:
+            return case
+    return None
