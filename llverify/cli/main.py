@@ -22,6 +22,7 @@ from llverify.cli import (
     prove_cmd,
     swizzle_cmd,
     triton_cmd,
+    validate_cmd,
 )
 from llverify.cli.args import EXIT_USAGE, HelpFormatter
 from llverify.cli.message import one_line
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_cmd.register(commands)
     prove_cmd.register(commands)
     draw_cmd.register(commands)
+    validate_cmd.register(commands)
     return parser
 
 

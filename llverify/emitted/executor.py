@@ -226,6 +226,14 @@ class Execution:
             return Val(bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), UNDEFINED, dtype=np.int64))
         if text in ("zeroinitializer", "null", "false"):
             return Val(bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), -1, dtype=np.int64)).normalised()
+        if text == "gep":
+            source = operand.elements[0].type
+            fake = Instruction(None, "getelementptr", ty, list(operand.elements[1:]), {"source": source})
+            return instructions.HANDLERS["getelementptr"](self, fake, np.ones(self.threads, dtype=bool))
+        if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
+            inner = operand.elements[0]
+            fake = Instruction(None, text, ty, [inner], {})
+            return instructions.HANDLERS[text](self, fake, np.ones(self.threads, dtype=bool))
         if text == "true":
             return Val.concrete(1, 1, self.threads)
         if text == "const":

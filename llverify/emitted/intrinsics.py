@@ -188,6 +188,9 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
         registers = [run.value(o).byte_symbols() for o in ins.operands[1:]]
         stmatrix(run, addresses, registers, bool(st.group(2)), mask, run.where(ins))
         return None
+    vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
+    if vector_reduce:
+        return _vector_reduce(run, ins, vector_reduce.group(1))
     int_op = _INT_MINMAX.match(callee)
     if int_op:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
@@ -198,6 +201,34 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
         operands = [run.value(o) for o in ins.operands]
         return run.data_op(callee, operands, nbytes_of(ins.type))
     raise Unmodelled(f"call to {callee}")
+
+
+_VECTOR_REDUCE = re.compile(r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|fmaximum|fminimum)\.v\d+\w+")
+_REASSOCIATING = {"reassoc", "fast"}
+
+
+def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
+    """``llvm.vector.reduce.*``: fadd/fmul fold the start value then the elements in order
+    (LangRef: ordered unless the call may reassociate, which is not modelled); the others are
+    associative and commutative and fold in order too."""
+    if _REASSOCIATING & set(ins.extra.get("flags", ())):  # type: ignore[arg-type]
+        raise Unmodelled(f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)")
+    operands = [run.value(o) for o in ins.operands]
+    vector_type = ins.operands[-1].type
+    assert vector_type.element is not None
+    width = nbytes_of(vector_type.element)
+    syms = operands[-1].byte_symbols()
+    elements = [Val(width * 8, syms=syms[:, k * width:(k + 1) * width]).normalised()
+                for k in range(vector_type.count)]
+    name = {"fmax": "maxnum", "fmin": "minnum"}.get(operation, operation)
+    if operation in ("fadd", "fmul"):
+        accumulator = operands[0]
+        rest = elements
+    else:
+        accumulator, rest = elements[0], elements[1:]
+    for element in rest:
+        accumulator = run.data_op(name, [accumulator, element], width)
+    return accumulator
 
 
 def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:

@@ -153,7 +153,7 @@ class LLVMModule:
 
 
 _TOKEN = re.compile(
-    r'\s*(?:(?P<str>c?"(?:[^"\\]|\\.)*")|(?P<word>[%@!#]?[-\w.$]+(?:\.\.\.)?)|(?P<punct>[<>()\[\]{},=*:|]|\.\.\.))'
+    r'\s*(?:(?P<str>c?"(?:[^"\\]|\\.)*")|(?P<word>[%@!#]?(?:[-\w.$]*[eE][-+]\d+|[-\w.$]+)(?:\.\.\.)?)|(?P<punct>[<>()\[\]{},=*:|]|\.\.\.))'
 )
 _FLOAT_TYPES = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "fp128": 128}
 _WRAP_FLAGS = {
@@ -196,9 +196,11 @@ class _Tokens:
             return True
         return False
 
-    def skip_flags(self) -> None:
+    def skip_flags(self) -> list[str]:
+        flags = []
         while self.peek() in _WRAP_FLAGS:
-            self.pos += 1
+            flags.append(self.take())
+        return flags
 
 
 def parse_type(tokens: _Tokens) -> Type:
@@ -261,8 +263,25 @@ def _parse_constant(tokens: _Tokens, ty: Type) -> Value:
         tokens.take(")")
         assert ty.kind == "vector"
         return Value(ty, "const", (inner,) * ty.count)
-    if word in ("getelementptr", "bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
-        raise LLVMParseError(f"constant expression {word!r} is not modelled", tokens.line)
+    if word == "getelementptr":
+        tokens.take()
+        tokens.skip_flags()
+        tokens.take("(")
+        source = parse_type(tokens)
+        parts = [Value(source, "type")]
+        while tokens.accept(","):
+            tokens.skip_flags()
+            parts.append(_parse_typed(tokens))
+        tokens.take(")")
+        return Value(ty, "gep", tuple(parts))
+    if word in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
+        tokens.take()
+        tokens.take("(")
+        inner = _parse_typed(tokens)
+        tokens.take("to")
+        parse_type(tokens)
+        tokens.take(")")
+        return Value(ty, word, (inner,))
     return Value(ty, tokens.take())
 
 
@@ -307,8 +326,7 @@ def _instruction(tokens: _Tokens) -> Instruction:  # noqa: C901 - one branch per
         tokens.take("=")
     tokens.skip_flags()
     opcode = tokens.take()
-    extra: dict[str, object] = {}
-    tokens.skip_flags()
+    extra: dict[str, object] = {"flags": tuple(tokens.skip_flags())}
     if opcode in _BINARY:
         ty = parse_type(tokens)
         a = _parse_value_of(tokens, ty)

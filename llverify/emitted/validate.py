@@ -31,7 +31,7 @@ from llverify.verdict import Status
 
 __all__ = ["ValidationReport", "validate_kernel", "validate_module"]
 
-MAX_REBUILDS = 8  # harness rebuilds after an op's code proves unmodelled
+MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
 
 
 @dataclass
@@ -102,7 +102,7 @@ def validate_module(text: str, *, source: str = "<module>", target: str | None =
         report.skipped = [{"op": op.name, "line": op.line, "location": op.location, "reason": reason}
                           for op, reason in harness.skipped]
         if not harness.cases:
-            report.verdicts = sorted(excluded.values(), key=lambda v: v.index)
+            report.verdicts = sorted(excluded.values(), key=lambda v: (v.op_line, v.index))
             report.timings = timings
             return report
         say(f"compiling a harness of {len(harness.cases)} ops for {harness.target}")
@@ -117,23 +117,29 @@ def validate_module(text: str, *, source: str = "<module>", target: str | None =
             if culprit is None:
                 report.verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
                 report.verdicts += list(excluded.values())
-                report.verdicts.sort(key=lambda v: v.index)
+                report.verdicts.sort(key=lambda v: (v.op_line, v.index))
                 report.timings = timings
                 return report
-            excluded[culprit.index] = _unknown(culprit, harness, compiled, str(outcome))
+            excluded[id(culprit.op)] = _unknown(culprit, harness, compiled, str(outcome))
             say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
-            chosen = [c.index for c in harness.cases if c.index != culprit.index]
+            positions = {id(op): k for k, op in enumerate(module.ops)}
+            chosen = [positions[id(c.op)] for c in harness.cases if c is not culprit]
             continue
         run = outcome
         report.instructions = run.steps
         clock = time.perf_counter()
         report.verdicts = _check_all(harness, compiled, run) + list(excluded.values())
-        report.verdicts.sort(key=lambda v: v.index)
+        report.verdicts.sort(key=lambda v: (v.op_line, v.index))
         timings["check"] = time.perf_counter() - clock
         timings["total"] = time.perf_counter() - started
         report.timings = timings
         return report
-    raise RuntimeError("unreachable: the rebuild loop always returns")
+    reason = f"not executed: {MAX_REBUILDS} ops in a row used code the executor does not model"
+    report.verdicts = [_unknown(case, harness, compiled, reason) for case in harness.cases
+                       if id(case.op) not in excluded] + list(excluded.values())
+    report.verdicts.sort(key=lambda v: (v.op_line, v.index))
+    report.timings = timings
+    return report
 
 
 def validate_kernel(path: str, function: str, *, signature: dict[str, str],
