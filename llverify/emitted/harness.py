@@ -1,0 +1,1229 @@
+"""One standalone TTGIR kernel that exercises each layout-carrying operation of a module.
+
+:func:`build_harness` turns the operations of a :class:`~llverify.audit.module.TTGIRModule`
+into *cases*.  Case ``k`` loads each tensor operand of its operation from its own global buffer
+(row-major, contiguous) with offsets computed in the operand's own layout (``tt.make_range`` in
+nested ``#ttg.slice`` layouts of it, ``tt.expand_dims``, ``arith.muli``, ``tt.broadcast``,
+``arith.addi``), applies the operation (its text copied: attributes and region kept, operands
+renamed), stores each tensor result to its own buffer the same way in the result's layout, and
+ends with a ``gpu.barrier``.  Every line of the copied operation carries a location of its own
+(the user's ``loc("file":line:col)``, the column bumped where two cases would share one, else
+``loc("harness.ttgir":k:0)``).  Each case says what its outputs must hold (an
+:class:`Expectation`), computed with numpy index arithmetic on the operation's semantics,
+independently of Triton.  docs/validation.md describes the cases of each operation.
+
+Examples:
+    >>> from llverify.audit.module import parse_module
+    >>> module = parse_module('''#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+    ... #b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+    ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32} {
+    ...   %1 = tt.trans %0 {order = array<i32: 1, 0>} : tensor<16x32xf16, #a> -> tensor<32x16xf16, #b> loc("k.py":7:3)
+    ... }''')
+    >>> harness = build_harness(module)
+    >>> case = harness.cases[0]
+    >>> case.description, [(b.name, b.shape, b.role) for b in case.buffers]
+    ('tt.trans #a -> #b (16x32xf16)', [('op0.in0', (16, 32), 'input'), ('op0.out0', (32, 16), 'output')])
+    >>> int(case.expectations[0].source_index[1, 0])  # out[1, 0] = in[0, 1]
+    1
+    >>> 'loc("k.py":7:3)' in harness.text, harness.kernel
+    (True, 'harness_kernel')
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+
+from llverify.audit.module import Operation, TTGIRModule
+from llverify.errors import LayoutError, LayoutTypeError, ParseError, shown
+from llverify.hardware import element_type_bits
+
+__all__ = [
+    "BufferSpec",
+    "Case",
+    "CombineOp",
+    "CombineRegion",
+    "Expectation",
+    "Harness",
+    "build_harness",
+    "parse_combine",
+]
+
+_SEED = 0x19  # the pseudo-random gather indices: one fixed pattern, the same every run
+_RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*")
+_SSA = re.compile(r"%[\w#.$-]+")
+_TOKEN_OPERAND = re.compile(r"\s+token\s+%[\w#.$-]+")
+_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
+_VIEWS = (
+    "ttg.memdesc_index",
+    "ttg.memdesc_subview",
+    "ttg.memdesc_subslice",
+    "ttg.memdesc_trans",
+    "ttg.memdesc_reshape",
+)
+_MOVES = ("ttg.convert_layout", "tt.trans", "tt.reshape", "tt.join", "tt.split")
+_SHAPES = ("tt.expand_dims", "tt.broadcast")
+# why an operation that carries a layout but is no case is left out, by name or prefix
+_REASONS = (
+    (("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot"), "dot: no MMA model (its operands "
+     "are exercised by the local_load cases that feed them)"),
+    (("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.descriptor_load",
+      "tt.descriptor_store"), "global memory access: the harness's own loads and stores "
+     "exercise the same lowering"),
+    (("ttg.async_copy_global_to_local", "ttg.async_wait", "ttg.async_commit_group",
+      "ttng."), "asynchronous copy, TMA or fence: not exercised by the harness"),
+    (("ttg.local_dealloc",), "deallocation: moves no data"),
+    (("scf.", "cf."), "control flow: moves no data"),
+    (("arith.", "math.", "tt.splat", "tt.addptr", "tt.make_range", "tt.bitcast",
+      "tt.fp_to_fp", "tt.clampf", "tt.precise_", "tt.mulhiui", "tt.extern_elementwise",
+      "tt.elementwise_inline_asm", "tt.int_to_ptr", "tt.ptr_to_int"),
+     "elementwise: each thread computes its own elements, no data moves between threads"),
+)
+_DROPPED_MODULE_ATTRIBUTES = ("ttg.shared", "ttg.tensor_memory_size", "ttg.global_scratch")
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One global buffer of the harness: kernel argument ``arg``, row-major contents."""
+
+    arg: int  # index of the kernel pointer argument
+    name: str  # e.g. "op3.in0", "op3.out0"
+    shape: tuple[int, ...]
+    element: str  # TTGIR element type as written: "f16", "bf16", "i1", "f8E4M3FN", ...
+    element_bits: int  # storage bits in global memory (i1 is stored as 8)
+    role: str  # "input" (tagged by the executor), "values" (concrete), "output"
+    values: np.ndarray | None = field(default=None, compare=False)  # role "values": int64
+
+
+@dataclass(frozen=True)
+class CombineOp:
+    """One operation of a reduce/scan combine region, e.g. ``%s = arith.addf %a, %b : f32``."""
+
+    results: tuple[str, ...]
+    name: str
+    operands: tuple[str, ...]
+    attributes: str  # what is left of the text: e.g. "ogt" (arith.cmpf), "fastmath<fast>"
+    result_types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CombineRegion:
+    """The combine region of a ``tt.reduce`` / ``tt.scan``: its block, ops and return."""
+
+    params: tuple[str, ...]  # block arguments in order (%a0, %a1, ..., %b0, %b1, ...)
+    param_types: tuple[str, ...]
+    ops: tuple[CombineOp, ...]
+    returns: tuple[str, ...]  # operands of tt.reduce.return / tt.scan.return
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What output buffer ``output`` must hold once the harness ran.
+
+    ``kind`` "move": element ``i`` (row-major) is input element ``source_index[i]`` of buffer
+    ``Case.buffers[source_buffer[i]]``; "reduce"/"scan": result ``result`` of ``combine``
+    over ``inputs`` along ``axis``; "counts": exactly ``values``.
+    """
+
+    output: str
+    kind: str  # "move" | "reduce" | "scan" | "counts"
+    source_buffer: np.ndarray | None = field(default=None, compare=False)
+    source_index: np.ndarray | None = field(default=None, compare=False)
+    inputs: tuple[str, ...] = ()
+    axis: int | None = None
+    reverse: bool = False
+    combine: CombineRegion | None = None
+    result: int = 0
+    values: np.ndarray | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One exercised operation: its buffers, what they must hold, its lines in the harness."""
+
+    index: int
+    op: Operation
+    op_line: int  # the operation's line in the user's TTGIR
+    location: str  # the user's file:line, or ""
+    description: str
+    buffers: tuple[BufferSpec, ...]
+    expectations: tuple[Expectation, ...]
+    harness_lines: tuple[int, int]  # first and last line of this case in Harness.text
+
+
+@dataclass(frozen=True)
+class Harness:
+    """The harness module (Triton 3.9 spelling), its cases and the operations left out."""
+
+    text: str
+    kernel: str
+    target: str
+    num_warps: int
+    threads_per_warp: int
+    num_ctas: int
+    cases: tuple[Case, ...]
+    skipped: tuple[tuple[Operation, str], ...]
+    buffers: tuple[BufferSpec, ...]  # all buffers, by arg
+
+
+class _Skip(Exception):
+    """The operation cannot be exercised; the message says why."""
+
+
+@dataclass(frozen=True)
+class _Type:
+    """A type as written: ``tensor<...>``, ``!ttg.memdesc<...>`` or a scalar."""
+
+    kind: str  # "tensor", "memdesc" or "scalar"
+    shape: tuple[int, ...]
+    element: str
+    encoding: str  # as written (aliases kept); "" for a scalar
+    text: str
+    alloc_shape: tuple[int, ...] = ()  # a memdesc view's allocation shape, when printed
+    mutable: bool = False
+
+    def tensor(self) -> str:
+        """The tensor type of this shape, element and encoding."""
+        return _tensor_text(self.shape, self.element, self.encoding)
+
+
+def _tensor_text(shape: Sequence[int], element: str, encoding: str) -> str:
+    return f"tensor<{'x'.join(str(n) for n in (*shape, element))}, {encoding}>"
+
+
+def _stored(element: str) -> str:
+    """The element type a global buffer of ``element`` holds (``i1`` is stored as ``i8``)."""
+    return "i8" if element == "i1" else element
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Index just past the bracket closing the one at ``start`` (``->`` is no bracket)."""
+    depth, in_string = 0, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == '"' and text[i - 1] != "\\":
+            in_string = not in_string
+        elif not in_string and ch in "<([{":
+            depth += 1
+        elif not in_string and ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise _Skip(f"unbalanced bracket in {text[start:start + 60]!r}")
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """``text`` split on ``sep`` outside brackets and strings, pieces stripped."""
+    parts: list[str] = []
+    depth, in_string, begin = 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == '"':
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and i and text[i - 1] == "-"):
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[begin:i].strip())
+            begin = i + len(sep)
+    parts.append(text[begin:].strip())
+    return [p for p in parts if p]
+
+
+def _replace_locs(text: str, loc: str) -> str:
+    """``text`` with every ``loc(...)`` replaced by ``loc`` ("" removes them)."""
+    out, i = [], 0
+    for match in re.finditer(r"\bloc\(", text):
+        if match.start() < i:
+            continue  # inside a loc already replaced
+        end = _balanced_end(text, match.end() - 1)
+        out.append(text[i : match.start()].rstrip(" ") + (" " + loc if loc else ""))
+        i = end
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _parse_type(text: str) -> _Type:
+    """A type written in TTGIR, e.g. ``tensor<16x32xf16, #blocked>``."""
+    text = text.strip()
+    found = re.match(r"(tensor|!ttg\.memdesc)<", text)
+    if found is None:
+        return _Type("scalar", (), text, "", text)
+    body = text[found.end() : _balanced_end(text, found.end() - 1) - 1]
+    parts = _split_top(body)
+    pieces = parts[0].split("x")
+    shape: list[int] = []
+    for piece in pieces[:-1]:
+        if not piece.isdigit():
+            break
+        shape.append(int(piece))
+    element = "x".join(pieces[len(shape) :])
+    encoding = parts[1] if len(parts) > 1 else ""
+    if found.group(1) == "tensor":
+        return _Type("tensor", tuple(shape), element, encoding, text)
+    rest = parts[3:]
+    alloc = [p for p in rest if re.fullmatch(r"\d+(x\d+)*", p)]
+    alloc_shape = tuple(int(n) for n in alloc[0].split("x")) if alloc else ()
+    return _Type("memdesc", tuple(shape), element, encoding, text, alloc_shape, "mutable" in rest)
+
+
+def _signature(op: Operation) -> tuple[list[_Type], list[_Type]]:
+    """The operand and result types of ``op``'s trailing ``: A -> B`` (or ``: A``)."""
+    text = _replace_locs(op.text, "")
+    depth, in_string, colon = 0, False, -1
+    start = _RESULTS.match(text)
+    for i in range(start.end() if start else 0, len(text)):
+        ch = text[i]
+        if ch == '"':
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            colon = i
+            break
+    if colon < 0:
+        raise _Skip("no type signature")
+    sides = _split_top(text[colon + 1 :], "->")
+    if not sides or len(sides) > 2:
+        raise _Skip(f"malformed type signature {text[colon + 1:][:80]!r}")
+
+    def types(side: str) -> list[_Type]:
+        if side.startswith("(") and _balanced_end(side, 0) == len(side):
+            side = side[1:-1]
+        return [_parse_type(t) for t in _split_top(side)]
+
+    return types(sides[0]), types(sides[-1]) if len(sides) == 2 else []
+
+
+def _result_count(op: Operation) -> int:
+    """How many values ``op`` defines (``%a, %b = ...`` or ``%a:2 = ...``)."""
+    match = _RESULTS.match(op.text)
+    if match is None:
+        return 0
+    groups = re.findall(r"%[\w#.$-]+(?::(\d+))?", match.group(1))
+    return sum(int(n) if n else 1 for n in groups)
+
+
+def _int_attr(op: Operation, name: str) -> int:
+    found = re.search(rf"\b{name}\s*=\s*(-?\d+)", op.text.split("({", 1)[0])
+    if found is None:
+        raise _Skip(f"no '{name}' attribute")
+    return int(found.group(1))
+
+
+def _order_attr(op: Operation) -> tuple[int, ...]:
+    found = re.search(r"order\s*=\s*array<i32:\s*([\d,\s]+)>", op.text)
+    if found is None:
+        raise _Skip("no 'order' attribute")
+    return tuple(int(n) for n in found.group(1).split(","))
+
+
+def _file_loc(op: Operation, aliases: dict[str, str]) -> tuple[str, int, int] | None:
+    """The ``("file", line, col)`` that ``op``'s location resolves to, if any."""
+    last = op.text.rstrip().splitlines()[-1]
+    found = re.search(r"loc\((.*)\)\s*$", last)
+    seen: set[str] = set()
+    pending = [found.group(1)] if found else []
+    while pending:
+        text = pending.pop(0)
+        direct = _FILE_LOC.search(text)
+        if direct:
+            return direct.group(1), int(direct.group(2)), int(direct.group(3))
+        for ref in re.findall(r"#[\w$-]+", text):
+            if ref in aliases and ref not in seen:
+                seen.add(ref)
+                pending.append(aliases[ref])
+    return None
+
+
+def parse_combine(op: Operation) -> CombineRegion:
+    """The combine region of a ``tt.reduce`` or ``tt.scan`` operation.
+
+    Examples:
+        >>> from llverify.audit.module import parse_module
+        >>> module = parse_module('''#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+        ... module attributes {"ttg.num-warps" = 4 : i32} {
+        ...   %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({
+        ...   ^bb0(%a: f32 loc(#loc), %b: f32 loc(#loc)):
+        ...     %c = arith.cmpf ogt, %a, %b : f32 loc(#loc)
+        ...     %m = arith.select %c, %a, %b : f32 loc(#loc)
+        ...     tt.reduce.return %m : f32 loc(#loc)
+        ...   }) : (tensor<128xf32, #b>) -> f32 loc(#loc)
+        ... }
+        ... #loc = loc("k.py":1:1)''')
+        >>> region = parse_combine(module.ops[0])
+        >>> region.params, region.returns
+        (('%a', '%b'), ('%m',))
+        >>> region.ops[0]
+        CombineOp(results=('%c',), name='arith.cmpf', operands=('%a', '%b'), attributes='ogt', result_types=('i1',))
+    """  # noqa: E501
+    if not isinstance(op, Operation):
+        raise LayoutTypeError(f"Argument 'op' must be an Operation, not {shown(op)}.")
+    try:
+        return _combine(op)
+    except _Skip as skip:
+        raise ParseError(f"Argument 'op' ({op.name}): {skip}.", op.line) from None
+
+
+def _combine(op: Operation) -> CombineRegion:
+    if "({" not in op.text:
+        raise _Skip("no combine region")
+    region = op.text.split("({", 1)[1]
+    lines = [_replace_locs(line, "").strip() for line in region.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines or not lines[0].startswith("^"):
+        raise _Skip("the combine region has no block header")
+    header = re.match(r"\^[\w$.-]+\((.*)\)\s*:$", lines[0])
+    if header is None:
+        raise _Skip(f"malformed block header {lines[0][:60]!r}")
+    params, param_types = [], []
+    for arg in _split_top(header.group(1)):
+        name, _, typ = arg.partition(":")
+        params.append(name.strip())
+        param_types.append(typ.strip())
+    ops: list[CombineOp] = []
+    returns: tuple[str, ...] | None = None
+    for line in lines[1:]:
+        if line.startswith(("tt.reduce.return", "tt.scan.return")):
+            returns = tuple(_SSA.findall(line.split(":", 1)[0]))
+            break
+        ops.append(_combine_op(line))
+    if returns is None:
+        raise _Skip("the combine region has no tt.reduce.return / tt.scan.return")
+    return CombineRegion(tuple(params), tuple(param_types), tuple(ops), returns)
+
+
+def _combine_op(line: str) -> CombineOp:
+    """One line of a combine region, e.g. ``%c = arith.cmpf ogt, %a, %b : f32``."""
+    match = re.match(r'^((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*"?([a-z_][\w]*\.[\w.]+)"?(.*)$', line)
+    if match is None or " : " not in match.group(3) + " ":
+        raise _Skip(f"unreadable combine operation {line[:60]!r}")
+    results: list[str] = []
+    for name, count in re.findall(r"(%[\w$.-]+)(?::(\d+))?", match.group(1)):
+        results.extend([name] if not count else [f"{name}#{i}" for i in range(int(count))])
+    body, _, typ = match.group(3).rpartition(" : ")
+    operands = tuple(_SSA.findall(body))
+    attributes = _SSA.sub("", body)
+    attributes = re.sub(r"^\(\s*(,\s*)*\)", "", attributes.strip())  # generic form's (...)
+    attributes = re.sub(r"\s*,\s*(?=,|$)|^\s*,\s*", "", attributes).strip(" ,")
+    name = match.group(2)
+    if "->" in typ:
+        result_types = _split_top(_split_top(typ, "->")[-1].strip("() "))
+    elif name in ("arith.cmpf", "arith.cmpi"):
+        result_types = ["i1"]
+    elif " to " in typ:
+        result_types = [typ.rsplit(" to ", 1)[1].strip()]
+    else:
+        result_types = _split_top(typ)[-1:]
+    if len(result_types) != len(results):
+        result_types = result_types[-1:] * len(results)
+    return CombineOp(tuple(results), name, operands, attributes, tuple(result_types))
+
+
+def _blocked(shape: Sequence[int], warps: int, threads: int) -> str:
+    """A plain blocked layout for ``shape``: threads from the last dim, warps from the first."""
+    rank = len(shape)
+    lanes, left = [1] * rank, threads
+    for d in reversed(range(rank)):
+        lanes[d] = min(left, shape[d])
+        left //= lanes[d]
+    lanes[0] *= left
+    warp, left = [1] * rank, warps
+    for d in range(rank):
+        warp[d] = min(left, max(1, shape[d] // lanes[d]))
+        left //= warp[d]
+    warp[0] *= left
+
+    def array(values: Sequence[int]) -> str:
+        return "[" + ", ".join(str(v) for v in values) + "]"
+
+    return (
+        f"#ttg.blocked<{{sizePerThread = {array([1] * rank)}, threadsPerWarp = {array(lanes)}, "
+        f"warpsPerCTA = {array(warp)}, order = {array(range(rank - 1, -1, -1))}}}>"
+    )
+
+
+class _Writer:
+    """The lines and buffers of one case, written into the harness once the case is whole."""
+
+    def __init__(self, build: _Build, index: int, loc: str) -> None:
+        self.build = build
+        self.index = index
+        self.loc = loc
+        self.lines: list[str] = []
+        self.buffers: list[BufferSpec] = []
+        self.expectations: list[Expectation] = []
+        self.count = 0
+
+    def fresh(self, stem: str) -> str:
+        self.count += 1
+        return f"%{self.build.prefix}{self.index}_{stem}{self.count}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " + line)
+
+    def buffer(self, kind: str, typ: _Type, role: str, values: np.ndarray | None = None) -> int:
+        """A new buffer of ``typ``'s shape and element; its position in the case."""
+        bits = element_type_bits(typ.element)
+        if bits is None or typ.element.startswith("!"):
+            raise _Skip(f"element type {typ.element} has no global buffer")
+        taken = sum(b.name.split(".")[1].startswith(kind) for b in self.buffers)
+        self.buffers.append(
+            BufferSpec(
+                arg=self.build.args + len(self.buffers),
+                name=f"op{self.index}.{kind}{taken}",
+                shape=typ.shape,
+                element=typ.element,
+                element_bits=bits,
+                role=role,
+                values=values,
+            )
+        )
+        return len(self.buffers) - 1
+
+    def arg(self, position: int) -> str:
+        return f"%arg{self.buffers[position].arg}"
+
+    def offsets(self, shape: tuple[int, ...], encoding: str) -> str:
+        """An i32 tensor of ``shape`` in ``encoding``: each element's row-major index."""
+        full = _tensor_text(shape, "i32", encoding)
+        terms: list[str] = []
+        for d, size in enumerate(shape):
+            if size == 1:
+                continue
+            others = [j for j in reversed(range(len(shape))) if j != d]
+            layouts, shapes = [encoding], [[size if i == d else 1 for i in range(len(shape))]]
+            for j in others:
+                layouts.append(f"#ttg.slice<{{dim = {j}, parent = {layouts[-1]}}}>")
+                shapes.append(shapes[-1][:j] + shapes[-1][j + 1 :])
+            value = self.fresh("range")
+            self.emit(
+                f"{value} = tt.make_range {{end = {size} : i32, start = 0 : i32}} : "
+                f"{_tensor_text(shapes[-1], 'i32', layouts[-1])}"
+            )
+            for step in reversed(range(len(others))):
+                expanded = self.fresh("dim")
+                self.emit(
+                    f"{expanded} = tt.expand_dims {value} {{axis = {others[step]} : i32}} : "
+                    f"{_tensor_text(shapes[step + 1], 'i32', layouts[step + 1])} -> "
+                    f"{_tensor_text(shapes[step], 'i32', layouts[step])}"
+                )
+                value = expanded
+            ones = _tensor_text(shapes[0], "i32", encoding)
+            stride = prod(shape[d + 1 :])
+            if stride != 1:
+                constant, scaled = self.fresh("stride"), self.fresh("scaled")
+                self.emit(f"{constant} = arith.constant dense<{stride}> : {ones}")
+                self.emit(f"{scaled} = arith.muli {value}, {constant} : {ones}")
+                value = scaled
+            if prod(shape) != size:
+                wide = self.fresh("wide")
+                self.emit(f"{wide} = tt.broadcast {value} : {ones} -> {full}")
+                value = wide
+            terms.append(value)
+        if not terms:
+            zero = self.fresh("zero")
+            self.emit(f"{zero} = arith.constant dense<0> : {full}")
+            return zero
+        total = terms[0]
+        for term in terms[1:]:
+            added = self.fresh("offset")
+            self.emit(f"{added} = arith.addi {total}, {term} : {full}")
+            total = added
+        return total
+
+    def pointers(self, position: int, typ: _Type) -> str:
+        pointer = f"!tt.ptr<{_stored(typ.element)}>"
+        offsets = self.offsets(typ.shape, typ.encoding)
+        base, moved = self.fresh("base"), self.fresh("ptr")
+        pointers = _tensor_text(typ.shape, pointer, typ.encoding)
+        self.emit(f"{base} = tt.splat {self.arg(position)} : {pointer} -> {pointers}")
+        self.emit(
+            f"{moved} = tt.addptr {base}, {offsets} : {pointers}, "
+            f"{_tensor_text(typ.shape, 'i32', typ.encoding)}"
+        )
+        return moved
+
+    def load(self, typ: _Type, role: str = "input", values: np.ndarray | None = None) -> str:
+        """A new input buffer of ``typ`` loaded in ``typ``'s layout; the loaded value."""
+        if typ.kind != "tensor" or not typ.encoding:
+            raise _Skip(f"operand type {typ.text} is no tensor with a layout")
+        position = self.buffer("in", typ, role, values)
+        pointers = self.pointers(position, typ)
+        value = self.fresh("in")
+        stored = _stored(typ.element)
+        self.emit(f"{value} = tt.load {pointers} : {_tensor_text(typ.shape, f'!tt.ptr<{stored}>', typ.encoding)}")  # noqa: E501
+        if stored == typ.element:
+            return value
+        narrow = self.fresh("in")
+        self.emit(f"{narrow} = arith.trunci {value} : {_tensor_text(typ.shape, stored, typ.encoding)} to {typ.tensor()}")  # noqa: E501
+        return narrow
+
+    def store(self, value: str, typ: _Type) -> int:
+        """A new output buffer of ``typ`` that ``value`` is stored to; its position."""
+        if typ.kind == "memdesc" or (typ.kind == "tensor" and not typ.encoding):
+            raise _Skip(f"result type {typ.text} is no tensor with a layout")
+        position = self.buffer("out", typ, "output")
+        stored = _stored(typ.element)
+        if stored != typ.element:
+            wide = self.fresh("out")
+            to = stored if typ.kind == "scalar" else _tensor_text(typ.shape, stored, typ.encoding)
+            self.emit(f"{wide} = arith.extui {value} : {typ.text} to {to}")
+            value = wide
+        if typ.kind == "scalar":
+            self.emit(f"tt.store {self.arg(position)}, {value} : !tt.ptr<{stored}>")
+            return position
+        pointers = self.pointers(position, typ)
+        pointer_type = _tensor_text(typ.shape, f"!tt.ptr<{stored}>", typ.encoding)
+        self.emit(f"tt.store {pointers}, {value} : {pointer_type}")
+        return position
+
+    def copy(self, op: Operation, operands: dict[str, str], drop_token: bool = False) -> list[str]:
+        """``op``'s text with its results renamed, ``operands`` renamed, the case's location on
+        every line; the new names of its results."""
+        count = _result_count(op)
+        text = _replace_locs(op.text.strip(), self.loc)
+        if drop_token:
+            text = _TOKEN_OPERAND.sub("", text, count=1)
+        head_match = _RESULTS.match(text)
+        body = text[head_match.end() :] if head_match else text
+        head, region = (body.split("({", 1) + [""])[:2] if "({" in body else (body, None)
+        head = head if region is not None else body
+
+        def rename(match: re.Match[str]) -> str:
+            if match.group(0) not in operands:
+                raise _Skip(f"operand {match.group(0)} is not supplied by the harness")
+            return operands[match.group(0)]
+
+        head = _SSA.sub(rename, head)
+        body = head if region is None else head + "({" + region
+        if not re.search(r"loc\([^()]*\)\s*$", body.splitlines()[-1]):
+            body = body + " " + self.loc
+        result = self.fresh("r")
+        names = [result] if count == 1 else [f"{result}#{i}" for i in range(count)]
+        declared = "" if count == 0 else (result if count == 1 else f"{result}:{count}") + " = "
+        lines = (declared + body).splitlines()
+        self.emit(lines[0])
+        self.lines.extend("    " + line if i else line for i, line in enumerate(lines[1:], 1))
+        return names
+
+
+def _move(
+    writer: _Writer, output: int, source_buffer: np.ndarray, source_index: np.ndarray
+) -> None:
+    writer.expectations.append(
+        Expectation(
+            output=writer.buffers[output].name,
+            kind="move",
+            source_buffer=np.asarray(source_buffer, dtype=np.int64),
+            source_index=np.asarray(source_index, dtype=np.int64),
+        )
+    )
+
+
+def _indices(shape: Sequence[int]) -> np.ndarray:
+    return np.arange(prod(shape), dtype=np.int64).reshape(tuple(shape))
+
+
+def _tensors(types: list[_Type], count: int, what: str) -> list[_Type]:
+    if len(types) != count or any(t.kind != "tensor" for t in types):
+        raise _Skip(f"expected {count} tensor {what}, found {[t.text for t in types]}")
+    for t in types:
+        if t.element.startswith("!"):
+            raise _Skip(f"{what} of pointer elements ({t.element})")
+    return types
+
+
+@dataclass
+class _Build:
+    """The state of one :func:`build_harness` call."""
+
+    module: TTGIRModule
+    prefix: str
+    threads: int
+    args: int = 0
+    lines: list[str] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+    buffers: list[BufferSpec] = field(default_factory=list)
+    blocked: dict[str, str] = field(default_factory=dict)  # layout text -> alias
+    locs: set[tuple[str, int, int]] = field(default_factory=set)
+    defs: dict[str, Operation] = field(default_factory=dict)
+    positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
+
+    def blocked_alias(self, shape: Sequence[int]) -> str:
+        text = _blocked(shape, self.module.num_warps or 1, self.threads)
+        if text not in self.blocked:
+            stem = "harness_blocked"
+            while any(name.startswith(f"#{stem}") for name in self.module.aliases):
+                stem = "_" + stem
+            self.blocked[text] = f"#{stem}{len(self.blocked)}"
+        return self.blocked[text]
+
+    def location(self, op: Operation, index: int) -> str:
+        found = _file_loc(op, self.module.aliases)
+        if found is None:
+            return f'loc("harness.ttgir":{index}:0)'
+        while found in self.locs:
+            found = (found[0], found[1], found[2] + 1)
+        self.locs.add(found)
+        return f'loc("{found[0]}":{found[1]}:{found[2]})'
+
+    def add(
+        self, op: Operation, description: str, write: Callable[[_Writer], None]
+    ) -> None:
+        """Write one case; :class:`_Skip` from ``write`` leaves the harness unchanged."""
+        index = len(self.cases)
+        locs = set(self.locs)
+        writer = _Writer(self, index, self.location(op, index))
+        try:
+            write(writer)
+        except _Skip:
+            self.locs = locs
+            raise
+        first = len(self.lines) + 1
+        self.lines.append(f"    // case {index}: {description} (line {op.line})")
+        self.lines.extend(writer.lines)
+        self.lines.append("    gpu.barrier")
+        self.args += len(writer.buffers)
+        self.buffers.extend(writer.buffers)
+        self.cases.append(
+            Case(
+                index=index,
+                op=op,
+                op_line=op.line,
+                location=op.location,
+                description=description,
+                buffers=tuple(writer.buffers),
+                expectations=tuple(writer.expectations),
+                harness_lines=(first, len(self.lines)),
+            )
+        )
+
+
+def _short(typ: _Type) -> str:
+    return typ.encoding
+
+
+def _shape_text(typ: _Type) -> str:
+    return "x".join(str(n) for n in (*typ.shape, typ.element))
+
+
+def _plain(build: _Build, op: Operation) -> None:
+    """convert_layout, trans, reshape, join, split, expand_dims, broadcast."""
+    operands, results = _signature(op)
+    count = {"tt.join": 2}.get(op.name, 1)
+    if op.name == "tt.join" and len(operands) == 1:
+        operands = operands * 2  # `tt.join %a, %b : T -> R` names T once
+    _tensors(operands, count, "operands")
+    _tensors(results, 2 if op.name == "tt.split" else 1, "results")
+    if len(op.operands) != count or _result_count(op) != len(results):
+        raise _Skip(f"{len(op.operands)} operands, {_result_count(op)} results")
+    source = operands[0]
+    if op.name == "tt.reshape" and re.search(r"\ballow_reorder\b", op.text.split(":", 1)[0]):
+        raise _Skip("reshape with allow_reorder: the element order is unspecified")
+    if op.name == "tt.trans":
+        order = _order_attr(op)
+        if sorted(order) != list(range(len(source.shape))):
+            raise _Skip(f"order {order} is no permutation of the {len(source.shape)} dims")
+        maps = [(np.zeros(results[0].shape, np.int64), _indices(source.shape).transpose(order))]
+    elif op.name == "tt.join":
+        buffer = np.stack([np.zeros(source.shape, np.int64), np.ones(source.shape, np.int64)], -1)
+        index = np.stack([_indices(source.shape)] * 2, -1)
+        maps = [(buffer, index)]
+    elif op.name == "tt.split":
+        if not source.shape or source.shape[-1] != 2:
+            raise _Skip(f"split of shape {source.shape}: the last dim must be 2")
+        index = _indices(source.shape)
+        maps = [(np.zeros(results[0].shape, np.int64), index[..., i]) for i in range(2)]
+    elif op.name == "tt.broadcast":
+        try:
+            index = np.broadcast_to(_indices(source.shape), results[0].shape)
+        except ValueError:
+            raise _Skip(f"cannot broadcast {source.shape} to {results[0].shape}") from None
+        maps = [(np.zeros(results[0].shape, np.int64), index)]
+    else:  # convert_layout, reshape, expand_dims: the row-major order is kept
+        if prod(source.shape) != prod(results[0].shape):
+            raise _Skip(f"shapes {source.shape} and {results[0].shape} differ in size")
+        maps = [(np.zeros(results[0].shape, np.int64), _indices(source.shape).reshape(
+            results[0].shape))]
+    for (_, index), result in zip(maps, results):
+        if index.shape != result.shape:
+            raise _Skip(f"result shape {result.shape} is not {index.shape}")
+    description = f"{op.name} {_short(source)} -> {_short(results[0])} ({_shape_text(source)})"
+
+    def write(w: _Writer) -> None:
+        values = [w.load(t) for t in operands[:count]]
+        names = w.copy(op, dict(zip(op.operands, values)))
+        for name, result, (buffer, index) in zip(names, results, maps):
+            _move(w, w.store(name, result), buffer, index)
+
+    build.add(op, description, write)
+
+
+def _gather(build: _Build, op: Operation) -> None:
+    operands, results = _signature(op)
+    source, indices = _tensors(operands, 2, "operands")
+    (result,) = _tensors(results, 1, "results")
+    if len(op.operands) != 2 or not re.fullmatch(r"i\d+", indices.element):
+        raise _Skip("expected a source and integer indices")
+    axis = _int_attr(op, "axis")
+    if not 0 <= axis < len(source.shape) or indices.shape != result.shape:
+        raise _Skip(f"axis {axis}, indices {indices.shape}, result {result.shape}")
+    extent = source.shape[axis]
+    position = np.indices(indices.shape)[axis]
+    patterns = {
+        "reverse": (extent - 1 - position % extent).astype(np.int64),
+        "pseudo-random": np.random.default_rng(_SEED).integers(0, extent, indices.shape),
+    }
+    for pattern, values in patterns.items():
+        coords = list(np.indices(indices.shape))
+        coords[axis] = values
+        index = np.ravel_multi_index(tuple(coords), source.shape, mode="raise")
+
+        def write(w: _Writer, values: np.ndarray = values, index: np.ndarray = index) -> None:
+            src = w.load(source)
+            idx = w.load(indices, "values", values.astype(np.int64))
+            (name,) = w.copy(op, dict(zip(op.operands, (src, idx))))
+            _move(w, w.store(name, result), np.zeros(result.shape, np.int64), index)
+
+        description = (
+            f"tt.gather axis={axis} indices={pattern} {_short(source)} -> {_short(result)} "
+            f"({_shape_text(source)})"
+        )
+        build.add(op, description, write)
+
+
+def _reduce_scan(build: _Build, op: Operation) -> None:
+    operands, results = _signature(op)
+    _tensors(operands, len(op.operands), "operands")
+    if not operands or len(results) != len(operands) or _result_count(op) != len(results):
+        raise _Skip(f"{len(operands)} operands and {len(results)} results")
+    combine = _combine(op)
+    if len(combine.params) != 2 * len(operands) or len(combine.returns) != len(operands):
+        raise _Skip("the combine region does not match the operands")
+    axis = _int_attr(op, "axis")
+    rank = len(operands[0].shape)
+    if not 0 <= axis < rank or any(t.shape != operands[0].shape for t in operands):
+        raise _Skip(f"axis {axis} over operand shapes {[t.shape for t in operands]}")
+    scan = op.name == "tt.scan"
+    reverse = bool(re.search(r"\breverse\s*=\s*true\b", op.text.split("({", 1)[0]))
+    reduced = operands[0].shape if scan else operands[0].shape[:axis] + operands[0].shape[axis + 1 :]
+    for result in results:
+        if result.shape != reduced or result.element.startswith("!"):
+            raise _Skip(f"result {result.text} is not of shape {reduced}")
+        if result.kind == "scalar" and (scan or rank != 1):
+            raise _Skip(f"scalar result {result.text}")
+
+    def write(w: _Writer) -> None:
+        values = [w.load(t) for t in operands]
+        names = w.copy(op, dict(zip(op.operands, values)))
+        inputs = tuple(b.name for b in w.buffers)
+        for j, (name, result) in enumerate(zip(names, results)):
+            position = w.store(name, result)
+            w.expectations.append(
+                Expectation(
+                    output=w.buffers[position].name,
+                    kind="scan" if scan else "reduce",
+                    inputs=inputs,
+                    axis=axis,
+                    reverse=reverse,
+                    combine=combine,
+                    result=j,
+                )
+            )
+
+    kind = f"axis={axis}" + (" reverse" if reverse else "")
+    build.add(op, f"{op.name} {kind} {_short(operands[0])} ({_shape_text(operands[0])})", write)
+
+
+def _histogram(build: _Build, op: Operation) -> None:
+    operands, results = _signature(op)
+    (source,) = _tensors(operands, 1, "operands")
+    (result,) = _tensors(results, 1, "results")
+    if len(op.operands) != 1:
+        raise _Skip("histogram with a mask is not exercised")
+    if len(result.shape) != 1 or len(source.shape) != 1 or not source.element.startswith("i"):
+        raise _Skip(f"histogram of {source.text} into {result.text}")
+    bins = result.shape[0]
+    patterns = {
+        "all-equal": np.full(source.shape, bins - 1, np.int64),
+        "spread": np.arange(source.shape[0], dtype=np.int64) % bins,
+    }
+    for pattern, values in patterns.items():
+
+        def write(w: _Writer, values: np.ndarray = values) -> None:
+            loaded = w.load(source, "values", values)
+            (name,) = w.copy(op, {op.operands[0]: loaded})
+            position = w.store(name, result)
+            counts = np.bincount(values, minlength=bins).astype(np.int64)
+            w.expectations.append(
+                Expectation(output=w.buffers[position].name, kind="counts", values=counts)
+            )
+
+        description = (
+            f"tt.histogram values={pattern} {_short(source)} -> {_short(result)} "
+            f"({_shape_text(source)} -> {bins} bins)"
+        )
+        build.add(op, description, write)
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """The shared-memory views from an allocation (or a value of unknown origin) to a use."""
+
+    root: _Type  # the memdesc type the views start from
+    root_def: Operation | None  # the module's ttg.local_alloc defining it, if any
+    views: tuple[Operation, ...]  # root first
+    dynamic: int  # how many view indices are SSA values that are no constants
+
+
+def _chain(build: _Build, name: str, typ: _Type) -> _Chain:
+    views: list[Operation] = []
+    dynamic = 0
+    while True:
+        definer = build.defs.get(name)
+        if definer is None or definer.name not in _VIEWS:
+            break
+        operands, _ = _signature(definer)
+        if not operands or operands[0].kind != "memdesc" or not definer.operands:
+            raise _Skip(f"unreadable view {definer.name} at line {definer.line}")
+        dynamic += sum(_constant(build, o) is None for o in definer.operands[1:])
+        views.append(definer)
+        name, typ = definer.operands[0], operands[0]
+        if len(views) > 64:
+            raise _Skip("views nest too deep")
+    root_def = definer if definer is not None and definer.name == "ttg.local_alloc" else None
+    return _Chain(typ, root_def, tuple(reversed(views)), dynamic)
+
+
+def _constant(build: _Build, name: str) -> int | None:
+    definer = build.defs.get(name)
+    if definer is None or definer.name != "arith.constant":
+        return None
+    found = re.search(r"arith\.constant\s+(-?\d+)\s*:\s*i\d+", definer.text)
+    return int(found.group(1)) if found else None
+
+
+def _apply_views(
+    w: _Writer, views: Sequence[Operation], value: str, index: np.ndarray, last: bool
+) -> tuple[str, np.ndarray]:
+    """Copy ``views`` into the case from ``value``; ``index`` (the root's elements) seen
+    through them.  A view index that is no constant is 0, or its largest value if ``last``."""
+    for view in views:
+        operands, results = _signature(view)
+        if len(results) != 1 or results[0].kind != "memdesc":
+            raise _Skip(f"unreadable view {view.name} at line {view.line}")
+        source, result = operands[0], results[0]
+        names = {view.operands[0]: value}
+        picked: list[int] = []
+        for j, operand in enumerate(view.operands[1:]):
+            constant = _constant(w.build, operand)
+            if constant is None:
+                if view.name == "ttg.memdesc_index":
+                    limit = source.shape[0] - 1
+                else:
+                    limit = source.shape[j] - result.shape[j - len(source.shape) + len(result.shape)] if j < len(source.shape) else 0  # noqa: E501
+                constant = limit if last else 0
+            picked.append(constant)
+            names[operand] = w.fresh("index")
+            w.emit(f"{names[operand]} = arith.constant {constant} : i32")
+        if view.name == "ttg.memdesc_index":
+            if len(picked) != 1 or not 0 <= picked[0] < index.shape[0]:
+                raise _Skip(f"memdesc_index {picked} out of {index.shape}")
+            index = index[picked[0]]
+        elif view.name in ("ttg.memdesc_subslice", "ttg.memdesc_subview"):
+            if view.name == "ttg.memdesc_subslice":
+                found = re.search(r"\[([\d,\s]+)\]", view.text.split(":", 1)[0])
+                picked = [int(n) for n in found.group(1).split(",")] if found else []
+            if len(picked) != index.ndim:
+                raise _Skip(f"{view.name} offsets {picked} for rank {index.ndim}")
+            dropped = index.ndim - len(result.shape)
+            sizes = [1] * dropped + list(result.shape)
+            index = index[tuple(slice(o, o + s) for o, s in zip(picked, sizes))]
+            index = index.reshape(result.shape)
+        elif view.name == "ttg.memdesc_trans":
+            index = index.transpose(_order_attr(view))
+        else:
+            index = index.reshape(result.shape)
+        if index.shape != result.shape:
+            raise _Skip(f"{view.name} at line {view.line}: shape {index.shape}")
+        (value,) = w.copy(view, names)
+    return value, index
+
+
+def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
+    """ttg.local_load (with the alloc that feeds it, if any), ttg.local_store, ttg.local_alloc."""
+    operands, results = _signature(op)
+    if op.name == "ttg.local_alloc":
+        (init,) = _tensors(operands, 1, "operands")
+        if len(results) != 1 or results[0].kind != "memdesc" or len(op.operands) != 1:
+            raise _Skip("expected a tensor stored into one memdesc")
+        memdesc = results[0]
+        read = _parse_type(_tensor_text(memdesc.shape, memdesc.element,
+                                        build.blocked_alias(memdesc.shape)))
+
+        def write_alloc(w: _Writer) -> None:
+            (buffer,) = w.copy(op, {op.operands[0]: w.load(init)})
+            loaded = w.fresh("read")
+            w.emit(f"{loaded} = ttg.local_load {buffer} : {memdesc.text} -> {read.tensor()}")
+            _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
+
+        description = f"ttg.local_alloc {_short(init)} -> {memdesc.encoding} ({_shape_text(init)})"
+        build.add(op, description, write_alloc)
+        return
+    if op.name == "ttg.local_load":
+        if not operands or operands[0].kind != "memdesc" or len(results) != 1:
+            raise _Skip("expected a memdesc loaded into one tensor")
+        (result,) = _tensors(results, 1, "results")
+        chain = _chain(build, op.operands[0], operands[0])
+        value_type = result
+    else:  # ttg.local_store value, memdesc
+        if len(operands) != 2 and len(operands) + len(results) == 2:
+            operands = operands + results  # `local_store %v, %m : T -> M`
+        if len(op.operands) != 2 or len(operands) != 2 or operands[1].kind != "memdesc":
+            raise _Skip("expected a tensor stored into a memdesc")
+        (value_type,) = _tensors(operands[:1], 1, "operands")
+        chain = _chain(build, op.operands[1], operands[1])
+    root = chain.root
+    if root.alloc_shape and root.alloc_shape != root.shape:
+        raise _Skip(f"{root.text} is a view of an allocation the module does not show")
+    init: _Type | None = None
+    if chain.root_def is not None and op.name == "ttg.local_load":
+        init_types, _ = _signature(chain.root_def)
+        if chain.root_def.operands:
+            (init,) = _tensors(init_types, 1, "operands of the alloc")
+    leading = 0  # memdesc_index views applied before the slab is written
+    while leading < len(chain.views) and chain.views[leading].name == "ttg.memdesc_index":
+        leading += 1
+    if init is None and not root.mutable and (leading or op.name == "ttg.local_store"):
+        raise _Skip(f"{root.text} is immutable and has no initial value")
+    variants = (False, True) if chain.dynamic else (False,)
+    for last in variants:
+
+        def write(w: _Writer, last: bool = last) -> None:
+            if init is not None:  # the module's own alloc with its value
+                assert chain.root_def is not None
+                (value,) = w.copy(chain.root_def, {chain.root_def.operands[0]: w.load(init)})
+                value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
+            else:
+                value = w.fresh("alloc")
+                if op.name == "ttg.local_store":
+                    w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
+                    value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
+                else:
+                    value, index = _written(w, chain, value, leading, last)
+            if op.name == "ttg.local_load":
+                (loaded,) = w.copy(op, {op.operands[0]: value}, drop_token=True)
+                _move(w, w.store(loaded, value_type), np.zeros(index.shape, np.int64), index)
+                return
+            stored = w.load(value_type)
+            w.copy(op, {op.operands[0]: stored, op.operands[1]: value}, drop_token=True)
+            read = _parse_type(_tensor_text(value_type.shape, value_type.element,
+                                            build.blocked_alias(value_type.shape)))
+            loaded = w.fresh("read")
+            w.emit(f"{loaded} = ttg.local_load {value} : {operands[1].text} -> {read.tensor()}")
+            _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
+
+        views = " -> ".join(v.name.split(".")[1] for v in chain.views)
+        memory = root.encoding + (f" via {views}" if views else "")
+        pick = (" (dynamic index: last)" if last else " (dynamic index: 0)") if chain.dynamic else ""
+        if op.name == "ttg.local_load":
+            source = f"ttg.local_alloc {_short(init)}" if init else "ttg.local_alloc"
+            text = f"{source} + ttg.local_load {memory} -> {_short(value_type)}"
+        else:
+            text = f"ttg.local_store {_short(value_type)} -> {memory}"
+        build.add(op, f"{text} ({_shape_text(value_type)}){pick}", write)
+    if chain.root_def is not None and init is not None:
+        paired[build.positions[id(chain.root_def)]] = op.line
+
+
+def _written(
+    w: _Writer, chain: _Chain, value: str, leading: int, last: bool
+) -> tuple[str, np.ndarray]:
+    """Allocate ``chain.root`` and write a blocked tensor where the views read; the views'
+    final value and which element of the written tensor each of its elements is."""
+    root = chain.root
+    if leading == 0:
+        slab = root
+        blocked = _tensor_text(slab.shape, slab.element, w.build.blocked_alias(slab.shape))
+        init = w.load(_parse_type(blocked))
+        w.emit(f"{value} = ttg.local_alloc {init} : ({blocked}) -> {root.text}")
+        return _apply_views(w, chain.views, value, _indices(root.shape), last)
+    w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
+    slab_value, _ = _apply_views(w, chain.views[:leading], value, _indices(root.shape), last)
+    _, (slab,) = _signature(chain.views[leading - 1])
+    blocked = _tensor_text(slab.shape, slab.element, w.build.blocked_alias(slab.shape))
+    init = w.load(_parse_type(blocked))
+    w.emit(f"ttg.local_store {init}, {slab_value} : {blocked} -> {slab.text}")
+    return _apply_views(w, chain.views[leading:], slab_value, _indices(slab.shape), last)
+
+
+def _reason(op: Operation, covered: dict[int, int], index: int) -> str:
+    if index in covered:
+        return f"exercised with the ttg.local_load of line {covered[index]}"
+    if op.name in _VIEWS:
+        return "shared-memory view: exercised only through the local_load/local_store cases"
+    if op.name == "ttg.local_alloc":
+        return "allocation without a value: exercised through the local_load/local_store cases"
+    for names, reason in _REASONS:
+        if any(op.name == n or (n.endswith((".", "_")) and op.name.startswith(n)) for n in names):
+            return reason
+    return "not an operation the harness exercises"
+
+
+def _header(build: _Build) -> list[str]:
+    module = build.module
+    lines = [f"{name} = {value}" for name, value in module.aliases.items()
+             if not value.startswith("loc(")]
+    lines += [f"{alias} = {text}" for text, alias in build.blocked.items()]
+    attributes = [
+        f'"ttg.num-ctas" = {module.num_ctas or 1} : i32',
+        f'"ttg.num-warps" = {module.num_warps} : i32',
+        f'ttg.target = "{module.target}"',
+        f'"ttg.threads-per-warp" = {build.threads} : i32',
+    ]
+    lines.append(f"module attributes {{{', '.join(attributes)}}} {{")
+    arguments = ", ".join(
+        f"%arg{b.arg}: !tt.ptr<{_stored(b.element)}> {{tt.divisibility = 16 : i32}}"
+        for b in build.buffers
+    )
+    lines.append(f"  tt.func public @harness_kernel({arguments}) attributes {{noinline = false}} {{")
+    return lines
+
+
+def _check(module: TTGIRModule, ops: Sequence[int] | None, max_cases: int | None) -> list[int]:
+    if not isinstance(module, TTGIRModule):
+        raise LayoutTypeError(f"Argument 'module' must be a TTGIRModule, not {shown(module)}.")
+    if not module.target or not module.num_warps:
+        raise LayoutError(
+            "Argument 'module' must name its target and number of warps (ttg.target, "
+            f"ttg.num-warps), not target={module.target!r}, num-warps={module.num_warps!r}."
+        )
+    if max_cases is not None and (isinstance(max_cases, bool) or not isinstance(max_cases, int)
+                                  or max_cases < 1):
+        raise LayoutError(
+            f"Argument 'max_cases' must be a positive int or None, not {shown(max_cases)}."
+        )
+    if ops is None:
+        return list(range(len(module.ops)))
+    chosen = list(ops) if isinstance(ops, Sequence) and not isinstance(ops, str) else None
+    if chosen is None or any(
+        isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(module.ops)
+        for i in chosen
+    ):
+        raise LayoutError(
+            f"Argument 'ops' must be a sequence of operation indices from 0 to "
+            f"{len(module.ops) - 1}, not {shown(ops)}."
+        )
+    return sorted(set(chosen))
+
+
+def build_harness(
+    module: TTGIRModule, *, ops: Sequence[int] | None = None, max_cases: int | None = None
+) -> Harness:
+    """The harness kernel that exercises each layout-carrying operation of ``module`` (those
+    of ``ops``, indices into ``module.ops``, when given; at most ``max_cases`` cases).
+
+    Every other operation of the selection that carries a tensor or memdesc type is in
+    ``skipped`` with the reason.
+
+    Examples:
+        >>> from llverify.audit.module import parse_module
+        >>> module = parse_module('''#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+        ... #s = #ttg.slice<{dim = 1, parent = #b}>
+        ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+        ...   %y = arith.addf %x, %x : tensor<16x32xf32, #b>
+        ...   %e = tt.expand_dims %v {axis = 1 : i32} : tensor<16xf32, #s> -> tensor<16x1xf32, #b>
+        ...   %z = tt.broadcast %e : tensor<16x1xf32, #b> -> tensor<16x32xf32, #b>
+        ... }''')
+        >>> harness = build_harness(module, ops=[0, 2])
+        >>> [c.description for c in harness.cases]
+        ['tt.broadcast #b -> #b (16x1xf32)']
+        >>> harness.cases[0].expectations[0].source_index[3, :4].tolist()  # all from row 3
+        [3, 3, 3, 3]
+        >>> [(op.name, reason.split(':')[0]) for op, reason in harness.skipped]
+        [('arith.addf', 'elementwise')]
+    """  # noqa: E501
+    chosen = _check(module, ops, max_cases)
+    names = {t for op in module.ops for t in _SSA.findall(op.text)}
+    prefix = "h"
+    while any(n.startswith(f"%{prefix}") for n in names):
+        prefix = "h" + prefix
+    threads = module.threads_per_warp or (64 if module.target.startswith("hip") else 32)
+    build = _Build(module, prefix, threads)
+    for op in module.ops:
+        for result in _SSA.findall(_RESULTS.match(op.text).group(1) if _RESULTS.match(op.text) else ""):  # noqa: E501
+            build.defs[result.split(":")[0]] = op
+            for i in range(_result_count(op)):
+                build.defs.setdefault(f"{result.split(':')[0]}#{i}", op)
+    positions = build.positions
+    positions.update((id(op), i) for i, op in enumerate(module.ops))
+    skipped: list[tuple[Operation, str]] = []
+    covered: dict[int, int] = {}  # an alloc's index -> the line of a local_load case using it
+    deferred: list[int] = []  # allocs with a value, decided once the local_loads are known
+    for i in chosen:
+        op = module.ops[i]
+        if not op.types:
+            continue
+        if max_cases is not None and len(build.cases) >= max_cases:
+            skipped.append((op, f"over max_cases={max_cases}"))
+            continue
+        try:
+            if op.name in _MOVES or op.name in _SHAPES:
+                _plain(build, op)
+            elif op.name == "tt.gather":
+                _gather(build, op)
+            elif op.name in ("tt.reduce", "tt.scan"):
+                _reduce_scan(build, op)
+            elif op.name == "tt.histogram":
+                _histogram(build, op)
+            elif op.name in ("ttg.local_load", "ttg.local_store"):
+                _shared(build, op, covered)
+            elif op.name == "ttg.local_alloc" and op.operands:
+                deferred.append(i)
+            else:
+                skipped.append((op, _reason(op, covered, i)))
+        except _Skip as skip:
+            skipped.append((op, str(skip)))
+    for i in deferred:
+        op = module.ops[i]
+        if i in covered:
+            skipped.append((op, _reason(op, covered, i)))
+            continue
+        if max_cases is not None and len(build.cases) >= max_cases:
+            skipped.append((op, f"over max_cases={max_cases}"))
+            continue
+        try:
+            _shared(build, op, covered)
+        except _Skip as skip:
+            skipped.append((op, str(skip)))
+    skipped.sort(key=lambda pair: positions[id(pair[0])])
+    header = _header(build)
+    shift = len(header)
+    cases = tuple(
+        Case(c.index, c.op, c.op_line, c.location, c.description, c.buffers, c.expectations,
+             (c.harness_lines[0] + shift, c.harness_lines[1] + shift))
+        for c in build.cases
+    )
+    text = "\n".join([*header, *build.lines, "    tt.return", "  }", "}"]) + "\n"
+    return Harness(
+        text=text,
+        kernel="harness_kernel",
+        target=module.target,
+        num_warps=module.num_warps,
+        threads_per_warp=threads,
+        num_ctas=module.num_ctas or 1,
+        cases=cases,
+        skipped=tuple(skipped),
+        buffers=tuple(build.buffers),
+    )
