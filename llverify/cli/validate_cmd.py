@@ -23,8 +23,13 @@ from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
-TARGETS = {"sm80": "cuda:80", "sm90": "cuda:90", "sm100": "cuda:100", "gfx942": "hip:gfx942",
-           "gfx950": "hip:gfx950"}
+TARGETS = {
+    "sm80": "cuda:80",
+    "sm90": "cuda:90",
+    "sm100": "cuda:100",
+    "gfx942": "hip:gfx942",
+    "gfx950": "hip:gfx950",
+}
 
 
 def exit_code(status: Status, require_proofs: bool) -> int:
@@ -46,8 +51,10 @@ def _parse_signature(text: str) -> dict[str, str]:
     for part in text.split(","):
         name, sep, ty = part.partition(":")
         if not sep or not name.strip() or not ty.strip():
-            raise LLVerifyError(f"--signature: expected NAME:TYPE[,NAME:TYPE...] (e.g. "
-                                f"'x_ptr:*fp32,n:i32'), got {text!r}")
+            raise LLVerifyError(
+                f"--signature: expected NAME:TYPE[,NAME:TYPE...] (e.g. "
+                f"'x_ptr:*fp32,n:i32'), got {text!r}"
+            )
         signature[name.strip()] = ty.strip()
     return signature
 
@@ -74,7 +81,9 @@ def _release_python(args: argparse.Namespace) -> str | None:
         releases = release_pythons()
         if args.release not in releases:
             known = ", ".join(sorted(releases)) or "none (set LLVERIFY_TRITON_RELEASES)"
-            raise LLVerifyError(f"--release: no virtualenv for Triton {args.release}; found {known}")
+            raise LLVerifyError(
+                f"--release: no virtualenv for Triton {args.release}; found {known}"
+            )
         return releases[args.release]
     return None
 
@@ -92,12 +101,25 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
             if not args.function:
                 raise LLVerifyError(f"{source}: a Python kernel needs --function NAME")
             return validate_kernel(
-                source, args.function, signature=_parse_signature(args.signature or ""),
-                constexprs=_parse_constexprs(args.constexpr or []), target=target or "cuda:90",
-                num_warps=args.num_warps, python=python, timeout_s=args.timeout, progress=progress)
+                source,
+                args.function,
+                signature=_parse_signature(args.signature or ""),
+                constexprs=_parse_constexprs(args.constexpr or []),
+                target=target or "cuda:90",
+                num_warps=args.num_warps,
+                python=python,
+                timeout_s=args.timeout,
+                progress=progress,
+            )
         text = read_text_file(source)
-        return validate_module(text, source=source, target=target, python=python,
-                               timeout_s=args.timeout, progress=progress)
+        return validate_module(
+            text,
+            source=source,
+            target=target,
+            python=python,
+            timeout_s=args.timeout,
+            progress=progress,
+        )
     except ModuleError as error:
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{source}:{error.line}{column}: {error.detail}") from None
@@ -107,26 +129,34 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
 
 def print_report(report: Any) -> None:
     """The verdict table of a validation report."""
-    print(f"{report.source}: {len(report.verdicts)} ops validated on {report.target} "
-          f"(Triton {report.triton_version or '?'}, {report.threads} threads), "
-          f"{report.timings.get('total', 0.0):.2f} s")
+    print(
+        f"{report.source}: {len(report.verdicts)} ops validated on {report.target} "
+        f"(Triton {report.triton_version or '?'}, {report.threads} threads), "
+        f"{report.timings.get('total', 0.0):.2f} s"
+    )
     print(f"{'status':8}  {'op':22}  {'location':28}  detail")
     for verdict in report.verdicts:
-        location = (verdict.location.rsplit("/", 1)[-1] if verdict.location else f"line {verdict.op_line}")
+        location = (
+            verdict.location.rsplit("/", 1)[-1] if verdict.location else f"line {verdict.op_line}"
+        )
         detail = verdict.description
         if verdict.status is not Status.PROVED:
             detail = verdict.reason or detail
         print(f"{verdict.status.value:8}  {verdict.op:22}  {location:28}  {detail}")
         example = verdict.counterexample
         if example is not None:
-            print(f"{'':10}counterexample: {example.output}{list(example.element)} at address "
-                  f"{example.address} written by thread {example.thread} ({example.store}): expected "
-                  f"{example.expected}, got {example.got}; {example.replay}")
+            print(
+                f"{'':10}counterexample: {example.output}{list(example.element)} at address "
+                f"{example.address} written by thread {example.thread} ({example.store}): expected "
+                f"{example.expected}, got {example.got}; {example.replay}"
+            )
     if report.verdicts:
         print(f"claim: {report.verdicts[0].claim}")
     counts = report.counts()
-    print(f"{counts['proved']} proved, {counts['refuted']} refuted, {counts['unknown']} unknown; "
-          f"{len(report.skipped)} ops need no validation or are not layout ops")
+    print(
+        f"{counts['proved']} proved, {counts['refuted']} refuted, {counts['unknown']} unknown; "
+        f"{len(report.skipped)} ops need no validation or are not layout ops"
+    )
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -141,11 +171,17 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose the Triton that compiles (shared with ``audit --emitted``)."""
-    parser.add_argument("--python", metavar="PYTHON",
-                        help="the interpreter of a virtualenv holding the Triton release to use "
-                        "(default: the Triton installed with llverify)")
-    parser.add_argument("--release", metavar="VERSION",
-                        help="a Triton release from $LLVERIFY_TRITON_RELEASES/VERSION (e.g. 3.2.0)")
+    parser.add_argument(
+        "--python",
+        metavar="PYTHON",
+        help="the interpreter of a virtualenv holding the Triton release to use "
+        "(default: the Triton installed with llverify)",
+    )
+    parser.add_argument(
+        "--release",
+        metavar="VERSION",
+        help="a Triton release from $LLVERIFY_TRITON_RELEASES/VERSION (e.g. 3.2.0)",
+    )
 
 
 def register(commands: Any) -> None:
@@ -174,23 +210,47 @@ def register(commands: Any) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("source", metavar="KERNEL.ttgir|KERNEL.py", type=non_empty,
-                        help="a TTGIR module, or a Python file with a @triton.jit/@gluon.jit kernel")
-    parser.add_argument("--target", choices=sorted(TARGETS),
-                        help="compile for this target (default: the module's ttg.target; sm90 "
-                        "for Python kernels)")
+    parser.add_argument(
+        "source",
+        metavar="KERNEL.ttgir|KERNEL.py",
+        type=non_empty,
+        help="a TTGIR module, or a Python file with a @triton.jit/@gluon.jit kernel",
+    )
+    parser.add_argument(
+        "--target",
+        choices=sorted(TARGETS),
+        help="compile for this target (default: the module's ttg.target; sm90 for Python kernels)",
+    )
     parser.add_argument("--function", metavar="NAME", help="the kernel function of a Python file")
-    parser.add_argument("--signature", metavar="NAME:TYPE,...",
-                        help="the kernel's argument types, e.g. 'x:*fp32,n:i32' (Python kernels)")
-    parser.add_argument("--constexpr", action="append", metavar="NAME=VALUE",
-                        help="a constexpr argument (repeatable; Python kernels)")
-    parser.add_argument("--num-warps", type=int, default=4, choices=[1, 2, 4, 8, 16],
-                        help="warps per CTA for Python kernels (default %(default)s)")
+    parser.add_argument(
+        "--signature",
+        metavar="NAME:TYPE,...",
+        help="the kernel's argument types, e.g. 'x:*fp32,n:i32' (Python kernels)",
+    )
+    parser.add_argument(
+        "--constexpr",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a constexpr argument (repeatable; Python kernels)",
+    )
+    parser.add_argument(
+        "--num-warps",
+        type=int,
+        default=4,
+        choices=[1, 2, 4, 8, 16],
+        help="warps per CTA for Python kernels (default %(default)s)",
+    )
     add_compile_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    parser.add_argument("--require-proofs", action="store_true",
-                        help="exit 3 when an op is unknown (the CI gate)")
-    parser.add_argument("--timeout", type=parse_timeout, default=300.0, metavar="SECONDS",
-                        help="time limit of each compilation (default %(default)s)")
+    parser.add_argument(
+        "--require-proofs", action="store_true", help="exit 3 when an op is unknown (the CI gate)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=300.0,
+        metavar="SECONDS",
+        help="time limit of each compilation (default %(default)s)",
+    )
     parser.set_defaults(handler=_cmd_validate)

@@ -1,4 +1,4 @@
-"""The exact checks of one executed harness: every output element against what its op means, and the memory checks.
+"""The exact checks of one executed harness: each output element against its op's meaning.
 
 * **move** (convert_layout, local_alloc/local_store/local_load and views, gather, shape ops):
   every element of the output buffer holds exactly the tagged input element the op's
@@ -17,8 +17,17 @@ Every refutation carries a :class:`Counterexample` (thread, address, expected el
 was found), replayed by evaluating the found value and the expected one on concrete inputs.
 
 Examples:
-    >>> region_ops = (("%s",), "arith.addf", ("%a", "%b"), "", ("f32",)),
-    >>> sequence_of_combines("fadd(x0, fadd(x1, x2))")  # doctest: +SKIP
+    >>> from types import SimpleNamespace as NS
+    >>> add = NS(params=("%a", "%b"), param_types=("f32", "f32"), returns=("%s",),
+    ...          ops=(NS(results=("%s",), name="arith.addf", operands=("%a", "%b"),
+    ...                  attributes="", result_types=("f32",)),))
+    >>> dag = Dag()
+    >>> x = [dag.leaf(0, i, 4) for i in range(3)]
+    >>> node = dag.op("fadd", (dag.op("fadd", (x[2], x[0]), 4), x[1]), 4)
+    >>> sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0]))
+    [0, 1, 2]
+    >>> is_commutative(add, dag)
+    True
 """
 
 from __future__ import annotations
@@ -28,10 +37,17 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted.symbolic import UNDEFINED, Dag
+from llverify.emitted.symbolic import COMMUTATIVE, UNDEFINED, Dag
 from llverify.verdict import Status
 
-__all__ = ["CaseVerdict", "Counterexample", "check_case", "combine_template", "expand_combine"]
+__all__ = [
+    "CaseVerdict",
+    "Counterexample",
+    "check_case",
+    "combine_template",
+    "expand_combine",
+    "is_commutative",
+]
 
 _REGION_OPS = {
     "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul", "arith.divf": "fdiv",
@@ -40,8 +56,28 @@ _REGION_OPS = {
     "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxsi": "smax",
     "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin", "arith.select": "select",
 }  # fmt: skip
-_PREDICATES = {"slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", "eq", "ne", "olt", "ole",
-               "ogt", "oge", "oeq", "one", "ord", "uno", "ueq", "une"}
+_PREDICATES = {
+    "slt",
+    "sle",
+    "sgt",
+    "sge",
+    "ult",
+    "ule",
+    "ugt",
+    "uge",
+    "eq",
+    "ne",
+    "olt",
+    "ole",
+    "ogt",
+    "oge",
+    "oeq",
+    "one",
+    "ord",
+    "uno",
+    "ueq",
+    "une",
+}
 
 
 @dataclass(frozen=True)
@@ -59,9 +95,16 @@ class Counterexample:
     replay: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"output": self.output, "element": list(self.element), "address": self.address,
-                "thread": self.thread, "store": self.store, "expected": self.expected,
-                "got": self.got, "replay": self.replay}
+        return {
+            "output": self.output,
+            "element": list(self.element),
+            "address": self.address,
+            "thread": self.thread,
+            "store": self.store,
+            "expected": self.expected,
+            "got": self.got,
+            "replay": self.replay,
+        }
 
 
 @dataclass(frozen=True)
@@ -81,10 +124,18 @@ class CaseVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "index": self.index, "op": self.op, "line": self.op_line, "location": self.location,
-            "description": self.description, "status": self.status.value, "claim": self.claim,
-            "reason": self.reason, "violation": self.violation,
-            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+            "index": self.index,
+            "op": self.op,
+            "line": self.op_line,
+            "location": self.location,
+            "description": self.description,
+            "status": self.status.value,
+            "claim": self.claim,
+            "reason": self.reason,
+            "violation": self.violation,
+            "counterexample": None
+            if self.counterexample is None
+            else self.counterexample.to_dict(),
         }
 
 
@@ -101,10 +152,22 @@ def combine_template(region: Any, dag: Dag) -> list[int]:
             env[op.results[0]] = dag.const(_constant_value(op.attributes), width)
             continue
         if op.name in ("arith.cmpf", "arith.cmpi"):
-            predicate = next((w for w in op.attributes.replace(",", " ").replace("<", " ").replace(
-                ">", " ").replace("=", " ").split() if w in _PREDICATES), None)
+            predicate = next(
+                (
+                    w
+                    for w in op.attributes.replace(",", " ")
+                    .replace("<", " ")
+                    .replace(">", " ")
+                    .replace("=", " ")
+                    .split()
+                    if w in _PREDICATES
+                ),
+                None,
+            )
             if predicate is None:
-                raise ValueError(f"combine region: cannot read the predicate of {op.name} {op.attributes!r}")
+                raise ValueError(
+                    f"combine region: cannot read the predicate of {op.name} {op.attributes!r}"
+                )
             prefix = "fcmp" if op.name == "arith.cmpf" else "icmp"
             name = f"{prefix}.{predicate}"
             width = 1
@@ -134,6 +197,18 @@ def _constant_value(attributes: str) -> int:
     raise ValueError(f"combine region: cannot read the constant {attributes!r}")
 
 
+def is_commutative(region: Any, dag: Dag) -> bool:
+    """Whether the combine is commutative by the primitive ops' own commutativity: its
+    results, built with the two sides swapped, are the same hash-consed nodes."""
+    count = len(region.params) // 2
+    swapped = type("Swapped", (), {})()
+    swapped.params = region.params[count:] + region.params[:count]  # type: ignore[attr-defined]
+    swapped.param_types = region.param_types  # type: ignore[attr-defined]
+    swapped.ops = region.ops  # type: ignore[attr-defined]
+    swapped.returns = region.returns  # type: ignore[attr-defined]
+    return combine_template(region, dag) == combine_template(swapped, dag)
+
+
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
     key = dag.nodes[template]
     if key[0] == "leaf" and key[1] == -1:
@@ -153,7 +228,7 @@ def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bo
         return True
     bindings.clear()
     bindings.update(saved)
-    if len(operands_t) == 2:  # a commutative op sorted its operands: try the other order
+    if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted operands: try the other order
         if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, reversed(operands_a))):
             return True
         bindings.clear()
@@ -161,12 +236,18 @@ def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bo
     return False
 
 
-class _NotCombined(Exception):
+class _NotCombined(Exception):  # noqa: N818 - a control-flow signal, not an error
     pass
 
 
-def expand_combine(dag: Dag, node: int, result: int, templates: list[int], inputs: list[int],
-                   memo: dict[tuple[int, int], tuple[int, ...]] | None = None) -> tuple[int, ...]:
+def expand_combine(
+    dag: Dag,
+    node: int,
+    result: int,
+    templates: list[int],
+    inputs: list[int],
+    memo: dict[tuple[int, int], tuple[int, ...]] | None = None,
+) -> tuple[int, ...]:
     """The input element indices (in order) that ``node`` (result ``result`` of the combine)
     combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
     memo = {} if memo is None else memo
@@ -186,11 +267,17 @@ def expand_combine(dag: Dag, node: int, result: int, templates: list[int], input
     count = len(inputs)
     sides = []
     for side in (range(count), range(count, 2 * count)):
-        sequences = {expand_combine(dag, bindings[k], k % count, templates, inputs, memo)
-                     for k in side if k in bindings}
+        sequences = {
+            expand_combine(dag, bindings[k], k % count, templates, inputs, memo)
+            for k in side
+            if k in bindings
+        }
         if len(sequences) != 1:
-            raise _NotCombined("the operands of one combine step hold different elements"
-                               if sequences else "a combine step ignores one side")
+            raise _NotCombined(
+                "the operands of one combine step hold different elements"
+                if sequences
+                else "a combine step ignores one side"
+            )
         sides.append(sequences.pop())
     out = sides[0] + sides[1]
     memo[(node, result)] = out
@@ -198,33 +285,52 @@ def expand_combine(dag: Dag, node: int, result: int, templates: list[int], input
 
 
 # -- checking one case ---------------------------------------------------------------------------
-def check_case(case: Any, run: Any, regions: dict[str, Any], buffer_ids: dict[str, int],
-               claim: str, violations: list[Any]) -> CaseVerdict:
+def check_case(
+    case: Any,
+    run: Any,
+    regions: dict[str, Any],
+    buffer_ids: dict[str, int],
+    claim: str,
+    violations: list[Any],
+) -> CaseVerdict:
     """Check every expectation of ``case`` on the executed ``run``."""
     op_name = case.op.name
-    base = dict(index=case.index, op=op_name, op_line=case.op_line, location=case.location,
-                description=case.description, claim=claim)
+    base = dict(
+        index=case.index,
+        op=op_name,
+        op_line=case.op_line,
+        location=case.location,
+        description=case.description,
+        claim=claim,
+    )
     for expectation in case.expectations:
         region = regions[expectation.output]
         spec = next(b for b in case.buffers if b.name == expectation.output)
         element_bytes = max(1, spec.element_bits // 8)
         rows = region.data.reshape(-1, element_bytes)
         if expectation.kind == "move":
-            verdict = _check_move(case, run, expectation, spec, rows, region, buffer_ids, element_bytes)
+            verdict = _check_move(
+                case, run, expectation, spec, rows, region, buffer_ids, element_bytes
+            )
         elif expectation.kind == "counts":
             verdict = _check_counts(expectation, spec, rows, region, element_bytes)
         elif expectation.kind in ("reduce", "scan"):
             verdict = _check_combine(case, run, expectation, spec, rows, region, buffer_ids)
         else:
-            return CaseVerdict(status=Status.UNKNOWN, reason=f"expectation kind {expectation.kind!r}", **base)
+            return CaseVerdict(
+                status=Status.UNKNOWN, reason=f"expectation kind {expectation.kind!r}", **base
+            )
         if verdict is not None:
             status, reason, counterexample = verdict
             return CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
     if violations:
         first = violations[0]
-        detail = (f"{first.kind} in {first.space} memory at address {first.address} by thread "
-                  f"{first.thread}" + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
-                  + f": {first.detail}; at {first.where}")
+        detail = (
+            f"{first.kind} in {first.space} memory at address {first.address} by thread "
+            f"{first.thread}"
+            + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
+            + f": {first.detail}; at {first.where}"
+        )
         return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
     return CaseVerdict(status=Status.PROVED, **base)
 
@@ -252,23 +358,32 @@ def _check_move(case, run, expectation, spec, rows, region, buffer_ids, element_
         buffer = next(b for b in case.buffers if b.name == name)
         if buffer.role == "values":
             data = values_cache.setdefault(name, run.memory.regions[buffer_ids[name]].data)
-            expected[k] = data[int(index) * element_bytes:(int(index) + 1) * element_bytes]
+            expected[k] = data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
         else:
             node = run.dag.leaf(buffer_ids[name], int(index), element_bytes)
             expected[k] = node * 16 + offsets
     wrong = np.flatnonzero((rows != expected).any(axis=1))
     if spec.element == "i1" and wrong.size:
-        wrong = np.array([k for k in wrong if not _same_bool(run.dag, rows[k], expected[k])], dtype=np.int64)
+        wrong = np.array(
+            [k for k in wrong if not _same_bool(run.dag, rows[k], expected[k])], dtype=np.int64
+        )
     if wrong.size == 0:
         return None
     flat = int(wrong[0])
     thread, store, address = _store_of(run, region, flat, element_bytes)
     got_node = run.dag.from_symbols(tuple(int(s) for s in rows[flat]))
-    got = "nothing (never written)" if (rows[flat] == UNDEFINED).all() else run.dag.describe(got_node)
-    want = f"{names[flat]}[{', '.join(map(str, _element(next(b for b in case.buffers if b.name == names[flat]), int(source_index[flat]))))}]"
+    got = (
+        "nothing (never written)" if (rows[flat] == UNDEFINED).all() else run.dag.describe(got_node)
+    )
+    source_spec = next(b for b in case.buffers if b.name == names[flat])
+    coordinates = ", ".join(map(str, _element(source_spec, int(source_index[flat]))))
+    want = f"{names[flat]}[{coordinates}]"
     replay = _replay_move(run, rows[flat], expected[flat])
-    return Status.REFUTED, f"{wrong.size} of {rows.shape[0]} output elements are wrong", Counterexample(
-        spec.name, _element(spec, flat), address, thread, store, want, got, replay)
+    return (
+        Status.REFUTED,
+        f"{wrong.size} of {rows.shape[0]} output elements are wrong",
+        Counterexample(spec.name, _element(spec, flat), address, thread, store, want, got, replay),
+    )
 
 
 _BOOL_WRAPPERS = ("zext.1.8", "trunc.8.1", "and", "icmp.ne")
@@ -288,8 +403,11 @@ def _same_bool(dag: Dag, got: np.ndarray, expected: np.ndarray) -> bool:
             return False
         inner = [o for o in key[1:] if dag.nodes[o][0] != "const"]
         constants = [dag.nodes[o][1] for o in key[1:] if dag.nodes[o][0] == "const"]
-        if len(inner) != 1 or (key[0] == "and" and constants != [1]) or (
-                key[0] == "icmp.ne" and constants != [0]):
+        if (
+            len(inner) != 1
+            or (key[0] == "and" and constants != [1])
+            or (key[0] == "icmp.ne" and constants != [0])
+        ):
             return False
         node = inner[0]
     return False
@@ -300,8 +418,12 @@ def _replay_move(run: Any, got: np.ndarray, expected: np.ndarray) -> str:
     got_values = [int(s) // 16 if s >= 0 else s for s in got]
     want_values = [int(s) // 16 if s >= 0 else s for s in expected]
     same = got_values == want_values
-    return ("replayed: with each input element holding its own distinct value, the element holds "
-            f"{got_values[0]} where {want_values[0]} is expected" if not same else "not replayed")
+    return (
+        "replayed: with each input element holding its own distinct value, the element holds "
+        f"{got_values[0]} where {want_values[0]} is expected"
+        if not same
+        else "not replayed"
+    )
 
 
 def _check_counts(expectation, spec, rows, region, element_bytes):
@@ -313,13 +435,28 @@ def _check_counts(expectation, spec, rows, region, element_bytes):
         return None
     flat = int(wrong[0])
     got_bytes = rows[flat]
-    got = ("nothing (never written)" if (got_bytes == UNDEFINED).all() else
-           str(sum((-1 - int(b)) << (8 * k) for k, b in enumerate(got_bytes))) if (got_bytes < 0).all()
-           and (got_bytes >= -256).all() else "a tagged value")
+    got = (
+        "nothing (never written)"
+        if (got_bytes == UNDEFINED).all()
+        else str(sum((-1 - int(b)) << (8 * k) for k, b in enumerate(got_bytes)))
+        if (got_bytes < 0).all() and (got_bytes >= -256).all()
+        else "a tagged value"
+    )
     writer = int(region.writer[flat * element_bytes])
-    return Status.REFUTED, f"{wrong.size} of {rows.shape[0]} counts are wrong", Counterexample(
-        spec.name, _element(spec, flat), region.base + flat * element_bytes, writer if writer >= 0 else None,
-        "", str(int(values[flat])), got, "replayed: the counts are concrete integers")
+    return (
+        Status.REFUTED,
+        f"{wrong.size} of {rows.shape[0]} counts are wrong",
+        Counterexample(
+            spec.name,
+            _element(spec, flat),
+            region.base + flat * element_bytes,
+            writer if writer >= 0 else None,
+            "",
+            str(int(values[flat])),
+            got,
+            "replayed: the counts are concrete integers",
+        ),
+    )
 
 
 def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
@@ -328,6 +465,8 @@ def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
     shape = input_spec.shape
     axis = expectation.axis
     templates = combine_template(expectation.combine, run.dag)
+    # associative (as the language requires) and commutative: any order is the same value
+    commutative = is_commutative(expectation.combine, run.dag)
     memo: dict[tuple[int, int], tuple[int, ...]] = {}
     flat_inputs = np.arange(int(np.prod(shape))).reshape(shape)
     moved = np.moveaxis(flat_inputs, axis, -1)
@@ -335,36 +474,73 @@ def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
         row = rows[flat]
         if (row == UNDEFINED).any():
             thread, store, address = _store_of(run, region, flat, row.shape[0])
-            return Status.REFUTED, "an output element is never written", Counterexample(
-                spec.name, _element(spec, flat), address, thread, store, "a combined value",
-                "nothing (never written)", "replayed: the element's bytes are never stored")
+            return (
+                Status.REFUTED,
+                "an output element is never written",
+                Counterexample(
+                    spec.name,
+                    _element(spec, flat),
+                    address,
+                    thread,
+                    store,
+                    "a combined value",
+                    "nothing (never written)",
+                    "replayed: the element's bytes are never stored",
+                ),
+            )
         if expectation.kind == "reduce":
             position = np.unravel_index(flat, moved.shape[:-1])
             want = tuple(int(i) for i in moved[position])
         else:
             position = np.unravel_index(flat, shape)
-            line = np.moveaxis(flat_inputs, axis, -1)[tuple(p for d, p in enumerate(position) if d != axis)]
+            line = np.moveaxis(flat_inputs, axis, -1)[
+                tuple(p for d, p in enumerate(position) if d != axis)
+            ]
             k = position[axis]
-            want = tuple(int(i) for i in (line[: k + 1] if not expectation.reverse else line[k:][::-1]))
+            want = tuple(
+                int(i) for i in (line[: k + 1] if not expectation.reverse else line[k:][::-1])
+            )
         node = run.dag.from_symbols(tuple(int(s) for s in row))
         try:
             got = expand_combine(run.dag, node, expectation.result, templates, inputs, memo)
         except _NotCombined as exc:
-            return Status.UNKNOWN, (f"output {spec.name}{list(_element(spec, flat))}: {exc} (the "
-                                    "emitted combine could not be matched to the region)"), None
-        ok = sorted(got) == sorted(want) if expectation.kind == "reduce" else got == want
+            return (
+                Status.UNKNOWN,
+                (
+                    f"output {spec.name}{list(_element(spec, flat))}: {exc} (the "
+                    "emitted combine could not be matched to the region)"
+                ),
+                None,
+            )
+        any_order = expectation.kind == "reduce" or commutative
+        ok = sorted(got) == sorted(want) if any_order else got == want
         if not ok:
             thread, store, address = _store_of(run, region, flat, row.shape[0])
             missing = sorted(set(want) - set(got))
             extra = [i for i in set(got) if got.count(i) > 1 or i not in want]
-            detail = (f"missing {missing[:4]}" if missing else "") + (f" repeated/foreign {sorted(extra)[:4]}" if extra else "")
+            detail = (f"missing {missing[:4]}" if missing else "") + (
+                f" repeated/foreign {sorted(extra)[:4]}" if extra else ""
+            )
             order = "" if sorted(got) != sorted(want) else "the right elements in the wrong order"
-            return Status.REFUTED, f"{expectation.kind} combines the wrong elements", Counterexample(
-                spec.name, _element(spec, flat), address, thread, store,
-                f"combine of {expectation.inputs[0]} elements {list(want)[:8]}{'...' if len(want) > 8 else ''}",
-                f"combine of elements {list(got)[:8]}{'...' if len(got) > 8 else ''} {detail or order}".strip(),
-                _replay_combine(got, want))
+            return (
+                Status.REFUTED,
+                f"{expectation.kind} combines the wrong elements",
+                Counterexample(
+                    spec.name,
+                    _element(spec, flat),
+                    address,
+                    thread,
+                    store,
+                    f"combine of {expectation.inputs[0]} elements {_listed(want)}",
+                    f"combine of elements {_listed(got)} {detail or order}".strip(),
+                    _replay_combine(got, want),
+                ),
+            )
     return None
+
+
+def _listed(elements: tuple[int, ...]) -> str:
+    return f"{list(elements)[:8]}{'...' if len(elements) > 8 else ''}"
 
 
 def _replay_combine(got: tuple[int, ...], want: tuple[int, ...]) -> str:
@@ -373,5 +549,8 @@ def _replay_combine(got: tuple[int, ...], want: tuple[int, ...]) -> str:
     got_sum = sum(1 << i for i in got)
     want_sum = sum(1 << i for i in want)
     if got_sum != want_sum:
-        return f"replayed: with element i = 2**i, the sum of the combined elements is {got_sum}, expected {want_sum}"
+        return (
+            f"replayed: with element i = 2**i, the sum of the combined elements is {got_sum}, "
+            f"expected {want_sum}"
+        )
     return f"replayed: the combined sequence {list(got)[:8]} differs from {list(want)[:8]} in order"

@@ -49,7 +49,7 @@ GLOBAL_STRIDE = 1 << 40  # buffer k lives at (k + 1) * GLOBAL_STRIDE
 
 
 @dataclass
-class UnmodelledAt(Exception):
+class UnmodelledAt(Exception):  # noqa: N818 - the verdict is unknown, not an error
     """An :class:`Unmodelled` construct, with the instruction it came from."""
 
     reason: str
@@ -86,18 +86,22 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.kernel not in self.module.functions:
-            raise ValueError(f"kernel: {self.kernel!r} is not a function of the module "
-                             f"(it has {sorted(self.module.functions)})")
+            raise ValueError(
+                f"kernel: {self.kernel!r} is not a function of the module "
+                f"(it has {sorted(self.module.functions)})"
+            )
         self.function: Function = self.module.functions[self.kernel]
         self.tid = np.arange(self.threads, dtype=np.uint64)
         self.env: dict[str, Val] = {}
-        self.shared = SharedMemory(max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size)
+        self.shared = SharedMemory(
+            max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size
+        )
         self.memory = GlobalMemory()
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.block_ids = {block.label: k for k, block in enumerate(self.function.blocks)}
         self.finished = np.zeros(self.threads, dtype=bool)
         self.async_groups: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, str]]] = [[]]
-        for k, (ty, name) in enumerate(self.function.arguments):
+        for k, (_, name) in enumerate(self.function.arguments):
             self.env[name] = Val.concrete((k + 1) * GLOBAL_STRIDE, 64, self.threads)
         self._ipdom = _post_dominators(self.function)
 
@@ -110,7 +114,9 @@ class Execution:
         buffer = len(self.memory.regions)
         self.dag.buffer_names[buffer] = name
         first = len(self.dag.nodes)
-        nodes = np.array([self.dag.leaf(buffer, i, element_bytes) for i in range(count)], dtype=np.int64)
+        nodes = np.array(
+            [self.dag.leaf(buffer, i, element_bytes) for i in range(count)], dtype=np.int64
+        )
         assert nodes[0] == first or count == 0
         data = (nodes[:, None] * 16 + np.arange(element_bytes)[None, :]).reshape(-1)
         return self.memory.add(name, self._base(arg), data, "input")
@@ -127,7 +133,9 @@ class Execution:
         return self.memory.add(name, self._base(arg), data, "output")
 
     def add_scratch(self, arg: int, name: str, size: int) -> Region:
-        return self.memory.add(name, self._base(arg), np.full(size, UNDEFINED, dtype=np.int64), "scratch")
+        return self.memory.add(
+            name, self._base(arg), np.full(size, UNDEFINED, dtype=np.int64), "scratch"
+        )
 
     def output_nodes(self, region: Region, element_bytes: int) -> list[int]:
         """The DAG node each element of output ``region`` holds (``bytes`` nodes for partial)."""
@@ -145,10 +153,11 @@ class Execution:
         for group in landing:
             for addresses, data, mask, where in group:
                 threads = np.flatnonzero(mask)
-                grid = (addresses[threads] & np.uint64(0xFFFFFFFF)).astype(np.int64)[:, None] + np.arange(
-                    data.shape[1])[None, :]
+                grid = (addresses[threads] & np.uint64(0xFFFFFFFF)).astype(np.int64)[
+                    :, None
+                ] + np.arange(data.shape[1])[None, :]
                 self.shared.write(grid, data[threads], threads, where)
-        self.async_groups = committed[len(landing):] + [self.async_groups[-1]]
+        self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]
 
     # -- control flow ----------------------------------------------------------------------
     def run(self) -> None:
@@ -167,8 +176,11 @@ class Execution:
         for instruction in block.instructions:
             self.steps += 1
             if self.steps > MAX_STEPS:
-                raise UnmodelledAt(f"more than {MAX_STEPS} instructions executed (a non-uniform or "
-                                   "unbounded loop?)", instruction)
+                raise UnmodelledAt(
+                    f"more than {MAX_STEPS} instructions executed (a non-uniform or "
+                    "unbounded loop?)",
+                    instruction,
+                )
             opcode = instruction.opcode
             if opcode == "br":
                 return self._branch(block, instruction, mask, stop)
@@ -183,7 +195,9 @@ class Execution:
                 raise UnmodelledAt(str(exc), instruction) from None
         raise UnmodelledAt(f"block {block.label} has no terminator", None)
 
-    def _branch(self, block: Block, instruction: Instruction, mask: np.ndarray, stop: str | None) -> str | None:
+    def _branch(
+        self, block: Block, instruction: Instruction, mask: np.ndarray, stop: str | None
+    ) -> str | None:
         targets = instruction.extra["targets"]
         assert isinstance(targets, tuple)
         here = self.block_ids[block.label]
@@ -191,7 +205,9 @@ class Execution:
             self.came_from[mask] = here
             return str(targets[0])
         try:
-            cond = self.value(instruction.operands[0]).integers(mask, "branch condition").astype(bool)
+            cond = (
+                self.value(instruction.operands[0]).integers(mask, "branch condition").astype(bool)
+            )
         except Unmodelled as exc:
             raise UnmodelledAt(str(exc), instruction) from None
         taken = mask & cond
@@ -219,17 +235,28 @@ class Execution:
         ty = operand.type
         text = operand.text
         if text.startswith("@"):
-            if text == "@global_smem" or self.module.globals.get(text, Type("void")).kind == "array":
+            if (
+                text == "@global_smem"
+                or self.module.globals.get(text, Type("void")).kind == "array"
+            ):
                 return Val.concrete(0, 32, self.threads)
             raise Unmodelled(f"global {text}")
         if text in ("poison", "undef"):
-            return Val(bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), UNDEFINED, dtype=np.int64))
+            return Val(
+                bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), UNDEFINED, dtype=np.int64)
+            )
         if text in ("zeroinitializer", "null", "false"):
-            return Val(bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), -1, dtype=np.int64)).normalised()
+            return Val(
+                bits_of(ty), syms=np.full((self.threads, nbytes_of(ty)), -1, dtype=np.int64)
+            ).normalised()
         if text == "gep":
             source = operand.elements[0].type
-            fake = Instruction(None, "getelementptr", ty, list(operand.elements[1:]), {"source": source})
-            return instructions.HANDLERS["getelementptr"](self, fake, np.ones(self.threads, dtype=bool))
+            fake = Instruction(
+                None, "getelementptr", ty, list(operand.elements[1:]), {"source": source}
+            )
+            return instructions.HANDLERS["getelementptr"](
+                self, fake, np.ones(self.threads, dtype=bool)
+            )
         if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
             inner = operand.elements[0]
             fake = Instruction(None, text, ty, [inner], {})
@@ -267,12 +294,20 @@ class Execution:
             self.set(instruction, result, mask)
 
     def where(self, instruction: Instruction) -> str:
-        line = f"source line {instruction.line}" if instruction.line is not None else "no source line"
+        line = (
+            f"source line {instruction.line}" if instruction.line is not None else "no source line"
+        )
         return f"{instruction.opcode} at LLVM IR line {instruction.text_line} ({line})"
 
     # memory access by address space
-    def load_bytes(self, space: int, addresses: np.ndarray, nbytes: int, mask: np.ndarray,
-                   instruction: Instruction) -> np.ndarray:
+    def load_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        nbytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
         """Byte symbols (T, nbytes) read at ``addresses`` (uint64, shape (T,)) by active threads."""
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
         threads = np.flatnonzero(mask)
@@ -287,8 +322,14 @@ class Execution:
             out[threads] = self.memory.read(grid, threads, where)
         return out
 
-    def store_bytes(self, space: int, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray,
-                    instruction: Instruction) -> None:
+    def store_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> None:
         threads = np.flatnonzero(mask)
         if threads.size == 0:
             return
@@ -317,8 +358,10 @@ class Execution:
         columns = [self.nodes_of(v) for v in operands]
         stacked = np.stack(columns, axis=1)
         unique, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        made = np.array([self.dag.op(name, tuple(int(x) for x in row), out_bytes) for row in unique],
-                        dtype=np.int64)
+        made = np.array(
+            [self.dag.op(name, tuple(int(x) for x in row), out_bytes) for row in unique],
+            dtype=np.int64,
+        )
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * 16 + np.arange(out_bytes, dtype=np.int64)[None, :]
         return Val(out_bytes * 8, syms=syms)
@@ -326,8 +369,9 @@ class Execution:
     def nodes_of(self, value: Val) -> np.ndarray:
         rows = value.byte_symbols()
         unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-        made = np.array([self.dag.from_symbols(tuple(int(s) for s in row)) for row in unique],
-                        dtype=np.int64)
+        made = np.array(
+            [self.dag.from_symbols(tuple(int(s) for s in row)) for row in unique], dtype=np.int64
+        )
         return made[inverse.reshape(-1)]
 
 
@@ -338,8 +382,11 @@ def _float_bits(text: str, ty: Type) -> int:
             return int(digits[1:], 16)
         value = int(digits, 16)
         if ty.bits == 32:  # LLVM writes float constants as doubles
-            return int(np.array([np.frombuffer(value.to_bytes(8, "little"), np.float64)[0]],
-                                dtype=np.float32).view(np.uint32)[0])
+            return int(
+                np.array(
+                    [np.frombuffer(value.to_bytes(8, "little"), np.float64)[0]], dtype=np.float32
+                ).view(np.uint32)[0]
+            )
         return value
     as_float = float(text)
     if ty.bits == 64:

@@ -1,4 +1,4 @@
-"""What each plain LLVM instruction does to the values of every thread (arithmetic, casts, memory, vectors, phi).
+"""What each plain LLVM instruction does to every thread's values (arithmetic, memory, phi...).
 
 Each handler takes the running execution (``run``: an
 :class:`~llverify.emitted.executor.Execution`), the instruction and the mask of active
@@ -97,7 +97,9 @@ def _integer_op(op: str, a: Val, b: Val, ty: Type) -> Val:
         elif op == "lshr":
             r = np.where(y < bits, x >> np.minimum(y, np.uint64(63)), 0)
         elif op == "ashr":
-            r = (_signed(x, bits) >> np.minimum(y, np.uint64(63)).astype(np.int64)).astype(np.uint64)
+            r = (_signed(x, bits) >> np.minimum(y, np.uint64(63)).astype(np.int64)).astype(
+                np.uint64
+            )
         elif op in ("udiv", "urem"):
             safe = np.where(y == 0, 1, y)
             r = x // safe if op == "udiv" else x % safe
@@ -180,7 +182,10 @@ def _elementwise(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     operands = [run.value(o).byte_symbols() for o in ins.operands]
     parts = []
     for k in range(ty.count):
-        pieces = [Val(bits_of(element), syms=s[:, k * width:(k + 1) * width]).normalised() for s in operands]
+        pieces = [
+            Val(bits_of(element), syms=s[:, k * width : (k + 1) * width]).normalised()
+            for s in operands
+        ]
         scalar = Instruction(ins.result, ins.opcode, element, [], dict(ins.extra))
         parts.append(_scalar_apply(run, scalar, pieces, mask).byte_symbols())
     return Val(bits_of(ty), syms=np.concatenate(parts, axis=1)).normalised()
@@ -243,7 +248,12 @@ def _cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
             return _address_space_cast(source, src_ty, ty)
         if nbytes_of(src_ty) != nbytes_of(ty) and op == "bitcast":
             raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
-        if op == "bitcast" and ty.kind == "vector" and ty.element is not None and ty.element.bits < 8:
+        if (
+            op == "bitcast"
+            and ty.kind == "vector"
+            and ty.element is not None
+            and ty.element.bits < 8
+        ):
             raise Unmodelled(f"a bitcast to {ty}")
         return _retype(source, ty)
     if op in ("zext", "sext", "trunc"):
@@ -272,7 +282,7 @@ def _elementwise_cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     syms = run.value(ins.operands[0]).byte_symbols()
     parts = []
     for k in range(src_ty.count):
-        piece = Val(bits_of(src_ty.element), syms=syms[:, k * width:(k + 1) * width]).normalised()
+        piece = Val(bits_of(src_ty.element), syms=syms[:, k * width : (k + 1) * width]).normalised()
         name = "%__cast"
         run.env[name] = piece
         scalar = Instruction(ins.result, ins.opcode, ty.element, [Value(src_ty.element, name)], {})
@@ -287,8 +297,11 @@ def _retype(source: Val, ty: Type) -> Val:
     bits = bits_of(ty)
     if source.ints is not None and bits <= 64 and ty.kind not in ("vector", "struct", "array"):
         return Val(bits, ints=source.ints.copy())
-    return Val(bits, syms=source.byte_symbols()).normalised() if bits <= 64 else Val(
-        bits, syms=source.byte_symbols())
+    return (
+        Val(bits, syms=source.byte_symbols()).normalised()
+        if bits <= 64
+        else Val(bits, syms=source.byte_symbols())
+    )
 
 
 def _address_space_cast(source: Val, src_ty: Type, ty: Type) -> Val:
@@ -350,7 +363,12 @@ def _widen(syms: np.ndarray, ty: Type) -> np.ndarray:
 
 
 def _narrow(syms: np.ndarray, ty: Type) -> np.ndarray:
-    if ty.kind == "vector" and ty.element is not None and ty.element.kind == "int" and ty.element.bits < 8:
+    if (
+        ty.kind == "vector"
+        and ty.element is not None
+        and ty.element.kind == "int"
+        and ty.element.bits < 8
+    ):
         raise Unmodelled(f"a store of {ty}")
     return syms
 
@@ -361,7 +379,9 @@ def _atomic(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     if pointer.type.space != 3:
         raise Unmodelled(f"a global atomicrmw {operation}")
     threads = np.flatnonzero(mask)
-    addresses = (run.value(pointer).integers(mask, "atomic address") & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    addresses = (
+        run.value(pointer).integers(mask, "atomic address") & np.uint64(0xFFFFFFFF)
+    ).astype(np.int64)
     amount = run.value(operand).integers(mask, "atomic operand")
     nbytes = nbytes_of(ins.type)
     bits = ins.type.bits
@@ -372,13 +392,24 @@ def _atomic(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
         current = Val(bits, syms=run.shared.read(grid, np.array([t]), where, atomic=True))
         value = current.integers(what="atomic target")[0]
         old[t] = value
-        new = {"add": value + amount[t], "max": max(value, amount[t]), "min": min(value, amount[t]),
-               "or": value | amount[t], "and": value & amount[t], "xor": value ^ amount[t],
-               "xchg": amount[t], "umax": max(value, amount[t]), "umin": min(value, amount[t])}
+        new = {
+            "add": value + amount[t],
+            "max": max(value, amount[t]),
+            "min": min(value, amount[t]),
+            "or": value | amount[t],
+            "and": value & amount[t],
+            "xor": value ^ amount[t],
+            "xchg": amount[t],
+            "umax": max(value, amount[t]),
+            "umin": min(value, amount[t]),
+        }
         if operation not in new:
             raise Unmodelled(f"atomicrmw {operation}")
         result = np.array([new[operation]], dtype=np.uint64) & _mask(bits)
-        bytes_ = -1 - ((result[:, None] >> (np.arange(nbytes, dtype=np.uint64) * np.uint64(8))) & np.uint64(0xFF)).astype(np.int64)
+        bytes_ = -1 - (
+            (result[:, None] >> (np.arange(nbytes, dtype=np.uint64) * np.uint64(8)))
+            & np.uint64(0xFF)
+        ).astype(np.int64)
         run.shared.write(grid, bytes_, np.array([t]), where, atomic=True)
     return Val.concrete(old, bits, run.threads)
 
@@ -422,7 +453,7 @@ def _shuffle_vector(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
         if pick < 0:
             parts.append(np.full((both.shape[0], width), UNDEFINED, dtype=np.int64))
         else:
-            parts.append(both[:, pick * width:(pick + 1) * width])
+            parts.append(both[:, pick * width : (pick + 1) * width])
     return Val(bits_of(ins.type), syms=np.concatenate(parts, axis=1)).normalised()
 
 

@@ -1,4 +1,4 @@
-"""The NVIDIA and AMD intrinsics Triton's kernels call: thread ids, barriers, shuffles, ldmatrix/stmatrix, math.
+"""The NVIDIA and AMD intrinsics Triton's kernels call: ids, barriers, shuffles, ldmatrix, math.
 
 Semantics are the vendors' (PTX ISA ``shfl.sync``, ``ldmatrix``, ``stmatrix``; the AMDGPU
 backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A call this
@@ -26,7 +26,9 @@ from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
 __all__ = ["call", "ldmatrix", "shuffle", "shuffle_sources", "stmatrix"]
 
 
-def shuffle_sources(mode: str, lane: np.ndarray, b: np.ndarray, c: np.ndarray, warp_size: int) -> np.ndarray:
+def shuffle_sources(
+    mode: str, lane: np.ndarray, b: np.ndarray, c: np.ndarray, warp_size: int
+) -> np.ndarray:
     """The source lane of each lane of a PTX ``shfl.sync`` (``b`` the lane/offset operand, ``c``
     the packed clamp and segment mask); a lane whose source is out of range reads itself."""
     lane = lane.astype(np.int64)
@@ -53,8 +55,15 @@ def shuffle_sources(mode: str, lane: np.ndarray, b: np.ndarray, c: np.ndarray, w
     return np.where(valid, j, lane)
 
 
-def shuffle(run: Any, mode: str, value: Val, b: np.ndarray, c: np.ndarray, member: np.ndarray,
-            mask: np.ndarray) -> Val:
+def shuffle(
+    run: Any,
+    mode: str,
+    value: Val,
+    b: np.ndarray,
+    c: np.ndarray,
+    member: np.ndarray,
+    mask: np.ndarray,
+) -> Val:
     """``shfl.sync.mode`` of ``value`` in every warp (the executor's warp size is 32 here)."""
     warp = run.warp_size
     tid = np.arange(run.threads, dtype=np.int64)
@@ -72,8 +81,9 @@ def shuffle(run: Any, mode: str, value: Val, b: np.ndarray, c: np.ndarray, membe
     return Val(value.bits, syms=out).normalised()
 
 
-def ldmatrix(run: Any, addresses: np.ndarray, count: int, transposed: bool, mask: np.ndarray,
-             where: str) -> list[np.ndarray]:
+def ldmatrix(
+    run: Any, addresses: np.ndarray, count: int, transposed: bool, mask: np.ndarray, where: str
+) -> list[np.ndarray]:
     """``ldmatrix.sync.aligned.m8n8.x{count}[.trans].b16``: ``count`` registers (byte symbols,
     shape (T, 4)) per thread; row r of matrix i is at the address of lane ``8 * i + r``."""
     if not mask.all():
@@ -100,8 +110,14 @@ def ldmatrix(run: Any, addresses: np.ndarray, count: int, transposed: bool, mask
     return registers
 
 
-def stmatrix(run: Any, addresses: np.ndarray, registers: list[np.ndarray], transposed: bool,
-             mask: np.ndarray, where: str) -> None:
+def stmatrix(
+    run: Any,
+    addresses: np.ndarray,
+    registers: list[np.ndarray],
+    transposed: bool,
+    mask: np.ndarray,
+    where: str,
+) -> None:
     """``stmatrix.sync.aligned.m8n8.x{n}[.trans].b16``: the inverse of :func:`ldmatrix`."""
     if not mask.all():
         raise Unmodelled("stmatrix in divergent code")
@@ -126,12 +142,27 @@ _SREG = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(\w+)(?:\.(\w))?")
 _SHFL = re.compile(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)")
 _LDMATRIX = re.compile(r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
 _STMATRIX = re.compile(r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
-_BARRIERS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
-             "llvm.nvvm.barrier.cta.sync.aligned", "llvm.nvvm.bar.sync", "llvm.nvvm.barrier.sync",
-             "llvm.amdgcn.s.barrier")
-_NO_OPS = ("llvm.assume", "llvm.lifetime.", "llvm.nvvm.fence.", "llvm.nvvm.membar",
-           "llvm.nvvm.bar.warp.sync", "llvm.amdgcn.s.waitcnt", "llvm.amdgcn.sched.", "llvm.amdgcn.s.setprio",
-           "llvm.amdgcn.fence", "llvm.experimental.noalias", "llvm.dbg.")
+_BARRIERS = (
+    "llvm.nvvm.barrier0",
+    "llvm.nvvm.barrier.cta.sync.aligned.all",
+    "llvm.nvvm.barrier.cta.sync.aligned",
+    "llvm.nvvm.bar.sync",
+    "llvm.nvvm.barrier.sync",
+    "llvm.amdgcn.s.barrier",
+)
+_NO_OPS = (
+    "llvm.assume",
+    "llvm.lifetime.",
+    "llvm.nvvm.fence.",
+    "llvm.nvvm.membar",
+    "llvm.nvvm.bar.warp.sync",
+    "llvm.amdgcn.s.waitcnt",
+    "llvm.amdgcn.sched.",
+    "llvm.amdgcn.s.setprio",
+    "llvm.amdgcn.fence",
+    "llvm.experimental.noalias",
+    "llvm.dbg.",
+)
 _MATH = re.compile(
     r"llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|fabs|sqrt|exp2|log2|nvvm\.\w+|amdgcn\.(?:exp2|log|rcp|rsq|sqrt|fmed3|fdiv\.fast)|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
 )
@@ -146,23 +177,37 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     sreg = _SREG.fullmatch(callee)
     if sreg:
         name, axis = sreg.group(1), sreg.group(2) or "x"
-        values = {"tid": tid if axis == "x" else 0, "ntid": threads if axis == "x" else 1,
-                  "ctaid": 0, "nctaid": 1, "laneid": tid % np.uint64(run.warp_size),
-                  "warpid": tid // np.uint64(run.warp_size), "clusterid": 0, "nclusterid": 1,
-                  "cluster_ctaid": 0, "cluster_nctaid": 1, "cluster_ctarank": 0,
-                  "cluster_nctarank": 1}
+        values = {
+            "tid": tid if axis == "x" else 0,
+            "ntid": threads if axis == "x" else 1,
+            "ctaid": 0,
+            "nctaid": 1,
+            "laneid": tid % np.uint64(run.warp_size),
+            "warpid": tid // np.uint64(run.warp_size),
+            "clusterid": 0,
+            "nclusterid": 1,
+            "cluster_ctaid": 0,
+            "cluster_nctaid": 1,
+            "cluster_ctarank": 0,
+            "cluster_nctarank": 1,
+        }
         if name not in values:
             raise Unmodelled(f"special register {name}")
         return Val.concrete(values[name], ins.type.bits, threads)
     if callee == "llvm.amdgcn.workitem.id.x":
         return Val.concrete(tid, 32, threads)
     if callee in ("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z") or callee.startswith(
-            "llvm.amdgcn.workgroup.id."):
+        "llvm.amdgcn.workgroup.id."
+    ):
         return Val.concrete(0, 32, threads)
     if callee in _BARRIERS:
         if not mask.all() or run.finished.any():
             raise Unmodelled("a CTA barrier reached by only some threads")
-        if ins.operands and callee in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync") and len(ins.operands) > 1:
+        if (
+            ins.operands
+            and callee in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync")
+            and len(ins.operands) > 1
+        ):
             raise Unmodelled("a named barrier with a thread count")
         run.shared.barrier()
         return None
@@ -171,20 +216,32 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     shfl = _SHFL.fullmatch(callee)
     if shfl:
         member, value, b, c = (run.value(o) for o in ins.operands)
-        result = shuffle(run, shfl.group(1), value, b.integers(mask, "shuffle lane").astype(np.int64),
-                         c.integers(mask, "shuffle clamp").astype(np.int64),
-                         member.integers(mask, "member mask"), mask)
+        result = shuffle(
+            run,
+            shfl.group(1),
+            value,
+            b.integers(mask, "shuffle lane").astype(np.int64),
+            c.integers(mask, "shuffle clamp").astype(np.int64),
+            member.integers(mask, "member mask"),
+            mask,
+        )
         if shfl.group(3):
             raise Unmodelled("shfl.sync with a predicate result")
         return result
     ld = _LDMATRIX.match(callee)
     if ld:
-        addresses = run.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(0xFFFFFFFF)
-        registers = ldmatrix(run, addresses, int(ld.group(1)), bool(ld.group(2)), mask, run.where(ins))
+        addresses = run.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(
+            0xFFFFFFFF
+        )
+        registers = ldmatrix(
+            run, addresses, int(ld.group(1)), bool(ld.group(2)), mask, run.where(ins)
+        )
         return Val(32 * len(registers), syms=np.concatenate(registers, axis=1)).normalised()
     st = _STMATRIX.match(callee)
     if st:
-        addresses = run.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(0xFFFFFFFF)
+        addresses = run.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(
+            0xFFFFFFFF
+        )
         registers = [run.value(o).byte_symbols() for o in ins.operands[1:]]
         stmatrix(run, addresses, registers, bool(st.group(2)), mask, run.where(ins))
         return None
@@ -195,7 +252,7 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     if int_op:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
     if callee.startswith("llvm.amdgcn."):
-        return _amdgpu(run, ins, callee[len("llvm.amdgcn."):], mask)
+        return _amdgpu(run, ins, callee[len("llvm.amdgcn.") :], mask)
     math = _MATH.match(callee)
     if math and not callee.startswith("llvm.nvvm.read"):
         operands = [run.value(o) for o in ins.operands]
@@ -203,7 +260,9 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     raise Unmodelled(f"call to {callee}")
 
 
-_VECTOR_REDUCE = re.compile(r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|fmaximum|fminimum)\.v\d+\w+")
+_VECTOR_REDUCE = re.compile(
+    r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|fmaximum|fminimum)\.v\d+\w+"
+)
 _REASSOCIATING = {"reassoc", "fast"}
 
 
@@ -212,14 +271,18 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
     (LangRef: ordered unless the call may reassociate, which is not modelled); the others are
     associative and commutative and fold in order too."""
     if _REASSOCIATING & set(ins.extra.get("flags", ())):  # type: ignore[arg-type]
-        raise Unmodelled(f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)")
+        raise Unmodelled(
+            f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)"
+        )
     operands = [run.value(o) for o in ins.operands]
     vector_type = ins.operands[-1].type
     assert vector_type.element is not None
     width = nbytes_of(vector_type.element)
     syms = operands[-1].byte_symbols()
-    elements = [Val(width * 8, syms=syms[:, k * width:(k + 1) * width]).normalised()
-                for k in range(vector_type.count)]
+    elements = [
+        Val(width * 8, syms=syms[:, k * width : (k + 1) * width]).normalised()
+        for k in range(vector_type.count)
+    ]
     name = {"fmax": "maxnum", "fmin": "minnum"}.get(operation, operation)
     if operation in ("fadd", "fmul"):
         accumulator = operands[0]
@@ -234,7 +297,9 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
 def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
     operands = [run.value(o) for o in ins.operands]
     if not all(o.is_concrete() for o in operands) or name == "abs":
-        return run.data_op(name, operands[:2] if name != "abs" else operands[:1], nbytes_of(ins.type))
+        return run.data_op(
+            name, operands[:2] if name != "abs" else operands[:1], nbytes_of(ins.type)
+        )
     a, b = (o.normalised().integers() for o in operands)
     if name.startswith("s"):
         sign = np.int64(1 << (bits - 1))
@@ -282,8 +347,12 @@ def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | No
     operands = [run.value(o) for o in ins.operands]
     if name.startswith("readfirstlane"):
         syms = operands[0].byte_symbols()
-        first = np.array([np.flatnonzero(mask[b:b + run.warp_size])[:1] for b in base], dtype=object)
-        source = np.array([b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64)
+        first = np.array(
+            [np.flatnonzero(mask[b : b + run.warp_size])[:1] for b in base], dtype=object
+        )
+        source = np.array(
+            [b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64
+        )
         return Val(operands[0].bits, syms=syms[source].copy()).normalised()
     if name.startswith("readlane"):
         which = operands[1].integers(mask, "readlane lane").astype(np.int64) % run.warp_size

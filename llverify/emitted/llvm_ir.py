@@ -1,4 +1,4 @@
-"""Read the LLVM IR text Triton emits (the subset its kernels use) into functions of typed instructions.
+"""Read the LLVM IR text Triton emits (the subset its kernels use) into typed instructions.
 
 What is read: global variables (``@global_smem``), function definitions with their arguments,
 basic blocks and instructions, each with its result name, opcode, type, operands (values
@@ -160,7 +160,9 @@ _WRAP_FLAGS = {
     "nuw", "nsw", "exact", "disjoint", "nneg", "inbounds", "fast", "nnan", "ninf", "nsz",
     "arcp", "contract", "afn", "reassoc", "tail", "musttail", "notail", "volatile", "samesign",
 }  # fmt: skip
-_DILOC = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+)(?:,\s*column:\s*(\d+))?")
+_DILOC = re.compile(
+    r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+)(?:,\s*column:\s*(\d+))?"
+)
 _DIFILE = re.compile(r'!DIFile\(filename:\s*"([^"]*)"')
 
 
@@ -173,7 +175,7 @@ class _Tokens:
         while pos < len(stripped):
             match = _TOKEN.match(stripped, pos)
             if match is None or match.end() == pos:
-                raise LLVMParseError(f"cannot read {stripped[pos:pos + 20]!r}", line)
+                raise LLVMParseError(f"cannot read {stripped[pos : pos + 20]!r}", line)
             self.items.append(match.group(match.lastgroup or "word"))
             pos = match.end()
         self.pos = 0
@@ -186,7 +188,9 @@ class _Tokens:
         token = self.peek()
         if token == "" or (expected is not None and token != expected):
             want = f"{expected!r}" if expected else "more text"
-            raise LLVMParseError(f"expected {want}, found {token or 'the end of the line'!r}", self.line)
+            raise LLVMParseError(
+                f"expected {want}, found {token or 'the end of the line'!r}", self.line
+            )
         self.pos += 1
         return token
 
@@ -338,7 +342,11 @@ def _instruction(tokens: _Tokens) -> Instruction:  # noqa: C901 - one branch per
         a = _parse_value_of(tokens, ty)
         tokens.take(",")
         operands = [a, _parse_value_of(tokens, ty)]
-        ty = Type("vector", count=ty.count, element=Type("int", bits=1)) if ty.kind == "vector" else Type("int", bits=1)
+        ty = (
+            Type("vector", count=ty.count, element=Type("int", bits=1))
+            if ty.kind == "vector"
+            else Type("int", bits=1)
+        )
     elif opcode in _CASTS:
         src = _parse_typed(tokens)
         tokens.take("to")
@@ -506,10 +514,14 @@ def _call(tokens: _Tokens, extra: dict[str, object]) -> tuple[Type, list[Value]]
 
 def _unescape(quoted: str) -> str:
     body = quoted[1:-1] if not quoted.startswith("c") else quoted[2:-1]
-    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body).replace("\\\\", "\\")
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body).replace(
+        "\\\\", "\\"
+    )
 
 
-_DEFINE = re.compile(r"^define\b(?P<head>.*?)@(?P<name>[-\w.$]+)\((?P<args>.*)\)(?P<tail>[^)]*)\{\s*$")
+_DEFINE = re.compile(
+    r"^define\b(?P<head>.*?)@(?P<name>[-\w.$]+)\((?P<args>.*)\)(?P<tail>[^)]*)\{\s*$"
+)
 _LABEL = re.compile(r"^([-\w.$]+):")
 _GLOBAL = re.compile(r"^@([-\w.$]+)\s*=\s*(.*)$")
 
@@ -524,7 +536,10 @@ def parse_llvm_ir(text: str) -> LLVMModule:
     for line in lines:
         match = _DILOC.match(line)
         if match:
-            locations[match.group(1)] = (int(match.group(2)), int(match.group(3)) if match.group(3) else None)
+            locations[match.group(1)] = (
+                int(match.group(2)),
+                int(match.group(3)) if match.group(3) else None,
+            )
         file_match = _DIFILE.search(line)
         if file_match:
             files.append(file_match.group(1))
@@ -551,12 +566,14 @@ def _global_type(rest: str, line: int) -> Type:
     words = rest.split()
     for i, word in enumerate(words):
         if word == "global" or word == "constant":
-            tokens = _Tokens(" ".join(words[i + 1:]), line)
+            tokens = _Tokens(" ".join(words[i + 1 :]), line)
             return parse_type(tokens)
     raise LLVMParseError("cannot read the global's type", line)
 
 
-def _function(lines: list[str], start: int, locations: dict[str, tuple[int, int | None]]) -> tuple[Function, int]:
+def _function(
+    lines: list[str], start: int, locations: dict[str, tuple[int, int | None]]
+) -> tuple[Function, int]:
     header = lines[start].strip()
     match = _DEFINE.match(header)
     if match is None:
@@ -567,7 +584,7 @@ def _function(lines: list[str], start: int, locations: dict[str, tuple[int, int 
         for part in _split_arguments(args_text):
             tokens = _Tokens(part, start + 1)
             ty = parse_type(tokens)
-            name = [t for t in tokens.items[tokens.pos:] if t.startswith("%")]
+            name = [t for t in tokens.items[tokens.pos :] if t.startswith("%")]
             arguments.append((ty, name[-1] if name else ""))
     blocks: list[Block] = []
     current = Block("entry", [])

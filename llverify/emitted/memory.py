@@ -1,4 +1,4 @@
-"""Shared and global memory of one executed CTA: byte symbols, who wrote and read them, and the violations.
+"""Shared and global memory of one executed CTA: byte symbols, writers, readers, violations.
 
 Shared memory is an array of byte symbols (:mod:`llverify.emitted.symbolic`) with, per byte,
 the barrier interval and the warps that last wrote and read it.  Accesses are checked as they
@@ -43,7 +43,8 @@ class Violation:
     """One failed memory check: ``kind``, the thread(s), the address and where (``where``:
     the instruction's description, filled in by the executor)."""
 
-    kind: str  # uninitialised read | out of bounds | race | nondeterministic store | conflicting store
+    # uninitialised read | out of bounds | race | nondeterministic store | conflicting store
+    kind: str
     space: str  # "shared" or "global"
     thread: int
     other_thread: int | None
@@ -77,13 +78,23 @@ class SharedMemory:
         ok = (addresses >= 0) & (addresses < self.size)
         if not ok.all():
             row, col = np.argwhere(~ok)[0]
-            self.violations.append(Violation(
-                "out of bounds", "shared", int(threads[row]), None, int(addresses[row, col]), where,
-                f"the allocation is {self.size} bytes"))
+            self.violations.append(
+                Violation(
+                    "out of bounds",
+                    "shared",
+                    int(threads[row]),
+                    None,
+                    int(addresses[row, col]),
+                    where,
+                    f"the allocation is {self.size} bytes",
+                )
+            )
         return ok
 
-    def read(self, addresses: np.ndarray, threads: np.ndarray, where: str, *, atomic: bool = False) -> np.ndarray:
-        """The byte symbols at ``addresses`` (shape (n, nbytes)) read by ``threads`` (shape (n,))."""
+    def read(
+        self, addresses: np.ndarray, threads: np.ndarray, where: str, *, atomic: bool = False
+    ) -> np.ndarray:
+        """The byte symbols at ``addresses`` (n, nbytes) read by ``threads`` (n,)."""
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
         values = np.where(ok, self.data[safe], UNDEFINED)
@@ -92,18 +103,36 @@ class SharedMemory:
         unwritten = ok & (self.written_interval[safe] < 0)
         if unwritten.any():
             row, col = np.argwhere(unwritten)[0]
-            self.violations.append(Violation(
-                "uninitialised read", "shared", int(threads[row]), None, int(addresses[row, col]),
-                where, "no thread wrote this byte before it is read"))
+            self.violations.append(
+                Violation(
+                    "uninitialised read",
+                    "shared",
+                    int(threads[row]),
+                    None,
+                    int(addresses[row, col]),
+                    where,
+                    "no thread wrote this byte before it is read",
+                )
+            )
         if not atomic:
-            raced = ok & (self.written_interval[safe] == self.interval) & (
-                (self.writer_warps[safe] & ~warp_bit) != 0)
+            raced = (
+                ok
+                & (self.written_interval[safe] == self.interval)
+                & ((self.writer_warps[safe] & ~warp_bit) != 0)
+            )
             if raced.any():
                 row, col = np.argwhere(raced)[0]
-                self.violations.append(Violation(
-                    "race", "shared", int(threads[row]), int(self.writer[safe[row, col]]),
-                    int(addresses[row, col]), where,
-                    "read of a byte another warp writes in the same barrier interval"))
+                self.violations.append(
+                    Violation(
+                        "race",
+                        "shared",
+                        int(threads[row]),
+                        int(self.writer[safe[row, col]]),
+                        int(addresses[row, col]),
+                        where,
+                        "read of a byte another warp writes in the same barrier interval",
+                    )
+                )
             fresh = ok & (self.read_interval[safe] != self.interval)
             self.reader_warps[safe[fresh]] = 0
             self.read_interval[safe[ok]] = self.interval
@@ -112,8 +141,15 @@ class SharedMemory:
         self.accessed_bytes += int(ok.sum())
         return values
 
-    def write(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str,
-              *, atomic: bool = False) -> None:
+    def write(
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        where: str,
+        *,
+        atomic: bool = False,
+    ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
         ok = self._in_bounds(addresses, threads, where)
         flat_addr = addresses[ok]
@@ -123,21 +159,39 @@ class SharedMemory:
         warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
         if not atomic and flat_addr.size:
             read_by_other = (self.read_interval[flat_addr] == self.interval) & (
-                (self.reader_warps[flat_addr] & ~warp_bit) != 0)
+                (self.reader_warps[flat_addr] & ~warp_bit) != 0
+            )
             if read_by_other.any():
                 i = int(np.argmax(read_by_other))
-                self.violations.append(Violation(
-                    "race", "shared", int(thread_of[i]), int(self.reader[flat_addr[i]]),
-                    int(flat_addr[i]), where,
-                    "write of a byte another warp reads in the same barrier interval"))
-            differs = (self.written_interval[flat_addr] == self.interval) & (
-                (self.writer_warps[flat_addr] & ~warp_bit) != 0) & (self.data[flat_addr] != flat_val)
+                self.violations.append(
+                    Violation(
+                        "race",
+                        "shared",
+                        int(thread_of[i]),
+                        int(self.reader[flat_addr[i]]),
+                        int(flat_addr[i]),
+                        where,
+                        "write of a byte another warp reads in the same barrier interval",
+                    )
+                )
+            differs = (
+                (self.written_interval[flat_addr] == self.interval)
+                & ((self.writer_warps[flat_addr] & ~warp_bit) != 0)
+                & (self.data[flat_addr] != flat_val)
+            )
             if differs.any():
                 i = int(np.argmax(differs))
-                self.violations.append(Violation(
-                    "race", "shared", int(thread_of[i]), int(self.writer[flat_addr[i]]),
-                    int(flat_addr[i]), where,
-                    "two warps write different values to one byte in the same barrier interval"))
+                self.violations.append(
+                    Violation(
+                        "race",
+                        "shared",
+                        int(thread_of[i]),
+                        int(self.writer[flat_addr[i]]),
+                        int(flat_addr[i]),
+                        where,
+                        "two warps write different values to one byte in the same barrier interval",
+                    )
+                )
         fresh = self.written_interval[flat_addr] != self.interval
         self.writer_warps[flat_addr[fresh]] = 0
         self.written_interval[flat_addr] = self.interval
@@ -146,8 +200,9 @@ class SharedMemory:
         self.data[flat_addr] = flat_val
         self.accessed_bytes += int(flat_addr.size)
 
-    def _same_instruction(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray,
-                          where: str) -> None:
+    def _same_instruction(
+        self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
         if addresses.size < 2:
             return
         order = np.lexsort((values, addresses))
@@ -155,9 +210,17 @@ class SharedMemory:
         clash = (a[1:] == a[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
         if clash.any():
             i = int(np.argmax(clash))
-            self.violations.append(Violation(
-                "nondeterministic store", "shared", int(t[i + 1]), int(t[i]), int(a[i]), where,
-                "threads of one instruction write different values to one byte"))
+            self.violations.append(
+                Violation(
+                    "nondeterministic store",
+                    "shared",
+                    int(t[i + 1]),
+                    int(t[i]),
+                    int(a[i]),
+                    where,
+                    "threads of one instruction write different values to one byte",
+                )
+            )
 
 
 @dataclass
@@ -182,12 +245,21 @@ class GlobalMemory:
         self.sites: list[str] = []
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
-        region = Region(name, base, data.size, kind, data.astype(np.int64),
-                        np.full(data.size, -1, dtype=np.int64), np.full(data.size, -1, dtype=np.int64))
+        region = Region(
+            name,
+            base,
+            data.size,
+            kind,
+            data.astype(np.int64),
+            np.full(data.size, -1, dtype=np.int64),
+            np.full(data.size, -1, dtype=np.int64),
+        )
         self.regions.append(region)
         return region
 
-    def _locate(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+    def _locate(
+        self, addresses: np.ndarray, threads: np.ndarray, where: str
+    ) -> tuple[np.ndarray, np.ndarray]:
         region_of = np.full(addresses.shape, -1, dtype=np.int64)
         for k, region in enumerate(self.regions):
             inside = (addresses >= region.base) & (addresses < region.base + region.size)
@@ -195,9 +267,17 @@ class GlobalMemory:
         missing = region_of < 0
         if missing.any():
             row, col = np.argwhere(missing)[0]
-            self.violations.append(Violation(
-                "out of bounds", "global", int(threads[row]), None, int(addresses[row, col]), where,
-                "the address is in no buffer of the kernel"))
+            self.violations.append(
+                Violation(
+                    "out of bounds",
+                    "global",
+                    int(threads[row]),
+                    None,
+                    int(addresses[row, col]),
+                    where,
+                    "the address is in no buffer of the kernel",
+                )
+            )
         return region_of, ~missing
 
     def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
@@ -209,7 +289,9 @@ class GlobalMemory:
                 out[here] = region.data[addresses[here] - region.base]
         return out
 
-    def write(self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str) -> None:
+    def write(
+        self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
         region_of, ok = self._locate(addresses, threads, where)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         if not self.sites or self.sites[-1] != where:
@@ -220,9 +302,17 @@ class GlobalMemory:
                 continue
             if region.kind in ("input", "values"):
                 row, col = np.argwhere(here)[0]
-                self.violations.append(Violation(
-                    "out of bounds", "global", int(threads[row]), None, int(addresses[row, col]),
-                    where, f"a store into the input buffer {region.name}"))
+                self.violations.append(
+                    Violation(
+                        "out of bounds",
+                        "global",
+                        int(threads[row]),
+                        None,
+                        int(addresses[row, col]),
+                        where,
+                        f"a store into the input buffer {region.name}",
+                    )
+                )
                 continue
             offsets = addresses[here] - region.base
             vals = values[here]
@@ -234,15 +324,30 @@ class GlobalMemory:
             earlier = (previous >= 0) & (previous != who) & (region.data[offsets] != vals)
             if clash.any():
                 i = int(np.argmax(clash))
-                self.violations.append(Violation(
-                    "conflicting store", "global", int(t[i + 1]), int(t[i]), int(region.base + o[i]),
-                    where, f"two threads store different values to {region.name}"))
+                self.violations.append(
+                    Violation(
+                        "conflicting store",
+                        "global",
+                        int(t[i + 1]),
+                        int(t[i]),
+                        int(region.base + o[i]),
+                        where,
+                        f"two threads store different values to {region.name}",
+                    )
+                )
             elif earlier.any():
                 i = int(np.argmax(earlier))
-                self.violations.append(Violation(
-                    "conflicting store", "global", int(who[i]), int(previous[i]),
-                    int(region.base + offsets[i]), where,
-                    f"two threads store different values to {region.name}"))
+                self.violations.append(
+                    Violation(
+                        "conflicting store",
+                        "global",
+                        int(who[i]),
+                        int(previous[i]),
+                        int(region.base + offsets[i]),
+                        where,
+                        f"two threads store different values to {region.name}",
+                    )
+                )
             region.data[offsets] = vals
             region.writer[offsets] = who
             region.site[offsets] = len(self.sites) - 1

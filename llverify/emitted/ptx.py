@@ -94,7 +94,9 @@ class _AsmState:
         self.output_names = [f"${k}" for k in range(len(outputs))]
         self.output_bits = [_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs]
         for name, bits in zip(self.output_names, self.output_bits):
-            self.regs[name] = Val(bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64))
+            self.regs[name] = Val(
+                bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64)
+            )
         for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
             value = run.value(operand)
             name = f"${len(outputs) + k}"
@@ -106,8 +108,14 @@ class _AsmState:
         operand = operand.strip()
         if operand in self.regs:
             return self.regs[operand]
-        special = {"%tid.x": np.arange(self.run.threads), "%laneid": np.arange(self.run.threads) % self.run.warp_size,
-                   "%ctaid.x": 0, "%ctaid.y": 0, "%ctaid.z": 0, "%cluster_ctarank": 0}
+        special = {
+            "%tid.x": np.arange(self.run.threads),
+            "%laneid": np.arange(self.run.threads) % self.run.warp_size,
+            "%ctaid.x": 0,
+            "%ctaid.y": 0,
+            "%ctaid.z": 0,
+            "%cluster_ctarank": 0,
+        }
         if operand in special:
             return Val.concrete(np.asarray(special[operand]), bits, self.run.threads)
         if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", operand):
@@ -127,7 +135,10 @@ class _AsmState:
             syms = value.byte_symbols()
             width = syms.shape[1] // len(parts)
             for k, part in enumerate(parts):
-                self.write(part, Val(width * 8, syms=syms[:, k * width:(k + 1) * width].copy()).normalised())
+                self.write(
+                    part,
+                    Val(width * 8, syms=syms[:, k * width : (k + 1) * width].copy()).normalised(),
+                )
             return
         old = self.regs.get(operand)
         if old is not None and not self.active.all():
@@ -217,8 +228,11 @@ def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.nd
         value = state.read(operands[1], 32)
         b = state.read(operands[2], 32).integers(active, "shuffle lane").astype(np.int64)
         c = state.read(operands[3], 32).integers(active, "shuffle clamp").astype(np.int64)
-        member = state.read(operands[4], 32).integers(active, "member mask") if len(operands) > 4 else (
-            np.full(run.threads, 0xFFFFFFFF, dtype=np.uint64))
+        member = (
+            state.read(operands[4], 32).integers(active, "member mask")
+            if len(operands) > 4
+            else (np.full(run.threads, 0xFFFFFFFF, dtype=np.uint64))
+        )
         state.write(operands[0], intrinsics.shuffle(run, mode, value, b, c, member, active))
     elif root in ("bar", "barrier") and ".warp" not in opcode:
         if not active.all() or run.finished.any():
@@ -232,16 +246,48 @@ def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.nd
         _async_copy(state, opcode, operands, active)
     elif root in ("ldmatrix", "stmatrix"):
         _matrix(state, opcode, operands, active)
-    elif root in ("cvt", "add", "sub", "mul", "max", "min", "fma", "neg", "abs", "and", "or", "xor",
-                  "shl", "shr", "div", "rcp", "ex2", "lg2", "sqrt", "selp", "cvt.rn"):
+    elif root in (
+        "cvt",
+        "add",
+        "sub",
+        "mul",
+        "max",
+        "min",
+        "fma",
+        "neg",
+        "abs",
+        "and",
+        "or",
+        "xor",
+        "shl",
+        "shr",
+        "div",
+        "rcp",
+        "ex2",
+        "lg2",
+        "sqrt",
+        "selp",
+        "cvt.rn",
+    ):
         bits = _bits_of_suffix(opcode) if re.search(r"\.[bufs](8|16|32|64)$", opcode) else 32
         sources = [state.read(o, bits) for o in operands[1:]]
-        if root in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr") and all(
-                s.is_concrete() for s in sources) and ".f" not in opcode:
+        if (
+            root in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr")
+            and all(s.is_concrete() for s in sources)
+            and ".f" not in opcode
+        ):
             a, b = (s.normalised().integers() for s in sources[:2])
             with np.errstate(all="ignore"):
-                r = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b,
-                     "xor": a ^ b, "shl": a << b, "shr": a >> b}[root]
+                r = {
+                    "add": a + b,
+                    "sub": a - b,
+                    "mul": a * b,
+                    "and": a & b,
+                    "or": a | b,
+                    "xor": a ^ b,
+                    "shl": a << b,
+                    "shr": a >> b,
+                }[root]
             state.write(operands[0], Val.concrete(r, bits, run.threads))
         else:
             out_bits = bits
@@ -289,7 +335,11 @@ def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.n
     size = int(operands[2], 0)
     source_size = size
     if len(operands) > 3:
-        source_size = int(state.read(operands[3], 32).integers(active, "copy size")[active][0]) if active.any() else size
+        source_size = (
+            int(state.read(operands[3], 32).integers(active, "copy size")[active][0])
+            if active.any()
+            else size
+        )
     data = run.load_bytes(1, source, size, active & (source_size > 0), state.ins)
     if source_size < size:
         data[:, source_size:] = -1
@@ -304,10 +354,12 @@ def _matrix(state: _AsmState, opcode: str, operands: list[str], active: np.ndarr
     transposed = ".trans" in opcode
     if opcode.startswith("ldmatrix"):
         addresses = _address(state, operands[1]) & np.uint64(0xFFFFFFFF)
-        registers = intrinsics.ldmatrix(run, addresses, count, transposed, active, run.where(state.ins))
+        registers = intrinsics.ldmatrix(
+            run, addresses, count, transposed, active, run.where(state.ins)
+        )
         state.write(operands[0], Val(32 * count, syms=np.concatenate(registers, axis=1)))
     else:
         addresses = _address(state, operands[0]) & np.uint64(0xFFFFFFFF)
         value = state.read(operands[1], 32 * count).byte_symbols()
-        registers = [value[:, 4 * k:4 * k + 4] for k in range(count)]
+        registers = [value[:, 4 * k : 4 * k + 4] for k in range(count)]
         intrinsics.stmatrix(run, addresses, registers, transposed, active, run.where(state.ins))

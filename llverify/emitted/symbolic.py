@@ -1,4 +1,4 @@
-"""Tagged values of every thread at once: bytes that are constants or pieces of hash-consed DAG nodes.
+"""Tagged values of every thread at once: constant bytes or pieces of hash-consed DAG nodes.
 
 A value held by the T threads of a CTA is a :class:`Val`: either concrete integers (one
 ``uint64`` per thread, the fast path of index arithmetic) or a ``(T, nbytes)`` array of *byte
@@ -49,11 +49,32 @@ COMMUTATIVE = frozenset(
 )  # fmt: skip
 
 
-_SWAPPED = {"olt": "ogt", "ogt": "olt", "ole": "oge", "oge": "ole", "ult": "ugt", "ugt": "ult",
-            "ule": "uge", "uge": "ule", "slt": "sgt", "sgt": "slt", "sle": "sge", "sge": "sle"}
-_ALIASES = {"nvvm.fmax": "maxnum", "nvvm.fmin": "minnum", "nvvm.fmax.nan": "maximum",
-            "nvvm.fmin.nan": "minimum", "ptx.max": "maxnum", "ptx.min": "minnum",
-            "ptx.max.NaN": "maximum", "ptx.min.NaN": "minimum", "ptx.add": "fadd", "ptx.mul": "fmul"}
+_SWAPPED = {
+    "olt": "ogt",
+    "ogt": "olt",
+    "ole": "oge",
+    "oge": "ole",
+    "ult": "ugt",
+    "ugt": "ult",
+    "ule": "uge",
+    "uge": "ule",
+    "slt": "sgt",
+    "sgt": "slt",
+    "sle": "sge",
+    "sge": "sle",
+}
+_ALIASES = {
+    "nvvm.fmax": "maxnum",
+    "nvvm.fmin": "minnum",
+    "nvvm.fmax.nan": "maximum",
+    "nvvm.fmin.nan": "minimum",
+    "ptx.max": "maxnum",
+    "ptx.min": "minnum",
+    "ptx.max.NaN": "maximum",
+    "ptx.min.NaN": "minimum",
+    "ptx.add": "fadd",
+    "ptx.mul": "fmul",
+}
 _TYPE_SUFFIX = re.compile(r"(\.(?:v\d+)?(?:f|i|bf|b|u|s)\d+|\.f|\.ftz|\.rn|\.p\d+)+$")
 
 
@@ -65,12 +86,12 @@ def canonical_op(name: str) -> str:
     ('maxnum', 'maxnum', 'fadd')
     """
     if name.startswith("llvm."):
-        name = name[len("llvm."):]
+        name = name[len("llvm.") :]
     stem = _TYPE_SUFFIX.sub("", name) if not name.startswith(("fcmp.", "icmp.")) else name
     return _ALIASES.get(stem, stem)
 
 
-class Unmodelled(Exception):
+class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an error
     """An instruction or a use of a value the executor does not model: the verdict is unknown."""
 
 
@@ -175,8 +196,13 @@ class Dag:
         if key[0] == "bytes":
             parts = []
             for s in key[1]:
-                parts.append("undef" if s == UNDEFINED else hex(-1 - s) if s < 0 else
-                             f"{self.describe(s // _SLOTS, depth - 1)}.b{s % _SLOTS}")
+                parts.append(
+                    "undef"
+                    if s == UNDEFINED
+                    else hex(-1 - s)
+                    if s < 0
+                    else f"{self.describe(s // _SLOTS, depth - 1)}.b{s % _SLOTS}"
+                )
             return "bytes(" + ", ".join(parts) + ")"
         return f"{key[0]}(" + ", ".join(self.describe(o, depth - 1) for o in key[1:]) + ")"
 

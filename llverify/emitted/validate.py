@@ -1,4 +1,4 @@
-"""Validate the code an installed Triton emits for each layout-carrying op of a TTGIR module or a kernel.
+"""Validate the code an installed Triton emits for each layout-carrying op of a module.
 
 The steps: build one harness kernel around the module's ops (:mod:`~llverify.emitted.harness`),
 compile it with the installed Triton (or a release's interpreter) on the CPU
@@ -9,9 +9,9 @@ does not model is taken out of the harness and reported unknown with the reason;
 are compiled and run again.
 
 Examples:
-    >>> report = validate_module(open("tests/data/ttgir/softmax_fp32_sm80.ttgir").read())  # doctest: +SKIP
-    >>> report.status.value  # doctest: +SKIP
-    'proved'
+    >>> report = validate_module(open("tests/data/ttgir/softmax_fp32_sm80.ttgir").read())
+    >>> report.status.value, report.counts()
+    ('proved', {'proved': 2, 'refuted': 0, 'unknown': 0})
 """
 
 from __future__ import annotations
@@ -67,18 +67,29 @@ class ValidationReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source, "target": self.target, "triton": self.triton_version,
-            "threads": self.threads, "status": self.status.value, "counts": self.counts(),
-            "ops": [v.to_dict() for v in self.verdicts], "skipped": self.skipped,
+            "source": self.source,
+            "target": self.target,
+            "triton": self.triton_version,
+            "threads": self.threads,
+            "status": self.status.value,
+            "counts": self.counts(),
+            "ops": [v.to_dict() for v in self.verdicts],
+            "skipped": self.skipped,
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "instructions_executed": self.instructions,
         }
 
 
-def validate_module(text: str, *, source: str = "<module>", target: str | None = None,
-                    python: str | None = None, timeout_s: float = 300.0,
-                    ops: list[int] | None = None,
-                    progress: Callable[[str], None] | None = None) -> ValidationReport:
+def validate_module(
+    text: str,
+    *,
+    source: str = "<module>",
+    target: str | None = None,
+    python: str | None = None,
+    timeout_s: float = 300.0,
+    ops: list[int] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ValidationReport:
     """Validate every layout-carrying op of the TTGIR module ``text``.
 
     ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
@@ -98,9 +109,13 @@ def validate_module(text: str, *, source: str = "<module>", target: str | None =
         clock = time.perf_counter()
         harness = build_harness(module, ops=chosen)
         timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
-        report = ValidationReport(source, harness.target, "", harness.num_warps * harness.threads_per_warp)
-        report.skipped = [{"op": op.name, "line": op.line, "location": op.location, "reason": reason}
-                          for op, reason in harness.skipped]
+        report = ValidationReport(
+            source, harness.target, "", harness.num_warps * harness.threads_per_warp
+        )
+        report.skipped = [
+            {"op": op.name, "line": op.line, "location": op.location, "reason": reason}
+            for op, reason in harness.skipped
+        ]
         if not harness.cases:
             report.verdicts = sorted(excluded.values(), key=lambda v: (v.op_line, v.index))
             report.timings = timings
@@ -115,13 +130,18 @@ def validate_module(text: str, *, source: str = "<module>", target: str | None =
         if isinstance(outcome, UnmodelledAt):
             culprit = _case_at(harness, outcome)
             if culprit is None:
-                report.verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
+                report.verdicts = [
+                    _unknown(case, harness, compiled, str(outcome)) for case in harness.cases
+                ]
                 report.verdicts += list(excluded.values())
                 report.verdicts.sort(key=lambda v: (v.op_line, v.index))
                 report.timings = timings
                 return report
             excluded[id(culprit.op)] = _unknown(culprit, harness, compiled, str(outcome))
-            say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
+            say(
+                f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding"
+                " without it"
+            )
             positions = {id(op): k for k, op in enumerate(module.ops)}
             chosen = [positions[id(c.op)] for c in harness.cases if c is not culprit]
             continue
@@ -135,40 +155,76 @@ def validate_module(text: str, *, source: str = "<module>", target: str | None =
         report.timings = timings
         return report
     reason = f"not executed: {MAX_REBUILDS} ops in a row used code the executor does not model"
-    report.verdicts = [_unknown(case, harness, compiled, reason) for case in harness.cases
-                       if id(case.op) not in excluded] + list(excluded.values())
+    report.verdicts = [
+        _unknown(case, harness, compiled, reason)
+        for case in harness.cases
+        if id(case.op) not in excluded
+    ] + list(excluded.values())
     report.verdicts.sort(key=lambda v: (v.op_line, v.index))
     report.timings = timings
     return report
 
 
-def validate_kernel(path: str, function: str, *, signature: dict[str, str],
-                    constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
-                    num_warps: int = 4, python: str | None = None,
-                    timeout_s: float = 300.0,
-                    progress: Callable[[str], None] | None = None) -> ValidationReport:
+def validate_kernel(
+    path: str,
+    function: str,
+    *,
+    signature: dict[str, str],
+    constexprs: dict[str, Any] | None = None,
+    target: str = "cuda:90",
+    num_warps: int = 4,
+    python: str | None = None,
+    timeout_s: float = 300.0,
+    progress: Callable[[str], None] | None = None,
+) -> ValidationReport:
     """Compile the Triton/Gluon kernel ``function`` of the Python file ``path`` and validate
     the ops of the TTGIR it compiles to (locations point back into ``path``)."""
-    compiled = compile_python(path, function, signature=signature, constexprs=constexprs or {},
-                              target=target, num_warps=num_warps, python=python, timeout_s=timeout_s)
-    report = validate_module(compiled.ttgir, source=f"{path}:{function}", target=target,
-                             python=python, timeout_s=timeout_s, progress=progress)
+    compiled = compile_python(
+        path,
+        function,
+        signature=signature,
+        constexprs=constexprs or {},
+        target=target,
+        num_warps=num_warps,
+        python=python,
+        timeout_s=timeout_s,
+    )
+    report = validate_module(
+        compiled.ttgir,
+        source=f"{path}:{function}",
+        target=target,
+        python=python,
+        timeout_s=timeout_s,
+        progress=progress,
+    )
     report.timings["compile_kernel"] = compiled.seconds
     return report
 
 
 def _claim(harness: Harness, compiled: CompiledKernel) -> str:
     threads = harness.num_warps * harness.threads_per_warp
-    return (f"exhaustive over all {threads} threads of one CTA of this compiled instance "
-            f"({harness.target}, Triton {compiled.triton_version}), every input element tagged")
+    return (
+        f"exhaustive over all {threads} threads of one CTA of this compiled instance "
+        f"({harness.target}, Triton {compiled.triton_version}), every input element tagged"
+    )
 
 
 def _unknown(case: Any, harness: Harness, compiled: CompiledKernel, reason: str) -> CaseVerdict:
-    return CaseVerdict(case.index, case.op.name, case.op_line, case.location, case.description,
-                       Status.UNKNOWN, _claim(harness, compiled), reason=reason)
+    return CaseVerdict(
+        case.index,
+        case.op.name,
+        case.op_line,
+        case.location,
+        case.description,
+        Status.UNKNOWN,
+        _claim(harness, compiled),
+        reason=reason,
+    )
 
 
-def _execute(harness: Harness, compiled: CompiledKernel, timings: dict[str, float]) -> Execution | UnmodelledAt:
+def _execute(
+    harness: Harness, compiled: CompiledKernel, timings: dict[str, float]
+) -> Execution | UnmodelledAt:
     clock = time.perf_counter()
     try:
         module = parse_llvm_ir(compiled.llir)
@@ -176,8 +232,13 @@ def _execute(harness: Harness, compiled: CompiledKernel, timings: dict[str, floa
         return UnmodelledAt(f"the emitted LLVM IR could not be read: {exc}", None)
     kernel = harness.kernel if harness.kernel in module.functions else next(iter(module.functions))
     threads = harness.num_warps * harness.threads_per_warp
-    run = Execution(module, kernel, threads=threads, warp_size=harness.threads_per_warp,
-                    shared_bytes=compiled.shared_bytes)
+    run = Execution(
+        module,
+        kernel,
+        threads=threads,
+        warp_size=harness.threads_per_warp,
+        shared_bytes=compiled.shared_bytes,
+    )
     if harness.num_ctas != 1:
         return UnmodelledAt(f"a module of {harness.num_ctas} CTAs (only one CTA is executed)", None)
     for spec in harness.buffers:
@@ -189,7 +250,9 @@ def _execute(harness: Harness, compiled: CompiledKernel, timings: dict[str, floa
             run.add_input(spec.arg, spec.name, element_bytes=element_bytes, count=count)
         elif spec.role == "values":
             assert spec.values is not None
-            run.add_values(spec.arg, spec.name, spec.values.reshape(-1), element_bytes=element_bytes)
+            run.add_values(
+                spec.arg, spec.name, spec.values.reshape(-1), element_bytes=element_bytes
+            )
         else:
             run.add_output(spec.arg, spec.name, element_bytes=element_bytes, count=count)
     for extra in range(len(harness.buffers), len(run.function.arguments)):
