@@ -21,6 +21,7 @@ from llverify.cli.args import (
     read_text_file,
 )
 from llverify.cli.output import to_json
+from llverify.cli.validate_cmd import TARGETS, add_compile_options, print_report, run_validation
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
@@ -70,8 +71,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         raise LLVerifyError(f"{args.kernel}: {error}") from None
     broken = violations(report, args.max_bank_conflicts)
     code = exit_code(report, broken, args.require_proofs)
+    emitted = _validate_emitted(args) if args.emitted else None
+    if emitted is not None:
+        broken += [
+            f"{v.location or 'line ' + str(v.op_line)} {v.op}: emitted code refuted: {v.reason}"
+            for v in emitted.verdicts
+            if v.status is Status.REFUTED
+        ]
+        code = exit_code(report, broken, args.require_proofs)
+        if code == EXIT_OK and args.require_proofs and emitted.status is Status.UNKNOWN:
+            code = EXIT_UNKNOWN
     if args.json:
-        print(to_json({**report.to_dict(), "violations": broken, "exit_code": code}))
+        extra = {} if emitted is None else {"emitted": emitted.to_dict()}
+        print(to_json({**report.to_dict(), **extra, "violations": broken, "exit_code": code}))
         return code
     print(f"{args.kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
     print(f"{'cost':>8}  {'status':8}  {'op':22}  {'location':28}  summary")
@@ -81,9 +93,23 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if report.skipped:
         names = ", ".join(f"{k} x{v}" for k, v in sorted(report.skipped.items()))
         print(f"skipped (no layout semantics audited): {names}")
+    if emitted is not None:
+        print("emitted code (llverify validate):")
+        print_report(emitted)
     for line in broken:
         print(f"VIOLATION {line}")
     return code
+
+
+def _validate_emitted(args: argparse.Namespace) -> Any:
+    """Validate the code Triton emits for the module's ops (``--emitted``)."""
+    if args.target and args.target not in TARGETS:
+        raise LLVerifyError(f"--emitted: Triton does not compile for {args.target} here; "
+                            f"choose one of {', '.join(sorted(TARGETS))}")
+    namespace = argparse.Namespace(
+        target=args.target, python=args.python, release=args.release, json=True, quiet=True,
+        timeout=300.0, function=None)
+    return run_validation(namespace, args.kernel)
 
 
 def register(commands: Any) -> None:
@@ -104,6 +130,7 @@ def register(commands: Any) -> None:
             f"llverify audit {KERNEL}",
             f"llverify audit {KERNEL} --json --require-proofs",
             f"llverify audit {KERNEL} --max-bank-conflicts 0   # exit 1: a load has 1 conflict",
+            f"llverify audit {KERNEL} --emitted   # also prove the code Triton emits per op",
         ),
         formatter_class=HelpFormatter,
     )
@@ -133,4 +160,11 @@ def register(commands: Any) -> None:
         metavar="SECONDS",
         help="solver budget per synthesis (default %(default)s)",
     )
+    parser.add_argument(
+        "--emitted",
+        action="store_true",
+        help="also compile the module with the installed Triton and prove the emitted code of "
+        "each op (as 'llverify validate'); a refuted op exits 1",
+    )
+    add_compile_options(parser)
     parser.set_defaults(handler=_cmd_audit)
