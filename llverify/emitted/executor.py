@@ -71,7 +71,7 @@ class _Frame:
     stop: str | None
 
 
-@dataclass
+@dataclass(repr=False)
 class Execution:
     """One run of ``kernel`` of ``module`` by ``threads`` threads (one CTA)."""
 
@@ -145,6 +145,9 @@ class Execution:
     @property
     def violations(self) -> list[Violation]:
         return self.shared.violations + self.memory.violations
+
+    def __repr__(self) -> str:
+        return f"Execution({self.kernel!r}, threads={self.threads}, steps={self.steps})"
 
     def complete_async_copies(self, keep: int = 0) -> None:
         """``cp.async.wait_group keep``: land every committed group but the newest ``keep``."""

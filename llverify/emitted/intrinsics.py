@@ -284,6 +284,14 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
         for k in range(vector_type.count)
     ]
     name = {"fmax": "maxnum", "fmin": "minnum"}.get(operation, operation)
+    integer = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+               "xor": np.bitwise_xor, "umax": np.maximum, "umin": np.minimum}
+    if operation in integer and all(e.is_concrete() for e in elements):
+        bits = vector_type.element.bits
+        with np.errstate(all="ignore"):
+            total = integer[operation].reduce(
+                np.stack([e.normalised().integers() for e in elements]), axis=0)
+        return Val.concrete(total, bits, run.threads)
     if operation in ("fadd", "fmul"):
         accumulator = operands[0]
         rest = elements
