@@ -335,10 +335,11 @@ def _retarget(text: str, target: str) -> str:
 
 
 def _useful_stderr(stderr: str) -> str:
-    """Triton's error lines: no nanobind leak report, warning noise or worker traceback."""
-    lines, skipping = [], False
+    """Triton's error lines, each once: no nanobind leak report, warning or worker traceback."""
+    lines: list[str] = []
+    skipping = False
     for line in stderr.splitlines():
-        if "leaked" in line or "nanobind" in line or "UserWarning" in line or "warn_once(" in line:
+        if any(noise in line for noise in ("leaked", "nanobind", "UserWarning", "warn_once(")):
             continue
         if line.startswith("Traceback (most recent call last)"):
             skipping = True
@@ -346,8 +347,9 @@ def _useful_stderr(stderr: str) -> str:
         if skipping and (line.startswith("  ") or not line.strip()):
             continue
         skipping = False
-        lines.append(line)
-    return "\n".join(lines[-20:]).strip()
+        if line.strip() and line not in lines:
+            lines.append(line)
+    return "\n".join(lines[-20:])
 
 
 def _run_worker(
