@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-TORCH_STUB = '''"""A stub of torch for Triton 2.x on a machine without torch (written by llverify)."""
+TORCH_STUB = '''"""A torch stub for Triton 2.x on a machine without torch (written by llverify)."""
 import os
 import types
 
@@ -73,8 +73,13 @@ def matrix(root: Path) -> None:
     """Compile the three kernels with each release of ``root`` for each target; print the table."""
     import tempfile
 
-    from llverify.emitted.compile import TARGETS, CompileError, compile_python, compile_ttgir
-    from llverify.emitted.compile import release_pythons
+    from llverify.emitted.compile import (
+        TARGETS,
+        CompileError,
+        compile_python,
+        compile_ttgir,
+        release_pythons,
+    )
 
     texts = {name: (KERNELS / f"{name}.ttgir").read_text() for name in ("cvt", "red")}
     failures: list[str] = []
@@ -90,17 +95,25 @@ def matrix(root: Path) -> None:
                 for kernel in ("cvt", "red", "python"):
                     try:
                         if kernel == "python":
-                            compile_python(str(source), "rowsum", signature={"x_ptr": "*fp32",
-                                           "y_ptr": "*fp32"}, constexprs={"M": 64, "N": 64},
-                                           target=target, python=python)
+                            compile_python(
+                                str(source),
+                                "rowsum",
+                                signature={"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                                constexprs={"M": 64, "N": 64},
+                                target=target,
+                                python=python,
+                            )
                         else:
                             compile_ttgir(texts[kernel], target, python=python)
                     except CompileError as error:
                         bad.append(kernel)
                         failures.append(f"{version} {target} {kernel}: {error}")
                 cells.append("ok" if not bad else "fails: " + ", ".join(bad))
-                print(f"  {version} {target}: {cells[-1]} ({time.time() - start:.1f} s)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {version} {target}: {cells[-1]} ({time.time() - start:.1f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             rows.append(f"| {version} | " + " | ".join(cells) + " |")
     print("| release | " + " | ".join(TARGETS) + " |")
     print("|---" * (len(TARGETS) + 1) + "|")
@@ -120,16 +133,24 @@ def installed_version(venv: Path) -> str | None:
     python = venv / "bin" / "python"
     if not python.exists():
         return None
-    proc = subprocess.run([str(python), "-c", "import triton; print(triton.__version__)"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(python), "-c", "import triton; print(triton.__version__)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def site_packages(venv: Path) -> Path:
     """The venv's site-packages folder."""
     python = venv / "bin" / "python"
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip())
 
 
@@ -191,10 +212,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", help="folder holding one venv per release")
     parser.add_argument("versions", nargs="*", help="Triton releases, e.g. 2.1.0 3.2.0")
-    parser.add_argument("--link", action="append", default=[], metavar="VERSION=VENV",
-                        help="use an existing venv for VERSION (a symlink)")
-    parser.add_argument("--matrix", action="store_true",
-                        help="compile the test kernels with each release for each target")
+    parser.add_argument(
+        "--link",
+        action="append",
+        default=[],
+        metavar="VERSION=VENV",
+        help="use an existing venv for VERSION (a symlink)",
+    )
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="compile the test kernels with each release for each target",
+    )
     args = parser.parse_args()
     root = Path(args.root)
     if args.matrix:

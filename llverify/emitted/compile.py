@@ -18,6 +18,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -84,8 +85,10 @@ def parse_target(target: str) -> dict[str, Any]:
         return {"backend": "cuda", "arch": int(arch), "warp_size": 32}
     if backend == "hip" and re.fullmatch(r"gfx[0-9a-f]+", arch):
         return {"backend": "hip", "arch": arch, "warp_size": 64}
-    raise ValueError(f"target={target!r}: expected 'cuda:<sm>' (e.g. 'cuda:90') or "
-                     "'hip:<gfx arch>' (e.g. 'hip:gfx942')")
+    raise ValueError(
+        f"target={target!r}: expected 'cuda:<sm>' (e.g. 'cuda:90') or "
+        "'hip:<gfx arch>' (e.g. 'hip:gfx942')"
+    )
 
 
 def _release(version: str) -> tuple[int, int]:
@@ -122,18 +125,19 @@ def _top_level(text: str, token: str) -> list[int]:
 def _split_loc(line: str) -> tuple[str, str]:
     """A line without its trailing ``loc(...)``, and that suffix."""
     match = re.search(r"\s+loc\(.*\)\s*$", line)
-    return (line[: match.start()], line[match.start():]) if match else (line, "")
+    return (line[: match.start()], line[match.start() :]) if match else (line, "")
 
 
 def _type_part(line: str) -> tuple[str, str] | None:
     """(head, types) of an op line split at its last top-level `` : ``."""
     cuts = _top_level(line, " : ")
-    return (line[: cuts[-1]], line[cuts[-1] + 3:]) if cuts else None
+    return (line[: cuts[-1]], line[cuts[-1] + 3 :]) if cuts else None
 
 
 _FUNCTIONAL_OPS = re.compile(
     r"=\s*(tt\.(splat|broadcast|expand_dims|reshape|trans|fp_to_fp|bitcast|int_to_ptr"
-    r"|ptr_to_int)|triton_gpu\.convert_layout)\b")
+    r"|ptr_to_int)|triton_gpu\.convert_layout)\b"
+)
 
 
 def _functional_types(text: str) -> str:
@@ -146,7 +150,7 @@ def _functional_types(text: str) -> str:
             head, types = split
             arrows = _top_level(types, " -> ")
             if arrows and not types.startswith("("):
-                types = f"({types[: arrows[0]]}){types[arrows[0]:]}"
+                types = f"({types[: arrows[0]]}){types[arrows[0] :]}"
                 line = f"{head} : {types}{loc}"
         out.append(line)
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
@@ -166,9 +170,11 @@ def _load_store_2x(text: str) -> str:
         split = _type_part(body) if match else None
         if match and split is not None:
             head, types = split
-            if "{" not in head[match.end():]:
+            if "{" not in head[match.end() :]:
                 attrs = "cache = 1 : i32, evict = 1 : i32"
-                head += " {" + attrs + (", isVolatile = false}" if match.group(1) == "load" else "}")
+                head += (
+                    " {" + attrs + (", isVolatile = false}" if match.group(1) == "load" else "}")
+                )
             line = f"{head} : {_pointee_tensor(types)}{loc}"
         out.append(line)
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
@@ -182,8 +188,10 @@ def _nvmma_to_legacy(match: re.Match[str]) -> str:
     else:
         vec, per_phase, max_phase = 128 // bits, 128 // width, width // 16
     order = "[0, 1]" if transposed else "[1, 0]"
-    return (f"#ttg.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-            f"order = {order}, hasLeadingOffset = true}}>")
+    return (
+        f"#ttg.shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+        f"order = {order}, hasLeadingOffset = true}}>"
+    )
 
 
 def _sub(pattern: str, repl: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
@@ -224,50 +232,83 @@ def _cta_params(text: str) -> str:
 
 def _target_2x(text: str) -> str:
     """2.2-2.3 name the target by ``triton_gpu.compute-capability`` (CUDA only)."""
-    return re.sub(r'triton_gpu\.target = "cuda:(\d+)"', r'"triton_gpu.compute-capability" = \1 : i32',
-                  text)
+    return re.sub(
+        r'triton_gpu\.target = "cuda:(\d+)"', r'"triton_gpu.compute-capability" = \1 : i32', text
+    )
 
 
 #: (first release with the 3.9 spelling, what changed, rewrite from that spelling to the one
 #: before), newest first.  A release older than the key gets the rewrite.
 TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
-    ((3, 9), 'module attribute "ttng.two-ctas"',
-     _sub(r',\s*"ttng\.two-ctas" = (true|false)', "")),
+    ((3, 9), 'module attribute "ttng.two-ctas"', _sub(r',\s*"ttng\.two-ctas" = (true|false)', "")),
     ((3, 6), "AMD dialect prefix amdg. (was amdgpu.)", _sub(r"(?<![\w%$.#])amdg\.", "amdgpu.")),
-    ((3, 6), "amd_mfma instrShape with K (was [M, N])",
-     _sub(r"(#ttg\.amd_mfma<\{[^}]*instrShape = \[\d+, \d+), \d+\]", r"\1]")),
-    ((3, 5), "amd_mfma version = V (was versionMajor = V, versionMinor = 0)",
-     _sub(r"(#ttg\.amd_mfma<\{)version = (\d+)", r"\1versionMajor = \2, versionMinor = 0")),
-    ((3, 3), "#ttg.nvmma_shared (was #shared with hasLeadingOffset = true)",
-     _sub(r"#ttg\.nvmma_shared<\{swizzlingByteWidth = (\d+), transposed = (true|false), "
-          r"elementBitWidth = (\d+)[^}]*\}>", _nvmma_to_legacy)),
-    ((3, 3), "#ttg.swizzled_shared (was #shared with hasLeadingOffset = false)",
-     _sub(r"#ttg\.swizzled_shared<\{([^}]*)\}>", r"#ttg.shared<{\1, hasLeadingOffset = false}>")),
+    (
+        (3, 6),
+        "amd_mfma instrShape with K (was [M, N])",
+        _sub(r"(#ttg\.amd_mfma<\{[^}]*instrShape = \[\d+, \d+), \d+\]", r"\1]"),
+    ),
+    (
+        (3, 5),
+        "amd_mfma version = V (was versionMajor = V, versionMinor = 0)",
+        _sub(r"(#ttg\.amd_mfma<\{)version = (\d+)", r"\1versionMajor = \2, versionMinor = 0"),
+    ),
+    (
+        (3, 3),
+        "#ttg.nvmma_shared (was #shared with hasLeadingOffset = true)",
+        _sub(
+            r"#ttg\.nvmma_shared<\{swizzlingByteWidth = (\d+), transposed = (true|false), "
+            r"elementBitWidth = (\d+)[^}]*\}>",
+            _nvmma_to_legacy,
+        ),
+    ),
+    (
+        (3, 3),
+        "#ttg.swizzled_shared (was #shared with hasLeadingOffset = false)",
+        _sub(r"#ttg\.swizzled_shared<\{([^}]*)\}>", r"#ttg.shared<{\1, hasLeadingOffset = false}>"),
+    ),
     ((3, 3), "!ttg.memdesc (was !tt.memdesc)", _sub(r"!ttg\.memdesc<", "!tt.memdesc<")),
-    ((3, 3), "dialect prefixes ttg. and ttng. (were triton_gpu. and triton_nvidia_gpu.)",
-     lambda text: re.sub(r"(?<![\w%$.])ttng\.", "triton_nvidia_gpu.",
-                         re.sub(r"(?<![\w%$.])ttg\.", "triton_gpu.", text))),
+    (
+        (3, 3),
+        "dialect prefixes ttg. and ttng. (were triton_gpu. and triton_nvidia_gpu.)",
+        lambda text: re.sub(
+            r"(?<![\w%$.])ttng\.",
+            "triton_nvidia_gpu.",
+            re.sub(r"(?<![\w%$.])ttg\.", "triton_gpu.", text),
+        ),
+    ),
     ((3, 2), "memdesc memory space #shared_memory (absent before)", _drop_memory_space),
     ((3, 0), "nvidia_mma (was mma)", _sub(r"#triton_gpu\.nvidia_mma<", "#triton_gpu.mma<")),
     ((3, 0), "op types A -> B (were (A) -> B)", _functional_types),
-    ((3, 0), "tt.load/tt.store typed by the pointer (were by the value, with cache/evict)",
-     _load_store_2x),
+    (
+        (3, 0),
+        "tt.load/tt.store typed by the pointer (were by the value, with cache/evict)",
+        _load_store_2x,
+    ),
     ((3, 0), "module attribute triton_gpu.target (was triton_gpu.compute-capability)", _target_2x),
     ((3, 0), "CTA parameters of blocked, shared and mma (required in 2.2-2.3)", _cta_params),
-    ((2, 2), 'module attributes "triton_gpu.num-ctas", compute-capability (absent in 2.1)',
-     _sub(r'"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32(,\s*)?|'
-          r',\s*"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32', "")),
-    ((2, 2), "CTA parameters (absent in 2.1)",
-     _sub(r", CTAsPerCGA = \[[\d, ]*\], CTASplitNum = \[[\d, ]*\], CTAOrder = \[[\d, ]*\]", "")),
+    (
+        (2, 2),
+        'module attributes "triton_gpu.num-ctas", compute-capability (absent in 2.1)',
+        _sub(
+            r'"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32(,\s*)?|'
+            r',\s*"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32',
+            "",
+        ),
+    ),
+    (
+        (2, 2),
+        "CTA parameters (absent in 2.1)",
+        _sub(r", CTAsPerCGA = \[[\d, ]*\], CTASplitNum = \[[\d, ]*\], CTAOrder = \[[\d, ]*\]", ""),
+    ),
 )
 
 
 def translate_ttgir(text: str, release: str) -> str:
     """``text``, a TTGIR module in Triton 3.9's spelling, in the spelling ``release`` parses.
 
-    >>> translate_ttgir('#s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, '
-    ...                 'order = [1, 0]}>', "3.2.0")
-    '#s = #triton_gpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0], hasLeadingOffset = false}>'
+    >>> swizzled = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
+    >>> translate_ttgir(swizzled, "3.2.0").split(", ")[-1]
+    'hasLeadingOffset = false}>'
     """
     wanted = _release(release)
     for since, _, rewrite in TRANSLATIONS:
@@ -283,19 +324,22 @@ def _retarget(text: str, target: str) -> str:
         return pattern.sub(f'ttg.target = "{target}"', text, count=1)
     attrs = re.search(r"module attributes \{", text)
     if attrs is None:
-        raise ValueError("text: expected a TTGIR module with 'module attributes {...}' "
-                         "(num-warps and threads-per-warp)")
-    return f'{text[: attrs.end()]}ttg.target = "{target}", {text[attrs.end():]}'
+        raise ValueError(
+            "text: expected a TTGIR module with 'module attributes {...}' "
+            "(num-warps and threads-per-warp)"
+        )
+    return f'{text[: attrs.end()]}ttg.target = "{target}", {text[attrs.end() :]}'
 
 
 # --------------------------------------------------------------------------- running Triton
 
 
 def _useful_stderr(stderr: str) -> str:
-    """Triton's error lines: no nanobind leak report, warning noise or worker traceback."""
-    lines, skipping = [], False
+    """Triton's error lines, each once: no nanobind leak report, warning or worker traceback."""
+    lines: list[str] = []
+    skipping = False
     for line in stderr.splitlines():
-        if "leaked" in line or "nanobind" in line or "UserWarning" in line or "warn_once(" in line:
+        if any(noise in line for noise in ("leaked", "nanobind", "UserWarning", "warn_once(")):
             continue
         if line.startswith("Traceback (most recent call last)"):
             skipping = True
@@ -303,26 +347,36 @@ def _useful_stderr(stderr: str) -> str:
         if skipping and (line.startswith("  ") or not line.strip()):
             continue
         skipping = False
-        lines.append(line)
-    return "\n".join(lines[-20:]).strip()
+        if line.strip() and line not in lines:
+            lines.append(line)
+    return "\n".join(lines[-20:])
 
 
-def _run_worker(request: dict[str, Any], target: str, python: str | None,
-                timeout_s: float) -> dict[str, Any]:
+def _run_worker(
+    request: dict[str, Any], target: str, python: str | None, timeout_s: float
+) -> dict[str, Any]:
     """The worker's result record; CompileError when it fails, aborts or times out."""
     interpreter = python or sys.executable
     env = dict(os.environ, TRITON_DEFAULT_FP_FUSION=os.environ.get("TRITON_DEFAULT_FP_FUSION", "1"))
     env.pop("PYTHONPATH", None)  # the release's own site-packages only
     try:
-        proc = subprocess.run([interpreter, str(WORKER)], input=json.dumps(request),
-                              capture_output=True, text=True, timeout=timeout_s, env=env,
-                              check=False)
+        proc = subprocess.run(
+            [interpreter, str(WORKER)],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env=env,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:
-        raise CompileError(f"compiling for {target} with {interpreter}: no answer within "
-                           f"{timeout_s} s (timeout_s)") from exc
+        raise CompileError(
+            f"compiling for {target} with {interpreter}: no answer within {timeout_s} s (timeout_s)"
+        ) from exc
     except OSError as exc:
-        raise CompileError(f"compiling for {target}: cannot run python={interpreter!r}: {exc}") \
-            from exc
+        raise CompileError(
+            f"compiling for {target}: cannot run python={interpreter!r}: {exc}"
+        ) from exc
     line = next((x for x in proc.stdout.splitlines() if x.startswith("@@ ")), None)
     result = json.loads(line[3:]) if line else None
     version = installed_triton_version(interpreter) if result is None else None
@@ -330,8 +384,10 @@ def _run_worker(request: dict[str, Any], target: str, python: str | None,
         release = result.get("version") if result else version
         what = result["error"] if result else f"the worker died (exit status {proc.returncode})"
         detail = _useful_stderr(proc.stderr)
-        raise CompileError(f"Triton {release or '(not found)'} failed to compile for {target}: "
-                           f"{what}" + (f"\n{detail}" if detail else ""))
+        raise CompileError(
+            f"Triton {release or '(not found)'} failed to compile for {target}: "
+            f"{what}" + (f"\n{detail}" if detail else "")
+        )
     return result
 
 
@@ -347,24 +403,41 @@ def _kernel(result: dict[str, Any], target: str) -> CompiledKernel:
     warp_size = parse_target(target)["warp_size"]
     func = re.search(r"tt\.func\s+(?:public\s+)?@(\w+)", ttgir)
     return CompiledKernel(
-        name=func.group(1) if func else result["name"], target=target, triton_version=result["version"],
+        name=func.group(1) if func else result["name"],
+        target=target,
+        triton_version=result["version"],
         num_warps=_module_int(ttgir, "num-warps", 4),
         threads_per_warp=_module_int(ttgir, "threads-per-warp", warp_size),
-        num_ctas=_module_int(ttgir, "num-ctas", 1), shared_bytes=result["shared"], ttgir=ttgir,
-        llir=asm.get("llir", ""), ptx=asm.get("ptx"), amdgcn=asm.get("amdgcn"),
-        seconds=result["seconds"])
+        num_ctas=_module_int(ttgir, "num-ctas", 1),
+        shared_bytes=result["shared"],
+        ttgir=ttgir,
+        llir=asm.get("llir", ""),
+        ptx=asm.get("ptx"),
+        amdgcn=asm.get("amdgcn"),
+        seconds=result["seconds"],
+    )
 
 
 def installed_triton_version(python: str | None = None) -> str | None:
-    """The Triton version ``python`` (default: this interpreter) imports, or None.
+    """The Triton version ``python`` (default: this interpreter) imports, or None (asked once
+    per interpreter and process).
 
     >>> installed_triton_version("/nonexistent/python") is None
     True
     """
+    return _triton_version(python or sys.executable)
+
+
+@functools.cache
+def _triton_version(python: str) -> str | None:
     try:
-        proc = subprocess.run([python or sys.executable, "-c",
-                               "import triton; print(triton.__version__)"],
-                              capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            [python, "-c", "import triton; print(triton.__version__)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout.strip() or None if proc.returncode == 0 else None
@@ -389,34 +462,45 @@ def release_pythons(root: str | None = None) -> dict[str, str]:
     return dict(sorted(found.items(), key=lambda kv: tuple(int(x) for x in kv[0].split("."))))
 
 
-def compile_ttgir(text: str, target: str, *, python: str | None = None,
-                  timeout_s: float = 120) -> CompiledKernel:
+def compile_ttgir(
+    text: str, target: str, *, python: str | None = None, timeout_s: float = 120
+) -> CompiledKernel:
     """Compile ``text``, a TTGIR module in Triton 3.9's spelling, for ``target`` with the Triton
     of ``python`` (default: this interpreter), translated to that release's dialect.  The
     module's ``ttg.target`` is set to ``target``; its num-warps, threads-per-warp and layouts are
     kept.
 
-    >>> compile_ttgir("module {}", "cuda:91x")
+    >>> compile_ttgir("module {}", "cuda:91x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: target='cuda:91x': expected 'cuda:<sm>' (e.g. 'cuda:90') or 'hip:<gfx arch>' (e.g. 'hip:gfx942')
+    ValueError: target='cuda:91x': expected 'cuda:<sm>' (e.g. 'cuda:90') or ...
     """
     spec = parse_target(target)
     if not isinstance(text, str):
         raise TypeError(f"text: expected the TTGIR module as str, got {type(text).__name__}")
     release = installed_triton_version(python)
     if release is None:
-        raise CompileError(f"compiling for {target}: python={python or sys.executable!r} "
-                           "cannot import triton")
+        raise CompileError(
+            f"compiling for {target}: python={python or sys.executable!r} cannot import triton"
+        )
     module = translate_ttgir(_retarget(text, target), release)
-    result = _run_worker({"kind": "ttgir", "text": module, "target": spec}, target, python,
-                         timeout_s)
+    result = _run_worker(
+        {"kind": "ttgir", "text": module, "target": spec}, target, python, timeout_s
+    )
     return _kernel(result, target)
 
 
-def compile_python(path: str, function: str, *, signature: dict[str, str],
-                   constexprs: dict[str, object], target: str, num_warps: int = 4,
-                   python: str | None = None, timeout_s: float = 120) -> CompiledKernel:
+def compile_python(
+    path: str,
+    function: str,
+    *,
+    signature: dict[str, str],
+    constexprs: dict[str, object],
+    target: str,
+    num_warps: int = 4,
+    python: str | None = None,
+    timeout_s: float = 120,
+) -> CompiledKernel:
     """Compile the ``@triton.jit`` function ``function`` of the file ``path`` for ``target``
     with the Triton of ``python`` (default: this interpreter).  ``signature`` types each runtime
     argument (``"*fp32"``, ``"i32"``, ...), ``constexprs`` gives each constexpr's value (JSON
@@ -428,14 +512,21 @@ def compile_python(path: str, function: str, *, signature: dict[str, str],
     ValueError: num_warps=3: expected a power of 2 from 1 to 32
     """
     spec = parse_target(target)
-    if not (isinstance(num_warps, int) and 1 <= num_warps <= 32
-            and num_warps & (num_warps - 1) == 0):
+    if not (
+        isinstance(num_warps, int) and 1 <= num_warps <= 32 and num_warps & (num_warps - 1) == 0
+    ):
         raise ValueError(f"num_warps={num_warps!r}: expected a power of 2 from 1 to 32")
     try:
         json.dumps(constexprs)
     except TypeError as exc:
         raise TypeError(f"constexprs={constexprs!r}: expected JSON values ({exc})") from exc
-    request = {"kind": "python", "path": str(Path(path).resolve()), "function": function,
-               "signature": dict(signature), "constexprs": dict(constexprs),
-               "num_warps": num_warps, "target": spec}
+    request = {
+        "kind": "python",
+        "path": str(Path(path).resolve()),
+        "function": function,
+        "signature": dict(signature),
+        "constexprs": dict(constexprs),
+        "num_warps": num_warps,
+        "target": spec,
+    }
     return _kernel(_run_worker(request, target, python, timeout_s), target)

@@ -45,8 +45,9 @@ def load_function(path: str, function: str) -> Any:
     return getattr(module, function)
 
 
-def split_arguments(fn: Any, signature: dict[str, str], constexprs: dict[str, Any]
-                    ) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, Any]]]:
+def split_arguments(
+    fn: Any, signature: dict[str, str], constexprs: dict[str, Any]
+) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, Any]]]:
     """The kernel's runtime arguments ``(index, name, type)`` and constexprs ``(index, name,
     value)`` in the order of the function's parameters."""
     names = list(fn.arg_names)
@@ -69,8 +70,10 @@ def compile_2x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
 
     target = request["target"]
     if target["backend"] != "cuda" and version >= (2, 2):
-        raise NotImplementedError(f"Triton {triton.__version__} has no AMD backend in its wheel "
-                                  "(device_type 'hip' needs a third-party backend)")
+        raise NotImplementedError(
+            f"Triton {triton.__version__} has no AMD backend in its wheel "
+            "(device_type 'hip' needs a third-party backend)"
+        )
     captured: dict[str, Any] = {}
     if version < (2, 3):
         compiler.make_stub = lambda *args, **kwargs: ""
@@ -88,9 +91,13 @@ def compile_2x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
             compiler.compile(request["file"], **kwargs)
         else:
             fn, runtime, constant = request["fn"], request["runtime"], request["constant"]
-            compiler.compile(fn, signature={i: t for i, _, t in runtime},
-                             constants={i: v for i, _, v in constant},
-                             num_warps=request["num_warps"], **kwargs)
+            compiler.compile(
+                fn,
+                signature={i: t for i, _, t in runtime},
+                constants={i: v for i, _, v in constant},
+                num_warps=request["num_warps"],
+                **kwargs,
+            )
         return {k: v for k, v in captured["asm"].items() if k in TEXT_STAGES}, captured["metadata"]
     from triton.compiler.backends.cuda import CUDABackend
 
@@ -108,8 +115,11 @@ def compile_2x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
         src = compiler.ASTSource(fn, {i: t for i, _, t in runtime}, {i: v for i, _, v in constant})
         compiler.compile(src, target=device, options={"num_warps": request["num_warps"]})
     meta_path: Path = captured["metadata_path"]
-    asm = {p.suffix[1:]: p.read_text() for p in meta_path.parent.glob(f"{meta_path.stem}.*")
-           if p.suffix[1:] in TEXT_STAGES}
+    asm = {
+        p.suffix[1:]: p.read_text()
+        for p in meta_path.parent.glob(f"{meta_path.stem}.*")
+        if p.suffix[1:] in TEXT_STAGES
+    }
     return asm, json.loads(meta_path.read_text())
 
 
@@ -118,7 +128,11 @@ def _rocm_linker() -> bool:
     import triton
 
     bundled = Path(triton.__file__).parent / "backends" / "amd" / "llvm" / "bin" / "ld.lld"
-    candidates = [os.environ.get("TRITON_HIP_LLD_PATH", ""), str(bundled), "/opt/rocm/llvm/bin/ld.lld"]
+    candidates = [
+        os.environ.get("TRITON_HIP_LLD_PATH", ""),
+        str(bundled),
+        "/opt/rocm/llvm/bin/ld.lld",
+    ]
     return any(c and Path(c).is_file() for c in candidates)
 
 
@@ -171,15 +185,22 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         else:
             request["fn"] = load_function(request["path"], request["function"])
             request["runtime"], request["constant"] = split_arguments(
-                request["fn"], request["signature"], request["constexprs"])
+                request["fn"], request["signature"], request["constexprs"]
+            )
         start = time.perf_counter()
         if version < (3, 0):
             asm, metadata = compile_2x(request, version)
         else:
             asm, metadata = compile_3x(request, version)
         seconds = time.perf_counter() - start
-    return {"ok": True, "version": triton.__version__, "name": metadata.get("name", ""),
-            "shared": int(metadata.get("shared", 0)), "asm": asm, "seconds": seconds}
+    return {
+        "ok": True,
+        "version": triton.__version__,
+        "name": metadata.get("name", ""),
+        "shared": int(metadata.get("shared", 0)),
+        "asm": asm,
+        "seconds": seconds,
+    }
 
 
 def main() -> None:
@@ -192,8 +213,11 @@ def main() -> None:
         import triton
 
         message = str(error).strip() or repr(error)
-        result = {"ok": False, "version": triton.__version__,
-                  "error": f"{type(error).__name__}: {message}"}
+        result = {
+            "ok": False,
+            "version": triton.__version__,
+            "error": f"{type(error).__name__}: {message}",
+        }
     print("@@ " + json.dumps(result), flush=True)
 
 
