@@ -33,6 +33,7 @@ Examples:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -201,11 +202,9 @@ def is_commutative(region: Any, dag: Dag) -> bool:
     """Whether the combine is commutative by the primitive ops' own commutativity: its
     results, built with the two sides swapped, are the same hash-consed nodes."""
     count = len(region.params) // 2
-    swapped = type("Swapped", (), {})()
-    swapped.params = region.params[count:] + region.params[:count]  # type: ignore[attr-defined]
-    swapped.param_types = region.param_types  # type: ignore[attr-defined]
-    swapped.ops = region.ops  # type: ignore[attr-defined]
-    swapped.returns = region.returns  # type: ignore[attr-defined]
+    swapped = SimpleNamespace(
+        params=region.params[count:] + region.params[:count], param_types=region.param_types,
+        ops=region.ops, returns=region.returns)
     return combine_template(region, dag) == combine_template(swapped, dag)
 
 

@@ -257,13 +257,17 @@ class Execution:
             fake = Instruction(
                 None, "getelementptr", ty, list(operand.elements[1:]), {"source": source}
             )
-            return instructions.HANDLERS["getelementptr"](
+            address = instructions.HANDLERS["getelementptr"](
                 self, fake, np.ones(self.threads, dtype=bool)
             )
+            assert address is not None
+            return address
         if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
             inner = operand.elements[0]
             fake = Instruction(None, text, ty, [inner], {})
-            return instructions.HANDLERS[text](self, fake, np.ones(self.threads, dtype=bool))
+            cast = instructions.HANDLERS[text](self, fake, np.ones(self.threads, dtype=bool))
+            assert cast is not None
+            return cast
         if text == "true":
             return Val.concrete(1, 1, self.threads)
         if text == "const":
@@ -408,7 +412,8 @@ def _post_dominators(function: Function) -> dict[str, str | None]:
     for block in function.blocks:
         last = block.instructions[-1]
         targets = last.extra.get("targets", ()) if last.opcode == "br" else ()
-        successors[block.label] = [str(t) for t in targets]  # type: ignore[union-attr]
+        assert isinstance(targets, tuple)
+        successors[block.label] = [str(t) for t in targets]
     exit_label = "<exit>"
     everything = set(labels) | {exit_label}
     post: dict[str, set[str]] = {label: set(everything) for label in labels}

@@ -270,7 +270,9 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
     """``llvm.vector.reduce.*``: fadd/fmul fold the start value then the elements in order
     (LangRef: ordered unless the call may reassociate, which is not modelled); the others are
     associative and commutative and fold in order too."""
-    if _REASSOCIATING & set(ins.extra.get("flags", ())):  # type: ignore[arg-type]
+    flags = ins.extra.get("flags", ())
+    assert isinstance(flags, tuple)
+    if _REASSOCIATING & set(flags):
         raise Unmodelled(
             f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)"
         )

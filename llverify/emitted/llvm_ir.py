@@ -621,7 +621,9 @@ def _function(
 
 
 def _split_arguments(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char in "([{<":
             depth += 1

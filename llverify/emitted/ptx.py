@@ -56,7 +56,9 @@ def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
 
 
 def _split_operands(text: str) -> list[str]:
-    out, depth, current = [], 0, []
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char in "[{":
             depth += 1
@@ -86,6 +88,7 @@ def prmt_selectors(selector: int) -> list[int]:
 class _AsmState:
     def __init__(self, run: Any, ins: Instruction, mask: np.ndarray) -> None:
         self.run, self.ins, self.mask = run, ins, mask
+        self.active = mask
         constraints = [c.strip() for c in str(ins.extra["constraints"]).split(",")]
         outputs = [c for c in constraints if c.startswith("=")]
         inputs = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]

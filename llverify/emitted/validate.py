@@ -284,7 +284,7 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     buffer_ids = {region.name: k for k, region in enumerate(run.memory.regions)}
     claim = _claim(harness, compiled)
     by_case: dict[int, list[Any]] = {case.index: [] for case in harness.cases}
-    unattributed = []
+    unattributed: list[Any] = []
     for violation in run.violations:
         case = _case_of_where(harness, violation.where)
         (by_case[case.index] if case is not None else unattributed).append(violation)
