@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from llverify.emitted.sweep import FAMILIES, OPS, SweepCase, sweep_cases  # noqa: E402
 
 MARK = "@@ "
+_FLAGGED = re.compile(r"error|Assertion|LLVM ERROR", re.IGNORECASE)
 
 
 def worker() -> None:
@@ -63,7 +65,9 @@ def worker() -> None:
             os.dup2(saved, 2)
             os.close(saved)
             errors.seek(0)
-            result["stderr"] = errors.read()[-4000:]
+            text = errors.read()
+            flagged = [line for line in text.splitlines() if _FLAGGED.search(line)]
+            result["stderr"] = "\n".join(flagged[:20])[:4000] + "\n" + text[-2000:]
         out.write(MARK + json.dumps(result) + "\n")
         out.flush()
 
@@ -101,7 +105,9 @@ class _Worker:
         # the worker died (Triton aborted): its stderr says why
         self.process.wait()
         assert self.process.stderr is not None
-        tail = self.process.stderr.read()[-4000:]
+        text = self.process.stderr.read()
+        flagged = [line for line in text.splitlines() if _FLAGGED.search(line)]
+        tail = "\n".join(flagged[:20])[:4000] + "\n" + text[-2000:]
         code = self.process.returncode
         self.process = None
         return {
@@ -118,9 +124,7 @@ class _Worker:
             self.process.wait()
 
 
-def compile_all(
-    cases: list[SweepCase], out: Path, jobs: int
-) -> dict[str, dict[str, object]]:
+def compile_all(cases: list[SweepCase], out: Path, jobs: int) -> dict[str, dict[str, object]]:
     """Write every case under ``out`` and compile it; the results by case name."""
     out.mkdir(parents=True, exist_ok=True)
     for case in cases:
@@ -163,7 +167,7 @@ def first_error(result: dict[str, object]) -> str:
         for line in f"{result.get('stderr', '')}\n{result.get('error', '')}".splitlines()
         if line.strip()
     ]
-    for words in (("Assertion",), ("error:",), ("error", "Error")):
+    for words in (("Assertion", "LLVM ERROR"), ("error:",), ("error", "Error")):
         for line in lines:
             if any(word in line for word in words) and "Failures have been" not in line:
                 if "signal was caught" not in line:
@@ -191,16 +195,22 @@ def report(cases: list[SweepCase], results: dict[str, dict[str, object]], second
             cells.append(f"{cell:>12}")
         lines.append(f"{family:<{width}} " + " ".join(cells))
     failures = [case for case in cases if not results[case.name]["ok"]]
-    lines += ["", f"{len(cases)} generated, {len(cases) - len(failures)} compiled, "
-              f"{len(failures)} failed"]
+    lines += [
+        "",
+        f"{len(cases)} generated, {len(cases) - len(failures)} compiled, {len(failures)} failed",
+    ]
     for case in failures:
         lines.append(f"  FAILED {case.name}: {first_error(results[case.name])}")
     for key in ("dtype", "num_warps", "target"):
         counts: dict[object, int] = defaultdict(int)
         for case in cases:
             counts[getattr(case, key)] += 1
-        lines.append(f"per {key}: " + ", ".join(f"{k}={v}" for k, v in sorted(
-            counts.items(), key=lambda item: str(item[0]))))
+        lines.append(
+            f"per {key}: "
+            + ", ".join(
+                f"{k}={v}" for k, v in sorted(counts.items(), key=lambda item: str(item[0]))
+            )
+        )
     times = sorted(float(str(r["seconds"])) for r in results.values())
     if times:
         lines.append(

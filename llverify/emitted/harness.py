@@ -10,7 +10,7 @@ ends with a ``gpu.barrier``.  Every line of the copied operation carries a locat
 (the user's ``loc("file":line:col)``, the column bumped where two cases would share one, else
 ``loc("harness.ttgir":k:0)``).  Each case says what its outputs must hold (an
 :class:`Expectation`), computed with numpy index arithmetic on the operation's semantics,
-independently of Triton.  docs/validation.md describes the cases of each operation.
+independently of Triton.
 
 Examples:
     >>> from llverify.audit.module import parse_module
@@ -53,6 +53,7 @@ __all__ = [
     "parse_combine",
 ]
 
+_KERNEL = "harness_kernel"
 _SEED = 0x19  # the pseudo-random gather indices: one fixed pattern, the same every run
 _RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*")
 _SSA = re.compile(r"%[\w#.$-]+")
@@ -69,19 +70,46 @@ _MOVES = ("ttg.convert_layout", "tt.trans", "tt.reshape", "tt.join", "tt.split")
 _SHAPES = ("tt.expand_dims", "tt.broadcast")
 # why an operation that carries a layout but is no case is left out, by name or prefix
 _REASONS = (
-    (("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot"), "dot: no MMA model (its operands "
-     "are exercised by the local_load cases that feed them)"),
-    (("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.descriptor_load",
-      "tt.descriptor_store"), "global memory access: the harness's own loads and stores "
-     "exercise the same lowering"),
-    (("ttg.async_copy_global_to_local", "ttg.async_wait", "ttg.async_commit_group",
-      "ttng."), "asynchronous copy, TMA or fence: not exercised by the harness"),
+    (
+        ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot"),
+        "dot: no MMA model (its operands are exercised by the local_load cases that feed them)",
+    ),
+    (
+        (
+            "tt.load",
+            "tt.store",
+            "tt.atomic_rmw",
+            "tt.atomic_cas",
+            "tt.descriptor_load",
+            "tt.descriptor_store",
+        ),
+        "global memory access: the harness's own loads and stores exercise the same lowering",
+    ),
+    (
+        ("ttg.async_copy_global_to_local", "ttg.async_wait", "ttg.async_commit_group", "ttng."),
+        "asynchronous copy, TMA or fence: not exercised by the harness",
+    ),
     (("ttg.local_dealloc",), "deallocation: moves no data"),
-    (("scf.", "cf."), "control flow: moves no data"),
-    (("arith.", "math.", "tt.splat", "tt.addptr", "tt.make_range", "tt.bitcast",
-      "tt.fp_to_fp", "tt.clampf", "tt.precise_", "tt.mulhiui", "tt.extern_elementwise",
-      "tt.elementwise_inline_asm", "tt.int_to_ptr", "tt.ptr_to_int"),
-     "elementwise: each thread computes its own elements, no data moves between threads"),
+    (("scf.", "cf.", "tt.func", "tt.return", "tt.call"), "control flow: moves no data"),
+    (
+        (
+            "arith.",
+            "math.",
+            "tt.splat",
+            "tt.addptr",
+            "tt.make_range",
+            "tt.bitcast",
+            "tt.fp_to_fp",
+            "tt.clampf",
+            "tt.precise_",
+            "tt.mulhiui",
+            "tt.extern_elementwise",
+            "tt.elementwise_inline_asm",
+            "tt.int_to_ptr",
+            "tt.ptr_to_int",
+        ),
+        "elementwise: each thread computes its own elements, no data moves between threads",
+    ),
 )
 _DROPPED_MODULE_ATTRIBUTES = ("ttg.shared", "ttg.tensor_memory_size", "ttg.global_scratch")
 
@@ -170,8 +198,8 @@ class Harness:
     buffers: tuple[BufferSpec, ...]  # all buffers, by arg
 
 
-class _Skip(Exception):
-    """The operation cannot be exercised; the message says why."""
+class _SkipError(Exception):
+    """The operation cannot be exercised; the message says why (caught, never raised out)."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +241,7 @@ def _balanced_end(text: str, start: int) -> int:
             depth -= 1
             if depth == 0:
                 return i + 1
-    raise _Skip(f"unbalanced bracket in {text[start:start + 60]!r}")
+    raise _SkipError(f"unbalanced bracket in {text[start : start + 60]!r}")
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
@@ -292,10 +320,10 @@ def _signature(op: Operation) -> tuple[list[_Type], list[_Type]]:
             colon = i
             break
     if colon < 0:
-        raise _Skip("no type signature")
+        raise _SkipError("no type signature")
     sides = _split_top(text[colon + 1 :], "->")
     if not sides or len(sides) > 2:
-        raise _Skip(f"malformed type signature {text[colon + 1:][:80]!r}")
+        raise _SkipError(f"malformed type signature {text[colon + 1 :][:80]!r}")
 
     def types(side: str) -> list[_Type]:
         if side.startswith("(") and _balanced_end(side, 0) == len(side):
@@ -317,14 +345,14 @@ def _result_count(op: Operation) -> int:
 def _int_attr(op: Operation, name: str) -> int:
     found = re.search(rf"\b{name}\s*=\s*(-?\d+)", op.text.split("({", 1)[0])
     if found is None:
-        raise _Skip(f"no '{name}' attribute")
+        raise _SkipError(f"no '{name}' attribute")
     return int(found.group(1))
 
 
 def _order_attr(op: Operation) -> tuple[int, ...]:
     found = re.search(r"order\s*=\s*array<i32:\s*([\d,\s]+)>", op.text)
     if found is None:
-        raise _Skip("no 'order' attribute")
+        raise _SkipError("no 'order' attribute")
     return tuple(int(n) for n in found.group(1).split(","))
 
 
@@ -371,21 +399,21 @@ def parse_combine(op: Operation) -> CombineRegion:
         raise LayoutTypeError(f"Argument 'op' must be an Operation, not {shown(op)}.")
     try:
         return _combine(op)
-    except _Skip as skip:
+    except _SkipError as skip:
         raise ParseError(f"Argument 'op' ({op.name}): {skip}.", op.line) from None
 
 
 def _combine(op: Operation) -> CombineRegion:
     if "({" not in op.text:
-        raise _Skip("no combine region")
+        raise _SkipError("no combine region")
     region = op.text.split("({", 1)[1]
     lines = [_replace_locs(line, "").strip() for line in region.splitlines()]
     lines = [line for line in lines if line]
     if not lines or not lines[0].startswith("^"):
-        raise _Skip("the combine region has no block header")
+        raise _SkipError("the combine region has no block header")
     header = re.match(r"\^[\w$.-]+\((.*)\)\s*:$", lines[0])
     if header is None:
-        raise _Skip(f"malformed block header {lines[0][:60]!r}")
+        raise _SkipError(f"malformed block header {lines[0][:60]!r}")
     params, param_types = [], []
     for arg in _split_top(header.group(1)):
         name, _, typ = arg.partition(":")
@@ -399,7 +427,7 @@ def _combine(op: Operation) -> CombineRegion:
             break
         ops.append(_combine_op(line))
     if returns is None:
-        raise _Skip("the combine region has no tt.reduce.return / tt.scan.return")
+        raise _SkipError("the combine region has no tt.reduce.return / tt.scan.return")
     return CombineRegion(tuple(params), tuple(param_types), tuple(ops), returns)
 
 
@@ -407,7 +435,7 @@ def _combine_op(line: str) -> CombineOp:
     """One line of a combine region, e.g. ``%c = arith.cmpf ogt, %a, %b : f32``."""
     match = re.match(r'^((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*"?([a-z_][\w]*\.[\w.]+)"?(.*)$', line)
     if match is None or " : " not in match.group(3) + " ":
-        raise _Skip(f"unreadable combine operation {line[:60]!r}")
+        raise _SkipError(f"unreadable combine operation {line[:60]!r}")
     results: list[str] = []
     for name, count in re.findall(r"(%[\w$.-]+)(?::(\d+))?", match.group(1)):
         results.extend([name] if not count else [f"{name}#{i}" for i in range(int(count))])
@@ -430,8 +458,9 @@ def _combine_op(line: str) -> CombineOp:
     return CombineOp(tuple(results), name, operands, attributes, tuple(result_types))
 
 
-def _blocked(shape: Sequence[int], warps: int, threads: int) -> str:
-    """A plain blocked layout for ``shape``: threads from the last dim, warps from the first."""
+def _blocked(shape: Sequence[int], warps: int, threads: int, ctas: int) -> str:
+    """A plain blocked layout for ``shape``: threads from the last dim, warps from the first,
+    every CTA of a cluster holding the whole tensor."""
     rank = len(shape)
     lanes, left = [1] * rank, threads
     for d in reversed(range(rank)):
@@ -447,9 +476,13 @@ def _blocked(shape: Sequence[int], warps: int, threads: int) -> str:
     def array(values: Sequence[int]) -> str:
         return "[" + ", ".join(str(v) for v in values) + "]"
 
+    cga = ""
+    if ctas > 1:
+        zero = array([0] * rank)
+        cga = f", CGALayout = [{', '.join([zero] * (ctas.bit_length() - 1))}]"
     return (
         f"#ttg.blocked<{{sizePerThread = {array([1] * rank)}, threadsPerWarp = {array(lanes)}, "
-        f"warpsPerCTA = {array(warp)}, order = {array(range(rank - 1, -1, -1))}}}>"
+        f"warpsPerCTA = {array(warp)}, order = {array(range(rank - 1, -1, -1))}{cga}}}>"
     )
 
 
@@ -476,7 +509,7 @@ class _Writer:
         """A new buffer of ``typ``'s shape and element; its position in the case."""
         bits = element_type_bits(typ.element)
         if bits is None or typ.element.startswith("!"):
-            raise _Skip(f"element type {typ.element} has no global buffer")
+            raise _SkipError(f"element type {typ.element} has no global buffer")
         taken = sum(b.name.split(".")[1].startswith(kind) for b in self.buffers)
         self.buffers.append(
             BufferSpec(
@@ -492,7 +525,7 @@ class _Writer:
         return len(self.buffers) - 1
 
     def arg(self, position: int) -> str:
-        return f"%arg{self.buffers[position].arg}"
+        return f"%{self.build.prefix}arg{self.buffers[position].arg}"
 
     def offsets(self, shape: tuple[int, ...], encoding: str) -> str:
         """An i32 tensor of ``shape`` in ``encoding``: each element's row-major index."""
@@ -557,22 +590,22 @@ class _Writer:
     def load(self, typ: _Type, role: str = "input", values: np.ndarray | None = None) -> str:
         """A new input buffer of ``typ`` loaded in ``typ``'s layout; the loaded value."""
         if typ.kind != "tensor" or not typ.encoding:
-            raise _Skip(f"operand type {typ.text} is no tensor with a layout")
+            raise _SkipError(f"operand type {typ.text} is no tensor with a layout")
         position = self.buffer("in", typ, role, values)
         pointers = self.pointers(position, typ)
-        value = self.fresh("in")
-        stored = _stored(typ.element)
-        self.emit(f"{value} = tt.load {pointers} : {_tensor_text(typ.shape, f'!tt.ptr<{stored}>', typ.encoding)}")  # noqa: E501
+        value, stored = self.fresh("in"), _stored(typ.element)
+        pointer_type = _tensor_text(typ.shape, f"!tt.ptr<{stored}>", typ.encoding)
+        self.emit(f"{value} = tt.load {pointers} : {pointer_type}")
         if stored == typ.element:
             return value
-        narrow = self.fresh("in")
-        self.emit(f"{narrow} = arith.trunci {value} : {_tensor_text(typ.shape, stored, typ.encoding)} to {typ.tensor()}")  # noqa: E501
+        narrow, wide = self.fresh("in"), _tensor_text(typ.shape, stored, typ.encoding)
+        self.emit(f"{narrow} = arith.trunci {value} : {wide} to {typ.tensor()}")
         return narrow
 
     def store(self, value: str, typ: _Type) -> int:
         """A new output buffer of ``typ`` that ``value`` is stored to; its position."""
         if typ.kind == "memdesc" or (typ.kind == "tensor" and not typ.encoding):
-            raise _Skip(f"result type {typ.text} is no tensor with a layout")
+            raise _SkipError(f"result type {typ.text} is no tensor with a layout")
         position = self.buffer("out", typ, "output")
         stored = _stored(typ.element)
         if stored != typ.element:
@@ -595,18 +628,16 @@ class _Writer:
         text = _replace_locs(op.text.strip(), self.loc)
         if drop_token:
             text = _TOKEN_OPERAND.sub("", text, count=1)
-        head_match = _RESULTS.match(text)
-        body = text[head_match.end() :] if head_match else text
-        head, region = (body.split("({", 1) + [""])[:2] if "({" in body else (body, None)
-        head = head if region is not None else body
+        declaration = _RESULTS.match(text)
+        body = text[declaration.end() :] if declaration else text
 
         def rename(match: re.Match[str]) -> str:
             if match.group(0) not in operands:
-                raise _Skip(f"operand {match.group(0)} is not supplied by the harness")
+                raise _SkipError(f"operand {match.group(0)} is not supplied by the harness")
             return operands[match.group(0)]
 
-        head = _SSA.sub(rename, head)
-        body = head if region is None else head + "({" + region
+        head, brace, region = body.partition("({")  # the region keeps its own names
+        body = _SSA.sub(rename, head) + brace + region
         if not re.search(r"loc\([^()]*\)\s*$", body.splitlines()[-1]):
             body = body + " " + self.loc
         result = self.fresh("r")
@@ -637,10 +668,10 @@ def _indices(shape: Sequence[int]) -> np.ndarray:
 
 def _tensors(types: list[_Type], count: int, what: str) -> list[_Type]:
     if len(types) != count or any(t.kind != "tensor" for t in types):
-        raise _Skip(f"expected {count} tensor {what}, found {[t.text for t in types]}")
+        raise _SkipError(f"expected {count} tensor {what}, found {[t.text for t in types]}")
     for t in types:
         if t.element.startswith("!"):
-            raise _Skip(f"{what} of pointer elements ({t.element})")
+            raise _SkipError(f"{what} of pointer elements ({t.element})")
     return types
 
 
@@ -659,9 +690,11 @@ class _Build:
     locs: set[tuple[str, int, int]] = field(default_factory=set)
     defs: dict[str, Operation] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
+    max_cases: int | None = None
 
     def blocked_alias(self, shape: Sequence[int]) -> str:
-        text = _blocked(shape, self.module.num_warps or 1, self.threads)
+        module = self.module
+        text = _blocked(shape, module.num_warps or 1, self.threads, module.num_ctas or 1)
         if text not in self.blocked:
             stem = "harness_blocked"
             while any(name.startswith(f"#{stem}") for name in self.module.aliases):
@@ -678,16 +711,16 @@ class _Build:
         self.locs.add(found)
         return f'loc("{found[0]}":{found[1]}:{found[2]})'
 
-    def add(
-        self, op: Operation, description: str, write: Callable[[_Writer], None]
-    ) -> None:
-        """Write one case; :class:`_Skip` from ``write`` leaves the harness unchanged."""
+    def add(self, op: Operation, description: str, write: Callable[[_Writer], None]) -> None:
+        """Write one case; :class:`_SkipError` from ``write`` leaves the harness unchanged."""
         index = len(self.cases)
+        if self.max_cases is not None and index >= self.max_cases:
+            raise _SkipError(f"over max_cases={self.max_cases}")
         locs = set(self.locs)
         writer = _Writer(self, index, self.location(op, index))
         try:
             write(writer)
-        except _Skip:
+        except _SkipError:
             self.locs = locs
             raise
         first = len(self.lines) + 1
@@ -724,17 +757,19 @@ def _plain(build: _Build, op: Operation) -> None:
     count = {"tt.join": 2}.get(op.name, 1)
     if op.name == "tt.join" and len(operands) == 1:
         operands = operands * 2  # `tt.join %a, %b : T -> R` names T once
+    if op.name == "tt.split" and len(results) == 1:
+        results = results * 2  # `%a, %b = tt.split %x : T -> R` names R once
     _tensors(operands, count, "operands")
     _tensors(results, 2 if op.name == "tt.split" else 1, "results")
     if len(op.operands) != count or _result_count(op) != len(results):
-        raise _Skip(f"{len(op.operands)} operands, {_result_count(op)} results")
+        raise _SkipError(f"{len(op.operands)} operands, {_result_count(op)} results")
     source = operands[0]
     if op.name == "tt.reshape" and re.search(r"\ballow_reorder\b", op.text.split(":", 1)[0]):
-        raise _Skip("reshape with allow_reorder: the element order is unspecified")
+        raise _SkipError("reshape with allow_reorder: the element order is unspecified")
     if op.name == "tt.trans":
         order = _order_attr(op)
         if sorted(order) != list(range(len(source.shape))):
-            raise _Skip(f"order {order} is no permutation of the {len(source.shape)} dims")
+            raise _SkipError(f"order {order} is no permutation of the {len(source.shape)} dims")
         maps = [(np.zeros(results[0].shape, np.int64), _indices(source.shape).transpose(order))]
     elif op.name == "tt.join":
         buffer = np.stack([np.zeros(source.shape, np.int64), np.ones(source.shape, np.int64)], -1)
@@ -742,23 +777,24 @@ def _plain(build: _Build, op: Operation) -> None:
         maps = [(buffer, index)]
     elif op.name == "tt.split":
         if not source.shape or source.shape[-1] != 2:
-            raise _Skip(f"split of shape {source.shape}: the last dim must be 2")
+            raise _SkipError(f"split of shape {source.shape}: the last dim must be 2")
         index = _indices(source.shape)
         maps = [(np.zeros(results[0].shape, np.int64), index[..., i]) for i in range(2)]
     elif op.name == "tt.broadcast":
         try:
             index = np.broadcast_to(_indices(source.shape), results[0].shape)
         except ValueError:
-            raise _Skip(f"cannot broadcast {source.shape} to {results[0].shape}") from None
+            raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
         maps = [(np.zeros(results[0].shape, np.int64), index)]
     else:  # convert_layout, reshape, expand_dims: the row-major order is kept
         if prod(source.shape) != prod(results[0].shape):
-            raise _Skip(f"shapes {source.shape} and {results[0].shape} differ in size")
-        maps = [(np.zeros(results[0].shape, np.int64), _indices(source.shape).reshape(
-            results[0].shape))]
+            raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
+        maps = [
+            (np.zeros(results[0].shape, np.int64), _indices(source.shape).reshape(results[0].shape))
+        ]
     for (_, index), result in zip(maps, results):
         if index.shape != result.shape:
-            raise _Skip(f"result shape {result.shape} is not {index.shape}")
+            raise _SkipError(f"result shape {result.shape} is not {index.shape}")
     description = f"{op.name} {_short(source)} -> {_short(results[0])} ({_shape_text(source)})"
 
     def write(w: _Writer) -> None:
@@ -775,10 +811,10 @@ def _gather(build: _Build, op: Operation) -> None:
     source, indices = _tensors(operands, 2, "operands")
     (result,) = _tensors(results, 1, "results")
     if len(op.operands) != 2 or not re.fullmatch(r"i\d+", indices.element):
-        raise _Skip("expected a source and integer indices")
+        raise _SkipError("expected a source and integer indices")
     axis = _int_attr(op, "axis")
     if not 0 <= axis < len(source.shape) or indices.shape != result.shape:
-        raise _Skip(f"axis {axis}, indices {indices.shape}, result {result.shape}")
+        raise _SkipError(f"axis {axis}, indices {indices.shape}, result {result.shape}")
     extent = source.shape[axis]
     position = np.indices(indices.shape)[axis]
     patterns = {
@@ -807,22 +843,23 @@ def _reduce_scan(build: _Build, op: Operation) -> None:
     operands, results = _signature(op)
     _tensors(operands, len(op.operands), "operands")
     if not operands or len(results) != len(operands) or _result_count(op) != len(results):
-        raise _Skip(f"{len(operands)} operands and {len(results)} results")
+        raise _SkipError(f"{len(operands)} operands and {len(results)} results")
     combine = _combine(op)
     if len(combine.params) != 2 * len(operands) or len(combine.returns) != len(operands):
-        raise _Skip("the combine region does not match the operands")
+        raise _SkipError("the combine region does not match the operands")
     axis = _int_attr(op, "axis")
     rank = len(operands[0].shape)
     if not 0 <= axis < rank or any(t.shape != operands[0].shape for t in operands):
-        raise _Skip(f"axis {axis} over operand shapes {[t.shape for t in operands]}")
+        raise _SkipError(f"axis {axis} over operand shapes {[t.shape for t in operands]}")
     scan = op.name == "tt.scan"
     reverse = bool(re.search(r"\breverse\s*=\s*true\b", op.text.split("({", 1)[0]))
-    reduced = operands[0].shape if scan else operands[0].shape[:axis] + operands[0].shape[axis + 1 :]
+    shape = operands[0].shape
+    reduced = shape if scan else shape[:axis] + shape[axis + 1 :]
     for result in results:
         if result.shape != reduced or result.element.startswith("!"):
-            raise _Skip(f"result {result.text} is not of shape {reduced}")
+            raise _SkipError(f"result {result.text} is not of shape {reduced}")
         if result.kind == "scalar" and (scan or rank != 1):
-            raise _Skip(f"scalar result {result.text}")
+            raise _SkipError(f"scalar result {result.text}")
 
     def write(w: _Writer) -> None:
         values = [w.load(t) for t in operands]
@@ -851,9 +888,9 @@ def _histogram(build: _Build, op: Operation) -> None:
     (source,) = _tensors(operands, 1, "operands")
     (result,) = _tensors(results, 1, "results")
     if len(op.operands) != 1:
-        raise _Skip("histogram with a mask is not exercised")
+        raise _SkipError("histogram with a mask is not exercised")
     if len(result.shape) != 1 or len(source.shape) != 1 or not source.element.startswith("i"):
-        raise _Skip(f"histogram of {source.text} into {result.text}")
+        raise _SkipError(f"histogram of {source.text} into {result.text}")
     bins = result.shape[0]
     patterns = {
         "all-equal": np.full(source.shape, bins - 1, np.int64),
@@ -896,12 +933,12 @@ def _chain(build: _Build, name: str, typ: _Type) -> _Chain:
             break
         operands, _ = _signature(definer)
         if not operands or operands[0].kind != "memdesc" or not definer.operands:
-            raise _Skip(f"unreadable view {definer.name} at line {definer.line}")
+            raise _SkipError(f"unreadable view {definer.name} at line {definer.line}")
         dynamic += sum(_constant(build, o) is None for o in definer.operands[1:])
         views.append(definer)
         name, typ = definer.operands[0], operands[0]
         if len(views) > 64:
-            raise _Skip("views nest too deep")
+            raise _SkipError("views nest too deep")
     root_def = definer if definer is not None and definer.name == "ttg.local_alloc" else None
     return _Chain(typ, root_def, tuple(reversed(views)), dynamic)
 
@@ -922,33 +959,29 @@ def _apply_views(
     for view in views:
         operands, results = _signature(view)
         if len(results) != 1 or results[0].kind != "memdesc":
-            raise _Skip(f"unreadable view {view.name} at line {view.line}")
+            raise _SkipError(f"unreadable view {view.name} at line {view.line}")
         source, result = operands[0], results[0]
+        # the extent of the view in each source dim (a dropped dim is 1 wide)
+        sizes = [1] * (len(source.shape) - len(result.shape)) + list(result.shape)
         names = {view.operands[0]: value}
         picked: list[int] = []
         for j, operand in enumerate(view.operands[1:]):
             constant = _constant(w.build, operand)
             if constant is None:
-                if view.name == "ttg.memdesc_index":
-                    limit = source.shape[0] - 1
-                else:
-                    limit = source.shape[j] - result.shape[j - len(source.shape) + len(result.shape)] if j < len(source.shape) else 0  # noqa: E501
-                constant = limit if last else 0
+                constant = source.shape[j] - sizes[j] if last and j < len(sizes) else 0
             picked.append(constant)
             names[operand] = w.fresh("index")
             w.emit(f"{names[operand]} = arith.constant {constant} : i32")
         if view.name == "ttg.memdesc_index":
             if len(picked) != 1 or not 0 <= picked[0] < index.shape[0]:
-                raise _Skip(f"memdesc_index {picked} out of {index.shape}")
+                raise _SkipError(f"memdesc_index {picked} out of {index.shape}")
             index = index[picked[0]]
         elif view.name in ("ttg.memdesc_subslice", "ttg.memdesc_subview"):
             if view.name == "ttg.memdesc_subslice":
                 found = re.search(r"\[([\d,\s]+)\]", view.text.split(":", 1)[0])
                 picked = [int(n) for n in found.group(1).split(",")] if found else []
             if len(picked) != index.ndim:
-                raise _Skip(f"{view.name} offsets {picked} for rank {index.ndim}")
-            dropped = index.ndim - len(result.shape)
-            sizes = [1] * dropped + list(result.shape)
+                raise _SkipError(f"{view.name} offsets {picked} for rank {index.ndim}")
             index = index[tuple(slice(o, o + s) for o, s in zip(picked, sizes))]
             index = index.reshape(result.shape)
         elif view.name == "ttg.memdesc_trans":
@@ -956,34 +989,46 @@ def _apply_views(
         else:
             index = index.reshape(result.shape)
         if index.shape != result.shape:
-            raise _Skip(f"{view.name} at line {view.line}: shape {index.shape}")
+            raise _SkipError(f"{view.name} at line {view.line}: shape {index.shape}")
         (value,) = w.copy(view, names)
     return value, index
 
 
-def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
-    """ttg.local_load (with the alloc that feeds it, if any), ttg.local_store, ttg.local_alloc."""
+def _alloc(build: _Build, op: Operation) -> None:
+    """A ttg.local_alloc with a value that no local_load case reads: read back blocked."""
     operands, results = _signature(op)
-    if op.name == "ttg.local_alloc":
-        (init,) = _tensors(operands, 1, "operands")
-        if len(results) != 1 or results[0].kind != "memdesc" or len(op.operands) != 1:
-            raise _Skip("expected a tensor stored into one memdesc")
-        memdesc = results[0]
-        read = _parse_type(_tensor_text(memdesc.shape, memdesc.element,
-                                        build.blocked_alias(memdesc.shape)))
+    (init,) = _tensors(operands, 1, "operands")
+    if len(results) != 1 or results[0].kind != "memdesc" or len(op.operands) != 1:
+        raise _SkipError("expected a tensor stored into one memdesc")
+    memdesc = results[0]
+    read = _blocked_type(build, memdesc)
 
-        def write_alloc(w: _Writer) -> None:
-            (buffer,) = w.copy(op, {op.operands[0]: w.load(init)})
-            loaded = w.fresh("read")
-            w.emit(f"{loaded} = ttg.local_load {buffer} : {memdesc.text} -> {read.tensor()}")
-            _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
+    def write(w: _Writer) -> None:
+        (buffer,) = w.copy(op, {op.operands[0]: w.load(init)})
+        loaded = w.fresh("read")
+        w.emit(f"{loaded} = ttg.local_load {buffer} : {memdesc.text} -> {read.tensor()}")
+        _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
 
-        description = f"ttg.local_alloc {_short(init)} -> {memdesc.encoding} ({_shape_text(init)})"
-        build.add(op, description, write_alloc)
-        return
+    build.add(
+        op, f"ttg.local_alloc {init.encoding} -> {memdesc.encoding} ({_shape_text(init)})", write
+    )
+
+
+def _blocked_type(build: _Build, typ: _Type) -> _Type:
+    """The tensor of ``typ``'s shape and element in the harness's own blocked layout."""
+    encoding = build.blocked_alias(typ.shape)
+    return _Type(
+        "tensor", typ.shape, typ.element, encoding, _tensor_text(typ.shape, typ.element, encoding)
+    )
+
+
+def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
+    """ttg.local_load (with the alloc that feeds it, if any) or ttg.local_store, through the
+    views between them and the allocation; ``paired`` notes the allocs so exercised."""
+    operands, results = _signature(op)
     if op.name == "ttg.local_load":
         if not operands or operands[0].kind != "memdesc" or len(results) != 1:
-            raise _Skip("expected a memdesc loaded into one tensor")
+            raise _SkipError("expected a memdesc loaded into one tensor")
         (result,) = _tensors(results, 1, "results")
         chain = _chain(build, op.operands[0], operands[0])
         value_type = result
@@ -991,12 +1036,12 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
         if len(operands) != 2 and len(operands) + len(results) == 2:
             operands = operands + results  # `local_store %v, %m : T -> M`
         if len(op.operands) != 2 or len(operands) != 2 or operands[1].kind != "memdesc":
-            raise _Skip("expected a tensor stored into a memdesc")
+            raise _SkipError("expected a tensor stored into a memdesc")
         (value_type,) = _tensors(operands[:1], 1, "operands")
         chain = _chain(build, op.operands[1], operands[1])
     root = chain.root
     if root.alloc_shape and root.alloc_shape != root.shape:
-        raise _Skip(f"{root.text} is a view of an allocation the module does not show")
+        raise _SkipError(f"{root.text} is a view of an allocation the module does not show")
     init: _Type | None = None
     if chain.root_def is not None and op.name == "ttg.local_load":
         init_types, _ = _signature(chain.root_def)
@@ -1006,7 +1051,7 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
     while leading < len(chain.views) and chain.views[leading].name == "ttg.memdesc_index":
         leading += 1
     if init is None and not root.mutable and (leading or op.name == "ttg.local_store"):
-        raise _Skip(f"{root.text} is immutable and has no initial value")
+        raise _SkipError(f"{root.text} is immutable and has no initial value")
     variants = (False, True) if chain.dynamic else (False,)
     for last in variants:
 
@@ -1028,18 +1073,17 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
                 return
             stored = w.load(value_type)
             w.copy(op, {op.operands[0]: stored, op.operands[1]: value}, drop_token=True)
-            read = _parse_type(_tensor_text(value_type.shape, value_type.element,
-                                            build.blocked_alias(value_type.shape)))
+            read = _blocked_type(build, value_type)
             loaded = w.fresh("read")
             w.emit(f"{loaded} = ttg.local_load {value} : {operands[1].text} -> {read.tensor()}")
             _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
 
         views = " -> ".join(v.name.split(".")[1] for v in chain.views)
         memory = root.encoding + (f" via {views}" if views else "")
-        pick = (" (dynamic index: last)" if last else " (dynamic index: 0)") if chain.dynamic else ""
+        pick = f" (dynamic index: {'last' if last else 0})" if chain.dynamic else ""
         if op.name == "ttg.local_load":
-            source = f"ttg.local_alloc {_short(init)}" if init else "ttg.local_alloc"
-            text = f"{source} + ttg.local_load {memory} -> {_short(value_type)}"
+            text = f"ttg.local_load {memory} -> {_short(value_type)}"
+            text = f"ttg.local_alloc {_short(init)} + {text}" if init else text
         else:
             text = f"ttg.local_store {_short(value_type)} -> {memory}"
         build.add(op, f"{text} ({_shape_text(value_type)}){pick}", write)
@@ -1054,18 +1098,30 @@ def _written(
     final value and which element of the written tensor each of its elements is."""
     root = chain.root
     if leading == 0:
-        slab = root
-        blocked = _tensor_text(slab.shape, slab.element, w.build.blocked_alias(slab.shape))
-        init = w.load(_parse_type(blocked))
-        w.emit(f"{value} = ttg.local_alloc {init} : ({blocked}) -> {root.text}")
+        blocked = _blocked_type(w.build, root)
+        init = w.load(blocked)
+        w.emit(f"{value} = ttg.local_alloc {init} : ({blocked.text}) -> {root.text}")
         return _apply_views(w, chain.views, value, _indices(root.shape), last)
     w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
     slab_value, _ = _apply_views(w, chain.views[:leading], value, _indices(root.shape), last)
     _, (slab,) = _signature(chain.views[leading - 1])
-    blocked = _tensor_text(slab.shape, slab.element, w.build.blocked_alias(slab.shape))
-    init = w.load(_parse_type(blocked))
-    w.emit(f"ttg.local_store {init}, {slab_value} : {blocked} -> {slab.text}")
+    blocked = _blocked_type(w.build, slab)
+    init = w.load(blocked)
+    w.emit(f"ttg.local_store {init}, {slab_value} : {blocked.text} -> {slab.text}")
     return _apply_views(w, chain.views[leading:], slab_value, _indices(slab.shape), last)
+
+
+def _definitions(module: TTGIRModule) -> dict[str, Operation]:
+    """The operation defining each value of ``module`` (``%x``, and ``%x#1`` of ``%x:2``)."""
+    defs: dict[str, Operation] = {}
+    for op in module.ops:
+        declared = _RESULTS.match(op.text)
+        for name, count in re.findall(
+            r"(%[\w.$-]+)(?::(\d+))?", declared.group(1) if declared else ""
+        ):
+            defs[name] = op
+            defs.update((f"{name}#{i}", op) for i in range(int(count or 1)))
+    return defs
 
 
 def _reason(op: Operation, covered: dict[int, int], index: int) -> str:
@@ -1083,8 +1139,11 @@ def _reason(op: Operation, covered: dict[int, int], index: int) -> str:
 
 def _header(build: _Build) -> list[str]:
     module = build.module
-    lines = [f"{name} = {value}" for name, value in module.aliases.items()
-             if not value.startswith("loc(")]
+    lines = [
+        f"{name} = {value}"
+        for name, value in module.aliases.items()
+        if not value.startswith("loc(")
+    ]
     lines += [f"{alias} = {text}" for text, alias in build.blocked.items()]
     attributes = [
         f'"ttg.num-ctas" = {module.num_ctas or 1} : i32',
@@ -1094,14 +1153,17 @@ def _header(build: _Build) -> list[str]:
     ]
     lines.append(f"module attributes {{{', '.join(attributes)}}} {{")
     arguments = ", ".join(
-        f"%arg{b.arg}: !tt.ptr<{_stored(b.element)}> {{tt.divisibility = 16 : i32}}"
+        f"%{build.prefix}arg{b.arg}: !tt.ptr<{_stored(b.element)}> {{tt.divisibility = 16 : i32}}"
         for b in build.buffers
     )
-    lines.append(f"  tt.func public @harness_kernel({arguments}) attributes {{noinline = false}} {{")
+    lines.append(f"  tt.func public @{_KERNEL}({arguments}) attributes {{noinline = false}} {{")
     return lines
 
 
-def _check(module: TTGIRModule, ops: Sequence[int] | None, max_cases: int | None) -> list[int]:
+def _check(
+    module: TTGIRModule, ops: Sequence[int] | None, max_cases: int | None
+) -> tuple[list[int], str, int]:
+    """The chosen operation indices, the target and the warps; bad arguments raise."""
     if not isinstance(module, TTGIRModule):
         raise LayoutTypeError(f"Argument 'module' must be a TTGIRModule, not {shown(module)}.")
     if not module.target or not module.num_warps:
@@ -1109,13 +1171,14 @@ def _check(module: TTGIRModule, ops: Sequence[int] | None, max_cases: int | None
             "Argument 'module' must name its target and number of warps (ttg.target, "
             f"ttg.num-warps), not target={module.target!r}, num-warps={module.num_warps!r}."
         )
-    if max_cases is not None and (isinstance(max_cases, bool) or not isinstance(max_cases, int)
-                                  or max_cases < 1):
+    if max_cases is not None and (
+        isinstance(max_cases, bool) or not isinstance(max_cases, int) or max_cases < 1
+    ):
         raise LayoutError(
             f"Argument 'max_cases' must be a positive int or None, not {shown(max_cases)}."
         )
     if ops is None:
-        return list(range(len(module.ops)))
+        return list(range(len(module.ops))), module.target, module.num_warps
     chosen = list(ops) if isinstance(ops, Sequence) and not isinstance(ops, str) else None
     if chosen is None or any(
         isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(module.ops)
@@ -1125,7 +1188,7 @@ def _check(module: TTGIRModule, ops: Sequence[int] | None, max_cases: int | None
             f"Argument 'ops' must be a sequence of operation indices from 0 to "
             f"{len(module.ops) - 1}, not {shown(ops)}."
         )
-    return sorted(set(chosen))
+    return sorted(set(chosen)), module.target, module.num_warps
 
 
 def build_harness(
@@ -1154,18 +1217,14 @@ def build_harness(
         >>> [(op.name, reason.split(':')[0]) for op, reason in harness.skipped]
         [('arith.addf', 'elementwise')]
     """  # noqa: E501
-    chosen = _check(module, ops, max_cases)
+    chosen, target, warps = _check(module, ops, max_cases)
     names = {t for op in module.ops for t in _SSA.findall(op.text)}
     prefix = "h"
     while any(n.startswith(f"%{prefix}") for n in names):
         prefix = "h" + prefix
-    threads = module.threads_per_warp or (64 if module.target.startswith("hip") else 32)
-    build = _Build(module, prefix, threads)
-    for op in module.ops:
-        for result in _SSA.findall(_RESULTS.match(op.text).group(1) if _RESULTS.match(op.text) else ""):  # noqa: E501
-            build.defs[result.split(":")[0]] = op
-            for i in range(_result_count(op)):
-                build.defs.setdefault(f"{result.split(':')[0]}#{i}", op)
+    threads = module.threads_per_warp or (64 if target.startswith("hip") else 32)
+    build = _Build(module, prefix, threads, max_cases=max_cases)
+    build.defs = _definitions(module)
     positions = build.positions
     positions.update((id(op), i) for i, op in enumerate(module.ops))
     skipped: list[tuple[Operation, str]] = []
@@ -1174,9 +1233,6 @@ def build_harness(
     for i in chosen:
         op = module.ops[i]
         if not op.types:
-            continue
-        if max_cases is not None and len(build.cases) >= max_cases:
-            skipped.append((op, f"over max_cases={max_cases}"))
             continue
         try:
             if op.name in _MOVES or op.name in _SHAPES:
@@ -1193,34 +1249,39 @@ def build_harness(
                 deferred.append(i)
             else:
                 skipped.append((op, _reason(op, covered, i)))
-        except _Skip as skip:
+        except _SkipError as skip:
             skipped.append((op, str(skip)))
     for i in deferred:
         op = module.ops[i]
         if i in covered:
             skipped.append((op, _reason(op, covered, i)))
             continue
-        if max_cases is not None and len(build.cases) >= max_cases:
-            skipped.append((op, f"over max_cases={max_cases}"))
-            continue
         try:
-            _shared(build, op, covered)
-        except _Skip as skip:
+            _alloc(build, op)
+        except _SkipError as skip:
             skipped.append((op, str(skip)))
     skipped.sort(key=lambda pair: positions[id(pair[0])])
     header = _header(build)
     shift = len(header)
     cases = tuple(
-        Case(c.index, c.op, c.op_line, c.location, c.description, c.buffers, c.expectations,
-             (c.harness_lines[0] + shift, c.harness_lines[1] + shift))
+        Case(
+            c.index,
+            c.op,
+            c.op_line,
+            c.location,
+            c.description,
+            c.buffers,
+            c.expectations,
+            (c.harness_lines[0] + shift, c.harness_lines[1] + shift),
+        )
         for c in build.cases
     )
     text = "\n".join([*header, *build.lines, "    tt.return", "  }", "}"]) + "\n"
     return Harness(
         text=text,
-        kernel="harness_kernel",
-        target=module.target,
-        num_warps=module.num_warps,
+        kernel=_KERNEL,
+        target=target,
+        num_warps=warps,
         threads_per_warp=threads,
         num_ctas=module.num_ctas or 1,
         cases=cases,

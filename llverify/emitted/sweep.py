@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["DTYPES", "FAMILIES", "OPS", "TARGETS", "WARPS", "SweepCase", "sweep_cases"]
 
@@ -168,9 +168,7 @@ class _Kernel:
         return f"%arg{len(self._args) - 1}"
 
     def constant(self, value: int, shape: Sequence[int], layout: str) -> str:
-        return self.emit(
-            f"arith.constant dense<{value}> : {_tensor(shape, 'i32', layout)}"
-        )
+        return self.emit(f"arith.constant dense<{value}> : {_tensor(shape, 'i32', layout)}")
 
     def offsets(self, shape: Sequence[int], layout: str) -> str:
         """A tensor of ``shape`` in ``layout`` holding each element's row-major offset."""
@@ -318,9 +316,7 @@ def _linear(shape: Sequence[int], lanes: int, warps: int, variant: int) -> str:
             warp = [zero, *warp]
         else:
             lane = [*lane, zero]
-    return (
-        f"#ttg.linear<{{register = {register}, lane = {lane}, warp = {warp}, block = []}}>"
-    )
+    return f"#ttg.linear<{{register = {register}, lane = {lane}, warp = {warp}, block = []}}>"
 
 
 def _mma_v2(grid: Sequence[int]) -> str:
@@ -342,7 +338,7 @@ def _mfma(grid: Sequence[int], bits: int, variant: int) -> str:
     if bits == 8:
         instr = [32, 32, 16] if variant % 2 == 0 else [16, 16, 32]
     elif bits == 32:
-        instr = [32, 32, 2]  # Triton 3.9 finds no gfx942 intrinsic for f32 at [16, 16, 4]
+        instr = [32, 32, 2] if variant % 2 == 0 else [16, 16, 4]
     else:
         instr = [32, 32, 8] if variant % 2 == 0 else [16, 16, 16]
     transposed = "true" if variant % 2 == 0 else "false"
@@ -356,7 +352,8 @@ def _wmma(warps: int, variant: int) -> str:
     bases = [[[1, 0]], [[1, 0], [0, 1]], [[1, 0], [2, 0], [0, 1]]]
     warp = bases[warps.bit_length() - 2] if warps > 1 else []
     transposed = "true" if variant % 2 else "false"
-    return f"#ttg.amd_wmma<{{version = 1, isTranspose = {transposed}, ctaLayout = {{warp = {warp}}}}}>"
+    cta = f"{{warp = {warp}}}"
+    return f"#ttg.amd_wmma<{{version = 1, isTranspose = {transposed}, ctaLayout = {cta}}}>"
 
 
 def _swizzled(variant: int, bits: int, rank: int = 2) -> str:
@@ -463,11 +460,7 @@ def _layout_2d(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
         dim = variant % 3
         parent_shape = list(shape[:dim]) + [4] + list(shape[dim:])
         grid3 = list(grid[:dim]) + [1] + list(grid[dim:])
-        if variant % 2:
-            grid3 = [grid3[2], grid3[1], grid3[0]] if dim == 1 else grid3
-        parent = kernel.alias(
-            "blocked", _blocked(parent_shape, kernel.lanes, grid3, bits, variant)
-        )
+        parent = kernel.alias("blocked", _blocked(parent_shape, kernel.lanes, grid3, bits, variant))
         return _slice(dim, parent)
     if family == "nested_slice":
         outer, inner = [(1, 3), (0, 2), (2, 0)][variant % 3]
@@ -477,9 +470,7 @@ def _layout_2d(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
         grid4 = [1, 1, 1, 1]
         kept = [d for d in range(4) if d not in (inner, outer)]
         grid4[kept[0]], grid4[kept[1]] = grid
-        parent = kernel.alias(
-            "blocked", _blocked(parent_shape, kernel.lanes, grid4, bits, variant)
-        )
+        parent = kernel.alias("blocked", _blocked(parent_shape, kernel.lanes, grid4, bits, variant))
         return _slice(outer if outer < inner else outer - 1, _slice(inner, parent))
     if family == "linear":
         return kernel.alias("linear", _linear(shape, kernel.lanes, plan.num_warps, variant))
@@ -492,9 +483,7 @@ def _layout_2d(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
         return kernel.alias("mma", _mma_v3(grid, 64, bits))
     if family == "mfma":
         return kernel.alias("mma", _mfma(grid, bits, variant))
-    if family == "wmma":
-        return kernel.alias("mma", _wmma(plan.num_warps, variant))
-    return kernel.alias("blocked", _blocked(shape, kernel.lanes, grid, bits, variant))
+    return kernel.alias("mma", _wmma(plan.num_warps, variant))  # wmma
 
 
 def _shape_2d(plan: _Plan) -> list[int]:
@@ -512,6 +501,7 @@ def _shape_2d(plan: _Plan) -> list[int]:
 
 
 def _other_blocked(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
+    """A second blocked layout for ``shape``: the warp grid transposed, the next variant."""
     bits = _BITS[plan.dtype]
     return kernel.alias(
         "blocked", _blocked(shape, kernel.lanes, plan.grid[::-1], bits, plan.variant + 1)
@@ -521,7 +511,13 @@ def _other_blocked(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
 def _build_convert(kernel: _Kernel, plan: _Plan) -> None:
     shape = _shape_2d(plan)
     layout = _layout_2d(kernel, plan, shape)
-    other = _other_blocked(kernel, plan, shape)
+    if plan.variant % 3 == 0 and plan.family in ("slice", "nested_slice", "linear"):
+        # between two layouts of the family: slices of other dims, other permutations
+        other = _layout_2d(kernel, replace(plan, variant=plan.variant + 1), shape)
+    elif plan.variant % 3 == 0 and plan.family == "dot_op":
+        other = _dot_parent(kernel, plan)[0]  # the MMA (or blocked) parent into its operand
+    else:
+        other = _other_blocked(kernel, plan, shape)
     src, dst = (layout, other) if plan.variant % 2 == 0 else (other, layout)
     x = kernel.load(plan.dtype, shape, src)
     y = kernel.emit(
@@ -586,7 +582,9 @@ def _build_gather(kernel: _Kernel, plan: _Plan) -> None:
     index_ty = _tensor(shape, "i32", layout)
     index = kernel.emit(f"arith.andi {raw}, {mask} : {index_ty}")
     ty = _tensor(shape, plan.dtype, layout)
-    out = kernel.emit(f"tt.gather {src}[{index}] {{axis = {axis} : i32}} : ({ty}, {index_ty}) -> {ty}")
+    out = kernel.emit(
+        f"tt.gather {src}[{index}] {{axis = {axis} : i32}} : ({ty}, {index_ty}) -> {ty}"
+    )
     kernel.store(out, plan.dtype, shape, layout)
 
 
@@ -598,8 +596,10 @@ def _layout_1d(kernel: _Kernel, plan: _Plan) -> str:
         return kernel.alias("blocked", _blocked([256], kernel.lanes, [warps], bits, variant))
     if plan.family == "slice":
         dim = variant % 2
-        parent = kernel.alias("blocked", _blocked([16, 256] if dim == 0 else [256, 16],
-                                                  kernel.lanes, grid, bits, variant))
+        parent = kernel.alias(
+            "blocked",
+            _blocked([16, 256] if dim == 0 else [256, 16], kernel.lanes, grid, bits, variant),
+        )
         return _slice(dim, parent)
     if plan.family == "nested_slice":
         parent = kernel.alias(
@@ -734,9 +734,10 @@ def _build_dot(kernel: _Kernel, plan: _Plan) -> None:
         _build_warp_group_dot(kernel, plan, (m, n, k))
         return
     if plan.family == "blocked":
-        parent, k_width = kernel.alias(
-            "blocked", _blocked([m, n], kernel.lanes, plan.grid, 32, 2)
-        ), None
+        parent, k_width = (
+            kernel.alias("blocked", _blocked([m, n], kernel.lanes, plan.grid, 32, 2)),
+            None,
+        )
     else:
         parent, k_width = _dot_parent(kernel, plan)
     operands = []
@@ -753,7 +754,8 @@ def _build_dot(kernel: _Kernel, plan: _Plan) -> None:
         operand = _tensor(shape, plan.dtype, _dot_operand(parent, index, k_width))
         operands.append((kernel.emit(f"ttg.local_load {buffer} : {mem} -> {operand}"), operand))
     c = kernel.load(acc, [m, n], parent)
-    precision = "tf32" if plan.dtype == "f32" and k_width is not None else "ieee"
+    # f32 runs as tf32 on NVIDIA MMA; gfx942 has no tf32 MFMA at these shapes (ieee f32 ones)
+    precision = "tf32" if k_width is not None and plan.target.startswith("cuda") else "ieee"
     out_ty = _tensor([m, n], acc, parent)
     d = kernel.emit(
         f"tt.dot {operands[0][0]}, {operands[1][0]}, {c}, inputPrecision = {precision} : "
@@ -778,8 +780,12 @@ def _build_warp_group_dot(kernel: _Kernel, plan: _Plan, mnk: tuple[int, int, int
         x = kernel.load(plan.dtype, shape, layout)
         mem = _memdesc(shape, plan.dtype, shared, False)
         descs.append(
-            (kernel.emit(f"ttg.local_alloc {x} : ({_tensor(shape, plan.dtype, layout)}) -> {mem}"),
-             mem)
+            (
+                kernel.emit(
+                    f"ttg.local_alloc {x} : ({_tensor(shape, plan.dtype, layout)}) -> {mem}"
+                ),
+                mem,
+            )
         )
     kernel.stmt("ttng.fence_async_shared {bCluster = false}")
     c = kernel.load(acc, [m, n], mma)
@@ -813,11 +819,29 @@ _BUILDERS: dict[str, Callable[[_Kernel, _Plan], None]] = {
 # The matrix of cases
 # ---------------------------------------------------------------------------------------------
 
-_DISTRIBUTED = ("blocked", "slice", "nested_slice", "linear", "mma_v2", "mma_v3", "dot_op",
-                "mfma", "wmma")
+_DISTRIBUTED = (
+    "blocked",
+    "slice",
+    "nested_slice",
+    "linear",
+    "mma_v2",
+    "mma_v3",
+    "dot_op",
+    "mfma",
+    "wmma",
+)
 _SHARED = ("swizzled_shared", "nvmma_shared", "padded_shared")
-_DISTRIBUTED_OPS = ("convert", "reduce_add", "reduce_argmin", "reduce_first", "scan",
-                    "scan_reverse", "gather", "local_load", "local_store")
+_DISTRIBUTED_OPS = (
+    "convert",
+    "reduce_add",
+    "reduce_argmin",
+    "reduce_first",
+    "scan",
+    "scan_reverse",
+    "gather",
+    "local_load",
+    "local_store",
+)
 _ONE_D = ("blocked", "slice", "nested_slice", "linear")
 
 
@@ -831,8 +855,11 @@ def _pairs() -> list[tuple[str, str]]:
     ]
     pairs += [(family, "histogram") for family in _ONE_D]
     pairs += [("dot_op", "dot_operand_load")]
-    pairs += [(family, op) for family in _SHARED for op in ("local_load", "local_store",
-                                                              "dot_operand_load")]
+    pairs += [
+        (family, op)
+        for family in _SHARED
+        for op in ("local_load", "local_store", "dot_operand_load")
+    ]
     pairs += [(family, "dot") for family in ("blocked", "mma_v2", "mma_v3", "mfma", "wmma")]
     return pairs
 
@@ -876,7 +903,9 @@ def _plans(family: str, op: str, offset: int) -> list[_Plan]:
     targets = _targets(family, op)
     warps = _warps(family)
     grids = [(w, g) for w in warps for g in _GRIDS[w] if family != "mma_v3" or g[1] <= 2]
-    count = max(len(_DATA_DTYPES), 2 * len(targets)) + (len(grids) // 2 if family == "blocked" else 0)
+    count = max(len(_DATA_DTYPES), 2 * len(targets)) + (
+        len(grids) // 2 if family == "blocked" else 0
+    )
     for k in range(offset, offset + count):
         target = targets[k % len(targets)]
         dtypes = _dtypes(family, op, target)
@@ -893,8 +922,9 @@ def _case(plan: _Plan) -> SweepCase:
     grid = "x".join(map(str, plan.grid))
     target = plan.target.replace(":", "")
     name = f"{plan.family}-{plan.op}-{plan.dtype}-w{grid}-{target}-v{plan.variant}"
-    return SweepCase(name, plan.family, plan.op, plan.dtype, plan.num_warps, plan.target,
-                     kernel.text())
+    return SweepCase(
+        name, plan.family, plan.op, plan.dtype, plan.num_warps, plan.target, kernel.text()
+    )
 
 
 def _quick(cases: list[SweepCase]) -> list[SweepCase]:
@@ -908,8 +938,13 @@ def _quick(cases: list[SweepCase]) -> list[SweepCase]:
     rounds = max(len(group) for group in by_pair.values())
     interleaved = [group[i] for i in range(rounds) for group in by_pair.values() if i < len(group)]
     for case in interleaved:
-        keys = {("family", case.family), ("op", case.op), ("dtype", case.dtype),
-                ("warps", str(case.num_warps)), ("target", case.target)}
+        keys = {
+            ("family", case.family),
+            ("op", case.op),
+            ("dtype", case.dtype),
+            ("warps", str(case.num_warps)),
+            ("target", case.target),
+        }
         if not keys <= seen:
             chosen.append(case)
             seen |= keys

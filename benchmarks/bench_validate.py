@@ -1,0 +1,86 @@
+"""Time ``llverify validate`` (translation validation, issue 19) against compiling alone.
+
+For each module: the whole validation (parse, harness, compile with the installed Triton on the
+CPU, load, execute every thread, check), and, measured in the same run, the baseline: one
+compile of the same harness (``compile_ttgir``, the worker process included; ``triton.compile``
+alone is the worker's own clock).  The ratio is validation over that compile: what validating
+costs beyond compiling.  Then a per-phase breakdown (``ValidationReport.timings``) and the
+verdicts per op kind.  Targets: a 4-warp matmul <= 10 s, big_2000.ttgir (2,710 lines) <= 60 s,
+on the 2-core development machine.
+
+Run: ``python benchmarks/bench_validate.py [--repeat N] [MODULE ...]`` (modules by stem, from
+tests/data/ttgir; default: the five below).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+from llverify.audit.module import parse_module
+from llverify.emitted.compile import compile_ttgir
+from llverify.emitted.harness import build_harness
+from llverify.emitted.validate import ValidationReport, validate_module
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "ttgir"
+MODULES = ("matmul_fp16_sm80", "attn_fwd_fp16_sm80", "softmax_fp32_sm80",
+           "transpose_fp16_gfx942", "big_2000")
+PHASES = ("parse", "harness", "compile", "load", "execute", "check")
+
+
+def _compile_baseline(text: str) -> tuple[float, float]:
+    """Wall seconds of one compile of the module's full harness, and triton.compile's own."""
+    harness = build_harness(parse_module(text))
+    start = time.perf_counter()
+    compiled = compile_ttgir(harness.text, harness.target)
+    return time.perf_counter() - start, compiled.seconds
+
+
+def _kinds(report: ValidationReport) -> str:
+    per_kind: dict[str, Counter[str]] = {}
+    for verdict in report.verdicts:
+        per_kind.setdefault(verdict.op, Counter())[verdict.status.value] += 1
+    return ", ".join(
+        f"{op} {'/'.join(str(c[s]) for s in ('proved', 'refuted', 'unknown'))}"
+        for op, c in sorted(per_kind.items()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", default=list(MODULES))
+    parser.add_argument("--repeat", type=int, default=1, help="validations per module (median)")
+    args = parser.parse_args()
+    rows = []
+    print(f"{'module':24} {'lines':>5} {'ops':>4} {'p/r/u':>9} {'validate s':>10} "
+          f"{'compile s':>9} {'triton s':>8} {'ratio':>6}")
+    for stem in args.modules:
+        text = (DATA / f"{stem}.ttgir").read_text()
+        times, report = [], None
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            report = validate_module(text, source=stem)
+            times.append(time.perf_counter() - start)
+        assert report is not None
+        compile_wall, triton_seconds = _compile_baseline(text)
+        counts = report.counts()
+        total = statistics.median(times)
+        print(f"{stem:24} {len(text.splitlines()):>5} {len(report.verdicts):>4} "
+              f"{counts['proved']:>3}/{counts['refuted']}/{counts['unknown']:<3} {total:>10.2f} "
+              f"{compile_wall:>9.2f} {triton_seconds:>8.2f} {total / compile_wall:>6.2f}")
+        rows.append((stem, report))
+    print()
+    print(f"{'module':24} " + " ".join(f"{p:>8}" for p in PHASES) + f" {'instrs':>9}")
+    for stem, report in rows:
+        print(f"{stem:24} " + " ".join(f"{report.timings.get(p, 0.0):>8.2f}" for p in PHASES)
+              + f" {report.instructions:>9}")
+    print()
+    print("verdicts per op kind (proved/refuted/unknown):")
+    for stem, report in rows:
+        print(f"  {stem}: {_kinds(report)}; skipped {len(report.skipped)} ops")
+
+
+if __name__ == "__main__":
+    main()
