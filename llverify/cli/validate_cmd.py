@@ -199,14 +199,13 @@ def register(commands: Any) -> None:
             "stores). Verdicts are per op: proved (over all threads of this compiled instance), "
             "refuted (with a counterexample) or unknown (with the reason). Exit 0 when nothing "
             "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
-            "--require-proofs when an op is unknown."
+            "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
+            "virtualenv under $LLVERIFY_TRITON_RELEASES). A Python kernel: kernel.py --function "
+            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90."
         ),
         epilog=examples(
             f"llverify validate {KERNEL}",
             f"llverify validate {KERNEL} --json --require-proofs   # the CI gate",
-            f"llverify validate {KERNEL} --release 3.2.0   # with another Triton release",
-            "llverify validate kernel.py --function softmax --signature 'x:*fp32,y:*fp32' "
-            "--constexpr BLOCK=128 --target sm90",
         ),
         formatter_class=HelpFormatter,
     )
