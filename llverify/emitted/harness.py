@@ -422,6 +422,8 @@ def _combine(op: Operation) -> CombineRegion:
     ops: list[CombineOp] = []
     returns: tuple[str, ...] | None = None
     for line in lines[1:]:
+        if line.startswith("}"):
+            break  # the region ends without a return
         if line.startswith(("tt.reduce.return", "tt.scan.return")):
             returns = tuple(_SSA.findall(line.split(":", 1)[0]))
             break
@@ -787,6 +789,10 @@ def _plain(build: _Build, op: Operation) -> None:
             raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
         maps = [(np.zeros(results[0].shape, np.int64), index)]
     else:  # convert_layout, reshape, expand_dims: the row-major order is kept
+        if op.name == "ttg.convert_layout" and source.shape != results[0].shape:
+            raise _SkipError(
+                f"convert_layout of {source.shape} to {results[0].shape}: expected the same shape"
+            )
         if prod(source.shape) != prod(results[0].shape):
             raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
         maps = [
@@ -1038,6 +1044,11 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
         if len(op.operands) != 2 or len(operands) != 2 or operands[1].kind != "memdesc":
             raise _SkipError("expected a tensor stored into a memdesc")
         (value_type,) = _tensors(operands[:1], 1, "operands")
+        if value_type.shape != operands[1].shape:
+            raise _SkipError(
+                f"local_store of {value_type.shape} into {operands[1].shape}: expected the "
+                "same shape"
+            )
         chain = _chain(build, op.operands[1], operands[1])
     root = chain.root
     if root.alloc_shape and root.alloc_shape != root.shape:
