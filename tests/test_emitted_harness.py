@@ -377,7 +377,7 @@ def test_lone_alloc_and_paired_allocs(ops: Harness) -> None:
         ),
         ("  %r = tt.dot %a, %c, %d : tensor<16x8xf16, #b>", "no MMA model"),
         ("  %r = arith.addf %x, %x : tensor<16x8xf16, #b>", "elementwise"),
-        ("  %r = amdg.in_thread_transpose %x : tensor<16x8xf16, #b>", "not an operation"),
+        ("  %r = amdg.unknown_op %x : tensor<16x8xf16, #b>", "not an operation"),
     ],
 )
 def test_malformed_or_unsupported_operations_are_skipped(body: str, reason: str) -> None:

@@ -66,7 +66,15 @@ _VIEWS = (
     "ttg.memdesc_trans",
     "ttg.memdesc_reshape",
 )
-_MOVES = ("ttg.convert_layout", "tt.trans", "tt.reshape", "tt.join", "tt.split")
+_MOVES = (
+    "ttg.convert_layout",
+    "amdg.in_thread_transpose",
+    "tt.trans",
+    "tt.reshape",
+    "tt.join",
+    "tt.split",
+)
+_CONVERTS = ("ttg.convert_layout", "amdg.in_thread_transpose")  # a new layout, the same tensor
 _SHAPES = ("tt.expand_dims", "tt.broadcast")
 # why an operation that carries a layout but is no case is left out, by name or prefix
 _REASONS = (
@@ -754,7 +762,8 @@ def _shape_text(typ: _Type) -> str:
 
 
 def _plain(build: _Build, op: Operation) -> None:
-    """convert_layout, trans, reshape, join, split, expand_dims, broadcast."""
+    """convert_layout, in_thread_transpose, trans, reshape, join, split, expand_dims,
+    broadcast: data movement, the expectation from numpy index arithmetic."""
     operands, results = _signature(op)
     count = {"tt.join": 2}.get(op.name, 1)
     if op.name == "tt.join" and len(operands) == 1:
@@ -788,10 +797,10 @@ def _plain(build: _Build, op: Operation) -> None:
         except ValueError:
             raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
         maps = [(np.zeros(results[0].shape, np.int64), index)]
-    else:  # convert_layout, reshape, expand_dims: the row-major order is kept
-        if op.name == "ttg.convert_layout" and source.shape != results[0].shape:
+    else:  # the converts, reshape, expand_dims: the row-major order is kept
+        if op.name in _CONVERTS and source.shape != results[0].shape:
             raise _SkipError(
-                f"convert_layout of {source.shape} to {results[0].shape}: expected the same shape"
+                f"{op.name} of {source.shape} to {results[0].shape}: expected the same shape"
             )
         if prod(source.shape) != prod(results[0].shape):
             raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
