@@ -66,7 +66,15 @@ _VIEWS = (
     "ttg.memdesc_trans",
     "ttg.memdesc_reshape",
 )
-_MOVES = ("ttg.convert_layout", "tt.trans", "tt.reshape", "tt.join", "tt.split")
+_MOVES = (
+    "ttg.convert_layout",
+    "amdg.in_thread_transpose",
+    "tt.trans",
+    "tt.reshape",
+    "tt.join",
+    "tt.split",
+)
+_CONVERTS = ("ttg.convert_layout", "amdg.in_thread_transpose")  # a new layout, the same tensor
 _SHAPES = ("tt.expand_dims", "tt.broadcast")
 # why an operation that carries a layout but is no case is left out, by name or prefix
 _REASONS = (
@@ -422,6 +430,8 @@ def _combine(op: Operation) -> CombineRegion:
     ops: list[CombineOp] = []
     returns: tuple[str, ...] | None = None
     for line in lines[1:]:
+        if line.startswith("}"):
+            break  # the region ends without a return
         if line.startswith(("tt.reduce.return", "tt.scan.return")):
             returns = tuple(_SSA.findall(line.split(":", 1)[0]))
             break
@@ -752,7 +762,8 @@ def _shape_text(typ: _Type) -> str:
 
 
 def _plain(build: _Build, op: Operation) -> None:
-    """convert_layout, trans, reshape, join, split, expand_dims, broadcast."""
+    """convert_layout, in_thread_transpose, trans, reshape, join, split, expand_dims,
+    broadcast: data movement, the expectation from numpy index arithmetic."""
     operands, results = _signature(op)
     count = {"tt.join": 2}.get(op.name, 1)
     if op.name == "tt.join" and len(operands) == 1:
@@ -786,7 +797,11 @@ def _plain(build: _Build, op: Operation) -> None:
         except ValueError:
             raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
         maps = [(np.zeros(results[0].shape, np.int64), index)]
-    else:  # convert_layout, reshape, expand_dims: the row-major order is kept
+    else:  # the converts, reshape, expand_dims: the row-major order is kept
+        if op.name in _CONVERTS and source.shape != results[0].shape:
+            raise _SkipError(
+                f"{op.name} of {source.shape} to {results[0].shape}: expected the same shape"
+            )
         if prod(source.shape) != prod(results[0].shape):
             raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
         maps = [
@@ -1038,6 +1053,11 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
         if len(op.operands) != 2 or len(operands) != 2 or operands[1].kind != "memdesc":
             raise _SkipError("expected a tensor stored into a memdesc")
         (value_type,) = _tensors(operands[:1], 1, "operands")
+        if value_type.shape != operands[1].shape:
+            raise _SkipError(
+                f"local_store of {value_type.shape} into {operands[1].shape}: expected the "
+                "same shape"
+            )
         chain = _chain(build, op.operands[1], operands[1])
     root = chain.root
     if root.alloc_shape and root.alloc_shape != root.shape:

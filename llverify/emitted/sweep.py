@@ -8,12 +8,13 @@ test.  Its operands are ``tt.load``-ed from pointer arguments, with the row-majo
 register can be tagged and checked.
 
 Families: ``blocked``; ``slice`` (a 2-D slice of a 3-D blocked parent); ``nested_slice`` (a 2-D
-slice of a slice of a 4-D blocked parent); ``linear`` (permuted, XOR-mixed or broadcasting bases);
+slice of a slice of a 4-D blocked parent); ``linear`` (permuted unit bases, some broadcasting);
 ``mma_v2`` and ``mma_v3`` (``#ttg.nvidia_mma``); ``dot_op`` (``#ttg.dot_op`` of an MMA v2, MFMA,
 WMMA or blocked parent); ``mfma`` (``#ttg.amd_mfma``, hip:gfx942); ``wmma`` (``#ttg.amd_wmma``,
 hip:gfx1100); and the shared encodings ``swizzled_shared``, ``nvmma_shared``, ``padded_shared``.
 
-Ops: ``convert`` (``ttg.convert_layout`` from or to a blocked layout); ``reduce_add``,
+Ops: ``convert`` (``ttg.convert_layout`` from or to a blocked layout, between two slices or two
+linear layouts, between an MMA parent and its dot operand); ``reduce_add``,
 ``reduce_argmin`` (two outputs, ties to the lower index), ``reduce_first`` (``select(a != 0, a,
 b)``: associative, not commutative), each on axis 0 and axis 1; ``scan`` and ``scan_reverse``
 (``addf``/``addi`` or the non-commutative "first" combine); ``gather`` (indices masked into
@@ -28,15 +29,26 @@ layouts on 64-lane waves), hip:gfx1100 (32-lane RDNA3; WMMA version 1).  Dtypes 
 f32, i64, f64 (i32 for histograms; indices are i32).  Warps 1, 2, 4, 8, with warp grids such as
 [4, 2] and [1, 2].
 
-Notes on combinations left out because Triton 3.9 refuses them (or has no such layout):
+Notes on what Triton 3.9 refuses, and how the generators avoid it (all 568 cases compile):
 
+* ``tt.scan`` lowers for blocked layouts only ("TODO: unsupported scan layout" for slices,
+  linear, MMA, dot operands): scans are generated for the blocked family, whose variants
+  include broadcast layouts (``variant % 4 == 3``: two lanes hold each element).
+* ``#ttg.linear`` must be a permutation up to broadcast ("LinearEncodingAttr requires a
+  permutation matrix layout after removing broadcast bases"): no XOR-mixed bases.
 * ``histogram`` takes a 1-D i32 tensor: only the families with a 1-D form (blocked, slice,
   nested slice of a 3-D parent, linear).
-* MMA v3 needs 4 or 8 warps (whole warp groups) and sm90; MFMA needs the 64-lane gfx942 and
-  WMMA the 32-lane gfx1100.
-* ``dot`` per family: MMA v2 (f16, bf16, i8, f32 as tf32), MMA v3 through
-  ``warp_group_dot`` (f16, bf16, i8, f32 as tf32), MFMA (f16, bf16, i8, f32), WMMA (f16, bf16,
-  i8), blocked FMA (f16, f32, f64); 64-bit MMA operands do not exist on these targets.
+* MMA v3 needs 4 or 8 warps (whole warp groups) and sm90; MFMA the 64-lane gfx942; WMMA
+  version 1 the 32-lane gfx1100 (which Triton 3.9 compiles).
+* ``dot``: the FMA lowering of a blocked parent needs the accumulator of the operands' type
+  (f16 x f16 -> f32 aborts in FMA.cpp); ``warp_group_dot`` reads i8 and tf32 operands
+  K-major only, so B is stored transposed (``nvmma_shared`` ``transposed = true``), else
+  "WGMMA type or shape is not supported"; gfx942 has no tf32 MFMA at [32, 32, 2] or
+  [16, 16, 4], so f32 MFMA dots use ``inputPrecision = ieee``; 64-bit operands use a blocked
+  (FMA) parent, as no MMA takes them here.
+* ``nvmma_shared`` needs the contiguous dim to hold at least the swizzle width in bytes.
+* A warp-local ``tt.gather`` unrolls into selects over every source register (a 1-warp
+  32x64 f32 gather took 100 s to compile), so gathers use half the shape per dim.
 """
 
 from __future__ import annotations
