@@ -312,3 +312,25 @@ def test_expected_shuffle_table_is_itself_the_isa_rule() -> None:
     """The hand table used above agrees with two textbook cases."""
     assert expected_shuffle("bfly", 1, 0x1F, 4) == ["x[1]", "x[0]", "x[3]", "x[2]"]
     assert expected_shuffle("up", 1, 0, 3) == ["x[0]", "x[0]", "x[1]"]
+
+
+@pytest.mark.parametrize(("operation", "combine"), [("add", "add"), ("max", "smax"),
+                                                    ("umin", "umin")])
+def test_redux_sync_combines_all_lanes_of_the_warp(operation: str, combine: str) -> None:
+    body = LOAD + (f"  %r = tail call i32 @llvm.nvvm.redux.sync.{operation}(i32 %v, i32 -1)\n"
+                   + STORE)
+    run = execute(body, threads=64)
+    nodes = run.output_nodes(run.memory.regions[1], 4)
+    for t in range(64):
+        warp = t // 32
+        assert nodes[t] == nodes[32 * warp]  # every lane gets the same value
+        leaves = sorted(run.dag.leaves(nodes[t]))
+        assert leaves == [run.dag.leaf(0, 32 * warp + k, 4) for k in range(32)]
+    assert run.dag.describe(nodes[0]).startswith(combine + "(")
+
+
+@pytest.mark.parametrize("callee", ["llvm.nvvm.vote.ballot.sync", "llvm.nvvm.match.any.sync.i32"])
+def test_cross_lane_nvvm_intrinsics_are_not_taken_for_per_thread_math(callee: str) -> None:
+    body = LOAD + f"  %r = tail call i32 @{callee}(i32 -1, i32 %v)\n" + STORE
+    with pytest.raises(UnmodelledAt, match=callee):
+        execute(body)
