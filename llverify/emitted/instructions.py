@@ -345,7 +345,11 @@ def _store(run: Any, ins: Instruction, mask: np.ndarray) -> None:
 
 
 def _widen(syms: np.ndarray, ty: Type) -> np.ndarray:
-    """Memory bytes to the executor's form (an i1 takes a byte either way)."""
+    """Memory bytes to the executor's form (an i1 takes a byte either way); a vector of
+    sub-byte integers is bit-packed in memory (``<64 x i1>`` is 8 bytes), which is not
+    modelled."""
+    if syms.shape[1] != nbytes_of(ty):
+        raise Unmodelled(f"a load of {ty} (bit-packed in memory)")
     return syms
 
 
