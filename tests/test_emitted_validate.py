@@ -170,3 +170,32 @@ def test_fixture_report_json_round_trips(fixture_report) -> None:
 def test_validate_module_refuses_a_non_string() -> None:
     with pytest.raises(TypeError, match="text"):
         validate_module(b"module {}")  # type: ignore[arg-type]
+
+
+# an i1 broadcast on gfx942: LLVM loads the harness's i8 flags as one bit-packed <64 x i1>
+BOOL_BROADCAST = """\
+#blocked1 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#linear1 = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [8, 0]], lane = [[0, 8], [0, 16], [0, 32], [64, 0], [32, 0], [16, 0]], warp = [[1, 0], [2, 0], [4, 0]], block = []}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%x: tensor<1x64xi1, #blocked1>) {
+    %y = tt.broadcast %x : tensor<1x64xi1, #blocked1> -> tensor<128x64xi1, #linear1>
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+
+def test_bit_packed_bool_loads_are_proved_and_a_wrong_bit_is_refuted() -> None:
+    require_triton()
+    from llverify.emitted.compile import compile_ttgir
+
+    harness = build_harness(parse_module(BOOL_BROADCAST))
+    kernel = compile_ttgir(harness.text, harness.target)
+    [proved] = verdicts((harness, kernel))
+    assert proved.status is Status.PROVED, proved.reason
+    if "x i1>" not in kernel.llir:
+        pytest.skip("this Triton/LLVM does not fold the flags into a bit-packed vector load")
+    llir = mutate(kernel.llir, r"(extractelement <\d+ x i1> %\d+, i64 )8\b", r"\g<1>9")
+    [refuted] = verdicts((harness, kernel), llir)
+    assert refuted.status is Status.REFUTED
+    assert refuted.counterexample is not None and "bit.1(" in refuted.counterexample.got
