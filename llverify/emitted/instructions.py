@@ -351,7 +351,8 @@ def _widen(run: Any, syms: np.ndarray, ty: Type) -> np.ndarray:
     ``trunc.8.1`` of the byte for bit 0, else a ``bit.j`` node of it."""
     if syms.shape[1] == nbytes_of(ty):
         return syms
-    if ty.kind != "vector" or ty.element is None or ty.element.kind != "int" or ty.element.bits != 1:
+    element = ty.element
+    if ty.kind != "vector" or element is None or element.kind != "int" or element.bits != 1:
         raise Unmodelled(f"a load of {ty} (bit-packed in memory)")
     out = np.empty((syms.shape[0], ty.count), dtype=np.int64)
     for i in range(ty.count):
