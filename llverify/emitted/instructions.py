@@ -347,7 +347,7 @@ def _load(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     addresses = run.value(pointer).integers(mask, "load address")
     nbytes = ins.type.size_bytes
     syms = run.load_bytes(pointer.type.space, addresses, nbytes, mask, ins)
-    return Val(bits_of(ins.type), syms=_widen(syms, ins.type)).normalised()
+    return Val(bits_of(ins.type), syms=_widen(run, syms, ins.type)).normalised()
 
 
 def _store(run: Any, ins: Instruction, mask: np.ndarray) -> None:
@@ -357,9 +357,28 @@ def _store(run: Any, ins: Instruction, mask: np.ndarray) -> None:
     run.store_bytes(pointer.type.space, addresses, syms, mask, ins)
 
 
-def _widen(syms: np.ndarray, ty: Type) -> np.ndarray:
-    """Memory bytes to the executor's form (an i1 takes a byte either way)."""
-    return syms
+def _widen(run: Any, syms: np.ndarray, ty: Type) -> np.ndarray:
+    """Memory bytes to the executor's form, where an i1 takes a byte.  A vector of i1 is
+    bit-packed in memory (``<64 x i1>`` is 8 bytes; LLVM folds loads of i8 flags and their
+    truncation to i1 into one): element ``i`` is bit ``i % 8`` of byte ``i // 8``, i.e.
+    ``trunc.8.1`` of the byte for bit 0, else a ``bit.j`` node of it."""
+    if syms.shape[1] == nbytes_of(ty):
+        return syms
+    element = ty.element
+    if ty.kind != "vector" or element is None or element.kind != "int" or element.bits != 1:
+        raise Unmodelled(f"a load of {ty} (bit-packed in memory)")
+    out = np.empty((syms.shape[0], ty.count), dtype=np.int64)
+    for i in range(ty.count):
+        byte, bit = syms[:, i // 8], i % 8
+        symbolic = byte >= 0
+        constant = (byte < 0) & (byte != UNDEFINED)
+        value = np.where(constant, -1 - (((-1 - byte) >> bit) & 1), UNDEFINED)
+        if symbolic.any():
+            operand = Val(8, syms=np.where(symbolic, byte, -1)[:, None]).normalised()
+            node = run.data_op("trunc.8.1" if bit == 0 else f"bit.{bit}", [operand], 1)
+            value = np.where(symbolic, node.byte_symbols()[:, 0], value)
+        out[:, i] = value
+    return out
 
 
 def _narrow(syms: np.ndarray, ty: Type) -> np.ndarray:

@@ -167,6 +167,12 @@ _MATH = re.compile(
     r"llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|fabs|sqrt|exp2|log2|nvvm\.\w+|amdgcn\.(?:exp2|log|rcp|rsq|sqrt|fmed3|fdiv\.fast)|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
 )
 _INT_MINMAX = re.compile(r"llvm\.(smax|smin|umax|umin|abs)\.i(\d+)")
+# NVVM intrinsics that exchange data between lanes or touch memory: never per-thread math
+_NOT_MATH = re.compile(
+    r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
+    r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
+)
+_REDUX = re.compile(r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)")
 
 
 def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
@@ -253,8 +259,11 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
     if callee.startswith("llvm.amdgcn."):
         return _amdgpu(run, ins, callee[len("llvm.amdgcn.") :], mask)
+    redux = _REDUX.fullmatch(callee)
+    if redux:
+        return _redux(run, ins, redux.group(1), mask)
     math = _MATH.match(callee)
-    if math and not callee.startswith("llvm.nvvm.read"):
+    if math and not callee.startswith("llvm.nvvm.read") and not _NOT_MATH.match(callee):
         operands = [run.value(o) for o in ins.operands]
         return run.data_op(callee, operands, nbytes_of(ins.type))
     raise Unmodelled(f"call to {callee}")
@@ -286,13 +295,21 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
         for k in range(vector_type.count)
     ]
     name = {"fmax": "maxnum", "fmin": "minnum"}.get(operation, operation)
-    integer = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
-               "xor": np.bitwise_xor, "umax": np.maximum, "umin": np.minimum}
+    integer = {
+        "add": np.add,
+        "mul": np.multiply,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
+        "umax": np.maximum,
+        "umin": np.minimum,
+    }
     if operation in integer and all(e.is_concrete() for e in elements):
         bits = vector_type.element.bits
         with np.errstate(all="ignore"):
             total = integer[operation].reduce(
-                np.stack([e.normalised().integers() for e in elements]), axis=0)
+                np.stack([e.normalised().integers() for e in elements]), axis=0
+            )
         return Val.concrete(total, bits, run.threads)
     if operation in ("fadd", "fmul"):
         accumulator = operands[0]
@@ -301,6 +318,24 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
         accumulator, rest = elements[0], elements[1:]
     for element in rest:
         accumulator = run.data_op(name, [accumulator, element], width)
+    return accumulator
+
+
+def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
+    """``redux.sync.op`` over a full warp: every lane gets the combine of all 32 lanes' values.
+    The integer ops are associative and commutative, so folding in lane order is the value."""
+    if run.warp_size != 32 or run.threads % 32 or not mask.all():
+        raise Unmodelled("redux.sync in divergent code or outside 32-lane warps")
+    value, member = (run.value(o) for o in ins.operands)
+    if (member.integers(mask, "member mask") & np.uint64(0xFFFFFFFF) != 0xFFFFFFFF).any():
+        raise Unmodelled("redux.sync with a partial member mask")
+    name = {"min": "smin", "max": "smax"}.get(operation, operation)
+    syms = value.byte_symbols()
+    base = np.arange(run.threads) - np.arange(run.threads) % 32
+    accumulator = Val(value.bits, syms=syms[base].copy()).normalised()
+    for lane in range(1, 32):
+        element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
+        accumulator = run.data_op(name, [accumulator, element], nbytes_of(ins.type))
     return accumulator
 
 

@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from llverify.emitted.checks import CaseVerdict, check_case
 from llverify.emitted.compile import CompiledKernel, compile_python, compile_ttgir
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Harness, build_harness
-from llverify.emitted.llvm_ir import LLVMParseError, parse_llvm_ir
+from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
 from llverify.verdict import Status
 
 __all__ = ["ValidationReport", "validate_kernel", "validate_module"]
@@ -269,14 +270,49 @@ def _execute(
 
 
 def _case_at(harness: Harness, failure: UnmodelledAt) -> Any:
-    line = failure.instruction.line if failure.instruction is not None else None
-    if line is None:
+    if failure.instruction is None:
         return None
-    for case in harness.cases:
-        first, last = case.harness_lines
-        if first <= line <= last:
-            return case
-    return None
+    cases = _cases_of(harness, failure.instruction)
+    return cases[0] if cases else None
+
+
+def _cases_of(harness: Harness, instruction: Instruction) -> list[Any]:
+    """The cases ``instruction`` may come from, by its debug location (line, column).
+
+    The op under test carries a location of its own (the user's, or ``harness.ttgir:k:0``),
+    whose line need not be a line of the harness; the harness's own ops are at their line and
+    the column of their name.  A location that fits several cases names them all (sound: a
+    violation there counts against each); the op's own location comes first."""
+    if instruction.line is None:
+        return []
+    position = (instruction.line, instruction.column or 0)
+    own = [case for case in harness.cases if position in _op_locations(harness, case)]
+    lines = harness.text.split("\n")
+    first_line, column = position
+    here = [
+        case
+        for case in harness.cases
+        if case not in own
+        and case.harness_lines[0] <= first_line <= case.harness_lines[1]
+        and _op_column(lines[first_line - 1]) == column
+    ]
+    return own + here
+
+
+_LOC = re.compile(r'\bloc\("[^"]*":(\d+):(\d+)\)')
+_OP_START = re.compile(r'^\s*(?:%[\w#:, %]+=\s*)?(?=["\w])')
+
+
+def _op_locations(harness: Harness, case: Any) -> set[tuple[int, int]]:
+    first, last = case.harness_lines
+    text = "\n".join(harness.text.split("\n")[first - 1 : last])
+    return {(int(line), int(column)) for line, column in _LOC.findall(text)}
+
+
+def _op_column(line: str) -> int:
+    """The 1-based column where the op on harness line ``line`` starts (MLIR's location)."""
+    match = _OP_START.match(line)
+    return match.end() + 1 if match else -1
 
 
 def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> list[CaseVerdict]:
@@ -285,9 +321,15 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     claim = _claim(harness, compiled)
     by_case: dict[int, list[Any]] = {case.index: [] for case in harness.cases}
     unattributed: list[Any] = []
+    by_text_line = {
+        ins.text_line: ins for block in run.function.blocks for ins in block.instructions
+    }
     for violation in run.violations:
-        case = _case_of_where(harness, violation.where)
-        (by_case[case.index] if case is not None else unattributed).append(violation)
+        cases = _case_of_where(harness, violation.where, by_text_line)
+        for case in cases:
+            by_case[case.index].append(violation)
+        if not cases:
+            unattributed.append(violation)
     verdicts = []
     for case in harness.cases:
         violations = by_case[case.index] + unattributed
@@ -295,13 +337,7 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     return verdicts
 
 
-def _case_of_where(harness: Harness, where: str) -> Any:
-    marker = "source line "
-    if marker not in where:
-        return None
-    line = int(where.split(marker, 1)[1].split(")", 1)[0])
-    for case in harness.cases:
-        first, last = case.harness_lines
-        if first <= line <= last:
-            return case
-    return None
+def _case_of_where(harness: Harness, where: str, by_text_line: dict[int, Instruction]) -> list[Any]:
+    match = re.search(r"at LLVM IR line (\d+)", where)
+    instruction = by_text_line.get(int(match.group(1))) if match else None
+    return _cases_of(harness, instruction) if instruction is not None else []

@@ -1,0 +1,93 @@
+"""``llverify validate``: exit codes (0 proved, 2 bad input, 3 unknown under
+--require-proofs), the JSON report, and one-line errors without a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cases.triton import require_triton
+from llverify.cli import EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "data" / "ttgir"
+
+# a gfx950 convert whose emitted code uses llvm.amdgcn.permlane32.swap, which the executor
+# does not model (the MFMA -> linear convert of matmul_fp16_gfx950.ttgir, line 153)
+UNMODELLED = """\
+#linear2 = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 16], [64, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 8]], warp = [[0, 32], [0, 64], [32, 0]], block = []}>
+#mma = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [32, 32, 16], isTransposed = true}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.target = "hip:gfx950", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%x: tensor<128x128xf16, #mma>) {
+    %y = ttg.convert_layout %x : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #linear2>
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``llverify`` as a user does, in a fresh interpreter."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "llverify.cli", *args], capture_output=True,
+                          text=True, env=env, cwd=ROOT)
+
+
+def test_a_proved_module_exits_0_with_a_json_report(capsys) -> None:
+    require_triton()
+    path = FIXTURES / "softmax_fp32_sm80.ttgir"
+    assert main(["validate", str(path), "--json"]) == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["status"] == "proved" and report["exit_code"] == EXIT_OK
+    assert report["counts"]["refuted"] == report["counts"]["unknown"] == 0
+    assert report["ops"] and {op["status"] for op in report["ops"]} == {"proved"}
+    assert {op["op"] for op in report["ops"]} == {"tt.reduce"}
+    assert report["target"] == "cuda:80" and report["triton"].startswith("3.9")
+
+
+def test_an_unmodelled_op_is_unknown_and_exits_3_under_require_proofs(tmp_path) -> None:
+    require_triton()
+    path = tmp_path / "permlane.ttgir"
+    path.write_text(UNMODELLED)
+    result = cli("validate", str(path), "--json", "--require-proofs")
+    assert result.returncode == EXIT_UNKNOWN, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "unknown" and report["exit_code"] == EXIT_UNKNOWN
+    [op] = report["ops"]
+    assert op["op"] == "ttg.convert_layout" and op["status"] == "unknown"
+    assert "permlane32.swap" in op["reason"]
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == EXIT_USAGE
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("llverify: error: ")
+    return lines[0]
+
+
+def test_a_missing_file_exits_2_with_one_line(tmp_path) -> None:
+    message = one_line_error(cli("validate", str(tmp_path / "missing.ttgir")))
+    assert "missing.ttgir" in message
+
+
+@pytest.mark.parametrize("keep", [1, 20])
+def test_a_truncated_module_exits_2_with_one_line(tmp_path, keep: int) -> None:
+    lines = (FIXTURES / "softmax_fp32_sm80.ttgir").read_text().splitlines()
+    path = tmp_path / "truncated.ttgir"
+    path.write_text("\n".join(lines[:keep]) + "\n")
+    message = one_line_error(cli("validate", str(path)))
+    assert "truncated.ttgir" in message
+
+
+def test_a_kernel_file_without_a_function_exits_2(tmp_path) -> None:
+    path = tmp_path / "kernel.py"
+    path.write_text("")
+    message = one_line_error(cli("validate", str(path)))
+    assert "--function" in message

@@ -1,0 +1,352 @@
+"""Unit tests of the emitted-code executor on hand-written LLVM IR: shuffles, prmt, ldmatrix,
+divergence, predicated inline assembly, cp.async, AMD DPP and ds_bpermute, and the memory
+checks with their negative controls (no Triton needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from llverify.emitted.executor import Execution, UnmodelledAt
+from llverify.emitted.llvm_ir import parse_llvm_ir
+
+HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
+
+
+def execute(body: str, *, threads: int = 32, warp: int = 32, shared: int = 0, ty: str = "i32",
+            inputs: int = 64, outputs: int | None = None, element_bytes: int = 4) -> Execution:
+    """Run ``body`` (``%t`` is the thread id; ``%in``/``%out`` the buffers) and return the run."""
+    text = (HEADER + "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+            "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n" + body + "  ret void\n}\n")
+    run = Execution(parse_llvm_ir(text), "k", threads=threads, warp_size=warp, shared_bytes=shared)
+    run.add_input(0, "x", element_bytes=element_bytes, count=inputs)
+    count = threads if outputs is None else outputs
+    run.add_output(1, "y", element_bytes=element_bytes, count=count)
+    run.run()
+    return run
+
+
+def stored(run: Execution, element_bytes: int = 4) -> list[str]:
+    """What each output element holds, as ``x[i]`` (or a DAG description)."""
+    return [run.dag.describe(n) for n in run.output_nodes(run.memory.regions[1], element_bytes)]
+
+
+LOAD = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+        "  %v = load i32, ptr addrspace(1) %p, align 4\n")
+STORE = ("  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+         "  store i32 %r, ptr addrspace(1) %q, align 4\n")
+
+
+def expected_shuffle(mode: str, b: int, c: int, threads: int = 64) -> list[str]:
+    """PTX ISA shfl.sync, written out lane by lane (out-of-range sources read their own lane)."""
+    out = []
+    for tid in range(threads):
+        lane, base = tid % 32, tid - tid % 32
+        segmask, clamp = (c >> 8) & 0x1F, c & 0x1F
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        source = {"up": lane - b, "down": lane + b, "bfly": lane ^ b,
+                  "idx": (lane & segmask) | (b & ~segmask)}[mode]
+        valid = source >= max_lane if mode == "up" else source <= max_lane
+        out.append(f"x[{base + (source if valid else lane)}]")
+    return out
+
+
+SHUFFLES = [("idx", 5, 0x1F), ("idx", 3, 0x181F), ("up", 2, 0), ("up", 1, 0x1800),
+            ("down", 3, 0x1F), ("down", 1, 0x181F), ("bfly", 16, 0x1F), ("bfly", 1, 0x1F)]
+
+
+@pytest.mark.parametrize(("mode", "b", "c"), SHUFFLES)
+def test_shfl_sync_intrinsic_matches_the_ptx_isa(mode: str, b: int, c: int) -> None:
+    body = LOAD + (f"  %r = tail call i32 @llvm.nvvm.shfl.sync.{mode}.i32(i32 -1, i32 %v, i32 {b}, "
+                   f"i32 {c})\n") + STORE
+    assert stored(execute(body, threads=64)) == expected_shuffle(mode, b, c)
+
+
+@pytest.mark.parametrize(("mode", "b", "c"), SHUFFLES)
+def test_shfl_sync_inline_ptx_matches_the_ptx_isa(mode: str, b: int, c: int) -> None:
+    body = LOAD + (f'  %r = tail call i32 asm sideeffect "shfl.sync.{mode}.b32 $0, $1, $2, $3, '
+                   f'$4;", "=r,r,r,r,r"(i32 %v, i32 {b}, i32 {c}, i32 -1)\n') + STORE
+    assert stored(execute(body, threads=64)) == expected_shuffle(mode, b, c)
+
+
+def test_prmt_picks_bytes_of_both_operands() -> None:
+    body = LOAD + ("  %t2 = add i32 %t, 32\n"
+                   "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
+                   "  %w = load i32, ptr addrspace(1) %p2, align 4\n"
+                   '  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"('
+                   "i32 %v, i32 %w, i32 21520)\n") + STORE  # 0x5410: bytes a0 a1 b0 b1
+    run = execute(body)
+    rows = run.memory.regions[1].data.reshape(-1, 4)
+    for tid in range(32):
+        a, b = run.dag.leaf(0, tid, 4), run.dag.leaf(0, tid + 32, 4)
+        assert rows[tid].tolist() == [16 * a, 16 * a + 1, 16 * b, 16 * b + 1]
+
+
+def ldmatrix_expected(transposed: bool) -> list[str]:
+    """PTX ISA ldmatrix m8n8 .b16 fragments: register i of lane l holds row l/4, columns
+    2(l%4) and 2(l%4)+1 of matrix i (with .trans: that element of the transposed matrix)."""
+    out = []
+    for lane in range(32):
+        for i in range(4):
+            for j in range(2):
+                row, col = lane // 4, 2 * (lane % 4) + j
+                if transposed:
+                    row, col = col, row
+                out.append(f"x[{64 * i + 8 * row + col}]")
+    return out
+
+
+# each lane stores 8 halves (one 16-byte matrix row: matrix lane/8, row lane%8) to shared, then
+# gives its row address to ldmatrix; lane l's four registers go to y[8l .. 8l+7]
+LDMATRIX_PROLOGUE = (
+    "  %e = mul i32 %t, 8\n"
+    "  %p = getelementptr half, ptr addrspace(1) %in, i32 %e\n"
+    "  %v = load <8 x half>, ptr addrspace(1) %p, align 16\n"
+    "  %o = mul i32 %t, 16\n"
+    "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+    "  store <8 x half> %v, ptr addrspace(3) %s, align 16\n"
+    "  tail call void @llvm.nvvm.barrier0()\n")
+LDMATRIX_EPILOGUE = (
+    "  %r0 = extractvalue { i32, i32, i32, i32 } %m, 0\n"
+    "  %r1 = extractvalue { i32, i32, i32, i32 } %m, 1\n"
+    "  %r2 = extractvalue { i32, i32, i32, i32 } %m, 2\n"
+    "  %r3 = extractvalue { i32, i32, i32, i32 } %m, 3\n"
+    "  %w0 = insertelement <4 x i32> poison, i32 %r0, i32 0\n"
+    "  %w1 = insertelement <4 x i32> %w0, i32 %r1, i32 1\n"
+    "  %w2 = insertelement <4 x i32> %w1, i32 %r2, i32 2\n"
+    "  %w3 = insertelement <4 x i32> %w2, i32 %r3, i32 3\n"
+    "  %q = getelementptr half, ptr addrspace(1) %out, i32 %e\n"
+    "  store <4 x i32> %w3, ptr addrspace(1) %q, align 16\n")
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_ldmatrix_x4_intrinsic_matches_the_ptx_isa_fragments(transposed: bool) -> None:
+    name = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4" + (".trans" if transposed else "") + ".b16"
+    call = f"  %m = tail call {{ i32, i32, i32, i32 }} @{name}(ptr addrspace(3) %s)\n"
+    body = LDMATRIX_PROLOGUE + call + LDMATRIX_EPILOGUE
+    run = execute(body, shared=512, inputs=256, outputs=256, element_bytes=2)
+    assert stored(run, 2) == ldmatrix_expected(transposed)
+    assert run.violations == []
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_ldmatrix_x4_inline_ptx_matches_the_ptx_isa_fragments(transposed: bool) -> None:
+    opcode = "ldmatrix.sync.aligned.m8n8.x4" + (".trans" if transposed else "") + ".shared.b16"
+    call = (f'  %m = tail call {{ i32, i32, i32, i32 }} asm sideeffect "{opcode} '
+            '{$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r"(ptr addrspace(3) %s)\n')
+    body = LDMATRIX_PROLOGUE + call + LDMATRIX_EPILOGUE
+    run = execute(body, shared=512, inputs=256, outputs=256, element_bytes=2)
+    assert stored(run, 2) == ldmatrix_expected(transposed)
+
+
+def test_divergent_branch_joins_at_a_phi() -> None:
+    body = ("  %c = icmp ult i32 %t, 10\n"
+            "  br i1 %c, label %low, label %high\n"
+            "low:\n"
+            "  %pl = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+            "  %vl = load i32, ptr addrspace(1) %pl, align 4\n"
+            "  br label %join\n"
+            "high:\n"
+            "  %th = xor i32 %t, 1\n"
+            "  %ph = getelementptr i32, ptr addrspace(1) %in, i32 %th\n"
+            "  %vh = load i32, ptr addrspace(1) %ph, align 4\n"
+            "  br label %join\n"
+            "join:\n"
+            "  %r = phi i32 [ %vl, %low ], [ %vh, %high ]\n") + STORE
+    expected = [f"x[{t if t < 10 else t ^ 1}]" for t in range(32)]
+    assert stored(execute(body)) == expected
+
+
+def test_predicated_inline_asm_store_writes_only_where_the_predicate_holds() -> None:
+    body = LOAD + ("  %c = icmp ult i32 %t, 8\n"
+                   "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+                   '  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", '
+                   '"r,l,b"(i32 %v, ptr addrspace(1) %q, i1 %c)\n')
+    run = execute(body)
+    writers = run.memory.regions[1].writer.reshape(-1, 4)[:, 0]
+    assert writers.tolist() == list(range(8)) + [-1] * 24
+    assert stored(run)[:8] == [f"x[{t}]" for t in range(8)]
+
+
+CP_ASYNC = (
+    "  %o = mul i32 %t, 4\n"
+    "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+    "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+    '  tail call void asm sideeffect "cp.async.ca.shared.global [ $0 + 0 ], [ $1 + 0 ], 0x4, '
+    '0x4;", "r,l"(ptr addrspace(3) %s, ptr addrspace(1) %p)\n'
+    '  tail call void asm sideeffect "cp.async.commit_group;", ""()\n')
+CP_READ = ("  %t2 = xor i32 %t, 1\n"
+           "  %o2 = mul i32 %t2, 4\n"
+           "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
+           "  %r = load i32, ptr addrspace(3) %s2, align 4\n") + STORE
+
+
+def test_cp_async_lands_at_wait_group() -> None:
+    body = (CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x0;", ""()\n'
+            "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ)
+    run = execute(body, shared=128)
+    assert run.violations == []
+    assert stored(run) == [f"x[{t ^ 1}]" for t in range(32)]
+
+
+def test_cp_async_read_before_wait_group_is_an_uninitialised_read() -> None:
+    run = execute(CP_ASYNC + "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ, shared=128)
+    assert [v.kind for v in run.violations] == ["uninitialised read"]
+
+
+def test_cp_async_wait_group_keeps_the_newest_groups_in_flight() -> None:
+    body = (CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x1;", ""()\n'
+            "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ)
+    assert [v.kind for v in execute(body, shared=128).violations] == ["uninitialised read"]
+
+
+AMD = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+       "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+       "  %t64 = add i32 %t, 64\n"
+       "  %p64 = getelementptr i32, ptr addrspace(1) %in, i32 %t64\n"
+       "  %old = load i32, ptr addrspace(1) %p64, align 4\n")
+
+
+def test_dpp_row_shr_shifts_within_rows_of_sixteen_and_keeps_old_at_row_starts() -> None:
+    body = AMD + ("  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 273, "
+                  "i32 15, i32 15, i1 false)\n") + STORE  # 0x111: row_shr:1
+    expected = [f"x[{t + 64}]" if t % 16 == 0 else f"x[{t - 1}]" for t in range(64)]
+    assert stored(execute(body, threads=64, warp=64, inputs=128)) == expected
+
+
+def test_dpp_row_shr_with_bound_ctrl_reads_zero_at_row_starts() -> None:
+    body = AMD + ("  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 274, "
+                  "i32 15, i32 15, i1 true)\n") + STORE  # 0x112: row_shr:2
+    run = execute(body, threads=64, warp=64, inputs=128)
+    rows = run.memory.regions[1].data.reshape(-1, 4)
+    for t in range(64):
+        if t % 16 < 2:
+            assert rows[t].tolist() == [-1] * 4  # the constant 0
+        else:
+            assert stored(run)[t] == f"x[{t - 2}]"
+
+
+def test_ds_bpermute_reads_the_lane_at_address_over_four() -> None:
+    body = AMD + ("  %l = add i32 %t, 5\n"
+                  "  %lm = and i32 %l, 63\n"
+                  "  %a = shl i32 %lm, 2\n"
+                  "  %r = tail call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n") + STORE
+    assert stored(execute(body, threads=128, warp=64, inputs=128)) == [
+        f"x[{t - t % 64 + (t % 64 + 5) % 64}]" for t in range(128)]
+
+
+# -- memory checks: negative controls ---------------------------------------------------------
+SHARED_STORE = ("  %o = mul i32 %t, 4\n"
+                "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+                "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+# thread t reads what thread t + 32 (another warp) stored
+SHARED_READ_OTHER_WARP = ("  %t2 = xor i32 %t, 32\n"
+                          "  %o2 = mul i32 %t2, 4\n"
+                          "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
+                          "  %r = load i32, ptr addrspace(3) %s2, align 4\n") + STORE
+
+
+def test_shared_read_with_no_write_is_an_uninitialised_read() -> None:
+    run = execute(SHARED_READ_OTHER_WARP, threads=64, shared=256)
+    assert {v.kind for v in run.violations} == {"uninitialised read"}
+    assert run.violations[0].space == "shared"
+
+
+def test_read_of_another_warps_write_without_a_barrier_is_a_race() -> None:
+    run = execute(LOAD + SHARED_STORE + SHARED_READ_OTHER_WARP, threads=64, shared=256)
+    races = [v for v in run.violations if v.kind == "race"]
+    assert races and races[0].thread // 32 != races[0].other_thread // 32
+
+
+def test_read_of_another_warps_write_after_a_barrier_is_clean() -> None:
+    body = LOAD + SHARED_STORE + "  tail call void @llvm.nvvm.barrier0()\n" + SHARED_READ_OTHER_WARP
+    run = execute(body, threads=64, shared=256)
+    assert run.violations == []
+    assert stored(run) == [f"x[{t ^ 32}]" for t in range(64)]
+
+
+def test_shared_store_outside_the_allocation_is_out_of_bounds() -> None:
+    run = execute(LOAD + SHARED_STORE, threads=64, shared=128)
+    assert [(v.kind, v.space) for v in run.violations] == [("out of bounds", "shared")]
+    assert run.violations[0].address >= 128
+
+
+def test_threads_storing_different_values_to_one_global_address_conflict() -> None:
+    body = LOAD + ("  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
+                   "  store i32 %v, ptr addrspace(1) %q, align 4\n")
+    violations = execute(body).violations
+    assert [(v.kind, v.space) for v in violations] == [("conflicting store", "global")]
+    assert violations[0].thread != violations[0].other_thread
+
+
+def test_threads_storing_the_same_value_to_one_address_is_not_a_violation() -> None:
+    same = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 3\n"
+            "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+            "  %t4 = lshr i32 %t, 2\n"
+            "  %o = shl i32 %t4, 2\n"  # threads 4k..4k+3 share one shared word
+            "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+            "  store i32 %v, ptr addrspace(3) %s, align 4\n"
+            "  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
+            "  store i32 %v, ptr addrspace(1) %q, align 4\n")
+    run = execute(same, threads=64, shared=256)
+    assert run.violations == []
+    assert stored(run)[0] == "x[3]"
+
+
+def test_threads_of_one_store_writing_different_values_to_one_shared_word_are_reported() -> None:
+    body = LOAD + ("  %t4 = lshr i32 %t, 2\n"
+                   "  %o = shl i32 %t4, 2\n"
+                   "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+                   "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+    kinds = {v.kind for v in execute(body, threads=64, shared=256).violations}
+    assert kinds == {"nondeterministic store"}
+
+
+@pytest.mark.parametrize("callee", ["llvm.amdgcn.made.up", "llvm.made.up.i32"])
+def test_unknown_intrinsic_is_unmodelled_not_a_pass(callee: str) -> None:
+    body = LOAD + f"  %r = tail call i32 @{callee}(i32 %v)\n" + STORE
+    with pytest.raises(UnmodelledAt, match=callee):
+        execute(body)
+
+
+def test_expected_shuffle_table_is_itself_the_isa_rule() -> None:
+    """The hand table used above agrees with two textbook cases."""
+    assert expected_shuffle("bfly", 1, 0x1F, 4) == ["x[1]", "x[0]", "x[3]", "x[2]"]
+    assert expected_shuffle("up", 1, 0, 3) == ["x[0]", "x[0]", "x[1]"]
+
+
+@pytest.mark.parametrize(("operation", "combine"), [("add", "add"), ("max", "smax"),
+                                                    ("umin", "umin")])
+def test_redux_sync_combines_all_lanes_of_the_warp(operation: str, combine: str) -> None:
+    body = LOAD + (f"  %r = tail call i32 @llvm.nvvm.redux.sync.{operation}(i32 %v, i32 -1)\n"
+                   + STORE)
+    run = execute(body, threads=64)
+    nodes = run.output_nodes(run.memory.regions[1], 4)
+    for t in range(64):
+        warp = t // 32
+        assert nodes[t] == nodes[32 * warp]  # every lane gets the same value
+        leaves = sorted(run.dag.leaves(nodes[t]))
+        assert leaves == [run.dag.leaf(0, 32 * warp + k, 4) for k in range(32)]
+    assert run.dag.describe(nodes[0]).startswith(combine + "(")
+
+
+@pytest.mark.parametrize("callee", ["llvm.nvvm.vote.ballot.sync", "llvm.nvvm.match.any.sync.i32"])
+def test_cross_lane_nvvm_intrinsics_are_not_taken_for_per_thread_math(callee: str) -> None:
+    body = LOAD + f"  %r = tail call i32 @{callee}(i32 -1, i32 %v)\n" + STORE
+    with pytest.raises(UnmodelledAt, match=callee):
+        execute(body)
+
+
+
+@pytest.mark.parametrize(("index", "expected"), [(0, "zext.1.8(trunc.8.1(x[0]))"),
+                                                 (8, "zext.1.8(trunc.8.1(x[1]))"),
+                                                 (9, "zext.1.8(bit.1(x[1]))")])
+def test_a_bit_packed_i1_vector_load_reads_bits_of_bytes(index: int, expected: str) -> None:
+    """``<16 x i1>`` is 2 bytes in memory (LLVM folds loads of i8 flags and their trunc to i1
+    into one): element 8 is bit 0 of byte 1; element 9, bit 1 of it (never a flag's value)."""
+    body = ("  %p = getelementptr i8, ptr addrspace(1) %in, i32 0\n"
+            "  %m = load <16 x i1>, ptr addrspace(1) %p, align 2\n"
+            f"  %b = extractelement <16 x i1> %m, i64 {index}\n"
+            "  %r = zext i1 %b to i8\n"
+            "  %q = getelementptr i8, ptr addrspace(1) %out, i32 %t\n"
+            "  store i8 %r, ptr addrspace(1) %q, align 1\n")
+    assert set(stored(execute(body, inputs=16, element_bytes=1), 1)) == {expected}
