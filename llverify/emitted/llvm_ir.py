@@ -479,8 +479,9 @@ def _alignment(tokens: _Tokens) -> int:
 
 
 def _call(tokens: _Tokens, extra: dict[str, object]) -> tuple[Type, list[Value]]:
-    while tokens.peek() in ("noundef", "nonnull", "zeroext", "signext", "fastcc", "ccc"):
-        tokens.take()
+    while tokens.peek() in ("noundef", "nonnull", "zeroext", "signext", "fastcc", "ccc", "range"):
+        if tokens.take() == "range":  # range(i32 0, 1024): a return-value attribute
+            _skip_group(tokens)
     ty = parse_type(tokens)
     if tokens.peek() == "(":  # a varargs signature: skip it
         depth = 0
@@ -510,6 +511,17 @@ def _call(tokens: _Tokens, extra: dict[str, object]) -> tuple[Type, list[Value]]
     while tokens.peek().startswith("#"):
         tokens.take()
     return ty, operands
+
+
+def _skip_group(tokens: _Tokens) -> None:
+    """Skip one parenthesised group, e.g. the ``(i32 0, 1024)`` of ``range(...)``."""
+    depth = 0
+    while True:
+        token = tokens.take()
+        depth += token == "("
+        depth -= token == ")"
+        if depth == 0:
+            return
 
 
 def _unescape(quoted: str) -> str:

@@ -260,10 +260,16 @@ class GlobalMemory:
     def _locate(
         self, addresses: np.ndarray, threads: np.ndarray, where: str
     ) -> tuple[np.ndarray, np.ndarray]:
-        region_of = np.full(addresses.shape, -1, dtype=np.int64)
-        for k, region in enumerate(self.regions):
-            inside = (addresses >= region.base) & (addresses < region.base + region.size)
-            region_of[inside] = k
+        bases = np.array([r.base for r in self.regions], dtype=np.int64)
+        ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
+        order = np.argsort(bases, kind="stable")
+        if order.size:
+            slot = np.searchsorted(bases[order], addresses, side="right") - 1
+            candidate = order[np.clip(slot, 0, None)]
+            inside = (slot >= 0) & (addresses < ends[candidate])
+            region_of = np.where(inside, candidate, -1)
+        else:
+            region_of = np.full(addresses.shape, -1, dtype=np.int64)
         missing = region_of < 0
         if missing.any():
             row, col = np.argwhere(missing)[0]
@@ -283,10 +289,10 @@ class GlobalMemory:
     def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
         region_of, ok = self._locate(addresses, threads, where)
         out = np.full(addresses.shape, UNDEFINED, dtype=np.int64)
-        for k, region in enumerate(self.regions):
+        for k in np.unique(region_of[region_of >= 0]):
+            region = self.regions[int(k)]
             here = region_of == k
-            if here.any():
-                out[here] = region.data[addresses[here] - region.base]
+            out[here] = region.data[addresses[here] - region.base]
         return out
 
     def write(
@@ -296,10 +302,9 @@ class GlobalMemory:
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         if not self.sites or self.sites[-1] != where:
             self.sites.append(where)
-        for k, region in enumerate(self.regions):
+        for k in np.unique(region_of[region_of >= 0]):
+            region = self.regions[int(k)]
             here = region_of == k
-            if not here.any():
-                continue
             if region.kind in ("input", "values"):
                 row, col = np.argwhere(here)[0]
                 self.violations.append(

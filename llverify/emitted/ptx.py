@@ -304,10 +304,16 @@ def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.nd
 def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
     run = state.run
     words = opcode.split(".")
-    space_word = next((w for w in words if w in ("global", "shared", "local", "const")), "global")
-    if space_word in ("local", "const"):
-        raise Unmodelled(f"PTX {opcode}")
-    space = 1 if space_word == "global" else 3
+    known = ("global", "shared", "local", "const", "param")
+    spaces = [w for w in words if w.split("::")[0] in known]
+    if not spaces:
+        space = 0  # a generic address: shared or global by its value
+    elif spaces[0] in ("global",):
+        space = 1
+    elif spaces[0] in ("shared", "shared::cta"):
+        space = 3
+    else:
+        raise Unmodelled(f"PTX {opcode} (state space {spaces[0]})")
     vector = next((int(w[1:]) for w in words if re.fullmatch(r"v\d", w)), 1)
     bits = _bits_of_suffix(opcode)
     if words[0] == "ld":
