@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from llverify.audit.module import ModuleError
@@ -88,6 +89,43 @@ def _release_python(args: argparse.Namespace) -> str | None:
     return None
 
 
+_ARTIFACTS = (".llir", ".ll", ".ptx", ".amdgcn", ".cubin", ".hsaco")
+
+
+def _parse_arguments(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = int(value, 0)
+        except ValueError:
+            raise LLVerifyError(
+                f"--arg: expected NAME=INTEGER (e.g. %3=1024), got {item!r}"
+            ) from None
+        if not sep or not name.strip():
+            raise LLVerifyError(f"--arg: expected NAME=INTEGER (e.g. %3=1024), got {item!r}")
+    return out
+
+
+def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
+    """Validate a dumped artifact (LLVM IR executed; the TTGIR beside it per op)."""
+    from llverify.emitted.dumped import DumpError, validate_artifact
+    from llverify.emitted.llvm_ir import LLVMParseError
+
+    if not Path(source).is_file():
+        read_text_file(source)  # the usual one-line error for a missing or unreadable file
+    try:
+        return validate_artifact(
+            source,
+            arguments=_parse_arguments(args.arg or []),
+            threads=args.threads,
+            shared_bytes=args.shared_bytes,
+            python=_release_python(args),
+        )
+    except (DumpError, LLVMParseError) as error:
+        raise LLVerifyError(f"{source}: {error}") from None
+
+
 def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.emitted.compile import CompileError
@@ -131,7 +169,7 @@ def print_report(report: Any) -> None:
     """The verdict table of a validation report."""
     print(
         f"{report.source}: {len(report.verdicts)} ops validated on {report.target} "
-        f"(Triton {report.triton_version or '?'}, {report.threads} threads), "
+        f"(Triton {report.triton_version or 'of the dump'}, {report.threads} threads), "
         f"{report.timings.get('total', 0.0):.2f} s"
     )
     print(f"{'status':8}  {'op':22}  {'location':28}  detail")
@@ -160,12 +198,24 @@ def print_report(report: Any) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    report = run_validation(args, args.source)
-    code = exit_code(report.status, args.require_proofs)
-    if args.json:
-        print(to_json({**report.to_dict(), "exit_code": code}))
+    if args.source.endswith(_ARTIFACTS):
+        reports = run_artifact(args, args.source)
     else:
-        print_report(report)
+        reports = [run_validation(args, args.source)]
+    codes = [exit_code(report.status, args.require_proofs) for report in reports]
+    code = EXIT_FAILED if EXIT_FAILED in codes else max(codes)
+    if args.json:
+        body = [report.to_dict() for report in reports]
+        print(
+            to_json(
+                {**body[0], "exit_code": code}
+                if len(body) == 1
+                else {"reports": body, "exit_code": code}
+            )
+        )
+    else:
+        for report in reports:
+            print_report(report)
     return code
 
 
@@ -201,7 +251,9 @@ def register(commands: Any) -> None:
             "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
             "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
             "virtualenv under $LLVERIFY_TRITON_RELEASES). A Python kernel: kernel.py --function "
-            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90."
+            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90. A dumped "
+            "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
+            "executed for memory safety, and k.ttgir beside it is validated per op."
         ),
         epilog=examples(
             f"llverify validate {KERNEL}",
@@ -238,6 +290,27 @@ def register(commands: Any) -> None:
         default=4,
         choices=[1, 2, 4, 8, 16],
         help="warps per CTA for Python kernels (default %(default)s)",
+    )
+    parser.add_argument(
+        "--arg",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a scalar argument of a dumped kernel, by LLVM name or position "
+        "(e.g. %%3=1024; repeatable; arguments left out stay tagged)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="threads per CTA of a dumped kernel (default: its nvvm.reqntid / "
+        "work-group size, or num_warps in the Triton .json beside it)",
+    )
+    parser.add_argument(
+        "--shared-bytes",
+        type=int,
+        metavar="N",
+        help="the shared allocation of a dumped kernel (default: 'shared' in the "
+        "Triton .json beside it; unknown = shared accesses not bounds-checked)",
     )
     add_compile_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

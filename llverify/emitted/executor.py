@@ -39,7 +39,7 @@ import numpy as np
 from llverify.emitted import instructions, intrinsics, ptx
 from llverify.emitted.instructions import SHARED_WINDOW, bits_of, merge, nbytes_of
 from llverify.emitted.llvm_ir import Block, Function, Instruction, LLVMModule, Type, Value
-from llverify.emitted.memory import GlobalMemory, Region, SharedMemory, Violation
+from llverify.emitted.memory import GlobalMemory, OpenRegion, Region, SharedMemory, Violation
 from llverify.emitted.symbolic import UNDEFINED, Dag, Unmodelled, Val, canonical_op
 
 __all__ = ["Execution", "MAX_STEPS", "UnmodelledAt"]
@@ -131,6 +131,33 @@ class Execution:
     def add_output(self, arg: int, name: str, *, element_bytes: int, count: int) -> Region:
         data = np.full(count * element_bytes, UNDEFINED, dtype=np.int64)
         return self.memory.add(name, self._base(arg), data, "output")
+
+    def set_argument(self, arg: int, value: int | None, name: str = "") -> None:
+        """Give scalar argument ``arg`` a concrete ``value`` (None: a tagged, unknown value)."""
+        ty, ssa = self.function.arguments[arg]
+        bits = bits_of(ty)
+        if value is not None:
+            self.env[ssa] = Val.concrete(value & ((1 << bits) - 1), bits, self.threads)
+            return
+        buffer = len(self.memory.regions) + 1000 + arg
+        self.dag.buffer_names[buffer] = f"argument {name or ssa}"
+        node = self.dag.leaf(buffer, 0, max(1, bits // 8))
+        syms = np.broadcast_to(
+            node * 16 + np.arange(max(1, bits // 8)), (self.threads, max(1, bits // 8))
+        )
+        self.env[ssa] = Val(bits, syms=syms.copy())
+
+    def add_open(self, arg: int, name: str) -> OpenRegion:
+        """Pointer argument ``arg`` points at a buffer of unknown size and contents: every byte
+        read before it is written is a tagged leaf (``name[byte offset]``)."""
+        buffer = len(self.memory.regions)
+        self.dag.buffer_names[buffer] = name
+
+        def fresh(offsets: np.ndarray) -> np.ndarray:
+            nodes = [self.dag.leaf(buffer, int(offset), 1) for offset in offsets]
+            return np.asarray(nodes, dtype=np.int64) * 16
+
+        return self.memory.add_open(name, self._base(arg), GLOBAL_STRIDE // 2, fresh)
 
     def add_scratch(self, arg: int, name: str, size: int) -> Region:
         return self.memory.add(
@@ -383,6 +410,8 @@ class Execution:
 
 
 def _float_bits(text: str, ty: Type) -> int:
+    if text.startswith("f0x"):  # the type's own IEEE bits (LLVM 20+ spelling)
+        return int(text[3:], 16)
     if text.startswith("0x"):
         digits = text[2:]
         if digits[:1] in ("K", "L", "M", "H", "R"):  # x87/fp128/half/bfloat hex forms
@@ -395,7 +424,10 @@ def _float_bits(text: str, ty: Type) -> int:
                 ).view(np.uint32)[0]
             )
         return value
-    as_float = float(text)
+    try:
+        as_float = float(text)
+    except ValueError:
+        raise Unmodelled(f"float constant {text!r}") from None
     if ty.bits == 64:
         return int(np.array([as_float], dtype=np.float64).view(np.uint64)[0])
     if ty.bits == 32:

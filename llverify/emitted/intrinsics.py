@@ -251,6 +251,9 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
         registers = [run.value(o).byte_symbols() for o in ins.operands[1:]]
         stmatrix(run, addresses, registers, bool(st.group(2)), mask, run.where(ins))
         return None
+    if callee.startswith("llvm.nvvm.cp.async."):
+        _cp_async(run, ins, callee[len("llvm.nvvm.cp.async.") :], mask)
+        return None
     vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
     if vector_reduce:
         return _vector_reduce(run, ins, vector_reduce.group(1))
@@ -337,6 +340,34 @@ def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
         element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
         accumulator = run.data_op(name, [accumulator, element], nbytes_of(ins.type))
     return accumulator
+
+
+_CP_ASYNC = re.compile(r"(ca|cg)\.shared\.global\.(\d+)(\.s)?")
+
+
+def _cp_async(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> None:
+    """``llvm.nvvm.cp.async.*``: copies land at ``wait.group`` / ``wait.all`` (never before)."""
+    if name == "commit.group":
+        run.async_groups.append([])
+        return
+    if name in ("wait.group", "wait.all"):
+        keep = 0 if name == "wait.all" else int(run.value(ins.operands[0]).integers()[0])
+        run.complete_async_copies(keep)
+        return
+    copy = _CP_ASYNC.fullmatch(name)
+    if copy is None:
+        raise Unmodelled(f"call to llvm.nvvm.cp.async.{name}")
+    size = int(copy.group(2))
+    destination = run.value(ins.operands[0]).integers(mask, "copy destination")
+    source = run.value(ins.operands[1]).integers(mask, "copy source")
+    source_size = np.full(run.threads, size, dtype=np.int64)
+    if copy.group(3):
+        source_size = run.value(ins.operands[2]).integers(mask, "copy size").astype(np.int64)
+    reading = mask & (source_size > 0)
+    data = run.load_bytes(1, source, size, reading, ins)
+    columns = np.arange(size)[None, :]
+    data = np.where(columns < source_size[:, None], data, -1)  # the rest is zero-filled
+    run.async_groups[-1].append((destination.copy(), data, mask.copy(), run.where(ins)))
 
 
 def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:

@@ -29,13 +29,14 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from llverify.emitted.symbolic import UNDEFINED
 
-__all__ = ["GlobalMemory", "Region", "SharedMemory", "Violation"]
+__all__ = ["GlobalMemory", "OpenRegion", "Region", "SharedMemory", "Violation"]
 
 
 @dataclass(frozen=True)
@@ -236,11 +237,58 @@ class Region:
     site: np.ndarray  # index into GlobalMemory.sites of the store that wrote each byte, -1 none
 
 
+class OpenRegion:
+    """A global buffer of unknown size (a pointer argument of a dumped kernel): bytes are
+    tagged on first read (``fresh(offsets)`` gives their byte symbols), writes are recorded
+    sparsely in pages."""
+
+    PAGE = 1 << 12
+
+    def __init__(self, name: str, base: int, size: int, fresh: Callable[[np.ndarray], np.ndarray]):
+        self.name, self.base, self.size, self.kind = name, base, size, "open"
+        self._fresh = fresh
+        self._pages: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _page(self, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        page = self._pages.get(number)
+        if page is None:
+            offsets = number * self.PAGE + np.arange(self.PAGE, dtype=np.int64)
+            page = (
+                self._fresh(offsets),
+                np.full(self.PAGE, -1, dtype=np.int64),
+                np.full(self.PAGE, -1, dtype=np.int64),
+            )
+            self._pages[number] = page
+        return page
+
+    def get(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(byte symbols, writers) at ``offsets``."""
+        data = np.empty(offsets.shape, dtype=np.int64)
+        writer = np.empty(offsets.shape, dtype=np.int64)
+        numbers = offsets // self.PAGE
+        for number in np.unique(numbers):
+            here = numbers == number
+            page = self._page(int(number))
+            data[here] = page[0][offsets[here] % self.PAGE]
+            writer[here] = page[1][offsets[here] % self.PAGE]
+        return data, writer
+
+    def set(self, offsets: np.ndarray, values: np.ndarray, who: np.ndarray, site: int) -> None:
+        numbers = offsets // self.PAGE
+        for number in np.unique(numbers):
+            here = numbers == number
+            page = self._page(int(number))
+            slots = offsets[here] % self.PAGE
+            page[0][slots] = values[here]
+            page[1][slots] = who[here]
+            page[2][slots] = site
+
+
 class GlobalMemory:
     """The kernel's global buffers, each at its own base address."""
 
     def __init__(self) -> None:
-        self.regions: list[Region] = []
+        self.regions: list[Region | OpenRegion] = []
         self.violations: list[Violation] = []
         self.sites: list[str] = []
 
@@ -254,6 +302,14 @@ class GlobalMemory:
             np.full(data.size, -1, dtype=np.int64),
             np.full(data.size, -1, dtype=np.int64),
         )
+        self.regions.append(region)
+        return region
+
+    def add_open(
+        self, name: str, base: int, size: int, fresh: Callable[[np.ndarray], np.ndarray]
+    ) -> OpenRegion:
+        """A buffer of unknown contents and size (at most ``size`` bytes), tagged lazily."""
+        region = OpenRegion(name, base, size, fresh)
         self.regions.append(region)
         return region
 
@@ -292,7 +348,10 @@ class GlobalMemory:
         for k in np.unique(region_of[region_of >= 0]):
             region = self.regions[int(k)]
             here = region_of == k
-            out[here] = region.data[addresses[here] - region.base]
+            if isinstance(region, OpenRegion):
+                out[here] = region.get(addresses[here] - region.base)[0]
+            else:
+                out[here] = region.data[addresses[here] - region.base]
         return out
 
     def write(
@@ -325,8 +384,11 @@ class GlobalMemory:
             order = np.lexsort((vals, offsets))
             o, v, t = offsets[order], vals[order], who[order]
             clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
-            previous = region.writer[offsets]
-            earlier = (previous >= 0) & (previous != who) & (region.data[offsets] != vals)
+            if isinstance(region, OpenRegion):
+                current, previous = region.get(offsets)
+            else:
+                current, previous = region.data[offsets], region.writer[offsets]
+            earlier = (previous >= 0) & (previous != who) & (current != vals)
             if clash.any():
                 i = int(np.argmax(clash))
                 self.violations.append(
@@ -353,6 +415,9 @@ class GlobalMemory:
                         f"two threads store different values to {region.name}",
                     )
                 )
+            if isinstance(region, OpenRegion):
+                region.set(offsets, vals, who, len(self.sites) - 1)
+                continue
             region.data[offsets] = vals
             region.writer[offsets] = who
             region.site[offsets] = len(self.sites) - 1

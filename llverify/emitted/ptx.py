@@ -247,6 +247,8 @@ def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.nd
         return
     elif root == "cp":
         _async_copy(state, opcode, operands, active)
+    elif root == "mma":
+        _mma(state, opcode, operands)
     elif root in ("ldmatrix", "stmatrix"):
         _matrix(state, opcode, operands, active)
     elif root in (
@@ -355,6 +357,26 @@ def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.n
         if source_size == 0:
             data[:] = -1
     run.async_groups[-1].append((destination.copy(), data, active.copy(), run.where(state.ins)))
+
+
+def _mma(state: _AsmState, opcode: str, operands: list[str]) -> None:
+    """``mma.sync``: each destination register is an uninterpreted function of all the source
+    registers (exact as an identity, the arithmetic is not modelled)."""
+    run = state.run
+    destinations = [p.strip() for p in operands[0].strip("{} ").split(",")]
+    sources = []
+    for operand in operands[1:]:
+        for part in operand.strip("{} ").split(","):
+            sources.append(state.read(part.strip(), 32))
+    packed = Val(
+        32 * len(sources),
+        syms=np.concatenate(
+            [s.byte_symbols()[:, :4] if s.nbytes >= 4 else s.byte_symbols() for s in sources],
+            axis=1,
+        ),
+    )
+    for k, destination in enumerate(destinations):
+        state.write(destination, run.data_op(f"ptx.{opcode}.{k}", [packed], 4))
 
 
 def _matrix(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:

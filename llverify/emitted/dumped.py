@@ -1,0 +1,224 @@
+r"""Validate an artifact Triton dumped: LLVM IR, or PTX/AMDGCN with the LLVM IR beside them.
+
+Triton's cache and dump directories hold one kernel's stages side by side (``k.ttgir``,
+``k.llir``, ``k.ptx``/``k.amdgcn``, ``k.json``).  For LLVM IR, the kernel itself is executed
+over every thread of CTA 0: its pointer arguments point at buffers of unknown size whose bytes
+are tagged when first read, scalar arguments take the values given (or stay tagged: a branch
+or address that depends on one is unknown).  What is proved there is *memory safety of that
+CTA*: no uninitialised shared read, no shared access out of the allocation, no race between
+barriers, no two threads storing different values to one global byte.  The data semantics of
+each op need the TTGIR: when it lies beside the artifact it is validated too (one harness per
+module, as :func:`~llverify.emitted.validate.validate_module`).  PTX and AMDGCN are not
+executed: they are validated through the LLVM IR they were generated from, which must lie
+beside them.
+
+Examples:
+    >>> text = '''define ptx_kernel void @k(ptr addrspace(1) %0) #0 {
+    ...   %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+    ...   %3 = getelementptr float, ptr addrspace(1) %0, i32 %2
+    ...   %4 = load float, ptr addrspace(1) %3, align 4
+    ...   %5 = getelementptr float, ptr addrspace(3) @global_smem, i32 %2
+    ...   store float %4, ptr addrspace(3) %5, align 4
+    ...   %6 = xor i32 %2, 32
+    ...   %7 = getelementptr float, ptr addrspace(3) @global_smem, i32 %6
+    ...   %8 = load float, ptr addrspace(3) %7, align 4
+    ...   store float %8, ptr addrspace(1) %3, align 4
+    ...   ret void
+    ... }
+    ... attributes #0 = { "nvvm.reqntid"="64" }'''
+    >>> report = validate_llvm_ir(text, shared_bytes=256)
+    >>> report.status.value, report.verdicts[0].violation   # warp 1 reads warp 0's write
+    ('refuted', 'race')
+    >>> fixed = text.replace("%6 = xor", "call void @llvm.nvvm.barrier0()\n  %6 = xor")
+    >>> validate_llvm_ir(fixed, shared_bytes=256).status.value
+    'proved'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from llverify.emitted.checks import CaseVerdict
+from llverify.emitted.executor import Execution, UnmodelledAt
+from llverify.emitted.llvm_ir import parse_llvm_ir
+from llverify.emitted.validate import ValidationReport, validate_module
+from llverify.verdict import Status
+
+__all__ = ["DumpError", "validate_artifact", "validate_llvm_ir"]
+
+_REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)')
+_AMD_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
+_AMD_TARGET = re.compile(r'"target-cpu"="(gfx\w+)"')
+_EXECUTED = (".llir", ".ll")
+_GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
+
+
+class DumpError(ValueError):
+    """An artifact that cannot be validated as given (names the file and what is missing)."""
+
+
+def validate_llvm_ir(
+    text: str,
+    *,
+    source: str = "<llvm-ir>",
+    kernel: str | None = None,
+    threads: int | None = None,
+    warp_size: int | None = None,
+    shared_bytes: int | None = None,
+    arguments: dict[str, int] | None = None,
+) -> ValidationReport:
+    """Execute the dumped LLVM IR ``text`` over every thread of CTA 0 and check its memory
+    accesses.  ``threads`` defaults to the kernel's ``nvvm.reqntid`` / AMD work-group size;
+    ``shared_bytes`` to none known (shared accesses are then not bounds-checked, and the claim
+    says so); ``arguments`` gives scalar arguments by name (``%3``) or position (``"3"``)."""
+    started = time.perf_counter()
+    module = parse_llvm_ir(text)
+    name = kernel or next(iter(module.functions))
+    if name not in module.functions:
+        raise DumpError(
+            f"kernel: {name!r} is not defined in {source} (it defines {sorted(module.functions)})"
+        )
+    amd = _AMD_TARGET.search(text)
+    warp = warp_size or (64 if amd and not amd.group(1).startswith("gfx1") else 32)
+    count = threads or _threads_of(text)
+    if count is None:
+        raise DumpError(
+            f"{source}: the kernel states no thread count (nvvm.reqntid or "
+            "amdgpu-flat-work-group-size): give threads="
+        )
+    if count <= 0 or count % warp:
+        raise DumpError(
+            f"threads: expected a positive multiple of the warp size {warp}, got {count}"
+        )
+    bounded = shared_bytes is not None
+    run = Execution(
+        module,
+        name,
+        threads=count,
+        warp_size=warp,
+        shared_bytes=shared_bytes if shared_bytes is not None else 1 << 20,
+    )
+    given = dict(arguments or {})
+    tagged = []
+    for k, (ty, ssa) in enumerate(run.function.arguments):
+        if ty.kind == "ptr":
+            run.add_open(k, f"arg{k}")
+            continue
+        value = given.pop(ssa, given.pop(str(k), None))
+        if value is None:
+            tagged.append(f"{ssa} ({ty})")
+        run.set_argument(k, value, ssa)
+    if given:
+        raise DumpError(f"arguments: {sorted(given)} are not scalar arguments of {name}")
+    claim = (
+        f"memory safety over all {count} threads of CTA 0 of this compiled kernel"
+        + ("" if bounded else "; shared accesses not bounds-checked (no allocation size)")
+        + "; data semantics not checked (needs the TTGIR)"
+    )
+    report = ValidationReport(source, "cuda" if not amd else f"hip:{amd.group(1)}", "", count)
+    where: dict[str, Any] = {
+        "index": 0,
+        "op": "kernel",
+        "op_line": 0,
+        "location": name,
+        "description": f"{name}: the emitted kernel itself",
+        "claim": claim,
+    }
+    try:
+        run.run()
+    except UnmodelledAt as exc:
+        reason = str(exc)
+        if tagged and "tagged data" in reason:
+            reason += (
+                f"; the scalar arguments without a value are tagged ({', '.join(tagged)}):"
+                " give them values (arguments= / --arg NAME=VALUE)"
+            )
+        report.verdicts = [CaseVerdict(status=Status.UNKNOWN, reason=reason, **where)]
+    else:
+        violations = run.violations
+        if violations:
+            first = violations[0]
+            detail = (
+                f"{first.kind} in {first.space} memory at address {first.address} by "
+                f"thread {first.thread}"
+                + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
+                + f": {first.detail}; at {first.where}"
+            )
+            report.verdicts = [
+                CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **where)
+            ]
+        else:
+            report.verdicts = [CaseVerdict(status=Status.PROVED, **where)]
+    report.instructions = run.steps
+    report.timings = {"total": time.perf_counter() - started}
+    return report
+
+
+def _threads_of(text: str) -> int | None:
+    for pattern in (_REQNTID, _AMD_GROUP):
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def validate_artifact(
+    path: str,
+    *,
+    arguments: dict[str, int] | None = None,
+    threads: int | None = None,
+    shared_bytes: int | None = None,
+    python: str | None = None,
+) -> list[ValidationReport]:
+    """Validate a dumped artifact: its LLVM IR (executed) and the TTGIR beside it (per op).
+
+    ``path`` is a ``.llir``/``.ll`` file, or a ``.ptx``/``.amdgcn``/``.cubin``/``.hsaco`` whose
+    ``.llir`` lies beside it.  Triton's ``.json`` metadata beside it gives the shared size and
+    thread count when the arguments do not.
+    """
+    artifact = Path(path)
+    suffix = artifact.suffix
+    if suffix in _GENERATED:
+        llir = artifact.with_suffix(".llir")
+        if not llir.is_file():
+            raise DumpError(
+                f"{path}: {suffix[1:].upper()} is not executed; validation runs the LLVM "
+                f"IR it was generated from, and {llir.name} is not beside it (Triton's "
+                "cache and dump directories keep the stages together)"
+            )
+        artifact = llir
+    elif suffix not in _EXECUTED:
+        raise DumpError(f"{path}: expected a .llir/.ll, .ptx, .amdgcn, .cubin or .hsaco file")
+    metadata = _metadata(artifact)
+    shared = shared_bytes if shared_bytes is not None else metadata.get("shared")
+    count = threads
+    if count is None and "num_warps" in metadata:
+        count = int(metadata["num_warps"]) * int(metadata.get("warp_size", 32))
+    reports = [
+        validate_llvm_ir(
+            artifact.read_text(),
+            source=str(artifact),
+            threads=count,
+            shared_bytes=shared,
+            arguments=arguments,
+        )
+    ]
+    ttgir = artifact.with_suffix(".ttgir")
+    if ttgir.is_file():
+        reports.append(validate_module(ttgir.read_text(), source=str(ttgir), python=python))
+    return reports
+
+
+def _metadata(artifact: Path) -> dict[str, Any]:
+    sidecar = artifact.with_suffix(".json")
+    if not sidecar.is_file():
+        return {}
+    try:
+        data = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

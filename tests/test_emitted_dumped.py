@@ -1,0 +1,90 @@
+"""Dumped artifacts (llverify.emitted.dumped, ``llverify validate k.llir|k.ptx``): the emitted
+kernel executed whole for memory safety, the TTGIR beside it validated per op.
+
+Oracle: Triton 3.9 on the CPU produces the artifacts (a Triton cache directory's layout:
+k.ttgir, k.llir, k.ptx, k.json)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cases.triton import require_triton
+from llverify.cli.main import main
+from llverify.emitted.compile import compile_ttgir
+from llverify.emitted.dumped import DumpError, validate_artifact, validate_llvm_ir
+from llverify.verdict import Status
+
+DATA = Path(__file__).parent / "data" / "ttgir"
+# softmax_kernel(out, in, in_row_stride, out_row_stride, n_cols, ...) as the fixture compiles it
+SOFTMAX_ARGS = {"%2": 1024, "%3": 1024, "%4": 1000, "%5": 4}
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Triton-cache-like directory of the softmax fixture compiled for sm80."""
+    require_triton()
+    text = (DATA / "softmax_fp32_sm80.ttgir").read_text()
+    compiled = compile_ttgir(text, "cuda:80")
+    folder = tmp_path_factory.mktemp("dump")
+    stem = folder / compiled.name
+    stem.with_suffix(".llir").write_text(compiled.llir)
+    stem.with_suffix(".ttgir").write_text(compiled.ttgir)
+    assert compiled.ptx is not None
+    stem.with_suffix(".ptx").write_text(compiled.ptx)
+    metadata = {"shared": compiled.shared_bytes, "num_warps": compiled.num_warps, "warp_size": 32}
+    stem.with_suffix(".json").write_text(json.dumps(metadata))
+    return stem
+
+
+def test_dumped_kernel_is_memory_safe_and_its_ttgir_is_proved(dump: Path) -> None:
+    kernel, module = validate_artifact(str(dump.with_suffix(".ptx")), arguments=SOFTMAX_ARGS)
+    assert kernel.status is Status.PROVED, kernel.verdicts[0].reason
+    assert "memory safety over all 128 threads of CTA 0" in kernel.verdicts[0].claim
+    assert module.status is Status.PROVED and module.counts()["proved"] == 2
+
+
+def test_missing_scalar_arguments_make_the_kernel_unknown_and_are_named(dump: Path) -> None:
+    report = validate_llvm_ir(dump.with_suffix(".llir").read_text(), shared_bytes=4096)
+    assert report.status is Status.UNKNOWN
+    assert "%2 (i32)" in report.verdicts[0].reason and "--arg" in report.verdicts[0].reason
+
+
+def test_negative_control_barrier_removed_is_a_race(dump: Path) -> None:
+    text = dump.with_suffix(".llir").read_text()
+    barrier = re.compile(r"^\s*(tail )?call void @llvm\.nvvm\.barrier[\w.]*\(.*$", re.M)
+    assert barrier.search(text), "the softmax kernel synchronises through shared memory"
+    mutated = barrier.sub("", text)
+    report = validate_llvm_ir(mutated, shared_bytes=4096, arguments=SOFTMAX_ARGS)
+    assert report.status is Status.REFUTED
+    assert report.verdicts[0].violation in ("race", "uninitialised read")
+
+
+def test_ptx_without_its_llvm_ir_is_refused(tmp_path: Path) -> None:
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text("// ptx\n")
+    with pytest.raises(DumpError, match=r"k\.llir is not beside it"):
+        validate_artifact(str(ptx))
+    with pytest.raises(DumpError, match="expected a .llir"):
+        validate_artifact(str(tmp_path / "k.txt"))
+
+
+def test_unknown_argument_names_and_bad_thread_counts_are_refused() -> None:
+    text = 'define void @k(i32 %0) #0 {\n  ret void\n}\nattributes #0 = { "nvvm.reqntid"="32" }'
+    with pytest.raises(DumpError, match=r"\['%7'\] are not scalar arguments"):
+        validate_llvm_ir(text, arguments={"%7": 1})
+    with pytest.raises(DumpError, match="threads: expected a positive multiple"):
+        validate_llvm_ir(text, threads=33)
+    assert validate_llvm_ir(text, arguments={"%0": 5}).status is Status.PROVED
+
+
+def test_cli_on_a_dump(dump: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [f"--arg={name}={value}" for name, value in SOFTMAX_ARGS.items()]
+    assert main(["validate", str(dump.with_suffix(".llir")), *args, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "memory safety over all 128 threads" in out and "2 proved" in out
+    assert main(["validate", str(dump.with_suffix(".llir")), "--arg", "x"]) == 2
+    assert "--arg: expected NAME=INTEGER" in capsys.readouterr().err
