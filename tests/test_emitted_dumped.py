@@ -88,3 +88,26 @@ def test_cli_on_a_dump(dump: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "memory safety over all 128 threads" in out and "2 proved" in out
     assert main(["validate", str(dump.with_suffix(".llir")), "--arg", "x"]) == 2
     assert "--arg: expected NAME=INTEGER" in capsys.readouterr().err
+
+
+_DUPLICATE_STORE = """define ptx_kernel void @k(ptr addrspace(1) %0) #0 {
+  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %3 = and i32 %2, 1
+  %4 = VALUE
+  %5 = icmp eq i32 %3, 0
+  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", STORE_OPERANDS
+  ret void
+}
+attributes #0 = { "nvvm.reqntid"="32" }""".replace(
+    "STORE_OPERANDS", '"r,l,b"(i32 %4, ptr addrspace(1) %0, i1 %5)'
+)
+
+
+def test_predicated_off_duplicate_copies_must_hold_the_stored_value() -> None:
+    """Triton stores one copy of a duplicated element and masks the others: a masked copy that
+    differs (here lane 1 holds its own lane id) is refuted; identical copies are fine."""
+    differing = validate_llvm_ir(_DUPLICATE_STORE.replace("VALUE", "add i32 %3, 7"))
+    assert differing.status is Status.REFUTED
+    assert differing.verdicts[0].violation == "inconsistent copies"
+    same = validate_llvm_ir(_DUPLICATE_STORE.replace("VALUE", "add i32 0, 7"))
+    assert same.status is Status.PROVED

@@ -203,8 +203,11 @@ def is_commutative(region: Any, dag: Dag) -> bool:
     results, built with the two sides swapped, are the same hash-consed nodes."""
     count = len(region.params) // 2
     swapped = SimpleNamespace(
-        params=region.params[count:] + region.params[:count], param_types=region.param_types,
-        ops=region.ops, returns=region.returns)
+        params=region.params[count:] + region.params[:count],
+        param_types=region.param_types,
+        ops=region.ops,
+        returns=region.returns,
+    )
     return combine_template(region, dag) == combine_template(swapped, dag)
 
 
@@ -302,6 +305,7 @@ def check_case(
         description=case.description,
         claim=claim,
     )
+    undecided: CaseVerdict | None = None  # an unknown waits: a refutation anywhere wins
     for expectation in case.expectations:
         region = regions[expectation.output]
         spec = next(b for b in case.buffers if b.name == expectation.output)
@@ -316,12 +320,13 @@ def check_case(
         elif expectation.kind in ("reduce", "scan"):
             verdict = _check_combine(case, run, expectation, spec, rows, region, buffer_ids)
         else:
-            return CaseVerdict(
-                status=Status.UNKNOWN, reason=f"expectation kind {expectation.kind!r}", **base
-            )
+            verdict = (Status.UNKNOWN, f"expectation kind {expectation.kind!r}", None)
         if verdict is not None:
             status, reason, counterexample = verdict
-            return CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
+            found = CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
+            if status is Status.REFUTED:
+                return found
+            undecided = undecided or found
     if violations:
         first = violations[0]
         detail = (
@@ -331,7 +336,7 @@ def check_case(
             + f": {first.detail}; at {first.where}"
         )
         return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
-    return CaseVerdict(status=Status.PROVED, **base)
+    return undecided or CaseVerdict(status=Status.PROVED, **base)
 
 
 def _element(spec: Any, flat: int) -> tuple[int, ...]:

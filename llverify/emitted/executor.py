@@ -193,6 +193,7 @@ class Execution:
     def run(self) -> None:
         """Execute the kernel; raises :class:`UnmodelledAt` on anything not modelled."""
         self._run_from(self.function.blocks[0].label, np.ones(self.threads, dtype=bool), None)
+        self.memory.check_shadows()
 
     def _run_from(self, label: str | None, mask: np.ndarray, stop: str | None) -> None:
         while label is not None and label != stop:
@@ -374,6 +375,15 @@ class Execution:
             self.shared.write(grid, values[threads], threads, where)
         else:
             self.memory.write(grid, values[threads], threads, where)
+
+    def shadow_store(
+        self, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray, instruction: Instruction
+    ) -> None:
+        """A global store the threads of ``mask`` would have made (their predicate was off)."""
+        threads = np.flatnonzero(mask)
+        base = addresses[threads].astype(np.int64)
+        grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
+        self.memory.shadow(grid, values[threads], threads, self.where(instruction))
 
     def _space(self, space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:
         if space == 3:

@@ -291,6 +291,54 @@ class GlobalMemory:
         self.regions: list[Region | OpenRegion] = []
         self.violations: list[Violation] = []
         self.sites: list[str] = []
+        self._shadows: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
+
+    def shadow(
+        self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
+        """Remember a store that predicated-off ``threads`` would have made (checked at the end
+        by :meth:`check_shadows`)."""
+        self._shadows.append((addresses, values, threads, where))
+
+    def check_shadows(self) -> None:
+        """Every duplicate copy a predicate kept from storing must equal what was stored at
+        its address (values whose copies differ make results depend on the thread that reads
+        them).  Copies aimed outside every output buffer, at bytes nobody stored, or holding
+        undefined bytes are ignored: those threads store nothing."""
+        for addresses, values, threads, where in self._shadows:
+            region_of = self._region_indices(addresses)
+            for k in np.unique(region_of[region_of >= 0]):
+                region = self.regions[int(k)]
+                here = region_of == k
+                offsets = addresses[here] - region.base
+                if isinstance(region, OpenRegion):
+                    stored, writer = region.get(offsets)
+                elif region.kind in ("output", "scratch"):
+                    stored, writer = region.data[offsets], region.writer[offsets]
+                else:
+                    continue
+                differs = (
+                    (writer >= 0)
+                    & (values[here] != stored)
+                    & (values[here] != UNDEFINED)
+                    & (stored != UNDEFINED)
+                )
+                if differs.any():
+                    i = int(np.argmax(differs))
+                    thread = int(np.broadcast_to(threads[:, None], addresses.shape)[here][i])
+                    self.violations.append(
+                        Violation(
+                            "inconsistent copies",
+                            "global",
+                            thread,
+                            int(writer[i]),
+                            int(region.base + offsets[i]),
+                            where,
+                            f"a duplicate copy of an element of {region.name} differs from the "
+                            "copy stored (the store's predicate kept it from being written)",
+                        )
+                    )
+                    return
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
         region = Region(
@@ -313,9 +361,8 @@ class GlobalMemory:
         self.regions.append(region)
         return region
 
-    def _locate(
-        self, addresses: np.ndarray, threads: np.ndarray, where: str
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _region_indices(self, addresses: np.ndarray) -> np.ndarray:
+        """The index of the region holding each address, -1 for none (binary search)."""
         bases = np.array([r.base for r in self.regions], dtype=np.int64)
         ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
         order = np.argsort(bases, kind="stable")
@@ -323,9 +370,13 @@ class GlobalMemory:
             slot = np.searchsorted(bases[order], addresses, side="right") - 1
             candidate = order[np.clip(slot, 0, None)]
             inside = (slot >= 0) & (addresses < ends[candidate])
-            region_of = np.where(inside, candidate, -1)
-        else:
-            region_of = np.full(addresses.shape, -1, dtype=np.int64)
+            return np.where(inside, candidate, -1)
+        return np.full(addresses.shape, -1, dtype=np.int64)
+
+    def _locate(
+        self, addresses: np.ndarray, threads: np.ndarray, where: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        region_of = self._region_indices(addresses)
         missing = region_of < 0
         if missing.any():
             row, col = np.argwhere(missing)[0]

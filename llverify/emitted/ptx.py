@@ -328,6 +328,24 @@ def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.n
         addresses = _address(state, address_text)
         value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
         run.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
+        skipped = state.mask & ~active
+        if space == 1 and skipped.any():  # duplicate copies a predicate kept from storing
+            _shadow_store(state, address_text, value, skipped)
+
+
+def _shadow_store(state: _AsmState, address_text: str, value: Val, skipped: np.ndarray) -> None:
+    """Record what the threads a store's predicate turned off would have stored: Triton masks
+    the duplicate copies of an element, which must hold the same value as the one stored."""
+    match = _MEMORY.match(address_text.strip())
+    if match is None:
+        return
+    try:
+        base = state.read(match.group(1), 64).integers(skipped, "address")
+    except Unmodelled:
+        return  # a thread that stores nothing need not have a valid address
+    offset = int(match.group(2), 0) if match.group(2) else 0
+    addresses = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
+    state.run.shadow_store(addresses, value.byte_symbols(), skipped, state.ins)
 
 
 def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
