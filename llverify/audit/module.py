@@ -315,6 +315,10 @@ def _split_top(body: str) -> list[str]:
 
 
 def _location(text: str, aliases: dict[str, str], depth: int = 0) -> str:
+    if "callsite(" in text and " at " in text:  # an inlined call: the caller's line is the user's
+        found = _location(text.rsplit(" at ", 1)[1], aliases, depth + 1)
+        if found:
+            return found
     match = _FILE_LOC.search(text)
     if match:
         return f"{match.group(1)}:{match.group(2)}"
