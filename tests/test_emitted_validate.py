@@ -199,3 +199,32 @@ def test_bit_packed_bool_loads_are_proved_and_a_wrong_bit_is_refuted() -> None:
     [refuted] = verdicts((harness, kernel), llir)
     assert refuted.status is Status.REFUTED
     assert refuted.counterexample is not None and "bit.1(" in refuted.counterexample.got
+
+
+_ROWSUM = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def rowsum(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + rows * BLOCK + cols)
+    s = tl.sum(x, axis=1)
+    tl.store(y_ptr + tl.arange(0, BLOCK), s)
+'''
+
+
+def test_python_kernel_is_validated_with_the_users_lines(tmp_path: Path) -> None:
+    """A @triton.jit kernel compiles to TTGIR whose ops are validated; the reduce inlined from
+    tl.sum is located at the user's call (k.py:10), not in Triton's standard library."""
+    require_triton()
+    source = tmp_path / "k.py"
+    source.write_text(_ROWSUM)
+    from llverify.emitted.validate import validate_kernel
+
+    report = validate_kernel(str(source), "rowsum", signature={"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                             constexprs={"BLOCK": 32}, target="cuda:90")
+    assert report.status is Status.PROVED
+    reduce = next(v for v in report.verdicts if v.op == "tt.reduce")
+    assert reduce.location.endswith("k.py:10"), reduce.location
