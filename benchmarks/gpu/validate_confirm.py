@@ -577,23 +577,27 @@ def table(samples_path: Path, results_path: Path) -> str:
     """The Markdown table of docs/validation.md from ``samples.json`` and the run's JSON."""
     samples = {s["sample"]: s for s in json.loads(samples_path.read_text())}
     lines = [
-        "| sample (sweep case, compiled for cuda:90) | release | validator: op under test "
-        "(p/r/u of the module) | H100: wrong launches | fixed input: distinct outputs, "
-        "wrong launches |",
-        "|---|---|---|---|---|",
+        "| sweep case (compiled for cuda:90) | release | validator: op under test "
+        "(p/r/u of the module) | kernel: bad launches | harness: bad launches (op under test) "
+        "| fixed input: distinct outputs (kernel, harness) |",
+        "|---|---|---|---|---|---|",
     ]
     for r in json.loads(results_path.read_text()):
         s = samples[r["sample"]]
         counts = s["validator"]["counts"]
         main = [v for v in s["validator"]["verdicts"] if v["op"] not in _SCAFFOLD]
         under = ", ".join(f"{v['op']} {v['status']}" for v in main) or "-"
-        fixed = r.get("fixed_input")
-        column = (f"{fixed['distinct_outputs']} of {fixed['launches']}, "
-                  f"{fixed['wrong_launches']}" if fixed else "-")  # fmt: skip
+        harness = [v for k, v in r.items() if k.startswith("harness:")
+                   and k.split(":")[1].split("#")[0] not in _SCAFFOLD]  # fmt: skip
+        bad = sum(v["bad_launches"] for v in harness)
+        fixed = r.get("kernel_fixed")
+        column = (f"{fixed['distinct_outputs']}, {r['harness_fixed_distinct_outputs']}"
+                  if fixed else "-")  # fmt: skip
         lines.append(
             f"| {s['case']} | {s['release']} | {under} "
             f"({counts['proved']}/{counts['refuted']}/{counts['unknown']}) | "
-            f"{r['bad_launches']} of {r['launches']} | {column} |"
+            f"{r['kernel']['bad_launches']} of {r['kernel']['launches']} | "
+            f"{bad} of {harness[0]['launches']} | {column} |"
         )
     return "\n".join(lines)
 
