@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from llverify.emitted.replay import NotEvaluable, depends_on
 from llverify.emitted.symbolic import COMMUTATIVE, UNDEFINED, Dag
 from llverify.verdict import Status
 
@@ -508,6 +509,26 @@ def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
         try:
             got = expand_combine(run.dag, node, expectation.result, templates, inputs, memo)
         except _NotCombined as exc:
+            foreign = _foreign_dependence(run, node, want, inputs, input_spec)
+            if foreign is not None:
+                thread, store, address = _store_of(run, region, flat, row.shape[0])
+                leaf, replay = foreign
+                return (
+                    Status.REFUTED,
+                    f"{expectation.kind} reads an element outside its row",
+                    (
+                        Counterexample(
+                            spec.name,
+                            _element(spec, flat),
+                            address,
+                            thread,
+                            store,
+                            f"combine of {expectation.inputs[0]} elements {_listed(want)}",
+                            f"a value that depends on {run.dag.describe(leaf)}",
+                            replay,
+                        )
+                    ),
+                )
             return (
                 Status.UNKNOWN,
                 (
@@ -539,6 +560,45 @@ def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
                     f"combine of elements {_listed(got)} {detail or order}".strip(),
                     _replay_combine(got, want),
                 ),
+            )
+    return None
+
+
+def _leaf_name(run: Any, leaf: int, spec: Any) -> str:
+    """``name[i, j]`` of an input leaf (coordinates in ``spec``'s shape when it is that buffer)."""
+    _, buffer, index = run.dag.nodes[leaf]
+    name = run.dag.buffer_names.get(buffer, f"in{buffer}")
+    if name == spec.name:
+        return f"{name}[{', '.join(map(str, _element(spec, index)))}]"
+    return f"{name}[{index}]"
+
+
+def _foreign_dependence(
+    run: Any, node: int, want: tuple[int, ...], inputs: list[int], input_spec: Any
+) -> tuple[int, str] | None:
+    """A leaf outside the row that ``node``'s value provably depends on, with the replay."""
+    dag = run.dag
+    leaves = sorted(set(dag.leaves(node)))
+    allowed = set(want)
+    foreign = [
+        leaf
+        for leaf in leaves
+        if dag.nodes[leaf][1] not in inputs or dag.nodes[leaf][2] not in allowed
+    ]
+    element = input_spec.element
+    float_type = "bf16" if element == "bf16" else "int" if element.startswith("i") else "f16"
+    for leaf in foreign[:8]:
+        try:
+            witness = depends_on(dag, node, leaf, leaves, float_type=float_type)
+        except NotEvaluable:
+            return None
+        if witness is not None:
+            values, other, first, second = witness
+            shown = ", ".join(f"{dag.describe(k)}={hex(v)}" for k, v in list(values.items())[:6])
+            return leaf, (
+                f"replayed: with {shown}{', ...' if len(values) > 6 else ''} the "
+                f"result is {hex(first)}; changing {dag.describe(leaf)} from "
+                f"{hex(values[leaf])} to {hex(other)} changes it to {hex(second)}"
             )
     return None
 

@@ -1,0 +1,232 @@
+"""Concrete evaluation of DAG nodes: the replay of counterexamples on actual numbers.
+
+A node of :class:`~llverify.emitted.symbolic.Dag` is evaluated bottom-up on concrete values
+of its leaves (bit patterns of the element width); float operations use numpy's IEEE types
+(``float_type`` names what a 2-byte float is: f16 or bf16).  An operation this module does
+not know raises :class:`NotEvaluable`, and no replay is claimed.
+
+:func:`depends_on` is the replay of a *foreign element*: two evaluations that differ only in
+one input element outside the op's row; different results prove the emitted value depends on
+an element it must not depend on, whatever the combine and its order.
+
+Examples:
+    >>> from llverify.emitted.symbolic import Dag
+    >>> dag = Dag()
+    >>> a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    >>> first = dag.op("select", (dag.op("icmp.ne", (a, dag.const(0, 1)), 1), a, b), 1)
+    >>> evaluate(dag, first, {a: 0, b: 7}), evaluate(dag, first, {a: 3, b: 7})
+    (7, 3)
+    >>> depends_on(dag, first, b, [a, b]) is not None   # b matters when a == 0
+    True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NotEvaluable", "depends_on", "evaluate"]
+
+
+class NotEvaluable(Exception):  # noqa: N818 - no replay, not an error
+    """A node whose operation has no concrete semantics here."""
+
+
+_FLOATS = {4: np.float32, 8: np.float64}
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _float(bits: int, width: int, float_type: str) -> float:
+    if width == 2:
+        if float_type == "bf16":
+            return float(np.array([bits << 16], dtype=np.uint32).view(np.float32)[0])
+        return float(np.array([bits], dtype=np.uint16).view(np.float16)[0])
+    if width not in _FLOATS:
+        raise NotEvaluable(f"a {width}-byte float")
+    return float(np.array([bits], dtype=_UINTS[width]).view(_FLOATS[width])[0])
+
+
+def _bits(value: float, width: int, float_type: str) -> int:
+    if width == 2:
+        if float_type == "bf16":
+            raw = int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+            return (raw + 0x7FFF + ((raw >> 16) & 1)) >> 16 & 0xFFFF  # round to nearest even
+        return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
+    return int(np.array([value], dtype=_FLOATS[width]).view(_UINTS[width])[0])
+
+
+def _signed(value: int, width: int) -> int:
+    bits = 8 * width
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+_FLOAT_BINARY = {
+    "fadd": lambda x, y: x + y,
+    "fsub": lambda x, y: x - y,
+    "fmul": lambda x, y: x * y,
+    "fdiv": lambda x, y: x / y if y else float("nan"),
+    "maxnum": max,
+    "minnum": min,
+}
+_INT_BINARY = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "and": lambda x, y: x & y,
+    "or": lambda x, y: x | y,
+    "xor": lambda x, y: x ^ y,
+}
+_FCMP = {
+    "oeq": lambda x, y: x == y,
+    "one": lambda x, y: x != y and x == x and y == y,
+    "olt": lambda x, y: x < y,
+    "ole": lambda x, y: x <= y,
+    "ogt": lambda x, y: x > y,
+    "oge": lambda x, y: x >= y,
+    "une": lambda x, y: not x == y,
+    "ueq": lambda x, y: not x != y,
+    "ult": lambda x, y: not x >= y,
+    "ule": lambda x, y: not x > y,
+    "ugt": lambda x, y: not x <= y,
+    "uge": lambda x, y: not x < y,
+}
+
+
+def evaluate(
+    dag: Any,
+    node: int,
+    leaves: dict[int, int],
+    *,
+    float_type: str = "f16",
+    memo: dict[int, int] | None = None,
+) -> int:
+    """The bit pattern of ``node`` when each leaf node holds ``leaves[leaf]`` (a bit pattern)."""
+    memo = {} if memo is None else memo
+    if node in memo:
+        return memo[node]
+    key = dag.nodes[node]
+    width = dag.width[node]
+    mask = (1 << (8 * width)) - 1
+    kind = key[0]
+    if kind == "leaf":
+        if node not in leaves:
+            raise NotEvaluable(f"no value for {dag.describe(node)}")
+        result = leaves[node] & mask
+    elif kind == "const":
+        result = key[1] & mask
+    elif kind == "bytes":
+        result = 0
+        for position, symbol in enumerate(key[1]):
+            if symbol >= 0:
+                byte = (
+                    evaluate(dag, symbol // 16, leaves, float_type=float_type, memo=memo)
+                    >> (8 * (symbol % 16))
+                ) & 0xFF
+            elif symbol >= -256:
+                byte = -1 - symbol
+            else:
+                raise NotEvaluable("an undefined byte")
+            result |= byte << (8 * position)
+    else:
+        args = [evaluate(dag, o, leaves, float_type=float_type, memo=memo) for o in key[1:]]
+        widths = [dag.width[o] for o in key[1:]]
+        result = _apply(kind, args, widths, width, float_type) & mask
+    memo[node] = result
+    return result
+
+
+def _apply(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    if kind == "select":
+        return args[1] if args[0] & 1 else args[2]
+    if kind in _FLOAT_BINARY:
+        x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
+        return _bits(_FLOAT_BINARY[kind](x, y), width, float_type)
+    if kind in _INT_BINARY:
+        return _INT_BINARY[kind](args[0], args[1])
+    if kind in ("shl", "lshr", "ashr"):
+        amount = args[1]
+        if amount >= 8 * width:
+            raise NotEvaluable(f"{kind} by {amount} (poison)")
+        if kind == "shl":
+            return args[0] << amount
+        value = _signed(args[0], widths[0]) if kind == "ashr" else args[0]
+        return value >> amount
+    if kind.startswith("fcmp."):
+        x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
+        predicate = kind[5:]
+        if predicate not in _FCMP:
+            raise NotEvaluable(kind)
+        return int(bool(_FCMP[predicate](x, y)))
+    if kind.startswith("icmp."):
+        predicate = kind[5:]
+        x, y = args
+        if predicate[0] == "s":
+            x, y = _signed(x, widths[0]), _signed(y, widths[1])
+        table = {
+            "eq": x == y,
+            "ne": x != y,
+            "slt": x < y,
+            "sle": x <= y,
+            "sgt": x > y,
+            "sge": x >= y,
+            "ult": x < y,
+            "ule": x <= y,
+            "ugt": x > y,
+            "uge": x >= y,
+        }
+        if predicate not in table:
+            raise NotEvaluable(kind)
+        return int(table[predicate])
+    if kind in ("smax", "smin", "umax", "umin"):
+        x, y = args
+        if kind[0] == "s":
+            x, y = _signed(x, widths[0]), _signed(y, widths[1])
+        return (max if kind.endswith("max") else min)(x, y) & ((1 << (8 * width)) - 1)
+    if kind.startswith(("zext.", "trunc.")):
+        return args[0]
+    if kind.startswith("sext."):
+        return _signed(args[0], widths[0])
+    raise NotEvaluable(f"operation {kind}")
+
+
+def depends_on(
+    dag: Any,
+    node: int,
+    foreign: int,
+    leaves: list[int],
+    *,
+    float_type: str = "f16",
+    trials: int = 64,
+    seed: int = 0,
+) -> tuple[dict[int, int], int, int, int] | None:
+    """A witness that ``node`` depends on leaf ``foreign``: (values of ``leaves``, a second
+    value of ``foreign``, the two results), or None if none is found in ``trials`` random
+    tries (small integers and zeros, as bit patterns of the leaf's width).  Raises
+    :class:`NotEvaluable` when the node cannot be evaluated."""
+    generator = random.Random(seed)
+    zero_rates = (0.0, 0.3, 0.7, 0.95, 1.0)
+
+    def draw(leaf: int, zero_rate: float) -> int:
+        width = dag.width[leaf]
+        if generator.random() < zero_rate:
+            return 0
+        if width in (2, 4, 8) and float_type != "int":
+            return _bits(float(generator.randint(-8, 8)), width, float_type)
+        return generator.randrange(1 << (8 * width))
+
+    for trial in range(trials):
+        # from dense random inputs to all zeros but the foreign element: a combine such as
+        # "first non-zero" or max shows a late element's influence only when others are quiet
+        zero_rate = zero_rates[trial % len(zero_rates)]
+        values = {leaf: draw(leaf, zero_rate) for leaf in leaves}
+        values[foreign] = draw(foreign, 0.0)
+        first = evaluate(dag, node, values, float_type=float_type)
+        other = draw(foreign, 0.3)
+        if other == values[foreign]:
+            continue
+        second = evaluate(dag, node, {**values, foreign: other}, float_type=float_type)
+        if first != second:
+            return values, other, first, second
+    return None
