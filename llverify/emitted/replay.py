@@ -23,6 +23,7 @@ Examples:
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,7 @@ def _signed(value: int, width: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-_FLOAT_BINARY = {
+_FLOAT_BINARY: dict[str, Callable[[float, float], float]] = {
     "fadd": lambda x, y: x + y,
     "fsub": lambda x, y: x - y,
     "fmul": lambda x, y: x * y,
@@ -70,7 +71,7 @@ _FLOAT_BINARY = {
     "maxnum": max,
     "minnum": min,
 }
-_INT_BINARY = {
+_INT_BINARY: dict[str, Callable[[int, int], int]] = {
     "add": lambda x, y: x + y,
     "sub": lambda x, y: x - y,
     "mul": lambda x, y: x * y,
@@ -78,7 +79,7 @@ _INT_BINARY = {
     "or": lambda x, y: x | y,
     "xor": lambda x, y: x ^ y,
 }
-_FCMP = {
+_FCMP: dict[str, Callable[[float, float], bool]] = {
     "oeq": lambda x, y: x == y,
     "one": lambda x, y: x != y and x == x and y == y,
     "olt": lambda x, y: x < y,
