@@ -25,6 +25,7 @@ Examples:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ __all__ = [
     "compare_module",
     "observe_records",
     "predict_access",
+    "ptx_shared_instructions",
     "traced_run",
 ]
 
@@ -111,23 +113,25 @@ class Comparison:
 # ---------------------------------------------------------------------- running
 
 
-def traced_run(harness: Harness, *, python: str | None = None) -> Execution:
+def traced_run(harness: Harness, *, python: str | None = None) -> tuple[Execution, str]:
     """Compile ``harness`` with the installed Triton (or ``python``'s) and execute it with the
-    executor's access trace on; raises :class:`~llverify.emitted.executor.UnmodelledAt` when
-    the emitted code uses something the executor does not model."""
+    executor's access trace on: the run and the PTX (empty for AMD); raises
+    :class:`~llverify.emitted.executor.UnmodelledAt` when the emitted code uses something the
+    executor does not model."""
     compiled = compile_ttgir(harness.text, harness.target, python=python)
     outcome = _execute(harness, compiled, {}, trace=True)
     if isinstance(outcome, UnmodelledAt):
         raise outcome
-    return outcome
+    return outcome, compiled.ptx or ""
 
 
 def _records_by_case(harness: Harness, run: Execution) -> dict[int, list[Record]]:
     """The shared-memory trace records whose instruction carries the location of a case's
-    own op (the harness's reads and writes around it have locations of their own)."""
+    own op (the harness's reads and writes around it have locations of their own), with
+    the backend's merging of adjacent accesses applied (:func:`_vectorise`)."""
     by_text_line = {i.text_line: i for block in run.function.blocks for i in block.instructions}
     own = {case.index: _op_locations(harness, case) for case in harness.cases}
-    out: dict[int, list[Record]] = {}
+    out: dict[int, list[tuple[Record, int]]] = {}
     for record in run.trace or ():
         if record[1] != 3:
             continue
@@ -136,13 +140,83 @@ def _records_by_case(harness: Harness, run: Execution) -> dict[int, list[Record]
         if instruction is None or instruction.line is None:
             continue
         position = (instruction.line, instruction.column or 0)
+        align = instruction.extra.get("align")
         for case in _cases_of(harness, instruction):
             if position in own[case.index]:
-                out.setdefault(case.index, []).append(record)
+                out.setdefault(case.index, []).append(
+                    (record, align if isinstance(align, int) else 0)
+                )
+    return {index: _vectorise(records) for index, records in out.items()}
+
+
+def _vectorise(records: Sequence[tuple[Record, int]]) -> list[Record]:
+    """Merge runs of LLVM IR loads (stores) that LLVM's load/store vectoriser turns into one
+    PTX vector access: consecutive in the trace, by the same threads, each thread's next
+    access starting where its previous one ends, within the first access's static alignment
+    and 16 bytes, a power of 2 in all (e.g. two ``load i32, align 8`` at ``p`` and ``p + 4``
+    become one ``ld.shared.v2.b32``)."""
+    out: list[Record] = []
+    k = 0
+    while k < len(records):
+        (kind, space, nbytes, threads, addresses, where), align = records[k]
+        total = nbytes
+        j = k + 1
+        while kind in ("load", "store") and j < len(records):
+            nxt = records[j][0]
+            size = total + nxt[2]
+            if (
+                nxt[0] != kind
+                or size > min(align, 16)
+                or size & (size - 1)
+                or not np.array_equal(nxt[3], threads)
+                or not np.array_equal(nxt[4], addresses + total)
+            ):
+                break
+            total = size
+            j += 1
+        out.append((kind, space, total, threads, addresses, where))
+        k = j
     return out
 
 
 # ---------------------------------------------------------------------- observing
+
+
+_PTX_LOC = re.compile(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)")
+_PTX_SHARED = re.compile(
+    r"^\s*(?:@!?%\w+\s+)?(?:(ld|st)\.shared(?:::cta)?\.(?:v(\d)\.)?[bfsu](\d+)\s"
+    r"|(ld|st)matrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?)"
+)
+
+
+def ptx_shared_instructions(ptx: str) -> dict[tuple[int, int], Counter[str]]:
+    """The shared-memory instructions of PTX text by the ``(line, column)`` of their
+    ``.loc``, named as :func:`observe_records` names them (a static count: each instruction
+    once, as written).
+
+    Examples:
+        >>> text = "\t.loc 1 4 0\n\tld.shared.v2.b32 {%r1, %r2}, [%r3];\n"
+        >>> ptx_shared_instructions(text)
+        {(4, 0): Counter({'ld.shared (64 bits per lane)': 1})}
+    """
+    out: dict[tuple[int, int], Counter[str]] = {}
+    here = (0, 0)
+    for line in ptx.splitlines():
+        loc = _PTX_LOC.match(line)
+        if loc:
+            here = (int(loc.group(1)), int(loc.group(2)))
+            continue
+        match = _PTX_SHARED.match(line)
+        if not match:
+            continue
+        if match.group(1):
+            bits = int(match.group(2) or 1) * int(match.group(3))
+            name = f"{match.group(1)}.shared ({bits} bits per lane)"
+        else:
+            name = f"{match.group(4)}matrix.x{match.group(5)}{match.group(6) or ''}"
+        out.setdefault(here, Counter())[name] += 1
+    return out
+
 
 
 def _instruction_name(record: Record) -> str:
@@ -428,15 +502,19 @@ def compare_module(
     if target is not None:
         module.target = target
     harness = build_harness(module)
-    run = traced_run(harness, python=python)
+    run, ptx = traced_run(harness, python=python)
     threads = harness.num_warps * harness.threads_per_warp
     records = _records_by_case(harness, run)
+    static = ptx_shared_instructions(ptx)
     rows = []
     for case in harness.cases:
         if case.op.name not in SHARED_OPS:
             continue
         mine = records.get(case.index, [])
         predicted, note = _predictions(module, case, threads)
+        written: Counter[str] = Counter()
+        for position in _op_locations(harness, case):
+            written.update(static.get(position, Counter()))
         for direction in ("store", "load"):
             chosen = [r for r in mine if _direction(r) == direction]
             expected = predicted.get(direction)
@@ -444,6 +522,13 @@ def compare_module(
                 continue
             observed = observe_records(chosen, direction, threads, harness.threads_per_warp)
             differences = () if expected is None else _differences(observed, expected)
+            traced = Counter(_instruction_name(r) for r in chosen)
+            in_ptx = Counter({k: v for k, v in written.items() if k[0] == direction[0]})
+            if ptx and traced != in_ptx:  # the trace is the LLVM IR; the PTX is what runs
+                differences += (
+                    f"observation: the traced LLVM IR has {dict(traced)}, the PTX "
+                    f"{dict(in_ptx)}",
+                )
             rows.append(
                 Comparison(
                     case.description, case.op_line, direction, observed, expected, differences,
