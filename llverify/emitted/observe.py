@@ -195,7 +195,7 @@ def ptx_shared_instructions(ptx: str) -> dict[tuple[int, int], Counter[str]]:
     once, as written).
 
     Examples:
-        >>> text = "\t.loc 1 4 0\n\tld.shared.v2.b32 {%r1, %r2}, [%r3];\n"
+        >>> text = ".loc 1 4 0 ; ld.shared.v2.b32 {%r1, %r2}, [%r3];".replace(" ; ", chr(10))
         >>> ptx_shared_instructions(text)
         {(4, 0): Counter({'ld.shared (64 bits per lane)': 1})}
     """
@@ -216,7 +216,6 @@ def ptx_shared_instructions(ptx: str) -> dict[tuple[int, int], Counter[str]]:
             name = f"{match.group(4)}matrix.x{match.group(5)}{match.group(6) or ''}"
         out.setdefault(here, Counter())[name] += 1
     return out
-
 
 
 def _instruction_name(record: Record) -> str:
@@ -319,9 +318,7 @@ def observe_records(
             for tid, data in _matrix_bytes(record, warp_size).items():
                 touched.setdefault(tid, []).extend(data)
     low = min((min(b) for b in touched.values() if b), default=0)
-    per_thread = tuple(
-        frozenset(b - low for b in touched.get(tid, ())) for tid in range(threads)
-    )
+    per_thread = tuple(frozenset(b - low for b in touched.get(tid, ())) for tid in range(threads))
     return SharedAccess(direction, " + ".join(names), instructions, wavefronts, per_thread)
 
 
@@ -411,7 +408,10 @@ def _predictions(
     if op.name == "ttg.convert_layout":
         src, dst = tensors[0], tensors[-1]
         shape = list(src.shape)
-        src_ll, dst_ll = to_linear_layout(src.encoding, shape), to_linear_layout(dst.encoding, shape)
+        src_ll, dst_ll = (
+            to_linear_layout(src.encoding, shape),
+            to_linear_layout(dst.encoding, shape),
+        )
         kind = Conversion(src_ll, dst_ll).kind
         if kind != "shared memory":
             empty = SharedAccess("", "none", 0, 0, tuple(frozenset() for _ in range(threads)))
@@ -466,9 +466,7 @@ def _differences(observed: SharedAccess, predicted: SharedAccess) -> tuple[str, 
         )
     if observed.wavefronts != predicted.wavefronts:
         out.append(f"{observed.wavefronts} wavefronts (predicted {predicted.wavefronts})")
-    wrong = [
-        t for t, (a, b) in enumerate(zip(observed.addresses, predicted.addresses)) if a != b
-    ]
+    wrong = [t for t, (a, b) in enumerate(zip(observed.addresses, predicted.addresses)) if a != b]
     if wrong:
         t = wrong[0]
         got, want = sorted(observed.addresses[t]), sorted(predicted.addresses[t])
@@ -526,12 +524,16 @@ def compare_module(
             in_ptx = Counter({k: v for k, v in written.items() if k[0] == direction[0]})
             if ptx and traced != in_ptx:  # the trace is the LLVM IR; the PTX is what runs
                 differences += (
-                    f"observation: the traced LLVM IR has {dict(traced)}, the PTX "
-                    f"{dict(in_ptx)}",
+                    f"observation: the traced LLVM IR has {dict(traced)}, the PTX {dict(in_ptx)}",
                 )
             rows.append(
                 Comparison(
-                    case.description, case.op_line, direction, observed, expected, differences,
+                    case.description,
+                    case.op_line,
+                    direction,
+                    observed,
+                    expected,
+                    differences,
                     note,
                 )  # fmt: skip
             )
