@@ -53,6 +53,7 @@ __all__ = [
 BANKS = 32
 SHARED_OPS = ("ttg.local_alloc", "ttg.local_load", "ttg.local_store", "ttg.convert_layout")
 Record = tuple[str, int, int, np.ndarray, np.ndarray, str]  # Execution.trace entries
+_MOVED = "{} accesses at the location of the harness op that uses the value (moved by LLVM)"
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,34 @@ def traced_run(harness: Harness, *, python: str | None = None) -> tuple[Executio
     return outcome, compiled.ptx or ""
 
 
-def _records_by_case(harness: Harness, run: Execution) -> dict[int, list[Record]]:
-    """The shared-memory trace records whose instruction carries the location of a case's
-    own op (the harness's reads and writes around it have locations of their own), with
-    the backend's merging of adjacent accesses applied (:func:`_vectorise`)."""
+def _directions(module: TTGIRModule, case: Case) -> set[str]:
+    """Which ways ``case``'s op itself moves data through shared memory (a ``local_load``
+    stores too when the module's ``local_alloc`` of a value feeds it)."""
+    op = case.op
+    if op.name == "ttg.convert_layout":
+        return {"store", "load"}
+    if op.name != "ttg.local_load":
+        return {"store"}
+    alloc = _defining(module, op.operands[0]) if op.operands else None
+    if alloc is not None and alloc.name == "ttg.local_alloc" and alloc.operands:
+        return {"store", "load"}
+    return {"load"}
+
+
+def _records_by_case(
+    module: TTGIRModule, harness: Harness, run: Execution
+) -> tuple[dict[int, list[Record]], Counter[tuple[int, str]]]:
+    """The shared-memory trace records of each case's own op: those at its location, and
+    those at another location of its case (LLVM's optimiser moves a load next to the store
+    of its value and gives it the store's location) in a direction the op itself moves data
+    (the harness's own read-back of a ``local_store`` is a load: not counted).  The
+    backend's merging of adjacent accesses is applied (:func:`_vectorise`); the second
+    result counts the moved records per (case, direction)."""
     by_text_line = {i.text_line: i for block in run.function.blocks for i in block.instructions}
     own = {case.index: _op_locations(harness, case) for case in harness.cases}
+    ways = {case.index: _directions(module, case) for case in harness.cases}
     out: dict[int, list[tuple[Record, int]]] = {}
+    moved: Counter[tuple[int, str]] = Counter()
     for record in run.trace or ():
         if record[1] != 3:
             continue
@@ -142,11 +164,12 @@ def _records_by_case(harness: Harness, run: Execution) -> dict[int, list[Record]
         position = (instruction.line, instruction.column or 0)
         align = instruction.extra.get("align")
         for case in _cases_of(harness, instruction):
-            if position in own[case.index]:
-                out.setdefault(case.index, []).append(
-                    (record, align if isinstance(align, int) else 0)
-                )
-    return {index: _vectorise(records) for index, records in out.items()}
+            if position not in own[case.index]:
+                if _direction(record) not in ways[case.index]:
+                    continue
+                moved[case.index, _direction(record)] += 1
+            out.setdefault(case.index, []).append((record, align if isinstance(align, int) else 0))
+    return {index: _vectorise(records) for index, records in out.items()}, moved
 
 
 def _vectorise(records: Sequence[tuple[Record, int]]) -> list[Record]:
@@ -502,7 +525,7 @@ def compare_module(
     harness = build_harness(module)
     run, ptx = traced_run(harness, python=python)
     threads = harness.num_warps * harness.threads_per_warp
-    records = _records_by_case(harness, run)
+    records, moved = _records_by_case(module, harness, run)
     static = ptx_shared_instructions(ptx)
     rows = []
     for case in harness.cases:
@@ -510,9 +533,9 @@ def compare_module(
             continue
         mine = records.get(case.index, [])
         predicted, note = _predictions(module, case, threads)
-        written: Counter[str] = Counter()
-        for position in _op_locations(harness, case):
-            written.update(static.get(position, Counter()))
+        own = _op_locations(harness, case)
+        first, last = case.harness_lines
+        around = [p for p in static if p not in own and first <= p[0] <= last]
         for direction in ("store", "load"):
             chosen = [r for r in mine if _direction(r) == direction]
             expected = predicted.get(direction)
@@ -520,8 +543,17 @@ def compare_module(
                 continue
             observed = observe_records(chosen, direction, threads, harness.threads_per_warp)
             differences = () if expected is None else _differences(observed, expected)
+            said = note
+            positions = list(own)
+            if moved[case.index, direction]:
+                said = "; ".join(filter(None, [note, _MOVED.format(moved[case.index, direction])]))
+                positions += around
+            in_ptx: Counter[str] = Counter()
+            for position in positions:
+                for name, count in static.get(position, Counter()).items():
+                    if name[0] == direction[0]:
+                        in_ptx[name] += count
             traced = Counter(_instruction_name(r) for r in chosen)
-            in_ptx = Counter({k: v for k, v in written.items() if k[0] == direction[0]})
             if ptx and traced != in_ptx:  # the trace is the LLVM IR; the PTX is what runs
                 differences += (
                     f"observation: the traced LLVM IR has {dict(traced)}, the PTX {dict(in_ptx)}",
@@ -534,7 +566,7 @@ def compare_module(
                     observed,
                     expected,
                     differences,
-                    note,
+                    said,
                 )  # fmt: skip
             )
     return rows
