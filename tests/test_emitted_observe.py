@@ -97,12 +97,15 @@ def test_ldmatrix_costs_distinct_rows_per_bank_group_and_yields_the_fragment_byt
     assert sorted(observe_records([trans], "load", 32, 32).addresses[5]) == [34, 35, 50, 51]
 
 
-def test_adjacent_accesses_merge_only_within_the_static_alignment() -> None:
+def test_adjacent_accesses_merge_only_when_aligned_to_the_merged_size() -> None:
     threads = np.arange(32)
     low = ("load", 3, 4, threads, threads * 8, "a")
     high = ("load", 3, 4, threads, threads * 8 + 4, "b")
     assert [r[2] for r in _vectorise([(low, 8), (high, 4)])] == [8]
-    assert [r[2] for r in _vectorise([(low, 4), (high, 4)])] == [4, 4]
+    odd = ("load", 3, 4, threads, threads * 8 + 4, "a")  # 4-aligned only
+    next_odd = ("load", 3, 4, threads, threads * 8 + 8, "b")
+    assert [r[2] for r in _vectorise([(odd, 4), (next_odd, 4)])] == [4, 4]
+    assert [r[2] for r in _vectorise([(low, 4), (high, 4)])] == [8]  # every address 8-aligned
     apart = ("load", 3, 4, threads, threads * 8 + 5, "c")
     assert [r[2] for r in _vectorise([(low, 8), (apart, 4)])] == [4, 4]
 

@@ -175,30 +175,34 @@ def _records_by_case(
 def _vectorise(records: Sequence[tuple[Record, int]]) -> list[Record]:
     """Merge runs of LLVM IR loads (stores) that LLVM's load/store vectoriser turns into one
     PTX vector access: consecutive in the trace, by the same threads, each thread's next
-    access starting where its previous one ends, within the first access's static alignment
-    and 16 bytes, a power of 2 in all (e.g. two ``load i32, align 8`` at ``p`` and ``p + 4``
-    become one ``ld.shared.v2.b32``)."""
+    access starting where its previous one ends, 16 bytes at most, a power of 2 in all and
+    aligned to it: by the first access's static alignment, or (as the vectoriser infers
+    from the known bits of the address) by every thread's address (e.g. two ``load i32,
+    align 8`` at ``p`` and ``p + 4`` become one ``ld.shared.v2.b32``).  The PTX cross-check
+    of :func:`compare_module` reports where this differs from the backend."""
     out: list[Record] = []
     k = 0
     while k < len(records):
         (kind, space, nbytes, threads, addresses, where), align = records[k]
-        total = nbytes
-        j = k + 1
-        while kind in ("load", "store") and j < len(records):
-            nxt = records[j][0]
-            size = total + nxt[2]
+        sizes = [nbytes]  # the contiguous run from record k, 16 bytes at most
+        while kind in ("load", "store") and k + len(sizes) < len(records):
+            nxt = records[k + len(sizes)][0]
             if (
                 nxt[0] != kind
-                or size > min(align, 16)
-                or size & (size - 1)
+                or sizes[-1] + nxt[2] > 16
                 or not np.array_equal(nxt[3], threads)
-                or not np.array_equal(nxt[4], addresses + total)
+                or not np.array_equal(nxt[4], addresses + sizes[-1])
             ):
                 break
-            total = size
-            j += 1
-        out.append((kind, space, total, threads, addresses, where))
-        k = j
+            sizes.append(sizes[-1] + nxt[2])
+        take = max(
+            n
+            for n, size in enumerate(sizes, 1)
+            if n == 1
+            or (size & (size - 1) == 0 and (size <= align or not (addresses % size).any()))
+        )
+        out.append((kind, space, sizes[take - 1], threads, addresses, where))
+        k += take
     return out
 
 
@@ -547,6 +551,7 @@ def compare_module(
             positions = list(own)
             if moved[case.index, direction]:
                 said = "; ".join(filter(None, [note, _MOVED.format(moved[case.index, direction])]))
+            if direction in _directions(module, case):  # the backend moves code too
                 positions += around
             in_ptx: Counter[str] = Counter()
             for position in positions:
