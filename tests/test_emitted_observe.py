@@ -122,3 +122,9 @@ def test_ptx_instructions_are_named_like_the_trace() -> None:
         "ld.shared (16 bits per lane)": 1,
     }
     assert dict(found[(9, 0)]) == {"ldmatrix.x2.trans": 1}
+
+
+def test_no_records_is_no_shared_memory_like_a_shuffle_prediction() -> None:
+    access = observe_records([], "load", 64, 32)
+    assert (access.instruction, access.instructions, access.wavefronts) == ("none", 0, 0)
+    assert not any(access.addresses)

@@ -346,7 +346,8 @@ def observe_records(
                 touched.setdefault(tid, []).extend(data)
     low = min((min(b) for b in touched.values() if b), default=0)
     per_thread = tuple(frozenset(b - low for b in touched.get(tid, ())) for tid in range(threads))
-    return SharedAccess(direction, " + ".join(names), instructions, wavefronts, per_thread)
+    name = " + ".join(names) or "none"
+    return SharedAccess(direction, name, instructions, wavefronts, per_thread)
 
 
 # ---------------------------------------------------------------------- predicting
