@@ -83,6 +83,8 @@ class Execution:
     dag: Dag = field(default_factory=Dag)
     steps: int = 0
     executed: dict[str, int] = field(default_factory=dict)
+    # when a list: (kind, space, bytes per thread, threads, byte addresses, where) per access
+    trace: list[tuple[str, int, int, np.ndarray, np.ndarray, str]] | None = None
 
     def __post_init__(self) -> None:
         if self.kernel not in self.module.functions:
@@ -351,6 +353,8 @@ class Execution:
         space, base = self._space(space, addresses[threads])
         grid = base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
         where = self.where(instruction)
+        if self.trace is not None:
+            self.trace.append(("load", space, nbytes, threads, base, where))
         if space == 3:
             out[threads] = self.shared.read(grid, threads, where)
         else:
@@ -371,6 +375,8 @@ class Execution:
         space, base = self._space(space, addresses[threads])
         grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
         where = self.where(instruction)
+        if self.trace is not None:
+            self.trace.append(("store", space, values.shape[1], threads, base, where))
         if space == 3:
             self.shared.write(grid, values[threads], threads, where)
         else:

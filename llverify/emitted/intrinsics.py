@@ -89,6 +89,10 @@ def ldmatrix(
     if not mask.all():
         raise Unmodelled("ldmatrix in divergent code")
     threads = run.threads
+    if run.trace is not None:
+        kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
+        everyone = np.arange(threads)
+        run.trace.append((kind, 3, 4 * count, everyone, addresses.astype(np.int64), where))
     tid = np.arange(threads, dtype=np.int64)
     lane = tid % 32
     warp_base = tid - lane
@@ -122,6 +126,9 @@ def stmatrix(
     if not mask.all():
         raise Unmodelled("stmatrix in divergent code")
     tid = np.arange(run.threads, dtype=np.int64)
+    if run.trace is not None:
+        kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
+        run.trace.append((kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where))
     lane = tid % 32
     warp_base = tid - lane
     for i, register in enumerate(registers):

@@ -224,7 +224,7 @@ def _unknown(case: Any, harness: Harness, compiled: CompiledKernel, reason: str)
 
 
 def _execute(
-    harness: Harness, compiled: CompiledKernel, timings: dict[str, float]
+    harness: Harness, compiled: CompiledKernel, timings: dict[str, float], trace: bool = False
 ) -> Execution | UnmodelledAt:
     clock = time.perf_counter()
     try:
@@ -239,6 +239,7 @@ def _execute(
         threads=threads,
         warp_size=harness.threads_per_warp,
         shared_bytes=compiled.shared_bytes,
+        trace=[] if trace else None,
     )
     if harness.num_ctas != 1:
         return UnmodelledAt(f"a module of {harness.num_ctas} CTAs (only one CTA is executed)", None)
