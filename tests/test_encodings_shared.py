@@ -1211,7 +1211,6 @@ def test_family_parametric_proofs(name: str, family: Any, reference: dict[str, s
           f"{members} members")  # fmt: skip
     assert verdict.status == "proved", str(verdict)
     assert verdict.method == "parametric-linear"
-    assert elapsed < 20
 
 
 @pytest.mark.parametrize(
