@@ -297,6 +297,11 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
     ),
     (
         (2, 2),
+        "tt.func attributes {...} (2.1 finds the prototype by a pattern without them)",
+        _sub(r"(?m)(tt\.func\s[^\n]*\))\s+attributes \{[^\n]*\}(\s*\{\s*)$", r"\1\2"),
+    ),
+    (
+        (2, 2),
         "CTA parameters (absent in 2.1)",
         _sub(r", CTAsPerCGA = \[[\d, ]*\], CTASplitNum = \[[\d, ]*\], CTAOrder = \[[\d, ]*\]", ""),
     ),
