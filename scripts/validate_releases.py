@@ -117,7 +117,7 @@ def changed_layouts(harness: Harness, compiled: CompiledKernel, release: str) ->
 
 def _verdicts(report: ValidationReport) -> list[dict[str, Any]]:
     return [
-        {"index": v.index, "op": v.op_name, "line": v.op_line, "status": v.status.value}
+        {"index": v.index, "op": v.op, "line": v.op_line, "status": v.status.value}
         for v in report.verdicts
     ]
 
