@@ -450,7 +450,7 @@ def _kernel(result: dict[str, Any], target: str) -> CompiledKernel:
         name=func.group(1) if func else result["name"],
         target=target,
         triton_version=result["version"],
-        num_warps=_module_int(ttgir, "num-warps", 4),
+        num_warps=_module_int(ttgir, "num-warps", result.get("num_warps") or 4),
         threads_per_warp=_module_int(ttgir, "threads-per-warp", warp_size),
         num_ctas=_module_int(ttgir, "num-ctas", 1),
         shared_bytes=result["shared"],
