@@ -194,6 +194,30 @@ def _nvmma_to_legacy(match: re.Match[str]) -> str:
     )
 
 
+_MEMDESC_INDEX = re.compile(
+    r"^(?P<indent>\s*)(?P<lhs>%[\w#]+ = )ttg\.memdesc_index (?P<src>%[\w#]+)\[(?P<idx>%[\w#]+)\]"
+    r"(?P<rest> : !ttg\.memdesc<(?P<shape>(?:\d+x)+)[^\n]*)$",
+    re.MULTILINE,
+)
+
+
+def _memdesc_subview(text: str) -> str:
+    """Before 3.5 ``memdesc_index %a[%i]`` is ``memdesc_subview %a[%i, 0, ...]`` (one index
+    per dimension of the source; the zeros are constants defined just before)."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        rank = match.group("shape").count("x")
+        zero = f"%llverify_zero_{match.start()}"
+        indices = ", ".join([match.group("idx")] + [zero] * (rank - 1))
+        return (
+            f"{match.group('indent')}{zero} = arith.constant 0 : i32\n"
+            f"{match.group('indent')}{match.group('lhs')}ttg.memdesc_subview "
+            f"{match.group('src')}[{indices}]{match.group('rest')}"
+        )
+
+    return _MEMDESC_INDEX.sub(rewrite, text)
+
+
 def _sub(pattern: str, repl: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
     compiled = re.compile(pattern)
     return lambda text: compiled.sub(repl, text)
@@ -253,6 +277,11 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
         _sub(r"(#ttg\.amd_mfma<\{)version = (\d+)", r"\1versionMajor = \2, versionMinor = 0"),
     ),
     (
+        (3, 5),
+        "ttg.memdesc_index %a[%i] (was ttg.memdesc_subview %a[%i, 0, ...])",
+        _memdesc_subview,
+    ),
+    (
         (3, 3),
         "#ttg.nvmma_shared (was #shared with hasLeadingOffset = true)",
         _sub(
@@ -294,6 +323,21 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
             r',\s*"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32',
             "",
         ),
+    ),
+    (
+        (2, 2),
+        "arith.maxnumf/minnumf (were arith.maxf/minf in 2.1)",
+        _sub(r"\barith\.(max|min)numf\b", r"arith.\1f"),
+    ),
+    (
+        (2, 2),
+        "tt.func attributes {...} (2.1 finds the prototype by a pattern without them)",
+        _sub(r"(?m)(tt\.func\s[^\n]*\))\s+attributes \{[^\n]*\}(\s*\{\s*)$", r"\1\2"),
+    ),
+    (
+        (2, 2),
+        "shared encoding hasLeadingOffset = false (absent in 2.1)",
+        _sub(r"(#triton_gpu\.shared<\{[^}]*), hasLeadingOffset = false", r"\1"),
     ),
     (
         (2, 2),
@@ -406,7 +450,7 @@ def _kernel(result: dict[str, Any], target: str) -> CompiledKernel:
         name=func.group(1) if func else result["name"],
         target=target,
         triton_version=result["version"],
-        num_warps=_module_int(ttgir, "num-warps", 4),
+        num_warps=_module_int(ttgir, "num-warps", result.get("num_warps") or 4),
         threads_per_warp=_module_int(ttgir, "threads-per-warp", warp_size),
         num_ctas=_module_int(ttgir, "num-ctas", 1),
         shared_bytes=result["shared"],

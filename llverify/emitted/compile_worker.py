@@ -5,9 +5,9 @@ the standard library and Triton (never llverify: other releases live in other vi
 stdin: one JSON request, ``{"kind": "ttgir", "text": ..., "target": T}`` or ``{"kind": "python",
 "path": ..., "function": ..., "signature": {arg: type}, "constexprs": {arg: value}, "num_warps":
 n, "target": T}`` with ``T = {"backend": "cuda"|"hip", "arch": 90|"gfx942", "warp_size": 32|64}``.
-stdout: one line ``@@ {json}``, either ``{"ok": true, "name", "version", "shared", "asm":
-{stage: text}, "seconds"}`` or ``{"ok": false, "error": "Type: message"}``.  Triton may abort
-the process instead (a failed C++ assertion): the caller reads stderr then.
+stdout: one line ``@@ {json}``, either ``{"ok": true, "name", "version", "shared", "num_warps",
+"asm": {stage: text}, "seconds"}`` or ``{"ok": false, "error": "Type: message"}``.  Triton may
+abort the process instead (a failed C++ assertion): the caller reads stderr then.
 """
 
 from __future__ import annotations
@@ -198,6 +198,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         "version": triton.__version__,
         "name": metadata.get("name", ""),
         "shared": int(metadata.get("shared", 0)),
+        "num_warps": int(metadata.get("num_warps", 0)),
         "asm": asm,
         "seconds": seconds,
     }

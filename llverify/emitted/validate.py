@@ -30,7 +30,7 @@ from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
 from llverify.verdict import Status
 
-__all__ = ["ValidationReport", "validate_kernel", "validate_module"]
+__all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
 
 MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
 
@@ -162,6 +162,64 @@ def validate_module(
         if id(case.op) not in excluded
     ] + list(excluded.values())
     report.verdicts.sort(key=lambda v: (v.op_line, v.index))
+    report.timings = timings
+    return report
+
+
+def validate_compiled(
+    module_text: str,
+    compiled: CompiledKernel,
+    *,
+    source: str = "<module>",
+    target: str | None = None,
+    ops: list[int] | None = None,
+) -> ValidationReport:
+    """Validate ``compiled``, the harness of ``module_text`` (built with ``ops``) as some Triton
+    release compiled it, without compiling anything: stored artifacts of old releases replay
+    here.  One execution, no rebuild: when the code uses something the executor does not
+    model, every op is unknown with that reason.
+
+    >>> from llverify.emitted.compile import compile_ttgir
+    >>> text = open("tests/data/ttgir/softmax_fp32_sm80.ttgir").read()
+    >>> harness = build_harness(parse_module(text))
+    >>> compiled = compile_ttgir(harness.text, harness.target)
+    >>> validate_compiled(text, compiled).counts()
+    {'proved': 2, 'refuted': 0, 'unknown': 0}
+    """
+    if not isinstance(compiled, CompiledKernel):
+        raise TypeError(f"compiled: expected a CompiledKernel, got {type(compiled).__name__}")
+    if not isinstance(module_text, str):
+        raise TypeError(
+            f"module_text: expected the TTGIR module as a str, got {type(module_text).__name__}"
+        )
+    started = time.perf_counter()
+    module = parse_module(module_text)
+    if target is not None:
+        module.target = target
+    harness = build_harness(module, ops=ops)
+    timings: dict[str, float] = {"harness": time.perf_counter() - started}
+    report = ValidationReport(
+        source,
+        harness.target,
+        compiled.triton_version,
+        harness.num_warps * harness.threads_per_warp,
+    )
+    report.skipped = [
+        {"op": op.name, "line": op.line, "location": op.location, "reason": reason}
+        for op, reason in harness.skipped
+    ]
+    outcome = _execute(harness, compiled, timings)
+    if isinstance(outcome, UnmodelledAt):
+        report.verdicts = [
+            _unknown(case, harness, compiled, str(outcome)) for case in harness.cases
+        ]
+    else:
+        report.instructions = outcome.steps
+        clock = time.perf_counter()
+        report.verdicts = _check_all(harness, compiled, outcome)
+        timings["check"] = time.perf_counter() - clock
+    report.verdicts.sort(key=lambda v: (v.op_line, v.index))
+    timings["total"] = time.perf_counter() - started
     report.timings = timings
     return report
 
