@@ -81,3 +81,14 @@ def test_the_dropped_slice_stores_of_3_0_to_3_2_are_refuted_and_fixed_in_3_6() -
     assert refuted[0].counterexample.element[0] >= 16
     text, compiled, _ = _load(STORE / "3.6.0" / name)
     assert validate_compiled(text, compiled, source=name).status.value == "proved"
+
+
+def test_an_unused_uninitialised_read_is_a_note_not_a_refutation() -> None:
+    """Triton 2.1's layernorm reads shared memory no thread wrote, but the value reaches no
+    output (the H100 and every check agree the results are right): every op is proved, and
+    the read is reported as a note of the op that makes it."""
+    text, compiled, _ = _load(STORE / "validator_defects" / "2.1.0-layernorm_fwd_fp16_sm80.json.gz")
+    report = validate_compiled(text, compiled, source="2.1.0 layernorm")
+    assert report.status.value == "proved", [v.reason for v in report.verdicts]
+    notes = [note for v in report.verdicts for note in v.notes]
+    assert notes and all("no thread wrote" in note for note in notes)

@@ -181,6 +181,8 @@ def print_report(report: Any) -> None:
         if verdict.status is not Status.PROVED:
             detail = verdict.reason or detail
         print(f"{verdict.status.value:8}  {verdict.op:22}  {location:28}  {detail}")
+        for note in verdict.notes:
+            print(f"{'':10}note: {note}")
         example = verdict.counterexample
         if example is not None:
             print(

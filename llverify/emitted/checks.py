@@ -123,6 +123,7 @@ class CaseVerdict:
     reason: str = ""
     counterexample: Counterexample | None = None
     violation: str = ""
+    notes: tuple[str, ...] = ()  # e.g. an uninitialised shared read whose value is never used
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,6 +136,7 @@ class CaseVerdict:
             "claim": self.claim,
             "reason": self.reason,
             "violation": self.violation,
+            "notes": list(self.notes),
             "counterexample": None
             if self.counterexample is None
             else self.counterexample.to_dict(),
@@ -330,14 +332,46 @@ def check_case(
             undecided = undecided or found
     if violations:
         first = violations[0]
-        detail = (
-            f"{first.kind} in {first.space} memory at address {first.address} by thread "
-            f"{first.thread}"
-            + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
-            + f": {first.detail}; at {first.where}"
-        )
+        detail = describe_violation(first)
+        if _outside_reduce_contract(case, run, violations):
+            return CaseVerdict(
+                status=Status.UNKNOWN,
+                violation=first.kind,
+                reason=(
+                    f"{detail}; the combine is not commutative and tl.reduce requires a "
+                    "commutative combine (triton-lang/triton#4962): copies or partial results "
+                    "that differ by combine order are outside the language's contract"
+                ),
+                **base,
+            )
         return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
     return undecided or CaseVerdict(status=Status.PROVED, **base)
+
+
+def describe_violation(violation: Any) -> str:
+    """One line: what, where in memory, which threads, and the instruction."""
+    other = violation.other_thread
+    return (
+        f"{violation.kind} in {violation.space} memory at address {violation.address} by "
+        f"thread {violation.thread}"
+        + (f" (and thread {other})" if other is not None else "")
+        + f": {violation.detail}; at {violation.where}"
+    )
+
+
+_ORDER_DEPENDENT = ("inconsistent copies", "nondeterministic store", "conflicting store")
+
+
+def _outside_reduce_contract(case: Any, run: Any, violations: list[Any]) -> bool:
+    """Whether every violation of a ``tt.reduce`` is two copies holding different values and
+    its combine is not commutative: then the difference is the combine order's, which the
+    language leaves open (tl.reduce's combine must be commutative)."""
+    if case.op.name != "tt.reduce":
+        return False
+    regions = [e.combine for e in case.expectations if e.combine is not None]
+    if not regions or all(is_commutative(region, run.dag) for region in regions):
+        return False
+    return all(v.kind in _ORDER_DEPENDENT or "different values" in v.detail for v in violations)
 
 
 def _element(spec: Any, flat: int) -> tuple[int, ...]:

@@ -99,6 +99,9 @@ class Execution:
             max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size
         )
         self.memory = GlobalMemory()
+        self.memory.undefined_origin = lambda: (
+            self.shared.uninitialised[0] if self.shared.uninitialised else None
+        )
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.block_ids = {block.label: k for k, block in enumerate(self.function.blocks)}
         self.finished = np.zeros(self.threads, dtype=bool)

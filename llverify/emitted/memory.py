@@ -4,7 +4,9 @@ Shared memory is an array of byte symbols (:mod:`llverify.emitted.symbolic`) wit
 the barrier interval and the warps that last wrote and read it.  Accesses are checked as they
 happen:
 
-* a read of a byte no one wrote is an *uninitialised read*;
+* a read of a byte no one wrote is an *uninitialised read*: recorded when it happens, and a
+  violation once an undefined byte reaches a global store (a read whose value is never used,
+  as Triton 2.1's layernorm has, stays a note: the results are right);
 * an address outside the allocation is *out of bounds*;
 * within one barrier interval, a read of a byte another warp wrote, a write of a byte another
   warp read, or two writes of different values by different warps are *races*; one
@@ -69,6 +71,7 @@ class SharedMemory:
         self.reader = np.full(size, -1, dtype=np.int64)
         self.interval = 0
         self.violations: list[Violation] = []
+        self.uninitialised: list[Violation] = []  # reads of unwritten bytes, used or not
         self.accessed_bytes = 0
 
     def barrier(self) -> None:
@@ -104,7 +107,7 @@ class SharedMemory:
         unwritten = ok & (self.written_interval[safe] < 0)
         if unwritten.any():
             row, col = np.argwhere(unwritten)[0]
-            self.violations.append(
+            self.uninitialised.append(
                 Violation(
                     "uninitialised read",
                     "shared",
@@ -291,7 +294,49 @@ class GlobalMemory:
         self.regions: list[Region | OpenRegion] = []
         self.violations: list[Violation] = []
         self.sites: list[str] = []
+        #: where undefined bytes come from (the executor points it at the first uninitialised
+        #: shared read); a global store of undefined bytes reports it as a violation
+        self.undefined_origin: Callable[[], Violation | None] = lambda: None
+        self._reported_origin = False
         self._shadows: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
+
+    def _undefined_stored(
+        self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
+        """A global store of undefined bytes: the uninitialised read they come from (reported
+        once), or, into a dumped kernel's buffer, the store itself."""
+        origin = self.undefined_origin()
+        if origin is not None:
+            if not self._reported_origin:
+                self._reported_origin = True
+                self.violations.append(
+                    Violation(
+                        origin.kind,
+                        origin.space,
+                        origin.thread,
+                        origin.other_thread,
+                        origin.address,
+                        origin.where,
+                        f"{origin.detail}, and undefined bytes reach the global store at {where}",
+                    )
+                )
+            return
+        row, col = np.argwhere(values == UNDEFINED)[0]
+        region_of = self._region_indices(addresses[row : row + 1, col : col + 1])
+        if region_of[0, 0] >= 0 and isinstance(self.regions[int(region_of[0, 0])], OpenRegion):
+            # a harness output's check names the wrong element itself; a dumped kernel's
+            # buffer has no such check
+            self.violations.append(
+                Violation(
+                    "undefined data stored",
+                    "global",
+                    int(threads[row]),
+                    None,
+                    int(addresses[row, col]),
+                    where,
+                    "a store of bytes no one defined (poison)",
+                )
+            )
 
     def shadow(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -410,6 +455,8 @@ class GlobalMemory:
     ) -> None:
         region_of, ok = self._locate(addresses, threads, where)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
+        if (values == UNDEFINED).any():
+            self._undefined_stored(addresses, values, threads, where)
         if not self.sites or self.sites[-1] != where:
             self.sites.append(where)
         for k in np.unique(region_of[region_of >= 0]):

@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Callable
@@ -389,10 +390,21 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
             by_case[case.index].append(violation)
         if not cases:
             unattributed.append(violation)
+    notes: dict[int, list[str]] = {case.index: [] for case in harness.cases}
+    for read in run.shared.uninitialised:
+        # a read with no location (2.x code has no debug info) is noted on every op
+        for case in _case_of_where(harness, read.where, by_text_line) or harness.cases:
+            notes[case.index].append(
+                f"reads shared byte {read.address} (thread {read.thread}) that no thread wrote, "
+                f"at {read.where}; its value reaches no output (else the op is refuted)"
+            )
     verdicts = []
     for case in harness.cases:
         violations = by_case[case.index] + unattributed
-        verdicts.append(check_case(case, run, regions, buffer_ids, claim, violations))
+        verdict = check_case(case, run, regions, buffer_ids, claim, violations)
+        if notes[case.index]:
+            verdict = dataclasses.replace(verdict, notes=tuple(notes[case.index][:3]))
+        verdicts.append(verdict)
     return verdicts
 
 
