@@ -73,7 +73,9 @@ class _Frame:
 
 @dataclass(repr=False)
 class Execution:
-    """One run of ``kernel`` of ``module`` by ``threads`` threads (one CTA)."""
+    """One run of ``kernel`` of ``module`` by ``threads`` threads in each of ``ctas`` CTAs (a
+    cluster: the CTAs run one after the other, each with its own shared memory, all sharing
+    global memory; ``%ctaid.x`` and ``%cluster_ctarank`` are the CTA's index)."""
 
     module: LLVMModule
     kernel: str
@@ -85,6 +87,7 @@ class Execution:
     executed: dict[str, int] = field(default_factory=dict)
     # when a list: (kind, space, bytes per thread, threads, byte addresses, where) per access
     trace: list[tuple[str, int, int, np.ndarray, np.ndarray, str]] | None = None
+    ctas: int = 1
 
     def __post_init__(self) -> None:
         if self.kernel not in self.module.functions:
@@ -99,8 +102,10 @@ class Execution:
             max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size
         )
         self.memory = GlobalMemory()
+        self.cta = 0
+        self._finished_shared: list[SharedMemory] = []
         self.memory.undefined_origin = lambda: (
-            self.shared.uninitialised[0] if self.shared.uninitialised else None
+            self.uninitialised[0] if self.uninitialised else None
         )
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.block_ids = {block.label: k for k, block in enumerate(self.function.blocks)}
@@ -176,7 +181,14 @@ class Execution:
 
     @property
     def violations(self) -> list[Violation]:
-        return self.shared.violations + self.memory.violations
+        earlier = [v for shared in self._finished_shared for v in shared.violations]
+        return earlier + self.shared.violations + self.memory.violations
+
+    @property
+    def uninitialised(self) -> list[Violation]:
+        """Every read of a shared byte no thread wrote, in every CTA run so far."""
+        earlier = [v for shared in self._finished_shared for v in shared.uninitialised]
+        return earlier + self.shared.uninitialised
 
     def __repr__(self) -> str:
         return f"Execution({self.kernel!r}, threads={self.threads}, steps={self.steps})"
@@ -197,8 +209,26 @@ class Execution:
     # -- control flow ----------------------------------------------------------------------
     def run(self) -> None:
         """Execute the kernel; raises :class:`UnmodelledAt` on anything not modelled."""
-        self._run_from(self.function.blocks[0].label, np.ones(self.threads, dtype=bool), None)
+        if self.ctas < 1:
+            raise ValueError(f"ctas: expected at least 1 CTA, got {self.ctas}")
+        for cta in range(self.ctas):
+            if cta:
+                self._start_cta(cta)
+            self._run_from(self.function.blocks[0].label, np.ones(self.threads, dtype=bool), None)
         self.memory.check_shadows()
+
+    def _start_cta(self, cta: int) -> None:
+        """The next CTA of the cluster: fresh shared memory and registers, same arguments."""
+        self.cta = cta
+        arguments = {name for _, name in self.function.arguments}
+        self.env = {name: value for name, value in self.env.items() if name in arguments}
+        self._finished_shared.append(self.shared)
+        self.shared = SharedMemory(
+            max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size
+        )
+        self.came_from[:] = -1
+        self.finished[:] = False
+        self.async_groups = [[]]
 
     def _run_from(self, label: str | None, mask: np.ndarray, stop: str | None) -> None:
         while label is not None and label != stop:

@@ -145,7 +145,7 @@ def stmatrix(
         run.shared.write(grid, register, tid, where)
 
 
-_SREG = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(\w+)(?:\.(\w))?")
+_SREG = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.([\w.]+?)(?:\.([xyz]))?")
 _SHFL = re.compile(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)")
 _LDMATRIX = re.compile(r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
 _STMATRIX = re.compile(r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
@@ -189,26 +189,28 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     tid = np.arange(threads, dtype=np.uint64)
     sreg = _SREG.fullmatch(callee)
     if sreg:
-        name, axis = sreg.group(1), sreg.group(2) or "x"
+        name, axis = sreg.group(1).replace(".", "_"), sreg.group(2) or "x"
         values = {
             "tid": tid if axis == "x" else 0,
             "ntid": threads if axis == "x" else 1,
-            "ctaid": 0,
-            "nctaid": 1,
+            "ctaid": run.cta if axis == "x" else 0,
+            "nctaid": run.ctas if axis == "x" else 1,
             "laneid": tid % np.uint64(run.warp_size),
             "warpid": tid // np.uint64(run.warp_size),
             "clusterid": 0,
             "nclusterid": 1,
-            "cluster_ctaid": 0,
-            "cluster_nctaid": 1,
-            "cluster_ctarank": 0,
-            "cluster_nctarank": 1,
+            "cluster_ctaid": run.cta if axis == "x" else 0,
+            "cluster_nctaid": run.ctas if axis == "x" else 1,
+            "cluster_ctarank": run.cta,
+            "cluster_nctarank": run.ctas,
         }
         if name not in values:
             raise Unmodelled(f"special register {name}")
         return Val.concrete(values[name], ins.type.bits, threads)
     if callee == "llvm.amdgcn.workitem.id.x":
         return Val.concrete(tid, 32, threads)
+    if callee == "llvm.amdgcn.workgroup.id.x":
+        return Val.concrete(run.cta, 32, threads)
     if callee in ("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z") or callee.startswith(
         "llvm.amdgcn.workgroup.id."
     ):
@@ -223,6 +225,15 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
         ):
             raise Unmodelled("a named barrier with a thread count")
         run.shared.barrier()
+        return None
+    if callee.startswith("llvm.nvvm.barrier.cluster."):
+        # arrive: nothing yet; wait: every thread of the cluster (so of this CTA) arrived, with
+        # release/acquire order.  The CTAs run one after the other and share no shared memory
+        # (distributed shared memory is not modelled), so for this CTA it is a CTA barrier.
+        if not mask.all() or run.finished.any():
+            raise Unmodelled("a cluster barrier reached by only some threads")
+        if ".wait" in callee:
+            run.shared.barrier()
         return None
     if any(callee.startswith(prefix) for prefix in _NO_OPS):
         return None

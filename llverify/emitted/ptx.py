@@ -114,10 +114,10 @@ class _AsmState:
         special = {
             "%tid.x": np.arange(self.run.threads),
             "%laneid": np.arange(self.run.threads) % self.run.warp_size,
-            "%ctaid.x": 0,
+            "%ctaid.x": self.run.cta,
             "%ctaid.y": 0,
             "%ctaid.z": 0,
-            "%cluster_ctarank": 0,
+            "%cluster_ctarank": self.run.cta,
         }
         if operand in special:
             return Val.concrete(np.asarray(special[operand]), bits, self.run.threads)

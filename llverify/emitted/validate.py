@@ -263,8 +263,13 @@ def validate_kernel(
 
 def _claim(harness: Harness, compiled: CompiledKernel) -> str:
     threads = harness.num_warps * harness.threads_per_warp
+    ctas = (
+        "one CTA"
+        if harness.num_ctas == 1
+        else f"each of the {harness.num_ctas} CTAs of the cluster"
+    )
     return (
-        f"exhaustive over all {threads} threads of one CTA of this compiled instance "
+        f"exhaustive over all {threads} threads of {ctas} of this compiled instance "
         f"({harness.target}, Triton {compiled.triton_version}), every input element tagged"
     )
 
@@ -298,10 +303,9 @@ def _execute(
         threads=threads,
         warp_size=harness.threads_per_warp,
         shared_bytes=compiled.shared_bytes,
+        ctas=harness.num_ctas,
         trace=[] if trace else None,
     )
-    if harness.num_ctas != 1:
-        return UnmodelledAt(f"a module of {harness.num_ctas} CTAs (only one CTA is executed)", None)
     for spec in harness.buffers:
         element_bytes = max(1, spec.element_bits // 8)
         count = 1
@@ -391,7 +395,7 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
         if not cases:
             unattributed.append(violation)
     notes: dict[int, list[str]] = {case.index: [] for case in harness.cases}
-    for read in run.shared.uninitialised:
+    for read in run.uninitialised:
         # a read with no location (2.x code has no debug info) is noted on every op
         for case in _case_of_where(harness, read.where, by_text_line) or harness.cases:
             notes[case.index].append(
