@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted.symbolic import COMMUTATIVE, UNDEFINED, Dag
+from llverify.emitted.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
 from llverify.verdict import Status
 
 __all__ = [
@@ -208,6 +208,52 @@ def is_commutative(region: Any, dag: Dag) -> bool:
     return combine_template(region, dag) == combine_template(swapped, dag)
 
 
+_INVERSE = {
+    "fcmp.oeq": "fcmp.une", "fcmp.one": "fcmp.ueq", "fcmp.olt": "fcmp.uge", "fcmp.ole": "fcmp.ugt",
+    "fcmp.ogt": "fcmp.ule", "fcmp.oge": "fcmp.ult", "fcmp.ord": "fcmp.uno", "icmp.eq": "icmp.ne",
+    "icmp.slt": "icmp.sge", "icmp.sle": "icmp.sgt", "icmp.ult": "icmp.uge", "icmp.ule": "icmp.ugt",
+}  # fmt: skip
+_INVERSE.update({v: k for k, v in list(_INVERSE.items())})
+
+
+def _equivalents(dag: Dag, node: int) -> list[int]:
+    """``node`` and the nodes equal to it by rewrites LLVM makes of a combine region, each a
+    law of the primitive ops on every input (NaNs included):
+
+    * ``icmp eq/ne (and X, 0x7f..f), 0`` is ``fcmp oeq/une X, 0.0`` for an IEEE float ``X``
+      (its magnitude bits are zero exactly when it is +0 or -0; a NaN's are not);
+    * ``select(c, x, y)`` is ``select(not c, y, x)``, ``not`` of a compare being the compare
+      of the inverse predicate (``olt`` and ``uge``, ``eq`` and ``ne``, ...).
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> zero, mask = dag.const(0, 4), dag.const(0x7FFFFFFF, 4)
+    >>> test = dag.op("icmp.eq", (dag.op("and", (x, mask), 4), zero), 1)
+    >>> node = dag.op("select", (test, y, x), 4)
+    >>> dag.op("select", (dag.op("fcmp.une", (x, zero), 1), x, y), 4) in _equivalents(dag, node)
+    True
+    """
+    out = [node]
+    key = dag.nodes[node]
+    if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
+        zero = [o for o in key[1:] if dag.nodes[o] == ("const", 0)]
+        other = [o for o in key[1:] if o not in zero] or zero[1:]
+        masked = dag.nodes[other[0]] if zero and other else ()
+        if masked and masked[0] == "and" and len(masked) == 3:
+            for value, mask in ((masked[1], masked[2]), (masked[2], masked[1])):
+                width = dag.width[value]
+                if width in (2, 4, 8) and dag.nodes[mask] == ("const", (1 << (8 * width - 1)) - 1):
+                    name = "fcmp.oeq" if key[0] == "icmp.eq" else "fcmp.une"
+                    out.append(dag.op(name, (value, dag.const(0, width)), 1))
+    if key[0] == "select" and len(key) == 4:
+        for condition in _equivalents(dag, key[1]):
+            found = dag.nodes[condition]
+            if found[0] in _INVERSE and len(found) == 3:
+                negated = dag.op(_INVERSE[found[0]], found[1:], 1)
+                out.append(dag.op("select", (negated, key[3], key[2]), dag.width[node]))
+    return out
+
+
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
     key = dag.nodes[template]
     if key[0] == "leaf" and key[1] == -1:
@@ -216,23 +262,36 @@ def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bo
             bindings[key[2]] = actual
             return True
         return bound == actual
-    found = dag.nodes[actual]
     if key[0] == "const":
-        return found == key
-    if found[0] != key[0] or len(found) != len(key):
-        return False
-    operands_t, operands_a = key[1:], found[1:]
-    saved = dict(bindings)
-    if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, operands_a)):
-        return True
-    bindings.clear()
-    bindings.update(saved)
-    if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted operands: try the other order
-        if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, reversed(operands_a))):
-            return True
-        bindings.clear()
-        bindings.update(saved)
+        return dag.nodes[actual] == key
+    operands_t = key[1:]
+    for candidate in _equivalents(dag, actual):
+        found = dag.nodes[candidate]
+        if len(found) != len(key):
+            continue
+        operands_a = found[1:]
+        orders = []
+        if found[0] == key[0]:
+            orders.append(operands_a)
+            if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted: try the other order
+                orders.append(operands_a[::-1])
+        elif len(operands_t) == 2 and found[0] == _swapped(key[0]):  # a < b is b > a
+            orders.append(operands_a[::-1])
+        for order in orders:
+            saved = dict(bindings)
+            if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, order)):
+                return True
+            bindings.clear()
+            bindings.update(saved)
     return False
+
+
+def _swapped(name: str) -> str:
+    """The compare with its operands swapped (``fcmp.olt`` -> ``fcmp.ogt``), or ``""``."""
+    if name[:5] not in ("fcmp.", "icmp."):
+        return ""
+    swapped = SWAPPED.get(name[5:])
+    return name[:5] + swapped if swapped else ""
 
 
 class _NotCombined(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -322,6 +381,22 @@ def check_case(
         if verdict is not None:
             status, reason, counterexample = verdict
             return CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
+    mirrored = [v for v in violations if _mirrored(case, run, buffer_ids, v)]
+    violations = [v for v in violations if v not in mirrored]
+    if mirrored and not violations:
+        first = mirrored[0]
+        return CaseVerdict(
+            status=Status.UNKNOWN,
+            reason=(
+                f"the combine is not commutative, which tl.reduce and tl.associative_scan "
+                "assume (triton-lang/triton#4962): threads "
+                f"{first.thread} and {first.other_thread} hold the combine of the same "
+                f"elements in different orders and both store it to {first.space} address "
+                f"{first.address} ({first.kind}); at {first.where}"
+            ),
+            violation=first.kind,
+            **base,
+        )
     if violations:
         first = violations[0]
         detail = (
@@ -332,6 +407,41 @@ def check_case(
         )
         return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
     return CaseVerdict(status=Status.PROVED, **base)
+
+
+def _mirrored(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -> bool:
+    """Whether every pair of values ``violation`` found different is one combine, not
+    commutative, of the same elements in two orders (``f(x, y)`` against ``f(y, x)``): a use
+    of the combine outside what Triton assumes, not a wrong element."""
+    if not violation.values:
+        return False
+    for expectation in case.expectations:
+        if expectation.kind not in ("reduce", "scan"):
+            continue
+        if is_commutative(expectation.combine, run.dag):
+            continue
+        templates = combine_template(expectation.combine, run.dag)
+        inputs = [buffer_ids[name] for name in expectation.inputs]
+        if all(_same_elements(run.dag, pair, templates, inputs) for pair in violation.values):
+            return True
+    return False
+
+
+def _same_elements(
+    dag: Dag, pair: tuple[int, int], templates: list[int], inputs: list[int]
+) -> bool:
+    first, second = pair
+    if first < 0 or second < 0 or first % 16 != second % 16:
+        return False
+    for result in range(len(templates)):
+        try:
+            a = expand_combine(dag, first // 16, result, templates, inputs)
+            b = expand_combine(dag, second // 16, result, templates, inputs)
+        except _NotCombined:
+            continue
+        if a != b and sorted(a) == sorted(b):
+            return True
+    return False
 
 
 def _element(spec: Any, flat: int) -> tuple[int, ...]:

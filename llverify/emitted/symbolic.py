@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "COMMUTATIVE",
+    "SWAPPED",
     "canonical_op",
     "UNDEFINED",
     "Dag",
@@ -49,7 +50,8 @@ COMMUTATIVE = frozenset(
 )  # fmt: skip
 
 
-_SWAPPED = {
+#: Each compare predicate with its operands swapped (``a < b`` is ``b > a``).
+SWAPPED = {
     "olt": "ogt",
     "ogt": "olt",
     "ole": "oge",
@@ -146,8 +148,8 @@ class Dag:
             operands = tuple(sorted(operands))
         elif name[:5] in ("fcmp.", "icmp.") and len(operands) == 2 and operands[0] > operands[1]:
             predicate = name[5:]
-            if predicate in _SWAPPED:  # a < b is b > a: one node for both spellings
-                name, operands = name[:5] + _SWAPPED[predicate], (operands[1], operands[0])
+            if predicate in SWAPPED:  # a < b is b > a: one node for both spellings
+                name, operands = name[:5] + SWAPPED[predicate], (operands[1], operands[0])
         return self._intern((name, *operands), nbytes)
 
     def from_symbols(self, symbols: tuple[int, ...]) -> int:
