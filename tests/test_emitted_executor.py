@@ -490,3 +490,26 @@ def test_a_nondeterministic_store_records_the_values_it_found() -> None:
     run = execute(body, threads=64, shared=256)
     found = [v for v in run.violations if v.kind == "nondeterministic store"]
     assert found and all(a != b for a, b in found[0].values)
+
+
+def test_bitreverse_of_a_concrete_index() -> None:
+    """Triton reverses lane bits with ``llvm.bitreverse.i7`` in some linear-layout converts."""
+    body = ("  %b = call i7 @llvm.bitreverse.i7(i7 1)\n"
+            "  %i = zext i7 %b to i32\n"
+            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    assert set(stored(execute(body, inputs=128))) == {"x[64]"}
+
+
+def test_identity_steps_of_a_scan_are_not_elements() -> None:
+    """The first element of a scan comes out as ``x + 0`` or through a select on a condition
+    that is constant in that thread: both are ``x``."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    add = _region(("%s", "arith.addi", ("%a", "%b"), ""), params=("%a", "%b"),
+                  types=("i64", "i64"), returns=("%s",))
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 8), dag.leaf(0, 1, 8)
+    zero = dag.op("add", (x, dag.const(0, 8)), 8)
+    node = dag.op("add", (dag.op("select", (dag.const(1, 1), zero, y), 8), y), 8)
+    assert sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0])) == [0, 1]

@@ -216,6 +216,33 @@ _INVERSE = {
 _INVERSE.update({v: k for k, v in list(_INVERSE.items())})
 
 
+def _simplified(dag: Dag, node: int) -> int:
+    """``node`` without identity steps, each exact for every input: ``select`` on a constant
+    condition is the chosen operand; ``x + 0``, ``x | 0``, ``x ^ 0`` (integers) and ``x + -0.0``
+    (floats, -0.0 being the identity of IEEE addition: ``+0.0 + -0.0`` is ``+0.0``) are ``x``.
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 3, 4)
+    >>> node = dag.op("select", (dag.const(1, 1), dag.op("add", (x, dag.const(0, 4)), 4), x), 4)
+    >>> _simplified(dag, node) == x
+    True
+    """
+    for _ in range(64):
+        key = dag.nodes[node]
+        if key[0] == "select" and dag.nodes[key[1]][0] == "const":
+            node = key[2] if dag.nodes[key[1]][1] & 1 else key[3]
+            continue
+        if key[0] in ("add", "or", "xor", "fadd") and len(key) == 3:
+            width = dag.width[node]
+            identity = ("const", 1 << (8 * width - 1) if key[0] == "fadd" else 0)
+            kept = [o for o in key[1:] if dag.nodes[o] != identity]
+            if len(kept) == 1:
+                node = kept[0]
+                continue
+        return node
+    return node
+
+
 def _equivalents(dag: Dag, node: int) -> list[int]:
     """``node`` and the nodes equal to it by rewrites LLVM makes of a combine region, each a
     law of the primitive ops on every input (NaNs included):
@@ -233,6 +260,7 @@ def _equivalents(dag: Dag, node: int) -> list[int]:
     >>> dag.op("select", (dag.op("fcmp.une", (x, zero), 1), x, y), 4) in _equivalents(dag, node)
     True
     """
+    node = _simplified(dag, node)
     out = [node]
     key = dag.nodes[node]
     if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
@@ -257,6 +285,7 @@ def _equivalents(dag: Dag, node: int) -> list[int]:
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
     key = dag.nodes[template]
     if key[0] == "leaf" and key[1] == -1:
+        actual = _simplified(dag, actual)
         bound = bindings.get(key[2])
         if bound is None:
             bindings[key[2]] = actual
@@ -309,6 +338,7 @@ def expand_combine(
     """The input element indices (in order) that ``node`` (result ``result`` of the combine)
     combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
     memo = {} if memo is None else memo
+    node = _simplified(dag, node)
     cached = memo.get((node, result))
     if cached is not None:
         return cached

@@ -172,6 +172,7 @@ _NOT_MATH = re.compile(
     r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
     r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
 )
+_BITREVERSE = re.compile(r"llvm\.bitreverse\.i(\d+)")
 _REDUX = re.compile(r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)")
 
 
@@ -254,6 +255,9 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
     if vector_reduce:
         return _vector_reduce(run, ins, vector_reduce.group(1))
+    bitreverse = _BITREVERSE.fullmatch(callee)
+    if bitreverse:
+        return _bitreverse(run, ins, int(bitreverse.group(1)), mask)
     int_op = _INT_MINMAX.match(callee)
     if int_op:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
@@ -337,6 +341,18 @@ def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
         element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
         accumulator = run.data_op(name, [accumulator, element], nbytes_of(ins.type))
     return accumulator
+
+
+def _bitreverse(run: Any, ins: Instruction, bits: int, mask: np.ndarray) -> Val:
+    """``llvm.bitreverse.iN`` of a concrete value (index arithmetic: Triton reverses the lane
+    bits of a linear layout's index); of tagged data it is unmodelled."""
+    if bits > 64:
+        raise Unmodelled(f"llvm.bitreverse.i{bits}")
+    values = run.value(ins.operands[0]).integers(mask, "bitreverse operand")
+    out = np.zeros_like(values)
+    for k in range(bits):
+        out |= ((values >> np.uint64(k)) & np.uint64(1)) << np.uint64(bits - 1 - k)
+    return Val.concrete(out, bits, run.threads)
 
 
 def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
