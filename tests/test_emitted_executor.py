@@ -8,6 +8,7 @@ import pytest
 
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.llvm_ir import parse_llvm_ir
+from llverify.emitted.symbolic import Dag
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
@@ -513,3 +514,30 @@ def test_identity_steps_of_a_scan_are_not_elements() -> None:
     zero = dag.op("add", (x, dag.const(0, 8)), 8)
     node = dag.op("add", (dag.op("select", (dag.const(1, 1), zero, y), 8), y), 8)
     assert sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0])) == [0, 1]
+
+
+def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
+    """Triton's AMD bf16 add, as the executor records it: widen, f32 add, round to even."""
+    def wide(n: int) -> int:
+        return dag.from_symbols((-1, -1, n * 16, n * 16 + 1))
+    s = dag.op("fadd", (wide(a), wide(b)), 4)
+    high = dag.from_symbols((s * 16 + 2, s * 16 + 3, -1, -1))
+    odd = dag.op("and", (high, dag.const(1, 4)), 4)
+    total = dag.op("add", (odd, dag.op("add", (s, dag.const(bias, 4)), 4)), 4)
+    rounded = dag.from_symbols((total * 16 + 2, total * 16 + 3))
+    nan = dag.op("fcmp.uno", (s, dag.const(0, 4)), 1)
+    return dag.op("select", (nan, dag.const(0x7FFF, 2), rounded), 2)
+
+
+def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
+                  types=("bf16", "bf16"), returns=("%s",))
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+    node = _bf16_sum_in_f32(dag, x, y)
+    assert sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0])) == [0, 1]
+    truncating = _bf16_sum_in_f32(dag, x, y, bias=0)  # rounds toward zero: another value
+    with pytest.raises(Exception, match="not an application"):
+        expand_combine(dag, truncating, 0, combine_template(add, dag), [0])

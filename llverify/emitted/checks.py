@@ -279,7 +279,54 @@ def _equivalents(dag: Dag, node: int) -> list[int]:
             if found[0] in _INVERSE and len(found) == 3:
                 negated = dag.op(_INVERSE[found[0]], found[1:], 1)
                 out.append(dag.op("select", (negated, key[3], key[2]), dag.width[node]))
-    return out
+    narrow = [_bf16_in_f32(dag, candidate) for candidate in out]
+    return out + [n for n in narrow if n is not None]
+
+
+def _bf16_in_f32(dag: Dag, node: int) -> int | None:
+    """``fadd``/``fsub`` of two bf16 ``a``, ``b`` when ``node`` computes it as Triton's AMD
+    backend does: widen both to f32 (``bits << 16``), add in f32, round to nearest even back to
+    bf16 (``(s + 0x7fff + ((s >> 16) & 1)) >> 16``), a NaN sum giving a bf16 NaN.  That is how
+    the target lowers an LLVM ``fadd bfloat`` too (the same f32 adder), and with IEEE f32 it is
+    the correctly rounded bf16 sum (f32's 24 bits >= 2 * 8 + 2: the double rounding is
+    innocuous; both formats have the same exponent range)."""
+    key = dag.nodes[node]
+    if key[0] != "select" or len(key) != 4 or dag.width[node] != 2:
+        return None
+    test, nan, rounded = (dag.nodes[o] for o in key[1:])
+    if test[0] != "fcmp.uno" or nan[0] != "const" or nan[1] & 0x7F80 != 0x7F80 or not nan[1] & 0x7F:
+        return None
+    wide = [o for o in test[1:] if dag.nodes[o] != ("const", 0)]
+    if len(wide) != 1 or dag.nodes[wide[0]][0] not in ("fadd", "fsub"):
+        return None
+    total = wide[0]
+    if rounded[0] != "bytes" or len(rounded[1]) != 2 or rounded[1][0] % 16 != 2:
+        return None
+    word = rounded[1][0] // 16
+    if rounded[1][1] != word * 16 + 3 or dag.width[word] != 4:
+        return None
+    high = dag.from_symbols((total * 16 + 2, total * 16 + 3, -1, -1))
+    odd = dag.op("and", (high, dag.const(1, 4)), 4)
+    if sorted(_add_terms(dag, word)) != sorted([total, dag.const(0x7FFF, 4), odd]):
+        return None
+    narrow = []
+    for operand in dag.nodes[total][1:]:
+        parts = dag.nodes[operand]
+        if parts[0] != "bytes" or parts[1][:2] != (-1, -1) or parts[1][2] % 16:
+            return None
+        value = parts[1][2] // 16
+        if parts[1][3] != value * 16 + 1 or dag.width[value] != 2:
+            return None
+        narrow.append(value)
+    return dag.op(dag.nodes[total][0], tuple(narrow), 2)
+
+
+def _add_terms(dag: Dag, node: int) -> list[int]:
+    """The terms of a tree of 32-bit integer ``add`` (associative and commutative mod 2**32)."""
+    key = dag.nodes[node]
+    if key[0] == "add" and dag.width[node] == 4:
+        return [t for operand in key[1:] for t in _add_terms(dag, operand)]
+    return [node]
 
 
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
