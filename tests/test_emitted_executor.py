@@ -541,3 +541,23 @@ def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
     truncating = _bf16_sum_in_f32(dag, x, y, bias=0)  # rounds toward zero: another value
     with pytest.raises(Exception, match="not an application"):
         expand_combine(dag, truncating, 0, combine_template(add, dag), [0])
+
+
+def test_permlanex16_reads_the_selected_lane_of_the_other_row() -> None:
+    """RDNA ``v_permlanex16_b32``: lane 16 r + i reads lane sel[i] of row r ^ 1."""
+    body = LOAD + ("  %r = call i32 @llvm.amdgcn.permlanex16.i32(i32 %v, i32 %v, "
+                   "i32 1985229328, i32 -19088744, i1 false, i1 false)\n") + STORE
+    # {src2, src1} = 0xFEDCBA98_76543210: lane i reads lane i of the other row
+    got = stored(execute(body, threads=32, warp=32))
+    assert got == [f"x[{t ^ 16}]" for t in range(32)]
+
+
+def test_permlane32_swap_exchanges_the_halves_of_the_wave() -> None:
+    body = LOAD + ("  %s = call { i32, i32 } @llvm.amdgcn.permlane32.swap(i32 %v, i32 %v, "
+                   "i1 false, i1 false)\n"
+                   "  %a = extractvalue { i32, i32 } %s, 0\n"
+                   "  %b = extractvalue { i32, i32 } %s, 1\n"
+                   "  %lo = icmp ult i32 %t, 32\n"
+                   "  %r = select i1 %lo, i32 %b, i32 %a\n") + STORE
+    got = stored(execute(body, threads=64, warp=64))
+    assert got == [f"x[{t ^ 32}]" for t in range(64)]

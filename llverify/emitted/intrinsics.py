@@ -446,6 +446,44 @@ def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | No
         fetched = np.where(valid[:, None], syms[source], fallback)
         out = np.where(written[:, None], fetched, old.byte_symbols())
         return Val(src.bits, syms=out).normalised()
+    if name.startswith("permlanex16"):
+        return _permlanex16(operands, lane, base, mask)
+    if name.startswith("permlane32.swap"):
+        return _permlane32_swap(operands, lane, base, mask, run.warp_size)
     if name in ("s.barrier",):
         return None
     raise Unmodelled(f"call to llvm.amdgcn.{name}")
+
+
+def _permlanex16(
+    operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray
+) -> Val:
+    """``v_permlanex16_b32`` (RDNA ISA): lane ``16 r + i`` reads lane ``lanesel[i]`` of the
+    other row of its pair (``16 (r ^ 1)``), ``lanesel`` being the 4-bit fields of the 64-bit
+    ``{src2, src1}``.  A read of an inactive lane is unmodelled (it depends on ``fi`` and
+    ``bound_ctrl``)."""
+    old, src = operands[0], operands[1]
+    low = operands[2].integers(mask, "permlanex16 lane select")
+    high = operands[3].integers(mask, "permlanex16 lane select")
+    select = (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
+    field = (select >> ((lane % 16) * 4).astype(np.uint64)) & np.uint64(0xF)
+    source = base + ((lane // 16) ^ 1) * 16 + field.astype(np.int64)
+    if (mask & ~mask[source]).any():
+        raise Unmodelled("permlanex16 reading an inactive lane")
+    out = np.where(mask[:, None], src.byte_symbols()[source], old.byte_symbols())
+    return Val(src.bits, syms=out).normalised()
+
+
+def _permlane32_swap(
+    operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray, warp: int
+) -> Val:
+    """``v_permlane32_swap_b32`` (CDNA4 ISA): lanes 32-63 of ``vdst`` and lanes 0-31 of
+    ``src0`` swap; the result is ``{new vdst, new src0}``.  Inactive lanes: unmodelled."""
+    if warp != 64 or not mask.all():
+        raise Unmodelled("permlane32.swap outside a full 64-lane wave")
+    vdst, src0 = operands[0].byte_symbols(), operands[1].byte_symbols()
+    upper = lane >= 32
+    new_vdst = np.where(upper[:, None], src0[base + lane - 32 * upper], vdst)
+    new_src0 = np.where(upper[:, None], src0, vdst[base + (lane + 32) % 64])
+    bits = operands[0].bits + operands[1].bits
+    return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
