@@ -4,6 +4,8 @@ checks with their negative controls (no Triton needed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from llverify.emitted.executor import Execution, UnmodelledAt
@@ -561,3 +563,13 @@ def test_permlane32_swap_exchanges_the_halves_of_the_wave() -> None:
                    "  %r = select i1 %lo, i32 %b, i32 %a\n") + STORE
     got = stored(execute(body, threads=64, warp=64))
     assert got == [f"x[{t ^ 32}]" for t in range(64)]
+
+
+@pytest.mark.parametrize(("control", "source"), [(0x168, lambda t: t ^ 8),  # row_xmask:8
+                                                 (0x153, lambda t: t - t % 16 + 3)])  # row_share:3
+def test_dpp_row_xmask_and_row_share(control: int, source: Callable[[int], int]) -> None:
+    """GFX10+ DPP controls (RDNA reductions use row_xmask); every lane has a source."""
+    body = AMD + (f"  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, "
+                  f"i32 {control}, i32 15, i32 15, i1 false)\n") + STORE
+    expected = [f"x[{source(t)}]" for t in range(32)]
+    assert stored(execute(body, threads=32, warp=32, inputs=128)) == expected

@@ -397,6 +397,10 @@ def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
         return np.where(lane >= 16, row_base - 1, -1)
     if control == 0x143:  # row_bcast:31
         return np.where(lane >= 32, 31, -1)
+    if 0x150 <= control <= 0x15F:  # row_share:n (GFX10+): every lane reads lane n of its row
+        return row_base + (control - 0x150)
+    if 0x160 <= control <= 0x16F:  # row_xmask:n (GFX10+): lane i of a row reads lane i ^ n
+        return row_base + (in_row ^ (control - 0x160))
     raise Unmodelled(f"DPP control 0x{control:x}")
 
 
