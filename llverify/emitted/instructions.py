@@ -179,7 +179,7 @@ def _elementwise(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     ty = ins.type
     element = ty.element
     assert element is not None
-    types = [o.type.element if o.type.kind == "vector" else o.type for o in ins.operands]
+    types = [o.type.element or o.type for o in ins.operands]
     operands = [run.value(o).byte_symbols() for o in ins.operands]
     parts = []
     for k in range(ty.count):
