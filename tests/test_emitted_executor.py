@@ -573,3 +573,28 @@ def test_dpp_row_xmask_and_row_share(control: int, source: Callable[[int], int])
                   f"i32 {control}, i32 15, i32 15, i1 false)\n") + STORE
     expected = [f"x[{source(t)}]" for t in range(32)]
     assert stored(execute(body, threads=32, warp=32, inputs=128)) == expected
+
+
+def test_ballot_gathers_the_predicate_of_every_active_lane_of_the_wave() -> None:
+    body = ("  %odd = and i32 %t, 1\n"
+            "  %p = icmp eq i32 %odd, 1\n"
+            "  %b = call i64 @llvm.amdgcn.ballot.i64(i1 %p)\n"
+            "  %s = lshr i64 %b, 32\n"
+            "  %i = trunc i64 %s to i32\n"
+            "  %lo = trunc i64 %b to i32\n"
+            "  %r = xor i32 %i, %lo\n"
+            "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+            "  store i32 %r, ptr addrspace(1) %q, align 4\n")
+    run = execute(body, threads=128, warp=64)
+    assert set(stored(run)) == {"0x0"}  # 0xAAAAAAAA in both halves of every wave's mask
+    body = body.replace("%r = xor i32 %i, %lo", "%r = add i32 %i, 0")
+    assert set(stored(execute(body, threads=128, warp=64))) == {hex(0xAAAAAAAA)}
+
+
+def test_ctpop_of_a_concrete_mask() -> None:
+    """AMD histograms count ballot bits with ``llvm.ctpop.i64``."""
+    body = ("  %c = call i64 @llvm.ctpop.i64(i64 -6148914691236517206)\n"  # 0xAAAA...: 32 bits
+            "  %i = trunc i64 %c to i32\n"
+            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    assert set(stored(execute(body))) == {"x[32]"}

@@ -172,7 +172,7 @@ _NOT_MATH = re.compile(
     r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
     r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
 )
-_BITREVERSE = re.compile(r"llvm\.bitreverse\.i(\d+)")
+_BIT_OPS = re.compile(r"llvm\.(bitreverse|ctpop)\.i(\d+)")
 _REDUX = re.compile(r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)")
 
 
@@ -255,9 +255,9 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
     if vector_reduce:
         return _vector_reduce(run, ins, vector_reduce.group(1))
-    bitreverse = _BITREVERSE.fullmatch(callee)
-    if bitreverse:
-        return _bitreverse(run, ins, int(bitreverse.group(1)), mask)
+    bit_op = _BIT_OPS.fullmatch(callee)
+    if bit_op:
+        return _bit_op(run, ins, bit_op.group(1), int(bit_op.group(2)), mask)
     int_op = _INT_MINMAX.match(callee)
     if int_op:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
@@ -343,15 +343,17 @@ def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
     return accumulator
 
 
-def _bitreverse(run: Any, ins: Instruction, bits: int, mask: np.ndarray) -> Val:
-    """``llvm.bitreverse.iN`` of a concrete value (index arithmetic: Triton reverses the lane
-    bits of a linear layout's index); of tagged data it is unmodelled."""
+def _bit_op(run: Any, ins: Instruction, name: str, bits: int, mask: np.ndarray) -> Val:
+    """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
+    reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
+    tagged data they are unmodelled."""
     if bits > 64:
-        raise Unmodelled(f"llvm.bitreverse.i{bits}")
-    values = run.value(ins.operands[0]).integers(mask, "bitreverse operand")
+        raise Unmodelled(f"llvm.{name}.i{bits}")
+    values = run.value(ins.operands[0]).integers(mask, f"{name} operand")
     out = np.zeros_like(values)
     for k in range(bits):
-        out |= ((values >> np.uint64(k)) & np.uint64(1)) << np.uint64(bits - 1 - k)
+        bit = (values >> np.uint64(k)) & np.uint64(1)
+        out = out + bit if name == "ctpop" else out | (bit << np.uint64(bits - 1 - k))
     return Val.concrete(out, bits, run.threads)
 
 
@@ -450,6 +452,11 @@ def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | No
         fetched = np.where(valid[:, None], syms[source], fallback)
         out = np.where(written[:, None], fetched, old.byte_symbols())
         return Val(src.bits, syms=out).normalised()
+    if name.startswith("ballot"):
+        predicate = operands[0].integers(mask, "ballot predicate") & np.uint64(1)
+        taken = np.where(mask, predicate, np.uint64(0)) << lane.astype(np.uint64)
+        words = np.bitwise_or.reduce(taken.reshape(-1, run.warp_size), axis=1)
+        return Val.concrete(np.repeat(words, run.warp_size), ins.type.bits, threads)
     if name.startswith("permlanex16"):
         return _permlanex16(operands, lane, base, mask)
     if name.startswith("permlane32.swap"):
