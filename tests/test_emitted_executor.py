@@ -598,3 +598,17 @@ def test_ctpop_of_a_concrete_mask() -> None:
             "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
             "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
     assert set(stored(execute(body))) == {"x[32]"}
+
+
+def test_ops_on_constants_fold_per_thread() -> None:
+    """A gather's select chain has, in some threads, conditions computed from constants only
+    (``icmp eq 15, and(15, 15)``) while other threads' are tagged: each thread's node folds, so
+    the element it selects is the element itself (bf16 gathers on gfx942 were refuted)."""
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+    fifteen = dag.const(15, 4)
+    test = dag.op("icmp.eq", (fifteen, dag.op("and", (fifteen, fifteen), 4)), 1)
+    assert dag.op("select", (test, x, y), 2) == x
+    assert dag.op("select", (dag.op("icmp.slt", (dag.const(0xFFFFFFFF, 4), dag.const(0, 4)), 1),
+                             x, y), 2) == x  # -1 < 0 signed
+    assert dag.nodes[dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)][0] == "select"
