@@ -187,6 +187,8 @@ class Dag:
         if len(values) != 2 or nbytes > 8 or bits > 64:
             return None
         a, b = values
+        if bits == 8 and (name[:6] == "icmp.s" or name in ("add", "sub", "mul")):
+            return None  # a byte may hold an i1, whose sign and carries differ from an i8's
         if name.startswith("icmp.") and name[5:] in _ICMP:
             if name[5] == "s":
                 a, b = (v - (1 << bits) if v >> (bits - 1) else v for v in (a, b))
