@@ -612,3 +612,21 @@ def test_ops_on_constants_fold_per_thread() -> None:
     assert dag.op("select", (dag.op("icmp.slt", (dag.const(0xFFFFFFFF, 4), dag.const(0, 4)), 1),
                              x, y), 2) == x  # -1 < 0 signed
     assert dag.nodes[dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)][0] == "select"
+
+
+def test_prmt_intrinsic_picks_what_the_inline_ptx_picks() -> None:
+    """``llvm.nvvm.prmt`` (LLVM 21: i8 dot-operand converts on sm80) is ``prmt.b32``."""
+    operands = ("  %t2 = add i32 %t, 32\n"
+                "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
+                "  %w = load i32, ptr addrspace(1) %p2, align 4\n")
+    intrinsic = LOAD + operands + ("  %r = call i32 @llvm.nvvm.prmt(i32 %v, i32 %w, "
+                                   "i32 29236)\n") + STORE  # 0x7234
+    asm = LOAD + operands + ('  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", '
+                             '"=r,r,r,r"(i32 %v, i32 %w, i32 29236)\n') + STORE
+    assert stored(execute(intrinsic)) == stored(execute(asm))
+    assert "x[32]" in stored(execute(intrinsic))[0]
+
+
+def test_wave_barrier_is_a_compiler_barrier_only() -> None:
+    body = LOAD + "  call void @llvm.amdgcn.wave.barrier()\n  %r = add i32 %v, 0\n" + STORE
+    assert stored(execute(body, threads=64, warp=64)) == [f"x[{t}]" for t in range(64)]

@@ -23,7 +23,7 @@ from llverify.emitted.instructions import nbytes_of
 from llverify.emitted.llvm_ir import Instruction
 from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["call", "ldmatrix", "shuffle", "shuffle_sources", "stmatrix"]
+__all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
 
 
 def shuffle_sources(
@@ -152,6 +152,7 @@ _BARRIERS = (
 )
 _NO_OPS = (
     "llvm.assume",
+    "llvm.amdgcn.wave.barrier",
     "llvm.lifetime.",
     "llvm.nvvm.fence.",
     "llvm.nvvm.membar",
@@ -255,6 +256,14 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
     if vector_reduce:
         return _vector_reduce(run, ins, vector_reduce.group(1))
+    if callee == "llvm.nvvm.prmt":  # the default mode; .b4e, .ecl, ... stay unmodelled
+        a, b, selector = (run.value(o) for o in ins.operands)
+        values = selector.integers(mask, "prmt selector")
+        chosen = values[mask] if mask.any() else values
+        if (chosen != chosen[0]).any():
+            raise Unmodelled("prmt with a per-thread selector")
+        both = np.concatenate([a.byte_symbols(), b.byte_symbols()], axis=1)
+        return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
     bit_op = _BIT_OPS.fullmatch(callee)
     if bit_op:
         return _bit_op(run, ins, bit_op.group(1), int(bit_op.group(2)), mask)
@@ -341,6 +350,21 @@ def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
         element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
         accumulator = run.data_op(name, [accumulator, element], nbytes_of(ins.type))
     return accumulator
+
+
+def prmt_selectors(selector: int) -> list[int]:
+    """Byte sources (0-7 over the two operands) of ``prmt.b32`` in its default mode.
+
+    >>> prmt_selectors(0x3276)
+    [6, 7, 2, 3]
+    """
+    picks = []
+    for k in range(4):
+        nibble = (selector >> (4 * k)) & 0xF
+        if nibble & 0x8:
+            raise Unmodelled("prmt with sign replication")
+        picks.append(nibble & 0x7)
+    return picks
 
 
 def _bit_op(run: Any, ins: Instruction, name: str, bits: int, mask: np.ndarray) -> Val:
