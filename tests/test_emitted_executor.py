@@ -630,3 +630,23 @@ def test_prmt_intrinsic_picks_what_the_inline_ptx_picks() -> None:
 def test_wave_barrier_is_a_compiler_barrier_only() -> None:
     body = LOAD + "  call void @llvm.amdgcn.wave.barrier()\n  %r = add i32 %v, 0\n" + STORE
     assert stored(execute(body, threads=64, warp=64)) == [f"x[{t}]" for t in range(64)]
+
+
+def test_bytes_of_a_select_on_widened_values_are_the_select_of_those_bytes() -> None:
+    """gfx942 selects bf16 in 32-bit registers (``sext`` to i32) and keeps the low half: the
+    low bytes of ``select(c, sext(a), sext(b))`` are ``select(c, a, b)``."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    first = _region(("%z", "arith.constant", (), "0.000000e+00 : bf16"),
+                    ("%c", "arith.cmpf", ("%a", "%z"), "une"),
+                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                    params=("%a", "%b"), types=("bf16", "bf16"), returns=("%v",))
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+
+    def wide(n: int) -> int:
+        high = dag.op("sext.16.32", (n,), 4)
+        return dag.from_symbols((n * 16, n * 16 + 1, high * 16 + 2, high * 16 + 3))
+    test = dag.op("fcmp.une", (a, dag.const(0, 2)), 1)
+    chosen = dag.op("select", (test, wide(a), wide(b)), 4)
+    node = dag.from_symbols((chosen * 16, chosen * 16 + 1))
+    assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)

@@ -263,6 +263,16 @@ def _equivalents(dag: Dag, node: int) -> list[int]:
     node = _simplified(dag, node)
     out = [node]
     key = dag.nodes[node]
+    if key[0] == "bytes":  # bytes of one select: the select of those bytes of each side
+        chosen = {s // 16 for s in key[1]}
+        picked = dag.nodes[chosen.pop()] if len(chosen) == 1 and min(key[1]) >= 0 else ()
+        if picked and picked[0] == "select":
+            sides = [
+                dag.from_symbols(tuple(_byte_of(dag, side * 16 + s % 16) for s in key[1]))
+                for side in picked[2:]
+            ]
+            out.append(dag.op("select", (picked[1], *sides), len(key[1])))
+            key = dag.nodes[out[-1]]
     if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
         zero = [o for o in key[1:] if dag.nodes[o] == ("const", 0)]
         other = [o for o in key[1:] if o not in zero] or zero[1:]
@@ -319,6 +329,14 @@ def _bf16_in_f32(dag: Dag, node: int) -> int | None:
             return None
         narrow.append(value)
     return dag.op(dag.nodes[total][0], tuple(narrow), 2)
+
+
+def _byte_of(dag: Dag, symbol: int) -> int:
+    """The byte symbol ``symbol`` stands for, through ``bytes`` nodes (a byte of a value
+    assembled from pieces is that piece's byte)."""
+    while symbol >= 0 and dag.nodes[symbol // 16][0] == "bytes":
+        symbol = dag.nodes[symbol // 16][1][symbol % 16]
+    return symbol
 
 
 def _add_terms(dag: Dag, node: int) -> list[int]:
