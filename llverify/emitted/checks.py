@@ -517,21 +517,28 @@ def _mirrored(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -
             continue
         templates = combine_template(expectation.combine, run.dag)
         inputs = [buffer_ids[name] for name in expectation.inputs]
-        if all(_same_elements(run.dag, pair, templates, inputs) for pair in violation.values):
+        memo: dict[tuple[int, int], tuple[int, ...]] = {}
+        if all(
+            _same_elements(run.dag, pair, templates, inputs, memo) for pair in violation.values
+        ):
             return True
     return False
 
 
 def _same_elements(
-    dag: Dag, pair: tuple[int, int], templates: list[int], inputs: list[int]
+    dag: Dag,
+    pair: tuple[int, int],
+    templates: list[int],
+    inputs: list[int],
+    memo: dict[tuple[int, int], tuple[int, ...]],
 ) -> bool:
     first, second = pair
     if first < 0 or second < 0 or first % 16 != second % 16:
         return False
     for result in range(len(templates)):
         try:
-            a = expand_combine(dag, first // 16, result, templates, inputs)
-            b = expand_combine(dag, second // 16, result, templates, inputs)
+            a = expand_combine(dag, first // 16, result, templates, inputs, memo)
+            b = expand_combine(dag, second // 16, result, templates, inputs, memo)
         except _NotCombined:
             continue
         if a != b and sorted(a) == sorted(b):
