@@ -650,3 +650,16 @@ def test_bytes_of_a_select_on_widened_values_are_the_select_of_those_bytes() -> 
     chosen = dag.op("select", (test, wide(a), wide(b)), 4)
     node = dag.from_symbols((chosen * 16, chosen * 16 + 1))
     assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)
+
+
+def test_a_thread_computing_on_constants_holds_constant_bytes() -> None:
+    """Where some threads divide tagged data and others constants (an AMD histogram's counts),
+    the latter hold the concrete quotient, as a count check expects (they were refuted as "a
+    tagged value")."""
+    body = LOAD + ("  %small = icmp ult i32 %t, 16\n"
+                   "  %n = select i1 %small, i32 %v, i32 4\n"
+                   "  %r = sdiv i32 %n, 2\n") + STORE
+    run = execute(body)
+    rows = run.memory.regions[1].data.reshape(-1, 4)
+    assert rows[20].tolist() == [-3, -1, -1, -1]  # the constant 2
+    assert stored(run)[0] == "sdiv(x[0], 0x2)"

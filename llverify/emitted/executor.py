@@ -372,7 +372,13 @@ class Execution:
         )
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * 16 + np.arange(out_bytes, dtype=np.int64)[None, :]
-        return Val(out_bytes * 8, syms=syms)
+        folded = [k for k, n in enumerate(made) if self.dag.nodes[n][0] == "const"]
+        for k in folded:  # a thread whose operands were constants holds constant bytes
+            number = int(self.dag.nodes[int(made[k])][1])
+            constant = -1 - np.array([(number >> (8 * b)) & 0xFF for b in range(out_bytes)])
+            syms[nodes == made[k]] = constant
+        result = Val(out_bytes * 8, syms=syms)
+        return result.normalised() if folded else result
 
     def nodes_of(self, value: Val) -> np.ndarray:
         rows = value.byte_symbols()

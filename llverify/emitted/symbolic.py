@@ -102,7 +102,12 @@ _ICMP = {
 _INT_OPS = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "udiv": lambda a, b: a // b, "urem": lambda a, b: a % b,
+    "sdiv": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1),
+    "srem": lambda a, b: (abs(a) % abs(b)) * (1 if a >= 0 else -1),
 }  # fmt: skip
+_BITWISE = frozenset({"and", "or", "xor"})
+_SIGNED = frozenset({"sdiv", "srem"})  # truncating towards zero, as LLVM's
 
 
 class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an error
@@ -187,13 +192,15 @@ class Dag:
         if len(values) != 2 or nbytes > 8 or bits > 64:
             return None
         a, b = values
-        if bits == 8 and (name[:6] == "icmp.s" or name in ("add", "sub", "mul")):
+        if bits == 8 and (name[:6] == "icmp.s" or name in _INT_OPS and name not in _BITWISE):
             return None  # a byte may hold an i1, whose sign and carries differ from an i8's
         if name.startswith("icmp.") and name[5:] in _ICMP:
             if name[5] == "s":
                 a, b = (v - (1 << bits) if v >> (bits - 1) else v for v in (a, b))
             return int(_ICMP[name[5:]](a, b))
-        if name in _INT_OPS:
+        if name in _SIGNED:
+            a, b = (v - (1 << bits) if v >> (bits - 1) else v for v in (a, b))
+        if name in _INT_OPS and not (name[1:4] in ("div", "rem") and b == 0):
             return _INT_OPS[name](a, b) & ((1 << (8 * nbytes)) - 1)
         return None
 
