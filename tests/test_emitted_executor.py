@@ -663,3 +663,19 @@ def test_a_thread_computing_on_constants_holds_constant_bytes() -> None:
     rows = run.memory.regions[1].data.reshape(-1, 4)
     assert rows[20].tolist() == [-3, -1, -1, -1]  # the constant 2
     assert stored(run)[0] == "sdiv(x[0], 0x2)"
+
+
+def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
+    """i8 compares run on zero-extended i32s: ``icmp ne (zext a), 0`` first binds the
+    placeholder to ``zext a``, which the select's own ``a`` then contradicts; the match must
+    go back and take ``icmp ne a, 0`` (the i8 scans were unknown)."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    first = _region(("%z", "arith.constant", (), "0"),
+                    ("%c", "arith.cmpi", ("%a", "%z"), "ne"),
+                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                    params=("%a", "%b"), types=("i8", "i8"), returns=("%v",))
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    wide = dag.from_symbols((a * 16, -1, -1, -1))
+    node = dag.op("select", (dag.op("icmp.ne", (wide, dag.const(0, 4)), 1), a, b), 1)
+    assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)

@@ -32,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -274,6 +275,10 @@ def _equivalents(dag: Dag, node: int) -> list[int]:
             out.append(dag.op("select", (picked[1], *sides), len(key[1])))
             key = dag.nodes[out[-1]]
     if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
+        narrow = [_zero_extended(dag, o) for o in key[1:]]
+        if any(n is not None for n in narrow) and ("const", 0) in [dag.nodes[o] for o in key[1:]]:
+            value = next(n for n in narrow if n is not None)  # zext(a) == 0 is a == 0
+            out.append(dag.op(key[0], (value, dag.const(0, dag.width[value])), 1))
         zero = [o for o in key[1:] if dag.nodes[o] == ("const", 0)]
         other = [o for o in key[1:] if o not in zero] or zero[1:]
         masked = dag.nodes[other[0]] if zero and other else ()
@@ -333,10 +338,33 @@ def _bf16_in_f32(dag: Dag, node: int) -> int | None:
 
 def _byte_of(dag: Dag, symbol: int) -> int:
     """The byte symbol ``symbol`` stands for, through ``bytes`` nodes (a byte of a value
-    assembled from pieces is that piece's byte)."""
-    while symbol >= 0 and dag.nodes[symbol // 16][0] == "bytes":
-        symbol = dag.nodes[symbol // 16][1][symbol % 16]
+    assembled from pieces is that piece's byte) and shifts right by whole bytes (byte k of
+    ``x >> 8 j`` is byte k + j of ``x`` while that is a byte of ``x``)."""
+    while symbol >= 0:
+        key, offset = dag.nodes[symbol // 16], symbol % 16
+        if key[0] == "bytes":
+            symbol = key[1][offset]
+            continue
+        shift = dag.nodes[key[2]] if key[0] in ("lshr", "ashr") and len(key) == 3 else ()
+        if shift and shift[0] == "const" and shift[1] % 8 == 0:  # low bytes of x >> 8k
+            moved = offset + shift[1] // 8
+            if moved < dag.width[key[1]]:
+                symbol = key[1] * 16 + moved
+                continue
+        return symbol
     return symbol
+
+
+def _zero_extended(dag: Dag, node: int) -> int | None:
+    """The node whose zero extension ``node`` is (its bytes, then zero bytes), or None."""
+    key = dag.nodes[node]
+    if key[0] != "bytes" or key[1][0] < 0 or key[1][0] % 16:
+        return None
+    inner = key[1][0] // 16
+    width = dag.width[inner]
+    if width >= len(key[1]) or key[1][:width] != tuple(inner * 16 + k for k in range(width)):
+        return None
+    return inner if all(s == -1 for s in key[1][width:]) else None
 
 
 def _add_terms(dag: Dag, node: int) -> list[int]:
@@ -348,16 +376,33 @@ def _add_terms(dag: Dag, node: int) -> list[int]:
 
 
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
+    """Whether ``actual`` is the template node ``template`` applied to some nodes; on success
+    ``bindings`` maps each placeholder to its node (the first way found, with backtracking
+    over every alternative of every operand)."""
+    for found in _matches(dag, template, actual, dict(bindings)):
+        bindings.clear()
+        bindings.update(found)
+        return True
+    return False
+
+
+def _matches(
+    dag: Dag, template: int, actual: int, bindings: dict[int, int]
+) -> Iterator[dict[int, int]]:
+    """Every way ``actual`` matches ``template`` extending ``bindings`` (each a new dict)."""
     key = dag.nodes[template]
     if key[0] == "leaf" and key[1] == -1:
         actual = _simplified(dag, actual)
         bound = bindings.get(key[2])
         if bound is None:
-            bindings[key[2]] = actual
-            return True
-        return bound == actual
+            yield {**bindings, key[2]: actual}
+        elif bound == actual:
+            yield bindings
+        return
     if key[0] == "const":
-        return dag.nodes[actual] == key
+        if dag.nodes[actual] == key:
+            yield bindings
+        return
     operands_t = key[1:]
     for candidate in _equivalents(dag, actual):
         found = dag.nodes[candidate]
@@ -372,12 +417,17 @@ def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bo
         elif len(operands_t) == 2 and found[0] == _swapped(key[0]):  # a < b is b > a
             orders.append(operands_a[::-1])
         for order in orders:
-            saved = dict(bindings)
-            if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, order)):
-                return True
-            bindings.clear()
-            bindings.update(saved)
-    return False
+            yield from _match_all(dag, operands_t, order, bindings)
+
+
+def _match_all(
+    dag: Dag, templates: tuple[int, ...], actuals: tuple[int, ...], bindings: dict[int, int]
+) -> Iterator[dict[int, int]]:
+    if not templates:
+        yield bindings
+        return
+    for first in _matches(dag, templates[0], actuals[0], bindings):
+        yield from _match_all(dag, templates[1:], actuals[1:], first)
 
 
 def _swapped(name: str) -> str:
