@@ -679,3 +679,12 @@ def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
     wide = dag.from_symbols((a * 16, -1, -1, -1))
     node = dag.op("select", (dag.op("icmp.ne", (wide, dag.const(0, 4)), 1), a, b), 1)
     assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)
+
+
+def test_low_bytes_of_a_shift_right_by_whole_bytes() -> None:
+    from llverify.emitted.checks import _byte_of
+    dag = Dag()
+    x = dag.leaf(0, 0, 4)
+    shifted = dag.op("ashr", (x, dag.const(16, 4)), 4)
+    assert [_byte_of(dag, shifted * 16 + k) for k in (0, 1)] == [x * 16 + 2, x * 16 + 3]
+    assert _byte_of(dag, shifted * 16 + 2) == shifted * 16 + 2  # the sign: not a byte of x
