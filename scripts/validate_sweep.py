@@ -8,10 +8,11 @@ Run (from the repository root, with Triton 3.9 installed):
 Each case goes through ``validate_module`` (compile, execute every thread, check every op) in
 one of ``--jobs`` worker processes.  Each case's report is written to ``DIR/<name>.json`` as
 soon as it is done, and a case whose report is already there is not validated again, so an
-interrupted run resumes; delete the folder (or a file) to redo.  A case that raises is
-recorded with the exception as ``error``.  The report is a table family x op of proved /
-refuted / unknown ops and seconds, then every refuted or unknown op (``--list`` picks which),
-with its reason.  The exit status is 1 when any op is refuted or any case fails.
+interrupted run resumes; delete the folder (or a file) to redo.  A case that raises (or whose
+worker died) is recorded with the exception as ``error`` and validated again on the next run.
+The report is a table family x op of proved / refuted / unknown ops and seconds, then every
+refuted or unknown op (``--list`` picks which), with its reason.  The exit status is 1 when
+any op is refuted or any case fails.
 """
 
 from __future__ import annotations
@@ -62,10 +63,15 @@ def validate_case(case: SweepCase, out: Path, python: str | None) -> dict[str, A
     return result
 
 
+def _done(path: Path) -> bool:
+    """Whether ``path`` holds a case's report (one that raised is validated again)."""
+    return path.exists() and json.loads(path.read_text()).get("status") != "error"
+
+
 def run_all(cases: list[SweepCase], out: Path, jobs: int, python: str | None) -> None:
     """Validate every case of ``cases`` without a report under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    todo = [case for case in cases if not (out / f"{case.name}.json").exists()]
+    todo = [case for case in cases if not _done(out / f"{case.name}.json")]
     print(f"{len(cases) - len(todo)} cases already done, {len(todo)} to validate", flush=True)
     done = 0
     with ProcessPoolExecutor(max_workers=jobs) as pool:
