@@ -4,10 +4,13 @@ checks with their negative controls (no Triton needed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.llvm_ir import parse_llvm_ir
+from llverify.emitted.symbolic import Dag
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
@@ -350,3 +353,343 @@ def test_a_bit_packed_i1_vector_load_reads_bits_of_bytes(index: int, expected: s
             "  %q = getelementptr i8, ptr addrspace(1) %out, i32 %t\n"
             "  store i8 %r, ptr addrspace(1) %q, align 1\n")
     assert set(stored(execute(body, inputs=16, element_bytes=1), 1)) == {expected}
+
+
+# -- fixes found by running the generated sweep (scripts/validate_sweep.py) ----------------------
+@pytest.mark.parametrize(("ty", "constant", "expected"), [
+    ("bfloat", "+nan(0x3F)", "0x7fff"),  # Triton's AMD f32->bf16 NaN, as LLVM 21 prints it
+    ("bfloat", "0.000000e+00", "0x0"), ("bfloat", "-1.000000e+00", "0xbf80"),
+    ("float", "-inf", "0xff800000"), ("half", "+nan", "0x7e00"), ("half", "-snan(0x1)", "0xfc01")])
+def test_special_and_bfloat_float_constants_have_their_bits(
+        ty: str, constant: str, expected: str) -> None:
+    width = 4 if ty == "float" else 2
+    body = ("  %c = icmp ult i32 %t, 1000\n"
+            f"  %r = select i1 %c, {ty} {constant}, {ty} {'0.0' if ty != 'bfloat' else '0xR0000'}\n"
+            f"  %q = getelementptr [{width} x i8], ptr addrspace(1) %out, i32 %t\n"
+            f"  store {ty} %r, ptr addrspace(1) %q, align {width}\n")
+    assert set(stored(execute(body, element_bytes=width), width)) == {expected}
+
+
+def test_sext_then_trunc_gives_back_the_element() -> None:
+    """A bf16 gather on gfx942 moves each element through ``sext i16 -> i32`` and back: the low
+    bytes of a sign extension are the value's own (the sweep refuted 512 right elements)."""
+    body = ("  %p = getelementptr i16, ptr addrspace(1) %in, i32 %t\n"
+            "  %v = load i16, ptr addrspace(1) %p, align 2\n"
+            "  %w = sext i16 %v to i32\n"
+            "  %r = trunc i32 %w to i16\n"
+            "  %q = getelementptr i16, ptr addrspace(1) %out, i32 %t\n"
+            "  store i16 %r, ptr addrspace(1) %q, align 2\n")
+    run = execute(body, element_bytes=2)
+    assert stored(run, 2) == [f"x[{t}]" for t in range(32)]
+
+
+def test_vector_compare_and_select_run_elementwise() -> None:
+    body = ("  %p = getelementptr <2 x i32>, ptr addrspace(1) %in, i32 %t\n"
+            "  %v = load <2 x i32>, ptr addrspace(1) %p, align 8\n"
+            "  %w = shufflevector <2 x i32> %v, <2 x i32> poison, <2 x i32> <i32 1, i32 0>\n"
+            "  %c = icmp slt <2 x i32> %v, %w\n"
+            "  %s = select <2 x i1> %c, <2 x i32> %v, <2 x i32> %w\n"
+            "  %q = getelementptr <2 x i32>, ptr addrspace(1) %out, i32 %t\n"
+            "  store <2 x i32> %s, ptr addrspace(1) %q, align 8\n")
+    run = execute(body, outputs=64)
+    got = stored(run)
+    assert got[0] == "select(icmp.slt(x[0], x[1]), x[0], x[1])"
+    assert got[1] == "select(icmp.sgt(x[0], x[1]), x[1], x[0])"  # slt(x1, x0), canonical
+
+
+def _region(*ops: tuple[str, str, tuple[str, ...], str], params: tuple[str, ...],
+            types: tuple[str, ...], returns: tuple[str, ...]) -> object:
+    from types import SimpleNamespace as Ns
+    return Ns(params=params, param_types=types, returns=returns,
+              ops=tuple(Ns(results=(r,), name=n, operands=o, attributes=a,
+                           result_types=("i1" if "cmp" in n else types[0],))
+                        for r, n, o, a in ops))
+
+
+ARGMIN = _region(("%lt", "arith.cmpf", ("%a", "%b"), "olt"),
+                 ("%eq", "arith.cmpf", ("%a", "%b"), "oeq"),
+                 ("%il", "arith.cmpi", ("%i", "%j"), "slt"),
+                 ("%tie", "arith.andi", ("%eq", "%il"), ""),
+                 ("%c", "arith.ori", ("%lt", "%tie"), ""),
+                 ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                 ("%k", "arith.select", ("%c", "%i", "%j"), ""),
+                 params=("%a", "%i", "%b", "%j"), types=("f32", "i32", "f32", "i32"),
+                 returns=("%v", "%k"))
+FIRST = _region(("%z", "arith.constant", (), "0.000000e+00 : f32"),
+                ("%c", "arith.cmpf", ("%a", "%z"), "une"),
+                ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                params=("%a", "%b"), types=("f32", "f32"), returns=("%v",))
+
+
+def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> None:
+    """LLVM's node order decides whether ``olt(a, b)`` is kept or written ``ogt(b, a)``: the
+    match must accept both (argmin was unknown on 5 of 10 blocked cases)."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    dag = Dag()
+    a, i = dag.leaf(0, 1, 4), dag.leaf(1, 1, 4)  # created first: the higher element second
+    b, j = dag.leaf(0, 0, 4), dag.leaf(1, 0, 4)
+    lt, eq = dag.op("fcmp.olt", (b, a), 1), dag.op("fcmp.oeq", (b, a), 1)
+    c = dag.op("or", (lt, dag.op("and", (eq, dag.op("icmp.slt", (j, i), 1)), 1)), 1)
+    node = dag.op("select", (c, b, a), 4)
+    assert dag.nodes[lt][0] == "fcmp.ogt"  # stored swapped
+    templates = combine_template(ARGMIN, dag)
+    assert expand_combine(dag, node, 0, templates, [0, 1]) == (0, 1)
+
+
+def test_combine_matches_llvms_zero_test_and_inverted_select() -> None:
+    """``select(a != 0.0, a, b)`` comes out of LLVM as ``select((bits(a) & 0x7fffffff) == 0, b,
+    a)``; both laws hold for every input, NaNs and -0.0 included."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    magnitude = dag.op("and", (a, dag.const(0x7FFFFFFF, 4)), 4)
+    node = dag.op("select", (dag.op("icmp.eq", (magnitude, dag.const(0, 4)), 1), b, a), 4)
+    assert expand_combine(dag, node, 0, combine_template(FIRST, dag), [0]) == (0, 1)
+    wrong_mask = dag.op("and", (a, dag.const(0x7FFFFFFE, 4)), 4)  # not the magnitude: no law
+    other = dag.op("select", (dag.op("icmp.eq", (wrong_mask, dag.const(0, 4)), 1), b, a), 4)
+    with pytest.raises(Exception, match="not an application"):
+        expand_combine(dag, other, 0, combine_template(FIRST, dag), [0])
+
+
+def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> None:
+    """Lanes holding ``f(x, y)`` and ``f(y, x)`` of a non-commutative combine, storing to one
+    address, break Triton's stated assumption (triton-lang/triton#4962), not the layout: such a
+    violation is set apart (unknown); any other pair of values stays a refutation."""
+    from types import SimpleNamespace as Ns
+
+    from llverify.emitted.checks import _mirrored
+    from llverify.emitted.memory import Violation
+    from llverify.emitted.symbolic import Dag
+    dag = Dag()
+    x, y, w = (dag.leaf(0, k, 4) for k in range(3))
+
+    def first(p: int, q: int) -> int:
+        zero = dag.const(0, 4)
+        return dag.op("select", (dag.op("fcmp.une", (p, zero), 1), p, q), 4)
+
+    case = Ns(op=Ns(name="tt.reduce"),
+              expectations=[Ns(kind="reduce", combine=FIRST, inputs=("in",))])
+    run = Ns(dag=dag)
+
+    def violation(p: int, q: int) -> Violation:
+        return Violation("nondeterministic store", "shared", 1, 0, 0, "st", "",
+                         ((p * 16, q * 16),))
+
+    assert _mirrored(case, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not _mirrored(case, run, {"in": 0}, violation(first(x, y), first(x, w)))
+    assert not _mirrored(case, run, {"in": 0}, violation(x, y))
+    add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
+                  types=("f32", "f32"), returns=("%s",))
+    commutative = Ns(op=Ns(name="tt.reduce"),
+                     expectations=[Ns(kind="reduce", combine=add, inputs=("in",))])
+    assert not _mirrored(commutative, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    # a scan must combine in order (tl.associative_scan needs associativity only): refuted
+    scan = Ns(op=Ns(name="tt.scan"), expectations=[Ns(kind="scan", combine=FIRST, inputs=("in",))])
+    assert not _mirrored(scan, run, {"in": 0}, violation(first(x, y), first(y, x)))
+
+
+def test_a_nondeterministic_store_records_the_values_it_found() -> None:
+    body = LOAD + ("  %t4 = lshr i32 %t, 2\n"
+                   "  %o = shl i32 %t4, 2\n"
+                   "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+                   "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+    run = execute(body, threads=64, shared=256)
+    found = [v for v in run.violations if v.kind == "nondeterministic store"]
+    assert found and all(a != b for a, b in found[0].values)
+
+
+def test_bitreverse_of_a_concrete_index() -> None:
+    """Triton reverses lane bits with ``llvm.bitreverse.i7`` in some linear-layout converts."""
+    body = ("  %b = call i7 @llvm.bitreverse.i7(i7 1)\n"
+            "  %i = zext i7 %b to i32\n"
+            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    assert set(stored(execute(body, inputs=128))) == {"x[64]"}
+
+
+def test_identity_steps_of_a_scan_are_not_elements() -> None:
+    """The first element of a scan comes out as ``x + 0`` or through a select on a condition
+    that is constant in that thread: both are ``x``."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    add = _region(("%s", "arith.addi", ("%a", "%b"), ""), params=("%a", "%b"),
+                  types=("i64", "i64"), returns=("%s",))
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 8), dag.leaf(0, 1, 8)
+    zero = dag.op("add", (x, dag.const(0, 8)), 8)
+    node = dag.op("add", (dag.op("select", (dag.const(1, 1), zero, y), 8), y), 8)
+    assert sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0])) == [0, 1]
+
+
+def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
+    """Triton's AMD bf16 add, as the executor records it: widen, f32 add, round to even."""
+    def wide(n: int) -> int:
+        return dag.from_symbols((-1, -1, n * 16, n * 16 + 1))
+    s = dag.op("fadd", (wide(a), wide(b)), 4)
+    high = dag.from_symbols((s * 16 + 2, s * 16 + 3, -1, -1))
+    odd = dag.op("and", (high, dag.const(1, 4)), 4)
+    total = dag.op("add", (odd, dag.op("add", (s, dag.const(bias, 4)), 4)), 4)
+    rounded = dag.from_symbols((total * 16 + 2, total * 16 + 3))
+    nan = dag.op("fcmp.uno", (s, dag.const(0, 4)), 1)
+    return dag.op("select", (nan, dag.const(0x7FFF, 2), rounded), 2)
+
+
+def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
+    from llverify.emitted.checks import combine_template, expand_combine
+    from llverify.emitted.symbolic import Dag
+    add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
+                  types=("bf16", "bf16"), returns=("%s",))
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+    node = _bf16_sum_in_f32(dag, x, y)
+    assert sorted(expand_combine(dag, node, 0, combine_template(add, dag), [0])) == [0, 1]
+    truncating = _bf16_sum_in_f32(dag, x, y, bias=0)  # rounds toward zero: another value
+    with pytest.raises(Exception, match="not an application"):
+        expand_combine(dag, truncating, 0, combine_template(add, dag), [0])
+
+
+def test_permlanex16_reads_the_selected_lane_of_the_other_row() -> None:
+    """RDNA ``v_permlanex16_b32``: lane 16 r + i reads lane sel[i] of row r ^ 1."""
+    body = LOAD + ("  %r = call i32 @llvm.amdgcn.permlanex16.i32(i32 %v, i32 %v, "
+                   "i32 1985229328, i32 -19088744, i1 false, i1 false)\n") + STORE
+    # {src2, src1} = 0xFEDCBA98_76543210: lane i reads lane i of the other row
+    got = stored(execute(body, threads=32, warp=32))
+    assert got == [f"x[{t ^ 16}]" for t in range(32)]
+
+
+def test_permlane32_swap_exchanges_the_halves_of_the_wave() -> None:
+    body = LOAD + ("  %s = call { i32, i32 } @llvm.amdgcn.permlane32.swap(i32 %v, i32 %v, "
+                   "i1 false, i1 false)\n"
+                   "  %a = extractvalue { i32, i32 } %s, 0\n"
+                   "  %b = extractvalue { i32, i32 } %s, 1\n"
+                   "  %lo = icmp ult i32 %t, 32\n"
+                   "  %r = select i1 %lo, i32 %b, i32 %a\n") + STORE
+    got = stored(execute(body, threads=64, warp=64))
+    assert got == [f"x[{t ^ 32}]" for t in range(64)]
+
+
+@pytest.mark.parametrize(("control", "source"), [(0x168, lambda t: t ^ 8),  # row_xmask:8
+                                                 (0x153, lambda t: t - t % 16 + 3)])  # row_share:3
+def test_dpp_row_xmask_and_row_share(control: int, source: Callable[[int], int]) -> None:
+    """GFX10+ DPP controls (RDNA reductions use row_xmask); every lane has a source."""
+    body = AMD + (f"  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, "
+                  f"i32 {control}, i32 15, i32 15, i1 false)\n") + STORE
+    expected = [f"x[{source(t)}]" for t in range(32)]
+    assert stored(execute(body, threads=32, warp=32, inputs=128)) == expected
+
+
+def test_ballot_gathers_the_predicate_of_every_active_lane_of_the_wave() -> None:
+    body = ("  %odd = and i32 %t, 1\n"
+            "  %p = icmp eq i32 %odd, 1\n"
+            "  %b = call i64 @llvm.amdgcn.ballot.i64(i1 %p)\n"
+            "  %s = lshr i64 %b, 32\n"
+            "  %i = trunc i64 %s to i32\n"
+            "  %lo = trunc i64 %b to i32\n"
+            "  %r = xor i32 %i, %lo\n"
+            "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+            "  store i32 %r, ptr addrspace(1) %q, align 4\n")
+    run = execute(body, threads=128, warp=64)
+    assert set(stored(run)) == {"0x0"}  # 0xAAAAAAAA in both halves of every wave's mask
+    body = body.replace("%r = xor i32 %i, %lo", "%r = add i32 %i, 0")
+    assert set(stored(execute(body, threads=128, warp=64))) == {hex(0xAAAAAAAA)}
+
+
+def test_ctpop_of_a_concrete_mask() -> None:
+    """AMD histograms count ballot bits with ``llvm.ctpop.i64``."""
+    body = ("  %c = call i64 @llvm.ctpop.i64(i64 -6148914691236517206)\n"  # 0xAAAA...: 32 bits
+            "  %i = trunc i64 %c to i32\n"
+            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    assert set(stored(execute(body))) == {"x[32]"}
+
+
+def test_ops_on_constants_fold_per_thread() -> None:
+    """A gather's select chain has, in some threads, conditions computed from constants only
+    (``icmp eq 15, and(15, 15)``) while other threads' are tagged: each thread's node folds, so
+    the element it selects is the element itself (bf16 gathers on gfx942 were refuted)."""
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+    fifteen = dag.const(15, 4)
+    test = dag.op("icmp.eq", (fifteen, dag.op("and", (fifteen, fifteen), 4)), 1)
+    assert dag.op("select", (test, x, y), 2) == x
+    assert dag.op("select", (dag.op("icmp.slt", (dag.const(0xFFFFFFFF, 4), dag.const(0, 4)), 1),
+                             x, y), 2) == x  # -1 < 0 signed
+    assert dag.nodes[dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)][0] == "select"
+
+
+def test_prmt_intrinsic_picks_what_the_inline_ptx_picks() -> None:
+    """``llvm.nvvm.prmt`` (LLVM 21: i8 dot-operand converts on sm80) is ``prmt.b32``."""
+    operands = ("  %t2 = add i32 %t, 32\n"
+                "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
+                "  %w = load i32, ptr addrspace(1) %p2, align 4\n")
+    intrinsic = LOAD + operands + ("  %r = call i32 @llvm.nvvm.prmt(i32 %v, i32 %w, "
+                                   "i32 29236)\n") + STORE  # 0x7234
+    asm = LOAD + operands + ('  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", '
+                             '"=r,r,r,r"(i32 %v, i32 %w, i32 29236)\n') + STORE
+    assert stored(execute(intrinsic)) == stored(execute(asm))
+    assert "x[32]" in stored(execute(intrinsic))[0]
+
+
+def test_wave_barrier_is_a_compiler_barrier_only() -> None:
+    body = LOAD + "  call void @llvm.amdgcn.wave.barrier()\n  %r = add i32 %v, 0\n" + STORE
+    assert stored(execute(body, threads=64, warp=64)) == [f"x[{t}]" for t in range(64)]
+
+
+def test_bytes_of_a_select_on_widened_values_are_the_select_of_those_bytes() -> None:
+    """gfx942 selects bf16 in 32-bit registers (``sext`` to i32) and keeps the low half: the
+    low bytes of ``select(c, sext(a), sext(b))`` are ``select(c, a, b)``."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    first = _region(("%z", "arith.constant", (), "0.000000e+00 : bf16"),
+                    ("%c", "arith.cmpf", ("%a", "%z"), "une"),
+                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                    params=("%a", "%b"), types=("bf16", "bf16"), returns=("%v",))
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
+
+    def wide(n: int) -> int:
+        high = dag.op("sext.16.32", (n,), 4)
+        return dag.from_symbols((n * 16, n * 16 + 1, high * 16 + 2, high * 16 + 3))
+    test = dag.op("fcmp.une", (a, dag.const(0, 2)), 1)
+    chosen = dag.op("select", (test, wide(a), wide(b)), 4)
+    node = dag.from_symbols((chosen * 16, chosen * 16 + 1))
+    assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)
+
+
+def test_a_thread_computing_on_constants_holds_constant_bytes() -> None:
+    """Where some threads divide tagged data and others constants (an AMD histogram's counts),
+    the latter hold the concrete quotient, as a count check expects (they were refuted as "a
+    tagged value")."""
+    body = LOAD + ("  %small = icmp ult i32 %t, 16\n"
+                   "  %n = select i1 %small, i32 %v, i32 4\n"
+                   "  %r = sdiv i32 %n, 2\n") + STORE
+    run = execute(body)
+    rows = run.memory.regions[1].data.reshape(-1, 4)
+    assert rows[20].tolist() == [-3, -1, -1, -1]  # the constant 2
+    assert stored(run)[0] == "sdiv(x[0], 0x2)"
+
+
+def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
+    """i8 compares run on zero-extended i32s: ``icmp ne (zext a), 0`` first binds the
+    placeholder to ``zext a``, which the select's own ``a`` then contradicts; the match must
+    go back and take ``icmp ne a, 0`` (the i8 scans were unknown)."""
+    from llverify.emitted.checks import combine_template, expand_combine
+    first = _region(("%z", "arith.constant", (), "0"),
+                    ("%c", "arith.cmpi", ("%a", "%z"), "ne"),
+                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+                    params=("%a", "%b"), types=("i8", "i8"), returns=("%v",))
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    wide = dag.from_symbols((a * 16, -1, -1, -1))
+    node = dag.op("select", (dag.op("icmp.ne", (wide, dag.const(0, 4)), 1), a, b), 1)
+    assert expand_combine(dag, node, 0, combine_template(first, dag), [0]) == (0, 1)
+
+
+def test_low_bytes_of_a_shift_right_by_whole_bytes() -> None:
+    from llverify.emitted.checks import _byte_of
+    dag = Dag()
+    x = dag.leaf(0, 0, 4)
+    shifted = dag.op("ashr", (x, dag.const(16, 4)), 4)
+    assert [_byte_of(dag, shifted * 16 + k) for k in (0, 1)] == [x * 16 + 2, x * 16 + 3]
+    assert _byte_of(dag, shifted * 16 + 2) == shifted * 16 + 2  # the sign: not a byte of x

@@ -32,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -39,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from llverify.emitted.replay import NotEvaluable, depends_on
-from llverify.emitted.symbolic import COMMUTATIVE, UNDEFINED, Dag
+from llverify.emitted.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
 from llverify.verdict import Status
 
 __all__ = [
@@ -214,31 +215,233 @@ def is_commutative(region: Any, dag: Dag) -> bool:
     return combine_template(region, dag) == combine_template(swapped, dag)
 
 
+_INVERSE = {
+    "fcmp.oeq": "fcmp.une", "fcmp.one": "fcmp.ueq", "fcmp.olt": "fcmp.uge", "fcmp.ole": "fcmp.ugt",
+    "fcmp.ogt": "fcmp.ule", "fcmp.oge": "fcmp.ult", "fcmp.ord": "fcmp.uno", "icmp.eq": "icmp.ne",
+    "icmp.slt": "icmp.sge", "icmp.sle": "icmp.sgt", "icmp.ult": "icmp.uge", "icmp.ule": "icmp.ugt",
+}  # fmt: skip
+_INVERSE.update({v: k for k, v in list(_INVERSE.items())})
+
+
+def _simplified(dag: Dag, node: int) -> int:
+    """``node`` without identity steps, each exact for every input: ``select`` on a constant
+    condition is the chosen operand; ``x + 0``, ``x | 0``, ``x ^ 0`` (integers) and ``x + -0.0``
+    (floats, -0.0 being the identity of IEEE addition: ``+0.0 + -0.0`` is ``+0.0``) are ``x``.
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 3, 4)
+    >>> node = dag.op("select", (dag.const(1, 1), dag.op("add", (x, dag.const(0, 4)), 4), x), 4)
+    >>> _simplified(dag, node) == x
+    True
+    """
+    for _ in range(64):
+        key = dag.nodes[node]
+        if key[0] == "select" and dag.nodes[key[1]][0] == "const":
+            node = key[2] if dag.nodes[key[1]][1] & 1 else key[3]
+            continue
+        if key[0] in ("add", "or", "xor", "fadd") and len(key) == 3:
+            width = dag.width[node]
+            identity = ("const", 1 << (8 * width - 1) if key[0] == "fadd" else 0)
+            kept = [o for o in key[1:] if dag.nodes[o] != identity]
+            if len(kept) == 1:
+                node = kept[0]
+                continue
+        return node
+    return node
+
+
+def _equivalents(dag: Dag, node: int) -> list[int]:
+    """``node`` and the nodes equal to it by rewrites LLVM makes of a combine region, each a
+    law of the primitive ops on every input (NaNs included):
+
+    * ``icmp eq/ne (and X, 0x7f..f), 0`` is ``fcmp oeq/une X, 0.0`` for an IEEE float ``X``
+      (its magnitude bits are zero exactly when it is +0 or -0; a NaN's are not);
+    * ``select(c, x, y)`` is ``select(not c, y, x)``, ``not`` of a compare being the compare
+      of the inverse predicate (``olt`` and ``uge``, ``eq`` and ``ne``, ...).
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> zero, mask = dag.const(0, 4), dag.const(0x7FFFFFFF, 4)
+    >>> test = dag.op("icmp.eq", (dag.op("and", (x, mask), 4), zero), 1)
+    >>> node = dag.op("select", (test, y, x), 4)
+    >>> dag.op("select", (dag.op("fcmp.une", (x, zero), 1), x, y), 4) in _equivalents(dag, node)
+    True
+    """
+    node = _simplified(dag, node)
+    out = [node]
+    key = dag.nodes[node]
+    if key[0] == "bytes":  # bytes of one select: the select of those bytes of each side
+        chosen = {s // 16 for s in key[1]}
+        picked = dag.nodes[chosen.pop()] if len(chosen) == 1 and min(key[1]) >= 0 else ()
+        if picked and picked[0] == "select":
+            sides = [
+                dag.from_symbols(tuple(_byte_of(dag, side * 16 + s % 16) for s in key[1]))
+                for side in picked[2:]
+            ]
+            out.append(dag.op("select", (picked[1], *sides), len(key[1])))
+            key = dag.nodes[out[-1]]
+    if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
+        narrow = [_zero_extended(dag, o) for o in key[1:]]
+        if any(n is not None for n in narrow) and ("const", 0) in [dag.nodes[o] for o in key[1:]]:
+            value = next(n for n in narrow if n is not None)  # zext(a) == 0 is a == 0
+            out.append(dag.op(key[0], (value, dag.const(0, dag.width[value])), 1))
+        zero = [o for o in key[1:] if dag.nodes[o] == ("const", 0)]
+        other = [o for o in key[1:] if o not in zero] or zero[1:]
+        masked = dag.nodes[other[0]] if zero and other else ()
+        if masked and masked[0] == "and" and len(masked) == 3:
+            for value, mask in ((masked[1], masked[2]), (masked[2], masked[1])):
+                width = dag.width[value]
+                if width in (2, 4, 8) and dag.nodes[mask] == ("const", (1 << (8 * width - 1)) - 1):
+                    name = "fcmp.oeq" if key[0] == "icmp.eq" else "fcmp.une"
+                    out.append(dag.op(name, (value, dag.const(0, width)), 1))
+    if key[0] == "select" and len(key) == 4:
+        for condition in _equivalents(dag, key[1]):
+            found = dag.nodes[condition]
+            if found[0] in _INVERSE and len(found) == 3:
+                negated = dag.op(_INVERSE[found[0]], found[1:], 1)
+                out.append(dag.op("select", (negated, key[3], key[2]), dag.width[node]))
+    narrow = [_bf16_in_f32(dag, candidate) for candidate in out]
+    return out + [n for n in narrow if n is not None]
+
+
+def _bf16_in_f32(dag: Dag, node: int) -> int | None:
+    """``fadd``/``fsub`` of two bf16 ``a``, ``b`` when ``node`` computes it as Triton's AMD
+    backend does: widen both to f32 (``bits << 16``), add in f32, round to nearest even back to
+    bf16 (``(s + 0x7fff + ((s >> 16) & 1)) >> 16``), a NaN sum giving a bf16 NaN.  That is how
+    the target lowers an LLVM ``fadd bfloat`` too (the same f32 adder), and with IEEE f32 it is
+    the correctly rounded bf16 sum (f32's 24 bits >= 2 * 8 + 2: the double rounding is
+    innocuous; both formats have the same exponent range)."""
+    key = dag.nodes[node]
+    if key[0] != "select" or len(key) != 4 or dag.width[node] != 2:
+        return None
+    test, nan, rounded = (dag.nodes[o] for o in key[1:])
+    if test[0] != "fcmp.uno" or nan[0] != "const" or nan[1] & 0x7F80 != 0x7F80 or not nan[1] & 0x7F:
+        return None
+    wide = [o for o in test[1:] if dag.nodes[o] != ("const", 0)]
+    if len(wide) != 1 or dag.nodes[wide[0]][0] not in ("fadd", "fsub"):
+        return None
+    total = wide[0]
+    if rounded[0] != "bytes" or len(rounded[1]) != 2 or rounded[1][0] % 16 != 2:
+        return None
+    word = rounded[1][0] // 16
+    if rounded[1][1] != word * 16 + 3 or dag.width[word] != 4:
+        return None
+    high = dag.from_symbols((total * 16 + 2, total * 16 + 3, -1, -1))
+    odd = dag.op("and", (high, dag.const(1, 4)), 4)
+    if sorted(_add_terms(dag, word)) != sorted([total, dag.const(0x7FFF, 4), odd]):
+        return None
+    narrow = []
+    for operand in dag.nodes[total][1:]:
+        parts = dag.nodes[operand]
+        if parts[0] != "bytes" or parts[1][:2] != (-1, -1) or parts[1][2] % 16:
+            return None
+        value = parts[1][2] // 16
+        if parts[1][3] != value * 16 + 1 or dag.width[value] != 2:
+            return None
+        narrow.append(value)
+    return dag.op(dag.nodes[total][0], tuple(narrow), 2)
+
+
+def _byte_of(dag: Dag, symbol: int) -> int:
+    """The byte symbol ``symbol`` stands for, through ``bytes`` nodes (a byte of a value
+    assembled from pieces is that piece's byte) and shifts right by whole bytes (byte k of
+    ``x >> 8 j`` is byte k + j of ``x`` while that is a byte of ``x``)."""
+    while symbol >= 0:
+        key, offset = dag.nodes[symbol // 16], symbol % 16
+        if key[0] == "bytes":
+            symbol = key[1][offset]
+            continue
+        shift = dag.nodes[key[2]] if key[0] in ("lshr", "ashr") and len(key) == 3 else ()
+        if shift and shift[0] == "const" and shift[1] % 8 == 0:  # low bytes of x >> 8k
+            moved = offset + shift[1] // 8
+            if moved < dag.width[key[1]]:
+                symbol = key[1] * 16 + moved
+                continue
+        return symbol
+    return symbol
+
+
+def _zero_extended(dag: Dag, node: int) -> int | None:
+    """The node whose zero extension ``node`` is (its bytes, then zero bytes), or None."""
+    key = dag.nodes[node]
+    if key[0] != "bytes" or key[1][0] < 0 or key[1][0] % 16:
+        return None
+    inner = key[1][0] // 16
+    width = dag.width[inner]
+    if width >= len(key[1]) or key[1][:width] != tuple(inner * 16 + k for k in range(width)):
+        return None
+    return inner if all(s == -1 for s in key[1][width:]) else None
+
+
+def _add_terms(dag: Dag, node: int) -> list[int]:
+    """The terms of a tree of 32-bit integer ``add`` (associative and commutative mod 2**32)."""
+    key = dag.nodes[node]
+    if key[0] == "add" and dag.width[node] == 4:
+        return [t for operand in key[1:] for t in _add_terms(dag, operand)]
+    return [node]
+
+
 def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
+    """Whether ``actual`` is the template node ``template`` applied to some nodes; on success
+    ``bindings`` maps each placeholder to its node (the first way found, with backtracking
+    over every alternative of every operand)."""
+    for found in _matches(dag, template, actual, dict(bindings)):
+        bindings.clear()
+        bindings.update(found)
+        return True
+    return False
+
+
+def _matches(
+    dag: Dag, template: int, actual: int, bindings: dict[int, int]
+) -> Iterator[dict[int, int]]:
+    """Every way ``actual`` matches ``template`` extending ``bindings`` (each a new dict)."""
     key = dag.nodes[template]
     if key[0] == "leaf" and key[1] == -1:
+        actual = _simplified(dag, actual)
         bound = bindings.get(key[2])
         if bound is None:
-            bindings[key[2]] = actual
-            return True
-        return bound == actual
-    found = dag.nodes[actual]
+            yield {**bindings, key[2]: actual}
+        elif bound == actual:
+            yield bindings
+        return
     if key[0] == "const":
-        return found == key
-    if found[0] != key[0] or len(found) != len(key):
-        return False
-    operands_t, operands_a = key[1:], found[1:]
-    saved = dict(bindings)
-    if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, operands_a)):
-        return True
-    bindings.clear()
-    bindings.update(saved)
-    if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted operands: try the other order
-        if all(_match(dag, t, a, bindings) for t, a in zip(operands_t, reversed(operands_a))):
-            return True
-        bindings.clear()
-        bindings.update(saved)
-    return False
+        if dag.nodes[actual] == key:
+            yield bindings
+        return
+    operands_t = key[1:]
+    for candidate in _equivalents(dag, actual):
+        found = dag.nodes[candidate]
+        if len(found) != len(key):
+            continue
+        operands_a = found[1:]
+        orders = []
+        if found[0] == key[0]:
+            orders.append(operands_a)
+            if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted: try the other order
+                orders.append(operands_a[::-1])
+        elif len(operands_t) == 2 and found[0] == _swapped(key[0]):  # a < b is b > a
+            orders.append(operands_a[::-1])
+        for order in orders:
+            yield from _match_all(dag, operands_t, order, bindings)
+
+
+def _match_all(
+    dag: Dag, templates: tuple[int, ...], actuals: tuple[int, ...], bindings: dict[int, int]
+) -> Iterator[dict[int, int]]:
+    if not templates:
+        yield bindings
+        return
+    for first in _matches(dag, templates[0], actuals[0], bindings):
+        yield from _match_all(dag, templates[1:], actuals[1:], first)
+
+
+def _swapped(name: str) -> str:
+    """The compare with its operands swapped (``fcmp.olt`` -> ``fcmp.ogt``), or ``""``."""
+    if name[:5] not in ("fcmp.", "icmp."):
+        return ""
+    swapped = SWAPPED.get(name[5:])
+    return name[:5] + swapped if swapped else ""
 
 
 class _NotCombined(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -256,6 +459,7 @@ def expand_combine(
     """The input element indices (in order) that ``node`` (result ``result`` of the combine)
     combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
     memo = {} if memo is None else memo
+    node = _simplified(dag, node)
     cached = memo.get((node, result))
     if cached is not None:
         return cached
@@ -330,20 +534,25 @@ def check_case(
             if status is Status.REFUTED:
                 return found
             undecided = undecided or found
+    mirrored = [v for v in violations if _mirrored(case, run, buffer_ids, v)]
+    violations = [v for v in violations if v not in mirrored]
+    if mirrored and not violations:
+        first = mirrored[0]
+        return CaseVerdict(
+            status=Status.UNKNOWN,
+            reason=(
+                f"the combine is not commutative, which tl.reduce assumes "
+                "(triton-lang/triton#4962): threads "
+                f"{first.thread} and {first.other_thread} hold the combine of the same "
+                f"elements in different orders and both store it to {first.space} address "
+                f"{first.address} ({first.kind}); at {first.where}"
+            ),
+            violation=first.kind,
+            **base,
+        )
     if violations:
         first = violations[0]
         detail = describe_violation(first)
-        if _outside_reduce_contract(case, run, violations):
-            return CaseVerdict(
-                status=Status.UNKNOWN,
-                violation=first.kind,
-                reason=(
-                    f"{detail}; the combine is not commutative and tl.reduce requires a "
-                    "commutative combine (triton-lang/triton#4962): copies or partial results "
-                    "that differ by combine order are outside the language's contract"
-                ),
-                **base,
-            )
         return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
     return undecided or CaseVerdict(status=Status.PROVED, **base)
 
@@ -359,19 +568,44 @@ def describe_violation(violation: Any) -> str:
     )
 
 
-_ORDER_DEPENDENT = ("inconsistent copies", "nondeterministic store", "conflicting store")
+def _mirrored(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -> bool:
+    """Whether every pair of values ``violation`` found different is one combine, not
+    commutative, of the same elements in two orders (``f(x, y)`` against ``f(y, x)``): a use
+    of the combine outside what Triton assumes, not a wrong element."""
+    if not violation.values or case.op.name != "tt.reduce":
+        return False  # a scan must combine in order (tl.associative_scan: associative only)
+    for expectation in case.expectations:
+        if expectation.kind != "reduce":
+            continue
+        if is_commutative(expectation.combine, run.dag):
+            continue
+        templates = combine_template(expectation.combine, run.dag)
+        inputs = [buffer_ids[name] for name in expectation.inputs]
+        memo: dict[tuple[int, int], tuple[int, ...]] = {}
+        if all(_same_elements(run.dag, pair, templates, inputs, memo) for pair in violation.values):
+            return True
+    return False
 
 
-def _outside_reduce_contract(case: Any, run: Any, violations: list[Any]) -> bool:
-    """Whether every violation of a ``tt.reduce`` is two copies holding different values and
-    its combine is not commutative: then the difference is the combine order's, which the
-    language leaves open (tl.reduce's combine must be commutative)."""
-    if case.op.name != "tt.reduce":
+def _same_elements(
+    dag: Dag,
+    pair: tuple[int, int],
+    templates: list[int],
+    inputs: list[int],
+    memo: dict[tuple[int, int], tuple[int, ...]],
+) -> bool:
+    first, second = pair
+    if first < 0 or second < 0 or first % 16 != second % 16:
         return False
-    regions = [e.combine for e in case.expectations if e.combine is not None]
-    if not regions or all(is_commutative(region, run.dag) for region in regions):
-        return False
-    return all(v.kind in _ORDER_DEPENDENT or "different values" in v.detail for v in violations)
+    for result in range(len(templates)):
+        try:
+            a = expand_combine(dag, first // 16, result, templates, inputs, memo)
+            b = expand_combine(dag, second // 16, result, templates, inputs, memo)
+        except _NotCombined:
+            continue
+        if a != b and sorted(a) == sorted(b):
+            return True
+    return False
 
 
 def _element(spec: Any, flat: int) -> tuple[int, ...]:

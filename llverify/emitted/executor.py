@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -104,9 +105,7 @@ class Execution:
         self.memory = GlobalMemory()
         self.cta = 0
         self._finished_shared: list[SharedMemory] = []
-        self.memory.undefined_origin = lambda: (
-            self.uninitialised[0] if self.uninitialised else None
-        )
+        self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.block_ids = {block.label: k for k, block in enumerate(self.function.blocks)}
         self.finished = np.zeros(self.threads, dtype=bool)
@@ -447,7 +446,13 @@ class Execution:
         )
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * 16 + np.arange(out_bytes, dtype=np.int64)[None, :]
-        return Val(out_bytes * 8, syms=syms)
+        folded = [k for k, n in enumerate(made) if self.dag.nodes[n][0] == "const"]
+        for k in folded:  # a thread whose operands were constants holds constant bytes
+            number = int(self.dag.nodes[int(made[k])][1])
+            constant = -1 - np.array([(number >> (8 * b)) & 0xFF for b in range(out_bytes)])
+            syms[nodes == made[k]] = constant
+        result = Val(out_bytes * 8, syms=syms)
+        return result.normalised() if folded else result
 
     def nodes_of(self, value: Val) -> np.ndarray:
         rows = value.byte_symbols()
@@ -458,9 +463,36 @@ class Execution:
         return made[inverse.reshape(-1)]
 
 
+_MANTISSA = {"half": 10, "bfloat": 7, "float": 23, "double": 52}
+_SPECIAL = re.compile(r"([-+])(inf|[qs]?nan)(?:\(0x([\da-fA-F]+)\))?$")
+
+
 def _float_bits(text: str, ty: Type) -> int:
+    """The bits of the float constant ``text`` of type ``ty``: decimal, ``0x`` hex (doubles for
+    ``float``), or the special forms ``+inf``, ``-nan``, ``+nan(0xP)`` (a quiet NaN with payload
+    P below the quiet bit: bfloat ``+nan(0x3F)`` is 0x7FFF) and ``+snan(0xP)``.
+
+    >>> from llverify.emitted.llvm_ir import Type
+    >>> hex(_float_bits("+nan(0x3F)", Type("float", bits=16, name="bfloat")))
+    '0x7fff'
+    >>> hex(_float_bits("-inf", Type("float", bits=32, name="float")))
+    '0xff800000'
+    >>> hex(_float_bits("1.000000e+00", Type("float", bits=16, name="bfloat")))
+    '0x3f80'
+    """
     if text.startswith("f0x"):  # the type's own IEEE bits (LLVM 20+ spelling)
         return int(text[3:], 16)
+    special = _SPECIAL.match(text)
+    if special is not None and ty.name in _MANTISSA:
+        sign, kind, payload = special.groups()
+        mantissa = _MANTISSA[ty.name]
+        exponent = ((1 << (ty.bits - 1 - mantissa)) - 1) << mantissa
+        fraction = int(payload or "0", 16)
+        if kind in ("nan", "qnan"):
+            fraction |= 1 << (mantissa - 1)
+        if fraction >> mantissa or (kind == "snan" and fraction == 0):
+            raise Unmodelled(f"float constant {text} of type {ty}")
+        return (1 << (ty.bits - 1) if sign == "-" else 0) | exponent | fraction
     if text.startswith("0x"):
         digits = text[2:]
         if digits[:1] in ("K", "L", "M", "H", "R"):  # x87/fp128/half/bfloat hex forms
@@ -483,6 +515,11 @@ def _float_bits(text: str, ty: Type) -> int:
         return int(np.array([as_float], dtype=np.float32).view(np.uint32)[0])
     if ty.bits == 16 and ty.name == "half":
         return int(np.array([as_float], dtype=np.float16).view(np.uint16)[0])
+    if ty.name == "bfloat":  # LLVM writes a bfloat in decimal only when it is exact
+        single = np.array([as_float], dtype=np.float32)
+        bits = int(single.view(np.uint32)[0])
+        if bits & 0xFFFF == 0 and float(single[0]) == as_float:
+            return bits >> 16
     raise Unmodelled(f"float constant {text} of type {ty}")
 
 

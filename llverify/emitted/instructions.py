@@ -174,28 +174,32 @@ def _binary(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
 
 
 def _elementwise(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    """A vector op, one element at a time."""
+    """A vector op (arithmetic, compare, select on a vector condition), one element at a time;
+    each operand is split by its own element type."""
     ty = ins.type
     element = ty.element
     assert element is not None
-    width = nbytes_of(element)
+    types = [o.type.element or o.type for o in ins.operands]
     operands = [run.value(o).byte_symbols() for o in ins.operands]
     parts = []
     for k in range(ty.count):
-        pieces = [
-            Val(bits_of(element), syms=s[:, k * width : (k + 1) * width]).normalised()
-            for s in operands
-        ]
+        pieces = []
+        for part, syms in zip(types, operands):
+            width = nbytes_of(part)
+            piece = syms[:, k * width : (k + 1) * width]
+            pieces.append(Val(bits_of(part), syms=piece).normalised())
         scalar = Instruction(ins.result, ins.opcode, element, [], dict(ins.extra))
-        parts.append(_scalar_apply(run, scalar, pieces, mask).byte_symbols())
+        parts.append(_scalar_apply(run, scalar, pieces, types, mask).byte_symbols())
     return Val(bits_of(ty), syms=np.concatenate(parts, axis=1)).normalised()
 
 
-def _scalar_apply(run: Any, ins: Instruction, values: list[Val], mask: np.ndarray) -> Val:
+def _scalar_apply(
+    run: Any, ins: Instruction, values: list[Val], types: list[Any], mask: np.ndarray
+) -> Val:
     names = [f"%__operand{k}" for k in range(len(values))]
     for name, val in zip(names, values):
         run.env[name] = val
-    ins.operands = [Value(ins.type, name) for name in names]
+    ins.operands = [Value(ty, name) for ty, name in zip(types, names)]
     try:
         return HANDLERS[ins.opcode](run, ins, mask)  # type: ignore[return-value]
     finally:
@@ -206,7 +210,7 @@ def _scalar_apply(run: Any, ins: Instruction, values: list[Val], mask: np.ndarra
 def _compare(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     operand_type = ins.operands[0].type
     if operand_type.kind == "vector":
-        raise Unmodelled("a vector compare")
+        return _elementwise(run, ins, mask)
     a, b = (run.value(o) for o in ins.operands)
     predicate = str(ins.extra["predicate"])
     if ins.opcode == "fcmp" or not (a.ints is not None and b.ints is not None):
@@ -228,9 +232,9 @@ def _compare(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
 
 
 def _select(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    cond, a, b = (run.value(o) for o in ins.operands)
     if ins.operands[0].type.kind == "vector":
-        raise Unmodelled("a select on a vector condition")
+        return _elementwise(run, ins, mask)
+    cond, a, b = (run.value(o) for o in ins.operands)
     if not cond.is_concrete():
         return run.data_op("select", [cond, a, b], nbytes_of(ins.type))
     chosen = cond.normalised().integers().astype(bool)
@@ -258,6 +262,7 @@ def _cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
         return _retype(source, ty)
     if op in ("zext", "sext", "trunc"):
         bits = ty.bits
+        source = source.normalised()
         if source.ints is not None:
             values = source.ints
             if op == "sext":
@@ -266,6 +271,10 @@ def _cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
         syms = source.byte_symbols()
         nbytes = nbytes_of(ty)
         if src_ty.bits % 8 == 0 and bits % 8 == 0:
+            if op == "sext":  # the low bytes are the source's own; the rest its sign
+                high = run.data_op(f"sext.{src_ty.bits}.{bits}", [source], nbytes).syms
+                assert high is not None
+                return Val(bits, syms=np.concatenate([syms, high[:, syms.shape[1] :]], axis=1))
             if op == "trunc":
                 return Val(bits, syms=syms[:, :nbytes].copy()).normalised()
             if op == "zext":

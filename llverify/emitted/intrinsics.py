@@ -23,7 +23,7 @@ from llverify.emitted.instructions import nbytes_of
 from llverify.emitted.llvm_ir import Instruction
 from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["call", "ldmatrix", "shuffle", "shuffle_sources", "stmatrix"]
+__all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
 
 
 def shuffle_sources(
@@ -159,6 +159,7 @@ _BARRIERS = (
 )
 _NO_OPS = (
     "llvm.assume",
+    "llvm.amdgcn.wave.barrier",
     "llvm.lifetime.",
     "llvm.nvvm.fence.",
     "llvm.nvvm.membar",
@@ -179,6 +180,7 @@ _NOT_MATH = re.compile(
     r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
     r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
 )
+_BIT_OPS = re.compile(r"llvm\.(bitreverse|ctpop)\.i(\d+)")
 _REDUX = re.compile(r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)")
 
 
@@ -275,6 +277,17 @@ def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
     vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
     if vector_reduce:
         return _vector_reduce(run, ins, vector_reduce.group(1))
+    if callee == "llvm.nvvm.prmt":  # the default mode; .b4e, .ecl, ... stay unmodelled
+        a, b, selector = (run.value(o) for o in ins.operands)
+        values = selector.integers(mask, "prmt selector")
+        chosen = values[mask] if mask.any() else values
+        if (chosen != chosen[0]).any():
+            raise Unmodelled("prmt with a per-thread selector")
+        both = np.concatenate([a.byte_symbols(), b.byte_symbols()], axis=1)
+        return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
+    bit_op = _BIT_OPS.fullmatch(callee)
+    if bit_op:
+        return _bit_op(run, ins, bit_op.group(1), int(bit_op.group(2)), mask)
     int_op = _INT_MINMAX.match(callee)
     if int_op:
         return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
@@ -388,6 +401,35 @@ def _cp_async(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> None:
     run.async_groups[-1].append((destination.copy(), data, mask.copy(), run.where(ins)))
 
 
+def prmt_selectors(selector: int) -> list[int]:
+    """Byte sources (0-7 over the two operands) of ``prmt.b32`` in its default mode.
+
+    >>> prmt_selectors(0x3276)
+    [6, 7, 2, 3]
+    """
+    picks = []
+    for k in range(4):
+        nibble = (selector >> (4 * k)) & 0xF
+        if nibble & 0x8:
+            raise Unmodelled("prmt with sign replication")
+        picks.append(nibble & 0x7)
+    return picks
+
+
+def _bit_op(run: Any, ins: Instruction, name: str, bits: int, mask: np.ndarray) -> Val:
+    """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
+    reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
+    tagged data they are unmodelled."""
+    if bits > 64:
+        raise Unmodelled(f"llvm.{name}.i{bits}")
+    values = run.value(ins.operands[0]).integers(mask, f"{name} operand")
+    out = np.zeros_like(values)
+    for k in range(bits):
+        bit = (values >> np.uint64(k)) & np.uint64(1)
+        out = out + bit if name == "ctpop" else out | (bit << np.uint64(bits - 1 - k))
+    return Val.concrete(out, bits, run.threads)
+
+
 def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
     operands = [run.value(o) for o in ins.operands]
     if not all(o.is_concrete() for o in operands) or name == "abs":
@@ -430,6 +472,10 @@ def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
         return np.where(lane >= 16, row_base - 1, -1)
     if control == 0x143:  # row_bcast:31
         return np.where(lane >= 32, 31, -1)
+    if 0x150 <= control <= 0x15F:  # row_share:n (GFX10+): every lane reads lane n of its row
+        return row_base + (control - 0x150)
+    if 0x160 <= control <= 0x16F:  # row_xmask:n (GFX10+): lane i of a row reads lane i ^ n
+        return row_base + (in_row ^ (control - 0x160))
     raise Unmodelled(f"DPP control 0x{control:x}")
 
 
@@ -479,6 +525,47 @@ def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | No
         fetched = np.where(valid[:, None], syms[source], fallback)
         out = np.where(written[:, None], fetched, old.byte_symbols())
         return Val(src.bits, syms=out).normalised()
+    if name.startswith("ballot"):
+        predicate = operands[0].integers(mask, "ballot predicate") & np.uint64(1)
+        taken = np.where(mask, predicate, np.uint64(0)) << lane.astype(np.uint64)
+        words = np.bitwise_or.reduce(taken.reshape(-1, run.warp_size), axis=1)
+        return Val.concrete(np.repeat(words, run.warp_size), ins.type.bits, threads)
+    if name.startswith("permlanex16"):
+        return _permlanex16(operands, lane, base, mask)
+    if name.startswith("permlane32.swap"):
+        return _permlane32_swap(operands, lane, base, mask, run.warp_size)
     if name in ("s.barrier",):
         return None
     raise Unmodelled(f"call to llvm.amdgcn.{name}")
+
+
+def _permlanex16(operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray) -> Val:
+    """``v_permlanex16_b32`` (RDNA ISA): lane ``16 r + i`` reads lane ``lanesel[i]`` of the
+    other row of its pair (``16 (r ^ 1)``), ``lanesel`` being the 4-bit fields of the 64-bit
+    ``{src2, src1}``.  A read of an inactive lane is unmodelled (it depends on ``fi`` and
+    ``bound_ctrl``)."""
+    old, src = operands[0], operands[1]
+    low = operands[2].integers(mask, "permlanex16 lane select")
+    high = operands[3].integers(mask, "permlanex16 lane select")
+    select = (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
+    field = (select >> ((lane % 16) * 4).astype(np.uint64)) & np.uint64(0xF)
+    source = base + ((lane // 16) ^ 1) * 16 + field.astype(np.int64)
+    if (mask & ~mask[source]).any():
+        raise Unmodelled("permlanex16 reading an inactive lane")
+    out = np.where(mask[:, None], src.byte_symbols()[source], old.byte_symbols())
+    return Val(src.bits, syms=out).normalised()
+
+
+def _permlane32_swap(
+    operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray, warp: int
+) -> Val:
+    """``v_permlane32_swap_b32`` (CDNA4 ISA): lanes 32-63 of ``vdst`` and lanes 0-31 of
+    ``src0`` swap; the result is ``{new vdst, new src0}``.  Inactive lanes: unmodelled."""
+    if warp != 64 or not mask.all():
+        raise Unmodelled("permlane32.swap outside a full 64-lane wave")
+    vdst, src0 = operands[0].byte_symbols(), operands[1].byte_symbols()
+    upper = lane >= 32
+    new_vdst = np.where(upper[:, None], src0[base + lane - 32 * upper], vdst)
+    new_src0 = np.where(upper[:, None], src0, vdst[base + (lane + 32) % 64])
+    bits = operands[0].bits + operands[1].bits
+    return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))

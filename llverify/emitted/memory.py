@@ -54,6 +54,8 @@ class Violation:
     address: int
     where: str
     detail: str = ""
+    #: every distinct pair of different byte symbols the check found at one address
+    values: tuple[tuple[int, int], ...] = ()
 
 
 class SharedMemory:
@@ -194,6 +196,7 @@ class SharedMemory:
                         int(flat_addr[i]),
                         where,
                         "two warps write different values to one byte in the same barrier interval",
+                        _pairs(self.data[flat_addr][differs], flat_val[differs]),
                     )
                 )
         fresh = self.written_interval[flat_addr] != self.interval
@@ -223,6 +226,7 @@ class SharedMemory:
                     int(a[i]),
                     where,
                     "threads of one instruction write different values to one byte",
+                    _pairs(v[:-1][clash], v[1:][clash]),
                 )
             )
 
@@ -498,6 +502,10 @@ class GlobalMemory:
                         int(region.base + o[i]),
                         where,
                         f"two threads store different values to {region.name}",
+                        _pairs(
+                            np.concatenate([v[:-1][clash], current[earlier]]),
+                            np.concatenate([v[1:][clash], vals[earlier]]),
+                        ),
                     )
                 )
             elif earlier.any():
@@ -511,6 +519,7 @@ class GlobalMemory:
                         int(region.base + offsets[i]),
                         where,
                         f"two threads store different values to {region.name}",
+                        _pairs(current[earlier], vals[earlier]),
                     )
                 )
             if isinstance(region, OpenRegion):
@@ -519,3 +528,9 @@ class GlobalMemory:
             region.data[offsets] = vals
             region.writer[offsets] = who
             region.site[offsets] = len(self.sites) - 1
+
+
+def _pairs(first: np.ndarray, second: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """The distinct pairs of byte symbols ``(first[i], second[i])``."""
+    stacked = np.stack([first.reshape(-1), second.reshape(-1)], axis=1)
+    return tuple((int(a), int(b)) for a, b in np.unique(stacked, axis=0))

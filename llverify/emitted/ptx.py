@@ -23,6 +23,7 @@ import numpy as np
 
 from llverify.emitted import intrinsics
 from llverify.emitted.instructions import merge, nbytes_of
+from llverify.emitted.intrinsics import prmt_selectors
 from llverify.emitted.llvm_ir import Instruction
 from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
 
@@ -72,17 +73,6 @@ def _split_operands(text: str) -> list[str]:
     if "".join(current).strip():
         out.append("".join(current).strip())
     return out
-
-
-def prmt_selectors(selector: int) -> list[int]:
-    """Byte sources (0-7 over the two operands) of ``prmt.b32`` in its default mode."""
-    picks = []
-    for k in range(4):
-        nibble = (selector >> (4 * k)) & 0xF
-        if nibble & 0x8:
-            raise Unmodelled("prmt with sign replication")
-        picks.append(nibble & 0x7)
-    return picks
 
 
 class _AsmState:

@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "COMMUTATIVE",
+    "SWAPPED",
     "canonical_op",
     "UNDEFINED",
     "Dag",
@@ -49,7 +50,8 @@ COMMUTATIVE = frozenset(
 )  # fmt: skip
 
 
-_SWAPPED = {
+#: Each compare predicate with its operands swapped (``a < b`` is ``b > a``).
+SWAPPED = {
     "olt": "ogt",
     "ogt": "olt",
     "ole": "oge",
@@ -89,6 +91,23 @@ def canonical_op(name: str) -> str:
         name = name[len("llvm.") :]
     stem = _TYPE_SUFFIX.sub("", name) if not name.startswith(("fcmp.", "icmp.")) else name
     return _ALIASES.get(stem, stem)
+
+
+_ICMP = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "ult": lambda a, b: a < b,
+    "ule": lambda a, b: a <= b, "ugt": lambda a, b: a > b, "uge": lambda a, b: a >= b,
+    "slt": lambda a, b: a < b, "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+}  # fmt: skip
+_INT_OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "udiv": lambda a, b: a // b, "urem": lambda a, b: a % b,
+    "sdiv": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1),
+    "srem": lambda a, b: (abs(a) % abs(b)) * (1 if a >= 0 else -1),
+}  # fmt: skip
+_BITWISE = frozenset({"and", "or", "xor"})
+_SIGNED = frozenset({"sdiv", "srem"})  # truncating towards zero, as LLVM's
 
 
 class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an error
@@ -141,14 +160,49 @@ class Dag:
         return self._intern(("const", value), nbytes)
 
     def op(self, name: str, operands: tuple[int, ...], nbytes: int) -> int:
-        """``name`` applied to ``operands`` (sorted first when ``name`` is commutative)."""
+        """``name`` applied to ``operands`` (sorted first when ``name`` is commutative); an
+        integer op or compare of constants is folded to its constant and a select on a constant
+        condition to the chosen operand (a thread whose operands are concrete while other
+        threads' are tagged).
+
+        >>> dag = Dag()
+        >>> dag.describe(dag.op("icmp.eq", (dag.const(15, 4), dag.op("and", (dag.const(15, 4),
+        ...     dag.const(8, 4)), 4)), 1))
+        '0x0'
+        """
+        if name == "select" and len(operands) == 3 and self.nodes[operands[0]][0] == "const":
+            return operands[1] if self.nodes[operands[0]][1] & 1 else operands[2]
+        folded = self._fold(name, operands, nbytes)
+        if folded is not None:
+            return self.const(folded, nbytes)
         if name in COMMUTATIVE:
             operands = tuple(sorted(operands))
         elif name[:5] in ("fcmp.", "icmp.") and len(operands) == 2 and operands[0] > operands[1]:
             predicate = name[5:]
-            if predicate in _SWAPPED:  # a < b is b > a: one node for both spellings
-                name, operands = name[:5] + _SWAPPED[predicate], (operands[1], operands[0])
+            if predicate in SWAPPED:  # a < b is b > a: one node for both spellings
+                name, operands = name[:5] + SWAPPED[predicate], (operands[1], operands[0])
         return self._intern((name, *operands), nbytes)
+
+    def _fold(self, name: str, operands: tuple[int, ...], nbytes: int) -> int | None:
+        keys = [self.nodes[o] for o in operands]
+        if not keys or any(k[0] != "const" for k in keys):
+            return None
+        values = [int(k[1]) for k in keys]
+        bits = 8 * self.width[operands[0]]
+        if len(values) != 2 or nbytes > 8 or bits > 64:
+            return None
+        a, b = values
+        if bits == 8 and (name[:6] == "icmp.s" or name in _INT_OPS and name not in _BITWISE):
+            return None  # a byte may hold an i1, whose sign and carries differ from an i8's
+        if name.startswith("icmp.") and name[5:] in _ICMP:
+            if name[5] == "s":
+                a, b = (v - (1 << bits) if v >> (bits - 1) else v for v in (a, b))
+            return int(_ICMP[name[5:]](a, b))
+        if name in _SIGNED:
+            a, b = (v - (1 << bits) if v >> (bits - 1) else v for v in (a, b))
+        if name in _INT_OPS and not (name[1:4] in ("div", "rem") and b == 0):
+            return _INT_OPS[name](a, b) & ((1 << (8 * nbytes)) - 1)
+        return None
 
     def from_symbols(self, symbols: tuple[int, ...]) -> int:
         """The node whose bytes are ``symbols``: the node itself when they are its bytes in order,
