@@ -92,3 +92,23 @@ def test_a_kernel_file_without_a_function_exits_2(tmp_path) -> None:
     path.write_text("")
     message = one_line_error(cli("validate", str(path)))
     assert "--function" in message
+
+
+def test_audit_emitted_adds_the_validation_of_every_op(capsys) -> None:
+    """``llverify audit --emitted``: the audit's findings plus the emitted code's verdicts."""
+    require_triton()
+    path = FIXTURES / "transpose_fp16_sm90.ttgir"
+    assert main(["audit", str(path), "--emitted", "--json"]) == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["emitted"]["status"] == "proved"
+    assert report["emitted"]["counts"] == {"proved": 8, "refuted": 0, "unknown": 0}
+    assert report["violations"] == []
+    assert main(["audit", str(path), "--emitted"]) == EXIT_OK
+    assert "emitted code (llverify validate):" in capsys.readouterr().out
+
+
+def test_audit_emitted_with_an_unmodelled_op_exits_3_under_require_proofs(tmp_path) -> None:
+    require_triton()
+    module = tmp_path / "k.ttgir"
+    module.write_text(UNMODELLED)
+    assert main(["audit", str(module), "--emitted", "--require-proofs"]) == EXIT_UNKNOWN
