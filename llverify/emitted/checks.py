@@ -792,7 +792,7 @@ def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
                             thread,
                             store,
                             f"combine of {expectation.inputs[0]} elements {_listed(want)}",
-                            f"a value that depends on {run.dag.describe(leaf)}",
+                            f"a value that depends on {_leaf_name(run, leaf, input_spec)}",
                             replay,
                         )
                     ),
