@@ -38,6 +38,7 @@ __all__ = [
     "Value",
     "parse_llvm_ir",
     "parse_type",
+    "split_top_level",
 ]
 
 
@@ -593,7 +594,7 @@ def _function(
     arguments = []
     args_text = match.group("args").strip()
     if args_text:
-        for part in _split_arguments(args_text):
+        for part in split_top_level(args_text):
             tokens = _Tokens(part, start + 1)
             ty = parse_type(tokens)
             name = [t for t in tokens.items[tokens.pos :] if t.startswith("%")]
@@ -632,14 +633,19 @@ def _function(
     raise LLVMParseError("the function is never closed (truncated text?)", start + 1)
 
 
-def _split_arguments(text: str) -> list[str]:
+def split_top_level(text: str, opening: str = "([{<", closing: str = ")]}>") -> list[str]:
+    """The comma-separated parts of ``text`` outside brackets, stripped, empty ones dropped.
+
+    >>> split_top_level("ptr addrspace(1) %0, { i32, i32 } %1")
+    ['ptr addrspace(1) %0', '{ i32, i32 } %1']
+    """
     parts: list[str] = []
     current: list[str] = []
     depth = 0
     for char in text:
-        if char in "([{<":
+        if char in opening:
             depth += 1
-        elif char in ")]}>":
+        elif char in closing:
             depth -= 1
         if char == "," and depth == 0:
             parts.append("".join(current))
@@ -647,7 +653,7 @@ def _split_arguments(text: str) -> list[str]:
         else:
             current.append(char)
     parts.append("".join(current))
-    return [p for p in parts if p.strip()]
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _strip_comment(line: str) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 from llverify.emitted import intrinsics
 from llverify.emitted.instructions import merge, nbytes_of
 from llverify.emitted.intrinsics import prmt_selectors
-from llverify.emitted.llvm_ir import Instruction
+from llverify.emitted.llvm_ir import Instruction, split_top_level
 from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
@@ -51,28 +51,9 @@ def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
             body = match.group(3).strip()
         parts = body.split(None, 1)
         opcode = parts[0]
-        operands = _split_operands(parts[1]) if len(parts) > 1 else []
+        operands = split_top_level(parts[1], "[{", "]}") if len(parts) > 1 else []
         statements.append((guard, opcode, operands))
     return statements
-
-
-def _split_operands(text: str) -> list[str]:
-    out: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        if char == "," and depth == 0:
-            out.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    if "".join(current).strip():
-        out.append("".join(current).strip())
-    return out
 
 
 class _AsmState:
