@@ -228,3 +228,19 @@ def test_python_kernel_is_validated_with_the_users_lines(tmp_path: Path) -> None
     assert report.status is Status.PROVED
     reduce = next(v for v in report.verdicts if v.op == "tt.reduce")
     assert reduce.location.endswith("k.py:10"), reduce.location
+
+
+def test_a_non_commutative_reduce_is_unknown_not_refuted() -> None:
+    """The sweep's "first non-zero" reduce (select(a != 0, a, b): associative, not
+    commutative) leaves f(x, y) in one lane and f(y, x) in its butterfly partner; the masked
+    duplicate copy differs from the stored one.  tl.reduce assumes a commutative combine
+    (triton-lang/triton#4962), so the op is unknown with that reason, never refuted."""
+    require_triton()
+    from llverify.emitted.sweep import sweep_cases
+
+    case = next(c for c in sweep_cases() if c.name == "blocked-reduce_first-f32-w1x1-cuda80-v9")
+    report = validate_module(case.text, source=case.name)
+    reduce = next(v for v in report.verdicts if v.op == "tt.reduce")
+    assert reduce.status is Status.UNKNOWN
+    assert "triton-lang/triton#4962" in reduce.reason
+    assert all(v.status is Status.PROVED for v in report.verdicts if v.op != "tt.reduce")

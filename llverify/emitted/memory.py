@@ -385,6 +385,7 @@ class GlobalMemory:
                             where,
                             f"a duplicate copy of an element of {region.name} differs from the "
                             "copy stored (the store's predicate kept it from being written)",
+                            _pairs(values[here][differs], stored[differs]),
                         )
                     )
                     return
