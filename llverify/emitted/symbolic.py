@@ -223,11 +223,16 @@ class Dag:
         return node * _SLOTS + np.arange(self.width[node], dtype=np.int64)
 
     def leaves(self, node: int) -> list[int]:
-        """The leaf nodes under ``node``, with repetition, left to right."""
+        """The distinct leaf nodes under ``node``, in first-visit order (each node is visited
+        once: a DAG that reuses a value, as rounding emulations do, stays linear)."""
         out: list[int] = []
+        seen: set[int] = set()
         stack = [node]
         while stack:
             n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
             key = self.nodes[n]
             if key[0] == "leaf":
                 out.append(n)
