@@ -196,9 +196,13 @@ TIMEOUT_COMMANDS = [
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "1e9", "ten", ""])
 @pytest.mark.parametrize("command", TIMEOUT_COMMANDS, ids=lambda c: c[0])
 def test_bad_timeouts_exit_2(
-    command: tuple[str, ...], value: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    command: tuple[str, ...],
+    value: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert main([*command, f"--timeout={value}"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "--timeout" in err and "finite number of seconds > 0" in err, err

@@ -105,6 +105,16 @@ def test_worker_failure_without_triton_is_a_compile_error(tmp_path):
         compile_ttgir(TTGIR["cvt"], "cuda:90", python=str(fake))
 
 
+def test_reverse_scan_is_refused_for_releases_without_it(tmp_path):
+    # Triton 2.x parses tt.scan's reverse attribute and compiles a forward scan
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 2.2.0\n")
+    fake.chmod(0o755)
+    scan = '%1 = "tt.scan"(%0) <{axis = 1 : i32, reverse = true}> ({'
+    with pytest.raises(CompileError, match="Triton 2.2.0 has no reverse scans"):
+        compile_ttgir(f"module {{\n{scan}\n}}", "cuda:80", python=str(fake))
+
+
 def test_translation_to_3_2_renames_the_dialect():
     text = translate_ttgir(TTGIR["cvt"], "3.2.0")
     assert "ttg." not in text.replace("triton_gpu.", "")

@@ -459,7 +459,7 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     violation is set apart (unknown); any other pair of values stays a refutation."""
     from types import SimpleNamespace as Ns
 
-    from llverify.emitted.checks import _mirrored
+    from llverify.emitted.checks import mirrored_orders
     from llverify.emitted.memory import Violation
     from llverify.emitted.symbolic import Dag
     dag = Dag()
@@ -477,17 +477,17 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
         return Violation("nondeterministic store", "shared", 1, 0, 0, "st", "",
                          ((p * 16, q * 16),))
 
-    assert _mirrored(case, run, {"in": 0}, violation(first(x, y), first(y, x)))
-    assert not _mirrored(case, run, {"in": 0}, violation(first(x, y), first(x, w)))
-    assert not _mirrored(case, run, {"in": 0}, violation(x, y))
+    assert mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(x, w)))
+    assert not mirrored_orders(case, run, {"in": 0}, violation(x, y))
     add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
                   types=("f32", "f32"), returns=("%s",))
     commutative = Ns(op=Ns(name="tt.reduce"),
                      expectations=[Ns(kind="reduce", combine=add, inputs=("in",))])
-    assert not _mirrored(commutative, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(commutative, run, {"in": 0}, violation(first(x, y), first(y, x)))
     # a scan must combine in order (tl.associative_scan needs associativity only): refuted
     scan = Ns(op=Ns(name="tt.scan"), expectations=[Ns(kind="scan", combine=FIRST, inputs=("in",))])
-    assert not _mirrored(scan, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(scan, run, {"in": 0}, violation(first(x, y), first(y, x)))
 
 
 def test_a_nondeterministic_store_records_the_values_it_found() -> None:

@@ -534,7 +534,7 @@ def check_case(
             if status is Status.REFUTED:
                 return found
             undecided = undecided or found
-    mirrored = [v for v in violations if _mirrored(case, run, buffer_ids, v)]
+    mirrored = [v for v in violations if mirrored_orders(case, run, buffer_ids, v)]
     violations = [v for v in violations if v not in mirrored]
     if mirrored and not violations:
         first = mirrored[0]
@@ -568,7 +568,7 @@ def describe_violation(violation: Any) -> str:
     )
 
 
-def _mirrored(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -> bool:
+def mirrored_orders(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -> bool:
     """Whether every pair of values ``violation`` found different is one combine, not
     commutative, of the same elements in two orders (``f(x, y)`` against ``f(y, x)``): a use
     of the combine outside what Triton assumes, not a wrong element."""

@@ -527,6 +527,12 @@ def compile_ttgir(
         raise CompileError(
             f"compiling for {target}: python={python or sys.executable!r} cannot import triton"
         )
+    if _release(release) < (3, 0) and re.search(r'"?tt\.scan"?\(.*reverse = true', text):
+        # 2.x parses the attribute and ignores it: it would compile a forward scan
+        raise CompileError(
+            f"Triton {release} has no reverse scans (tt.scan's reverse attribute arrived in "
+            "3.0; this release would silently scan forward)"
+        )
     module = translate_ttgir(_retarget(text, target), release)
     result = _run_worker(
         {"kind": "ttgir", "text": module, "target": spec}, target, python, timeout_s

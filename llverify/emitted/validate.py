@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llverify.audit.module import parse_module
-from llverify.emitted.checks import CaseVerdict, check_case
+from llverify.emitted.checks import CaseVerdict, check_case, mirrored_orders
 from llverify.emitted.compile import CompiledKernel, compile_python, compile_ttgir
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Harness, build_harness
@@ -390,6 +390,10 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     }
     for violation in run.violations:
         cases = _case_of_where(harness, violation.where, by_text_line)
+        if not cases:
+            # no debug location (2.x code): a violation whose values are one non-commutative
+            # reduce's combine in two orders belongs to that reduce; others count against all
+            cases = [c for c in harness.cases if mirrored_orders(c, run, buffer_ids, violation)]
         for case in cases:
             by_case[case.index].append(violation)
         if not cases:
