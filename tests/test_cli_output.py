@@ -78,7 +78,7 @@ def test_counts_agree_with_their_nouns() -> None:
     gate = run(
         "audit", str(ROOT / "tests/data/ttgir/matmul_fp16_sm80.ttgir"), "--max-bank-conflicts", "0"
     )
-    assert "ttg.local_load: 1 bank conflict > --max-bank-conflicts 0" in gate.stdout
+    assert "ttg.local_load [shared-access]: 1 bank conflict > --max-bank-conflicts 0" in gate.stdout
     assert "1 bank conflicts" not in gate.stdout and "1 conflicts" not in gate.stdout
 
 

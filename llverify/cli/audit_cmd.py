@@ -31,7 +31,7 @@ def violations(report: Any, max_conflicts: int | None) -> list[str]:
     an access above ``max_conflicts`` (when given)."""
     found = []
     for f in report.sorted():
-        where = f"{f.location or 'line ' + str(f.line)} {f.op}"
+        where = f"{f.location or 'line ' + str(f.line)} {f.op} [{f.rule}]"
         if max_conflicts is not None and f.conflicts > max_conflicts:
             found.append(
                 f"{where}: {counted(f.conflicts, 'bank conflict')} > --max-bank-conflicts "
@@ -40,6 +40,23 @@ def violations(report: Any, max_conflicts: int | None) -> list[str]:
         if f.status in (Status.REFUTED, Status.ERROR):
             found.append(f"{where}: {f.summary}")
     return found
+
+
+def print_coverage(coverage: dict[str, Any]) -> None:
+    """The coverage summary: the layout-sensitive operations checked, per rule, and the
+    unchecked ones grouped by operation and reason."""
+    rules = ", ".join(f"{rule} {count}" for rule, count in coverage["by_rule"].items())
+    print(
+        f"coverage: {coverage['checked']} of {coverage['layout_ops']} layout-sensitive "
+        f"operations checked by the rules ({rules or 'no rule ran'})"
+    )
+    groups: dict[tuple[str, str], list[str]] = {}
+    for op in coverage["unchecked"]:
+        where = op["location"].rsplit("/", 1)[-1] or f"line {op['line']}"
+        groups.setdefault((op["op"], op["reason"]), []).append(where)
+    for (name, reason), places in groups.items():
+        shown = ", ".join(dict.fromkeys(places))
+        print(f"  not checked: {name} x{len(places)} ({shown}): {reason}")
 
 
 def exit_code(report: Any, broken: list[str], require_proofs: bool) -> int:
@@ -86,13 +103,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         print(to_json({**report.to_dict(), **extra, "violations": broken, "exit_code": code}))
         return code
     print(f"{args.kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
-    print(f"{'cost':>8}  {'status':8}  {'op':22}  {'location':28}  summary")
+    if report.refused:
+        print(f"REFUSED: {report.refused}")
+    print(f"{'cost':>8}  {'status':8}  {'op':22}  {'rule':20}  {'location':28}  summary")
     for f in report.sorted():
         location = f.location.rsplit("/", 1)[-1] or f"line {f.line}"
-        print(f"{f.cost:>8}  {f.status:8}  {f.op:22}  {location:28}  {f.summary}")
+        print(f"{f.cost:>8}  {f.status:8}  {f.op:22}  {f.rule:20}  {location:28}  {f.summary}")
+    print_coverage(report.coverage())
     if report.skipped:
         names = ", ".join(f"{k} x{v}" for k, v in sorted(report.skipped.items()))
-        print(f"skipped (no layout semantics audited): {names}")
+        print(f"operations no rule applies to: {names}")
     if emitted is not None:
         print("emitted code (llverify validate):")
         print_report(emitted)
@@ -104,11 +124,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _validate_emitted(args: argparse.Namespace) -> Any:
     """Validate the code Triton emits for the module's ops (``--emitted``)."""
     if args.target and args.target not in TARGETS:
-        raise LLVerifyError(f"--emitted: Triton does not compile for {args.target} here; "
-                            f"choose one of {', '.join(sorted(TARGETS))}")
+        raise LLVerifyError(
+            f"--emitted: Triton does not compile for {args.target} here; "
+            f"choose one of {', '.join(sorted(TARGETS))}"
+        )
     namespace = argparse.Namespace(
-        target=args.target, python=args.python, release=args.release, json=True, quiet=True,
-        timeout=300.0, function=None)
+        target=args.target,
+        python=args.python,
+        release=args.release,
+        json=True,
+        quiet=True,
+        timeout=300.0,
+        function=None,
+    )
     return run_validation(namespace, args.kernel)
 
 

@@ -1,0 +1,167 @@
+"""Audit rule ``shared-access``: every register <-> shared-memory access (``local_alloc``
+with a value, ``local_store``, ``local_load``) costed exactly, and for a buffer stored from
+and loaded to registers the certified optimal shared layout of that pair.
+
+Examples:
+    >>> from llverify.audit.analyze import audit
+    >>> text = '''#b = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+    ... #s = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ... #smem = #ttg.shared_memory
+    ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+    ...   %1 = ttg.local_alloc %0 : (tensor<64x64xf16, #b>) -> !ttg.memdesc<64x64xf16, #s, #smem>
+    ... }'''
+    >>> f = audit(text).findings[0]
+    >>> f.rule, str(f.status), f.data["access_bits"], f.data["conflicts"]
+    ('shared-access', 'ok', 128, 0)
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from llverify.audit.context import AuditContext, Rule, Severity
+from llverify.audit.module import Operation, TypeInfo
+from llverify.bits import counted
+from llverify.errors import LLVerifyError
+from llverify.verdict import Status
+
+__all__ = ["RULES", "buffer_of"]
+
+NAME = "shared-access"
+_OPS = frozenset({"ttg.local_alloc", "ttg.local_store", "ttg.local_load"})
+
+
+def buffer_of(ctx: AuditContext, value: str) -> str:
+    """The allocation a memdesc value views (through ``ttg.memdesc_*`` view operations)."""
+    seen = set()
+    while value not in seen:
+        seen.add(value)
+        op = ctx.definitions.get(value)
+        if op is None or not op.name.startswith("ttg.memdesc") or not op.operands:
+            break
+        value = op.operands[0]
+    return value
+
+
+def check_access(ctx: AuditContext, op: Operation) -> None:
+    """Cost one access: vector width, instructions, conflicts (hardware and Triton's),
+    wavefronts, ldmatrix applicability, and Triton's address miscompile when it applies."""
+    from llverify.access import access_analysis
+
+    tensors = [t for t in op.types if t.kind == "tensor"]
+    memdescs = [t for t in op.types if t.kind == "memdesc"]
+    if not tensors or not memdescs:
+        reason = "could not read the tensor and memdesc types"
+        if op.name == "ttg.local_alloc" and memdescs:
+            reason = "an allocation without a value: no register access to cost"
+        ctx.skip(op, NAME, reason)
+        return
+    if op.name == "ttg.local_load":
+        tensor, direction, buffer = tensors[-1], "load", buffer_of(ctx, op.operands[0])
+    else:
+        value = op.results[0] if op.name == "ttg.local_alloc" else op.operands[-1]
+        tensor, direction, buffer = tensors[0], "store", buffer_of(ctx, value)
+    memdesc = memdescs[0]
+    if not tensor.bits:
+        raise LLVerifyError(f"unknown element type {tensor.element!r}")
+    shape = list(tensor.shape)
+    shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
+    a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, ctx.target)
+    bank = a.bank_conflicts
+    wavefronts = a.store_wavefronts
+    data = {
+        "direction": direction,
+        "buffer": buffer,
+        "access_bits": a.access_bits,
+        "instructions": a.instructions,
+        "conflicts": bank.conflicts,
+        "triton_conflicts": bank.triton,
+        "differs_from_triton": bank.differs,
+        "wavefronts": wavefronts,
+        "ldmatrix": a.ldmatrix,
+        "ldmatrix_trans": a.ldmatrix_trans,
+    }
+    summary = (
+        f"{direction} {a.access_bits}-bit x {a.instructions}, "
+        f"{counted(bank.conflicts, 'conflict')} "
+        f"(Triton {bank.triton}), {wavefronts} wavefronts"
+    )
+    if bank.differs:
+        summary += f"; hardware differs from Triton: {bank.reason}"
+    status: Status | Severity = Severity.WARNING if bank.conflicts else Severity.OK
+    if a.triton_miscompile is not None:
+        data["triton_miscompile"] = a.triton_miscompile
+        summary += (
+            f"; Triton's ld/st lowering computes a wrong address here (inputs "
+            f"{a.triton_miscompile}: an added register stride carries into an XOR-applied "
+            "one; llverify.lowering)"
+        )
+        status = Status.ERROR
+    if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and ctx.target == "nvidia":
+        summary += "; ldmatrix" + (".trans" if not a.ldmatrix else "") + " applies"
+    ctx.finding(
+        op, status, summary, rule=NAME, cost=wavefronts, conflicts=bank.conflicts, data=data
+    )
+    books = ctx.state.setdefault(NAME, {"store": {}, "load": {}})
+    books[direction].setdefault(buffer, []).append((op, tensor, memdesc))
+
+
+def pair_buffers(ctx: AuditContext) -> None:
+    """A buffer stored from and loaded to registers: the certified optimal layout for
+    that pair, and the saving against the current one."""
+    from llverify.swizzle import synthesize_swizzle
+
+    books: dict[str, dict[str, list[tuple[Operation, TypeInfo, TypeInfo]]]] = ctx.state.get(
+        NAME, {"store": {}, "load": {}}
+    )
+    for buffer, stores in books["store"].items():
+        loads = books["load"].get(buffer)
+        if not loads:
+            continue  # read by an MMA instruction from shared memory: its layout is fixed
+        if any(t.encoding.startswith("#ttg.dot_op") for _, t, _ in loads):
+            continue  # a dot operand: Triton loads it with ldmatrix or MMA-specific code
+        (store_op, s_tensor, _), (load_op, l_tensor, _) = stores[0], loads[0]
+        if s_tensor.shape != l_tensor.shape or not s_tensor.bits:
+            continue
+        mine = [
+            f
+            for f in ctx.findings
+            if f.rule == NAME
+            and f.data.get("buffer") == buffer
+            and f.line in (store_op.line, load_op.line)
+        ]
+        current = sum(f.cost for f in mine)
+        result = synthesize_swizzle(
+            ctx.layout(s_tensor),
+            ctx.layout(l_tensor),
+            list(s_tensor.shape),
+            s_tensor.bits,
+            ctx.target,
+            timeout_s=ctx.timeout_s,
+        )
+        best = result.cost.total_wavefronts
+        for f in mine:
+            f.data["better_layout"] = {
+                "current_wavefronts": current,
+                "optimal_wavefronts": best,
+                "saving": max(0, current - best),
+                "certificate": result.certificate.status,
+                "offset_bases": result.offset_bases,
+                "store_vector_bits": result.cost.vector_bits[0],
+                "load_vector_bits": result.cost.vector_bits[1],
+            }
+            if best < current:
+                f.summary += (
+                    f"; a certified better shared layout saves {current - best} of "
+                    f"{current} wavefronts (store+load)"
+                )
+
+
+RULES = (
+    Rule(
+        NAME,
+        _OPS,
+        check_access,
+        "vector width, instructions, bank conflicts and wavefronts of each shared access; "
+        "the certified optimal layout of a stored-and-loaded buffer",
+        finish=pair_buffers,
+    ),
+)
