@@ -37,6 +37,7 @@ Examples:
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +56,16 @@ from llverify.bits import check_timeout
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
 
-__all__ = ["RULES", "AuditReport", "Finding", "Severity", "audit", "target_of"]
+__all__ = [
+    "RULES",
+    "AuditReport",
+    "Finding",
+    "Severity",
+    "audit",
+    "run_rules",
+    "select_rules",
+    "target_of",
+]
 
 #: every rule, in the order they run (module-consistency first: it can refuse the module)
 RULES: tuple[Rule, ...] = (
@@ -158,7 +168,10 @@ class AuditReport:
         }
 
 
-def _run(ctx: AuditContext, rules: tuple[Rule, ...]) -> None:
+def run_rules(ctx: AuditContext, rules: tuple[Rule, ...]) -> None:
+    """Run ``rules`` (in order) on every operation of ``ctx.module`` they apply to, then
+    their ``finish`` steps; an :class:`LLVerifyError` becomes an ERROR finding of the rule.
+    :func:`audit` is the entry point; this is for benchmarks timing a subset of rules."""
     for op in ctx.module.ops:
         layout = carries_layout(op)
         for rule in rules:
@@ -172,26 +185,57 @@ def _run(ctx: AuditContext, rules: tuple[Rule, ...]) -> None:
             rule.finish(ctx)
 
 
+def select_rules(names: Sequence[str] | None) -> tuple[Rule, ...]:
+    """The rules of :data:`RULES` named in ``names`` (all when None), in their running order;
+    module-consistency always runs.
+
+    >>> [rule.name for rule in select_rules(["convert-layout"])]
+    ['module-consistency', 'convert-layout']
+    >>> select_rules(["convert"])
+    Traceback (most recent call last):
+    ...
+    ValueError: rules=['convert']: unknown rule 'convert'; the rules are ...
+    """
+    if names is None:
+        return RULES
+    if isinstance(names, str):
+        raise TypeError(f"rules={names!r}: expected a list of rule names, not a string")
+    known = {rule.name for rule in RULES}
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"rules={list(names)!r}: unknown rule {name!r}; the rules are "
+                f"{', '.join(rule.name for rule in RULES)}"
+            )
+    return tuple(r for r in RULES if r.name in names or r.name == consistency.NAME)
+
+
 def audit(
-    text: str, target: str | None = None, timeout_s: float = 30.0, module: Any = None
+    text: str,
+    target: str | None = None,
+    timeout_s: float = 30.0,
+    module: Any = None,
+    rules: Sequence[str] | None = None,
 ) -> AuditReport:
     """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`).
 
-    Every rule of :data:`RULES` runs on the operations it applies to; when
-    ``module-consistency`` finds an error the module is refused and no other rule runs.
+    Every rule of :data:`RULES` (or those named in ``rules``) runs on the operations it
+    applies to; when ``module-consistency`` finds an error the module is refused and no other
+    rule runs.
     """
     start = time.perf_counter()
     check_timeout(timeout_s, "timeout_s")
+    chosen = select_rules(rules)
     parsed = module if module is not None else parse_module(text)
     ctx = AuditContext(parsed, target_of(parsed, target), timeout_s)
-    first, rest = RULES[0], RULES[1:]
-    _run(ctx, (first,))
+    first, rest = chosen[0], chosen[1:]
+    run_rules(ctx, (first,))
     errors = [f for f in ctx.findings if f.status is Status.ERROR]
     refused = None
     if errors:
         refused = f"{len(errors)} operation(s) break {first.name}: nothing else was checked"
     else:
-        _run(ctx, rest)
+        run_rules(ctx, rest)
     return AuditReport(
         target=ctx.target,
         findings=ctx.findings,
@@ -201,7 +245,9 @@ def audit(
         covered=ctx.covered,
         skips=ctx.skips,
         layout_ops=[
-            (op.line, op.name, op.location) for op in parsed.ops if layout_sensitive(op, HANDLED)
+            (op.line, op.name, op.location)
+            for op in parsed.ops
+            if layout_sensitive(op, frozenset(n for r in chosen for n in r.ops))
         ],
         refused=refused,
     )
