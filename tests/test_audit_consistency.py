@@ -133,3 +133,19 @@ def test_cli_refuses_with_exit_1_naming_op_and_rule(tmp_path: Path) -> None:
     )
     assert data["exit_code"] == 1 and data["refused"]
     assert data["coverage"]["unchecked"][0]["reason"] == "module refused"
+
+
+def test_cli_rule_selects_rules_and_refuses_unknown_names() -> None:
+    kernel = str(DATA / "matmul_fp16_sm80.ttgir")
+    run = [sys.executable, "-m", "llverify", "audit", kernel, "--json"]
+    out = subprocess.run([*run, "--rule", "convert-layout"], capture_output=True, text=True)
+    data = json.loads(out.stdout)
+    assert {f["rule"] for f in data["findings"]} == {"convert-layout"}
+    assert set(data["coverage"]["by_rule"]) == {"convert-layout", "module-consistency"}
+    bad = subprocess.run([*run, "--rule", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "--rule: unknown rule 'nope'" in bad.stderr
+    with pytest.raises(ValueError, match="unknown rule 'nope'"):
+        audit("module {}", rules=["nope"])
+    with pytest.raises(TypeError, match="expected a list of rule names"):
+        audit("module {}", rules="convert-layout")

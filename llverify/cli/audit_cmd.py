@@ -78,9 +78,16 @@ def exit_code(report: Any, broken: list[str], require_proofs: bool) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from llverify.audit.analyze import audit
 
+    if args.rule is not None:
+        from llverify.audit.analyze import select_rules
+
+        try:
+            select_rules(args.rule)
+        except ValueError as error:
+            raise LLVerifyError(f"--rule: {str(error).split(': ', 1)[1]}") from None
     text = read_text_file(args.kernel)
     try:
-        report = audit(text, args.target, timeout_s=args.timeout)
+        report = audit(text, args.target, timeout_s=args.timeout, rules=args.rule)
     except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None
@@ -147,18 +154,20 @@ def register(commands: Any) -> None:
         help="audit a TTGIR module: every layout operation verified and costed",
         description=(
             "Read a TTGIR module as Triton prints it (compiled.asm['ttgir'] or an IR dump) and "
-            "report every convert_layout (proved, kind, optimal swizzle), local_alloc/store/"
-            "load (vectors, bank conflicts, a certified better shared layout), dot operand "
-            "consistency, and reductions/stores over duplicated data, sorted by cost. Unknown "
-            "ops are listed as skipped. Exit 1 when a conversion is refuted, an operation "
-            "cannot be analysed or a rule option is violated; 2 when the module is malformed "
-            "or truncated."
+            "check every layout-carrying operation with the audit's named rules: encodings "
+            "against the module (an inconsistent module is refused), convert_layout (proved, "
+            "kind, optimal swizzle), local_alloc/store/load (vectors, bank conflicts, a "
+            "certified better shared layout), dot operands, reductions/stores over duplicated "
+            "data, and more (docs/audit.md), sorted by cost, with a coverage report. Exit 1 "
+            "when the module is refused, a conversion is refuted, a rule finds an error or a "
+            "rule option is violated; 2 when the module is malformed or truncated."
         ),
         epilog=examples(
             f"llverify audit {KERNEL}",
             f"llverify audit {KERNEL} --json --require-proofs",
             f"llverify audit {KERNEL} --max-bank-conflicts 0   # exit 1: a load has 1 conflict",
             f"llverify audit {KERNEL} --emitted   # also prove the code Triton emits per op",
+            f"llverify audit {KERNEL} --rule convert-layout --rule shared-access",
         ),
         formatter_class=HelpFormatter,
     )
@@ -169,6 +178,13 @@ def register(commands: Any) -> None:
         help="override the module's ttg.target (default: the module's)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="NAME",
+        help="run only this rule (repeatable; module-consistency always runs; the rules are "
+        "listed in docs/audit.md, e.g. convert-layout, shared-access)",
+    )
     parser.add_argument(
         "--max-bank-conflicts",
         type=non_negative_int,
