@@ -488,7 +488,11 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo])
         flat = np.ravel_multi_index(tuple(coords), piece)
         keys.append((i * (int(thread.max()) + 1) + thread) * numel + flat)
     element = r_coords + np.asarray(offsets, dtype=np.int64)[:, None]
-    grid = [r // p for r, p in zip(result.shape, piece)]
+    grid = (
+        [1] * rank
+        if op.name == "amdg.extract_slice"
+        else [r // p for r, p in zip(result.shape, piece)]
+    )
     tile = np.ravel_multi_index(tuple(element // np.asarray(piece)[:, None]), grid)
     local = np.ravel_multi_index(tuple(element % np.asarray(piece)[:, None]), piece)
     wanted = (tile * (int(r_thread.max()) + 1) + r_thread) * numel + local
