@@ -136,7 +136,7 @@ def offset_table(ctx: AuditContext, info: TypeInfo) -> OffsetTable:
     cache = ctx.state.setdefault(NAME, {})
     key = (info.encoding, shape)
     if key in cache:
-        return cache[key]  # type: ignore[no-any-return]
+        return cache[key]
     what = f"memdesc {info.text}"
     try:
         shared, buffers = ctx.shared_layout(info.encoding, shape), None
@@ -506,9 +506,9 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo])
         source = sources[int(tile[flat])]
         held = ctx.layout(source)
         at = tuple(int(v) for v in element[:, flat] % np.asarray(piece))
-        thread = {d: ins[d] for d, _ in _threads(r_dims)}
+        owner = {d: ins[d] for d, _ in _threads(r_dims)}
         for reg in range(held.get_in_dim_size("register")):
-            probe = {d: 0 for d in held.get_in_dim_names()} | thread | {"register": reg}
+            probe = {d: 0 for d in held.get_in_dim_names()} | owner | {"register": reg}
             if tuple(held.apply(probe).values()) == at:
                 raise LLVerifyError(f"internal error: {probe} holds {at}")
         what = "source" if op.name == "amdg.extract_slice" else f"operand {int(tile[flat])}"
