@@ -113,6 +113,8 @@ def test_access_counts_match_triton_bank_conflicts() -> None:
             memdesc = [t for t in op.types if t.kind == "memdesc"][0]
             if memdesc.encoding.startswith("#ttg.padded_shared") or memdesc.shape != tensor.shape:
                 continue
+            if memdesc.alloc_shape != memdesc.shape:  # a subslice: Triton's count is NYI
+                continue
             reg = to_linear_layout(tensor.encoding, list(tensor.shape))
             reg = action_remove_broadcasted_regs(reg).apply(reg)
             shared = to_linear_layout(memdesc.encoding, list(tensor.shape))

@@ -41,7 +41,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.audit import consistency, conversions, copies, dot_operands, shared_access
+from llverify.audit import (
+    consistency,
+    conversions,
+    copies,
+    dot_operands,
+    memdesc_views,
+    shared_access,
+)
 from llverify.audit.context import (
     AuditContext,
     Finding,
@@ -74,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     *shared_access.RULES,
     *dot_operands.RULES,
     *copies.RULES,
+    *memdesc_views.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)

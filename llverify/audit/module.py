@@ -84,6 +84,15 @@ class TypeInfo:
     def bits(self) -> int | None:
         return element_type_bits(self.element)
 
+    @property
+    def alloc_shape(self) -> tuple[int, ...]:
+        """A memdesc's allocation shape: the trailing ``128x64`` Triton prints after
+        ``mutable`` for a subslice view, else the shape itself."""
+        last = _split_top(self.text[self.text.index("<") + 1 : -1])[-1].strip()
+        if self.kind == "memdesc" and re.fullmatch(r"\d+(?:x\d+)*", last):
+            return tuple(int(d) for d in last.split("x"))
+        return self.shape
+
 
 @dataclass
 class Operation:

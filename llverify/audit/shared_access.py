@@ -17,11 +17,16 @@ Examples:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.module import Operation, TypeInfo
 from llverify.bits import counted
 from llverify.errors import LLVerifyError
 from llverify.verdict import Status
+
+if TYPE_CHECKING:
+    from llverify.access import AccessAnalysis
 
 __all__ = ["RULES", "buffer_of"]
 
@@ -63,8 +68,13 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
     if not tensor.bits:
         raise LLVerifyError(f"unknown element type {tensor.element!r}")
     shape = list(tensor.shape)
-    shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
-    a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, ctx.target)
+    alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(shape) :]
+    if alloc == tensor.shape:
+        shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
+        a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, ctx.target)
+        mask = 0
+    else:  # a subslice: the allocation's layout, at the view's offsets (view-layout)
+        a, mask = _subslice_access(ctx, tensor, memdesc, alloc, tensor.bits)
     bank = a.bank_conflicts
     wavefronts = a.store_wavefronts
     data = {
@@ -79,6 +89,8 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         "ldmatrix": a.ldmatrix,
         "ldmatrix_trans": a.ldmatrix_trans,
     }
+    if mask:
+        data["subslice"] = {"alloc_shape": list(alloc), "offset_mask": mask}
     summary = (
         f"{direction} {a.access_bits}-bit x {a.instructions}, "
         f"{counted(bank.conflicts, 'conflict')} "
@@ -102,6 +114,28 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
     )
     books = ctx.state.setdefault(NAME, {"store": {}, "load": {}})
     books[direction].setdefault(buffer, []).append((op, tensor, memdesc))
+
+
+def _subslice_access(
+    ctx: AuditContext, tensor: TypeInfo, memdesc: TypeInfo, alloc: tuple[int, ...], bits: int
+) -> tuple[AccessAnalysis, int]:
+    """The access of a subslice view: the conversion to the allocation's shared layout
+    (Triton's ``toLinearLayout`` of the memdesc), whose offset Triton XORs with the view's
+    constant one (this changes no bank, word or vector), and ldmatrix/stmatrix only when
+    the offset bits the view may set (``subslice_mask``) stay above one 16-byte row
+    (``lowerLdStMatrix``)."""
+    from dataclasses import replace
+
+    from llverify.access import analyse_access
+    from llverify.audit.memdesc_views import subslice_mask
+    from llverify.hardware import resolve_target
+
+    shared = ctx.shared_layout(memdesc.encoding, alloc)
+    a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(ctx.target))
+    mask = subslice_mask(ctx, memdesc)
+    if mask & (max(1, 128 // bits) - 1):
+        a = replace(a, ldmatrix=False, ldmatrix_trans=False)
+    return a, mask
 
 
 def pair_buffers(ctx: AuditContext) -> None:

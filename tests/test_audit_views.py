@@ -1,0 +1,270 @@
+"""Tests of the audit rule ``view-layout`` (llverify.audit.memdesc_views) and of subslice
+offsets in ``shared-access``.
+
+The hand-written controls were checked against Triton 3.9's own verifier (parsing each module
+with ``triton._C.libtriton.ir.parse_mlir_module``): it accepts every positive control and
+refuses the subslice offsets, the non-transposed trans result and the extract_slice of the
+negative controls (for that one it names the same element, ``[65, 16]``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from llverify.audit.analyze import audit
+from llverify.audit.memdesc_views import NAME
+from llverify.encodings import to_linear_layout
+from llverify.verdict import Status
+
+DATA = Path(__file__).resolve().parent / "data" / "ttgir"
+VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_subslice", "ttg.memdesc_trans", "ttg.memdesc_reshape")
+
+HEAD = """#s = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#t = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
+#s3 = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#nv = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#nvt = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 16], warpsPerCTA = [1, 4], order = [0, 1]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "TARGET", "ttg.threads-per-warp" = LANES : i32} {
+"""  # noqa: E501
+M = "!ttg.memdesc"
+
+
+def _findings(body: str, target: str = "cuda:90") -> list:
+    lanes = "64" if target.startswith("hip") else "32"
+    text = HEAD.replace("TARGET", target).replace("LANES", lanes) + body + "\n}\n"
+    report = audit(text)
+    assert report.refused is None, report.refused
+    return [f for f in report.findings if f.rule == NAME]
+
+
+def _one(body: str, target: str = "cuda:90"):
+    (found,) = _findings(body, target)
+    return found
+
+
+def _offset(encoding: str, shape: tuple[int, ...], index: tuple[int, ...]) -> int:
+    """Replay: the offset whose image is ``index`` in the encoding's layout."""
+    ll = to_linear_layout(encoding, list(shape))
+    size = ll.get_in_dim_size("offset")
+    for o in range(size):
+        out = ll.apply({"offset": o, "block": 0})
+        if tuple(out.values()) == tuple(index):
+            return o
+    raise AssertionError(f"{index} not reached")
+
+
+SWZ = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+SWZ_T = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>"
+
+
+# -- positive controls ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"%1 = ttg.memdesc_trans %0 {{order = array<i32: 1, 0>}} : {M}<64x128xf16, #s, #smem, "
+        f"mutable> -> {M}<128x64xf16, #t, #smem, mutable>",
+        f"%1 = ttg.memdesc_trans %0 {{order = array<i32: 1, 0>}} : {M}<64x128xf16, #nv, #smem, "
+        f"mutable> -> {M}<128x64xf16, #nvt, #smem, mutable>",
+        f"%1 = ttg.memdesc_reshape %0 : {M}<4x16x64xf16, #s3, #smem, mutable> -> "
+        f"{M}<64x64xf16, #s, #smem, mutable>",
+        f"%1 = ttg.memdesc_index %0[%c] : {M}<3x64x64xf16, #s, #smem, mutable> -> "
+        f"{M}<64x64xf16, #s, #smem, mutable>",
+        f"%1 = ttg.memdesc_subslice %0[64, 48] : {M}<128x64xf16, #s, #smem, mutable> -> "
+        f"{M}<64x16xf16, #s, #smem, mutable, 128x64>",
+        f"%1 = ttg.memdesc_subslice %0[8, 0] : {M}<128x64xf16, #s, #smem, mutable> -> "
+        f"{M}<8x64xf16, #s, #smem, mutable, 128x64>",
+        f"%1 = ttg.memdesc_subslice %0[0, 64] : {M}<128x128xf16, #nv, #smem, mutable> -> "
+        f"{M}<128x64xf16, #nv, #smem, mutable, 128x128>",
+    ],
+)
+def test_views_proved(line: str) -> None:
+    f = _one(line)
+    assert f.status is Status.PROVED, f.summary
+    assert "proved for all" in f.summary
+
+
+def test_nested_subslices_accumulate_offsets() -> None:
+    found = _findings(
+        f"%1 = ttg.memdesc_subslice %0[0, 32] : {M}<128x64xf16, #s, #smem, mutable> -> "
+        f"{M}<128x32xf16, #s, #smem, mutable, 128x64>\n"
+        f"%2 = ttg.memdesc_subslice %1[0, 16] : {M}<128x32xf16, #s, #smem, mutable, 128x64> -> "
+        f"{M}<128x16xf16, #s, #smem, mutable, 128x64>"
+    )
+    assert [f.status for f in found] == [Status.PROVED, Status.PROVED]
+    assert found[1].data["offsets"] == [0, 48]
+    assert found[1].data["mask"] == 16 | 32  # offsets of columns 16 and 32
+
+
+def test_amd_extract_slice_and_concat_proved() -> None:
+    found = _findings(
+        "%0 = amdg.extract_slice %x [64, 16] : tensor<128x32xf32, #b> to tensor<64x16xf32, #b>\n"
+        "%1 = amdg.concat %y, %y, %y, %y : tensor<64x16xf32, #b>, tensor<64x16xf32, #b>, "
+        "tensor<64x16xf32, #b>, tensor<64x16xf32, #b> -> tensor<128x32xf32, #b>",
+        target="hip:gfx942",
+    )
+    assert [(f.op, f.status) for f in found] == [
+        ("amdg.extract_slice", Status.PROVED),
+        ("amdg.concat", Status.PROVED),
+    ]
+
+
+# -- negative controls ------------------------------------------------------------------
+
+
+def test_trans_result_not_transposed_is_an_error() -> None:
+    f = _one(
+        f"%1 = ttg.memdesc_trans %0 {{order = array<i32: 1, 0>}} : {M}<64x128xf16, #s, #smem, "
+        f"mutable> -> {M}<128x64xf16, #s, #smem, mutable>"
+    )
+    assert f.status is Status.ERROR
+    cx = f.data["counterexample"]
+    index, source = cx["index"], cx["source_index"]
+    assert source == (index[1], index[0])
+    assert _offset(SWZ, (128, 64), index) == cx["view_offset"]
+    assert _offset(SWZ, (64, 128), source) == cx["source_offset"]
+    assert cx["view_offset"] != cx["source_offset"]
+
+
+def test_subslice_offset_touching_the_tile_is_an_error() -> None:
+    f = _one(
+        f"%1 = ttg.memdesc_subslice %0[0, 8] : {M}<128x64xf16, #s, #smem, mutable> -> "
+        f"{M}<128x16xf16, #s, #smem, mutable, 128x64>"
+    )
+    assert f.status is Status.ERROR
+    cx = f.data["counterexample"]
+    assert "touch the view's tile" in f.summary
+    row, col = cx["index"]
+    assert (col ^ 8) != col + 8 and cx["element"] == (row, col + 8)
+    assert _offset(SWZ, (128, 64), (row, col + 8)) == cx["right_offset"]
+    assert _offset(SWZ, (128, 64), (row, col ^ 8)) == cx["emitted_offset"]
+
+
+def test_subslice_along_the_swizzling_pattern_is_an_error() -> None:
+    f = _one(
+        f"%1 = ttg.memdesc_subslice %0[2, 0] : {M}<128x64xf16, #s, #smem, mutable> -> "
+        f"{M}<2x64xf16, #s, #smem, mutable, 128x64>"
+    )
+    assert f.status is Status.ERROR
+    assert "swizzling pattern" in f.summary
+    cx = f.data["counterexample"]
+    moved = _offset(SWZ, (128, 64), (2, 0))
+    assert moved & (moved - 1)  # not a power of two
+    assert cx["added"] == cx["offset"] + moved != cx["xored"] == cx["offset"] ^ moved
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        (
+            f"%1 = ttg.memdesc_subslice %0[0, 16] : {M}<128x64xf16, #s, #smem, mutable> -> "
+            f"{M}<128x16xf16, #t, #smem, mutable, 128x64>",
+            "not the source's",
+        ),
+        (
+            f"%1 = ttg.memdesc_subslice %0[0, 16] : {M}<128x64xf16, #s, #smem, mutable> -> "
+            f"{M}<128x16xf16, #s, #smem, mutable, 128x32>",
+            "allocation shape",
+        ),
+        (
+            f"%1 = ttg.memdesc_subslice %0[0, 56] : {M}<128x64xf16, #s, #smem, mutable> -> "
+            f"{M}<128x16xf16, #s, #smem, mutable, 128x64>",
+            "outside",
+        ),
+        (
+            f"%1 = ttg.memdesc_index %0[%c] : {M}<2x64x64xf16, #s, #smem, mutable> -> "
+            f"{M}<64x64xf16, #t, #smem, mutable>",
+            "not the source's",
+        ),
+        (
+            f"%1 = ttg.memdesc_reshape %0 : {M}<4x16x64xf16, #s3, #smem, mutable> -> "
+            f"{M}<64x64xf16, #t, #smem, mutable>",
+            "row-major",
+        ),
+    ],
+)
+def test_view_errors(line: str, words: str) -> None:
+    f = _one(line)
+    assert f.status is Status.ERROR
+    assert words in f.summary
+
+
+def test_amd_extract_slice_needing_data_movement_is_an_error() -> None:
+    f = _one(
+        "%0 = amdg.extract_slice %x [64, 16] : tensor<128x32xf32, #b> to tensor<64x16xf32, #c>",
+        target="hip:gfx942",
+    )
+    assert f.status is Status.ERROR
+    cx = f.data["counterexample"]
+    # Triton 3.9's verifier: "No source register holds the element for destination index
+    # [65, 16]"
+    assert cx["source_index"] == (65, 16)
+    dst = to_linear_layout(
+        "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 16], warpsPerCTA = [1, 4], "
+        "order = [0, 1]}>",
+        [64, 16],
+    )
+    assert tuple(dst.apply(cx["input"]).values()) == cx["index"]
+    src = to_linear_layout(
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], "
+        "order = [1, 0]}>",
+        [128, 32],
+    )
+    thread = {k: v for k, v in cx["input"].items() if k != "register"}
+    held = {tuple(src.apply({**thread, "register": r}).values()) for r in range(16)}
+    assert (65, 16) not in held
+
+
+def test_amd_concat_with_another_layout_is_an_error() -> None:
+    f = _one(
+        "%1 = amdg.concat %y, %y, %y, %y : tensor<64x16xf32, #b>, tensor<64x16xf32, #b>, "
+        "tensor<64x16xf32, #b>, tensor<64x16xf32, #b> -> tensor<128x32xf32, #c>",
+        target="hip:gfx942",
+    )
+    assert f.status is Status.ERROR
+    assert "data movement" in f.summary
+
+
+# -- real fixtures ------------------------------------------------------------------------
+
+
+def test_every_fixture_view_is_proved() -> None:
+    statuses: Counter = Counter()
+    ops = 0
+    for kernel in sorted(DATA.glob("*.ttgir")):
+        text = kernel.read_text()
+        report = audit(text)
+        ops += sum(
+            1 for line in text.splitlines() if any(f" = {name} " in line for name in VIEW_OPS)
+        )
+        statuses.update((f.op, f.status) for f in report.findings if f.rule == NAME)
+        assert not [s for s in report.skips if s.rule == NAME]
+    assert statuses == {
+        ("ttg.memdesc_index", Status.PROVED): 68,
+        ("ttg.memdesc_subslice", Status.PROVED): 20,
+    }
+    assert ops == 88
+
+
+def test_subslice_loads_are_costed_on_the_allocation() -> None:
+    """The sm80 matmul loads 128x16 (A) and 16x128 (B) subslices of its 128x64 / 64x128
+    buffers: costed on the allocation's layout they are conflict-free (on the layout of a
+    128x16 buffer the A loads would have 1 conflict per wavefront), ldmatrix (A) and
+    ldmatrix.trans (B) apply, as Triton 3.9's own lowering emits them."""
+    report = audit((DATA / "matmul_fp16_sm80.ttgir").read_text())
+    loads = [f for f in report.findings if f.rule == "shared-access" and "subslice" in f.data]
+    assert len(loads) == 10
+    for f in loads:
+        assert f.data["conflicts"] == 0 and f.data["wavefronts"] == 128
+        a = f.data["subslice"]["alloc_shape"] == [128, 64]
+        assert f.data["subslice"]["offset_mask"] == (48 if a else 6144)
+        assert (f.data["ldmatrix"], f.data["ldmatrix_trans"]) == (
+            (True, False) if a else (False, True)
+        )
