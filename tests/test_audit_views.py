@@ -268,3 +268,24 @@ def test_subslice_loads_are_costed_on_the_allocation() -> None:
         assert (f.data["ldmatrix"], f.data["ldmatrix_trans"]) == (
             (True, False) if a else (False, True)
         )
+
+
+def test_multi_cta_shared_view_is_not_checked_not_an_error() -> None:
+    shared = (
+        "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], "
+        "CGALayout = [[1, 0]]}>"
+    )
+    text = (
+        'module attributes {"ttg.num-warps" = 4 : i32, "ttg.num-ctas" = 2 : i32, '
+        'ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {\n'
+        f"  %0 = ttg.local_alloc : () -> !ttg.memdesc<2x64x64xf16, {shared}, "
+        "#ttg.shared_memory, mutable>\n"
+        f"  %2 = ttg.memdesc_index %0[%1] : !ttg.memdesc<2x64x64xf16, {shared}, "
+        f"#ttg.shared_memory, mutable> -> !ttg.memdesc<64x64xf16, {shared}, "
+        "#ttg.shared_memory, mutable>\n}\n"
+    )
+    report = audit(text)
+    assert report.refused is None
+    assert not [f for f in report.findings if f.rule == "view-layout"]
+    (unchecked,) = [u for u in report.coverage()["unchecked"] if u["op"] == "ttg.memdesc_index"]
+    assert "several CTAs is not modelled" in unchecked["reason"]
