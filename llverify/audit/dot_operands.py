@@ -1,6 +1,7 @@
-"""Audit rule ``dot-operand-encoding``: the register operands of ``tt.dot`` and
-``ttng.warp_group_dot`` are ``dot_op`` encodings with the right ``opIdx`` and the result's
-encoding as parent, and build for their shapes.
+"""Audit rules on the register operands of ``tt.dot`` and ``ttng.warp_group_dot``:
+``dot-operand-encoding`` (they are ``dot_op`` encodings with the right ``opIdx`` and the
+result's encoding as parent, and build for their shapes) and ``dot-operand-fragment`` (each
+equals the fragments of the instruction Triton 3.9 selects, with no copies along K).
 
 Examples:
     >>> from llverify.audit.analyze import audit
@@ -11,6 +12,9 @@ Examples:
     >>> f = audit(text).findings[0]
     >>> f.rule, str(f.status), f.data["problems"][0][:38]
     ('dot-operand-encoding', 'error', 'operand 0 has the wrong opIdx: #ttg.do')
+    >>> f = audit(text.replace("opIdx = 1, parent = #mma, kWidth = 2}>> *", "opIdx = 0, parent = #mma, kWidth = 1}>> *")).findings[-1]
+    >>> f.rule, str(f.status), f.summary[:74]
+    ('dot-operand-fragment', 'error', 'operand 0: kWidth 1 does not fit mma.m16n8k16 .f16 A, which needs kWidth 2')
 """  # noqa: E501
 
 from __future__ import annotations
@@ -84,6 +88,18 @@ class Instruction:
     k_dim: str
     source: str
 
+    def needs(self, point: Mapping[str, int]) -> dict[str, int]:
+        """The element the instruction needs at ``point`` (register/lane/warp), not cut to
+        the tensor's shape (exact ints): PTX a2 of lane 5 is row groupID + 8, column
+        2 * threadID_in_group.
+
+        >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+        >>> operand_instruction(mma, "f16", 0, (16, 16)).needs({"register": 2, "lane": 5, "warp": 0})
+        {'dim0': 9, 'dim1': 2}
+        """  # noqa: E501
+        env = {**self.params, **point}
+        return {d: Formula(f).evaluate(IntOps(), env) for d, f in self.formulas.items()}
+
 
 @dataclass(frozen=True)
 class NoReference:
@@ -122,13 +138,15 @@ _NVIDIA = {
 }
 
 
-def _nvidia(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> Instruction | NoReference:
+def _nvidia(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
     """mma.sync (version 2) or wgmma (version 3, register A only) on a 2-D tensor."""
     from llverify.specs.nvidia_mma import REFERENCES
 
     major = parent.version[0]
     instr = list(parent.instr_shape)
-    kind = _element_class(element)
+    kind = _element_class(element) or element
     if major == 3 and index == 1:
         return NoReference("wgmma reads operand B from shared memory only", error=True)
     if major == 2 and kind == "f64":
@@ -138,8 +156,9 @@ def _nvidia(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> In
     else:
         return NoReference(f"no NVIDIA MMA v{major} fragment in specs/ for {element}")
     name, k_instr, k_width = entry
-    if major == 2 and instr not in ([16, 8], [8, 8]):
-        return NoReference(f"mma v2 instrShape {instr}: specs/ covers [16, 8] and [8, 8]")
+    expected = [8, 8] if name == "mma.m8n8k4 .f64" else [16, 8]
+    if major == 2 and instr != expected:
+        return NoReference(f"{name} with instrShape {instr}: specs/ tiles {expected}")
     if major == 3 and (len(instr) < 3 or instr[2] != k_instr):
         return NoReference(
             f"the result's instrShape {instr} does not have {name}'s K = {k_instr}", error=True
@@ -194,7 +213,9 @@ def _mfma_table() -> dict[tuple[str, int, int], tuple[str, Any, Any, int]]:
     }
 
 
-def _mfma(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> Instruction | NoReference:
+def _mfma(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
     """An MFMA operand (wave64) on a 2-D tensor at least one CTA tile along its non-K dim."""
     from llverify.specs.amd_mfma import operand_reference
 
@@ -228,7 +249,9 @@ def _mfma(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> Inst
     )
 
 
-def _wmma(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> Instruction | NoReference:
+def _wmma(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
     """A WMMA operand (wave32, 16x16x16, RDNA3 or RDNA4) with a warp grid of single steps."""
     from llverify.specs.amd_mfma import Fragment, tiled_reference
     from llverify.specs.amd_wmma import REFERENCES
@@ -242,6 +265,7 @@ def _wmma(parent: Any, element: str, index: int, shape: tuple[int, ...]) -> Inst
         )
     if parent.reg_bases:
         return NoReference("a WMMA ctaLayout with register bases has no reference in specs/")
+    k_widths: tuple[int, ...]
     if parent.version == 1:
         table, registers, k_widths = f"rdna3_{'ab'[index]}", 16, (8, 16)
     else:
@@ -291,7 +315,7 @@ def operand_instruction(
     >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>"
     >>> i = operand_instruction(mma, "i8", 0, (128, 64))
     >>> i.name, i.k, i.k_widths, i.sizes["register"]
-    ('mma.m16n8k32 (8-bit) A', 32, (4,), 32)
+    ('mma.m16n8k32 (8-bit) A', 32, (4,), 64)
     >>> operand_instruction(mma, "i4", 0, (128, 64)).reason
     'no NVIDIA MMA v2 fragment in specs/ for i4'
     """  # noqa: E501
@@ -328,18 +352,20 @@ def _point_text(point: Mapping[str, int]) -> str:
     return ", ".join(f"{d} {v}" for d, v in point.items() if d != "block")
 
 
-def _evaluate(instr: Instruction, point: Mapping[str, int]) -> dict[str, int]:
-    """The instruction's unmasked closed form at ``point`` (exact ints)."""
-    env = {**instr.params, **point}
-    return {d: Formula(f).evaluate(IntOps(), env) for d, f in instr.formulas.items()}
-
-
 def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
     """Two inputs of one warp (registers and lanes) that hold the same element where
     ``instr`` needs two distinct K positions (the K sum would count it twice), replayed on
     both; None when there are none.  The kernel of the layout over registers and lanes is
     spanned by one dependency per free column (GF(2) elimination); the closed form is linear,
-    so checking those suffices."""
+    so checking those suffices.
+
+    >>> from llverify.encodings import to_linear_layout
+    >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+    >>> a = to_linear_layout(f"#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = 2}}>", [16, 8])
+    >>> copies = k_copies(a, operand_instruction(mma, "f16", 0, (16, 8)))
+    >>> copies["inputs"][0], copies["element"], [n["dim1"] for n in copies["needs"]]
+    ({'register': 4, 'lane': 0, 'warp': 0, 'block': 0}, {'dim0': 0, 'dim1': 0}, [8, 0])
+    """  # noqa: E501
     names = layout.get_in_dim_names()
     outs = layout.get_out_dim_names()
     widths = [_log2(layout.get_out_dim_size(d)) for d in outs]
@@ -350,7 +376,7 @@ def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
         for bit in range(_log2(layout.get_in_dim_size(dim)))
     ]
     zero = dict.fromkeys(names, 0)
-    needs_zero = _evaluate(instr, zero)
+    needs_zero = instr.needs(zero)
     pivots: dict[int, tuple[int, int]] = {}
     for position, (dim, bit) in enumerate(columns):
         out = layout.apply({**zero, dim: 1 << bit})
@@ -370,7 +396,7 @@ def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
         for index, (d, b) in enumerate(columns):
             if combination >> index & 1:
                 point[d] |= 1 << b
-        needs = _evaluate(instr, point)
+        needs = instr.needs(point)
         if needs[instr.k_dim] == needs_zero[instr.k_dim]:
             continue
         held, held_zero = layout.apply(point), layout.apply(zero)
