@@ -1,6 +1,7 @@
-"""Audit rule ``dot-operand-encoding``: the register operands of ``tt.dot`` and
-``ttng.warp_group_dot`` are ``dot_op`` encodings with the right ``opIdx`` and the result's
-encoding as parent, and build for their shapes.
+"""Audit rules on the register operands of ``tt.dot`` and ``ttng.warp_group_dot``:
+``dot-operand-encoding`` (they are ``dot_op`` encodings with the right ``opIdx`` and the
+result's encoding as parent, and build for their shapes) and ``dot-operand-fragment`` (each
+equals the fragments of the instruction Triton 3.9 selects, with no copies along K).
 
 Examples:
     >>> from llverify.audit.analyze import audit
@@ -11,15 +12,27 @@ Examples:
     >>> f = audit(text).findings[0]
     >>> f.rule, str(f.status), f.data["problems"][0][:38]
     ('dot-operand-encoding', 'error', 'operand 0 has the wrong opIdx: #ttg.do')
+    >>> f = audit(text.replace("opIdx = 1, parent = #mma, kWidth = 2}>> *", "opIdx = 0, parent = #mma, kWidth = 1}>> *")).findings[-1]
+    >>> f.rule, str(f.status), f.summary[:74]
+    ('dot-operand-fragment', 'error', 'operand 0: kWidth 1 does not fit mma.m16n8k16 .f16 A, which needs kWidth 2')
 """  # noqa: E501
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation
+from llverify.audit.module import Operation, TypeInfo
+from llverify.formula import Formula
+from llverify.layout import LinearLayout
+from llverify.ops import IntOps
+from llverify.prove import prove_equal
 from llverify.verdict import Status
 
-__all__ = ["RULES"]
+__all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]
 
 NAME = "dot-operand-encoding"
 
@@ -45,8 +58,462 @@ def check_dot_encodings(ctx: AuditContext, op: Operation) -> None:
             problems.append(f"operand {index}'s parent is not the result's encoding")
         ctx.layout(operand)  # the encoding must build for its shape
     status = Status.ERROR if problems else Severity.OK
-    summary = "; ".join(problems) or "operand encodings match the instruction's fragments"
+    summary = "; ".join(problems) or (
+        "register operands are dot_op encodings of the result's layout with their opIdx"
+    )
     ctx.finding(op, status, summary, rule=NAME, data={"problems": problems})
+
+
+# ---------------------------------------------------------------------- dot-operand-fragment
+
+FRAGMENT = "dot-operand-fragment"
+
+_LOG2 = {1 << i: i for i in range(32)}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """The instruction Triton 3.9 lowers one dot operand to, and the closed form of the whole
+    operand tensor it needs: the vendor fragment tiled in the register order Triton's
+    lowering consumes (``formulas`` with ``params``, not yet cut to the tensor's shape).
+
+    ``k``: the instruction's K; ``k_widths``: the ``kWidth`` values whose layout is this
+    fragment; ``sizes``: the register/lane/warp counts of the tiling; ``k_dim``: the out dim
+    along K."""
+
+    name: str
+    k: int
+    k_widths: tuple[int, ...]
+    formulas: Mapping[str, str]
+    params: Mapping[str, int]
+    sizes: Mapping[str, int]
+    k_dim: str
+    source: str
+
+    def needs(self, point: Mapping[str, int]) -> dict[str, int]:
+        """The element the instruction needs at ``point`` (register/lane/warp), not cut to
+        the tensor's shape (exact ints): PTX a2 of lane 5 is row groupID + 8, column
+        2 * threadID_in_group.
+
+        >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+        >>> operand_instruction(mma, "f16", 0, (16, 16)).needs({"register": 2, "lane": 5, "warp": 0})
+        {'dim0': 9, 'dim1': 2}
+        """  # noqa: E501
+        env = {**self.params, **point}
+        return {d: Formula(f).evaluate(IntOps(), env) for d, f in self.formulas.items()}
+
+
+@dataclass(frozen=True)
+class NoReference:
+    """Why an operand has no reference: ``error`` when no instruction can take it (an
+    error), else specs/ has no fragment for it (unknown)."""
+
+    reason: str
+    error: bool = False
+
+
+def _log2(value: int) -> int:
+    return value.bit_length() - 1
+
+
+def _element_class(element: str) -> str | None:
+    """f16, bf16, f32, f64, or b8 (8-bit integers and floats); None for anything else."""
+    if element in ("f16", "bf16", "f32", "f64"):
+        return element
+    if element in ("i8", "ui8", "si8") or element.startswith("f8"):
+        return "b8"
+    return None
+
+
+#: NVIDIA instructions by (MMA major version, element class): name, K, kWidth (one 32-bit
+#: register of K-consecutive elements; PTX ISA "Matrix Fragments for mma.m16n8k16 / k8 /
+#: k32" and wgmma "Register Fragments"; Triton 3.9 MMAv2.cpp packs 32 / bitwidth elements)
+_NVIDIA = {
+    (2, "f16"): ("mma.m16n8k16 .f16", 16, 2),
+    (2, "bf16"): ("mma.m16n8k16 .bf16", 16, 2),
+    (2, "b8"): ("mma.m16n8k32 (8-bit)", 32, 4),
+    (2, "f32"): ("mma.m16n8k8 .tf32", 8, 1),
+    (3, "f16"): ("wgmma.m64nNk16 .f16", 16, 2),
+    (3, "bf16"): ("wgmma.m64nNk16 .bf16", 16, 2),
+    (3, "b8"): ("wgmma.m64nNk32 (8-bit)", 32, 4),
+    (3, "f32"): ("wgmma.m64nNk8 .tf32", 8, 1),
+}
+
+
+def _nvidia(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
+    """mma.sync (version 2) or wgmma (version 3, register A only) on a 2-D tensor."""
+    from llverify.specs.nvidia_mma import REFERENCES
+
+    major = parent.version[0]
+    instr = list(parent.instr_shape)
+    kind = _element_class(element) or element
+    if major == 3 and index == 1:
+        return NoReference("wgmma reads operand B from shared memory only", error=True)
+    if major == 2 and kind == "f64":
+        entry = ("mma.m8n8k4 .f64", 4, 1) if instr[0] == 8 else ("mma.m16n8k8 .f64", 8, 1)
+    elif (major, kind) in _NVIDIA:
+        entry = _NVIDIA[(major, kind)]
+    else:
+        return NoReference(f"no NVIDIA MMA v{major} fragment in specs/ for {element}")
+    name, k_instr, k_width = entry
+    expected = [8, 8] if name == "mma.m8n8k4 .f64" else [16, 8]
+    if major == 2 and instr != expected:
+        return NoReference(f"{name} with instrShape {instr}: specs/ tiles {expected}")
+    if major == 3 and (len(instr) < 3 or instr[2] != k_instr):
+        return NoReference(
+            f"the result's instrShape {instr} does not have {name}'s K = {k_instr}", error=True
+        )
+    wm, wn = (_log2(w) for w in parent.warps_per_cta)
+    lw, lm8 = _log2(k_width), _log2(instr[0] // 8)
+    lmul = min(lm8, 1)
+    rows, cols = (_log2(s) for s in shape)
+    if index == 0:
+        lrk, lrm = max(0, cols - (lw + 2 + lmul)), max(0, rows - (3 + lm8 + wm))
+        params = dict(hopper=int(major == 3), lw=lw, lm8=lm8, lmul=lmul, lwm=wm, lwn=wn,
+                      lrk=lrk, lrm=lrm)  # fmt: skip
+        registers = lw + lm8 + lmul + lrk + lrm
+        reference, k_dim = "closed_form.dot_a", "dim1"
+    else:
+        lrk, lrn = max(0, rows - (lw + 2 + lmul)), max(0, cols - (3 + wn))
+        params = dict(lw=lw, lmul=lmul, lwm=wm, lwn=wn, lrk=lrk, lrn=lrn)
+        registers = lw + lmul + lrk + lrn
+        reference, k_dim = "closed_form.dot_b", "dim0"
+    return Instruction(
+        f"{name} {'AB'[index]}",
+        k_instr,
+        (k_width,),
+        REFERENCES[reference].formulas,
+        params,
+        {"register": 1 << registers, "lane": 32, "warp": 1 << (wm + wn)},
+        k_dim,
+        f"specs/nvidia_mma.py {reference} (per warp and instruction: the PTX fragment)",
+    )
+
+
+def _mfma_table() -> dict[tuple[str, int, int], tuple[str, Any, Any, int]]:
+    """(element class, instrM = instrN, instrK) -> (instruction, fragment A, fragment B,
+    lowest MFMA version): the MFMA instructions specs/amd_mfma.py has fragments for (CDNA3
+    ISA ch. 7, CDNA4 ISA; AMD Matrix Instruction Calculator)."""
+    from llverify.specs import amd_mfma as m
+
+    return {
+        ("f32", 32, 2): ("v_mfma_f32_32x32x2_f32", m.A_32X32X2_F32, m.B_32X32X2_F32, 1),
+        ("f32", 16, 4): ("v_mfma_f32_16x16x4_f32", m.A_16X16X4, m.B_16X16X4, 1),
+        ("f64", 16, 4): ("v_mfma_f64_16x16x4_f64", m.A_16X16X4, m.B_16X16X4, 2),
+        ("f16", 32, 8): ("v_mfma_f32_32x32x8_f16", m.A_32X32X8_F16, m.B_32X32X8_F16, 1),
+        ("bf16", 32, 8): ("v_mfma_f32_32x32x8_bf16_1k", m.A_32X32X8_F16, m.B_32X32X8_F16, 2),
+        ("f16", 16, 16): ("v_mfma_f32_16x16x16_f16", m.A_16X16X16_F16, m.B_16X16X16_F16, 1),
+        ("bf16", 16, 16): ("v_mfma_f32_16x16x16_bf16_1k", m.A_16X16X16_F16, m.B_16X16X16_F16, 2),
+        ("f16", 32, 16): ("v_mfma_f32_32x32x16_f16", m.A_32X32X16, m.B_32X32X16, 4),
+        ("bf16", 32, 16): ("v_mfma_f32_32x32x16_bf16", m.A_32X32X16, m.B_32X32X16, 4),
+        ("f16", 16, 32): ("v_mfma_f32_16x16x32_f16", m.A_16X16X32, m.B_16X16X32, 4),
+        ("bf16", 16, 32): ("v_mfma_f32_16x16x32_bf16", m.A_16X16X32, m.B_16X16X32, 4),
+        ("b8", 32, 16): ("v_mfma_*_32x32x16 (8-bit)", m.A_32X32X16, m.B_32X32X16, 3),
+        ("b8", 16, 32): ("v_mfma_*_16x16x32 (8-bit)", m.A_16X16X32, m.B_16X16X32, 3),
+    }
+
+
+def _mfma(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
+    """An MFMA operand (wave64) on a 2-D tensor at least one CTA tile along its non-K dim."""
+    from llverify.specs.amd_mfma import operand_reference
+
+    m_instr, n_instr, k_instr = parent.instr_shape
+    key = (_element_class(element) or element, m_instr, k_instr)
+    table = _mfma_table()
+    if m_instr != n_instr or key not in table:
+        return NoReference(
+            f"no MFMA fragment in specs/ for {element} with instrShape {list(parent.instr_shape)}"
+        )
+    name, frag_a, frag_b, version = table[key]
+    if parent.version < version:
+        return NoReference(f"{name} needs MFMA version {version}, not {parent.version}", True)
+    fragment = frag_a if index == 0 else frag_b
+    warps, tiles = list(parent.warps_per_cta), list(parent.tiles_per_warp)
+    k, non_k = (shape[1], shape[0]) if index == 0 else (shape[0], shape[1])
+    k_extent = fragment.shape[1] if index == 0 else fragment.shape[0]
+    cta = m_instr * warps[index] * tiles[index]
+    if non_k < cta:
+        return NoReference(f"the tensor is smaller than one CTA tile ({cta}) along its non-K dim")
+    registers = fragment.registers * max(1, k // k_extent) * tiles[index] * (non_k // cta)
+    return Instruction(
+        f"{name} {'AB'[index]}",
+        k_instr,
+        (fragment.registers,),
+        operand_reference(fragment, index, warps, tiles, shape),
+        {},
+        {"register": registers, "lane": 64, "warp": warps[0] * warps[1]},
+        "dim1" if index == 0 else "dim0",
+        f"specs/amd_mfma.py operand_reference of {fragment.name}",
+    )
+
+
+def _wmma(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
+    """A WMMA operand (wave32, 16x16x16, RDNA3 or RDNA4) with a warp grid of single steps."""
+    from llverify.specs.amd_mfma import Fragment, tiled_reference
+    from llverify.specs.amd_wmma import REFERENCES
+
+    kind = _element_class(element)
+    bits = {"f16": 16, "bf16": 16, "b8": 8}.get(kind or "")
+    if bits is None or tuple(parent.instr_shape) != (16, 16, 16) or parent.version == 3:
+        return NoReference(
+            f"no WMMA v{parent.version} fragment in specs/ for {element} with instrShape "
+            f"{list(parent.instr_shape)}"
+        )
+    if parent.reg_bases:
+        return NoReference("a WMMA ctaLayout with register bases has no reference in specs/")
+    k_widths: tuple[int, ...]
+    if parent.version == 1:
+        table, registers, k_widths = f"rdna3_{'ab'[index]}", 16, (8, 16)
+    else:
+        table = f"rdna4_{'ab'[index]}_{bits}bit"
+        registers = 8
+        k_widths = (4,) if bits == 16 else (8,)
+    formulas = REFERENCES[table]
+    fragment = Fragment(table, formulas["dim0"], formulas["dim1"], (16, 16), registers, table)
+    k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
+    warp_fields: list[tuple[str, int]] = []
+    steps: dict[int, str] = {}
+    for bit, basis in enumerate(parent.warp_bases):
+        nonzero = [(d, v) for d, v in enumerate(basis) if v]
+        if len(nonzero) != 1:
+            return NoReference(f"WMMA warp basis {list(basis)} is not a single step")
+        dim, step = nonzero[0]
+        warp_fields.append((f"w{bit}", 2))
+        if dim == non_k_index:
+            steps[step] = f"w{bit}"
+    ordered = [steps[s] for s in sorted(steps)]
+    if sorted(steps) != [1 << i for i in range(len(steps))]:
+        return NoReference("the WMMA warps do not tile the non-K dim in order")
+    k_reps = max(1, shape[k_index] // 16)
+    non_k_reps = max(1, shape[non_k_index] // (16 << len(steps)))
+    register = [("k_reps", k_reps), ("nk_reps", non_k_reps)]
+    dims = {f"dim{non_k_index}": [*ordered, "nk_reps"], f"dim{k_index}": ["k_reps"]}
+    name = f"v_wmma_*_16x16x16 {'RDNA3' if parent.version == 1 else 'RDNA4'} ({bits}-bit)"
+    return Instruction(
+        f"{name} {'AB'[index]}",
+        16,
+        k_widths,
+        tiled_reference(fragment, register=register, warp=warp_fields, dims=dims),
+        {},
+        {"register": registers * k_reps * non_k_reps, "lane": 32, "warp": 1 << len(warp_fields)},
+        f"dim{k_index}",
+        f"specs/amd_wmma.py {table}, tiled",
+    )
+
+
+def operand_instruction(
+    parent: str, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
+    """The instruction Triton 3.9 selects for operand ``index`` (0 = A, 1 = B) of a dot whose
+    result has encoding ``parent``, with elements ``element`` (TTGIR: "f16", "i8", ...) on a
+    tensor of ``shape``, and the closed form it needs; or why there is none.
+
+    >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>"
+    >>> i = operand_instruction(mma, "i8", 0, (128, 64))
+    >>> i.name, i.k, i.k_widths, i.sizes["register"]
+    ('mma.m16n8k32 (8-bit) A', 32, (4,), 64)
+    >>> operand_instruction(mma, "i4", 0, (128, 64)).reason
+    'no NVIDIA MMA v2 fragment in specs/ for i4'
+    """  # noqa: E501
+    from llverify.encodings import AMDMFMALayout, AMDWMMALayout, NVMMADistributedLayout
+    from llverify.encodings.ttgir import parse_encoding
+
+    encoding, _ = parse_encoding(parent, "parent")
+    if len(shape) != 2:
+        return NoReference(f"a rank-{len(shape)} operand: specs/ has 2-D references only")
+    if getattr(encoding, "cga_layout", ()):
+        return NoReference("a multi-CTA (CGA) layout: specs/ has one-CTA references only")
+    if any(s not in _LOG2 for s in shape):
+        return NoReference(f"the shape {list(shape)} is not made of powers of 2", error=True)
+    if isinstance(encoding, NVMMADistributedLayout):
+        return _nvidia(encoding, element, index, shape)
+    if isinstance(encoding, AMDMFMALayout):
+        if encoding.element_bitwidth != 32 and element != "f64":
+            return NoReference("a 64-bit MFMA accumulator with non-f64 operands", error=True)
+        return _mfma(encoding, element, index, shape)
+    if isinstance(encoding, AMDWMMALayout):
+        return _wmma(encoding, element, index, shape)
+    return NoReference(f"the result's encoding is not an MMA layout: {parent[:50]}")
+
+
+def _k_width(encoding: str) -> int | None:
+    """The kWidth of a ``#ttg.dot_op`` encoding text, None for any other encoding."""
+    if not encoding.startswith("#ttg.dot_op<"):
+        return None
+    found = re.search(r"kWidth\s*=\s*(\d+)", encoding)
+    return int(found.group(1)) if found else 0
+
+
+def _point_text(point: Mapping[str, int]) -> str:
+    return ", ".join(f"{d} {v}" for d, v in point.items() if d != "block")
+
+
+def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
+    """Two inputs of one warp (registers and lanes) that hold the same element where
+    ``instr`` needs two distinct K positions (the K sum would count it twice), replayed on
+    both; None when there are none.  The kernel of the layout over registers and lanes is
+    spanned by one dependency per free column (GF(2) elimination); the closed form is linear,
+    so checking those suffices.
+
+    >>> from llverify.encodings import to_linear_layout
+    >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+    >>> a = to_linear_layout(f"#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = 2}}>", [16, 8])
+    >>> copies = k_copies(a, operand_instruction(mma, "f16", 0, (16, 8)))
+    >>> copies["inputs"][0], copies["element"], [n["dim1"] for n in copies["needs"]]
+    ({'register': 4, 'lane': 0, 'warp': 0, 'block': 0}, {'dim0': 0, 'dim1': 0}, [8, 0])
+    """  # noqa: E501
+    names = layout.get_in_dim_names()
+    outs = layout.get_out_dim_names()
+    widths = [_log2(layout.get_out_dim_size(d)) for d in outs]
+    columns: list[tuple[str, int]] = [
+        (dim, bit)
+        for dim in ("register", "lane")
+        if dim in names
+        for bit in range(_log2(layout.get_in_dim_size(dim)))
+    ]
+    zero = dict.fromkeys(names, 0)
+    needs_zero = instr.needs(zero)
+    pivots: dict[int, tuple[int, int]] = {}
+    for position, (dim, bit) in enumerate(columns):
+        out = layout.apply({**zero, dim: 1 << bit})
+        value, shift = 0, 0
+        for d, w in zip(outs, widths):
+            value |= out[d] << shift
+            shift += w
+        combination = 1 << position
+        while value and (value.bit_length() - 1) in pivots:
+            pivot_value, pivot_combination = pivots[value.bit_length() - 1]
+            value ^= pivot_value
+            combination ^= pivot_combination
+        if value:
+            pivots[value.bit_length() - 1] = (value, combination)
+            continue
+        point = dict(zero)
+        for index, (d, b) in enumerate(columns):
+            if combination >> index & 1:
+                point[d] |= 1 << b
+        needs = instr.needs(point)
+        if needs[instr.k_dim] == needs_zero[instr.k_dim]:
+            continue
+        held, held_zero = layout.apply(point), layout.apply(zero)
+        if held != held_zero:  # pragma: no cover - the elimination is exact
+            continue
+        return {
+            "inputs": [point, zero],
+            "element": held,
+            "needs": [needs, needs_zero],
+        }
+    return None
+
+
+def _check_operand(
+    ctx: AuditContext, operand: TypeInfo, result: TypeInfo, index: int
+) -> dict[str, Any]:
+    """Operand ``index`` against its instruction: a report with ``status`` and ``summary``."""
+    label = f"operand {index}"
+    instr = operand_instruction(result.encoding, operand.element, index, operand.shape)
+    if isinstance(instr, NoReference):
+        status = Status.ERROR if instr.error else Status.UNKNOWN
+        return {"operand": index, "status": status, "summary": f"{label}: {instr.reason}"}
+    report: dict[str, Any] = {"operand": index, "instruction": instr.name, "source": instr.source}
+    layout = ctx.layout(operand)
+    problems: list[str] = []
+    k_width = _k_width(operand.encoding)
+    needed = max(instr.k_widths)
+    if k_width is not None and k_width not in instr.k_widths:
+        if k_width > needed and k_width % needed == 0:
+            report["status"] = Status.UNKNOWN
+            report["summary"] = (
+                f"{label}: kWidth {k_width} is {k_width // needed}x {instr.name}'s {needed}: "
+                f"Triton feeds {k_width // needed} instructions per K group with K permuted "
+                f"alike in A and B, a permutation specs/ has no reference for"
+            )
+            return report
+        problems.append(f"kWidth {k_width} does not fit {instr.name}, which needs kWidth {needed}")
+    sizes = {d: layout.get_in_dim_size(d) for d in layout.get_in_dim_names()}
+    if sizes.get("block", 1) != 1 or set(sizes) - {"register", "lane", "warp", "block"}:
+        report["status"] = Status.UNKNOWN
+        report["summary"] = f"{label}: in dims {sizes}: specs/ has one-CTA references only"
+        return report
+    wanted = {d: s for d, s in instr.sizes.items() if sizes.get(d, 1) != s}
+    if wanted:
+        problems.append(
+            f"the layout has {', '.join(f'{sizes.get(d, 1)} {d}s' for d in wanted)} where "
+            f"{instr.name} tiled over {list(operand.shape)} needs "
+            f"{', '.join(f'{s}' for s in wanted.values())}"
+        )
+    masked = {
+        d: f"({text}) & {layout.get_out_dim_size(d) - 1}" for d, text in instr.formulas.items()
+    }
+    verdict = prove_equal(layout, masked, params=dict(instr.params), method="exhaustive")
+    total = layout.get_total_in_dim_size()
+    if verdict.status == Status.REFUTED:
+        assert verdict.counterexample is not None and verdict.actual is not None
+        assert verdict.expected is not None
+        point = {d: v for d, v in verdict.counterexample.items() if d in sizes}
+        report["counterexample"] = {
+            "input": point, "encoding_gives": verdict.actual, "instruction_needs": verdict.expected
+        }  # fmt: skip
+        problems.append(
+            f"at {_point_text(point)} the layout holds {tuple(verdict.actual.values())} but "
+            f"{instr.name} needs {tuple(verdict.expected.values())}"
+        )
+    elif verdict.status != Status.PROVED:
+        report["status"] = Status.UNKNOWN
+        report["summary"] = f"{label}: {verdict.reason}"
+        return report
+    if not wanted:
+        copies = k_copies(layout, instr)
+        if copies is not None:
+            report["copies"] = copies
+            a, b = copies["inputs"]
+            problems.append(
+                f"{_point_text(a)} and {_point_text(b)} both hold element "
+                f"{tuple(copies['element'].values())} where {instr.name} needs K = "
+                f"{copies['needs'][0][instr.k_dim]} and K = {copies['needs'][1][instr.k_dim]} "
+                f"(K is {operand.shape[1 - index]}, the instruction's K {instr.k})"
+            )
+    if problems:
+        report["status"] = Status.ERROR
+        report["summary"] = f"{label}: " + "; ".join(problems)
+    else:
+        report["status"] = Status.PROVED
+        report["summary"] = (
+            f"{label} equals {instr.name}'s fragments over all {total} inputs (proved for "
+            "this instance)"
+        )
+    return report
+
+
+def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
+    """Each register operand equals the fragments of the instruction Triton selects."""
+    tensors = [t for t in op.types if t.kind in ("tensor", "memdesc")]
+    if len(tensors) < 3:
+        ctx.skip(op, FRAGMENT, "could not read the operand and result types")
+        return
+    result = tensors[-1]
+    cache: dict[tuple[Any, ...], dict[str, Any]] = ctx.state.setdefault(FRAGMENT, {})
+    reports = []
+    for index, operand in enumerate(tensors[:2]):
+        if operand.kind == "memdesc":
+            continue  # wgmma reads this operand from shared memory: no register fragment
+        key = (operand.encoding, operand.shape, operand.element, result.encoding, index)
+        if key not in cache:
+            cache[key] = _check_operand(ctx, operand, result, index)
+        reports.append(cache[key])
+    if not reports:
+        ctx.passed(op, FRAGMENT)
+        return
+    statuses = {r["status"] for r in reports}
+    status = next(s for s in (Status.ERROR, Status.UNKNOWN, Status.PROVED) if s in statuses)
+    summary = "; ".join(r["summary"] for r in reports)
+    ctx.finding(op, status, summary, rule=FRAGMENT, data={"operands": reports})
 
 
 RULES = (
@@ -55,5 +522,12 @@ RULES = (
         frozenset({"tt.dot", "ttng.warp_group_dot"}),
         check_dot_encodings,
         "register operands are dot_op encodings of the result's layout with the right opIdx",
+    ),
+    Rule(
+        FRAGMENT,
+        frozenset({"tt.dot", "ttng.warp_group_dot"}),
+        check_dot_fragments,
+        "register operands equal the fragments of the instruction Triton selects, with no "
+        "copies along K",
     ),
 )
