@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit import consistency, conversions, copies, dot_operands, shared_access
+from llverify.audit import gather, stores
 from llverify.audit.context import (
     AuditContext,
     Finding,
@@ -64,6 +65,8 @@ RULES: tuple[Rule, ...] = (
     *shared_access.RULES,
     *dot_operands.RULES,
     *copies.RULES,
+    *gather.RULES,
+    *stores.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
