@@ -157,7 +157,9 @@ def test_duplicated_data_is_flagged() -> None:
     assert set(flagged) == {"tt.reduce", "tt.store"}
     assert flagged["tt.reduce"].data["operand"] == {"lane": 24, "warp": 3}
     assert "combines each element once" in flagged["tt.reduce"].summary
-    assert "written once, by lane & 0b11000 == 0 and warp & 0b11 == 0" in flagged["tt.store"].summary
+    assert (
+        "written once, by lane & 0b11000 == 0 and warp & 0b11 == 0" in flagged["tt.store"].summary
+    )
     assert flagged["tt.reduce"].location == "k.py:7"
     ok = audit(_module(body.replace("2x8", "32x32").replace("tensor<2xf32", "tensor<32xf32")))
     assert all(f.status == "ok" for f in ok.findings)

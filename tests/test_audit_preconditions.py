@@ -161,6 +161,7 @@ def test_gather_path_refuses_bad_arguments() -> None:
 # ---------------------------------------------------------------- store-writer
 
 COPIES_2X8 = _blocked([1, 1], [4, 8], [4, 1], "1, 0")
+ONE_D = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
 
 
 def test_store_with_lane_and_warp_copies_states_the_predicate() -> None:
@@ -264,9 +265,11 @@ def test_reduce_over_register_copies_is_reported_not_flagged() -> None:
     assert "combines each element once" in f.summary
     # replay the witness: registers 0 and 2 hold one element
     witness = f.data["witness"]
-    assert witness == {"first": {"register": 0}, "second": {"register": 2}, "element": witness[
-        "element"
-    ]}
+    assert witness == {
+        "first": {"register": 0},
+        "second": {"register": 2},
+        "element": witness["element"],
+    }
     layout = to_linear_layout(linear, [16, 8])
     zero = {"register": 0, "lane": 0, "warp": 0, "block": 0}
     assert layout.apply(zero) == layout.apply({**zero, "register": 2}) == witness["element"]
@@ -287,20 +290,17 @@ def test_copies_followed_through_a_conversion_to_a_reduction() -> None:
         f"\n  %3 = tt.expand_dims %0 {{axis = 1 : i32}} : tensor<2xf32, {slice_b}> -> "
         "tensor<2x1xf32, #b>"
     )
-    one_d = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"  # noqa: E501
-    first, second = _findings(_module(body, b=COPIES_2X8, c=one_d), "copies")
+    first, second = _findings(_module(body, b=COPIES_2X8, c=ONE_D), "copies")
     (consumer,) = first.data["consumers"]
     assert consumer["op"] == "tt.reduce" and consumer["copies"] == 64
-    assert "each value 64 times (lane 0b11110, warp 0b11), each element combined once" in (
-        consumer["sees"]
-    )
+    sees = consumer["sees"]
+    assert sees == "each value 64 times (lane 0b11110, warp 0b11), each element combined once"
     assert first.data["not_followed"] == ["tt.expand_dims"]
     assert second.data["operand"] == {"lane": 0b11110, "warp": 0b11}
     assert second.data["result"] == "scalar"
 
 
 def test_scan_and_histogram_copies() -> None:
-    one_d = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"  # noqa: E501
     body = (
         '  %0 = "tt.scan"(%x) <{axis = 0 : i32, reverse = false}> ({\n'
         "  ^bb0(%a: f32, %b: f32):\n    %s = arith.addf %a, %b : f32\n"
@@ -308,7 +308,7 @@ def test_scan_and_histogram_copies() -> None:
         "  %h = tt.histogram %i : tensor<64xi32, #b> -> tensor<16xi32, #b>\n"
         "  tt.store %q, %h : tensor<16x!tt.ptr<i32>, #b>"
     )
-    scan, histogram = _findings(_module(body, b=one_d), "copies")
+    scan, histogram = _findings(_module(body, b=ONE_D), "copies")
     assert scan.data["operand"] == {"lane": 16, "warp": 3} == scan.data["result"]
     assert "scan the same elements" in scan.summary
     assert histogram.data["operand"] == {"warp": 2}

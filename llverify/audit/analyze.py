@@ -40,8 +40,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.audit import consistency, conversions, copies, dot_operands, shared_access
-from llverify.audit import gather, stores
+from llverify.audit import (
+    consistency,
+    conversions,
+    copies,
+    dot_operands,
+    gather,
+    shared_access,
+    stores,
+)
 from llverify.audit.context import (
     AuditContext,
     Finding,

@@ -130,9 +130,7 @@ def gather_path(src: LinearLayout, idx: LinearLayout, axis: int) -> GatherPath:
     if not isinstance(axis, int) or not 0 <= axis < len(outs):
         raise ValueError(f"axis: expected an int in [0, {len(outs)}), got {axis!r}")
     if idx.get_out_dim_names() != outs:
-        raise ValueError(
-            f"idx: expected the out dims of src {outs}, got {idx.get_out_dim_names()}"
-        )
+        raise ValueError(f"idx: expected the out dims of src {outs}, got {idx.get_out_dim_names()}")
     gather_dim = outs[axis]
     cols = [d for d in outs if d != gather_dim]
     upper = _dims(src, ("block", "warp"))
@@ -166,9 +164,10 @@ def gather_path(src: LinearLayout, idx: LinearLayout, axis: int) -> GatherPath:
         dim, bit, a, b = differing
         broken = f"{dim} basis {bit} reaches column {a} in src but {b} in idx"
         counterexample = {"tensor": "src vs idx", "dim": dim, "basis": bit, "src": a, "idx": b}
-    index_registers = idx.get_in_dim_size("register") >> idx.get_free_variable_masks().get(
-        "register", 0
-    ).bit_count()
+    index_registers = (
+        idx.get_in_dim_size("register")
+        >> idx.get_free_variable_masks().get("register", 0).bit_count()
+    )
     per_column = 1
     if counterexample is None:
         # as emitWarpLocalGather: the source registers of one column are the nonzero bases

@@ -123,8 +123,7 @@ def writers(layout: LinearLayout) -> Writers:
         first, second = layout.apply(zero), layout.apply({**zero, dim: bit})
         if first != second:  # a free variable always has a copy; a mismatch is a bug here
             raise LLVerifyError(
-                f"free bit {dim}={bit} of the layout does not replay as a copy: "
-                f"{first} != {second}"
+                f"free bit {dim}={bit} of the layout does not replay as a copy: {first} != {second}"
             )
         witness = {"first": {dim: 0}, "second": {dim: bit}, "element": first}
     return Writers(free, copies, lanes, witness)
