@@ -155,13 +155,17 @@ def test_duplicated_data_is_flagged() -> None:
         "  tt.store %p, %v : tensor<2x8x!tt.ptr<f32>, #b> loc(#loc1)"
     )
     report = audit(_module(body))
-    flagged = {f.op: f for f in report.findings if f.status == "warning"}
+    flagged = {f.op: f for f in report.findings if f.rule in ("copies", "store-writer")}
     assert set(flagged) == {"tt.reduce", "tt.store"}
-    assert "counted more than once" in flagged["tt.reduce"].summary
-    assert "written more than once" in flagged["tt.store"].summary
+    assert flagged["tt.reduce"].data["operand"] == {"lane": 24, "warp": 3}
+    assert "combines each element once" in flagged["tt.reduce"].summary
+    assert (
+        "written once, by lane & 0b11000 == 0 and warp & 0b11 == 0" in flagged["tt.store"].summary
+    )
     assert flagged["tt.reduce"].location == "k.py:7"
     ok = audit(_module(body.replace("2x8", "32x32").replace("tensor<2xf32", "tensor<32xf32")))
     assert all(f.status == "ok" for f in ok.findings)
+    assert all(f.data.get("operand", {}) == {} for f in ok.findings)
 
 
 def test_dot_operand_mismatch_is_an_error() -> None:

@@ -9,12 +9,21 @@ The rules, each a module of this package with a name (see :data:`RULES`):
   complete, their lowering kind and cost;
 * ``shared-access`` (:mod:`~llverify.audit.shared_access`): every register <-> shared
   access costed, the certified optimal layout of a stored-and-loaded buffer;
-* ``dot-operand-encoding`` (:mod:`~llverify.audit.dot_operands`): dot operands are
-  ``dot_op`` encodings of the result's layout with the right ``opIdx``;
-* ``copies`` (:mod:`~llverify.audit.copies`): reduce/scan/store over layouts whose lanes or
-  warps hold copies.
+* ``dot-operand-encoding`` and ``dot-operand-fragment`` (:mod:`~llverify.audit.dot_operands`):
+  dot operands are ``dot_op`` encodings of the result's layout with the right ``opIdx``, and
+  each register operand's layout is proved equal to the fragment layout of the instruction
+  Triton selects (mma.sync, wgmma, MFMA, WMMA); copies along K and kWidth mismatches are errors;
+* ``view-layout`` (:mod:`~llverify.audit.memdesc_views`): memdesc index/subslice/trans/reshape
+  and AMD extract_slice/concat results are the source's layout restricted, transposed,
+  reshaped or tiled; Triton's subslice offset rule;
+* ``gather-warp-local`` (:mod:`~llverify.audit.gather`): the path Triton's gather lowering
+  takes (warp shuffles or shared memory), the shuffle count, the basis that breaks it;
+* ``store-writer`` (:mod:`~llverify.audit.stores`): the representative writer of every
+  stored or atomically updated address, i.e. the predicate the lowering must emit;
+* ``copies`` (:mod:`~llverify.audit.copies`): the register, lane and warp copies of reduce,
+  scan and histogram operands and results, and what the consumers that follow see.
 
-The report's coverage (:meth:`AuditReport.coverage`) says how many layout-carrying operations
+The report's coverage (:meth:`AuditReport.coverage`) says how many layout-sensitive operations
 were checked, by which rules, and lists the others with the reason.
 
 Examples:
@@ -46,8 +55,10 @@ from llverify.audit import (
     conversions,
     copies,
     dot_operands,
+    gather,
     memdesc_views,
     shared_access,
+    stores,
 )
 from llverify.audit.context import (
     AuditContext,
@@ -82,6 +93,8 @@ RULES: tuple[Rule, ...] = (
     *dot_operands.RULES,
     *copies.RULES,
     *memdesc_views.RULES,
+    *gather.RULES,
+    *stores.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
