@@ -40,7 +40,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.audit import consistency, conversions, copies, dot_operands, shared_access
+from llverify.audit import (
+    consistency,
+    conversions,
+    copies,
+    dot_operands,
+    shape_ops,
+    shared_access,
+)
 from llverify.audit.context import (
     AuditContext,
     Finding,
@@ -64,6 +71,7 @@ RULES: tuple[Rule, ...] = (
     *shared_access.RULES,
     *dot_operands.RULES,
     *copies.RULES,
+    *shape_ops.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
