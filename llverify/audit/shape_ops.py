@@ -86,13 +86,15 @@ class ShapeOpError(LLVerifyError, ValueError):
 class _Model:
     """One shape op: its operand layout (every operand shares it), its result layouts, what
     it means on elements (``send``) and which register the lowering reads (``reads``; None:
-    looked up among the thread's registers by element, as expand_dims/broadcast do)."""
+    looked up among the thread's registers by element, as expand_dims/broadcast do), and the
+    register count per thread ``reads`` expects of each result (0 with no ``reads``)."""
 
     source: LinearLayout
     results: tuple[LinearLayout, ...]
     send: Send
     reads: Reads | None
     detail: str
+    registers: int = 0
 
 
 def _xor(a: Coord, b: Coord) -> Coord:
@@ -151,8 +153,7 @@ def _describe(hardware: Hardware) -> str:
 def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
     """Replay: whether some register of ``thread`` holds ``element`` in the operand."""
     return any(
-        _at(source, {**thread, "register": r}) == element
-        for r in range(_size(source, "register"))
+        _at(source, {**thread, "register": r}) == element for r in range(_size(source, "register"))
     )
 
 
@@ -228,6 +229,14 @@ def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
                     "read_element": list(got),
                 }
                 return Status.ERROR, summary, data
+    for index, result in enumerate(model.results):
+        if model.reads is not None and _size(result, "register") != model.registers:
+            summary = (
+                f"{_MOVES} within a thread: result {index} has {_size(result, 'register')} "
+                f"registers per thread, but Triton 3.9's lowering passes the operand's "
+                f"{_size(source, 'register')} registers on as {model.registers}"
+            )
+            return Status.ERROR, summary, {"kind": "register count", "result": index}
     count = max(r.get_total_in_dim_size() for r in model.results)
     summary = (
         f"no data movement: every thread keeps its own elements{model.detail} "
@@ -297,19 +306,19 @@ def _trans(source: LinearLayout, result: LinearLayout, op: Operation) -> _Model:
             operand[dim] = coord[position]
         return 0, tuple(operand)
 
-    return _Model(source, (result,), send, _identity_reads, f" (order {order})")
+    registers = _size(source, "register")
+    return _Model(source, (result,), send, _identity_reads, f" (order {order})", registers)
 
 
-def _reshape(
-    source: LinearLayout, result: LinearLayout, src: TypeInfo, dst: TypeInfo
-) -> _Model:
+def _reshape(source: LinearLayout, result: LinearLayout, src: TypeInfo, dst: TypeInfo) -> _Model:
     flatten, _ = _row_major(dst.shape)
     _, unflatten = _row_major(src.shape)
 
     def send(index: int, coord: Coord) -> tuple[int, Coord]:
         return 0, unflatten(flatten(coord))
 
-    return _Model(source, (result,), send, _identity_reads, " (row-major reshape)")
+    registers = _size(source, "register")
+    return _Model(source, (result,), send, _identity_reads, " (row-major reshape)", registers)
 
 
 def _join(source: LinearLayout, result: LinearLayout) -> _Model | str:
@@ -330,7 +339,8 @@ def _join(source: LinearLayout, result: LinearLayout) -> _Model | str:
         register = ((r >> (k + 1)) << k) | (r & low)
         return (r >> k) & 1, {**h, "register": register}
 
-    return _Model(source, (result,), send, reads, f" (joined dim on register bit {k})")
+    detail = f" (joined dim on register bit {k})"
+    return _Model(source, (result,), send, reads, detail, 2 * _size(source, "register"))
 
 
 def _split(source: LinearLayout, result: LinearLayout) -> _Model | str:
@@ -351,19 +361,23 @@ def _split(source: LinearLayout, result: LinearLayout) -> _Model | str:
         register = ((r >> k) << (k + 1)) | (index << k) | (r & low)
         return 0, {**h, "register": register}
 
-    return _Model(source, (result, result), send, reads, f" (split dim on register bit {k})")
+    detail = f" (split dim on register bit {k})"
+    return _Model(source, (result, result), send, reads, detail, _size(source, "register") // 2)
 
 
-def _expand_dims(source: LinearLayout, result: LinearLayout, op: Operation) -> _Model:
+def _axis(op: Operation, rank: int) -> int:
+    """``tt.expand_dims``'s ``axis`` attribute, in ``[0, rank)``."""
     match = _AXIS.search(op.text)
-    rank = result.num_out_dims
     axis = int(match.group(1)) if match else -1
     if not 0 <= axis < rank:
         raise ShapeOpError(
             f"tt.expand_dims: attribute 'axis' must be in [0, {rank}), not "
             f"{match.group(1) if match else 'missing'}."
         )
+    return axis
 
+
+def _expand_dims(source: LinearLayout, result: LinearLayout, axis: int) -> _Model:
     def send(index: int, coord: Coord) -> tuple[int, Coord]:
         return 0, coord[:axis] + coord[axis + 1 :]
 
@@ -449,7 +463,7 @@ def _reorder(source: LinearLayout, result: LinearLayout) -> tuple[Status, str, d
 
 
 def _slice_parent(
-    op: Operation, src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
+    src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
 ) -> tuple[Status, str, dict[str, Any]] | None:
     """Triton 3.9's own requirement on expand_dims: a ``#ttg.slice`` operand along ``axis``
     whose parent, on the result's shape, is the result's layout (None when it holds)."""
@@ -497,7 +511,7 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
     elif op.name == "tt.split":
         model = _split(source, result)
     elif op.name == "tt.expand_dims":
-        model = _expand_dims(source, result, op)
+        model = _expand_dims(source, result, _axis(op, result.num_out_dims))
     else:
         model = _broadcast(source, result, src)
     if isinstance(model, str):
@@ -507,8 +521,7 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
     if reorder and status is not Status.PROVED:
         status, summary, data = _reorder(source, result)
     if op.name == "tt.expand_dims" and status is Status.PROVED:
-        axis = int(_AXIS.search(op.text).group(1))  # type: ignore[union-attr]
-        wrong = _slice_parent(op, src, result, dst, axis)
+        wrong = _slice_parent(src, result, dst, _axis(op, result.num_out_dims))
         if wrong is not None:
             return wrong
     if op.name == "tt.reshape":
