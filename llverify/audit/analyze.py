@@ -21,7 +21,9 @@ The rules, each a module of this package with a name (see :data:`RULES`):
 * ``store-writer`` (:mod:`~llverify.audit.stores`): the representative writer of every
   stored or atomically updated address, i.e. the predicate the lowering must emit;
 * ``copies`` (:mod:`~llverify.audit.copies`): the register, lane and warp copies of reduce,
-  scan and histogram operands and results, and what the consumers that follow see.
+  scan and histogram operands and results, and what the consumers that follow see;
+* ``shape-ops`` (:mod:`~llverify.audit.shape_ops`): trans, reshape, join, split, expand_dims
+  and broadcast results need no data movement from the operand's layout.
 
 The report's coverage (:meth:`AuditReport.coverage`) says how many layout-sensitive operations
 were checked, by which rules, and lists the others with the reason.
@@ -57,6 +59,7 @@ from llverify.audit import (
     dot_operands,
     gather,
     memdesc_views,
+    shape_ops,
     shared_access,
     stores,
 )
@@ -95,6 +98,7 @@ RULES: tuple[Rule, ...] = (
     *memdesc_views.RULES,
     *gather.RULES,
     *stores.RULES,
+    *shape_ops.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)

@@ -1,0 +1,560 @@
+"""Audit rule ``shape-ops``: ``tt.trans``, ``tt.reshape``, ``tt.join``, ``tt.split``,
+``tt.expand_dims`` and ``tt.broadcast`` move no data: every thread already holds, in the
+register Triton 3.9's lowering reads, the operand element the op sends to each of its result
+elements.
+
+The linear-layouts paper shows these ops are closed over linear layouts: each maps the
+operand's layout ``L`` to a result layout obtained by an operation on ``L``'s out dims
+(permute them, re-split them row-major, add or drop a dim carried by a register bit, insert
+or grow a size-1 dim).  A result type whose layout is not that one (a hand-edited encoding)
+silently needs a ``convert_layout``.  What is proved, for each result hardware index ``h``
+(register, lane, warp, block), with ``send`` the op's meaning on element coordinates:
+
+* the thread of ``h`` holds ``send(L_res(h))`` in some register of the operand (else the op
+  needs data movement between threads);
+* the register the lowering reads for ``h`` holds exactly that element (else a register
+  permutation is missing).  The lowering's register map: the same register for ``trans`` and
+  ``reshape``; for ``join``/``split`` the register bit ``k`` that carries the last dim selects
+  lhs/rhs (Triton 3.9's ``JoinOpConversion``/``SplitOpConversion``); ``expand_dims`` and
+  ``broadcast`` look each result register's element up among the operand's registers of
+  thread 0 (``emitOffsetForLayout``), so the lane/warp/block part must agree exactly.
+
+Every function involved is affine over GF(2) in ``h``, so checking ``h = 0`` and every
+single-bit ``h`` proves the claim for all hardware indices of the instance; a failure is a
+concrete ``h`` that is replayed (both layouts evaluated with ``apply``) before it is reported.
+``tt.reshape`` with ``allow_reorder`` may permute elements: when it is not the row-major
+reshape it is proved a permutation (the operand and result layouts have the same register
+count and the same kernel: copies stay copies), which is what Triton requires of it
+(no data movement; Triton only compares free-variable masks).  ``tt.expand_dims`` also needs
+a ``#ttg.slice`` operand whose parent is the result's layout, as Triton 3.9's verifier does.
+
+Examples:
+    >>> from llverify.audit.analyze import audit
+    >>> text = '''#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+    ... #c = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+    ... #d = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]}>
+    ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+    ...   %1 = tt.trans %0 {order = array<i32: 1, 0>} : tensor<64x32xf16, #b> -> tensor<32x64xf16, #c>
+    ...   %2 = tt.trans %0 {order = array<i32: 1, 0>} : tensor<64x32xf16, #b> -> tensor<32x64xf16, #d>
+    ... }'''
+    >>> good, bad = [f for f in audit(text).findings if f.rule == NAME]
+    >>> str(good.status), str(bad.status)
+    ('proved', 'error')
+    >>> bad.summary.split(":")[0]
+    'needs data movement (a hidden convert_layout) between threads'
+    >>> bad.data["hardware"]
+    {'register': 4, 'lane': 0, 'warp': 0, 'block': 0}
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from llverify.audit.context import AuditContext, Rule
+from llverify.audit.module import Operation, TypeInfo
+from llverify.errors import LLVerifyError
+from llverify.gf2 import EchelonBasis
+from llverify.layout import LinearLayout
+from llverify.verdict import Status
+
+__all__ = ["NAME", "RULES", "check_shape_op"]
+
+NAME = "shape-ops"
+_OPS = ("tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.expand_dims", "tt.broadcast")
+_MOVES = "needs data movement (a hidden convert_layout)"
+_ORDER = re.compile(r"\border\s*=\s*array<i32:\s*([-\d,\s]*)>")
+_AXIS = re.compile(r"\baxis\s*=\s*(-?\d+)")
+_REORDER = re.compile(r"\ballow_reorder\b")
+_THREAD = ("lane", "warp", "block")
+
+Coord = tuple[int, ...]
+Hardware = dict[str, int]
+#: (result index, result element) -> (operand index, operand element)
+Send = Callable[[int, Coord], tuple[int, Coord]]
+#: (result index, result hardware index) -> (operand index, operand hardware index)
+Reads = Callable[[int, Hardware], tuple[int, Hardware]]
+
+
+class ShapeOpError(LLVerifyError, ValueError):
+    """A shape op whose types or attributes this rule cannot read (reported as not analysed)."""
+
+
+@dataclass(frozen=True)
+class _Model:
+    """One shape op: its operand layout (every operand shares it), its result layouts, what
+    it means on elements (``send``) and which register the lowering reads (``reads``; None:
+    looked up among the thread's registers by element, as expand_dims/broadcast do), and the
+    register count per thread ``reads`` expects of each result (0 with no ``reads``)."""
+
+    source: LinearLayout
+    results: tuple[LinearLayout, ...]
+    send: Send
+    reads: Reads | None
+    detail: str
+    registers: int = 0
+
+
+def _xor(a: Coord, b: Coord) -> Coord:
+    return tuple(x ^ y for x, y in zip(a, b))
+
+
+def _size(layout: LinearLayout, dim: str) -> int:
+    return layout.get_in_dim_size(dim) if layout.has_in_dim(dim) else 1
+
+
+def _points(layout: LinearLayout) -> list[Hardware]:
+    """``h = 0`` and every single-bit hardware index: an affine map equal on these is equal
+    on every hardware index."""
+    zero = {d: 0 for d in layout.get_in_dim_names()}
+    points = [zero]
+    for dim in layout.get_in_dim_names():
+        for bit in range(layout.get_in_dim_size_log2(dim)):
+            points.append({**zero, dim: 1 << bit})
+    return points
+
+
+def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
+    """``layout(hardware)`` as a coordinate tuple (in-dims the layout lacks must be 0)."""
+    ins = {d: hardware.get(d, 0) for d in layout.get_in_dim_names()}
+    out = layout.apply(ins)
+    return tuple(out[d] for d in layout.get_out_dim_names())
+
+
+def _thread(hardware: Hardware) -> Hardware:
+    return {d: hardware.get(d, 0) for d in _THREAD}
+
+
+def _registers(layout: LinearLayout) -> EchelonBasis:
+    """The span of the operand's register images (packed): what a thread can hold relative
+    to its register 0."""
+    basis = EchelonBasis()
+    for in_dim, vectors in layout.bases:
+        if in_dim == "register":
+            for vector in vectors:
+                basis.insert(_pack(layout, tuple(vector)))
+    return basis
+
+
+def _pack(layout: LinearLayout, coord: Coord) -> int:
+    packed, shift = 0, 0
+    for value, size in zip(coord, layout.get_out_dim_sizes()):
+        packed |= value << shift
+        shift += max(size - 1, 0).bit_length()
+    return packed
+
+
+def _describe(hardware: Hardware) -> str:
+    return ", ".join(f"{d}={v}" for d, v in hardware.items())
+
+
+def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
+    """Replay: whether some register of ``thread`` holds ``element`` in the operand."""
+    return any(
+        _at(source, {**thread, "register": r}) == element for r in range(_size(source, "register"))
+    )
+
+
+def _lookup(source: LinearLayout, element: Coord) -> int | None:
+    """The first register of thread 0 that holds ``element`` (the lowering's lookup)."""
+    for r in range(_size(source, "register")):
+        if _at(source, {"register": r}) == element:
+            return r
+    return None
+
+
+def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
+    """Prove, for every result hardware index, that its thread holds the element the op
+    sends there, in the register the lowering reads; else a replayed counterexample."""
+    source = model.source
+    span = _registers(source)
+    for index, result in enumerate(model.results):
+        for h in _points(result):
+            element = _at(result, h)
+            operand, wanted = model.send(index, element)
+            thread = _thread(h)
+            base = _at(source, thread)
+            if span.express(_pack(source, _xor(wanted, base))) is None:
+                if _held(source, thread, wanted):  # the proof's span test disagrees: a bug
+                    raise ShapeOpError("the register-span test and its replay disagree")
+                summary = (
+                    f"{_MOVES} between threads: result {index} at [{_describe(h)}] holds "
+                    f"element {element}, which the op takes from operand element {wanted}, "
+                    f"held by no register of that thread ({_describe(thread)})"
+                )
+                data = {
+                    "kind": "between threads",
+                    "result": index,
+                    "hardware": dict(h),
+                    "result_element": list(element),
+                    "operand": operand,
+                    "operand_element": list(wanted),
+                }
+                return Status.ERROR, summary, data
+            if model.reads is not None:
+                got_operand, read = model.reads(index, h)
+            else:  # looked up by the register part's element in thread 0, used in this thread
+                own = _at(result, {"register": h.get("register", 0)})
+                register = _lookup(source, model.send(index, own)[1])
+                if register is None:  # the span test above has already ruled this out
+                    raise ShapeOpError("the register-span test and its replay disagree")
+                got_operand, read = operand, {**thread, "register": register}
+            if read["register"] >= _size(source, "register"):
+                summary = (
+                    f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
+                    f"{read['register']} of operand {got_operand} for result {index} at "
+                    f"[{_describe(h)}], but the operand has "
+                    f"{_size(source, 'register')} registers per thread"
+                )
+                data = {"kind": "register count", "result": index, "hardware": dict(h)}
+                return Status.ERROR, summary, data
+            got = _at(source, read)
+            if (got_operand, got) != (operand, wanted):
+                summary = (
+                    f"{_MOVES} within a thread: result {index} at [{_describe(h)}] holds "
+                    f"element {element}, which the op takes from operand {operand} element "
+                    f"{wanted}, but Triton 3.9's lowering reads operand {got_operand} at "
+                    f"[{_describe(read)}], which holds {got}"
+                )
+                data = {
+                    "kind": "within a thread",
+                    "result": index,
+                    "hardware": dict(h),
+                    "result_element": list(element),
+                    "operand": operand,
+                    "operand_element": list(wanted),
+                    "read": dict(read),
+                    "read_element": list(got),
+                }
+                return Status.ERROR, summary, data
+    for index, result in enumerate(model.results):
+        if model.reads is not None and _size(result, "register") != model.registers:
+            summary = (
+                f"{_MOVES} within a thread: result {index} has {_size(result, 'register')} "
+                f"registers per thread, but Triton 3.9's lowering passes the operand's "
+                f"{_size(source, 'register')} registers on as {model.registers}"
+            )
+            return Status.ERROR, summary, {"kind": "register count", "result": index}
+    count = max(r.get_total_in_dim_size() for r in model.results)
+    summary = (
+        f"no data movement: every thread keeps its own elements{model.detail} "
+        f"(proved over all {count} hardware indices of the result)"
+    )
+    return Status.PROVED, summary, {"kind": "no data movement"}
+
+
+def _row_major(shape: Sequence[int]) -> tuple[Callable[[Coord], int], Callable[[int], Coord]]:
+    """Flatten a coordinate of ``shape`` to its row-major index, and back."""
+
+    def flatten(coord: Coord) -> int:
+        index = 0
+        for value, size in zip(coord, shape):
+            index = index * size + value
+        return index
+
+    def unflatten(index: int) -> Coord:
+        coord = []
+        for size in reversed(shape):
+            coord.append(index % size)
+            index //= size
+        return tuple(reversed(coord))
+
+    return flatten, unflatten
+
+
+def _identity_reads(index: int, h: Hardware) -> tuple[int, Hardware]:
+    return 0, dict(h)
+
+
+def _register_bit(layout: LinearLayout, dim: int) -> int | None:
+    """The first register bit whose basis has coordinate 1 along ``dim`` (the bit Triton
+    3.9's join/split lowering splits the registers on), or None."""
+    for in_dim, vectors in layout.bases:
+        if in_dim == "register":
+            for bit, vector in enumerate(vectors):
+                if vector[dim] == 1:
+                    return bit
+    return None
+
+
+def _carrier(layout: LinearLayout, dim: int) -> str:
+    """Which hardware bits carry out dim ``dim`` (for a message)."""
+    found = [
+        f"{in_dim} bit {bit}"
+        for in_dim, vectors in layout.bases
+        for bit, vector in enumerate(vectors)
+        if vector[dim]
+    ]
+    return ", ".join(found) or "no bit"
+
+
+def _trans(source: LinearLayout, result: LinearLayout, op: Operation) -> _Model:
+    match = _ORDER.search(op.text)
+    rank = source.num_out_dims
+    order = [int(v) for v in match.group(1).split(",") if v.strip()] if match else []
+    if sorted(order) != list(range(rank)):
+        raise ShapeOpError(
+            f"tt.trans: attribute 'order' must be a permutation of 0..{rank - 1}, not "
+            f"{match.group(0) if match else 'missing'}."
+        )
+
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        operand = [0] * rank
+        for position, dim in enumerate(order):
+            operand[dim] = coord[position]
+        return 0, tuple(operand)
+
+    registers = _size(source, "register")
+    return _Model(source, (result,), send, _identity_reads, f" (order {order})", registers)
+
+
+def _reshape(source: LinearLayout, result: LinearLayout, src: TypeInfo, dst: TypeInfo) -> _Model:
+    flatten, _ = _row_major(dst.shape)
+    _, unflatten = _row_major(src.shape)
+
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        return 0, unflatten(flatten(coord))
+
+    registers = _size(source, "register")
+    return _Model(source, (result,), send, _identity_reads, " (row-major reshape)", registers)
+
+
+def _join(source: LinearLayout, result: LinearLayout) -> _Model | str:
+    last = result.num_out_dims - 1
+    k = _register_bit(result, last)
+    if k is None:
+        return (
+            f"{_MOVES}: no register bit carries the joined dim (Triton 3.9's lowering needs "
+            f"one; it is carried by {_carrier(result, last)})"
+        )
+    low = (1 << k) - 1
+
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        return coord[-1], coord[:-1]
+
+    def reads(index: int, h: Hardware) -> tuple[int, Hardware]:
+        r = h.get("register", 0)
+        register = ((r >> (k + 1)) << k) | (r & low)
+        return (r >> k) & 1, {**h, "register": register}
+
+    detail = f" (joined dim on register bit {k})"
+    return _Model(source, (result,), send, reads, detail, 2 * _size(source, "register"))
+
+
+def _split(source: LinearLayout, result: LinearLayout) -> _Model | str:
+    last = source.num_out_dims - 1
+    k = _register_bit(source, last)
+    if k is None:
+        return (
+            f"{_MOVES}: no register bit of the operand carries the split dim (Triton 3.9's "
+            f"lowering needs one; it is carried by {_carrier(source, last)})"
+        )
+    low = (1 << k) - 1
+
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        return 0, (*coord, index)
+
+    def reads(index: int, h: Hardware) -> tuple[int, Hardware]:
+        r = h.get("register", 0)
+        register = ((r >> k) << (k + 1)) | (index << k) | (r & low)
+        return 0, {**h, "register": register}
+
+    detail = f" (split dim on register bit {k})"
+    return _Model(source, (result, result), send, reads, detail, _size(source, "register") // 2)
+
+
+def _axis(op: Operation, rank: int) -> int:
+    """``tt.expand_dims``'s ``axis`` attribute, in ``[0, rank)``."""
+    match = _AXIS.search(op.text)
+    axis = int(match.group(1)) if match else -1
+    if not 0 <= axis < rank:
+        raise ShapeOpError(
+            f"tt.expand_dims: attribute 'axis' must be in [0, {rank}), not "
+            f"{match.group(1) if match else 'missing'}."
+        )
+    return axis
+
+
+def _expand_dims(source: LinearLayout, result: LinearLayout, axis: int) -> _Model:
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        return 0, coord[:axis] + coord[axis + 1 :]
+
+    return _Model(source, (result,), send, None, f" (new dim {axis})")
+
+
+def _broadcast(source: LinearLayout, result: LinearLayout, src: TypeInfo) -> _Model:
+    ones = [d for d, size in enumerate(src.shape) if size == 1]
+
+    def send(index: int, coord: Coord) -> tuple[int, Coord]:
+        return 0, tuple(0 if d in ones else v for d, v in enumerate(coord))
+
+    return _Model(source, (result,), send, None, f" (broadcast dims {ones})")
+
+
+def _columns(layout: LinearLayout) -> list[int]:
+    """The packed image of every hardware bit, in-dim by in-dim."""
+    return [_pack(layout, tuple(v)) for _, vectors in layout.bases for v in vectors]
+
+
+def _hardware(layout: LinearLayout, mask: int) -> Hardware:
+    """The hardware index whose bits (in-dim by in-dim, low bits first) are ``mask``."""
+    out: Hardware = {}
+    for dim in layout.get_in_dim_names():
+        width = layout.get_in_dim_size_log2(dim)
+        out[dim] = mask & ((1 << width) - 1)
+        mask >>= width
+    return out
+
+
+def _kernel_gap(a: list[int], b: list[int]) -> int | None:
+    """A hardware mask ``x`` with ``a(x) == 0`` and ``b(x) != 0``, or None."""
+    basis = EchelonBasis()
+    for i, column in enumerate(a):
+        combination = basis.express(column)
+        if combination is not None:
+            x = combination | (1 << i)
+            value = 0
+            for j, other in enumerate(b):
+                if x >> j & 1:
+                    value ^= other
+            if value:
+                return x
+        basis.insert(column)
+    return None
+
+
+def _reorder(source: LinearLayout, result: LinearLayout) -> tuple[Status, str, dict[str, Any]]:
+    """``allow_reorder``: the registers, passed as they are, form a permutation of the
+    operand's elements: same hardware sizes and the same kernel (copies stay copies)."""
+    sizes = {d: (_size(source, d), _size(result, d)) for d in ("register", *_THREAD)}
+    unequal = {d: s for d, s in sizes.items() if s[0] != s[1]}
+    if unequal:
+        dim, (m, n) = next(iter(unequal.items()))
+        summary = f"{_MOVES}: allow_reorder, but the operand has {m} {dim}s and the result {n}"
+        return Status.ERROR, summary, {"kind": "register count", "sizes": sizes}
+    cols_src, cols_res = _columns(source), _columns(result)
+    for first, second, name in ((cols_src, cols_res, "operand"), (cols_res, cols_src, "result")):
+        x = _kernel_gap(first, second)
+        if x is None:
+            continue
+        h = _hardware(source, x)
+        zero = {d: 0 for d in source.get_in_dim_names()}
+        pair = [(_at(source, p), _at(result, p)) for p in (zero, h)]
+        same = 0 if name == "operand" else 1
+        if pair[0][same] != pair[1][same] or pair[0][1 - same] == pair[1][1 - same]:
+            raise ShapeOpError("the kernel test and its replay disagree")
+        other = "result" if name == "operand" else "operand"
+        summary = (
+            f"{_MOVES}: allow_reorder, but [{_describe(h)}] and [{_describe(zero)}] hold the "
+            f"same {name} element {pair[0][same]} and different {other} elements "
+            f"({pair[1][1 - same]} vs {pair[0][1 - same]}): the registers as they are are no "
+            "permutation of the operand"
+        )
+        data = {"kind": "reorder", "hardware": h, "copies_in": name}
+        return Status.ERROR, summary, data
+    summary = (
+        "no data movement: allow_reorder, the result is a permutation of the operand's "
+        "elements and every thread keeps its values (same register count, same kernel; "
+        f"proved over all {source.get_total_in_dim_size()} hardware indices)"
+    )
+    return Status.PROVED, summary, {"kind": "reorder"}
+
+
+def _slice_parent(
+    src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
+) -> tuple[Status, str, dict[str, Any]] | None:
+    """Triton 3.9's own requirement on expand_dims: a ``#ttg.slice`` operand along ``axis``
+    whose parent, on the result's shape, is the result's layout (None when it holds)."""
+    from llverify.encodings import SliceLayout, parse_encoding
+
+    encoding, _ = parse_encoding(src.encoding, "encoding")
+    if not isinstance(encoding, SliceLayout) or encoding.dim != axis:
+        summary = (
+            f"not the layout Triton 3.9 infers: tt.expand_dims along {axis} needs a "
+            f"#ttg.slice<{{dim = {axis}, ...}}> operand (Triton's verifier rejects this op)"
+        )
+        return Status.ERROR, summary, {"kind": "not a slice"}
+    parent = encoding.parent.to_linear_layout(list(dst.shape))
+    if parent == result:
+        return None
+    h = next(p for p in _points(result) if _at(parent, p) != _at(result, p))
+    summary = (
+        f"not the layout Triton 3.9 infers: the result is not the slice's parent "
+        f"({encoding.parent.ttgir()}): at [{_describe(h)}] the parent holds "
+        f"{_at(parent, h)}, the result {_at(result, h)} (Triton's verifier rejects this op)"
+    )
+    return Status.ERROR, summary, {"kind": "not the parent", "hardware": h}
+
+
+def _distributed(op: Operation) -> list[TypeInfo]:
+    return [t for t in op.types if t.kind == "tensor" and t.encoding]
+
+
+def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, Any]]:
+    src, dst = _distributed(op)[0], _distributed(op)[-1]
+    source, result = ctx.layout(src), ctx.layout(dst)
+    for dim in _THREAD:
+        if _size(source, dim) != _size(result, dim):
+            raise ShapeOpError(
+                f"{op.name}: the operand has {_size(source, dim)} {dim}s, the result "
+                f"{_size(result, dim)}."
+            )
+    model: _Model | str
+    if op.name == "tt.trans":
+        model = _trans(source, result, op)
+    elif op.name == "tt.reshape":
+        model = _reshape(source, result, src, dst)
+    elif op.name == "tt.join":
+        model = _join(source, result)
+    elif op.name == "tt.split":
+        model = _split(source, result)
+    elif op.name == "tt.expand_dims":
+        model = _expand_dims(source, result, _axis(op, result.num_out_dims))
+    else:
+        model = _broadcast(source, result, src)
+    if isinstance(model, str):
+        return Status.ERROR, model, {"kind": "no register bit"}
+    status, summary, data = _check_model(model)
+    reorder = op.name == "tt.reshape" and _REORDER.search(op.text) is not None
+    if reorder and status is not Status.PROVED:
+        status, summary, data = _reorder(source, result)
+    if op.name == "tt.expand_dims" and status is Status.PROVED:
+        wrong = _slice_parent(src, result, dst, _axis(op, result.num_out_dims))
+        if wrong is not None:
+            return wrong
+    if op.name == "tt.reshape":
+        data["allow_reorder"] = reorder
+        data["efficient_layout"] = re.search(r"\befficient_layout\b", op.text) is not None
+    return status, summary, data
+
+
+def check_shape_op(ctx: AuditContext, op: Operation) -> None:
+    """Prove that a shape op's result layout needs no data movement from its operand's
+    (cached per op name, attributes and types)."""
+    tensors = _distributed(op)
+    if len(tensors) < 2:
+        ctx.skip(op, NAME, "could not read an operand and a result distributed tensor type")
+        return
+    attributes = tuple(
+        match.group(0) if match else None
+        for match in (_ORDER.search(op.text), _AXIS.search(op.text), _REORDER.search(op.text))
+    )
+    key = (op.name, attributes, tuple((t.shape, t.encoding) for t in tensors))
+    cache = ctx.state.setdefault(NAME, {})
+    if key not in cache:
+        cache[key] = _verdict(ctx, op)
+    status, summary, data = cache[key]
+    ctx.finding(op, status, summary, rule=NAME, data=dict(data))
+
+
+RULES = (
+    Rule(
+        NAME,
+        frozenset(_OPS),
+        check_shape_op,
+        "trans/reshape/join/split/expand_dims/broadcast results need no data movement: "
+        "each thread holds, in the register the lowering reads, what the op sends it",
+    ),
+)
