@@ -282,7 +282,9 @@ def _expand(text: str, aliases: dict[str, str], line_no: int, depth: int = 0) ->
 
 def _types(text: str, aliases: dict[str, str], line_no: int) -> list[TypeInfo]:
     out = []
-    for match in re.finditer(r"(!ttg\.memdesc|tensor)<", text):
+    # a memdesc is also printed with its dialect prefix elided after an arrow
+    # (``ttg.async_copy_global_to_local ... -> <128x64xf16, #shared, #smem, mutable>``)
+    for match in re.finditer(r"(!ttg\.memdesc|tensor|->\s*)<", text):
         begin = match.end() - 1
         end = _balanced_end(text, begin, line_no, "<", ">")
         body = text[begin + 1 : end - 1]
@@ -296,8 +298,9 @@ def _types(text: str, aliases: dict[str, str], line_no: int) -> list[TypeInfo]:
             shape.append(int(piece))
         element = "x".join(pieces[len(shape) :])
         encoding = _expand(parts[1].strip(), aliases, line_no) if len(parts) > 1 else ""
-        kind = "memdesc" if match.group(1).startswith("!") else "tensor"
-        out.append(TypeInfo(kind, tuple(shape), element, encoding, text[match.start() : end]))
+        kind = "tensor" if match.group(1) == "tensor" else "memdesc"
+        start = match.start() if kind == "tensor" or match.group(1)[0] == "!" else begin
+        out.append(TypeInfo(kind, tuple(shape), element, encoding, text[start:end]))
     return out
 
 
