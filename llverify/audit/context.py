@@ -134,14 +134,22 @@ def carries_layout(op: Operation) -> bool:
 
 #: operations whose meaning depends on no layout although they carry one: control flow, and
 #: freeing a buffer
-_NEUTRAL_PREFIXES = ("scf.", "cf.", "tt.return", "ttg.local_dealloc", "ttg.async_wait")
+_NEUTRAL_PREFIXES = (
+    "scf.",
+    "cf.",
+    "tt.return",
+    "ttg.local_dealloc",
+    "ttg.async_wait",
+    "ttng.warp_group_dot_wait",  # waits for wgmma results: passes its operands through
+)
 
 
 def layout_sensitive(op: Operation, rule_ops: frozenset[str] = frozenset()) -> bool:
     """Whether ``op``'s meaning depends on its layouts: the operations the coverage report
     counts.  Any operation a rule applies to (``rule_ops``), and any other that carries a
     layout unless it is elementwise (all its tensor types share one encoding and shape:
-    ``arith.addf``, ``tt.splat``, ``tt.addptr``) or control flow.
+    ``arith.addf``, ``tt.splat``, ``tt.addptr``), control flow, a wait, or an allocation
+    without a value.
 
     >>> from llverify.audit.module import parse_module
     >>> module = parse_module(\'\'\'#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
@@ -153,6 +161,8 @@ def layout_sensitive(op: Operation, rule_ops: frozenset[str] = frozenset()) -> b
     >>> [layout_sensitive(op) for op in module.ops]
     [False, True]
     """  # noqa: E501
+    if op.name == "ttg.local_alloc" and not any(t.kind == "tensor" for t in op.types):
+        return False  # an allocation without a value: its layout matters where it is accessed
     if op.name in rule_ops:
         return True
     if not carries_layout(op) or op.name.startswith(_NEUTRAL_PREFIXES):
