@@ -103,7 +103,11 @@ def check_consistency(ctx: AuditContext, op: Operation) -> None:
     for index, info in enumerate(op.types):
         if info.kind == "tensor" and not info.encoding:
             continue
-        for problem in _problems(ctx, op, info):
+        key = (info.kind, info.encoding, info.shape)
+        cache = ctx.state.setdefault(NAME, {})  # a type's verdict, once per audit
+        if key not in cache:
+            cache[key] = _problems(ctx, op, info)
+        for problem in cache[key]:
             problems.append(f"type {index} ({_short(info)}): {problem}")
     if problems:
         ctx.finding(op, Status.ERROR, "; ".join(problems), rule=NAME, data={"problems": problems})

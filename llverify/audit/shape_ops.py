@@ -48,6 +48,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -157,12 +158,12 @@ def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
     )
 
 
-def _lookup(source: LinearLayout, element: Coord) -> int | None:
-    """The first register of thread 0 that holds ``element`` (the lowering's lookup)."""
+def _first_registers(source: LinearLayout) -> dict[Coord, int]:
+    """Element -> the first register of thread 0 that holds it (the lowering's lookup)."""
+    first: dict[Coord, int] = {}
     for r in range(_size(source, "register")):
-        if _at(source, {"register": r}) == element:
-            return r
-    return None
+        first.setdefault(_at(source, {"register": r}), r)
+    return first
 
 
 def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
@@ -170,6 +171,7 @@ def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
     sends there, in the register the lowering reads; else a replayed counterexample."""
     source = model.source
     span = _registers(source)
+    first_register = _first_registers(source) if model.reads is None else {}
     for index, result in enumerate(model.results):
         for h in _points(result):
             element = _at(result, h)
@@ -197,7 +199,7 @@ def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
                 got_operand, read = model.reads(index, h)
             else:  # looked up by the register part's element in thread 0, used in this thread
                 own = _at(result, {"register": h.get("register", 0)})
-                register = _lookup(source, model.send(index, own)[1])
+                register = first_register.get(model.send(index, own)[1])
                 if register is None:  # the span test above has already ruled this out
                     raise ShapeOpError("the register-span test and its replay disagree")
                 got_operand, read = operand, {**thread, "register": register}
@@ -463,20 +465,23 @@ def _reorder(source: LinearLayout, result: LinearLayout) -> tuple[Status, str, d
 
 
 def _slice_parent(
-    src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
+    ctx: AuditContext, src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
 ) -> tuple[Status, str, dict[str, Any]] | None:
     """Triton 3.9's own requirement on expand_dims: a ``#ttg.slice`` operand along ``axis``
     whose parent, on the result's shape, is the result's layout (None when it holds)."""
     from llverify.encodings import SliceLayout, parse_encoding
 
-    encoding, _ = parse_encoding(src.encoding, "encoding")
+    parsed = ctx.state.setdefault(NAME, {}).setdefault("encodings", {})
+    if src.encoding not in parsed:
+        parsed[src.encoding] = parse_encoding(src.encoding, "encoding")[0]
+    encoding = parsed[src.encoding]
     if not isinstance(encoding, SliceLayout) or encoding.dim != axis:
         summary = (
             f"not the layout Triton 3.9 infers: tt.expand_dims along {axis} needs a "
             f"#ttg.slice<{{dim = {axis}, ...}}> operand (Triton's verifier rejects this op)"
         )
         return Status.ERROR, summary, {"kind": "not a slice"}
-    parent = encoding.parent.to_linear_layout(list(dst.shape))
+    parent = ctx.layout(dataclasses.replace(dst, encoding=encoding.parent.ttgir()))
     if parent == result:
         return None
     h = next(p for p in _points(result) if _at(parent, p) != _at(result, p))
@@ -521,7 +526,7 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
     if reorder and status is not Status.PROVED:
         status, summary, data = _reorder(source, result)
     if op.name == "tt.expand_dims" and status is Status.PROVED:
-        wrong = _slice_parent(src, result, dst, _axis(op, result.num_out_dims))
+        wrong = _slice_parent(ctx, src, result, dst, _axis(op, result.num_out_dims))
         if wrong is not None:
             return wrong
     if op.name == "tt.reshape":

@@ -76,7 +76,8 @@ def to_encoding(encoding: Any) -> tuple[Encoding, list[int] | None]:
     if isinstance(encoding, Encoding):
         return encoding, None
     if isinstance(encoding, str):
-        return parse_encoding(encoding, "encoding")
+        parsed, shape = _parsed(encoding)
+        return parsed, None if shape is None else list(shape)
     if type(encoding).__module__.startswith("triton"):
         return from_gluon(encoding), None
     raise LayoutTypeError(
@@ -128,6 +129,13 @@ def check_carried_shape(
             f"{list(carried)}: leave 'shape' out, or give the same."
         )
     return dims
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[Encoding, tuple[int, ...] | None]:
+    """Parsed encodings are immutable values, so one parse serves every use of a text."""
+    parsed, shape = parse_encoding(text, "encoding")
+    return parsed, None if shape is None else tuple(shape)
 
 
 @lru_cache(maxsize=4096)
