@@ -92,3 +92,35 @@ def test_an_unused_uninitialised_read_is_a_note_not_a_refutation() -> None:
     assert report.status.value == "proved", [v.reason for v in report.verdicts]
     notes = [note for v in report.verdicts for note in v.notes]
     assert notes and all("no thread wrote" in note for note in notes)
+
+
+def test_the_2_2_reduce_over_replicated_warps_races_and_the_right_warp_index_is_proved() -> None:
+    """A real miscompile kept as an artifact: Triton 2.2.0 lowers a reduce along dim 1 of
+    ``sizePerThread [32, 1], threadsPerWarp [2, 16], warpsPerCTA [2, 2], order [0, 1]``
+    (32x64: warp bit 0 replicates dim 0, warp bit 1 is the axis) with the warp's index along
+    the axis computed as ``warp & 1`` (delinearised over the warps holding unique data,
+    ``[1, 2]``) instead of ``warp >> 1``.  Warps 0 and 2 then store different partial sums to
+    the same shared word in one instruction, and the output sums one half of the columns
+    twice (H100: 300 of 300 launches wrong; docs/validation.md, "(b) Triton releases 2.1-3.8").
+    The same module compiled by 3.0.0 is proved, and 2.2.0's own code with ``warp >> 1`` in
+    the 32 store addresses is proved: the refutation is that one value."""
+    name = "blocked-reduce_add-f32-w2x2-cuda80-v3.json.gz"  # the v3 sweep module with addf
+    text, compiled, _ = _load(STORE / "2.2.0" / name)
+    report = validate_compiled(text, compiled, source=name)
+    reduce = next(v for v in report.verdicts if v.op == "tt.reduce")
+    assert reduce.status.value == "refuted" and reduce.counterexample is not None
+    assert "missing" in reduce.counterexample.got and "replayed" in reduce.counterexample.replay
+    races = [v.reason or "" for v in report.verdicts if v.violation == "nondeterministic store"]
+    assert races and "in shared memory" in races[0]
+    threads = [int(t) for t in re.findall(r"thread (\d+)", races[0])]
+    assert sorted(t // 32 for t in threads) == [0, 2]  # warps 0 and 2: axis halves 0 and 1
+    assert "warp_axis" not in compiled.llir and "  %14 = and i32 %13, 1\n" in compiled.llir
+    patched = compiled.llir.replace(
+        "  %14 = and i32 %13, 1\n", "  %14 = and i32 %13, 1\n  %warp_axis = lshr i32 %13, 1\n"
+    )
+    patched, count = re.subn(r"(= (?:zext nneg i32|or i32)) %14\b", r"\1 %warp_axis", patched)
+    assert count == 32  # the 32 rows' partial-sum store addresses
+    fixed = CompiledKernel(**{**compiled.__dict__, "llir": patched})
+    assert validate_compiled(text, fixed, source=name).status.value == "proved"
+    text, compiled, _ = _load(STORE / "3.0.0" / name)
+    assert validate_compiled(text, compiled, source=name).status.value == "proved"
