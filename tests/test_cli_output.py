@@ -76,7 +76,10 @@ def test_counts_agree_with_their_nouns() -> None:
     assert "16-bit accesses (1 element), 256 instructions, 1 pass each" in out.stdout
     assert "(1 elements)" not in out.stdout and "pass(es)" not in out.stdout
     gate = run(
-        "audit", str(ROOT / "tests/data/ttgir/matmul_fp16_sm80.ttgir"), "--max-bank-conflicts", "0"
+        "audit",
+        str(ROOT / "tests/data/ttgir/matmul_fp16_gfx950.ttgir"),
+        "--max-bank-conflicts",
+        "0",
     )
     assert "ttg.local_load [shared-access]: 1 bank conflict > --max-bank-conflicts 0" in gate.stdout
     assert "1 bank conflicts" not in gate.stdout and "1 conflicts" not in gate.stdout

@@ -92,8 +92,9 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         data["subslice"] = {"alloc_shape": list(alloc), "offset_mask": mask}
     summary = (
         f"{direction} {a.access_bits}-bit x {a.instructions}, "
-        f"{counted(bank.conflicts, 'conflict')} "
-        f"(Triton {bank.triton}), {wavefronts} wavefronts"
+        f"{counted(bank.conflicts, 'conflict')}"
+        + ("" if bank.triton is None else f" (Triton {bank.triton})")
+        + f", {wavefronts} wavefronts"
     )
     if bank.differs:
         summary += f"; hardware differs from Triton: {bank.reason}"

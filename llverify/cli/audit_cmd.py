@@ -165,7 +165,8 @@ def register(commands: Any) -> None:
         epilog=examples(
             f"llverify audit {KERNEL}",
             f"llverify audit {KERNEL} --json --require-proofs",
-            f"llverify audit {KERNEL} --max-bank-conflicts 0   # exit 1: a load has 1 conflict",
+            "llverify audit tests/data/ttgir/matmul_int8_sm90.ttgir --max-bank-conflicts 0   "
+            "# exit 1: a store has 7 conflicts",
             f"llverify audit {KERNEL} --emitted   # also prove the code Triton emits per op",
             f"llverify audit {KERNEL} --rule convert-layout --rule shared-access",
         ),
