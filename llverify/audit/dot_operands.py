@@ -491,6 +491,9 @@ def _check_operand(
     return report
 
 
+_MMA_PREFIXES = ("#ttg.nvidia_mma<", "#ttg.amd_mfma<", "#ttg.amd_wmma<")
+
+
 def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
     """Each register operand equals the fragments of the instruction Triton selects."""
     tensors = [t for t in op.types if t.kind in ("tensor", "memdesc")]
@@ -498,6 +501,14 @@ def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
         ctx.skip(op, FRAGMENT, "could not read the operand and result types")
         return
     result = tensors[-1]
+    if not result.encoding.startswith(_MMA_PREFIXES):
+        ctx.skip(
+            op,
+            FRAGMENT,
+            "the result is not an MMA layout: Triton lowers this dot with FMA instructions, "
+            "which have no operand fragments",
+        )
+        return
     cache: dict[tuple[Any, ...], dict[str, Any]] = ctx.state.setdefault(FRAGMENT, {})
     reports = []
     for index, operand in enumerate(tensors[:2]):
@@ -508,7 +519,7 @@ def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
             cache[key] = _check_operand(ctx, operand, result, index)
         reports.append(cache[key])
     if not reports:
-        ctx.passed(op, FRAGMENT)
+        ctx.skip(op, FRAGMENT, "wgmma reads both operands from shared memory: no register fragment")
         return
     statuses = {r["status"] for r in reports}
     status = next(s for s in (Status.ERROR, Status.UNKNOWN, Status.PROVED) if s in statuses)
