@@ -149,3 +149,24 @@ def test_cli_rule_selects_rules_and_refuses_unknown_names() -> None:
         audit("module {}", rules=["nope"])
     with pytest.raises(TypeError, match="expected a list of rule names"):
         audit("module {}", rules="convert-layout")
+
+
+def test_a_target_without_a_bank_model_is_audited_without_costs() -> None:
+    """gfx1100 (RDNA3, WMMA) has no bank model: the rules that need none still run; the
+    costing rules list their operations as not checked, with the reason."""
+    shared = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+    b = B4.replace("threadsPerWarp = [4, 8]", "threadsPerWarp = [4, 8]")
+    text = module(
+        convert(b, b.replace("[1, 4]", "[4, 1]", 1))
+        + f"\n  %2 = ttg.local_alloc %1 : (tensor<64x64xf16, {b}>) -> "
+        f"!ttg.memdesc<64x64xf16, {shared}, #ttg.shared_memory>"
+    ).replace("cuda:90", "hip:gfx1100")
+    report = audit(text)
+    assert report.refused is None and report.target.startswith("none (")
+    (conversion,) = [f for f in report.findings if f.rule == "convert-layout"]
+    assert conversion.status is Status.PROVED and "swizzle not costed" in conversion.summary
+    (skip,) = [s for s in report.skips if s.rule == "shared-access"]
+    assert "has no bank model" in skip.reason
+    assert audit(text, target="gfx942").target == "gfx942"  # --target supplies one
+    with pytest.raises(ValueError, match="--target must be one of"):
+        audit(text, target="gfx1100")

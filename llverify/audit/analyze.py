@@ -74,7 +74,7 @@ from llverify.audit.context import (
 )
 from llverify.audit.module import TTGIRModule, parse_module
 from llverify.bits import check_timeout
-from llverify.errors import LLVerifyError
+from llverify.errors import LayoutError, LLVerifyError
 from llverify.verdict import Status
 
 __all__ = [
@@ -114,7 +114,7 @@ def target_of(module: TTGIRModule, override: str | None = None) -> str:
     module's ``ttg.target`` ("cuda:90" -> nvidia, "hip:gfx942" -> gfx942)."""
     if override is not None:
         if override not in TARGETS:
-            raise LLVerifyError(f"--target must be one of {sorted(TARGETS)}, not {override!r}.")
+            raise LayoutError(f"--target must be one of {sorted(TARGETS)}, not {override!r}.")
         return TARGETS[override]
     target = module.target or ""
     if target.startswith("cuda"):
@@ -252,7 +252,15 @@ def audit(
     check_timeout(timeout_s, "timeout_s")
     chosen = select_rules(rules)
     parsed = module if module is not None else parse_module(text)
-    ctx = AuditContext(parsed, target_of(parsed, target), timeout_s)
+    try:
+        bank_target: str | None = target_of(parsed, target)
+        no_bank_model = ""
+    except LLVerifyError as error:
+        if target is not None:
+            raise  # a --target the user gave must be a known one
+        bank_target, no_bank_model = None, str(error)
+    ctx = AuditContext(parsed, bank_target, timeout_s)
+    ctx.no_bank_model = no_bank_model
     first, rest = chosen[0], chosen[1:]
     run_rules(ctx, (first,))
     errors = [f for f in ctx.findings if f.status is Status.ERROR]
@@ -262,7 +270,7 @@ def audit(
     else:
         run_rules(ctx, rest)
     return AuditReport(
-        target=ctx.target,
+        target=ctx.target or f"none ({no_bank_model})",
         findings=ctx.findings,
         skipped=parsed.skipped(set(HANDLED)),
         seconds=time.perf_counter() - start,

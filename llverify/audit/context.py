@@ -175,9 +175,12 @@ def layout_sensitive(op: Operation, rule_ops: frozenset[str] = frozenset()) -> b
 class AuditContext:
     """The module being audited, its layouts (cached), value definitions and the findings."""
 
-    def __init__(self, module: TTGIRModule, target: str, timeout_s: float) -> None:
+    def __init__(self, module: TTGIRModule, target: str | None, timeout_s: float) -> None:
         self.module = module
+        #: the bank model's target ("nvidia", "gfx942", "gfx950"), or None when the module's
+        #: target has none (the costing rules then skip, saying ``no_bank_model``)
         self.target = target
+        self.no_bank_model = ""
         self.timeout_s = timeout_s
         self.findings: list[Finding] = []
         self.skips: list[Skip] = []

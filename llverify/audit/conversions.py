@@ -44,12 +44,14 @@ def check_conversion(ctx: AuditContext, op: Operation) -> None:
     failed = [v for v in (verify, coverage) if not v.proved]
     if failed:  # why: the claim and its counterexample (or the solver's answer)
         summary += f" ({failed[0].claim}: {failed[0]})"
-    bits = src.bits
-    if conv.kind == "shared memory" and status is Status.PROVED and bits:
+    bits, target = src.bits, ctx.target
+    if conv.kind == "shared memory" and target is None:
+        summary += f"; swizzle not costed: {ctx.no_bank_model}"
+    elif conv.kind == "shared memory" and status is Status.PROVED and bits and target:
         from llverify.swizzle import synthesize_swizzle
 
         result = synthesize_swizzle(
-            conv.src, conv.dst, list(src.shape), bits, ctx.target, timeout_s=ctx.timeout_s
+            conv.src, conv.dst, list(src.shape), bits, target, timeout_s=ctx.timeout_s
         )
         c = result.cost
         cost = c.total_wavefronts

@@ -55,6 +55,10 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
     memdescs = [t for t in op.types if t.kind == "memdesc"]
     if op.name == "ttg.local_alloc" and memdescs and not tensors:
         return  # an allocation without a value: no access (not layout-sensitive)
+    target = ctx.target
+    if target is None:
+        ctx.skip(op, NAME, f"not costed: {ctx.no_bank_model}")
+        return
     if not tensors or not memdescs:
         ctx.skip(op, NAME, "could not read the tensor and memdesc types")
         return
@@ -70,10 +74,10 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
     alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(shape) :]
     if alloc == tensor.shape:
         shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
-        a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, ctx.target)
+        a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, target)
         mask = 0
     else:  # a subslice: the allocation's layout, at the view's offsets (view-layout)
-        a, mask = _subslice_access(ctx, tensor, memdesc, alloc, tensor.bits)
+        a, mask = _subslice_access(ctx, target, tensor, memdesc, alloc, tensor.bits)
     bank = a.bank_conflicts
     wavefronts = a.store_wavefronts
     data = {
@@ -117,7 +121,12 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
 
 
 def _subslice_access(
-    ctx: AuditContext, tensor: TypeInfo, memdesc: TypeInfo, alloc: tuple[int, ...], bits: int
+    ctx: AuditContext,
+    target: str,
+    tensor: TypeInfo,
+    memdesc: TypeInfo,
+    alloc: tuple[int, ...],
+    bits: int,
 ) -> tuple[AccessAnalysis, int]:
     """The access of a subslice view: the conversion to the allocation's shared layout
     (Triton's ``toLinearLayout`` of the memdesc), whose offset Triton XORs with the view's
@@ -131,7 +140,7 @@ def _subslice_access(
     from llverify.hardware import resolve_target
 
     shared = ctx.shared_layout(memdesc.encoding, alloc)
-    a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(ctx.target))
+    a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(target))
     mask = subslice_mask(ctx, memdesc)
     if mask & (max(1, 128 // bits) - 1):
         a = replace(a, ldmatrix=False, ldmatrix_trans=False)
@@ -142,6 +151,10 @@ def pair_buffers(ctx: AuditContext) -> None:
     """A buffer stored from and loaded to registers: the certified optimal layout for
     that pair, and the saving against the current one."""
     from llverify.swizzle import synthesize_swizzle
+
+    target = ctx.target
+    if target is None:
+        return  # no bank model: the accesses were not costed either
 
     books: dict[str, dict[str, list[tuple[Operation, TypeInfo, TypeInfo]]]] = ctx.state.get(
         NAME, {"store": {}, "load": {}}
@@ -168,7 +181,7 @@ def pair_buffers(ctx: AuditContext) -> None:
             ctx.layout(l_tensor),
             list(s_tensor.shape),
             s_tensor.bits,
-            ctx.target,
+            target,
             timeout_s=ctx.timeout_s,
         )
         best = result.cost.total_wavefronts
