@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cases.triton import require_triton
 
+from cases.triton import require_triton
 from llverify.audit.analyze import audit
 from llverify.audit.async_copy import NAME
 from llverify.audit.module import parse_module
@@ -21,8 +21,9 @@ from llverify.verdict import Status
 FIXTURES = Path(__file__).parent / "data" / "ttgir"
 OP = "ttg.async_copy_global_to_local"
 SWIZZLED = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
-ROWS = dict(spt="[1, 8]", tpw="[4, 8]", wpc="[4, 1]", order="[1, 0]")  # 8 contiguous elements per thread
-COLUMNS = dict(spt="[1, 1]", tpw="[32, 1]", wpc="[1, 4]", order="[0, 1]")  # one element per thread column
+#: 8 contiguous elements per thread, and one element per thread column
+ROWS = dict(spt="[1, 8]", tpw="[4, 8]", wpc="[4, 1]", order="[1, 0]")
+COLUMNS = dict(spt="[1, 1]", tpw="[32, 1]", wpc="[1, 4]", order="[0, 1]")
 
 
 def module(elem: str, layout: dict[str, str], contiguity: int | None, target: str = "cuda:80",
@@ -87,12 +88,13 @@ def test_contiguity_caps_the_width() -> None:
 
 
 def test_refusals_say_what_triton_does() -> None:
-    assert "smaller than 4 bytes; calculated this as 2 bytes" in finding(
-        module("f16", ROWS, 1)
-    ).summary
-    assert "nBytes == 16 || nBytes == 8 || nBytes == 4" in finding(
-        module("f16", COLUMNS, 8)
-    ).summary
+    assert (
+        "smaller than 4 bytes; calculated this as 2 bytes"
+        in finding(module("f16", ROWS, 1)).summary
+    )
+    assert (
+        "nBytes == 16 || nBytes == 8 || nBytes == 4" in finding(module("f16", COLUMNS, 8)).summary
+    )
     assert "strided LDS" in finding(module("f16", ROWS, 4, "hip:gfx950")).summary
     assert "no 128-bit direct-to-LDS" in finding(module("f16", ROWS, 8, "hip:gfx942")).summary
 
@@ -143,7 +145,7 @@ def test_fixtures() -> None:
     assert statuses == {"ok"}
     inexact = [f for fs in found.values() for f in fs if not f.data["width_exact"]]
     assert len(inexact) == 3 and all(f.data["contiguity"] is None for f in inexact)
-    for name, fs in found.items():
+    for name in found:
         report = audit((FIXTURES / f"{name}.ttgir").read_text())
         assert not [u for u in report.coverage()["unchecked"] if u["op"] == OP]
 

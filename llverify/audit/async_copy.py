@@ -205,7 +205,12 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
             "pointer and mask contiguous over it"
         )
     ctx.finding(
-        op, status, summary, rule=NAME, cost=count.wavefronts, conflicts=count.conflicts,
+        op,
+        status,
+        summary,
+        rule=NAME,
+        cost=count.wavefronts,
+        conflicts=count.conflicts,
         data=data,
     )
 
