@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit import (
+    async_copy,
     consistency,
     conversions,
     copies,
@@ -99,6 +100,7 @@ RULES: tuple[Rule, ...] = (
     *gather.RULES,
     *stores.RULES,
     *shape_ops.RULES,
+    *async_copy.RULES,
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
