@@ -23,7 +23,10 @@ The rules, each a module of this package with a name (see :data:`RULES`):
 * ``copies`` (:mod:`~llverify.audit.copies`): the register, lane and warp copies of reduce,
   scan and histogram operands and results, and what the consumers that follow see;
 * ``shape-ops`` (:mod:`~llverify.audit.shape_ops`): trans, reshape, join, split, expand_dims
-  and broadcast results need no data movement from the operand's layout.
+  and broadcast results need no data movement from the operand's layout;
+* ``async-copy`` (:mod:`~llverify.audit.async_copy`): the width Triton picks for
+  ``ttg.async_copy_global_to_local`` (cp.async, direct-to-LDS loads), its refusals, and the
+  cost of the shared writes.
 
 The report's coverage (:meth:`AuditReport.coverage`) says how many layout-sensitive operations
 were checked, by which rules, and lists the others with the reason.

@@ -151,6 +151,10 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     if not tensors or not memdescs:
         ctx.skip(op, NAME, "could not read the pointer tensor and memdesc types")
         return
+    target = ctx.target
+    if target is None:
+        ctx.skip(op, NAME, f"not costed: {ctx.no_bank_model}")
+        return
     tensor, memdesc = tensors[0], memdescs[0]
     alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(tensor.shape) :]
     if alloc != tensor.shape or not memdesc.bits:
@@ -162,7 +166,7 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
     cvt, table, run = _conversion(ctx.layout(tensor), shared)
     width = copy_width(cvt, bits, contiguity, run)
-    vec = width["vec"] if ctx.target == "nvidia" else width["layout_vec"]
+    vec = width["vec"] if target == "nvidia" else width["layout_vec"]
     data: dict[str, Any] = {
         "contiguity": contiguity,
         "max_vec": width["max_vec"],
@@ -171,11 +175,11 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
         "vector_elems": vec,
         "vector_bytes": vec * bits // 8,
     }
-    refusal = _refusal(ctx.target, width, bits)
+    refusal = _refusal(target, width, bits)
     if refusal is not None:
         ctx.finding(op, Status.ERROR, refusal, rule=NAME, data=data)
         return
-    tgt = resolve_target(ctx.target)
+    tgt = resolve_target(target)
     count = simulate_bank_conflicts(cvt, vec, bits, tgt, address_map=table)
     per_thread = cvt.get_in_dim_size("register") // vec
     words = max(1, -(-vec * bits // 32))
@@ -187,7 +191,7 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
         conflicts=count.conflicts,
         wavefronts=count.wavefronts,
     )
-    kind = "cp.async." + ("cg" if vec * bits == 128 else "ca") if ctx.target == "nvidia" else ""
+    kind = "cp.async." + ("cg" if vec * bits == 128 else "ca") if target == "nvidia" else ""
     summary = (
         f"{kind or 'direct-to-LDS'} {vec * bits // 8} bytes x {per_thread} per thread, "
         f"{counted(count.conflicts, 'conflict')}, {count.wavefronts} wavefronts"
