@@ -141,7 +141,28 @@ def _refusal(target: str, width: dict[str, Any], bits: int) -> str | None:
 
 
 def check_async_copy(ctx: AuditContext, op: Operation) -> None:
-    """The width Triton picks, the copies per thread, and the shared writes' cost."""
+    """The width Triton picks, the copies per thread, and the shared writes' cost (worked
+    out once per distinct operation signature in an audit)."""
+    contiguity = _CONTIGUITY.search(op.text)
+    key = (
+        tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
+        contiguity.group(0) if contiguity else None,
+    )
+    cache = ctx.state.setdefault(NAME, {})
+    if key not in cache:
+        cache[key] = _outcome(ctx, op)
+    outcome = cache[key]
+    if isinstance(outcome, str):
+        ctx.skip(op, NAME, outcome)
+        return
+    status, summary, cost, conflicts, data = outcome
+    ctx.finding(op, status, summary, rule=NAME, cost=cost, conflicts=conflicts, data=dict(data))
+
+
+def _outcome(
+    ctx: AuditContext, op: Operation
+) -> str | tuple[Status | Severity, str, int, int, dict[str, Any]]:
+    """Why ``op`` is not checked, or its finding (status, summary, cost, conflicts, data)."""
     from llverify.access import simulate_bank_conflicts
     from llverify.hardware import resolve_target
     from llverify.wavefront_count import pass_count
@@ -149,17 +170,14 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     tensors = [t for t in op.types if t.kind == "tensor"]
     memdescs = [t for t in op.types if t.kind == "memdesc"]
     if not tensors or not memdescs:
-        ctx.skip(op, NAME, "could not read the pointer tensor and memdesc types")
-        return
+        return "could not read the pointer tensor and memdesc types"
     target = ctx.target
     if target is None:
-        ctx.skip(op, NAME, f"not costed: {ctx.no_bank_model}")
-        return
+        return f"not costed: {ctx.no_bank_model}"
     tensor, memdesc = tensors[0], memdescs[0]
     alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(tensor.shape) :]
     if alloc != tensor.shape or not memdesc.bits:
-        ctx.skip(op, NAME, "the destination is a subslice view or has no element width")
-        return
+        return "the destination is a subslice view or has no element width"
     bits = memdesc.bits
     attr = _CONTIGUITY.search(op.text)
     contiguity = int(attr.group(1)) if attr else None
@@ -177,8 +195,7 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     }
     refusal = _refusal(target, width, bits)
     if refusal is not None:
-        ctx.finding(op, Status.ERROR, refusal, rule=NAME, data=data)
-        return
+        return Status.ERROR, refusal, 0, 0, data
     tgt = resolve_target(target)
     count = simulate_bank_conflicts(cvt, vec, bits, tgt, address_map=table)
     per_thread = cvt.get_in_dim_size("register") // vec
@@ -208,15 +225,7 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
             "; no contiguity attribute: the width assumes Triton's axis analysis proves the "
             "pointer and mask contiguous over it"
         )
-    ctx.finding(
-        op,
-        status,
-        summary,
-        rule=NAME,
-        cost=count.wavefronts,
-        conflicts=count.conflicts,
-        data=data,
-    )
+    return status, summary, count.wavefronts, count.conflicts, data
 
 
 RULES = (
