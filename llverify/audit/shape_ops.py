@@ -49,6 +49,7 @@ Examples:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -118,10 +119,29 @@ def _points(layout: LinearLayout) -> list[Hardware]:
 
 
 def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
-    """``layout(hardware)`` as a coordinate tuple (in-dims the layout lacks must be 0)."""
-    ins = {d: hardware.get(d, 0) for d in layout.get_in_dim_names()}
-    out = layout.apply(ins)
-    return tuple(out[d] for d in layout.get_out_dim_names())
+    """``layout(hardware)`` as a coordinate tuple: the XOR of the bases of the set bits (the
+    checks evaluate mostly zero and single-bit indices; in-dims the layout lacks must be 0,
+    and a value outside an in-dim's range is an error, as in ``LinearLayout.apply``)."""
+    bases = _bases(layout)
+    out = [0] * layout.num_out_dims
+    for dim, value in hardware.items():
+        vectors = bases.get(dim, ())
+        if value >> len(vectors):
+            raise ShapeOpError(f"{dim}={value} is outside the layout's {1 << len(vectors)}")
+        bit = 0
+        while value:
+            if value & 1:
+                for i, v in enumerate(vectors[bit]):
+                    out[i] ^= v
+            value >>= 1
+            bit += 1
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _bases(layout: LinearLayout) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """Each in-dim's basis vectors (layouts are immutable values)."""
+    return {dim: tuple(tuple(v) for v in vectors) for dim, vectors in layout.bases}
 
 
 def _thread(hardware: Hardware) -> Hardware:
