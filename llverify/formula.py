@@ -16,6 +16,7 @@ Z3) is exact, and rejects formulas that could divide by zero or shift by a negat
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,45 @@ MAX_LITERAL_BITS = 64
 #: Deepest nesting of a formula (the checks and evaluators recurse over the tree).
 MAX_DEPTH = 200
 _TOO_DEEP = f"formula rejected: nested deeper than {MAX_DEPTH} levels"
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str, condition: bool) -> tuple[str, Node, frozenset[str]]:
+    """Parse and check a formula's text once (nodes are immutable, so parses are shared):
+    its one-line text, root node and variable names."""
+    if len(text) > 10_000:
+        raise FormulaError("formula rejected: longer than 10000 characters.")
+    stripped = " ".join(text.split())  # one line, so error carets line up
+    if not stripped:
+        raise FormulaError("formula rejected: the text is empty.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning on "1if": we report
+            tree = ast.parse(stripped, mode="eval")
+    except SyntaxError as error:
+        column = (error.offset - 1) if error.offset else None
+        if column is not None:
+            column = min(column, len(stripped))
+        reason = (
+            f"nested deeper than {MAX_DEPTH} levels"  # Python's limit is MAX_DEPTH too
+            if error.msg == "too many nested parentheses"
+            else f"syntax error: {error.msg}"
+        )
+        raise FormulaError(f"formula rejected: {reason}", stripped, column) from None
+    except (RecursionError, MemoryError):  # Python's parser stack overflowed
+        raise FormulaError(_TOO_DEEP, stripped) from None
+    except ValueError as error:
+        raise FormulaError(f"formula rejected: {error}", stripped) from None
+    if _depth(tree) > MAX_DEPTH:
+        raise FormulaError(_TOO_DEEP, stripped)
+    converter = _Converter(stripped)
+    try:
+        root = converter.condition(tree.body) if condition else converter.integer(tree.body)
+    except RecursionError:
+        raise FormulaError(_TOO_DEEP, stripped) from None
+    names: set[str] = set()
+    _collect_names(root, names)
+    return stripped, root, frozenset(names)
 
 
 class FormulaError(LLVerifyError, ValueError):
@@ -319,41 +359,10 @@ class Formula:
         if not isinstance(text, str):
             raise FormulaError(f"a formula must be a str, not {type(text).__name__}.")
         as_bool(condition, "condition")
-        if len(text) > 10_000:
-            raise FormulaError("formula rejected: longer than 10000 characters.")
-        stripped = " ".join(text.split())  # one line, so error carets line up
-        if not stripped:
-            raise FormulaError("formula rejected: the text is empty.")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # e.g. SyntaxWarning on "1if": we report
-                tree = ast.parse(stripped, mode="eval")
-        except SyntaxError as error:
-            column = (error.offset - 1) if error.offset else None
-            if column is not None:
-                column = min(column, len(stripped))
-            reason = (
-                f"nested deeper than {MAX_DEPTH} levels"  # Python's limit is MAX_DEPTH too
-                if error.msg == "too many nested parentheses"
-                else f"syntax error: {error.msg}"
-            )
-            raise FormulaError(f"formula rejected: {reason}", stripped, column) from None
-        except (RecursionError, MemoryError):  # Python's parser stack overflowed
-            raise FormulaError(_TOO_DEEP, stripped) from None
-        except ValueError as error:
-            raise FormulaError(f"formula rejected: {error}", stripped) from None
-        if _depth(tree) > MAX_DEPTH:
-            raise FormulaError(_TOO_DEEP, stripped)
-        converter = _Converter(stripped)
-        try:
-            root = converter.condition(tree.body) if condition else converter.integer(tree.body)
-        except RecursionError:
-            raise FormulaError(_TOO_DEEP, stripped) from None
-        names: set[str] = set()
-        _collect_names(root, names)
+        stripped, root, names = _parse(text, condition)
         object.__setattr__(self, "text", stripped)
         object.__setattr__(self, "root", root)
-        object.__setattr__(self, "variables", frozenset(names))
+        object.__setattr__(self, "variables", names)
         object.__setattr__(self, "is_condition", condition)
 
     def __setattr__(self, name: str, value: Any) -> None:
