@@ -489,12 +489,9 @@ def _slice_parent(
 ) -> tuple[Status, str, dict[str, Any]] | None:
     """Triton 3.9's own requirement on expand_dims: a ``#ttg.slice`` operand along ``axis``
     whose parent, on the result's shape, is the result's layout (None when it holds)."""
-    from llverify.encodings import SliceLayout, parse_encoding
+    from llverify.encodings import SliceLayout, to_encoding
 
-    parsed = ctx.state.setdefault(NAME, {}).setdefault("encodings", {})
-    if src.encoding not in parsed:
-        parsed[src.encoding] = parse_encoding(src.encoding, "encoding")[0]
-    encoding = parsed[src.encoding]
+    encoding, _ = to_encoding(src.encoding)  # parsed once per process
     if not isinstance(encoding, SliceLayout) or encoding.dim != axis:
         summary = (
             f"not the layout Triton 3.9 infers: tt.expand_dims along {axis} needs a "
