@@ -20,7 +20,13 @@ from llverify.encodings import to_linear_layout
 from llverify.verdict import Status
 
 DATA = Path(__file__).resolve().parent / "data" / "ttgir"
-VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_subslice", "ttg.memdesc_trans", "ttg.memdesc_reshape")
+VIEW_OPS = (
+    "ttg.memdesc_index",
+    "ttg.memdesc_subslice",
+    "ttg.memdesc_trans",
+    "ttg.memdesc_reshape",
+    "amdg.in_thread_transpose",
+)
 
 HEAD = """#s = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 #t = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
@@ -249,8 +255,9 @@ def test_every_fixture_view_is_proved() -> None:
     assert statuses == {
         ("ttg.memdesc_index", Status.PROVED): 68,
         ("ttg.memdesc_subslice", Status.PROVED): 20,
+        ("amdg.in_thread_transpose", Status.PROVED): 2,
     }
-    assert ops == 88
+    assert ops == 90
 
 
 def test_subslice_loads_are_costed_on_the_allocation() -> None:
@@ -289,3 +296,26 @@ def test_multi_cta_shared_view_is_not_checked_not_an_error() -> None:
     assert not [f for f in report.findings if f.rule == "view-layout"]
     (unchecked,) = [u for u in report.coverage()["unchecked"] if u["op"] == "ttg.memdesc_index"]
     assert "several CTAs is not modelled" in unchecked["reason"]
+
+
+def test_in_thread_transpose_moves_no_data_or_is_an_error() -> None:
+    src = (
+        "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], "
+        "order = [0, 1]}>"
+    )
+    # the fixture's pair: registers permuted within each thread
+    text = (DATA / "matmul_fp16_gfx942.ttgir").read_text()
+    proved = [f for f in audit(text).findings if f.op == "amdg.in_thread_transpose"]
+    assert len(proved) == 2 and all(f.status is Status.PROVED for f in proved)
+    # a result whose threads hold other elements: data movement, with the counterexample
+    other = src.replace("threadsPerWarp = [8, 8]", "threadsPerWarp = [4, 16]")
+    module = (
+        'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx942", '
+        '"ttg.threads-per-warp" = 64 : i32} {\n'
+        f"  %1 = amdg.in_thread_transpose %0 : tensor<64x128xf16, {src}> -> "
+        f"tensor<64x128xf16, {other}>\n}}\n"
+    )
+    (finding,) = [f for f in audit(module).findings if f.rule == NAME]
+    assert finding.status is Status.ERROR and "needs data movement" in finding.summary
+    ins, index = finding.data["counterexample"]["input"], finding.data["counterexample"]["index"]
+    assert tuple(to_linear_layout(other, [64, 128]).apply(ins).values()) == tuple(index)

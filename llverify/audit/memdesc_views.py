@@ -1,7 +1,8 @@
 """Audit rule ``view-layout``: every view of a buffer or a tensor (``ttg.memdesc_index``,
 ``ttg.memdesc_subslice``, ``ttg.memdesc_trans``, ``ttg.memdesc_reshape``, AMD
-``amdg.extract_slice`` and ``amdg.concat``) proved to have the layout of its source
-restricted, transposed, reshaped or tiled, over every element of the instance.
+``amdg.extract_slice``, ``amdg.concat`` and ``amdg.in_thread_transpose``) proved to have the
+layout of its source restricted, transposed, reshaped or tiled (in_thread_transpose: each
+thread's registers permuted), over every element of the instance.
 
 A memdesc view moves no data: its result must address every logical element where the source
 holds it.  Each memdesc is read as its *offset table* (the shared offset of every logical
@@ -67,7 +68,7 @@ NAME = "view-layout"
 _MEMDESC_OPS = frozenset(
     {"ttg.memdesc_index", "ttg.memdesc_subslice", "ttg.memdesc_trans", "ttg.memdesc_reshape"}
 )
-_TENSOR_OPS = frozenset({"amdg.extract_slice", "amdg.concat"})
+_TENSOR_OPS = frozenset({"amdg.extract_slice", "amdg.concat", "amdg.in_thread_transpose"})
 _OFFSETS = re.compile(r"%[\w#.$-]+\s*\[\s*(-?\d+(?:\s*,\s*-?\d+)*)\s*\]")
 _ORDER = re.compile(r"order\s*=\s*array<i32:\s*([\d,\s]+)>")
 
@@ -462,7 +463,13 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo])
     result it needs in its own registers of the source (operands)."""
     result = tensors[-1]
     rank = len(result.shape)
-    if op.name == "amdg.extract_slice":
+    if op.name == "amdg.in_thread_transpose":  # a register permutation within each thread
+        if tensors[0].shape != result.shape:
+            _error(ctx, op, f"the result's shape {result.shape} is not the source's "
+                   f"{tensors[0].shape}")  # fmt: skip
+            return
+        sources, offsets = tensors[:1], (0,) * rank
+    elif op.name == "amdg.extract_slice":
         sources, offsets = tensors[:1], subslice_offsets(op)
         if len(offsets) != rank or any(
             o < 0 or o + d > s for o, d, s in zip(offsets, result.shape, sources[0].shape)
@@ -492,11 +499,7 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo])
         flat = np.ravel_multi_index(tuple(coords), piece)
         keys.append((i * (int(thread.max()) + 1) + thread) * numel + flat)
     element = r_coords + np.asarray(offsets, dtype=np.int64)[:, None]
-    grid = (
-        [1] * rank
-        if op.name == "amdg.extract_slice"
-        else [r // p for r, p in zip(result.shape, piece)]
-    )
+    grid = [1] * rank if op.name != "amdg.concat" else [r // p for r, p in zip(result.shape, piece)]
     tile = np.ravel_multi_index(tuple(element // np.asarray(piece)[:, None]), grid)
     local = np.ravel_multi_index(tuple(element % np.asarray(piece)[:, None]), piece)
     wanted = (tile * (int(r_thread.max()) + 1) + r_thread) * numel + local
@@ -515,13 +518,15 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo])
             probe = {d: 0 for d in held.get_in_dim_names()} | owner | {"register": reg}
             if tuple(held.apply(probe).values()) == at:
                 raise LLVerifyError(f"internal error: {probe} holds {at}")
-        what = "source" if op.name == "amdg.extract_slice" else f"operand {int(tile[flat])}"
+        what = "source" if op.name != "amdg.concat" else f"operand {int(tile[flat])}"
         _error(ctx, op, f"{ins} holds element {index} of the result, but that thread does not "
                f"hold element {at} in the {what}: the layout needs data movement between "
                "threads", counterexample={"input": ins, "index": index, "source_index": at,
                "operand": int(tile[flat])})  # fmt: skip
         return
-    what = "slice" if op.name == "amdg.extract_slice" else "concatenation"
+    what = {"amdg.extract_slice": "slice", "amdg.concat": "concatenation"}.get(
+        op.name, "transposed"
+    )
     _prove(ctx, op, int(r_coords.shape[1]), f"each thread holds its {what} elements in its own "
            "registers (no data movement)")  # fmt: skip
 
