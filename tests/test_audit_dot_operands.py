@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from llverify.audit.analyze import audit
+from llverify.audit.context import Severity
 from llverify.audit.dot_operands import FRAGMENT, Instruction, operand_instruction
 from llverify.encodings import to_linear_layout
 from llverify.encodings.blocked import DistributedLinearLayout
@@ -309,3 +310,20 @@ def test_no_reference_is_unknown() -> None:
 def test_wgmma_register_b_is_an_error() -> None:
     instr = operand_instruction(WGMMA, "f16", 1, (64, 64))
     assert getattr(instr, "error", False)
+
+
+def test_dot_scaled_operands_get_the_encoding_rule() -> None:
+    text = (DATA / "matmul_fp8e4m3_gfx950.ttgir").read_text()
+    report = audit(text)
+    scaled = [f for f in report.findings if f.op == "tt.dot_scaled"]
+    assert [(f.rule, f.status) for f in scaled] == [("dot-operand-encoding", Severity.OK)] * 2
+    wrong = text.replace(
+        "tensor<128x128xf8E4M3FN, #ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 16}>> -> "
+        "tensor<128x128xf32, #mma>",
+        "tensor<128x128xf8E4M3FN, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 16}>> -> "
+        "tensor<128x128xf32, #mma>",
+    )
+    assert wrong != text
+    errors = [f for f in audit(wrong).findings if f.op == "tt.dot_scaled"]
+    assert errors and all(f.status is Status.ERROR for f in errors)
+    assert "operand 1 has the wrong opIdx" in errors[0].summary
