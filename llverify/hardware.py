@@ -185,11 +185,13 @@ def dtype_bits(text: str) -> int | None:
     Examples:
         >>> dtype_bits("BF16"), dtype_bits("e4m3"), dtype_bits("32"), dtype_bits("f12")
         (16, 8, 32, None)
+        >>> dtype_bits("²") is None  # a Unicode digit that is no ASCII number
+        True
     """
     key = text.strip().lower()
     if key in DTYPE_BITS:
         return DTYPE_BITS[key]
-    if key.isdigit() and int(key) in DTYPE_WIDTHS:
+    if key.isascii() and key.isdigit() and int(key) in DTYPE_WIDTHS:
         return int(key)
     return None
 

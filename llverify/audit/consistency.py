@@ -48,10 +48,10 @@ def _module_counts(ctx: AuditContext) -> dict[str, int | None]:
 
 def _short(info: TypeInfo) -> str:
     encoding = info.encoding.split("<", 1)[0] + "<...>" if "<" in info.encoding else info.encoding
-    dims = "x".join(str(s) for s in info.shape)
+    dims = "".join(f"{s}x" for s in info.shape)
     if info.kind == "memdesc":
-        return f"!ttg.memdesc<{dims}x{info.element}, {encoding}>"
-    return f"tensor<{dims}x{info.element}, {encoding}>"
+        return f"!ttg.memdesc<{dims}{info.element}, {encoding}>"
+    return f"tensor<{dims}{info.element}, {encoding}>"
 
 
 def _shared_fits(ctx: AuditContext, info: TypeInfo) -> None:

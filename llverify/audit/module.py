@@ -293,7 +293,7 @@ def _types(text: str, aliases: dict[str, str], line_no: int) -> list[TypeInfo]:
         pieces = dims_elem.split("x")
         shape: list[int] = []
         for piece in pieces[:-1]:
-            if not piece.isdigit():
+            if not (piece.isascii() and piece.isdigit()):
                 break
             shape.append(int(piece))
         element = "x".join(pieces[len(shape) :])

@@ -185,7 +185,7 @@ def combine_template(region: Any, dag: Dag) -> list[int]:
 
 
 def _type_bytes(ty: str) -> int:
-    digits = "".join(c for c in ty if c.isdigit())
+    digits = "".join(c for c in ty if "0" <= c <= "9")
     return max(1, int(digits) // 8) if digits else 4
 
 

@@ -81,7 +81,7 @@ def parse_target(target: str) -> dict[str, Any]:
     {'backend': 'cuda', 'arch': 90, 'warp_size': 32}
     """
     backend, _, arch = str(target).partition(":")
-    if backend == "cuda" and arch.isdigit():
+    if backend == "cuda" and arch.isascii() and arch.isdigit():
         return {"backend": "cuda", "arch": int(arch), "warp_size": 32}
     if backend == "hip" and re.fullmatch(r"gfx[0-9a-f]+", arch):
         return {"backend": "hip", "arch": arch, "warp_size": 64}

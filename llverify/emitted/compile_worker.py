@@ -28,7 +28,7 @@ TEXT_STAGES = ("ttir", "ttgir", "llir", "ptx", "amdgcn")
 def release(version: str) -> tuple[int, int]:
     """(major, minor) of a Triton version string such as ``"3.2.0"`` or ``"3.9.0+git"``."""
     major, minor = version.split(".")[:2]
-    return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+    return int(major), int("".join(ch for ch in minor if "0" <= ch <= "9") or 0)
 
 
 def load_function(path: str, function: str) -> Any:

@@ -296,7 +296,7 @@ def _parse_type(text: str) -> _Type:
     pieces = parts[0].split("x")
     shape: list[int] = []
     for piece in pieces[:-1]:
-        if not piece.isdigit():
+        if not (piece.isascii() and piece.isdigit()):
             break
         shape.append(int(piece))
     element = "x".join(pieces[len(shape) :])

@@ -74,7 +74,7 @@ class _AsmState:
         for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
             value = run.value(operand)
             name = f"${len(outputs) + k}"
-            if constraint.isdigit():  # tied to an output
+            if constraint.isascii() and constraint.isdigit():  # tied to an output
                 self.regs[f"${int(constraint)}"] = value
             self.regs[name] = value
 
