@@ -21,12 +21,12 @@ from cases.access import (  # noqa: E402
     reg_layout,
     shared_from_bases,
 )
-from llverify.access import (  # noqa: E402  # noqa: E402
+from llverify.hardware import TARGETS  # noqa: E402
+from llverify.shared_memory.access import (  # noqa: E402  # noqa: E402
     simulate_bank_conflicts,
 )
-from llverify.hardware import TARGETS  # noqa: E402
-from llverify.shared_conversion import conversion_layout  # noqa: E402
-from llverify.wavefront_count import (  # noqa: E402
+from llverify.shared_memory.register_to_offset import conversion_layout  # noqa: E402
+from llverify.shared_memory.wavefronts import (  # noqa: E402
     hardware_conflicts,
     lane_offsets,
     triton_conflicts,

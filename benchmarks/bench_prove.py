@@ -20,7 +20,7 @@ import sys
 import time
 
 from llverify import LinearLayout, prove_equal, prove_family_equal, swizzled_shared_2d
-from llverify.family import SWIZZLED_REFERENCE, SWIZZLED_REFERENCE_WITHOUT_WRAP
+from llverify.proof.family import SWIZZLED_REFERENCE, SWIZZLED_REFERENCE_WITHOUT_WRAP
 
 
 def swizzled_layout(lc: int, lr: int, vec: int, per_phase: int, max_phase: int) -> LinearLayout:

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from cases.swizzle_sweep import sweep_cases  # noqa: E402
-from llverify.swizzle import constructive_swizzle, synthesize_swizzle  # noqa: E402
+from llverify.shared_memory.swizzle import constructive_swizzle, synthesize_swizzle  # noqa: E402
 
 
 def _pct(values: list[float], q: float) -> float:

@@ -21,13 +21,18 @@ from collections import Counter
 from pathlib import Path
 
 from llverify.audit.module import parse_module
-from llverify.emitted.compile import compile_ttgir
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import ValidationReport, validate_module
+from llverify.triton.compile import compile_ttgir
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "ttgir"
-MODULES = ("matmul_fp16_sm80", "attn_fwd_fp16_sm80", "softmax_fp32_sm80",
-           "transpose_fp16_gfx942", "big_2000")
+MODULES = (
+    "matmul_fp16_sm80",
+    "attn_fwd_fp16_sm80",
+    "softmax_fp32_sm80",
+    "transpose_fp16_gfx942",
+    "big_2000",
+)
 PHASES = ("parse", "harness", "compile", "load", "execute", "check")
 
 
@@ -45,7 +50,8 @@ def _kinds(report: ValidationReport) -> str:
         per_kind.setdefault(verdict.op, Counter())[verdict.status.value] += 1
     return ", ".join(
         f"{op} {'/'.join(str(c[s]) for s in ('proved', 'refuted', 'unknown'))}"
-        for op, c in sorted(per_kind.items()))
+        for op, c in sorted(per_kind.items())
+    )
 
 
 def main() -> None:
@@ -54,8 +60,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="validations per module (median)")
     args = parser.parse_args()
     rows = []
-    print(f"{'module':24} {'lines':>5} {'ops':>4} {'p/r/u':>9} {'validate s':>10} "
-          f"{'compile s':>9} {'triton s':>8} {'ratio':>6}")
+    print(
+        f"{'module':24} {'lines':>5} {'ops':>4} {'p/r/u':>9} {'validate s':>10} "
+        f"{'compile s':>9} {'triton s':>8} {'ratio':>6}"
+    )
     for stem in args.modules:
         text = (DATA / f"{stem}.ttgir").read_text()
         times, report = [], None
@@ -67,15 +75,20 @@ def main() -> None:
         compile_wall, triton_seconds = _compile_baseline(text)
         counts = report.counts()
         total = statistics.median(times)
-        print(f"{stem:24} {len(text.splitlines()):>5} {len(report.verdicts):>4} "
-              f"{counts['proved']:>3}/{counts['refuted']}/{counts['unknown']:<3} {total:>10.2f} "
-              f"{compile_wall:>9.2f} {triton_seconds:>8.2f} {total / compile_wall:>6.2f}")
+        print(
+            f"{stem:24} {len(text.splitlines()):>5} {len(report.verdicts):>4} "
+            f"{counts['proved']:>3}/{counts['refuted']}/{counts['unknown']:<3} {total:>10.2f} "
+            f"{compile_wall:>9.2f} {triton_seconds:>8.2f} {total / compile_wall:>6.2f}"
+        )
         rows.append((stem, report))
     print()
     print(f"{'module':24} " + " ".join(f"{p:>8}" for p in PHASES) + f" {'instrs':>9}")
     for stem, report in rows:
-        print(f"{stem:24} " + " ".join(f"{report.timings.get(p, 0.0):>8.2f}" for p in PHASES)
-              + f" {report.instructions:>9}")
+        print(
+            f"{stem:24} "
+            + " ".join(f"{report.timings.get(p, 0.0):>8.2f}" for p in PHASES)
+            + f" {report.instructions:>9}"
+        )
     print()
     print("verdicts per op kind (proved/refuted/unknown):")
     for stem, report in rows:

@@ -1,6 +1,5 @@
 """llverify: verify and synthesize GPU tensor layouts (Triton linear layouts) by proof."""
 
-from llverify.access import access_analysis, bank_conflicts
 from llverify.column_action import ColumnAction
 from llverify.conversion import Conversion, conversion
 from llverify.encodings import to_linear_layout
@@ -12,9 +11,6 @@ from llverify.errors import (
     NotInvertibleError,
     ParseError,
 )
-from llverify.explain import explain
-from llverify.family import LayoutFamily, swizzled_shared_2d
-from llverify.formula import Formula, FormulaError
 from llverify.layout import LinearLayout
 from llverify.layout_utils import (
     divide_left,
@@ -27,16 +23,20 @@ from llverify.layout_utils import (
     zeros_like,
 )
 from llverify.ops import IntOps, NumpyOps, Ops
-from llverify.prove import prove_equal, prove_family_equal, prove_family_property
-from llverify.structure import (
+from llverify.proof.explain import explain
+from llverify.proof.family import LayoutFamily, swizzled_shared_2d
+from llverify.proof.formula import Formula, FormulaError
+from llverify.proof.prove import prove_equal, prove_family_equal, prove_family_property
+from llverify.proof.structure import (
     broadcast_bits,
     check_distributed,
     check_injective,
     check_memory_layout,
     check_surjective,
 )
-from llverify.verdict import ProofFailure, Status, Verdict
-from llverify.wavefronts import predict_wavefronts
+from llverify.proof.verdict import ProofFailure, Status, Verdict
+from llverify.shared_memory.access import access_analysis, bank_conflicts
+from llverify.shared_memory.predict import predict_wavefronts
 
 __version__ = "0.1.0"
 

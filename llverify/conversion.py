@@ -40,7 +40,7 @@ from llverify.arguments import check_one_kernel, layout_argument
 from llverify.errors import LayoutTypeError, NotInvertibleError
 from llverify.evaluate import check_enumeration
 from llverify.layout import LinearLayout
-from llverify.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict
 
 __all__ = [
     "KINDS",

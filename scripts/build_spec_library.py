@@ -55,8 +55,7 @@ def bank_conflicts() -> str:
         reg = reg_layout(case["reg"], shape)
         shared = shared_from_bases(case["shared"], shape)
         fields = {
-            "name": f"SwizzleTest nvidia #{number} {DTYPES[case['bits']]} {shape}: "
-            f"{case['desc']}",
+            "name": f"SwizzleTest nvidia #{number} {DTYPES[case['bits']]} {shape}: {case['desc']}",
             "kind": "bank_conflicts",
             "register": _json(reg),
             "shared": _json(shared),
@@ -96,7 +95,7 @@ def swizzles() -> str:
 
 
 def _conflict_free_wavefronts(src: Any, dst: Any, shape: Any, bits: int, kwargs: Any) -> int:
-    from llverify.swizzle import synthesize_swizzle
+    from llverify.shared_memory.swizzle import synthesize_swizzle
 
     result = synthesize_swizzle(src, dst, shape, bits, kwargs.get("target", "nvidia"))
     assert result.cost.store_conflicts == result.cost.load_conflicts == 0

@@ -1,13 +1,14 @@
-"""Check llverify.lowering / llverify.wavefronts predictions against the executor on the sweep.
+"""Check shared_memory.lowering / shared_memory.predict predictions against the executor on the
+sweep.
 
 Run (from the repository root, with Triton 3.9 installed):
 
     python scripts/check_predictions.py [--quick] [--only SUBSTR] [--json FILE]
 
-For every generated sweep case (llverify.emitted.sweep) whose op moves data through shared
+For every generated sweep case (cases.emitted_sweep) whose op moves data through shared
 memory (``local_load``, ``local_store``, ``dot_operand_load``, ``convert``) on cuda:80 and
 cuda:90, the harness is compiled and executed with the access trace on
-(llverify.emitted.observe.compare_module), and each op's observed shared-memory store and load
+(observe_accesses.compare_module), and each op's observed shared-memory store and load
 (instruction kind and width, warp instructions, wavefronts, bytes each thread touches) is set
 against the prediction.  Prints one line per (case, op, direction): ``agree``, ``DISAGREE``
 with the reasons, or ``-`` where llverify makes no prediction; then the totals.  The exit
@@ -25,11 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
 
-from llverify.emitted.compile import CompileError  # noqa: E402
+from observe_accesses import compare_module  # noqa: E402
+
+from cases.emitted_sweep import sweep_cases  # noqa: E402
 from llverify.emitted.executor import UnmodelledAt  # noqa: E402
-from llverify.emitted.observe import compare_module  # noqa: E402
-from llverify.emitted.sweep import sweep_cases  # noqa: E402
+from llverify.triton.compile import CompileError  # noqa: E402
 
 OPS = ("local_load", "local_store", "dot_operand_load", "convert")
 TARGETS = ("cuda:80", "cuda:90")

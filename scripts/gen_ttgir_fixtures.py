@@ -48,9 +48,24 @@ TARGETS = {
 
 
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, ACC_INT: tl.constexpr):
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    ACC_INT: tl.constexpr,
+):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     offs_m = (pid_m * BM + tl.arange(0, BM)) % M
@@ -76,9 +91,21 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 @triton.jit
-def attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
-                    stride_qm, stride_kn, stride_vn, stride_om,
-                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def attn_fwd_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    sm_scale,
+    N_CTX,
+    stride_qm,
+    stride_kn,
+    stride_vn,
+    stride_om,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     pid = tl.program_id(0)
     off_bh = tl.program_id(1)
     base = off_bh.to(tl.int64) * N_CTX * HEAD_DIM
@@ -86,8 +113,8 @@ def attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, HEAD_DIM)
     q = tl.load(q_ptr + base + offs_m[:, None] * stride_qm + offs_d[None, :])
-    k_ptrs = k_ptr + base + offs_n[None, :] * stride_kn + offs_d[:, None]   # K^T: [D, BLOCK_N]
-    v_ptrs = v_ptr + base + offs_n[:, None] * stride_vn + offs_d[None, :]   # V:   [BLOCK_N, D]
+    k_ptrs = k_ptr + base + offs_n[None, :] * stride_kn + offs_d[:, None]  # K^T: [D, BLOCK_N]
+    v_ptrs = v_ptr + base + offs_n[:, None] * stride_vn + offs_d[None, :]  # V:   [BLOCK_N, D]
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
@@ -111,8 +138,9 @@ def attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
 
 
 @triton.jit
-def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols,
-                   BLOCK_SIZE: tl.constexpr):
+def softmax_kernel(
+    out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(0)
     offs = tl.arange(0, BLOCK_SIZE)
     mask = offs < n_cols
@@ -124,22 +152,23 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_col
 
 
 @triton.jit
-def layernorm_fwd_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, N, eps,
-                         BLOCK_SIZE: tl.constexpr):
+def layernorm_fwd_kernel(
+    x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, N, eps, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(0)
     x_ptr += row * stride
     y_ptr += row * stride
     _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
     for off in range(0, N, BLOCK_SIZE):
         cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(x_ptr + cols, mask=cols < N, other=0.).to(tl.float32)
+        a = tl.load(x_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
         _mean += a
     mean = tl.sum(_mean, axis=0) / N
     _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
     for off in range(0, N, BLOCK_SIZE):
         cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(x_ptr + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
+        x = tl.load(x_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
         _var += x * x
     var = tl.sum(_var, axis=0) / N
     rstd = 1 / tl.sqrt(var + eps)
@@ -150,7 +179,7 @@ def layernorm_fwd_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride,
         mask = cols < N
         w = tl.load(w_ptr + cols, mask=mask)
         b = tl.load(b_ptr + cols, mask=mask)
-        x = tl.load(x_ptr + cols, mask=mask, other=0.).to(tl.float32)
+        x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         y = (x - mean) * rstd * w + b
         tl.store(y_ptr + cols, y, mask=mask)
 
@@ -161,24 +190,25 @@ def transpose_kernel(in_ptr, out_ptr, stride_in, stride_out, BM: tl.constexpr, B
     pid_n = tl.program_id(1)
     offs_m = pid_m * BM + tl.arange(0, BM)
     offs_n = pid_n * BN + tl.arange(0, BN)
-    x = tl.load(in_ptr + offs_m[:, None] * stride_in + offs_n[None, :])   # [BM, BN]
-    y = tl.trans(x)                                                        # [BN, BM]
+    x = tl.load(in_ptr + offs_m[:, None] * stride_in + offs_n[None, :])  # [BM, BN]
+    y = tl.trans(x)  # [BN, BM]
     tl.store(out_ptr + offs_n[:, None] * stride_out + offs_m[None, :], y)
 
 
 @triton.jit
-def broadcast_reduce_kernel(x_ptr, y_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr,
-                            BK: tl.constexpr):
+def broadcast_reduce_kernel(
+    x_ptr, y_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
     # out[m, n] = max_k (x[m, k] + y[k, n]) via a rank-3 broadcast and a reduction over k.
     # (max-plus, not sum-times: Triton's combine pass would turn sum(x3 * y3) into a tt.dot.)
     offs_m = tl.arange(0, BM)
     offs_n = tl.arange(0, BN)
     offs_k = tl.arange(0, BK)
-    x = tl.load(x_ptr + offs_m[:, None] * BK + offs_k[None, :])          # [BM, BK]
-    y = tl.load(y_ptr + offs_k[:, None] * BN + offs_n[None, :])          # [BK, BN]
+    x = tl.load(x_ptr + offs_m[:, None] * BK + offs_k[None, :])  # [BM, BK]
+    y = tl.load(y_ptr + offs_k[:, None] * BN + offs_n[None, :])  # [BK, BN]
     x3 = tl.broadcast_to(tl.expand_dims(x, 2), (BM, BK, BN))
     y3 = tl.broadcast_to(tl.expand_dims(y, 0), (BM, BK, BN))
-    out = tl.max(x3 + y3, axis=1)                                          # [BM, BN]
+    out = tl.max(x3 + y3, axis=1)  # [BM, BN]
     # and a reduction along a plain broadcast axis (every term equal along axis 0)
     col = tl.sum(tl.broadcast_to(tl.expand_dims(tl.sum(y, axis=0), 0), (BM, BN)), axis=0)
     out = out + col[None, :]
@@ -246,21 +276,46 @@ NOT_DIV16 = {"n_rows", "n_cols", "N_CTX"}
 
 def _matmul_sig(in_ty: str, out_ty: str) -> dict:
     # row-major A, B, C: the unit strides are constexpr 1, as Triton's JIT specializes them
-    sig = {"a_ptr": f"*{in_ty}", "b_ptr": f"*{in_ty}", "c_ptr": f"*{out_ty}",
-           "M": "i32", "N": "i32", "K": "i32",
-           "stride_am": "i32", "stride_ak": "constexpr",
-           "stride_bk": "i32", "stride_bn": "constexpr",
-           "stride_cm": "i32", "stride_cn": "constexpr",
-           "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "ACC_INT": "constexpr"}
+    sig = {
+        "a_ptr": f"*{in_ty}",
+        "b_ptr": f"*{in_ty}",
+        "c_ptr": f"*{out_ty}",
+        "M": "i32",
+        "N": "i32",
+        "K": "i32",
+        "stride_am": "i32",
+        "stride_ak": "constexpr",
+        "stride_bk": "i32",
+        "stride_bn": "constexpr",
+        "stride_cm": "i32",
+        "stride_cn": "constexpr",
+        "BM": "constexpr",
+        "BN": "constexpr",
+        "BK": "constexpr",
+        "ACC_INT": "constexpr",
+    }
     return sig
 
 
 def _matmul(name, target, in_ty, out_ty, bk, acc_int=False, num_warps=8, **opts) -> Case:
     dtype = {"fp16": "fp16", "fp8e4nv": "fp8 e4m3", "i8": "int8"}[in_ty]
-    return Case(name, matmul_kernel, target, dtype, _matmul_sig(in_ty, out_ty),
-                {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1,
-                 "BM": 128, "BN": 128, "BK": bk, "ACC_INT": acc_int},
-                {"num_warps": num_warps, **opts})
+    return Case(
+        name,
+        matmul_kernel,
+        target,
+        dtype,
+        _matmul_sig(in_ty, out_ty),
+        {
+            "stride_ak": 1,
+            "stride_bn": 1,
+            "stride_cn": 1,
+            "BM": 128,
+            "BN": 128,
+            "BK": bk,
+            "ACC_INT": acc_int,
+        },
+        {"num_warps": num_warps, **opts},
+    )
 
 
 def cases() -> list[Case]:
@@ -279,48 +334,154 @@ def cases() -> list[Case]:
     c.note = "num_stages=1: no software pipelining, for contrast"
     out.append(c)
     # 2. fused attention forward
-    attn_sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
-                "sm_scale": "fp32", "N_CTX": "i32", "stride_qm": "i32", "stride_kn": "i32",
-                "stride_vn": "i32", "stride_om": "i32",
-                "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+    attn_sig = {
+        "q_ptr": "*fp16",
+        "k_ptr": "*fp16",
+        "v_ptr": "*fp16",
+        "o_ptr": "*fp16",
+        "sm_scale": "fp32",
+        "N_CTX": "i32",
+        "stride_qm": "i32",
+        "stride_kn": "i32",
+        "stride_vn": "i32",
+        "stride_om": "i32",
+        "HEAD_DIM": "constexpr",
+        "BLOCK_M": "constexpr",
+        "BLOCK_N": "constexpr",
+    }
     for t in ("sm90", "sm80"):
-        out.append(Case(f"attn_fwd_fp16_{t}", attn_fwd_kernel, t, "fp16", attn_sig,
-                        {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64}, {"num_warps": 4}))
+        out.append(
+            Case(
+                f"attn_fwd_fp16_{t}",
+                attn_fwd_kernel,
+                t,
+                "fp16",
+                attn_sig,
+                {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64},
+                {"num_warps": 4},
+            )
+        )
     # 3. softmax
     for ty in ("fp32", "fp16"):
-        out.append(Case(f"softmax_{ty}_sm80", softmax_kernel, "sm80", ty,
-                        {"out_ptr": f"*{ty}", "in_ptr": f"*{ty}", "in_row_stride": "i32",
-                         "out_row_stride": "i32", "n_rows": "i32", "n_cols": "i32",
-                         "BLOCK_SIZE": "constexpr"},
-                        {"BLOCK_SIZE": 1024}, {"num_warps": 4}))
+        out.append(
+            Case(
+                f"softmax_{ty}_sm80",
+                softmax_kernel,
+                "sm80",
+                ty,
+                {
+                    "out_ptr": f"*{ty}",
+                    "in_ptr": f"*{ty}",
+                    "in_row_stride": "i32",
+                    "out_row_stride": "i32",
+                    "n_rows": "i32",
+                    "n_cols": "i32",
+                    "BLOCK_SIZE": "constexpr",
+                },
+                {"BLOCK_SIZE": 1024},
+                {"num_warps": 4},
+            )
+        )
     # 4. layernorm
-    out.append(Case("layernorm_fwd_fp16_sm80", layernorm_fwd_kernel, "sm80", "fp16",
-                    {"x_ptr": "*fp16", "y_ptr": "*fp16", "w_ptr": "*fp16", "b_ptr": "*fp16",
-                     "mean_ptr": "*fp32", "rstd_ptr": "*fp32", "stride": "i32", "N": "i32",
-                     "eps": "fp32", "BLOCK_SIZE": "constexpr"},
-                    {"BLOCK_SIZE": 1024}, {"num_warps": 4}))
+    out.append(
+        Case(
+            "layernorm_fwd_fp16_sm80",
+            layernorm_fwd_kernel,
+            "sm80",
+            "fp16",
+            {
+                "x_ptr": "*fp16",
+                "y_ptr": "*fp16",
+                "w_ptr": "*fp16",
+                "b_ptr": "*fp16",
+                "mean_ptr": "*fp32",
+                "rstd_ptr": "*fp32",
+                "stride": "i32",
+                "N": "i32",
+                "eps": "fp32",
+                "BLOCK_SIZE": "constexpr",
+            },
+            {"BLOCK_SIZE": 1024},
+            {"num_warps": 4},
+        )
+    )
     # 5. transpose
     for t in ("sm90", "gfx942"):
-        out.append(Case(f"transpose_fp16_{t}", transpose_kernel, t, "fp16",
-                        {"in_ptr": "*fp16", "out_ptr": "*fp16", "stride_in": "i32",
-                         "stride_out": "i32", "BM": "constexpr", "BN": "constexpr"},
-                        {"BM": 64, "BN": 64}, {"num_warps": 4}))
+        out.append(
+            Case(
+                f"transpose_fp16_{t}",
+                transpose_kernel,
+                t,
+                "fp16",
+                {
+                    "in_ptr": "*fp16",
+                    "out_ptr": "*fp16",
+                    "stride_in": "i32",
+                    "stride_out": "i32",
+                    "BM": "constexpr",
+                    "BN": "constexpr",
+                },
+                {"BM": 64, "BN": 64},
+                {"num_warps": 4},
+            )
+        )
     # 6. reduction over a broadcast layout
-    out.append(Case("broadcast_reduce_fp32_sm80", broadcast_reduce_kernel, "sm80", "fp32",
-                    {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
-                     "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"},
-                    {"BM": 16, "BN": 16, "BK": 8}, {"num_warps": 4}))
+    out.append(
+        Case(
+            "broadcast_reduce_fp32_sm80",
+            broadcast_reduce_kernel,
+            "sm80",
+            "fp32",
+            {
+                "x_ptr": "*fp32",
+                "y_ptr": "*fp32",
+                "out_ptr": "*fp32",
+                "BM": "constexpr",
+                "BN": "constexpr",
+                "BK": "constexpr",
+            },
+            {"BM": 16, "BN": 16, "BK": 8},
+            {"num_warps": 4},
+        )
+    )
     # 7. gather
-    out.append(Case("gather_fp32_sm80", gather_kernel, "sm80", "fp32 (idx i32)",
-                    {"src_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32",
-                     "BM": "constexpr", "BN": "constexpr"},
-                    {"BM": 32, "BN": 64}, {"num_warps": 4}))
+    out.append(
+        Case(
+            "gather_fp32_sm80",
+            gather_kernel,
+            "sm80",
+            "fp32 (idx i32)",
+            {
+                "src_ptr": "*fp32",
+                "idx_ptr": "*i32",
+                "out_ptr": "*fp32",
+                "BM": "constexpr",
+                "BN": "constexpr",
+            },
+            {"BM": 32, "BN": 64},
+            {"num_warps": 4},
+        )
+    )
     # 8. a large module
-    out.append(Case("big_2000", big_kernel, "sm80", "fp16/fp32",
-                    {"x_ptr": "*fp16", "w_ptr": "*fp16", "out_ptr": "*fp16",
-                     "BM": "constexpr", "BN": "constexpr", "STEPS": "constexpr"},
-                    {"BM": 64, "BN": 32, "STEPS": 64}, {"num_warps": 4},
-                    note="STEPS=64 statically unrolled steps"))
+    out.append(
+        Case(
+            "big_2000",
+            big_kernel,
+            "sm80",
+            "fp16/fp32",
+            {
+                "x_ptr": "*fp16",
+                "w_ptr": "*fp16",
+                "out_ptr": "*fp16",
+                "BM": "constexpr",
+                "BN": "constexpr",
+                "STEPS": "constexpr",
+            },
+            {"BM": 64, "BN": 32, "STEPS": 64},
+            {"num_warps": 4},
+            note="STEPS=64 statically unrolled steps",
+        )
+    )
     return out
 
 
@@ -367,8 +528,10 @@ def describe_target(t: str) -> str:
 
 
 def build_table(meta: dict[str, Case]) -> list[str]:
-    head = ("| file | kernel | target | dtype | options | lines | convert_layout | local_alloc "
-            "| local_load | local_store | dot / warp_group_dot |")
+    head = (
+        "| file | kernel | target | dtype | options | lines | convert_layout | local_alloc "
+        "| local_load | local_store | dot / warp_group_dot |"
+    )
     rows = [head, "|" + "---|" * 11]
     for path in sorted(OUT.glob("*.ttgir")):
         text = path.read_text()
@@ -382,9 +545,11 @@ def build_table(meta: dict[str, Case]) -> list[str]:
             opts = ", ".join(f"{k}={v}" for k, v in c.options.items())
             if c.note:
                 opts += f"; {c.note}"
-        rows.append(f"| `{path.name}` | `{kernel}` | {target} | {dtype} | {opts} | "
-                    f"{len(text.splitlines())} | {n['convert_layout']} | {n['local_alloc']} | "
-                    f"{n['local_load']} | {n['local_store']} | {n['dot']} |")
+        rows.append(
+            f"| `{path.name}` | `{kernel}` | {target} | {dtype} | {opts} | "
+            f"{len(text.splitlines())} | {n['convert_layout']} | {n['local_alloc']} | "
+            f"{n['local_load']} | {n['local_store']} | {n['dot']} |"
+        )
     return rows
 
 
@@ -422,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     readme = [
         "# TTGIR fixtures",
         "",
-        f"Real TTGIR (`compiled.asm[\"ttgir\"]`) emitted by Triton {triton.__version__} for small",
+        f'Real TTGIR (`compiled.asm["ttgir"]`) emitted by Triton {triton.__version__} for small',
         "tutorial-style kernels, compiled on the CPU for an explicit `GPUTarget` (no GPU needed).",
         "The files are Triton's output verbatim (do not edit them by hand), except that the",
         "absolute source paths inside `loc(...)` attributes are made relative",

@@ -1,4 +1,4 @@
-"""Create one virtualenv per Triton release, for ``llverify.emitted.compile`` to compile with.
+"""Create one virtualenv per Triton release, for ``llverify.triton.compile`` to compile with.
 
 Run: python scripts/triton_releases.py DIR VERSION... [--link VERSION=VENV]
 e.g. python scripts/triton_releases.py /work/tritons 2.1.0 2.2.0 3.2.0 --link 3.9.0=/work/venv
@@ -14,7 +14,7 @@ stub answers (``LLVERIFY_TORCH_HIP`` set to an architecture makes ``torch.versio
 ``--link VERSION=VENV`` makes ``DIR/VERSION`` a symlink to an existing virtualenv instead.
 The script is idempotent: a release whose venv already imports ``triton`` at that version is
 left alone.  It prints one progress line per step and a size/time line per release.
-``llverify.emitted.compile.release_pythons`` finds the venvs (env var ``LLVERIFY_TRITON_RELEASES``).
+``llverify.triton.compile.release_pythons`` finds the venvs (env var ``LLVERIFY_TRITON_RELEASES``).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def matrix(root: Path) -> None:
     """Compile the three kernels with each release of ``root`` for each target; print the table."""
     import tempfile
 
-    from llverify.emitted.compile import (
+    from llverify.triton.compile import (
         TARGETS,
         CompileError,
         compile_python,

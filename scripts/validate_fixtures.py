@@ -34,17 +34,24 @@ def main(argv: list[str] | None = None) -> int:
         counts = report.counts()
         for key in totals:
             totals[key] += counts[key]
-        rows.append(f"| {path.stem} | {report.status.value} | {counts['proved']}/"
-                    f"{counts['refuted']}/{counts['unknown']} | {len(report.skipped)} | "
-                    f"{seconds:.1f} |")
-        others += [f"* {path.stem} line {v.op_line} `{v.op}`: {v.status.value}: {v.reason}"
-                   for v in report.verdicts if v.status.value != "proved"]
+        rows.append(
+            f"| {path.stem} | {report.status.value} | {counts['proved']}/"
+            f"{counts['refuted']}/{counts['unknown']} | {len(report.skipped)} | "
+            f"{seconds:.1f} |"
+        )
+        others += [
+            f"* {path.stem} line {v.op_line} `{v.op}`: {v.status.value}: {v.reason}"
+            for v in report.verdicts
+            if v.status.value != "proved"
+        ]
         reports[path.name] = report.to_dict()
     print("| module | verdict | proved/refuted/unknown | skipped | time s |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
-    print(f"\nTotal: {totals['proved']} ops proved, {totals['refuted']} refuted, "
-          f"{totals['unknown']} unknown.\n")
+    print(
+        f"\nTotal: {totals['proved']} ops proved, {totals['refuted']} refuted, "
+        f"{totals['unknown']} unknown.\n"
+    )
     print("\n".join(others) or "Every op proved.")
     if args.json:
         Path(args.json).write_text(json.dumps(reports, indent=1))

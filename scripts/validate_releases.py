@@ -31,21 +31,22 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
 
+from cases.emitted_sweep import sweep_cases  # noqa: E402
 from llverify.audit.module import parse_module  # noqa: E402
-from llverify.emitted.compile import (  # noqa: E402
+from llverify.emitted.harness import Harness, build_harness  # noqa: E402
+from llverify.emitted.validate import (  # noqa: E402
+    ValidationReport,
+    validate_compiled,
+    validate_module,
+)
+from llverify.triton.compile import (  # noqa: E402
     CompiledKernel,
     CompileError,
     compile_ttgir,
     release_pythons,
     translate_ttgir,
-)
-from llverify.emitted.harness import Harness, build_harness  # noqa: E402
-from llverify.emitted.sweep import sweep_cases  # noqa: E402
-from llverify.emitted.validate import (  # noqa: E402
-    ValidationReport,
-    validate_compiled,
-    validate_module,
 )
 
 #: the small TTGIR fixtures validated with every release, beside the quick sweep

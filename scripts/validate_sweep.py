@@ -1,4 +1,4 @@
-"""Validate the generated sweep (llverify.emitted.sweep) with the installed Triton.
+"""Validate the generated sweep (cases.emitted_sweep) with the installed Triton.
 
 Run (from the repository root, with Triton 3.9 installed):
 
@@ -29,8 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
 
-from llverify.emitted.sweep import FAMILIES, OPS, SweepCase, sweep_cases  # noqa: E402
+from cases.emitted_sweep import FAMILIES, OPS, SweepCase, sweep_cases  # noqa: E402
 
 STATUSES = ("proved", "refuted", "unknown")
 

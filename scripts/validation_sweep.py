@@ -1,4 +1,4 @@
-"""Write the generated validation sweep (llverify.emitted.sweep) and compile it with Triton.
+"""Write the generated validation sweep (cases.emitted_sweep) and compile it with Triton.
 
 Run (from the repository root, with Triton 3.9 installed):
 
@@ -30,8 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
 
-from llverify.emitted.sweep import FAMILIES, OPS, SweepCase, sweep_cases  # noqa: E402
+from cases.emitted_sweep import FAMILIES, OPS, SweepCase, sweep_cases  # noqa: E402
 
 MARK = "@@ "
 _FLAGGED = re.compile(r"error|Assertion|LLVM ERROR", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Shared-memory access analysis (llverify.access): Triton's SwizzleTest.cpp bank-conflict
+"""Shared-memory access analysis (shared_memory.access): Triton's SwizzleTest.cpp bank-conflict
 cases, the H100 facts of REFERENCES.md section 5, simulator == algebra (hypothesis), and a
 differential test against Triton 3.9's ``ttgl.bank_conflicts`` (tests/oracle/bank_oracle.py).
 
@@ -28,13 +28,13 @@ from cases.access import (
     shared_from_bases,
 )
 from llverify import LinearLayout
-from llverify.access import (
+from llverify.errors import LayoutError, LayoutTypeError
+from llverify.shared_memory.access import (
     access_analysis,
     bank_conflicts,
     simulate_bank_conflicts,
 )
-from llverify.errors import LayoutError, LayoutTypeError
-from llverify.shared_conversion import conversion_layout
+from llverify.shared_memory.register_to_offset import conversion_layout
 
 WAVE64_CASES: list[dict[str, Any]] = [
     {

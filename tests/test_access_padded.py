@@ -1,6 +1,6 @@
 """Shared-memory access analysis on padded shared layouts (``#ttg.padded_shared``).
 
-Padding is not linear: llverify.access simulates the exact physical addresses of
+Padding is not linear: llverify.shared_memory.access simulates the exact physical addresses of
 :class:`PaddedLayout`, caps the vector width so vectors are physically contiguous and
 aligned (Triton only caps at ``getMinInterval``: specs/padded.py, ALIGNMENT), and reports
 ``source == "simulator"`` with no Triton/algebraic count.  The random test compares with an
@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify import LinearLayout
-from llverify.access import AccessAnalysis, access_analysis, bank_conflicts
 from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout
 from llverify.errors import LayoutError
-from llverify.shared_conversion import conversion_layout
+from llverify.shared_memory.access import AccessAnalysis, access_analysis, bank_conflicts
+from llverify.shared_memory.register_to_offset import conversion_layout
 
 COLS = (  # lane i reads row i, one column per register: a column read
     "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], "

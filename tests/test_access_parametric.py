@@ -21,8 +21,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from llverify.access import access_analysis
 from llverify.encodings import BlockedLayout, SwizzledSharedLayout
+from llverify.shared_memory.access import access_analysis
 
 BITS = (8, 16, 32, 64)
 SHAPES = ([32, 64], [64, 32])

@@ -27,6 +27,7 @@ from llverify import (
     to_linear_layout,
 )
 from llverify.arguments import layout_value
+from llverify.checkfiles.parse import parse_text
 from llverify.encodings import (
     BlockedLayout,
     NVMMASharedLayout,
@@ -36,9 +37,8 @@ from llverify.encodings import (
     parse_padded_shared,
 )
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, ParseError
-from llverify.formula import MAX_DEPTH, Formula, FormulaError
-from llverify.specfile.parse import parse_text
-from llverify.swizzle.synthesize import synthesize_swizzle
+from llverify.proof.formula import MAX_DEPTH, Formula, FormulaError
+from llverify.shared_memory.swizzle.synthesize import synthesize_swizzle
 from llverify.text_format import MAX_NESTING
 
 BLOCKED = (

@@ -19,7 +19,7 @@ from cases.triton import require_triton
 from llverify.audit.analyze import audit
 from llverify.audit.module import ModuleError, parse_module
 from llverify.errors import ParseError
-from llverify.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 KERNELS = sorted(DATA.glob("*.ttgir"))

@@ -16,7 +16,7 @@ from llverify.audit.analyze import audit
 from llverify.audit.async_copy import NAME
 from llverify.audit.module import parse_module
 from llverify.encodings import to_linear_layout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 FIXTURES = Path(__file__).parent / "data" / "ttgir"
 OP = "ttg.async_copy_global_to_local"
@@ -187,7 +187,7 @@ def test_fixtures_against_triton() -> None:
     """Per source line, the cp.async count and size per thread in Triton 3.9's PTX equal the
     predictions (AMD: the global_load_lds count and size over the kernel)."""
     require_triton()
-    from llverify.emitted.compile import compile_ttgir
+    from llverify.triton.compile import compile_ttgir
 
     for name, fs in fixture_findings().items():
         if not fs:
@@ -202,7 +202,7 @@ def test_fixtures_against_triton() -> None:
 def test_controls_against_triton(name: str) -> None:
     """Triton 3.9 emits the predicted copies, or refuses/aborts where the rule says so."""
     require_triton()
-    from llverify.emitted.compile import CompileError, compile_ttgir
+    from llverify.triton.compile import CompileError, compile_ttgir
 
     (elem, layout, contiguity, target), _ = CONTROLS[name]
     text = module(elem, layout, contiguity, target)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llverify.audit.analyze import audit
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "ttgir"

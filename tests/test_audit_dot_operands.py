@@ -15,7 +15,7 @@ from llverify.audit.context import Severity
 from llverify.audit.dot_operands import FRAGMENT, Instruction, operand_instruction
 from llverify.encodings import to_linear_layout
 from llverify.encodings.blocked import DistributedLinearLayout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 

@@ -17,7 +17,7 @@ from llverify.audit.analyze import audit
 from llverify.audit.gather import GatherPath, gather_path
 from llverify.audit.stores import scalar_writers, writers
 from llverify.encodings import to_linear_layout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 HEADER = (
@@ -134,7 +134,7 @@ def test_shuffle_count_matches_triton_emitted_code(case: tuple) -> None:  # type
 def test_shuffle_count_and_path_against_triton() -> None:
     """Compile gathers with the installed Triton 3.9 and count its shuffles and scratch."""
     require_triton()
-    from llverify.emitted.compile import compile_ttgir
+    from llverify.triton.compile import compile_ttgir
 
     kernel = (DATA / "gather_fp32_sm80.ttgir").read_text()
     for encoding, shuffles in (
@@ -211,7 +211,7 @@ def test_atomic_and_scalar_stores() -> None:
 def test_store_predicate_against_triton() -> None:
     """Triton 3.9 predicates the store and the atomic on ``tid & thread_mask == 0``."""
     require_triton()
-    from llverify.emitted.compile import compile_ttgir
+    from llverify.triton.compile import compile_ttgir
 
     body = """  tt.func public @k(%p: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
     %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #ttg.slice<{dim = 0, parent = #b}>>

@@ -21,7 +21,7 @@ from llverify.audit.shape_ops import NAME
 from llverify.encodings import to_linear_layout
 from llverify.layout import LinearLayout
 from llverify.layout_utils import reshape_layout, transpose_linear_layout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 KERNELS = sorted(DATA.glob("*.ttgir"))

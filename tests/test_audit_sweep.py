@@ -1,14 +1,14 @@
 """Every audit rule on the 568 generated modules of the translation-validation sweep
-(llverify.emitted.sweep: every layout family, op and element type; each module is one Triton
+(cases.emitted_sweep: every layout family, op and element type; each module is one Triton
 3.9 compiles and the validator proves): no module refused, no error, no false alarm."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from cases.emitted_sweep import sweep_cases
 from llverify.audit.analyze import audit
-from llverify.emitted.sweep import sweep_cases
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 #: the one unknown: an i8 MFMA dot whose B operand is narrower than one CTA tile along N
 #: (no whole-tensor reference for that tiling in specs/)

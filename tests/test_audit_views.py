@@ -17,7 +17,7 @@ import pytest
 from llverify.audit.analyze import audit
 from llverify.audit.memdesc_views import NAME
 from llverify.encodings import to_linear_layout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 DATA = Path(__file__).resolve().parent / "data" / "ttgir"
 VIEW_OPS = (

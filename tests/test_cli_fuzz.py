@@ -31,11 +31,7 @@ TOKENS = st.sampled_from(
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(
-        st.one_of(TOKENS, st.text(min_size=0, max_size=12)), min_size=0, max_size=7
-    )
-)
+@given(st.lists(st.one_of(TOKENS, st.text(min_size=0, max_size=12)), min_size=0, max_size=7))
 def test_no_traceback_for_any_arguments(argv: list[str]) -> None:
     if "-h" in argv or "--help" in argv or "--version" in argv:
         return  # argparse prints help and exits 0 by design

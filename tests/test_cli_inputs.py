@@ -229,10 +229,10 @@ def test_api_functions_refuse_bad_time_budgets() -> None:
     from llverify import prove_equal, prove_family_equal, prove_family_property
     from llverify.audit.analyze import audit
     from llverify.draw.api import conversion_picture
-    from llverify.family import SWIZZLED_REFERENCE, swizzled_shared_2d
-    from llverify.lowering import prove_add_xor_lemma
-    from llverify.swizzle import synthesize_swizzle
-    from llverify.triton_check import run_triton_check
+    from llverify.proof.family import SWIZZLED_REFERENCE, swizzled_shared_2d
+    from llverify.shared_memory.lowering import prove_add_xor_lemma
+    from llverify.shared_memory.swizzle import synthesize_swizzle
+    from llverify.triton.check import run_triton_check
 
     layout = to_linear_layout(ROW, [128, 64])
     family = swizzled_shared_2d(4, 2)

@@ -35,8 +35,13 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``llverify`` as a user does, in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "llverify.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "llverify.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def test_a_proved_module_exits_0_with_a_json_report(capsys) -> None:

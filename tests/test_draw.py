@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from llverify import LinearLayout
-from llverify.access import access_analysis, simulate_bank_conflicts
 from llverify.draw import (
     DrawError,
     bank_map_picture,
@@ -29,6 +28,7 @@ from llverify.draw import (
 )
 from llverify.draw.style import WARP_PALETTE
 from llverify.encodings import BlockedLayout, SwizzledSharedLayout
+from llverify.shared_memory.access import access_analysis, simulate_bank_conflicts
 
 NS = "{http://www.w3.org/2000/svg}"
 HAS_MPL = importlib.util.find_spec("matplotlib") is not None

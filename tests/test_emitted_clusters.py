@@ -12,10 +12,10 @@ import pytest
 
 from cases.triton import require_triton
 from llverify.audit.module import parse_module
-from llverify.emitted.compile import CompiledKernel, compile_ttgir
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import validate_compiled, validate_module
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.triton.compile import CompiledKernel, compile_ttgir
 
 MODULE = Path(__file__).parent / "data" / "emitted" / "two_ctas_sm90.ttgir"
 
@@ -48,8 +48,11 @@ def test_negative_control_every_cta_computing_cta_0s_half_is_refuted(
     mutated = dataclasses.replace(compiled, llir=rank.sub(r"\1 = add i32 0, 0", compiled.llir))
     report = validate_compiled(MODULE.read_text(), mutated, source="mutant")
     assert report.status is Status.REFUTED
-    assert any("never written" in (v.counterexample.got if v.counterexample else v.reason)
-               for v in report.verdicts if v.status is Status.REFUTED)
+    assert any(
+        "never written" in (v.counterexample.got if v.counterexample else v.reason)
+        for v in report.verdicts
+        if v.status is Status.REFUTED
+    )
 
 
 def test_the_module_api_runs_clusters_too() -> None:

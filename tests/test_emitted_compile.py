@@ -1,4 +1,4 @@
-"""llverify.emitted.compile: compiling with an installed Triton (any release), out of process.
+"""llverify.triton.compile: compiling with an installed Triton (any release), out of process.
 
 The Triton tests use the installed 3.9 (oracle: Triton 3.9 on the CPU, see tests/cases/triton.py);
 the tests marked slow use every release virtualenv of ``release_pythons()`` (made by
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cases.triton import require_triton
-from llverify.emitted.compile import (
+from llverify.triton.compile import (
     TRANSLATIONS,
     CompiledKernel,
     CompileError,

@@ -14,9 +14,9 @@ import pytest
 
 from cases.triton import require_triton
 from llverify.cli.main import main
-from llverify.emitted.compile import compile_ttgir
 from llverify.emitted.dumped import DumpError, validate_artifact, validate_llvm_ir
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.triton.compile import compile_ttgir
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 # softmax_kernel(out, in, in_row_stride, out_row_stride, n_cols, ...) as the fixture compiles it

@@ -15,11 +15,22 @@ from llverify.emitted.symbolic import Dag
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
 
-def execute(body: str, *, threads: int = 32, warp: int = 32, shared: int = 0, ty: str = "i32",
-            inputs: int = 64, outputs: int | None = None, element_bytes: int = 4) -> Execution:
+def execute(
+    body: str,
+    *,
+    threads: int = 32,
+    warp: int = 32,
+    shared: int = 0,
+    ty: str = "i32",
+    inputs: int = 64,
+    outputs: int | None = None,
+    element_bytes: int = 4,
+) -> Execution:
     """Run ``body`` (``%t`` is the thread id; ``%in``/``%out`` the buffers) and return the run."""
-    text = (HEADER + "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
-            "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n" + body + "  ret void\n}\n")
+    text = (
+        HEADER + "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n" + body + "  ret void\n}\n"
+    )
     run = Execution(parse_llvm_ir(text), "k", threads=threads, warp_size=warp, shared_bytes=shared)
     run.add_input(0, "x", element_bytes=element_bytes, count=inputs)
     count = threads if outputs is None else outputs
@@ -33,10 +44,14 @@ def stored(run: Execution, element_bytes: int = 4) -> list[str]:
     return [run.dag.describe(n) for n in run.output_nodes(run.memory.regions[1], element_bytes)]
 
 
-LOAD = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
-        "  %v = load i32, ptr addrspace(1) %p, align 4\n")
-STORE = ("  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
-         "  store i32 %r, ptr addrspace(1) %q, align 4\n")
+LOAD = (
+    "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+    "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+)
+STORE = (
+    "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+    "  store i32 %r, ptr addrspace(1) %q, align 4\n"
+)
 
 
 def expected_shuffle(mode: str, b: int, c: int, threads: int = 64) -> list[str]:
@@ -46,37 +61,67 @@ def expected_shuffle(mode: str, b: int, c: int, threads: int = 64) -> list[str]:
         lane, base = tid % 32, tid - tid % 32
         segmask, clamp = (c >> 8) & 0x1F, c & 0x1F
         max_lane = (lane & segmask) | (clamp & ~segmask)
-        source = {"up": lane - b, "down": lane + b, "bfly": lane ^ b,
-                  "idx": (lane & segmask) | (b & ~segmask)}[mode]
+        source = {
+            "up": lane - b,
+            "down": lane + b,
+            "bfly": lane ^ b,
+            "idx": (lane & segmask) | (b & ~segmask),
+        }[mode]
         valid = source >= max_lane if mode == "up" else source <= max_lane
         out.append(f"x[{base + (source if valid else lane)}]")
     return out
 
 
-SHUFFLES = [("idx", 5, 0x1F), ("idx", 3, 0x181F), ("up", 2, 0), ("up", 1, 0x1800),
-            ("down", 3, 0x1F), ("down", 1, 0x181F), ("bfly", 16, 0x1F), ("bfly", 1, 0x1F)]
+SHUFFLES = [
+    ("idx", 5, 0x1F),
+    ("idx", 3, 0x181F),
+    ("up", 2, 0),
+    ("up", 1, 0x1800),
+    ("down", 3, 0x1F),
+    ("down", 1, 0x181F),
+    ("bfly", 16, 0x1F),
+    ("bfly", 1, 0x1F),
+]
 
 
 @pytest.mark.parametrize(("mode", "b", "c"), SHUFFLES)
 def test_shfl_sync_intrinsic_matches_the_ptx_isa(mode: str, b: int, c: int) -> None:
-    body = LOAD + (f"  %r = tail call i32 @llvm.nvvm.shfl.sync.{mode}.i32(i32 -1, i32 %v, i32 {b}, "
-                   f"i32 {c})\n") + STORE
+    body = (
+        LOAD
+        + (
+            f"  %r = tail call i32 @llvm.nvvm.shfl.sync.{mode}.i32(i32 -1, i32 %v, i32 {b}, "
+            f"i32 {c})\n"
+        )
+        + STORE
+    )
     assert stored(execute(body, threads=64)) == expected_shuffle(mode, b, c)
 
 
 @pytest.mark.parametrize(("mode", "b", "c"), SHUFFLES)
 def test_shfl_sync_inline_ptx_matches_the_ptx_isa(mode: str, b: int, c: int) -> None:
-    body = LOAD + (f'  %r = tail call i32 asm sideeffect "shfl.sync.{mode}.b32 $0, $1, $2, $3, '
-                   f'$4;", "=r,r,r,r,r"(i32 %v, i32 {b}, i32 {c}, i32 -1)\n') + STORE
+    body = (
+        LOAD
+        + (
+            f'  %r = tail call i32 asm sideeffect "shfl.sync.{mode}.b32 $0, $1, $2, $3, '
+            f'$4;", "=r,r,r,r,r"(i32 %v, i32 {b}, i32 {c}, i32 -1)\n'
+        )
+        + STORE
+    )
     assert stored(execute(body, threads=64)) == expected_shuffle(mode, b, c)
 
 
 def test_prmt_picks_bytes_of_both_operands() -> None:
-    body = LOAD + ("  %t2 = add i32 %t, 32\n"
-                   "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
-                   "  %w = load i32, ptr addrspace(1) %p2, align 4\n"
-                   '  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"('
-                   "i32 %v, i32 %w, i32 21520)\n") + STORE  # 0x5410: bytes a0 a1 b0 b1
+    body = (
+        LOAD
+        + (
+            "  %t2 = add i32 %t, 32\n"
+            "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
+            "  %w = load i32, ptr addrspace(1) %p2, align 4\n"
+            '  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"('
+            "i32 %v, i32 %w, i32 21520)\n"
+        )
+        + STORE
+    )  # 0x5410: bytes a0 a1 b0 b1
     run = execute(body)
     rows = run.memory.regions[1].data.reshape(-1, 4)
     for tid in range(32):
@@ -107,7 +152,8 @@ LDMATRIX_PROLOGUE = (
     "  %o = mul i32 %t, 16\n"
     "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
     "  store <8 x half> %v, ptr addrspace(3) %s, align 16\n"
-    "  tail call void @llvm.nvvm.barrier0()\n")
+    "  tail call void @llvm.nvvm.barrier0()\n"
+)
 LDMATRIX_EPILOGUE = (
     "  %r0 = extractvalue { i32, i32, i32, i32 } %m, 0\n"
     "  %r1 = extractvalue { i32, i32, i32, i32 } %m, 1\n"
@@ -118,7 +164,8 @@ LDMATRIX_EPILOGUE = (
     "  %w2 = insertelement <4 x i32> %w1, i32 %r2, i32 2\n"
     "  %w3 = insertelement <4 x i32> %w2, i32 %r3, i32 3\n"
     "  %q = getelementptr half, ptr addrspace(1) %out, i32 %e\n"
-    "  store <4 x i32> %w3, ptr addrspace(1) %q, align 16\n")
+    "  store <4 x i32> %w3, ptr addrspace(1) %q, align 16\n"
+)
 
 
 @pytest.mark.parametrize("transposed", [False, True])
@@ -134,36 +181,42 @@ def test_ldmatrix_x4_intrinsic_matches_the_ptx_isa_fragments(transposed: bool) -
 @pytest.mark.parametrize("transposed", [False, True])
 def test_ldmatrix_x4_inline_ptx_matches_the_ptx_isa_fragments(transposed: bool) -> None:
     opcode = "ldmatrix.sync.aligned.m8n8.x4" + (".trans" if transposed else "") + ".shared.b16"
-    call = (f'  %m = tail call {{ i32, i32, i32, i32 }} asm sideeffect "{opcode} '
-            '{$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r"(ptr addrspace(3) %s)\n')
+    call = (
+        f'  %m = tail call {{ i32, i32, i32, i32 }} asm sideeffect "{opcode} '
+        '{$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r"(ptr addrspace(3) %s)\n'
+    )
     body = LDMATRIX_PROLOGUE + call + LDMATRIX_EPILOGUE
     run = execute(body, shared=512, inputs=256, outputs=256, element_bytes=2)
     assert stored(run, 2) == ldmatrix_expected(transposed)
 
 
 def test_divergent_branch_joins_at_a_phi() -> None:
-    body = ("  %c = icmp ult i32 %t, 10\n"
-            "  br i1 %c, label %low, label %high\n"
-            "low:\n"
-            "  %pl = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
-            "  %vl = load i32, ptr addrspace(1) %pl, align 4\n"
-            "  br label %join\n"
-            "high:\n"
-            "  %th = xor i32 %t, 1\n"
-            "  %ph = getelementptr i32, ptr addrspace(1) %in, i32 %th\n"
-            "  %vh = load i32, ptr addrspace(1) %ph, align 4\n"
-            "  br label %join\n"
-            "join:\n"
-            "  %r = phi i32 [ %vl, %low ], [ %vh, %high ]\n") + STORE
+    body = (
+        "  %c = icmp ult i32 %t, 10\n"
+        "  br i1 %c, label %low, label %high\n"
+        "low:\n"
+        "  %pl = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+        "  %vl = load i32, ptr addrspace(1) %pl, align 4\n"
+        "  br label %join\n"
+        "high:\n"
+        "  %th = xor i32 %t, 1\n"
+        "  %ph = getelementptr i32, ptr addrspace(1) %in, i32 %th\n"
+        "  %vh = load i32, ptr addrspace(1) %ph, align 4\n"
+        "  br label %join\n"
+        "join:\n"
+        "  %r = phi i32 [ %vl, %low ], [ %vh, %high ]\n"
+    ) + STORE
     expected = [f"x[{t if t < 10 else t ^ 1}]" for t in range(32)]
     assert stored(execute(body)) == expected
 
 
 def test_predicated_inline_asm_store_writes_only_where_the_predicate_holds() -> None:
-    body = LOAD + ("  %c = icmp ult i32 %t, 8\n"
-                   "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
-                   '  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", '
-                   '"r,l,b"(i32 %v, ptr addrspace(1) %q, i1 %c)\n')
+    body = LOAD + (
+        "  %c = icmp ult i32 %t, 8\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        '  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", '
+        '"r,l,b"(i32 %v, ptr addrspace(1) %q, i1 %c)\n'
+    )
     run = execute(body)
     writers = run.memory.regions[1].writer.reshape(-1, 4)[:, 0]
     assert writers.tolist() == list(range(8)) + [-1] * 24
@@ -176,16 +229,21 @@ CP_ASYNC = (
     "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
     '  tail call void asm sideeffect "cp.async.ca.shared.global [ $0 + 0 ], [ $1 + 0 ], 0x4, '
     '0x4;", "r,l"(ptr addrspace(3) %s, ptr addrspace(1) %p)\n'
-    '  tail call void asm sideeffect "cp.async.commit_group;", ""()\n')
-CP_READ = ("  %t2 = xor i32 %t, 1\n"
-           "  %o2 = mul i32 %t2, 4\n"
-           "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
-           "  %r = load i32, ptr addrspace(3) %s2, align 4\n") + STORE
+    '  tail call void asm sideeffect "cp.async.commit_group;", ""()\n'
+)
+CP_READ = (
+    "  %t2 = xor i32 %t, 1\n"
+    "  %o2 = mul i32 %t2, 4\n"
+    "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
+    "  %r = load i32, ptr addrspace(3) %s2, align 4\n"
+) + STORE
 
 
 def test_cp_async_lands_at_wait_group() -> None:
-    body = (CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x0;", ""()\n'
-            "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ)
+    body = (
+        CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x0;", ""()\n'
+        "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ
+    )
     run = execute(body, shared=128)
     assert run.violations == []
     assert stored(run) == [f"x[{t ^ 1}]" for t in range(32)]
@@ -197,28 +255,44 @@ def test_cp_async_read_before_wait_group_is_an_uninitialised_read() -> None:
 
 
 def test_cp_async_wait_group_keeps_the_newest_groups_in_flight() -> None:
-    body = (CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x1;", ""()\n'
-            "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ)
+    body = (
+        CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x1;", ""()\n'
+        "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ
+    )
     assert [v.kind for v in execute(body, shared=128).violations] == ["uninitialised read"]
 
 
-AMD = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
-       "  %v = load i32, ptr addrspace(1) %p, align 4\n"
-       "  %t64 = add i32 %t, 64\n"
-       "  %p64 = getelementptr i32, ptr addrspace(1) %in, i32 %t64\n"
-       "  %old = load i32, ptr addrspace(1) %p64, align 4\n")
+AMD = (
+    "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+    "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+    "  %t64 = add i32 %t, 64\n"
+    "  %p64 = getelementptr i32, ptr addrspace(1) %in, i32 %t64\n"
+    "  %old = load i32, ptr addrspace(1) %p64, align 4\n"
+)
 
 
 def test_dpp_row_shr_shifts_within_rows_of_sixteen_and_keeps_old_at_row_starts() -> None:
-    body = AMD + ("  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 273, "
-                  "i32 15, i32 15, i1 false)\n") + STORE  # 0x111: row_shr:1
+    body = (
+        AMD
+        + (
+            "  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 273, "
+            "i32 15, i32 15, i1 false)\n"
+        )
+        + STORE
+    )  # 0x111: row_shr:1
     expected = [f"x[{t + 64}]" if t % 16 == 0 else f"x[{t - 1}]" for t in range(64)]
     assert stored(execute(body, threads=64, warp=64, inputs=128)) == expected
 
 
 def test_dpp_row_shr_with_bound_ctrl_reads_zero_at_row_starts() -> None:
-    body = AMD + ("  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 274, "
-                  "i32 15, i32 15, i1 true)\n") + STORE  # 0x112: row_shr:2
+    body = (
+        AMD
+        + (
+            "  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 274, "
+            "i32 15, i32 15, i1 true)\n"
+        )
+        + STORE
+    )  # 0x112: row_shr:2
     run = execute(body, threads=64, warp=64, inputs=128)
     rows = run.memory.regions[1].data.reshape(-1, 4)
     for t in range(64):
@@ -229,23 +303,34 @@ def test_dpp_row_shr_with_bound_ctrl_reads_zero_at_row_starts() -> None:
 
 
 def test_ds_bpermute_reads_the_lane_at_address_over_four() -> None:
-    body = AMD + ("  %l = add i32 %t, 5\n"
-                  "  %lm = and i32 %l, 63\n"
-                  "  %a = shl i32 %lm, 2\n"
-                  "  %r = tail call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n") + STORE
+    body = (
+        AMD
+        + (
+            "  %l = add i32 %t, 5\n"
+            "  %lm = and i32 %l, 63\n"
+            "  %a = shl i32 %lm, 2\n"
+            "  %r = tail call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n"
+        )
+        + STORE
+    )
     assert stored(execute(body, threads=128, warp=64, inputs=128)) == [
-        f"x[{t - t % 64 + (t % 64 + 5) % 64}]" for t in range(128)]
+        f"x[{t - t % 64 + (t % 64 + 5) % 64}]" for t in range(128)
+    ]
 
 
 # -- memory checks: negative controls ---------------------------------------------------------
-SHARED_STORE = ("  %o = mul i32 %t, 4\n"
-                "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
-                "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+SHARED_STORE = (
+    "  %o = mul i32 %t, 4\n"
+    "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+    "  store i32 %v, ptr addrspace(3) %s, align 4\n"
+)
 # thread t reads what thread t + 32 (another warp) stored
-SHARED_READ_OTHER_WARP = ("  %t2 = xor i32 %t, 32\n"
-                          "  %o2 = mul i32 %t2, 4\n"
-                          "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
-                          "  %r = load i32, ptr addrspace(3) %s2, align 4\n") + STORE
+SHARED_READ_OTHER_WARP = (
+    "  %t2 = xor i32 %t, 32\n"
+    "  %o2 = mul i32 %t2, 4\n"
+    "  %s2 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o2\n"
+    "  %r = load i32, ptr addrspace(3) %s2, align 4\n"
+) + STORE
 
 
 def test_shared_read_with_no_write_is_an_uninitialised_read() -> None:
@@ -274,32 +359,38 @@ def test_shared_store_outside_the_allocation_is_out_of_bounds() -> None:
 
 
 def test_threads_storing_different_values_to_one_global_address_conflict() -> None:
-    body = LOAD + ("  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
-                   "  store i32 %v, ptr addrspace(1) %q, align 4\n")
+    body = LOAD + (
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
+        "  store i32 %v, ptr addrspace(1) %q, align 4\n"
+    )
     violations = execute(body).violations
     assert [(v.kind, v.space) for v in violations] == [("conflicting store", "global")]
     assert violations[0].thread != violations[0].other_thread
 
 
 def test_threads_storing_the_same_value_to_one_address_is_not_a_violation() -> None:
-    same = ("  %p = getelementptr i32, ptr addrspace(1) %in, i32 3\n"
-            "  %v = load i32, ptr addrspace(1) %p, align 4\n"
-            "  %t4 = lshr i32 %t, 2\n"
-            "  %o = shl i32 %t4, 2\n"  # threads 4k..4k+3 share one shared word
-            "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
-            "  store i32 %v, ptr addrspace(3) %s, align 4\n"
-            "  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
-            "  store i32 %v, ptr addrspace(1) %q, align 4\n")
+    same = (
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 3\n"
+        "  %v = load i32, ptr addrspace(1) %p, align 4\n"
+        "  %t4 = lshr i32 %t, 2\n"
+        "  %o = shl i32 %t4, 2\n"  # threads 4k..4k+3 share one shared word
+        "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+        "  store i32 %v, ptr addrspace(3) %s, align 4\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 0\n"
+        "  store i32 %v, ptr addrspace(1) %q, align 4\n"
+    )
     run = execute(same, threads=64, shared=256)
     assert run.violations == []
     assert stored(run)[0] == "x[3]"
 
 
 def test_threads_of_one_store_writing_different_values_to_one_shared_word_are_reported() -> None:
-    body = LOAD + ("  %t4 = lshr i32 %t, 2\n"
-                   "  %o = shl i32 %t4, 2\n"
-                   "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
-                   "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+    body = LOAD + (
+        "  %t4 = lshr i32 %t, 2\n"
+        "  %o = shl i32 %t4, 2\n"
+        "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+        "  store i32 %v, ptr addrspace(3) %s, align 4\n"
+    )
     kinds = {v.kind for v in execute(body, threads=64, shared=256).violations}
     assert kinds == {"nondeterministic store"}
 
@@ -317,11 +408,13 @@ def test_expected_shuffle_table_is_itself_the_isa_rule() -> None:
     assert expected_shuffle("up", 1, 0, 3) == ["x[0]", "x[0]", "x[1]"]
 
 
-@pytest.mark.parametrize(("operation", "combine"), [("add", "add"), ("max", "smax"),
-                                                    ("umin", "umin")])
+@pytest.mark.parametrize(
+    ("operation", "combine"), [("add", "add"), ("max", "smax"), ("umin", "umin")]
+)
 def test_redux_sync_combines_all_lanes_of_the_warp(operation: str, combine: str) -> None:
-    body = LOAD + (f"  %r = tail call i32 @llvm.nvvm.redux.sync.{operation}(i32 %v, i32 -1)\n"
-                   + STORE)
+    body = LOAD + (
+        f"  %r = tail call i32 @llvm.nvvm.redux.sync.{operation}(i32 %v, i32 -1)\n" + STORE
+    )
     run = execute(body, threads=64)
     nodes = run.output_nodes(run.memory.regions[1], 4)
     for t in range(64):
@@ -339,86 +432,129 @@ def test_cross_lane_nvvm_intrinsics_are_not_taken_for_per_thread_math(callee: st
         execute(body)
 
 
-
-@pytest.mark.parametrize(("index", "expected"), [(0, "zext.1.8(trunc.8.1(x[0]))"),
-                                                 (8, "zext.1.8(trunc.8.1(x[1]))"),
-                                                 (9, "zext.1.8(bit.1(x[1]))")])
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        (0, "zext.1.8(trunc.8.1(x[0]))"),
+        (8, "zext.1.8(trunc.8.1(x[1]))"),
+        (9, "zext.1.8(bit.1(x[1]))"),
+    ],
+)
 def test_a_bit_packed_i1_vector_load_reads_bits_of_bytes(index: int, expected: str) -> None:
     """``<16 x i1>`` is 2 bytes in memory (LLVM folds loads of i8 flags and their trunc to i1
     into one): element 8 is bit 0 of byte 1; element 9, bit 1 of it (never a flag's value)."""
-    body = ("  %p = getelementptr i8, ptr addrspace(1) %in, i32 0\n"
-            "  %m = load <16 x i1>, ptr addrspace(1) %p, align 2\n"
-            f"  %b = extractelement <16 x i1> %m, i64 {index}\n"
-            "  %r = zext i1 %b to i8\n"
-            "  %q = getelementptr i8, ptr addrspace(1) %out, i32 %t\n"
-            "  store i8 %r, ptr addrspace(1) %q, align 1\n")
+    body = (
+        "  %p = getelementptr i8, ptr addrspace(1) %in, i32 0\n"
+        "  %m = load <16 x i1>, ptr addrspace(1) %p, align 2\n"
+        f"  %b = extractelement <16 x i1> %m, i64 {index}\n"
+        "  %r = zext i1 %b to i8\n"
+        "  %q = getelementptr i8, ptr addrspace(1) %out, i32 %t\n"
+        "  store i8 %r, ptr addrspace(1) %q, align 1\n"
+    )
     assert set(stored(execute(body, inputs=16, element_bytes=1), 1)) == {expected}
 
 
 # -- fixes found by running the generated sweep (scripts/validate_sweep.py) ----------------------
-@pytest.mark.parametrize(("ty", "constant", "expected"), [
-    ("bfloat", "+nan(0x3F)", "0x7fff"),  # Triton's AMD f32->bf16 NaN, as LLVM 21 prints it
-    ("bfloat", "0.000000e+00", "0x0"), ("bfloat", "-1.000000e+00", "0xbf80"),
-    ("float", "-inf", "0xff800000"), ("half", "+nan", "0x7e00"), ("half", "-snan(0x1)", "0xfc01")])
+@pytest.mark.parametrize(
+    ("ty", "constant", "expected"),
+    [
+        ("bfloat", "+nan(0x3F)", "0x7fff"),  # Triton's AMD f32->bf16 NaN, as LLVM 21 prints it
+        ("bfloat", "0.000000e+00", "0x0"),
+        ("bfloat", "-1.000000e+00", "0xbf80"),
+        ("float", "-inf", "0xff800000"),
+        ("half", "+nan", "0x7e00"),
+        ("half", "-snan(0x1)", "0xfc01"),
+    ],
+)
 def test_special_and_bfloat_float_constants_have_their_bits(
-        ty: str, constant: str, expected: str) -> None:
+    ty: str, constant: str, expected: str
+) -> None:
     width = 4 if ty == "float" else 2
-    body = ("  %c = icmp ult i32 %t, 1000\n"
-            f"  %r = select i1 %c, {ty} {constant}, {ty} {'0.0' if ty != 'bfloat' else '0xR0000'}\n"
-            f"  %q = getelementptr [{width} x i8], ptr addrspace(1) %out, i32 %t\n"
-            f"  store {ty} %r, ptr addrspace(1) %q, align {width}\n")
+    body = (
+        "  %c = icmp ult i32 %t, 1000\n"
+        f"  %r = select i1 %c, {ty} {constant}, {ty} {'0.0' if ty != 'bfloat' else '0xR0000'}\n"
+        f"  %q = getelementptr [{width} x i8], ptr addrspace(1) %out, i32 %t\n"
+        f"  store {ty} %r, ptr addrspace(1) %q, align {width}\n"
+    )
     assert set(stored(execute(body, element_bytes=width), width)) == {expected}
 
 
 def test_sext_then_trunc_gives_back_the_element() -> None:
     """A bf16 gather on gfx942 moves each element through ``sext i16 -> i32`` and back: the low
     bytes of a sign extension are the value's own (the sweep refuted 512 right elements)."""
-    body = ("  %p = getelementptr i16, ptr addrspace(1) %in, i32 %t\n"
-            "  %v = load i16, ptr addrspace(1) %p, align 2\n"
-            "  %w = sext i16 %v to i32\n"
-            "  %r = trunc i32 %w to i16\n"
-            "  %q = getelementptr i16, ptr addrspace(1) %out, i32 %t\n"
-            "  store i16 %r, ptr addrspace(1) %q, align 2\n")
+    body = (
+        "  %p = getelementptr i16, ptr addrspace(1) %in, i32 %t\n"
+        "  %v = load i16, ptr addrspace(1) %p, align 2\n"
+        "  %w = sext i16 %v to i32\n"
+        "  %r = trunc i32 %w to i16\n"
+        "  %q = getelementptr i16, ptr addrspace(1) %out, i32 %t\n"
+        "  store i16 %r, ptr addrspace(1) %q, align 2\n"
+    )
     run = execute(body, element_bytes=2)
     assert stored(run, 2) == [f"x[{t}]" for t in range(32)]
 
 
 def test_vector_compare_and_select_run_elementwise() -> None:
-    body = ("  %p = getelementptr <2 x i32>, ptr addrspace(1) %in, i32 %t\n"
-            "  %v = load <2 x i32>, ptr addrspace(1) %p, align 8\n"
-            "  %w = shufflevector <2 x i32> %v, <2 x i32> poison, <2 x i32> <i32 1, i32 0>\n"
-            "  %c = icmp slt <2 x i32> %v, %w\n"
-            "  %s = select <2 x i1> %c, <2 x i32> %v, <2 x i32> %w\n"
-            "  %q = getelementptr <2 x i32>, ptr addrspace(1) %out, i32 %t\n"
-            "  store <2 x i32> %s, ptr addrspace(1) %q, align 8\n")
+    body = (
+        "  %p = getelementptr <2 x i32>, ptr addrspace(1) %in, i32 %t\n"
+        "  %v = load <2 x i32>, ptr addrspace(1) %p, align 8\n"
+        "  %w = shufflevector <2 x i32> %v, <2 x i32> poison, <2 x i32> <i32 1, i32 0>\n"
+        "  %c = icmp slt <2 x i32> %v, %w\n"
+        "  %s = select <2 x i1> %c, <2 x i32> %v, <2 x i32> %w\n"
+        "  %q = getelementptr <2 x i32>, ptr addrspace(1) %out, i32 %t\n"
+        "  store <2 x i32> %s, ptr addrspace(1) %q, align 8\n"
+    )
     run = execute(body, outputs=64)
     got = stored(run)
     assert got[0] == "select(icmp.slt(x[0], x[1]), x[0], x[1])"
     assert got[1] == "select(icmp.sgt(x[0], x[1]), x[1], x[0])"  # slt(x1, x0), canonical
 
 
-def _region(*ops: tuple[str, str, tuple[str, ...], str], params: tuple[str, ...],
-            types: tuple[str, ...], returns: tuple[str, ...]) -> object:
+def _region(
+    *ops: tuple[str, str, tuple[str, ...], str],
+    params: tuple[str, ...],
+    types: tuple[str, ...],
+    returns: tuple[str, ...],
+) -> object:
     from types import SimpleNamespace as Ns
-    return Ns(params=params, param_types=types, returns=returns,
-              ops=tuple(Ns(results=(r,), name=n, operands=o, attributes=a,
-                           result_types=("i1" if "cmp" in n else types[0],))
-                        for r, n, o, a in ops))
+
+    return Ns(
+        params=params,
+        param_types=types,
+        returns=returns,
+        ops=tuple(
+            Ns(
+                results=(r,),
+                name=n,
+                operands=o,
+                attributes=a,
+                result_types=("i1" if "cmp" in n else types[0],),
+            )
+            for r, n, o, a in ops
+        ),
+    )
 
 
-ARGMIN = _region(("%lt", "arith.cmpf", ("%a", "%b"), "olt"),
-                 ("%eq", "arith.cmpf", ("%a", "%b"), "oeq"),
-                 ("%il", "arith.cmpi", ("%i", "%j"), "slt"),
-                 ("%tie", "arith.andi", ("%eq", "%il"), ""),
-                 ("%c", "arith.ori", ("%lt", "%tie"), ""),
-                 ("%v", "arith.select", ("%c", "%a", "%b"), ""),
-                 ("%k", "arith.select", ("%c", "%i", "%j"), ""),
-                 params=("%a", "%i", "%b", "%j"), types=("f32", "i32", "f32", "i32"),
-                 returns=("%v", "%k"))
-FIRST = _region(("%z", "arith.constant", (), "0.000000e+00 : f32"),
-                ("%c", "arith.cmpf", ("%a", "%z"), "une"),
-                ("%v", "arith.select", ("%c", "%a", "%b"), ""),
-                params=("%a", "%b"), types=("f32", "f32"), returns=("%v",))
+ARGMIN = _region(
+    ("%lt", "arith.cmpf", ("%a", "%b"), "olt"),
+    ("%eq", "arith.cmpf", ("%a", "%b"), "oeq"),
+    ("%il", "arith.cmpi", ("%i", "%j"), "slt"),
+    ("%tie", "arith.andi", ("%eq", "%il"), ""),
+    ("%c", "arith.ori", ("%lt", "%tie"), ""),
+    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+    ("%k", "arith.select", ("%c", "%i", "%j"), ""),
+    params=("%a", "%i", "%b", "%j"),
+    types=("f32", "i32", "f32", "i32"),
+    returns=("%v", "%k"),
+)
+FIRST = _region(
+    ("%z", "arith.constant", (), "0.000000e+00 : f32"),
+    ("%c", "arith.cmpf", ("%a", "%z"), "une"),
+    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+    params=("%a", "%b"),
+    types=("f32", "f32"),
+    returns=("%v",),
+)
 
 
 def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> None:
@@ -426,6 +562,7 @@ def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> 
     match must accept both (argmin was unknown on 5 of 10 blocked cases)."""
     from llverify.emitted.checks import combine_template, expand_combine
     from llverify.emitted.symbolic import Dag
+
     dag = Dag()
     a, i = dag.leaf(0, 1, 4), dag.leaf(1, 1, 4)  # created first: the higher element second
     b, j = dag.leaf(0, 0, 4), dag.leaf(1, 0, 4)
@@ -442,6 +579,7 @@ def test_combine_matches_llvms_zero_test_and_inverted_select() -> None:
     a)``; both laws hold for every input, NaNs and -0.0 included."""
     from llverify.emitted.checks import combine_template, expand_combine
     from llverify.emitted.symbolic import Dag
+
     dag = Dag()
     a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
     magnitude = dag.op("and", (a, dag.const(0x7FFFFFFF, 4)), 4)
@@ -462,6 +600,7 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     from llverify.emitted.checks import mirrored_orders
     from llverify.emitted.memory import Violation
     from llverify.emitted.symbolic import Dag
+
     dag = Dag()
     x, y, w = (dag.leaf(0, k, 4) for k in range(3))
 
@@ -469,21 +608,26 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
         zero = dag.const(0, 4)
         return dag.op("select", (dag.op("fcmp.une", (p, zero), 1), p, q), 4)
 
-    case = Ns(op=Ns(name="tt.reduce"),
-              expectations=[Ns(kind="reduce", combine=FIRST, inputs=("in",))])
+    case = Ns(
+        op=Ns(name="tt.reduce"), expectations=[Ns(kind="reduce", combine=FIRST, inputs=("in",))]
+    )
     run = Ns(dag=dag)
 
     def violation(p: int, q: int) -> Violation:
-        return Violation("nondeterministic store", "shared", 1, 0, 0, "st", "",
-                         ((p * 16, q * 16),))
+        return Violation("nondeterministic store", "shared", 1, 0, 0, "st", "", ((p * 16, q * 16),))
 
     assert mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(y, x)))
     assert not mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(x, w)))
     assert not mirrored_orders(case, run, {"in": 0}, violation(x, y))
-    add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
-                  types=("f32", "f32"), returns=("%s",))
-    commutative = Ns(op=Ns(name="tt.reduce"),
-                     expectations=[Ns(kind="reduce", combine=add, inputs=("in",))])
+    add = _region(
+        ("%s", "arith.addf", ("%a", "%b"), ""),
+        params=("%a", "%b"),
+        types=("f32", "f32"),
+        returns=("%s",),
+    )
+    commutative = Ns(
+        op=Ns(name="tt.reduce"), expectations=[Ns(kind="reduce", combine=add, inputs=("in",))]
+    )
     assert not mirrored_orders(commutative, run, {"in": 0}, violation(first(x, y), first(y, x)))
     # a scan must combine in order (tl.associative_scan needs associativity only): refuted
     scan = Ns(op=Ns(name="tt.scan"), expectations=[Ns(kind="scan", combine=FIRST, inputs=("in",))])
@@ -491,10 +635,12 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
 
 
 def test_a_nondeterministic_store_records_the_values_it_found() -> None:
-    body = LOAD + ("  %t4 = lshr i32 %t, 2\n"
-                   "  %o = shl i32 %t4, 2\n"
-                   "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
-                   "  store i32 %v, ptr addrspace(3) %s, align 4\n")
+    body = LOAD + (
+        "  %t4 = lshr i32 %t, 2\n"
+        "  %o = shl i32 %t4, 2\n"
+        "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+        "  store i32 %v, ptr addrspace(3) %s, align 4\n"
+    )
     run = execute(body, threads=64, shared=256)
     found = [v for v in run.violations if v.kind == "nondeterministic store"]
     assert found and all(a != b for a, b in found[0].values)
@@ -502,10 +648,12 @@ def test_a_nondeterministic_store_records_the_values_it_found() -> None:
 
 def test_bitreverse_of_a_concrete_index() -> None:
     """Triton reverses lane bits with ``llvm.bitreverse.i7`` in some linear-layout converts."""
-    body = ("  %b = call i7 @llvm.bitreverse.i7(i7 1)\n"
-            "  %i = zext i7 %b to i32\n"
-            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
-            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    body = (
+        "  %b = call i7 @llvm.bitreverse.i7(i7 1)\n"
+        "  %i = zext i7 %b to i32\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+        "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE
+    )
     assert set(stored(execute(body, inputs=128))) == {"x[64]"}
 
 
@@ -514,8 +662,13 @@ def test_identity_steps_of_a_scan_are_not_elements() -> None:
     that is constant in that thread: both are ``x``."""
     from llverify.emitted.checks import combine_template, expand_combine
     from llverify.emitted.symbolic import Dag
-    add = _region(("%s", "arith.addi", ("%a", "%b"), ""), params=("%a", "%b"),
-                  types=("i64", "i64"), returns=("%s",))
+
+    add = _region(
+        ("%s", "arith.addi", ("%a", "%b"), ""),
+        params=("%a", "%b"),
+        types=("i64", "i64"),
+        returns=("%s",),
+    )
     dag = Dag()
     x, y = dag.leaf(0, 0, 8), dag.leaf(0, 1, 8)
     zero = dag.op("add", (x, dag.const(0, 8)), 8)
@@ -525,8 +678,10 @@ def test_identity_steps_of_a_scan_are_not_elements() -> None:
 
 def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
     """Triton's AMD bf16 add, as the executor records it: widen, f32 add, round to even."""
+
     def wide(n: int) -> int:
         return dag.from_symbols((-1, -1, n * 16, n * 16 + 1))
+
     s = dag.op("fadd", (wide(a), wide(b)), 4)
     high = dag.from_symbols((s * 16 + 2, s * 16 + 3, -1, -1))
     odd = dag.op("and", (high, dag.const(1, 4)), 4)
@@ -539,8 +694,13 @@ def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
 def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
     from llverify.emitted.checks import combine_template, expand_combine
     from llverify.emitted.symbolic import Dag
-    add = _region(("%s", "arith.addf", ("%a", "%b"), ""), params=("%a", "%b"),
-                  types=("bf16", "bf16"), returns=("%s",))
+
+    add = _region(
+        ("%s", "arith.addf", ("%a", "%b"), ""),
+        params=("%a", "%b"),
+        types=("bf16", "bf16"),
+        returns=("%s",),
+    )
     dag = Dag()
     x, y = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
     node = _bf16_sum_in_f32(dag, x, y)
@@ -552,44 +712,69 @@ def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
 
 def test_permlanex16_reads_the_selected_lane_of_the_other_row() -> None:
     """RDNA ``v_permlanex16_b32``: lane 16 r + i reads lane sel[i] of row r ^ 1."""
-    body = LOAD + ("  %r = call i32 @llvm.amdgcn.permlanex16.i32(i32 %v, i32 %v, "
-                   "i32 1985229328, i32 -19088744, i1 false, i1 false)\n") + STORE
+    body = (
+        LOAD
+        + (
+            "  %r = call i32 @llvm.amdgcn.permlanex16.i32(i32 %v, i32 %v, "
+            "i32 1985229328, i32 -19088744, i1 false, i1 false)\n"
+        )
+        + STORE
+    )
     # {src2, src1} = 0xFEDCBA98_76543210: lane i reads lane i of the other row
     got = stored(execute(body, threads=32, warp=32))
     assert got == [f"x[{t ^ 16}]" for t in range(32)]
 
 
 def test_permlane32_swap_exchanges_the_halves_of_the_wave() -> None:
-    body = LOAD + ("  %s = call { i32, i32 } @llvm.amdgcn.permlane32.swap(i32 %v, i32 %v, "
-                   "i1 false, i1 false)\n"
-                   "  %a = extractvalue { i32, i32 } %s, 0\n"
-                   "  %b = extractvalue { i32, i32 } %s, 1\n"
-                   "  %lo = icmp ult i32 %t, 32\n"
-                   "  %r = select i1 %lo, i32 %b, i32 %a\n") + STORE
+    body = (
+        LOAD
+        + (
+            "  %s = call { i32, i32 } @llvm.amdgcn.permlane32.swap(i32 %v, i32 %v, "
+            "i1 false, i1 false)\n"
+            "  %a = extractvalue { i32, i32 } %s, 0\n"
+            "  %b = extractvalue { i32, i32 } %s, 1\n"
+            "  %lo = icmp ult i32 %t, 32\n"
+            "  %r = select i1 %lo, i32 %b, i32 %a\n"
+        )
+        + STORE
+    )
     got = stored(execute(body, threads=64, warp=64))
     assert got == [f"x[{t ^ 32}]" for t in range(64)]
 
 
-@pytest.mark.parametrize(("control", "source"), [(0x168, lambda t: t ^ 8),  # row_xmask:8
-                                                 (0x153, lambda t: t - t % 16 + 3)])  # row_share:3
+@pytest.mark.parametrize(
+    ("control", "source"),
+    [
+        (0x168, lambda t: t ^ 8),  # row_xmask:8
+        (0x153, lambda t: t - t % 16 + 3),
+    ],
+)  # row_share:3
 def test_dpp_row_xmask_and_row_share(control: int, source: Callable[[int], int]) -> None:
     """GFX10+ DPP controls (RDNA reductions use row_xmask); every lane has a source."""
-    body = AMD + (f"  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, "
-                  f"i32 {control}, i32 15, i32 15, i1 false)\n") + STORE
+    body = (
+        AMD
+        + (
+            f"  %r = tail call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, "
+            f"i32 {control}, i32 15, i32 15, i1 false)\n"
+        )
+        + STORE
+    )
     expected = [f"x[{source(t)}]" for t in range(32)]
     assert stored(execute(body, threads=32, warp=32, inputs=128)) == expected
 
 
 def test_ballot_gathers_the_predicate_of_every_active_lane_of_the_wave() -> None:
-    body = ("  %odd = and i32 %t, 1\n"
-            "  %p = icmp eq i32 %odd, 1\n"
-            "  %b = call i64 @llvm.amdgcn.ballot.i64(i1 %p)\n"
-            "  %s = lshr i64 %b, 32\n"
-            "  %i = trunc i64 %s to i32\n"
-            "  %lo = trunc i64 %b to i32\n"
-            "  %r = xor i32 %i, %lo\n"
-            "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
-            "  store i32 %r, ptr addrspace(1) %q, align 4\n")
+    body = (
+        "  %odd = and i32 %t, 1\n"
+        "  %p = icmp eq i32 %odd, 1\n"
+        "  %b = call i64 @llvm.amdgcn.ballot.i64(i1 %p)\n"
+        "  %s = lshr i64 %b, 32\n"
+        "  %i = trunc i64 %s to i32\n"
+        "  %lo = trunc i64 %b to i32\n"
+        "  %r = xor i32 %i, %lo\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %r, ptr addrspace(1) %q, align 4\n"
+    )
     run = execute(body, threads=128, warp=64)
     assert set(stored(run)) == {"0x0"}  # 0xAAAAAAAA in both halves of every wave's mask
     body = body.replace("%r = xor i32 %i, %lo", "%r = add i32 %i, 0")
@@ -598,10 +783,12 @@ def test_ballot_gathers_the_predicate_of_every_active_lane_of_the_wave() -> None
 
 def test_ctpop_of_a_concrete_mask() -> None:
     """AMD histograms count ballot bits with ``llvm.ctpop.i64``."""
-    body = ("  %c = call i64 @llvm.ctpop.i64(i64 -6148914691236517206)\n"  # 0xAAAA...: 32 bits
-            "  %i = trunc i64 %c to i32\n"
-            "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
-            "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE)
+    body = (
+        "  %c = call i64 @llvm.ctpop.i64(i64 -6148914691236517206)\n"  # 0xAAAA...: 32 bits
+        "  %i = trunc i64 %c to i32\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i\n"
+        "  %r = load i32, ptr addrspace(1) %p, align 4\n" + STORE
+    )
     assert set(stored(execute(body))) == {"x[32]"}
 
 
@@ -614,20 +801,34 @@ def test_ops_on_constants_fold_per_thread() -> None:
     fifteen = dag.const(15, 4)
     test = dag.op("icmp.eq", (fifteen, dag.op("and", (fifteen, fifteen), 4)), 1)
     assert dag.op("select", (test, x, y), 2) == x
-    assert dag.op("select", (dag.op("icmp.slt", (dag.const(0xFFFFFFFF, 4), dag.const(0, 4)), 1),
-                             x, y), 2) == x  # -1 < 0 signed
+    assert (
+        dag.op(
+            "select", (dag.op("icmp.slt", (dag.const(0xFFFFFFFF, 4), dag.const(0, 4)), 1), x, y), 2
+        )
+        == x
+    )  # -1 < 0 signed
     assert dag.nodes[dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)][0] == "select"
 
 
 def test_prmt_intrinsic_picks_what_the_inline_ptx_picks() -> None:
     """``llvm.nvvm.prmt`` (LLVM 21: i8 dot-operand converts on sm80) is ``prmt.b32``."""
-    operands = ("  %t2 = add i32 %t, 32\n"
-                "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
-                "  %w = load i32, ptr addrspace(1) %p2, align 4\n")
-    intrinsic = LOAD + operands + ("  %r = call i32 @llvm.nvvm.prmt(i32 %v, i32 %w, "
-                                   "i32 29236)\n") + STORE  # 0x7234
-    asm = LOAD + operands + ('  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", '
-                             '"=r,r,r,r"(i32 %v, i32 %w, i32 29236)\n') + STORE
+    operands = (
+        "  %t2 = add i32 %t, 32\n"
+        "  %p2 = getelementptr i32, ptr addrspace(1) %in, i32 %t2\n"
+        "  %w = load i32, ptr addrspace(1) %p2, align 4\n"
+    )
+    intrinsic = (
+        LOAD + operands + ("  %r = call i32 @llvm.nvvm.prmt(i32 %v, i32 %w, i32 29236)\n") + STORE
+    )  # 0x7234
+    asm = (
+        LOAD
+        + operands
+        + (
+            '  %r = tail call i32 asm "prmt.b32 $0, $1, $2, $3;", '
+            '"=r,r,r,r"(i32 %v, i32 %w, i32 29236)\n'
+        )
+        + STORE
+    )
     assert stored(execute(intrinsic)) == stored(execute(asm))
     assert "x[32]" in stored(execute(intrinsic))[0]
 
@@ -641,16 +842,22 @@ def test_bytes_of_a_select_on_widened_values_are_the_select_of_those_bytes() -> 
     """gfx942 selects bf16 in 32-bit registers (``sext`` to i32) and keeps the low half: the
     low bytes of ``select(c, sext(a), sext(b))`` are ``select(c, a, b)``."""
     from llverify.emitted.checks import combine_template, expand_combine
-    first = _region(("%z", "arith.constant", (), "0.000000e+00 : bf16"),
-                    ("%c", "arith.cmpf", ("%a", "%z"), "une"),
-                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
-                    params=("%a", "%b"), types=("bf16", "bf16"), returns=("%v",))
+
+    first = _region(
+        ("%z", "arith.constant", (), "0.000000e+00 : bf16"),
+        ("%c", "arith.cmpf", ("%a", "%z"), "une"),
+        ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+        params=("%a", "%b"),
+        types=("bf16", "bf16"),
+        returns=("%v",),
+    )
     dag = Dag()
     a, b = dag.leaf(0, 0, 2), dag.leaf(0, 1, 2)
 
     def wide(n: int) -> int:
         high = dag.op("sext.16.32", (n,), 4)
         return dag.from_symbols((n * 16, n * 16 + 1, high * 16 + 2, high * 16 + 3))
+
     test = dag.op("fcmp.une", (a, dag.const(0, 2)), 1)
     chosen = dag.op("select", (test, wide(a), wide(b)), 4)
     node = dag.from_symbols((chosen * 16, chosen * 16 + 1))
@@ -661,9 +868,15 @@ def test_a_thread_computing_on_constants_holds_constant_bytes() -> None:
     """Where some threads divide tagged data and others constants (an AMD histogram's counts),
     the latter hold the concrete quotient, as a count check expects (they were refuted as "a
     tagged value")."""
-    body = LOAD + ("  %small = icmp ult i32 %t, 16\n"
-                   "  %n = select i1 %small, i32 %v, i32 4\n"
-                   "  %r = sdiv i32 %n, 2\n") + STORE
+    body = (
+        LOAD
+        + (
+            "  %small = icmp ult i32 %t, 16\n"
+            "  %n = select i1 %small, i32 %v, i32 4\n"
+            "  %r = sdiv i32 %n, 2\n"
+        )
+        + STORE
+    )
     run = execute(body)
     rows = run.memory.regions[1].data.reshape(-1, 4)
     assert rows[20].tolist() == [-3, -1, -1, -1]  # the constant 2
@@ -675,10 +888,15 @@ def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
     placeholder to ``zext a``, which the select's own ``a`` then contradicts; the match must
     go back and take ``icmp ne a, 0`` (the i8 scans were unknown)."""
     from llverify.emitted.checks import combine_template, expand_combine
-    first = _region(("%z", "arith.constant", (), "0"),
-                    ("%c", "arith.cmpi", ("%a", "%z"), "ne"),
-                    ("%v", "arith.select", ("%c", "%a", "%b"), ""),
-                    params=("%a", "%b"), types=("i8", "i8"), returns=("%v",))
+
+    first = _region(
+        ("%z", "arith.constant", (), "0"),
+        ("%c", "arith.cmpi", ("%a", "%z"), "ne"),
+        ("%v", "arith.select", ("%c", "%a", "%b"), ""),
+        params=("%a", "%b"),
+        types=("i8", "i8"),
+        returns=("%v",),
+    )
     dag = Dag()
     a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
     wide = dag.from_symbols((a * 16, -1, -1, -1))
@@ -688,6 +906,7 @@ def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
 
 def test_low_bytes_of_a_shift_right_by_whole_bytes() -> None:
     from llverify.emitted.checks import _byte_of
+
     dag = Dag()
     x = dag.leaf(0, 0, 4)
     shifted = dag.op("ashr", (x, dag.const(16, 4)), 4)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from llverify.audit.module import parse_module
-from llverify.emitted.compile import CompiledKernel
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import _check_all, _execute
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.triton.compile import CompiledKernel
 
 STORED = Path(__file__).parent / "data" / "emitted" / "miscompiles"
 
@@ -41,7 +41,7 @@ def _validate(stem: str) -> dict[str, object]:
 def test_stored_kernels_match_their_sweep_cases() -> None:
     """The stored module is the sweep case of that name, so the harness rebuilt here is the
     harness Triton compiled (the harness is deterministic)."""
-    from llverify.emitted.sweep import sweep_cases
+    from cases.emitted_sweep import sweep_cases
 
     cases = {case.name: case.text for case in sweep_cases()}
     for path in STORED.glob("*.ttgir"):

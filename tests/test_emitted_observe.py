@@ -1,22 +1,24 @@
-"""llverify.emitted.observe: observed shared-memory instructions, wavefronts and bytes against
-llverify.wavefronts / llverify.lowering (issue 19 part 6).  One sweep case is compiled once."""
+"""observe_accesses: observed shared-memory instructions, wavefronts and bytes against
+shared_memory.predict / shared_memory.lowering (issue 19 part 6).  One sweep case is compiled
+once."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from cases.emitted_sweep import sweep_cases
+from cases.scripts import load_script
 from cases.triton import require_triton
-from llverify.emitted.observe import (
-    Comparison,
-    _vectorise,
-    compare_module,
-    observe_records,
-    predict_access,
-    ptx_shared_instructions,
-)
-from llverify.emitted.sweep import sweep_cases
-from llverify.wavefront_count import count_wavefronts
+from llverify.shared_memory.wavefronts import count_wavefronts
+
+observe = load_script("scripts/observe_accesses.py")
+Comparison = observe.Comparison
+_vectorise = observe._vectorise
+compare_module = observe.compare_module
+observe_records = observe.observe_records
+predict_access = observe.predict_access
+ptx_shared_instructions = observe.ptx_shared_instructions
 
 # stored with st.shared.v4 (128 bits), loaded with ldmatrix.x4: both kinds in one compile
 CASE = "blocked-convert-f16-w2x1-cuda90-v1"
@@ -47,7 +49,7 @@ def test_the_sweep_case_agrees_in_instruction_count_wavefronts_and_bytes(
 def test_a_wrong_prediction_is_reported_with_the_threads_that_differ(
     rows: list[Comparison],
 ) -> None:
-    from llverify.emitted.observe import _differences
+    _differences = observe._differences
 
     store = next(row for row in rows if row.direction == "store")
     case = next(c for c in sweep_cases() if c.name == CASE)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from llverify.emitted.compile import CompiledKernel
 from llverify.emitted.validate import validate_compiled
+from llverify.triton.compile import CompiledKernel
 
 STORE = Path(__file__).parent / "data" / "emitted" / "releases"
 ARTIFACTS = sorted(STORE.glob("[0-9]*/*.json.gz"))  # validator_defects/: reproducers

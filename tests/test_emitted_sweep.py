@@ -1,4 +1,5 @@
-"""The generated validation sweep (llverify/emitted/sweep.py): well-formed, covering, compiling."""
+"""The generated validation sweep (tests/cases/emitted_sweep.py): well-formed, covering,
+compiling."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from cases.emitted_sweep import FAMILIES, OPS, WARPS, SweepCase, sweep_cases
 from cases.triton import require_triton
 from llverify.audit.module import parse_module
-from llverify.emitted.sweep import FAMILIES, OPS, WARPS, SweepCase, sweep_cases
 from llverify.encodings import to_linear_layout
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from llverify.audit.module import parse_module
 from llverify.emitted.checks import CaseVerdict
 from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.validate import _check_all, _execute, validate_module
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "ttgir"
 
@@ -51,7 +51,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 @pytest.fixture(scope="module")
 def compiled() -> tuple[Harness, Any]:
     require_triton()
-    from llverify.emitted.compile import compile_ttgir
+    from llverify.triton.compile import compile_ttgir
 
     harness = build_harness(parse_module(MODULE))
     assert [c.op.name for c in harness.cases] == ["ttg.convert_layout", "tt.reduce", "tt.reduce"]
@@ -140,8 +140,9 @@ def test_an_unmodelled_instruction_makes_the_op_unknown_never_proved(compiled) -
 
 
 # -- validate_module on the stored fixtures ----------------------------------------------
-@pytest.fixture(scope="module",
-                params=["softmax_fp32_sm80", "transpose_fp16_gfx942", "gather_fp32_sm80"])
+@pytest.fixture(
+    scope="module", params=["softmax_fp32_sm80", "transpose_fp16_gfx942", "gather_fp32_sm80"]
+)
 def fixture_report(request) -> Any:
     require_triton()
     name = request.param
@@ -187,7 +188,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 
 def test_bit_packed_bool_loads_are_proved_and_a_wrong_bit_is_refuted() -> None:
     require_triton()
-    from llverify.emitted.compile import compile_ttgir
+    from llverify.triton.compile import compile_ttgir
 
     harness = build_harness(parse_module(BOOL_BROADCAST))
     kernel = compile_ttgir(harness.text, harness.target)
@@ -201,7 +202,7 @@ def test_bit_packed_bool_loads_are_proved_and_a_wrong_bit_is_refuted() -> None:
     assert refuted.counterexample is not None and "bit.1(" in refuted.counterexample.got
 
 
-_ROWSUM = '''import triton
+_ROWSUM = """import triton
 import triton.language as tl
 
 
@@ -212,7 +213,7 @@ def rowsum(x_ptr, y_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + rows * BLOCK + cols)
     s = tl.sum(x, axis=1)
     tl.store(y_ptr + tl.arange(0, BLOCK), s)
-'''
+"""
 
 
 def test_python_kernel_is_validated_with_the_users_lines(tmp_path: Path) -> None:
@@ -223,8 +224,13 @@ def test_python_kernel_is_validated_with_the_users_lines(tmp_path: Path) -> None
     source.write_text(_ROWSUM)
     from llverify.emitted.validate import validate_kernel
 
-    report = validate_kernel(str(source), "rowsum", signature={"x_ptr": "*fp32", "y_ptr": "*fp32"},
-                             constexprs={"BLOCK": 32}, target="cuda:90")
+    report = validate_kernel(
+        str(source),
+        "rowsum",
+        signature={"x_ptr": "*fp32", "y_ptr": "*fp32"},
+        constexprs={"BLOCK": 32},
+        target="cuda:90",
+    )
     assert report.status is Status.PROVED
     reduce = next(v for v in report.verdicts if v.op == "tt.reduce")
     assert reduce.location.endswith("k.py:10"), reduce.location
@@ -236,7 +242,7 @@ def test_a_non_commutative_reduce_is_unknown_not_refuted() -> None:
     duplicate copy differs from the stored one.  tl.reduce assumes a commutative combine
     (triton-lang/triton#4962), so the op is unknown with that reason, never refuted."""
     require_triton()
-    from llverify.emitted.sweep import sweep_cases
+    from cases.emitted_sweep import sweep_cases
 
     case = next(c for c in sweep_cases() if c.name == "blocked-reduce_first-f32-w1x1-cuda80-v9")
     report = validate_module(case.text, source=case.name)

@@ -34,8 +34,8 @@ from llverify.encodings import EncodingError, TTGIRError, parse_encoding, to_lin
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvmma_shared import NVMMASharedLayout
 from llverify.errors import LayoutTypeError
-from llverify.formula import Formula
 from llverify.ops import IntOps
+from llverify.proof.formula import Formula
 from llverify.specs.nvmma_shared import (
     CLOSED_FORM_OBLIGATIONS,
     CUTE_BYTE_SWIZZLES,

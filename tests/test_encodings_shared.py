@@ -50,7 +50,7 @@ from llverify.encodings.shared import (
     SwizzledSharedLayout,
 )
 from llverify.errors import LayoutTypeError, LLVerifyError
-from llverify.family import SWIZZLED_REFERENCE_WITHOUT_WRAP
+from llverify.proof.family import SWIZZLED_REFERENCE_WITHOUT_WRAP
 from llverify.specs.shared import (
     NEGATIVE_CONTROLS,
     ROTATING_OBLIGATIONS,

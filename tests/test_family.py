@@ -30,14 +30,14 @@ import pytest
 
 from cases.triton import triton_missing
 from llverify.errors import DimensionError, LayoutError, LLVerifyError
-from llverify.family import (
+from llverify.proof.family import (
     SWIZZLED_REFERENCE,
     SWIZZLED_REFERENCE_WITHOUT_WRAP,
     LayoutFamily,
     swizzled_shared_2d,
 )
-from llverify.formula import Formula, FormulaError
-from llverify.prove import prove_family_equal
+from llverify.proof.formula import Formula, FormulaError
+from llverify.proof.prove import prove_family_equal
 
 ORACLE = Path(__file__).parent / "oracle" / "swizzled_oracle.py"
 SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20250917"))

@@ -21,7 +21,8 @@ import z3
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from llverify.formula import (
+from llverify.ops import CheckedNumpyOps, IntOps, NumpyOps
+from llverify.proof.formula import (
     MAX_BITS,
     Binary,
     Call,
@@ -36,8 +37,7 @@ from llverify.formula import (
     Unary,
     Var,
 )
-from llverify.ops import CheckedNumpyOps, IntOps, NumpyOps
-from llverify.smt.ops import Z3Ops
+from llverify.proof.smt.ops import Z3Ops
 
 SETTINGS = settings(
     max_examples=120,

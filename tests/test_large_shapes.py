@@ -18,7 +18,6 @@ import pytest
 
 from cases.large_shapes import BLOCKED, BLOCKED_T, MMA, NVMMA, SHUFFLE_DST, SHUFFLE_SRC, SWIZZLED
 from llverify import LinearLayout
-from llverify.access import access_analysis, simulate_bank_conflicts
 from llverify.conversion import conversion
 from llverify.encodings import BlockedLayout
 from llverify.evaluate import (
@@ -26,7 +25,8 @@ from llverify.evaluate import (
     EnumerationLimitError,
     check_enumeration,
 )
-from llverify.wavefronts import predict_wavefronts
+from llverify.shared_memory.access import access_analysis, simulate_bank_conflicts
+from llverify.shared_memory.predict import predict_wavefronts
 
 LIMIT = 3 << 29  # 1.5 GiB of address space: the old simulator needed 6.5 GB at 8192x8192
 

@@ -1,4 +1,4 @@
-"""The built-in obligation library (llverify/library.py): every obligation of the
+"""The built-in obligation library (llverify/proof/library.py): every obligation of the
 ``llverify.specs`` modules gets what it expects (the negative controls refuted with a
 counterexample), obligations are picklable data of the one Obligation type with unique names,
 the runner reports errors and timeouts as outcomes, and bad arguments are errors."""
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from llverify.errors import LayoutTypeError, LLVerifyError
-from llverify.library import (
+from llverify.proof.library import (
     GROUPS,
     NOT_INCLUDED,
     LibraryError,
@@ -27,7 +27,8 @@ from llverify.library import (
     library_obligations,
     run_obligation,
 )
-from llverify.obligation import Call, Obligation
+from llverify.proof.obligation import Call, Obligation
+from llverify.proof.verdict import Status
 from llverify.specs import (
     amd_mfma,
     amd_wmma,
@@ -39,7 +40,6 @@ from llverify.specs import (
     shared,
     tmem,
 )
-from llverify.verdict import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -274,7 +274,7 @@ def test_lists_without_z3_from_anywhere(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "sys.modules['z3'] = None; sys.modules['triton'] = None\n"
-        "from llverify.library import library_obligations, run_obligation\n"
+        "from llverify.proof.library import library_obligations, run_obligation\n"
         "obs = library_obligations()\n"
         "print(len(obs), run_obligation(obs[0]).status)\n"
     )

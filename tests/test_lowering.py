@@ -11,19 +11,19 @@ import pytest
 
 from cases.access import random_pair, reg_layout, shared_from_bases
 from llverify import LinearLayout
-from llverify.access import access_analysis
 from llverify.audit.analyze import audit
 from llverify.encodings import NVMMASharedLayout, SwizzledSharedLayout
 from llverify.errors import LayoutError
-from llverify.lowering import (
+from llverify.proof.verdict import Status
+from llverify.shared_memory.access import access_analysis
+from llverify.shared_memory.lowering import (
     ldst_lowering,
     prove_add_xor_lemma,
     prove_address_formula,
     prove_lowering,
     prove_offset_formula,
 )
-from llverify.swizzle import synthesize_swizzle
-from llverify.verdict import Status
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 REG = LinearLayout.from_bases(
     [("register", [[32], [64]]), ("lane", [[1], [2], [4], [8], [16]]), ("warp", [])], ["dim0"]

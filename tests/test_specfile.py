@@ -15,9 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llverify.errors import LLVerifyError
-from llverify.obligation import Call
-from llverify.specfile import (
+from llverify.checkfiles import (
     Obligation,
     SpecError,
     parse,
@@ -26,8 +24,10 @@ from llverify.specfile import (
     run_obligation,
     spec_files,
 )
-from llverify.specfile.decide import load_function
-from llverify.specfile.lines import LineIndex
+from llverify.checkfiles.decide import load_function
+from llverify.checkfiles.lines import LineIndex
+from llverify.errors import LLVerifyError
+from llverify.proof.obligation import Call
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -690,7 +690,7 @@ def plugin_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) 
 def test_pytest_plugin_collects_one_item_per_obligation(plugin_pytester: pytest.Pytester) -> None:
     plugin_pytester.makefile(".llverify.toml", x=PLUGIN_SPEC)
     plugin_pytester.makefile(".toml", ignored="this is not collected = [")
-    result = plugin_pytester.runpytest("-p", "llverify.specfile.pytest_plugin", "-v")
+    result = plugin_pytester.runpytest("-p", "llverify.checkfiles.pytest_plugin", "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -709,16 +709,16 @@ def test_pytest_plugin_ini_directory_and_spec_errors(plugin_pytester: pytest.Pyt
         'name = "forgot the repetition"\n', 'name = "forgot the repetition"\nexpect = "refuted"\n'
     )
     (checks / "a.toml").write_text(negative)
-    result = plugin_pytester.runpytest("-p", "llverify.specfile.pytest_plugin")
+    result = plugin_pytester.runpytest("-p", "llverify.checkfiles.pytest_plugin")
     result.assert_outcomes(passed=2)
     (checks / "b.toml").write_text('[[check]]\nname = "x"\nkind = "nope"\n')
-    result = plugin_pytester.runpytest("-p", "llverify.specfile.pytest_plugin")
+    result = plugin_pytester.runpytest("-p", "llverify.checkfiles.pytest_plugin")
     result.stdout.fnmatch_lines(["*b.toml:3: unknown kind 'nope'*"])
     assert result.ret != 0
 
 
 def test_builtin_reference(tmp_path: Path) -> None:
-    from llverify.specfile import SpecError, parse, run_all
+    from llverify.checkfiles import SpecError, parse, run_all
 
     root = Path(__file__).resolve().parent.parent
     obligations = parse(root / "llverify" / "specs" / "examples" / "builtin_reference.toml")

@@ -1,4 +1,4 @@
-"""Structural checks (llverify.structure) and parametric property proofs, against brute force.
+"""Structural checks (llverify.proof.structure) and parametric property proofs, against brute force.
 
 * ``check_injective`` / ``check_surjective`` / ``check_distributed`` /
   ``check_memory_layout`` / ``broadcast_bits`` on random small layouts agree with the
@@ -23,16 +23,16 @@ from hypothesis import strategies as st
 
 from cases.strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply
 from llverify import LinearLayout
-from llverify.family import LayoutFamily, swizzled_shared_2d
-from llverify.smt.parametric import PROPERTIES, prove_family_property
-from llverify.structure import (
+from llverify.proof.family import LayoutFamily, swizzled_shared_2d
+from llverify.proof.smt.parametric import PROPERTIES, prove_family_property
+from llverify.proof.structure import (
     broadcast_bits,
     check_distributed,
     check_injective,
     check_memory_layout,
     check_surjective,
 )
-from llverify.verdict import Verdict
+from llverify.proof.verdict import Verdict
 
 # ---------------------------------------------------------------------- brute force
 

@@ -1,4 +1,4 @@
-"""Triton's constructive ld/st swizzle (llverify.swizzle.constructive).
+"""Triton's constructive ld/st swizzle (llverify.shared_memory.swizzle.constructive).
 
 * Triton's ``unittest/Dialect/TritonGPU/SwizzleTest.cpp`` cases that call
   ``optimalSwizzlingLdSt`` on power-of-2 tensors, with Triton's assertion (0 read and 0 write
@@ -20,7 +20,6 @@ import pytest
 
 from cases.swizzle import SWIZZLE_TEST_CASES, ll
 from llverify import LinearLayout
-from llverify.access import access_analysis
 from llverify.encodings import (
     AMDMFMALayout,
     BlockedLayout,
@@ -33,8 +32,9 @@ from llverify.encodings import (
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError
 from llverify.hardware import Target
 from llverify.layout_utils import action_remove_broadcasted_regs
-from llverify.swizzle.constructive import constructive_swizzle
-from llverify.swizzle.cost import swizzle_cost
+from llverify.shared_memory.access import access_analysis
+from llverify.shared_memory.swizzle.constructive import constructive_swizzle
+from llverify.shared_memory.swizzle.cost import swizzle_cost
 
 # ---------------------------------------------------------------------- SwizzleTest.cpp
 

@@ -1,4 +1,4 @@
-"""Legacy shared-layout families searched exhaustively (llverify/swizzle/legacy.py).
+"""Legacy shared-layout families searched exhaustively (llverify/shared_memory/swizzle/legacy.py).
 
 * The H100 pair (128x64 f16, row-vector stores, column loads): Swizzled(8, 1, 8) and
   NVMMA(128) both load with 8-way conflicts; the swizzled family's best avoids them, no
@@ -38,8 +38,8 @@ from llverify.encodings import (
 from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.hardware import TARGETS
-from llverify.swizzle.cost import SwizzleCost, swizzle_cost
-from llverify.swizzle.legacy import (
+from llverify.shared_memory.swizzle.cost import SwizzleCost, swizzle_cost
+from llverify.shared_memory.swizzle.legacy import (
     LegacyResult,
     best_nvmma_shared,
     best_padded_shared,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cases.swizzle_sweep import sweep_cases
-from llverify.access import access_analysis
-from llverify.swizzle import synthesize_swizzle
+from llverify.shared_memory.access import access_analysis
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 N_CASES = 1000
 

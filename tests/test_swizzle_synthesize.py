@@ -10,14 +10,14 @@ import pytest
 
 from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
 from llverify import LinearLayout
-from llverify.access import access_analysis
 from llverify.encodings import BlockedLayout, SharedLinearLayout
 from llverify.errors import LayoutError
 from llverify.hardware import TARGETS
-from llverify.swizzle import swizzle_cost
-from llverify.swizzle import synthesize as synth
-from llverify.swizzle.synthesize import synthesize_swizzle
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.shared_memory.access import access_analysis
+from llverify.shared_memory.swizzle import swizzle_cost
+from llverify.shared_memory.swizzle import synthesize as synth
+from llverify.shared_memory.swizzle.synthesize import synthesize_swizzle
 
 
 def _xor_swizzle(mult: int) -> LinearLayout:
@@ -88,7 +88,7 @@ def test_certificate_is_rechecked_and_not_vacuous() -> None:
     if result.certificate.status is Status.PROVED:
         assert result.certificate.recheck() is Status.PROVED
     # negative control: asking for "< best + 1" is satisfiable (by the result itself)
-    from llverify.smt.swizzle import SwizzleEncoding
+    from llverify.proof.smt.swizzle import SwizzleEncoding
 
     geo = synth._Geometry(9, 32, TARGETS["nvidia"])
     enc = SwizzleEncoding(synth._flat_side(src, None), synth._flat_side(dst, None), geo)
@@ -301,7 +301,7 @@ def test_each_argument_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _every_swizzle_entry_point() -> list:
-    from llverify.swizzle import (
+    from llverify.shared_memory.swizzle import (
         best_nvmma_shared,
         best_padded_shared,
         best_swizzled_shared,

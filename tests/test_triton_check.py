@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from cases.triton import require_triton
-from llverify import triton_check
 from llverify.cli import EXIT_FAILED, main
+from llverify.triton import check as triton_check
 
 pytestmark = pytest.mark.triton
 

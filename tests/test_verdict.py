@@ -1,4 +1,4 @@
-"""llverify.verdict: the Status vocabulary (values, str behaviour, ranks, weakest, holds) and
+"""llverify.proof.verdict: the Status vocabulary (values, str behaviour, ranks, weakest, holds) and
 Verdict (built from a str or a Status, refuted needs a counterexample, bad statuses named in
 the error, str() and to_dict, assert_proved and ProofFailure)."""
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llverify.errors import LLVerifyError
-from llverify.verdict import VERDICT_STATUSES, ProofFailure, Status, Verdict
+from llverify.proof.verdict import VERDICT_STATUSES, ProofFailure, Status, Verdict
 
 WORDS = {"proved", "refuted", "unknown", "bound", "error"}
 

@@ -1,4 +1,4 @@
-"""Unit tests of llverify.wavefront_count, the one owner of wavefront counting.
+"""Unit tests of llverify.shared_memory.wavefronts, the one owner of wavefront counting.
 
 The vectorised simulator (``count_wavefronts``) is checked against a per-pass count built
 from the module's own pieces (``pass_span``, ``word_bounds``, ``bank_words``,
@@ -15,7 +15,7 @@ import pytest
 
 from llverify import LinearLayout
 from llverify.errors import LayoutError
-from llverify.wavefront_count import (
+from llverify.shared_memory.wavefronts import (
     access_addresses,
     bank_words,
     count_wavefronts,

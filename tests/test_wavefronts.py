@@ -1,4 +1,4 @@
-"""llverify.wavefronts: the hardware wavefront model, against the recorded H100 run.
+"""llverify.shared_memory.predict: the hardware wavefront model, against the recorded H100 run.
 
 The recorded run (benchmarks/gpu/results/h100, Nsight Compute on an H100 with Triton 3.6) is
 replayed here without a GPU: every prediction is recomputed from the layouts and compared with
@@ -16,8 +16,8 @@ import pytest
 from cases.scripts import load_script
 from llverify import LinearLayout, gf2
 from llverify.errors import LayoutError
-from llverify.swizzle import convert_layout_swizzle
-from llverify.wavefronts import matrix_lowering, predict_wavefronts
+from llverify.shared_memory.predict import matrix_lowering, predict_wavefronts
+from llverify.shared_memory.swizzle import convert_layout_swizzle
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU = ROOT / "benchmarks" / "gpu"

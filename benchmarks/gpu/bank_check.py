@@ -8,7 +8,7 @@ shared memory with that shared layout, loads it back in the dst layout and write
 third variant lets Triton choose (``ttgl.convert_layout``).  The data must round-trip exactly
 (random input, output poisoned with 77).  Nsight Compute measures every kernel's
 shared-memory wavefronts, bank conflicts and instructions; the prediction is
-:func:`llverify.wavefronts.predict_wavefronts`.  Layouts are flattened to 1-D (row-major
+:func:`llverify.shared_memory.predict.predict_wavefronts`.  Layouts are flattened to 1-D (row-major
 element index), which keeps every register->offset map and so every bank.  Lane-broadcast
 probe cases (one warp, unswizzled) test the pass rule on patterns beyond the 30 cases.
 
@@ -95,7 +95,7 @@ def cases(heldout: int = 0) -> list[dict[str, Any]]:
 def variants(case: dict[str, Any]) -> dict[str, Any]:
     """Shared layouts: unswizzled (row-major offsets) and llverify's synthesized one."""
     from llverify import LinearLayout
-    from llverify.swizzle import synthesize_swizzle
+    from llverify.shared_memory.swizzle import synthesize_swizzle
 
     shape = case["shape"]
     n = 1
@@ -113,7 +113,7 @@ def probe_cases() -> list[dict[str, Any]]:
     in a subset Z of lane bits (at most 3) read the same address, or in which two lane bits
     map to the same offset, stored and loaded in that same layout through an unswizzled
     buffer (one warp).  They test the pass rule of
-    :mod:`llverify.wavefronts` on patterns it was not fitted on."""
+    :mod:`llverify.shared_memory.predict` on patterns it was not fitted on."""
     from itertools import combinations
 
     out = []
@@ -186,14 +186,14 @@ def add_probes(data: list[dict[str, Any]]) -> None:
 
 
 def add_predictions(data: list[dict[str, Any]]) -> None:
-    """Predict every kernel's store and load (:func:`llverify.wavefronts.predict_wavefronts`
-    for the hardware, :func:`llverify.access.access_analysis` for Triton's own ld/st model);
-    Triton's default variant on :func:`llverify.swizzle.convert_layout_swizzle` (the shared
+    """Predict every kernel's store and load (:func:`llverify.shared_memory.predict.predict_wavefronts`
+    for the hardware, :func:`llverify.shared_memory.access.access_analysis` for Triton's own ld/st model);
+    Triton's default variant on :func:`llverify.shared_memory.swizzle.convert_layout_swizzle` (the shared
     layout and instructions Triton's convert_layout picks)."""
     from llverify import LinearLayout
-    from llverify.access import access_analysis
-    from llverify.swizzle import convert_layout_swizzle
-    from llverify.wavefronts import predict_wavefronts
+    from llverify.shared_memory.access import access_analysis
+    from llverify.shared_memory.predict import predict_wavefronts
+    from llverify.shared_memory.swizzle import convert_layout_swizzle
 
     for entry in data:
         n, bits = entry["n"], entry["bits"]

@@ -5,8 +5,9 @@ For seeded sweep pairs (the conversion zoo, 8/16/32/64-bit, NVIDIA), compiles
 ``ttgl.convert_layout`` for sm_90 with the installed Triton (no GPU needed) and counts the
 PTX shared-memory instructions per thread by kind (``st.shared``/``stmatrix``/
 ``stmatrix.trans``, the same for loads).  llverify's prediction is
-:func:`llverify.swizzle.convert_layout_swizzle` (which tile pair Triton picks) with
-:func:`llverify.wavefronts.predict_wavefronts` (how many instructions).  Prints one line per
+:func:`llverify.shared_memory.swizzle.convert_layout_swizzle` (which tile pair Triton picks) with
+:func:`llverify.shared_memory.predict.predict_wavefronts` (how many instructions).  Prints one line
+per
 pair and a summary; ``--out`` writes JSON.  The H100 run (docs/hardware.md) checks the same
 prediction against measured wavefronts for Triton 3.6.
 
@@ -58,8 +59,8 @@ def main() -> None:
     from triton.experimental.gluon import language as ttgl
 
     from cases.swizzle_sweep import sweep_cases
-    from llverify.swizzle import convert_layout_swizzle
-    from llverify.wavefronts import predict_wavefronts
+    from llverify.shared_memory.predict import predict_wavefronts
+    from llverify.shared_memory.swizzle import convert_layout_swizzle
 
     @gluon.jit
     def convert(inp, out, N: ttgl.constexpr, SRC: ttgl.constexpr, DST: ttgl.constexpr):

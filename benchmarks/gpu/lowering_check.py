@@ -1,6 +1,7 @@
 """Triton's shared-memory ld/st lowering against llverify's models (issue 12), per pair:
 
-1. llverify's prediction (``llverify.lowering``: the per-basis additive rule, Triton 3.6's
+1. llverify's prediction (``llverify.shared_memory.lowering``: the per-basis additive rule, Triton
+3.6's
    ``actionAdditiveStrides``; ``carry_counterexample`` needs no solver);
 2. Triton's real addresses: a Gluon kernel (load a 1-D f32 tensor in a register layout,
    ``allocate_shared_memory`` with a ``SharedLinearLayout``, load it back, store it) is
@@ -25,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from llverify import LinearLayout  # noqa: E402
-from llverify.lowering import ldst_lowering  # noqa: E402
+from llverify.shared_memory.lowering import ldst_lowering  # noqa: E402
 
 _OP = re.compile(r"^\s*([a-z]+(?:\.[a-z0-9]+)*)\s+(.*?);")
 

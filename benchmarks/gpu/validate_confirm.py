@@ -4,7 +4,7 @@ Issue 19, part 5(b): "confirm a sample of refutations by running the kernel and 
 wrong or nondeterministic output, and a sample of proved ones running right".
 
 * ``prepare DIR`` (here, on the CPU; imports llverify): for each sample of
-  :data:`SAMPLES` (sweep kernels of :func:`llverify.emitted.sweep.sweep_cases`), retargets the
+  :data:`SAMPLES` (sweep kernels of :func:`cases.emitted_sweep.sweep_cases`), retargets the
   module to ``cuda:90``, runs :func:`llverify.emitted.validate.validate_module` on it, and
   compiles it to a cubin with the same Triton release (``validate_confirm/compile_cubin.py``
   under the release's interpreter), checking that the PTX equals the PTX the validator read.
@@ -153,7 +153,7 @@ def _code(ptx: str) -> str:
 
 def _cubin(text: str, release: str, python: str, stem: Path) -> dict[str, Any]:
     """Compile ``text`` (3.9 spelling) with the release to ``stem.{cubin,ptx,json}``."""
-    from llverify.emitted.compile import translate_ttgir
+    from llverify.triton.compile import translate_ttgir
 
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp) / "module.ttgir"
@@ -203,11 +203,12 @@ def harness_spec(harness: Any) -> dict[str, Any]:
 def prepare(folder: Path) -> None:
     """Validate and compile every sample into ``folder`` (see the module docstring)."""
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
+    from cases.emitted_sweep import sweep_cases
     from llverify.audit.module import parse_module
-    from llverify.emitted.compile import compile_ttgir, release_pythons
     from llverify.emitted.harness import build_harness
-    from llverify.emitted.sweep import sweep_cases
     from llverify.emitted.validate import validate_module
+    from llverify.triton.compile import compile_ttgir, release_pythons
 
     pythons = release_pythons()
     pythons.setdefault("3.9.0", sys.executable)

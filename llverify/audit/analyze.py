@@ -79,7 +79,7 @@ from llverify.audit.context import (
 from llverify.audit.module import TTGIRModule, parse_module
 from llverify.bits import check_timeout
 from llverify.errors import LayoutError, LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = [
     "RULES",

@@ -27,7 +27,7 @@ LoadStoreOpToLLVM.cpp, checked on gfx950): the width is the shared layout's cont
 so is a width the target has no direct-to-LDS load for (gfx942: 8/16/32 bits; gfx950 adds
 96 and 128).  That each warp writes one contiguous LDS range is not checked here.
 
-The writes are costed at that width exactly (every lane address, :mod:`~llverify.access`'s
+The writes are costed at that width exactly (every lane address, :mod:`~llverify.shared_memory.access`'s
 bank model): instructions, bank conflicts per wavefront, wavefronts (the cost).
 
 Examples:
@@ -51,7 +51,7 @@ from typing import Any
 from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.module import Operation
 from llverify.bits import counted
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["RULES", "copy_width"]
 
@@ -163,9 +163,9 @@ def _outcome(
     ctx: AuditContext, op: Operation
 ) -> str | tuple[Status | Severity, str, int, int, dict[str, Any]]:
     """Why ``op`` is not checked, or its finding (status, summary, cost, conflicts, data)."""
-    from llverify.access import simulate_bank_conflicts
     from llverify.hardware import resolve_target
-    from llverify.wavefront_count import pass_count
+    from llverify.shared_memory.access import simulate_bank_conflicts
+    from llverify.shared_memory.wavefronts import pass_count
 
     tensors = [t for t in op.types if t.kind == "tensor"]
     memdescs = [t for t in op.types if t.kind == "memdesc"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from llverify.audit.context import AuditContext, Rule, carries_layout
 from llverify.audit.module import Operation, TypeInfo
 from llverify.errors import LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["NAME", "RULES", "check_consistency"]
 

@@ -28,7 +28,7 @@ from enum import Enum
 from typing import Any
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = [
     "AuditContext",
@@ -44,7 +44,7 @@ __all__ = [
 class Severity(str, Enum):
     """The status of a finding that has no verdict: an access costed, a hygiene check.
 
-    Beside it a finding's status is a :class:`~llverify.verdict.Status`: PROVED, REFUTED or
+    Beside it a finding's status is a :class:`~llverify.proof.verdict.Status`: PROVED, REFUTED or
     UNKNOWN for a proof, ERROR for an operation not analysed or found wrong.
 
     Examples:

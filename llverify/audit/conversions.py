@@ -19,7 +19,7 @@ from typing import Any
 
 from llverify.audit.context import AuditContext, Rule
 from llverify.audit.module import Operation
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["RULES"]
 
@@ -48,7 +48,7 @@ def check_conversion(ctx: AuditContext, op: Operation) -> None:
     if conv.kind == "shared memory" and target is None:
         summary += f"; swizzle not costed: {ctx.no_bank_model}"
     elif conv.kind == "shared memory" and status is Status.PROVED and bits and target:
-        from llverify.swizzle import synthesize_swizzle
+        from llverify.shared_memory.swizzle import synthesize_swizzle
 
         result = synthesize_swizzle(
             conv.src, conv.dst, list(src.shape), bits, target, timeout_s=ctx.timeout_s

@@ -26,11 +26,11 @@ from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.module import Operation, TypeInfo
-from llverify.formula import Formula
 from llverify.layout import LinearLayout
 from llverify.ops import IntOps
-from llverify.prove import prove_equal
-from llverify.verdict import Status
+from llverify.proof.formula import Formula
+from llverify.proof.prove import prove_equal
+from llverify.proof.verdict import Status
 
 __all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]
 

@@ -41,7 +41,7 @@ from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.module import Operation
 from llverify.errors import LLVerifyError
 from llverify.layout import LinearLayout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["RULES", "GatherPath", "gather_path"]
 

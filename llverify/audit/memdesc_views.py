@@ -60,7 +60,7 @@ from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["NAME", "RULES", "OffsetTable", "offset_table", "subslice_mask", "subslice_offsets"]
 

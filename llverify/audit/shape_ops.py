@@ -60,7 +60,7 @@ from llverify.audit.module import Operation, TypeInfo
 from llverify.errors import LLVerifyError
 from llverify.gf2 import EchelonBasis
 from llverify.layout import LinearLayout
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["NAME", "RULES", "check_shape_op"]
 

@@ -23,10 +23,10 @@ from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.module import Operation, TypeInfo
 from llverify.bits import counted
 from llverify.errors import LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 if TYPE_CHECKING:
-    from llverify.access import AccessAnalysis
+    from llverify.shared_memory.access import AccessAnalysis
 
 __all__ = ["RULES", "buffer_of"]
 
@@ -49,7 +49,7 @@ def buffer_of(ctx: AuditContext, value: str) -> str:
 def check_access(ctx: AuditContext, op: Operation) -> None:
     """Cost one access: vector width, instructions, conflicts (hardware and Triton's),
     wavefronts, ldmatrix applicability, and Triton's address miscompile when it applies."""
-    from llverify.access import access_analysis
+    from llverify.shared_memory.access import access_analysis
 
     tensors = [t for t in op.types if t.kind == "tensor"]
     memdescs = [t for t in op.types if t.kind == "memdesc"]
@@ -108,7 +108,7 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         summary += (
             f"; Triton's ld/st lowering computes a wrong address here (inputs "
             f"{a.triton_miscompile}: an added register stride carries into an XOR-applied "
-            "one; llverify.lowering)"
+            "one; llverify.shared_memory.lowering)"
         )
         status = Status.ERROR
     if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and ctx.target == "nvidia":
@@ -135,9 +135,9 @@ def _subslice_access(
     (``lowerLdStMatrix``)."""
     from dataclasses import replace
 
-    from llverify.access import analyse_access
     from llverify.audit.memdesc_views import subslice_mask
     from llverify.hardware import resolve_target
+    from llverify.shared_memory.access import analyse_access
 
     shared = ctx.shared_layout(memdesc.encoding, alloc)
     a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(target))
@@ -150,7 +150,7 @@ def _subslice_access(
 def pair_buffers(ctx: AuditContext) -> None:
     """A buffer stored from and loaded to registers: the certified optimal layout for
     that pair, and the saving against the current one."""
-    from llverify.swizzle import synthesize_swizzle
+    from llverify.shared_memory.swizzle import synthesize_swizzle
 
     target = ctx.target
     if target is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from llverify.access import access_analysis
 from llverify.bits import counted
 from llverify.cli.args import (
     COL,
@@ -24,11 +23,12 @@ from llverify.cli.args import (
 )
 from llverify.cli.convert_cmd import add_common
 from llverify.cli.output import to_json
-from llverify.wavefronts import predict_wavefronts
+from llverify.shared_memory.access import access_analysis
+from llverify.shared_memory.predict import predict_wavefronts
 
 
 def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
-    """What an sm_90 GPU executes for local_store / local_load (llverify.wavefronts)."""
+    """What an sm_90 GPU executes for local_store / local_load (llverify.shared_memory.predict)."""
     out = {}
     for direction in ("store", "load"):
         p = predict_wavefronts(reg, shared, shape, bits, direction)

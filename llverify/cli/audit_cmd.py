@@ -23,7 +23,7 @@ from llverify.cli.args import (
 from llverify.cli.output import to_json
 from llverify.cli.validate_cmd import TARGETS, add_compile_options, print_report, run_validation
 from llverify.errors import LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 
 def violations(report: Any, max_conflicts: int | None) -> list[str]:

@@ -23,8 +23,8 @@ from llverify.cli.args import (
 )
 from llverify.cli.output import to_json
 from llverify.conversion import Conversion
-from llverify.swizzle import synthesize_swizzle
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 
 def conversion_report(
@@ -55,7 +55,7 @@ def conversion_report(
     if conv.kind == "shared memory" and verify.proved and coverage.proved:
         result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
         report["swizzle"] = swizzle_summary(result)
-        from llverify.access import access_analysis
+        from llverify.shared_memory.access import access_analysis
 
         for side, layout in (("store", conv.src), ("load", conv.dst)):
             bad = access_analysis(layout, result.layout, shape, bits, target).triton_miscompile
@@ -64,7 +64,7 @@ def conversion_report(
 
 
 def swizzle_summary(result: Any) -> dict[str, Any]:
-    """The JSON-ready summary of a :class:`~llverify.swizzle.SwizzleResult`."""
+    """The JSON-ready summary of a :class:`~llverify.shared_memory.swizzle.SwizzleResult`."""
     cost, cert = result.cost, result.certificate
     return {
         "offset_bases": result.offset_bases,
@@ -164,7 +164,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             if bad:
                 print(
                     f"  WARNING: Triton's ld/st lowering computes a wrong {side} address for "
-                    f"this layout at {bad} (an added register stride carries; llverify.lowering)"
+                    f"this layout at {bad} (an added register stride carries; "
+                    "llverify.shared_memory.lowering)"
                 )
     return exit_code(statuses)
 

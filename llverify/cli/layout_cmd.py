@@ -16,8 +16,8 @@ from llverify.cli.args import (
 )
 from llverify.cli.output import to_json
 from llverify.errors import DimensionError, LLVerifyError
-from llverify.explain import explain
 from llverify.layout import LinearLayout
+from llverify.proof.explain import explain
 from llverify.text import layout_to_dict
 from llverify.views import layout_view
 

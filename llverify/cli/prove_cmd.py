@@ -33,7 +33,7 @@ from llverify.cli.args import (
 from llverify.cli.message import one_line
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -171,13 +171,13 @@ def _progress(done: int, total: int, outcome: Any) -> None:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from llverify.library import (
+    from llverify.checkfiles import SpecError, parse, spec_files
+    from llverify.proof.library import (
         builtin_spec_files,
         library_obligations,
         run_all,
         source_name,
     )
-    from llverify.specfile import SpecError, parse, spec_files
 
     if args.jobs < 0:
         raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")

@@ -20,8 +20,8 @@ from llverify.cli.args import (
 )
 from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
 from llverify.cli.output import to_json
-from llverify.swizzle import synthesize_swizzle
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from llverify.cli.output import to_json
 
 
 def _cmd_triton_check(args: argparse.Namespace) -> int:
-    from llverify.triton_check import CheckResult, run_triton_check
+    from llverify.triton.check import CheckResult, run_triton_check
 
     def progress(done: int, total: int, result: CheckResult) -> None:
         if not args.quiet and (result.status == "mismatch" or done % 50 == 0 or done == total):

@@ -22,7 +22,7 @@ from llverify.cli.args import (
 )
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 TARGETS = {
     "sm80": "cuda:80",
@@ -74,7 +74,7 @@ def _parse_constexprs(items: list[str]) -> dict[str, Any]:
 
 
 def _release_python(args: argparse.Namespace) -> str | None:
-    from llverify.emitted.compile import release_pythons
+    from llverify.triton.compile import release_pythons
 
     if args.python:
         return str(args.python)
@@ -128,8 +128,8 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
 
 def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
-    from llverify.emitted.compile import CompileError
     from llverify.emitted.validate import validate_kernel, validate_module
+    from llverify.triton.compile import CompileError
 
     progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
     target = TARGETS[args.target] if args.target else None

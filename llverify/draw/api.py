@@ -41,7 +41,7 @@ from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifte
 from llverify.encodings.padded import PaddedLayout
 from llverify.hardware import ANY_ELEMENT_BITS, resolve_target
 from llverify.layout import LinearLayout
-from llverify.swizzle import synthesize_swizzle
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -405,7 +405,7 @@ def conversion_picture(
     The wavefronts' elements are outlined in the grids.
 
     ``shared`` defaults to the synthesized optimal layout
-    (:func:`llverify.swizzle.synthesize_swizzle`, within ``timeout_s``). ``window``
+    (:func:`llverify.shared_memory.swizzle.synthesize_swizzle`, within ``timeout_s``). ``window``
     applies to both tensor grids, ``bank_window`` to the bank maps, ``max_cells`` to each
     panel.
     """
@@ -428,7 +428,7 @@ def conversion_picture(
         result = synthesize_swizzle(src_ll, dst_ll, full_shape, bits, tgt, timeout_s=timeout_s)
         shared = result.layout
         shared_note = (
-            f"synthesized (llverify.swizzle, certificate: {result.certificate.status}; "
+            f"synthesized (shared_memory.swizzle, certificate: {result.certificate.status}; "
             f"{result.ttgir()})"
         )
     src_hw = evaluate_distributed(src_ll, "src")

@@ -2,8 +2,8 @@
 gfx950), each word labelled with the tensor elements stored in it, and optionally the first
 wavefront of a register layout's access with its bank conflicts.
 
-The wavefront is the one :func:`llverify.access.simulate_bank_conflicts` counts first
-(counted by :mod:`llverify.wavefront_count`):
+The wavefront is the one :func:`llverify.shared_memory.access.simulate_bank_conflicts` counts first
+(counted by :mod:`llverify.shared_memory.wavefronts`):
 warp 0, the first ld/st.shared instruction (registers ``0 .. elems_per_vec - 1`` of the
 analysis' vector-permuted conversion) and the first pass (the lanes spanned by
 ``AccessAnalysis.pass_lanes``).  Its words are bucketed by bank exactly as the simulator
@@ -41,7 +41,7 @@ from llverify.encodings.padded import PaddedLayout
 from llverify.evaluate import check_enumeration, evaluate_all
 from llverify.hardware import ANY_ELEMENT_BITS, PADDED_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
-from llverify.wavefront_count import (
+from llverify.shared_memory.wavefronts import (
     bank_words,
     instruction_addresses,
     pass_conflicts,
@@ -173,7 +173,7 @@ class Access:
 class Wavefront:
     """The first wavefront of a register layout's shared-memory access."""
 
-    analysis: Any  # llverify.access.AccessAnalysis
+    analysis: Any  # llverify.shared_memory.access.AccessAnalysis
     lanes: tuple[int, ...]
     registers: tuple[int, ...]  # register-layout registers of the first instruction (lane 0)
     accesses: tuple[Access, ...]
@@ -199,7 +199,7 @@ class Wavefront:
 def wavefront(register_layout: Any, model: BankModel, shape: Sequence[int]) -> Wavefront:
     """Analyse ``register_layout`` against the model's shared layout and take its first
     wavefront."""
-    from llverify.access import analyse_access
+    from llverify.shared_memory.access import analyse_access
 
     reg = layout_argument(register_layout, shape, "register_layout")
     analysis = analyse_access(reg, model.shared, model.element_bits, model.target)

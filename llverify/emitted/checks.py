@@ -41,7 +41,7 @@ import numpy as np
 
 from llverify.emitted.replay import NotEvaluable, depends_on
 from llverify.emitted.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = [
     "CaseVerdict",

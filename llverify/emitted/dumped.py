@@ -46,7 +46,7 @@ from llverify.emitted.checks import CaseVerdict
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.llvm_ir import parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
 
 __all__ = ["DumpError", "validate_artifact", "validate_llvm_ir"]
 

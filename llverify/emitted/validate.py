@@ -2,7 +2,7 @@
 
 The steps: build one harness kernel around the module's ops (:mod:`~llverify.emitted.harness`),
 compile it with the installed Triton (or a release's interpreter) on the CPU
-(:mod:`~llverify.emitted.compile`), read the LLVM IR, run it over every thread of the CTA on
+(:mod:`~llverify.triton.compile`), read the LLVM IR, run it over every thread of the CTA on
 tagged inputs (:mod:`~llverify.emitted.executor`) and check each op's outputs exactly
 (:mod:`~llverify.emitted.checks`).  An op whose emitted code uses something the executor
 does not model is taken out of the harness and reported unknown with the reason; the rest
@@ -25,11 +25,11 @@ from typing import Any
 
 from llverify.audit.module import parse_module
 from llverify.emitted.checks import CaseVerdict, check_case, mirrored_orders
-from llverify.emitted.compile import CompiledKernel, compile_python, compile_ttgir
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
-from llverify.verdict import Status
+from llverify.proof.verdict import Status
+from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
 
 __all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
 
@@ -180,7 +180,7 @@ def validate_compiled(
     here.  One execution, no rebuild: when the code uses something the executor does not
     model, every op is unknown with that reason.
 
-    >>> from llverify.emitted.compile import compile_ttgir
+    >>> from llverify.triton.compile import compile_ttgir
     >>> text = open("tests/data/ttgir/softmax_fp32_sm80.ttgir").read()
     >>> harness = build_harness(parse_module(text))
     >>> compiled = compile_ttgir(harness.text, harness.target)

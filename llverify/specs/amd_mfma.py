@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from llverify.encodings.amd_mfma import AMDMFMALayout
 from llverify.encodings.base import Encoding
 from llverify.encodings.blocked import DotOperandLayout
-from llverify.family import LayoutFamily
 from llverify.layout import LinearLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.family import LayoutFamily
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 PROVED = Status.PROVED
 REFUTED = Status.REFUTED

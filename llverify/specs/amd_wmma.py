@@ -44,10 +44,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 # ---------------------------------------------------------------------- references
 

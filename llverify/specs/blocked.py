@@ -35,12 +35,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from llverify.encodings.blocked import BlockedLayout
-from llverify.family import BIT, LayoutFamily
 from llverify.layout import LinearLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.family import BIT, LayoutFamily
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 
 def _log2(value: int) -> int:
@@ -229,7 +229,7 @@ OBLIGATIONS: tuple[BlockedObligation, ...] = (
 def blocked_2d_family(max_log2: int = 4, order: tuple[int, int] = (1, 0)) -> LayoutFamily:
     """Triton's blocked encoding on 2-D shapes equal to the CTA tile, for every power-of-2
     size_per_thread, threads_per_warp, warps_per_cta up to ``2**max_log2`` per dim, as a
-    :class:`~llverify.family.LayoutFamily` (parameters are log2 sizes: ``s0, s1`` of
+    :class:`~llverify.proof.family.LayoutFamily` (parameters are log2 sizes: ``s0, s1`` of
     size_per_thread, ``t0, t1`` of threads_per_warp, ``w0, w1`` of warps_per_cta).
 
     The bases are those of Triton's converter (``identityStandardND`` of register, lane,

@@ -17,10 +17,10 @@ So each ldmatrix fragment *is* a Triton dot-operand layout, which the obligation
 from __future__ import annotations
 
 from llverify.encodings import to_linear_layout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 _MMA = (
     "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "

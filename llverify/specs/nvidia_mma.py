@@ -29,9 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from llverify.encodings import to_linear_layout
-from llverify.family import LayoutFamily
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.family import LayoutFamily
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
 from llverify.specs import claims
 
 

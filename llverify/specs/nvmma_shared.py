@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llverify.encodings.nvmma_shared import NVMMASharedLayout
-from llverify.family import BIT, LayoutFamily
 from llverify.layout import LinearLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.family import BIT, LayoutFamily
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 #: Swizzle modes with a swizzle (bytes) and element sizes (bits) Gluon accepts.
 SWIZZLES = (32, 64, 128)

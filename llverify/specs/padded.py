@@ -21,7 +21,7 @@ the buffer shape, and a closed form of the physical element offset (``address``)
 formula language over the tensor coordinates ``dim0..``, the logical ``offset``,
 ``buffer``, ``block`` and ``params``; ``observe`` may select a function of the address
 instead (its bank).  tests/test_encodings_padded.py proves each with
-``llverify.smt.padded.prove_padded_equal``; ``expect = "refuted"`` marks negative controls
+``llverify.proof.smt.padded.prove_padded_equal``; ``expect = "refuted"`` marks negative controls
 shaped like real mistakes (wrong padding amount, padding before the first row, pairs
 applied multiplicatively or only the largest, a bank claim for the wrong padding).
 """
@@ -32,10 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 
 def padded_address_formula(pairs: Sequence[Sequence[int]], logical: str = "offset") -> str:

@@ -43,18 +43,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from llverify.encodings.shared import AMDRotatingSharedLayout, SwizzledSharedLayout
-from llverify.family import (
+from llverify.layout import LinearLayout
+from llverify.proof.family import (
     BIT,
     SWIZZLED_REFERENCE,
     SWIZZLED_REFERENCE_WITHOUT_WRAP,
     LayoutFamily,
     swizzled_shared_2d,
 )
-from llverify.layout import LinearLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 __all__ = [
     "LIBRARY",
@@ -290,7 +290,7 @@ def swizzled_shared_2d_order01(
 ) -> LayoutFamily:
     """Triton's SwizzledShared(vec, perPhase, maxPhase, order=[0, 1]) on 2-D shapes: dim0
     holds the columns (``lc``), dim1 the rows (``lr``); otherwise as
-    :func:`llverify.family.swizzled_shared_2d` (transcribed from
+    :func:`llverify.proof.family.swizzled_shared_2d` (transcribed from
     ``swizzledSharedToLinearLayout``).
 
     Examples:
@@ -357,7 +357,7 @@ _COLS = "((1 << lc) - 1)"
 _ROW = "(offset >> lc)"
 
 #: Closed form of :func:`swizzled_shared_2d_order01`: the order [1, 0] form
-#: (``llverify.family.SWIZZLED_REFERENCE``) with dim0 and dim1 exchanged.
+#: (``llverify.proof.family.SWIZZLED_REFERENCE``) with dim0 and dim1 exchanged.
 SWIZZLED_REFERENCE_ORDER01 = {
     "dim0": f"(offset & {_COLS}) ^ (((({_ROW} >> lp) & ((1 << lm) - 1)) << lv) & {_COLS})",
     "dim1": _ROW,

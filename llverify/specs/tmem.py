@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from llverify.encodings.tmem import TensorMemoryLayout, message_tile, tmem_register_layout
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
-from llverify.obligation import Call
-from llverify.obligation import Obligation as LibraryObligation
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
 from llverify.specs import claims
-from llverify.verdict import Status
 
 #: Per-instruction fragments (row, col) of one warp over ``register, lane``, for any
 #: ``.num`` (the register count), from the PTX ISA figures (table above).

@@ -30,6 +30,7 @@ from llverify import (
     prove_equal,
     to_linear_layout,
 )
+from llverify.checkfiles import parse, parse_text
 from llverify.draw import (
     bank_map_picture,
     conversion_picture,
@@ -38,8 +39,7 @@ from llverify.draw import (
     distributed_svg,
     draw,
 )
-from llverify.specfile import parse, parse_text
-from llverify.swizzle import synthesize_swizzle
+from llverify.shared_memory.swizzle import synthesize_swizzle
 
 ROOT = Path(__file__).resolve().parents[2]
 TTGIR = ROOT / "tests" / "data" / "ttgir"
@@ -778,7 +778,7 @@ def _api_cases() -> Iterator[ApiCase]:
     """Wrong types, bad numbers, hostile text and mismatched counts for every main entry point:
     ``LinearLayout.from_bases/from_string/from_json``, ``to_linear_layout``, ``conversion``,
     ``access_analysis``, ``bank_conflicts``, ``synthesize_swizzle``, ``predict_wavefronts``,
-    ``prove_equal``, the ``draw`` functions and ``llverify.specfile``'s parsers."""
+    ``prove_equal``, the ``draw`` functions and ``llverify.checkfiles``'s parsers."""
     fb = LinearLayout.from_bases
     reg = [("register", [[1]])]
     yield from (

@@ -3,7 +3,7 @@
 Run by ``benchmarks/gpu/validate_confirm.py prepare`` under the interpreter of the wanted
 release (``/work/venv/bin/python`` for 3.9, ``/work/tritons/3.2.0/bin/python`` ...); it imports
 only the standard library and Triton.  The TTGIR must already be in that release's dialect
-(``llverify.emitted.compile.translate_ttgir``).  Writes ``STEM.cubin``, ``STEM.ptx`` and
+(``llverify.triton.compile.translate_ttgir``).  Writes ``STEM.cubin``, ``STEM.ptx`` and
 ``STEM.json`` (kernel name, num_warps, shared bytes, Triton version) beside ``--out``.
 
 Run: ``python compile_cubin.py module.ttgir --arch 90 --out build/stem``.

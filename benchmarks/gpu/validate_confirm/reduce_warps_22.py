@@ -38,8 +38,9 @@ _ADD = (
 def prepare(folder: Path) -> None:
     """Compile the kernels (CPU)."""
     sys.path.insert(0, str(ROOT))
-    from llverify.emitted.compile import compile_ttgir
-    from llverify.emitted.sweep import sweep_cases
+    sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
+    from cases.emitted_sweep import sweep_cases
+    from llverify.triton.compile import compile_ttgir
 
     first = next(c.text for c in sweep_cases(quick=True) if c.name == CASE)
     add = _FIRST.sub(_ADD, first)

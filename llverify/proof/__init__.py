@@ -1,0 +1,17 @@
+"""Proof machinery: obligations, verdicts, formulas, families, and the proofs that decide them.
+
+Modules:
+
+* ``verdict``: the one result vocabulary (``Status``, ``Verdict``, ``CaseVerdict``,
+  ``ProofFailure``);
+* ``obligation``: an ``Obligation`` (a named claim with its reference and expected verdict)
+  and a ``Finding`` of a spec;
+* ``formula``: the safe formula language (parse, interval analysis, evaluate with any ``Ops``);
+* ``family``: ``LayoutFamily``, a layout written as formulas of symbolic parameters;
+* ``structure``: injective / surjective / distributed / memory checks by GF(2) algebra with
+  checked witnesses;
+* ``explain``: a layout's closed form, each output a formula of bit fields;
+* ``prove``: ``prove_equal`` and the parametric entry points (linear, exhaustive, Z3);
+* ``library``: collects the built-in spec library and runs it into outcomes;
+* ``smt/``: the only importer of z3 (solver, layout encodings, parametric and swizzle models).
+"""

@@ -1,0 +1,15 @@
+"""Shared memory: how a tile is stored, accessed and swizzled, and what each access costs.
+
+Modules:
+
+* ``access``: the access analysis of a local_load / local_store (vector width, ld/st width,
+  ldmatrix/stmatrix, bank conflicts as Triton counts them and as the hardware executes them);
+* ``wavefronts``: passes, bank conflicts and wavefronts of one access from its lane addresses;
+* ``predict``: ``predict_wavefronts``, what sm_90 executes for one access as Nsight Compute
+  counts it;
+* ``register_to_offset``: the conversion a local_store / local_load performs, register ->
+  offset with Triton's vector permutation;
+* ``lowering``: Triton's lowerLdSt address arithmetic proved against the layout;
+* ``swizzle/``: the swizzle's cost, Triton's constructive algorithm, the legacy parameter
+  search, and optimal synthesis with certificates.
+"""

@@ -1,0 +1,40 @@
+"""Shared-memory swizzle synthesis (see docs/swizzle.md).
+
+* :func:`synthesize_swizzle`: the optimal memory layout by constraint solving, certified;
+* :func:`constructive_swizzle`: Triton's constructive algorithm (the baseline and the
+  solver's starting point); :func:`convert_layout_swizzle`: what Triton's ``convert_layout``
+  picks on sm_90 (the ld/st swizzle or an ldmatrix/stmatrix tile pair);
+* :func:`best_swizzled_shared`, :func:`best_nvmma_shared`, :func:`best_padded_shared`: the
+  best member of the legacy parameter families and of padded layouts, certified by
+  exhaustive enumeration;
+* :func:`swizzle_cost`: the cost model all of them are measured with.
+"""
+
+from llverify.shared_memory.swizzle.constructive import (
+    ConvertLayoutSwizzle,
+    constructive_swizzle,
+    convert_layout_swizzle,
+)
+from llverify.shared_memory.swizzle.cost import SwizzleCost, swizzle_cost
+from llverify.shared_memory.swizzle.legacy import (
+    LegacyResult,
+    best_nvmma_shared,
+    best_padded_shared,
+    best_swizzled_shared,
+)
+from llverify.shared_memory.swizzle.synthesize import Certificate, SwizzleResult, synthesize_swizzle
+
+__all__ = [
+    "Certificate",
+    "ConvertLayoutSwizzle",
+    "LegacyResult",
+    "SwizzleCost",
+    "SwizzleResult",
+    "best_nvmma_shared",
+    "best_padded_shared",
+    "best_swizzled_shared",
+    "constructive_swizzle",
+    "convert_layout_swizzle",
+    "swizzle_cost",
+    "synthesize_swizzle",
+]

@@ -1,0 +1,12 @@
+"""Triton integration: the installed Triton and its releases, always out of process.
+
+Modules:
+
+* ``check``: ``llverify triton-check``, the installed Triton's converters against llverify's;
+* ``check_worker``: the subprocess that runs Triton's converters (Triton may abort);
+* ``compile``: compile a TTGIR module with the installed Triton or a release's virtualenv,
+  with the dialect translation table per release;
+* ``compile_worker``: the script the compiling interpreter runs (imports only Triton).
+
+Importing this package never imports Triton.
+"""

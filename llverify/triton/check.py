@@ -1,0 +1,273 @@
+"""Check the installed Triton's layout converters against llverify's, over a parameter grid.
+
+``llverify triton-check`` is the CI check for Triton forks (AMD, Intel, a team's own): for
+every Gluon layout of :func:`default_grid` (blocked, slice, NVIDIA MMA v2/v3, dot operands,
+AMD MFMA and WMMA, swizzled and NVMMA shared), Triton's own C++ ``toLinearLayout`` (reached
+through Gluon's ``to_linear_layout`` in a subprocess, since Triton aborts the process on a
+violated precondition) must give exactly the bases of llverify's converter for the same
+layout (converted with :func:`llverify.encodings.gluon.from_gluon`).  llverify's converters
+are themselves proven equal to the closed-form references in ``specs/``.
+
+Layouts travel to the worker as data (a whitelisted class name and constructor keywords),
+never as code.
+
+Examples:
+    >>> cases = default_grid()
+    >>> len(cases) > 100, sorted({c.family for c in cases})[:3]
+    (True, ['AMDMFMALayout', 'AMDWMMALayout', 'BlockedLayout'])
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llverify.bits import check_timeout
+from llverify.errors import LLVerifyError
+
+__all__ = ["CheckCase", "CheckResult", "default_grid", "run_triton_check"]
+
+#: Gluon classes a case may name: (module attribute path under gluon.language)
+CLASSES = {
+    "BlockedLayout": "BlockedLayout",
+    "SliceLayout": "SliceLayout",
+    "NVMMADistributedLayout": "NVMMADistributedLayout",
+    "DotOperandLayout": "DotOperandLayout",
+    "AMDMFMALayout": "amd.AMDMFMALayout",
+    "AMDWMMALayout": "amd.AMDWMMALayout",
+    "SwizzledSharedLayout": "SwizzledSharedLayout",
+    "NVMMASharedLayout": "NVMMASharedLayout",
+}
+
+
+@dataclass(frozen=True)
+class CheckCase:
+    """One Gluon layout on one shape, as data: ``spec = {"class": name, "kwargs": {...}}``
+    (a ``parent`` keyword is itself such a spec)."""
+
+    spec: dict[str, Any] = field(hash=False)
+    shape: tuple[int, ...]
+
+    @property
+    def family(self) -> str:
+        return str(self.spec["class"])
+
+    def describe(self) -> str:
+        return f"{_describe(self.spec)} on {list(self.shape)}"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one case: "match", "mismatch", "rejected" (Triton refused the layout,
+    e.g. an invalid parameter combination: not counted as a failure) or "error"."""
+
+    case: CheckCase
+    status: str
+    detail: str = ""
+
+
+def _describe(spec: dict[str, Any]) -> str:
+    args = ", ".join(
+        f"{k}={_describe(v) if isinstance(v, dict) else v}" for k, v in spec["kwargs"].items()
+    )
+    return f"{spec['class']}({args})"
+
+
+def build_gluon(spec: dict[str, Any], modules: dict[str, Any]) -> Any:
+    """A Gluon layout object from a data spec (whitelisted classes only)."""
+    name = spec.get("class")
+    if name not in CLASSES:
+        raise LLVerifyError(f"triton-check: unknown Gluon layout class {name!r}.")
+    holder: Any = modules["ttgl"]
+    for part in CLASSES[name].split("."):
+        holder = modules["amd"] if part == "amd" else getattr(holder, part)
+    kwargs = {
+        k: build_gluon(v, modules) if isinstance(v, dict) else v for k, v in spec["kwargs"].items()
+    }
+    return holder(**kwargs)
+
+
+def _case(cls: str, shape: Sequence[int], **kwargs: Any) -> CheckCase:
+    return CheckCase({"class": cls, "kwargs": kwargs}, tuple(shape))
+
+
+def default_grid() -> list[CheckCase]:
+    """The parameter grid ``llverify triton-check`` runs (a few hundred layouts)."""
+    cases: list[CheckCase] = []
+    shapes = [(32, 32), (128, 64), (16, 128), (64, 256)]
+    spts = [[1, 1], [1, 4], [2, 2], [4, 1], [1, 8]]
+    tpws = [[1, 32], [4, 8], [8, 4], [32, 1]]
+    wpcs = [[1, 1], [4, 1], [2, 2], [1, 4]]
+    for spt, tpw, wpc, order in itertools.product(spts, tpws, wpcs, [[1, 0], [0, 1]]):
+        shape = shapes[(len(cases)) % len(shapes)]
+        kw = {"size_per_thread": spt, "threads_per_warp": tpw, "warps_per_cta": wpc}
+        cases.append(_case("BlockedLayout", shape, **kw, order=order))
+    blocked = {
+        "class": "BlockedLayout",
+        "kwargs": {
+            "size_per_thread": [1, 4],
+            "threads_per_warp": [8, 4],
+            "warps_per_cta": [2, 2],
+            "order": [1, 0],
+        },
+    }
+    for dim, size in itertools.product([0, 1], [64, 256]):
+        cases.append(
+            CheckCase({"class": "SliceLayout", "kwargs": {"dim": dim, "parent": blocked}}, (size,))
+        )
+    mmas: list[dict[str, Any]] = []
+    for warps in ([4, 1], [2, 2], [8, 1]):
+        mmas.append(
+            {
+                "class": "NVMMADistributedLayout",
+                "kwargs": {"version": [2, 0], "warps_per_cta": warps, "instr_shape": [16, 8]},
+            }
+        )
+        for n in (8, 32, 64, 128):
+            if warps[1] == 1:
+                mmas.append(
+                    {
+                        "class": "NVMMADistributedLayout",
+                        "kwargs": {
+                            "version": [3, 0],
+                            "warps_per_cta": warps,
+                            "instr_shape": [16, n, 16],
+                        },
+                    }
+                )
+    for mma in mmas:
+        cases.append(CheckCase(mma, (128, 128)))
+        for idx, k_width in itertools.product([0, 1], [1, 2, 4, 8]):
+            if mma["kwargs"]["version"][0] == 3 and idx == 1:
+                continue  # wgmma takes B from shared memory: no register operand 1
+            dot = {"operand_index": idx, "parent": mma, "k_width": k_width}
+            cases.append(CheckCase({"class": "DotOperandLayout", "kwargs": dot}, (128, 64)))
+    for version, instr, transposed, warps in itertools.product(
+        [3, 4], [[32, 32, 8], [16, 16, 16]], [False, True], [[2, 2], [4, 1]]
+    ):
+        mfma = {
+            "version": version,
+            "instr_shape": instr,
+            "transposed": transposed,
+            "warps_per_cta": warps,
+        }
+        cases.append(_case("AMDMFMALayout", (128, 128), **mfma))
+    for version, transposed, warp_bases in itertools.product(
+        [1, 2, 3], [False, True], [[[1, 0], [2, 0]], [[0, 1], [1, 0]]]
+    ):
+        wmma: dict[str, Any] = {
+            "version": version,
+            "transposed": transposed,
+            "warp_bases": warp_bases,
+        }
+        if version == 3:
+            wmma["instr_shape"] = [16, 16, 32]  # v3 has no default instruction shape
+        cases.append(_case("AMDWMMALayout", (64, 64), **wmma))
+    for vec, per_phase, max_phase, order in itertools.product(
+        [1, 4, 8], [1, 2], [1, 4, 8], [[1, 0], [0, 1]]
+    ):
+        swizzled = {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": order}
+        cases.append(_case("SwizzledSharedLayout", (64, 64), **swizzled))
+    for width, bits, transposed in itertools.product([0, 32, 64, 128], [8, 16, 32], [False, True]):
+        nvmma = {
+            "swizzle_byte_width": width,
+            "element_bitwidth": bits,
+            "rank": 2,
+            "transposed": transposed,
+        }
+        cases.append(_case("NVMMASharedLayout", (128, 128), **nvmma))  # 128-byte rows
+    return cases
+
+
+def _llverify_bases(case: CheckCase, modules: dict[str, Any]) -> dict[str, list[list[int]]]:
+    from llverify.encodings.gluon import from_gluon
+
+    encoding = from_gluon(build_gluon(case.spec, modules))
+    layout = encoding.to_linear_layout(list(case.shape))
+    return {dim: [list(b) for b in bases] for dim, bases in layout.bases}
+
+
+def _gluon_modules() -> dict[str, Any]:
+    try:
+        from triton.experimental.gluon import language as ttgl
+        from triton.experimental.gluon.language import amd
+    except ImportError as error:
+        raise LLVerifyError(
+            f"triton-check needs Triton with Gluon installed (pip install 'llverify[triton]'): "
+            f"{error}"
+        ) from None
+    return {"ttgl": ttgl, "amd": amd}
+
+
+def _normalise(bases: dict[str, list[list[int]]]) -> dict[str, list[list[int]]]:
+    """Drop empty in dims (Triton lists size-1 dims with no bases)."""
+    return {dim: [list(b) for b in bs] for dim, bs in bases.items() if bs}
+
+
+def run_triton_check(
+    cases: Iterable[CheckCase] | None = None,
+    progress: Callable[[int, int, CheckResult], None] | None = None,
+    timeout_s: float = 600.0,
+) -> list[CheckResult]:
+    """Compare Triton's converters with llverify's on ``cases`` (default: the grid)."""
+    check_timeout(timeout_s, "timeout_s")
+    modules = _gluon_modules()
+    todo = list(default_grid() if cases is None else cases)
+    answers = _ask_triton(todo, timeout_s)
+    results: list[CheckResult] = []
+    for index, (case, answer) in enumerate(zip(todo, answers)):
+        if "error" in answer:
+            result = CheckResult(case, "rejected", answer["error"])
+        else:
+            theirs = _normalise(answer["bases"])
+            try:
+                ours = _normalise(_llverify_bases(case, modules))
+            except LLVerifyError as error:
+                result = CheckResult(case, "mismatch", f"llverify refuses it: {error}")
+            else:
+                if ours == theirs:
+                    result = CheckResult(case, "match")
+                else:
+                    diff = [
+                        f"{dim}: Triton {theirs.get(dim)} llverify {ours.get(dim)}"
+                        for dim in sorted(set(ours) | set(theirs))
+                        if ours.get(dim) != theirs.get(dim)
+                    ]
+                    result = CheckResult(case, "mismatch", "; ".join(diff))
+        results.append(result)
+        if progress is not None:
+            progress(index + 1, len(todo), result)
+    return results
+
+
+def _ask_triton(todo: Sequence[CheckCase], timeout_s: float) -> list[dict[str, Any]]:
+    """Triton's answer for every case; a case that makes Triton abort is answered
+    ``{"error": "Triton aborted ..."}`` and the worker restarts after it."""
+    answers: list[dict[str, Any]] = []
+    deadline = time.perf_counter() + timeout_s
+    while len(answers) < len(todo):
+        rest = todo[len(answers) :]
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "llverify.triton.check_worker"],
+                input=json.dumps([{"spec": c.spec, "shape": list(c.shape)} for c in rest]),
+                capture_output=True,
+                text=True,
+                timeout=max(1.0, deadline - time.perf_counter()),
+            )
+        except subprocess.TimeoutExpired:
+            raise LLVerifyError(
+                f"triton-check: Triton's worker did not finish within {timeout_s:.0f} s."
+            ) from None
+        got = [json.loads(line[3:]) for line in proc.stdout.splitlines() if line.startswith("@@ ")]
+        answers.extend(got)
+        if len(answers) < len(todo):  # the next case aborted the process
+            tail = [line for line in proc.stderr.splitlines() if "leaked" not in line][-2:]
+            answers.append({"error": f"Triton aborted (exit {proc.returncode}): {tail}"})
+    return answers
