@@ -7,6 +7,10 @@ pytest plugin run.
 * :func:`run_obligation` / :func:`run_all` (from :mod:`llverify.proof.library`): decide them
   (:class:`Outcome`), in a process pool with ``jobs > 1``;
 * :mod:`llverify.checkfiles.pytest_plugin`: one pytest item per obligation.
+
+The modules: ``parse`` (spec files to obligations), ``lines`` (the line of each table and
+key, for ``FILE:LINE`` errors), ``decide`` (how each kind of check is decided) and
+``pytest_plugin``.
 """
 
 from llverify.checkfiles.parse import (

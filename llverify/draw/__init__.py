@@ -10,6 +10,10 @@
 
 SVG and HTML are built as plain strings (no dependency); PNG needs matplotlib
 (``pip install 'llverify[draw]'``), imported only when a PNG is written.
+
+The modules: ``api`` (the public functions above), ``grid`` (the tensor grid of a distributed
+layout), ``banks`` (bank maps and the first wavefront's conflicts), ``scene`` (the retained
+drawing and its SVG, HTML and PNG renderers) and ``style`` (colours, sizes, text helpers).
 """
 
 from llverify.draw.api import (

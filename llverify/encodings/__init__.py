@@ -3,6 +3,12 @@
 The single entry point :func:`to_linear_layout` mirrors Gluon's
 ``ttgl.to_linear_layout(layout, shape)`` and accepts llverify encoding objects, TTGIR
 attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layout objects.
+
+The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``ttgir`` (the TTGIR
+attribute parser), ``gluon`` (Gluon layout objects), and one per family: ``blocked``
+(blocked, slice, linear, dot operands), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
+(swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``) and
+``tmem`` (Blackwell tensor memory).
 """
 
 from __future__ import annotations

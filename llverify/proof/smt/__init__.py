@@ -2,6 +2,11 @@
 
 Every solver call goes through :func:`llverify.proof.smt.solver.check`, which never reports a
 timeout or "unknown" as a proof.
+
+The modules: ``solver`` (the one time-limited check), ``ops`` (``Z3Ops``), ``encode`` (a
+layout as Z3 functions), ``prove`` (the queries of ``prove_equal``), ``parametric`` (families
+for every parameter value), ``padded`` (padded shared layouts), ``lowering`` (lowering
+proofs) and ``swizzle`` (the synthesis model and its queries).
 """
 
 from llverify.proof.smt.ops import Z3Ops

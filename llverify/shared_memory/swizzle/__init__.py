@@ -8,6 +8,10 @@
   best member of the legacy parameter families and of padded layouts, certified by
   exhaustive enumeration;
 * :func:`swizzle_cost`: the cost model all of them are measured with.
+
+The modules: ``synthesize`` (constraint solving; the Z3 model is ``llverify.smt.swizzle``),
+``constructive`` (Triton's algorithm), ``legacy`` (the legacy families by enumeration) and
+``cost`` (the cost model).
 """
 
 from llverify.shared_memory.swizzle.constructive import (
