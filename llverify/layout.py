@@ -1,36 +1,105 @@
 """The LinearLayout value type: an exact GF(2)-linear map between named bit spaces.
 
-Semantics follow Triton 3.9's C++ ``LinearLayout`` (``include/triton/Tools/LinearLayout.h``)
-bit for bit; where Triton aborts or silently truncates, llverify raises an error that
-subclasses ``ValueError`` or ``TypeError``.
+What a linear layout is
+=======================
 
-Internally each input bit is one *column*: an int packing the output coordinates, output
-dim ``k`` occupying bits ``[offset_k, offset_k + log2(size_k))``.  Everything else (the
-nested ``bases`` view, apply tables, the rank) is derived lazily and cached.
+A linear layout says which logical tensor element sits at each hardware location.  It maps
+named *in dims* (for a tensor in registers: ``register``, ``lane``, ``warp``, ``block``; for
+shared memory: ``offset``, ``block``) to named *out dims* (the tensor's ``dim0``, ``dim1``,
+...).  Every dim has a power-of-2 size, and the map is fixed by its *bases*: for each in dim
+and each bit ``i`` of it, the out coordinates of the input ``in_dim = 2**i`` (every other in
+dim 0).  The image of any input is the XOR of the bases of its set bits, across all in dims.
+
+Worked example: Triton's ``#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8],
+warpsPerCTA = [2, 1], order = [1, 0]}>`` on an 8x16 tensor is the layout with these bases,
+each written ``(dim0, dim1)``::
+
+    register=1 -> (0, 1)     a thread's two registers hold neighbours along dim1
+    lane=1     -> (0, 2)     lanes 0..7 walk along dim1 first (order = [1, 0]),
+    lane=2     -> (0, 4)     two elements apart
+    lane=4     -> (0, 8)
+    lane=8     -> (1, 0)     lanes 8..31 move down the rows
+    lane=16    -> (2, 0)
+    warp=1     -> (4, 0)     warp 1 holds rows 4..7
+    block                    one CTA: a size-1 dim, no bases
+
+Register 1 of lane 9 (= 8 + 1) in warp 1 therefore holds element
+``L(register=1) ^ L(lane=1) ^ L(lane=8) ^ L(warp=1) = (0, 1) ^ (0, 2) ^ (1, 0) ^ (4, 0) = (5, 3)``:
+
+    >>> blocked = LinearLayout.from_bases(
+    ...     [
+    ...         ("register", [[0, 1]]),
+    ...         ("lane", [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]]),
+    ...         ("warp", [[4, 0]]),
+    ...         ("block", []),
+    ...     ],
+    ...     ["dim0", "dim1"],
+    ... )
+    >>> blocked.out_dims  # inferred: the next power of 2 above each out dim's largest coordinate
+    [('dim0', 8), ('dim1', 16)]
+    >>> blocked.apply({"register": 1, "lane": 9, "warp": 1, "block": 0})
+    {'dim0': 5, 'dim1': 3}
+
+No two of these bases share a bit, so XOR gives what ``+`` would.  Swizzles are where they
+differ: this 4x4 shared layout stores row ``r``, column ``c`` at offset ``4 * r + (c ^ r)``,
+so offset 5 = 4 + 1 holds ``(1, 1) ^ (0, 1) = (1, 0)``, not ``(1, 2)``:
+
+    >>> swizzled = LinearLayout.from_bases(
+    ...     [("offset", [[0, 1], [0, 2], [1, 1], [2, 2]])], ["dim0", "dim1"]
+    ... )
+    >>> swizzled.apply({"offset": 5})
+    {'dim0': 1, 'dim1': 0}
+
+GF(2) is the field of two elements, bits, where addition is XOR and multiplication is AND.
+A layout is a matrix over GF(2), one column per input bit (its basis, the coordinates' bits
+stacked) and one row per output bit, acting on the bits of the input indices: ``apply`` is a
+matrix-vector product, ``compose`` a matrix product, ``invert_and_compose`` solves a linear
+system, and surjective / injective mean full row / column rank.
+
+Triton's class, and what llverify does instead of aborting
+==========================================================
+
+Semantics follow Triton 3.9's C++ ``LinearLayout`` (``include/triton/Tools/LinearLayout.h``,
+``lib/Tools/LinearLayout.cpp``) bit for bit: the same out sizes inferred from the bases, the
+same ``*``, ``compose``, preimage in ``invert_and_compose``, ``toString`` text and ``==``
+(dim names, their order, bases and out sizes).  Triton checks its invariants with
+``llvm::report_fatal_error`` or ``assert``, which abort the whole process (and with asserts
+compiled out, carry on with a broken layout), when:
+
+* a basis has a negative coordinate, or not one coordinate per out dim;
+* an out size is not a power of 2, or a coordinate is not below its out dim's size;
+* the layout is not surjective although surjectivity is required (always, when the out
+  sizes are inferred);
+* an operation names a dim the layout lacks, or gets dims that must match and do not:
+  ``compose`` (this layout's out dims against the outer's in dims), ``invertAndCompose``
+  (both layouts' out dims), ``concatIns/Outs``, ``transposeIns/Outs``, ``sublayout``, and
+  ``operator*`` when dims common to both factors come in different relative orders;
+* ``compose`` meets an out dim larger than the outer layout's in dim, ``invertAndCompose``
+  one larger than the outer layout's out dim or an outer layout that cannot cover this
+  layout's image, a reshape the wrong total size;
+* the GF(2) matrix would exceed 64 rows or columns (its rows are ``uint64_t``).
+
+Triton's ``apply`` silently ignores input bits above an in dim's size.  llverify refuses all
+of these with an exception instead, always an :mod:`llverify.errors` class: ``LayoutError``
+(a ``ValueError``) for bad values; its subclasses ``DimensionError`` for unknown or
+mismatched dims and ``NotInvertibleError`` when there is nothing to invert or the image is
+not covered; ``LayoutTypeError`` (a ``TypeError``) for an argument of the wrong type.  Sizes
+are capped like Triton's int32 sizes (2**30 per dim) and uint64 matrix rows (64 bits per side).
+
+This module holds the class and its algebra; ``layout_construct.py`` turns user bases into
+the packed representation (described above ``class LinearLayout``) and words their errors.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
-from functools import reduce
-from itertools import accumulate, chain
-from operator import or_
 from typing import Any
 
 import numpy as np
 
 from llverify import gf2
-from llverify.bits import (
-    MAX_DIM_LOG2,
-    MAX_TOTAL_BITS,
-    as_bool,
-    as_int,
-    check_size,
-    is_power_of_2,
-    log2_exact,
-)
+from llverify.bits import as_bool, as_int, check_size, is_power_of_2, log2_exact
 from llverify.errors import (
     DimensionError,
     LayoutError,
@@ -39,6 +108,17 @@ from llverify.errors import (
     NotInvertibleError,
     ParseError,
     shown,
+)
+from llverify.layout_construct import (
+    BASES_CONTAINERS,
+    UNORDERED,
+    check_caps,
+    check_dim_name,
+    check_dim_names,
+    fast_columns,
+    field_offsets,
+    pack_columns,
+    validated_columns,
 )
 from llverify.text_format import (
     LayoutParts,
@@ -49,49 +129,13 @@ from llverify.text_format import (
 
 Bases = list[tuple[str, list[list[int]]]]
 
-_APPLY_CHUNK = 8  # bits per lookup table used by apply() and apply_array()
+#: Bits per lookup table of apply() and apply_array(): an in dim of n bits gets ceil(n / 8)
+#: tables of 2**8 entries each (see LinearLayout._build_tables).
+_APPLY_CHUNK = 8
 #: apply_all refuses layouts with more inputs than this unless told otherwise.
 DEFAULT_MAX_INPUTS = 1 << 26
-_SEQUENCES = (list, tuple)
-_MAX_DIM_SIZE = 1 << MAX_DIM_LOG2
-_SEQUENCE_TYPES = {list, tuple}
-_BASES_CONTAINERS = (list, tuple, dict)
+# Positions in LinearLayout._cache, the per-instance list of lazily derived data.
 _RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
-_STR_TYPE = {str}
-#: refused where a sequence is expected: strings and bytes are read per character, sets
-#: have no order
-_UNORDERED = (str, bytes, AbstractSet)
-_INT_TYPE = {int}
-
-
-def _check_name(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise LayoutTypeError(
-            f"Argument '{name}' must be a str (a dimension name), not "
-            f"{type(value).__name__} {shown(value)}."
-        )
-    return value
-
-
-def _check_names(values: Any, name: str) -> tuple[str, ...]:
-    if isinstance(values, (*_UNORDERED, Mapping)) or not isinstance(values, Iterable):
-        raise LayoutTypeError(
-            f"Argument '{name}' must be a sequence of dimension names, not "
-            f"{type(values).__name__} {shown(values)}."
-        )
-    names = tuple(_check_name(v, f"{name}[{i}]") for i, v in enumerate(values))
-    if len(set(names)) != len(names):
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        raise DimensionError(
-            f"Argument '{name}' must not repeat a dimension, but {duplicates} appear twice "
-            f"in {list(names)}."
-        )
-    return names
-
-
-def _next_power_of_2_above(value: int) -> int:
-    """Smallest power of two strictly greater than value (llvm::NextPowerOf2)."""
-    return 1 << value.bit_length()
 
 
 def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
@@ -135,6 +179,31 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
     return result
 
 
+# The representation
+# ------------------
+# A layout stores, per in dim, one *packed column* per input bit: the basis of that bit as
+# one int, out dim k in bits [offset_k, offset_k + log2(size_k)), the offsets accumulating
+# in out-dim order (_out_offsets, layout_construct.field_offsets).  In the blocked example
+# of the module docstring, dim0 (size 8) takes bits 0-2 and dim1 (size 16) bits 3-6:
+#
+#     register=1 -> (0, 1) -> 0b0001_000 = 8      lane=1 -> (0, 2) -> 0b0010_000 = 16
+#     lane=8     -> (1, 0) -> 0b0000_001 = 1      warp=1 -> (4, 0) -> 0b0000_100 = 4
+#
+# XOR has no carries, so XOR-ing packed columns XORs each out dim's field on its own:
+# 8 ^ 16 ^ 1 ^ 4 = 29 = 0b0011_101, that is dim0 = 29 & 7 = 5 and dim1 = 29 >> 3 = 3, the
+# element found above.  The packed columns are the columns of the GF(2) matrix (bit r is
+# row r: get_matrix_view), so rank, solving, composing and applying are a few int
+# operations per column, with no per-coordinate lists.  The columns alone do not fix a
+# layout: the out sizes (_out_log2) say how wide each field is, and a field may have bits
+# that no column reaches (a layout that is not surjective).
+#
+# Instances are immutable: __setattr__ refuses, construction writes the slots through their
+# descriptors (_set_ins ... below the class), and nothing rewrites them afterwards; only the
+# entries of the _cache list fill in.  Methods build results directly as packed columns and
+# wrap them with _make (no re-validation); the user-facing constructor goes through
+# layout_construct, which checks everything.
+
+
 class LinearLayout:
     """A linear layout: a GF(2)-linear map from named input dims to named output dims.
 
@@ -162,13 +231,21 @@ class LinearLayout:
 
     __slots__ = ("_ins", "_cols", "_outs", "_out_log2", "_out_offsets", "_cache")
 
-    _ins: tuple[str, ...]
-    _cols: tuple[tuple[int, ...], ...]
-    _outs: tuple[str, ...]
-    _out_log2: tuple[int, ...]
-    _out_offsets: tuple[int, ...]
-    # Derived data, filled on first use: [rank, hash, nested bases, apply tables,
-    # in-dim index, out-dim index] (see the _RANK ... _OUT_INDEX positions).
+    # The fields: ==, hash and pickling use the first four (_out_offsets follows from them).
+    _ins: tuple[str, ...]  # in-dim names, minor to major
+    _cols: tuple[tuple[int, ...], ...]  # per in dim, one packed column per bit (log2 size)
+    _outs: tuple[str, ...]  # out-dim names, minor to major
+    _out_log2: tuple[int, ...]  # per out dim, log2 of its size: the width of its field
+    _out_offsets: tuple[int, ...]  # per out dim, where its field starts (from _out_log2)
+    # Lazily derived data: a list made at construction whose entries fill on first use (the
+    # slot itself is never reassigned, so the instance stays immutable):
+    #   [_RANK]      the rank, or -1 until computed (the fast constructor often knows it);
+    #   [_HASH]      the hash, or -1 until computed (hash() never returns -1 in CPython);
+    #   [_NESTED]    the bases as nested tuples (the `bases` view, _nested_bases), or None;
+    #   [_TABLES]    apply()'s lookup tables and out fields (_build_tables), or None;
+    #   [_IN_INDEX]  {in-dim name: position}, or None;
+    #   [_OUT_INDEX] {out-dim name: position}, or None.
+    # __reduce__ pickles the defining fields only; an unpickled copy rebuilds its cache.
     _cache: list[Any]
 
     # ------------------------------------------------------------------ construction
@@ -181,16 +258,19 @@ class LinearLayout:
         require_surjective: bool = True,
     ) -> None:
         as_bool(require_surjective, "require_surjective")
-        if bases.__class__ not in _BASES_CONTAINERS:
+        if bases.__class__ not in BASES_CONTAINERS:
             # Read a one-shot iterable once, so the fast and the thorough path see it all.
             if isinstance(bases, Mapping):
                 bases = dict(bases)
             elif isinstance(bases, Iterable) and not isinstance(bases, (str, bytes)):
                 bases = list(bases)
-        if _fast_init(self, bases, out_dim_names, out_dim_sizes, require_surjective) is None:
-            parts = _validated_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-            _init(self, *parts)
-            _check_totals(self)
+        # Two tiers (layout_construct): the bulk check for plain lists of ints, else the
+        # per-coordinate one, which raises the precise error or accepts the unusual input.
+        parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+        if parts is None:
+            parts = validated_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+        _fill(self, *parts)
+        # Surjective iff the rank is the number of out bits (full row rank), as in Triton.
         if require_surjective and self._get_rank() != sum(self._out_log2):
             raise LayoutError(
                 "Argument 'bases' must give a surjective layout (every output value "
@@ -214,13 +294,23 @@ class LinearLayout:
         """
         if (
             cls is LinearLayout
-            and bases.__class__ in _BASES_CONTAINERS
+            and bases.__class__ in BASES_CONTAINERS
             and require_surjective.__class__ is bool
         ):
-            # The common case without the constructor's dispatch (same checks, same result).
-            layout = _new_layout(cls)
-            rank = _fast_init(layout, bases, out_dim_names, out_dim_sizes, require_surjective)
-            if rank is not None and (not require_surjective or rank == sum(layout._out_log2)):
+            # The common case without the constructor's dispatch (same checks, same result):
+            # bulk-checked columns, with a known full rank when surjectivity is required.
+            # Anything else (None from the fast tier, a rank unknown or short) goes through
+            # the constructor, which decides and words the error.
+            parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if parts is not None and (not require_surjective or parts[5] == sum(parts[3])):
+                # _fill written out: this is the path benchmarked against Triton.
+                layout = _new_layout(cls)
+                _set_ins(layout, parts[0])
+                _set_cols(layout, parts[1])
+                _set_outs(layout, parts[2])
+                _set_out_log2(layout, parts[3])
+                _set_out_offsets(layout, parts[4])
+                _set_cache(layout, [parts[5], -1, None, None, None, None])
                 return layout
         return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
 
@@ -244,8 +334,8 @@ class LinearLayout:
         """
         size = check_size(size, "size", allow_zero=True)
         stride = as_int(stride, "stride")
-        _check_name(in_dim, "in_dim")
-        _check_name(out_dim, "out_dim")
+        check_dim_name(in_dim, "in_dim")
+        check_dim_name(out_dim, "out_dim")
         if size == 0:
             return cls.empty()
         if not is_power_of_2(stride):
@@ -278,8 +368,8 @@ class LinearLayout:
         """
         size = check_size(size, "size", allow_zero=True)
         out_dim_size = check_size(out_dim_size, "out_dim_size")
-        _check_name(in_dim, "in_dim")
-        _check_name(out_dim, "out_dim")
+        check_dim_name(in_dim, "in_dim")
+        check_dim_name(out_dim, "out_dim")
         if size == 0:
             return cls.empty()
         cols = (0,) * log2_exact(size)
@@ -426,23 +516,29 @@ class LinearLayout:
             >>> LinearLayout.identity_1d(8, "lane", "dim0").apply({"lane": 5})
             {'dim0': 5}
         """
+        # The image is the XOR of the columns of the input's set bits.  Instead of a loop
+        # over bits, each in dim looks its value up in precomputed XOR tables (built on first
+        # use, _build_tables), 8 bits per lookup, and one packed int is unpacked at the end.
         per_dim, fields = self._cache[_TABLES] or self._build_tables()
+        # A plain dict with exactly the in dims (keys views compare as sets: any order) skips
+        # the argument checks.
         if ins.__class__ is not dict or ins.keys() != per_dim.keys():
             ins = self._checked_ins(ins)
         packed = 0
         for name, value in ins.items():
             size, table, chunks = per_dim[name]
+            # Triton ignores the bits of a value at or above the size; llverify refuses it.
             if value.__class__ is not int or not 0 <= value < size:
                 value = as_int(value, f"ins['{name}']")
                 if not 0 <= value < size:
                     raise LayoutError(
                         f"Argument 'ins['{name}']' must be in [0, {size}), not {value}."
                     )
-            if table is not None:
+            if table is not None:  # at most 8 bits: one lookup
                 packed ^= table[value]
-            else:
+            else:  # chunk k covers bits [8k, 8k + 8) of the value
                 for chunk in chunks:
-                    packed ^= chunk[value & 0xFF]
+                    packed ^= chunk[value & 0xFF]  # 0xFF: the low _APPLY_CHUNK bits
                     value >>= _APPLY_CHUNK
         return {name: (packed >> offset) & mask for name, offset, mask in fields}
 
@@ -475,6 +571,7 @@ class LinearLayout:
         """
         if not isinstance(outer, LinearLayout):
             return NotImplemented
+        # empty() is the identity of `*` on either side.
         if not outer._ins and not outer._outs:
             return self
         if not self._ins and not self._outs:
@@ -489,6 +586,10 @@ class LinearLayout:
                 f"{list(outer._ins)} and out dims {list(inner._outs)} * "
                 f"{list(outer._outs)}: {error}"
             ) from None
+        # As a matrix, the product is block-diagonal: inner acts on its input bits, outer on
+        # its own, and their images land in disjoint output bits.  A shared out dim holds
+        # inner's coordinate in its low bits and outer's above, so its size is the product
+        # of both sizes (a dim that one factor lacks counts as size 1 there).
         inner_out = inner._out_idx()
         outer_out = outer._out_idx()
         out_log2 = tuple(
@@ -496,32 +597,10 @@ class LinearLayout:
             + (outer._out_log2[outer_out[d]] if d in outer_out else 0)
             for d in outs
         )
-        offsets = _offsets(out_log2)
-        inner_map = [
-            (inner._out_offsets[k], inner._out_log2[k], offsets[outs.index(d)])
-            for k, d in enumerate(inner._outs)
-        ]
-        outer_map = [
-            (
-                outer._out_offsets[k],
-                outer._out_log2[k],
-                offsets[outs.index(d)] + (inner._out_log2[inner_out[d]] if d in inner_out else 0),
-            )
-            for k, d in enumerate(outer._outs)
-        ]
-        inner_in = inner._in_idx()
-        outer_in = outer._in_idx()
-        move_inner = _mover(inner_map)
-        move_outer = _mover(outer_map)
-        cols = []
-        for d in ins:
-            new: list[int] = []
-            if d in inner_in:
-                new.extend(map(move_inner, inner._cols[inner_in[d]]))
-            if d in outer_in:
-                new.extend(map(move_outer, outer._cols[outer_in[d]]))
-            cols.append(tuple(new))
-        result = _make(tuple(ins), tuple(cols), tuple(outs), out_log2)
+        cols = _product_columns(inner, outer, ins, outs, out_log2)
+        # Triton's product is surjective when both factors are; llverify checks only the
+        # caps (64 bits per side, 2**30 per dim), which a product can outgrow.
+        result = _make(tuple(ins), cols, tuple(outs), out_log2)
         _check_totals(result)
         return result
 
@@ -539,6 +618,12 @@ class LinearLayout:
                 f"compose: this layout's out dims {list(self._outs)} must equal the outer "
                 f"layout's in dims {list(outer._ins)} (ignoring order)."
             )
+        # The matrix product outer @ self, column by column.  Bit j of self's packed output
+        # is bit b of one out dim d (self's fields in self's out order), that is the outer
+        # input d = 2**b, whose image is outer's column b of in dim d.  bit_cols lists those
+        # images in self's packed-bit order; the image of a self column is the XOR of the
+        # bit_cols of its set bits.  Outer's bits of d from log2(size of d) up are never
+        # reached: self's coordinates stay below its out sizes.
         outer_in = outer._in_idx()
         bit_cols: list[int] = []
         for name, log2 in zip(self._outs, self._out_log2):
@@ -555,12 +640,14 @@ class LinearLayout:
             new = []
             for column in in_cols:
                 image = 0
-                while column:
+                while column:  # one set bit at a time, lowest first
                     low = column & -column
                     image ^= by_low_bit[low]
                     column ^= low
                 new.append(image)
             cols.append(tuple(new))
+        # self's in dims, outer's out dims and sizes.  Not required to be surjective (Triton
+        # requires it only when both are and every size matches, when it then holds).
         return _make(self._ins, tuple(cols), outer._outs, outer._out_log2)
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
@@ -583,6 +670,9 @@ class LinearLayout:
                 f"invert_and_compose: the out dims of this layout {list(outs)} and of the "
                 f"outer layout {list(outer._outs)} must be the same (any order)."
             )
+        # Typical use: self maps registers to tensor elements, outer maps shared-memory
+        # offsets to tensor elements; C then maps each register to an offset holding its
+        # element.  Work in self's out-dim order, where outer's fields are at least as wide.
         outer_t = outer if outer._outs == outs else outer.transpose_outs(outs)
         for name, mine, theirs in zip(outs, self._out_log2, outer_t._out_log2):
             if mine > theirs:
@@ -591,61 +681,12 @@ class LinearLayout:
                     f"only {1 << theirs} in the outer layout, so the outer layout cannot "
                     f"cover this layout's image."
                 )
-        # self's columns re-packed with the outer's (larger or equal) field offsets.
-        if self._out_offsets == outer_t._out_offsets:
-            repacked = self._cols
-        else:
-            fields = [
-                (self._out_offsets[k], self._out_log2[k], outer_t._out_offsets[k])
-                for k in range(len(outs))
-            ]
-            repacked = tuple(tuple(_remap(c, fields) for c in cols) for cols in self._cols)
-        # Triton 3.9's heuristic: an in dim maps to itself when it has the same bases in
-        # both layouts and, in each layout, touches no output bit that another in dim
-        # touches (found by differential testing against libtriton).
-        self_in = self._in_idx()
-        outer_ins = outer_t._ins
-        outer_disjoint = _disjoint_in_dims(outer_t._cols)
-        self_disjoint = _disjoint_in_dims(self._cols)
-        identity = [
-            d in self_in
-            and outer_disjoint[i]
-            and self_disjoint[self_in[d]]
-            and outer_t._cols[i] == repacked[self_in[d]]
-            for i, d in enumerate(outer_ins)
-        ]
-        identity_names = {d for d, same in zip(outer_ins, identity) if same}
-        # The result maps self's in dims to outer's in dims (out sizes = outer's in sizes).
-        result_log2 = tuple(len(cols) for cols in outer_t._cols)
-        result_offsets = _offsets(result_log2)
-        a_cols: list[int] = []
-        fields = []
-        for i, cols in enumerate(outer_t._cols):
-            if not identity[i]:
-                fields.append((len(a_cols), len(cols), result_offsets[i]))
-                a_cols.extend(cols)
-        basis = gf2.EchelonBasis()
-        for c in a_cols:
-            basis.insert(c)
-        result_cols = []
-        for i, d in enumerate(self._ins):
-            if d in identity_names:
-                base = result_offsets[outer_t._in_idx()[d]]
-                result_cols.append(tuple(1 << (base + j) for j in range(len(self._cols[i]))))
-                continue
-            solved = []
-            for bit, target in enumerate(repacked[i]):
-                expression = basis.express(target)
-                if expression is None:
-                    raise NotInvertibleError(
-                        f"invert_and_compose: the outer layout does not cover this "
-                        f"layout's image: {d}={1 << bit} -> "
-                        f"{_coords(self._cols[i][bit], self._out_offsets, self._out_log2)} is "
-                        f"not the image of any outer input.{outer.to_string()}"
-                    )
-                solved.append(_remap(expression, fields))
-            result_cols.append(tuple(solved))
-        return _make(self._ins, tuple(result_cols), outer_ins, result_log2)
+        repacked = _repacked_cols(self, outer_t)
+        identity = _self_mapped_in_dims(self, outer_t, repacked)
+        # C maps self's in dims to outer's in dims, whose sizes are its out sizes.
+        result_log2 = tuple(map(len, outer_t._cols))
+        result_cols = _preimage_cols(self, outer_t, repacked, identity, result_log2, outer)
+        return _make(self._ins, result_cols, outer_t._ins, result_log2)
 
     def pseudoinvert(self) -> LinearLayout:
         """A right inverse P with ``self(P(y)) == y`` (Triton's ``pseudoinvert``).
@@ -661,6 +702,11 @@ class LinearLayout:
                 f"pseudoinvert requires a surjective layout (rank {self._get_rank()} < "
                 f"{sum(self._out_log2)} output bits):{self.to_string()}"
             )
+        # P = identity.invert_and_compose(self), the construction Triton uses: C with
+        # identity(y) == self(C(y)) is exactly a right inverse, and surjectivity gives every y
+        # a preimage.  Each P(y) is the one invert_and_compose picks: an out dim that self
+        # maps to identically from the in dim of the same name, apart from its other dims,
+        # maps to itself; the rest get the smallest preimage.
         identity_cols = tuple(
             tuple(1 << (offset + j) for j in range(log2))
             for offset, log2 in zip(self._out_offsets, self._out_log2)
@@ -709,6 +755,8 @@ class LinearLayout:
             >>> LinearLayout.from_bases([("i", [[1], [0], [1]])], ["o"]).get_free_variable_masks()
             {'i': 6}
         """
+        # Pivot columns are the earliest independent ones in flat order (gf2.pivot_mask): the
+        # leading columns of the RREF that Triton's f2reduce computes.  The rest are free.
         pivots = gf2.pivot_mask(self._flat_cols())
         result = {}
         position = 0
@@ -730,6 +778,10 @@ class LinearLayout:
         """
         if not self._ins or not self._outs:
             return 1
+        # Triton's getNumConsecutiveInOut: the run of leading bases of in dim 0 that are
+        # exactly (2**i, 0, ...), cut at the lowest bit of out dim 0 that any other basis
+        # sets (from there the other inputs overlap the run's bits, and V consecutive inputs
+        # would no longer land on V consecutive elements).
         first = self._nested_bases()
         consec = 0
         for basis in first[0]:
@@ -759,6 +811,8 @@ class LinearLayout:
         k = self._require_out(out_dim, "out_dim")
         offset, log2 = self._out_offsets[k], self._out_log2[k]
         mask = (1 << log2) - 1
+        # The image's projection onto out_dim is the span of the projected columns, and a
+        # span (closed under XOR) holds all of [0, 2**k) iff it holds 1, 2, ..., 2**(k-1).
         basis = gf2.EchelonBasis()
         for c in self._flat_cols():
             basis.insert((c >> offset) & mask)
@@ -786,7 +840,8 @@ class LinearLayout:
         outs = tuple(d for d in self._outs if d in out_keep)
         kept = [k for k, d in enumerate(self._outs) if d in out_keep]
         out_log2 = tuple(self._out_log2[k] for k in kept)
-        offsets = _offsets(out_log2)
+        offsets = field_offsets(out_log2)
+        # Keep the chosen out dims' fields, closed up; dropped in dims simply lose their columns.
         fields = [(self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(kept)]
         index = self._in_idx()
         cols = tuple(tuple(_remap(c, fields) for c in self._cols[index[d]]) for d in ins)
@@ -819,7 +874,7 @@ class LinearLayout:
         """
         names = list(dim_names)
         for d in names:
-            _check_name(d, "dim_names")
+            check_dim_name(d, "dim_names")
             if d not in self._in_idx() or d not in self._out_idx():
                 raise DimensionError(
                     f"Argument 'dim_names' contains '{d}', which must be both an in dim "
@@ -843,7 +898,7 @@ class LinearLayout:
             >>> ll.is_identity_on_out_dim("block")
             True
         """
-        _check_name(dim, "dim")
+        check_dim_name(dim, "dim")
         if not self.has_in_dim(dim) or not self.has_out_dim(dim):
             return False
         others = [d for d in self._ins if d != dim]
@@ -905,7 +960,7 @@ class LinearLayout:
         """
         order = self._permutation(new_order, "new_order", self._outs)
         out_log2 = tuple(self._out_log2[k] for k in order)
-        offsets = _offsets(out_log2)
+        offsets = field_offsets(out_log2)
         fields = [
             (self._out_offsets[k], self._out_log2[k], offsets[j]) for j, k in enumerate(order)
         ]
@@ -926,6 +981,7 @@ class LinearLayout:
                 f"Argument 'new_in_dims' must have total size {self.get_total_in_dim_size()} "
                 f"(the layout's total in size), not {1 << sum(log2s)}."
             )
+        # The flat column list is the flattened input; re-cutting it is the whole reshape.
         flat = self._flat_cols()
         cols = []
         position = 0
@@ -948,6 +1004,8 @@ class LinearLayout:
                 f"Argument 'new_out_dims' must have total size {self.get_total_out_dim_size()} "
                 f"(the layout's total out size), not {1 << sum(log2s)}."
             )
+        # A packed column already is the flattened output (first out dim lowest, Triton's
+        # order), so the columns stay as they are; only the field boundaries move.
         return _make(self._ins, self._cols, names, log2s)
 
     def flatten_ins(self) -> LinearLayout:
@@ -997,7 +1055,7 @@ class LinearLayout:
             for bs in self._nested_bases()
         ]
         out_log2 = self._out_log2[:k] + (new_log2,) + self._out_log2[k + 1 :]
-        return _make(self._ins, _pack(nested, out_log2), self._outs, out_log2)
+        return _make(self._ins, pack_columns(nested, out_log2), self._outs, out_log2)
 
     def rename_in_dim(self, old_name: str, new_name: str) -> LinearLayout:
         """Rename one in dim, keeping its position.
@@ -1007,7 +1065,7 @@ class LinearLayout:
             ['lane']
         """
         index = self._require_in(old_name, "old_name")
-        _check_name(new_name, "new_name")
+        check_dim_name(new_name, "new_name")
         if new_name != old_name and new_name in self._in_idx():
             raise DimensionError(
                 f"Argument 'new_name' must not be an existing in dim {list(self._ins)}, "
@@ -1054,6 +1112,7 @@ class LinearLayout:
         clash = [d for d in other._outs if d in self._out_idx()]
         if clash:
             raise DimensionError(f"concat_outs: out dims {clash} appear in both layouts.")
+        # other's fields go above all of this layout's: one shift by its total out bits.
         shift = sum(self._out_log2)
         cols = tuple(
             tuple(a | (b << shift) for a, b in zip(mine, theirs))
@@ -1184,6 +1243,9 @@ class LinearLayout:
                 f"max_inputs={max_inputs}; pass a larger max_inputs or evaluate chosen inputs "
                 f"with evaluate()."
             )
+        # Doubling: after k columns, packed[:2**k] holds the images of the inputs below 2**k;
+        # inputs 2**k .. 2**(k+1) - 1 are those with bit k set, so their images are the
+        # first half XOR column k.  uint64 holds any packed output (at most 64 bits).
         packed = np.zeros(total, dtype=np.uint64)
         filled = 1
         for column in self._flat_cols():
@@ -1209,6 +1271,8 @@ class LinearLayout:
                 bad = array[(array < 0) | (array >= size)].flat[0]
                 raise LayoutError(f"Argument 'ins['{name}']' must be in [0, {size}), not {bad}.")
             values = array.astype(np.uint64)
+            # apply()'s chunked tables as numpy arrays (built per call: one fancy-indexing
+            # lookup per 8 bits of the dim over the whole array).
             for start in range(0, len(cols), _APPLY_CHUNK):
                 table = np.zeros(1, dtype=np.uint64)
                 for column in cols[start : start + _APPLY_CHUNK]:
@@ -1229,6 +1293,7 @@ class LinearLayout:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LinearLayout):
             return NotImplemented
+        # Same out sizes mean the same packing, so equal columns mean equal bases.
         return (
             self._ins == other._ins
             and self._outs == other._outs
@@ -1250,6 +1315,7 @@ class LinearLayout:
         raise AttributeError(f"LinearLayout is immutable; cannot delete '{name}'.")
 
     def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle the defining fields only: the copy starts with an empty cache.
         return (_make, (self._ins, self._cols, self._outs, self._out_log2))
 
     # ------------------------------------------------------------------ internals
@@ -1269,7 +1335,7 @@ class LinearLayout:
         return index
 
     def _require_in(self, name: str, argument: str) -> int:
-        _check_name(name, argument)
+        check_dim_name(name, argument)
         index = self._in_idx().get(name)
         if index is None:
             raise DimensionError(
@@ -1279,7 +1345,7 @@ class LinearLayout:
         return index
 
     def _require_out(self, name: str, argument: str) -> int:
-        _check_name(name, argument)
+        check_dim_name(name, argument)
         index = self._out_idx().get(name)
         if index is None:
             raise DimensionError(
@@ -1289,7 +1355,7 @@ class LinearLayout:
         return index
 
     def _subset(self, names: Iterable[str], argument: str, index: dict[str, int]) -> set[str]:
-        chosen = set(_check_names(names, argument))
+        chosen = set(check_dim_names(names, argument))
         unknown = sorted(chosen - index.keys())
         if unknown:
             kind = "in" if index is self._in_idx() else "out"
@@ -1302,7 +1368,7 @@ class LinearLayout:
     def _permutation(
         self, names: Iterable[str], argument: str, current: tuple[str, ...]
     ) -> list[int]:
-        order = _check_names(names, argument)
+        order = check_dim_names(names, argument)
         if set(order) != set(current) or len(order) != len(current):
             raise DimensionError(
                 f"Argument '{argument}' must be a permutation of {list(current)}, not "
@@ -1316,7 +1382,7 @@ class LinearLayout:
     ) -> tuple[tuple[str, ...], tuple[int, ...]]:
         if isinstance(dims, Mapping):
             items = list(dims.items())
-        elif isinstance(dims, Iterable) and not isinstance(dims, _UNORDERED):
+        elif isinstance(dims, Iterable) and not isinstance(dims, UNORDERED):
             items = list(dims)
         else:
             raise LayoutTypeError(
@@ -1330,9 +1396,9 @@ class LinearLayout:
                 raise LayoutTypeError(
                     f"Argument '{argument}[{i}]' must be a (name, size) pair, not {shown(item)}."
                 )
-            names.append(_check_name(item[0], f"{argument}[{i}][0]"))
+            names.append(check_dim_name(item[0], f"{argument}[{i}][0]"))
             log2s.append(log2_exact(check_size(item[1], f"{argument}[{i}][1]")))
-        _check_names(names, argument)
+        check_dim_names(names, argument)
         return tuple(names), tuple(log2s)
 
     def _checked_arrays(self, ins: Any) -> tuple[list[str], list[np.ndarray]]:
@@ -1371,6 +1437,7 @@ class LinearLayout:
         return result
 
     def _get_rank(self) -> int:
+        """The rank of the matrix (cached; -1 in the cache means not computed yet)."""
         r = self._cache[_RANK]
         if r < 0:
             r = gf2.rank(self._flat_cols())
@@ -1378,9 +1445,11 @@ class LinearLayout:
         return r
 
     def _flat_cols(self) -> list[int]:
+        """All packed columns, in dim by in dim (the matrix's columns, Triton's flat order)."""
         return [c for cols in self._cols for c in cols]
 
     def _nested_bases(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """The bases unpacked, per in dim per bit one coordinate per out dim (cached)."""
         nested = self._cache[_NESTED]
         if nested is None:
             fields = list(zip(self._out_offsets, self._out_log2))
@@ -1392,13 +1461,22 @@ class LinearLayout:
         return nested
 
     def _build_tables(self) -> tuple[dict[str, tuple[int, Any, tuple[list[int], ...]]], Any]:
-        """apply()'s lookup tables: per in dim XOR tables of 8-bit chunks, and out fields."""
+        """apply()'s lookup tables: per in dim XOR tables of 8-bit chunks, and out fields.
+
+        ``per_dim[name] = (size, single, chunks)``: chunk ``k`` is a list with
+        ``chunk[v]`` = the XOR of the columns of bits ``8k + j`` for the set bits ``j`` of
+        ``v`` (``v < 2**8``); ``single`` is the only chunk of a dim of at most 8 bits, else
+        None.  A 30-bit dim takes 4 chunks of at most 256 ints.  ``fields`` lists
+        ``(out name, offset, mask)`` to unpack the XOR of the lookups.
+        """
         per_dim = {}
         for name, cols in zip(self._ins, self._cols):
             chunks = []
+            # max(..., 1): a size-1 dim still gets one table, [0].
             for start in range(0, max(len(cols), 1), _APPLY_CHUNK):
                 table = [0]
                 for c in cols[start : start + _APPLY_CHUNK]:
+                    # Doubling, as in apply_all: the new upper half is the old table XOR c.
                     table += [t ^ c for t in table]
                 chunks.append(table)
             single = chunks[0] if len(chunks) == 1 else None
@@ -1415,6 +1493,7 @@ class LinearLayout:
 # ---------------------------------------------------------------------- module helpers
 
 
+# An instance without __init__: from_bases and _make fill the slots themselves.
 _new_layout = object.__new__
 
 # The slots' own setters: LinearLayout.__setattr__ refuses assignment (immutability), so
@@ -1427,20 +1506,22 @@ _set_out_offsets = LinearLayout._out_offsets.__set__  # type: ignore[misc, attr-
 _set_cache = LinearLayout._cache.__set__  # type: ignore[misc, attr-defined]
 
 
-def _init(
+def _fill(
     layout: LinearLayout,
     ins: tuple[str, ...],
     cols: tuple[tuple[int, ...], ...],
     outs: tuple[str, ...],
     out_log2: tuple[int, ...],
-    rank: int = -1,
+    offsets: tuple[int, ...],
+    rank: int,
 ) -> None:
+    """Write the slots of a new instance (the fields of a layout_construct ``Columns``)."""
     _set_ins(layout, ins)
     _set_cols(layout, cols)
     _set_outs(layout, outs)
     _set_out_log2(layout, out_log2)
-    _set_out_offsets(layout, tuple(accumulate(out_log2[:-1], initial=0)) if out_log2 else ())
-    _set_cache(layout, [rank, -1, None, None, None, None])
+    _set_out_offsets(layout, offsets)
+    _set_cache(layout, [rank, -1, None, None, None, None])  # see _cache in the class
 
 
 def _make(
@@ -1450,33 +1531,18 @@ def _make(
     out_log2: tuple[int, ...],
 ) -> LinearLayout:
     """Build from already-valid packed columns (no checks: internal use only)."""
-    layout = LinearLayout.__new__(LinearLayout)
-    _init(layout, ins, cols, outs, out_log2)
+    layout = _new_layout(LinearLayout)
+    _fill(layout, ins, cols, outs, out_log2, field_offsets(out_log2), -1)
     return layout
-
-
-def _offsets(log2s: Sequence[int]) -> tuple[int, ...]:
-    offsets = []
-    position = 0
-    for n in log2s:
-        offsets.append(position)
-        position += n
-    return tuple(offsets)
-
-
-def _pack(
-    nested: Sequence[Sequence[Sequence[int]]], out_log2: Sequence[int]
-) -> tuple[tuple[int, ...], ...]:
-    offsets = _offsets(out_log2)
-    return tuple(
-        tuple(sum(v << off for v, off in zip(basis, offsets)) for basis in in_bases)
-        for in_bases in nested
-    )
 
 
 def _mover(fields: Sequence[tuple[int, int, int]]) -> Any:
     """A function moving the bit fields ``(src_offset, width, dst_offset)`` of packed
-    columns; the identity or one shift when every field moves by the same amount."""
+    columns; the identity or one shift when every field moves by the same amount.
+
+    The shortcut assumes the fields cover every bit a column can have (as for all of a
+    factor's out dims in ``*``); _remap, the general case, drops bits outside them.
+    """
     shifts = {dst - src for src, width, dst in fields if width}
     if not shifts:
         return lambda column: 0
@@ -1497,6 +1563,137 @@ def _remap(column: int, fields: Iterable[tuple[int, int, int]]) -> int:
     for src, width, dst in fields:
         result |= ((column >> src) & ((1 << width) - 1)) << dst
     return result
+
+
+def _product_columns(
+    inner: LinearLayout,
+    outer: LinearLayout,
+    ins: Sequence[str],
+    outs: Sequence[str],
+    out_log2: tuple[int, ...],
+) -> tuple[tuple[int, ...], ...]:
+    """The packed columns of ``inner * outer``, whose out dims are ``outs`` (log2 sizes
+    ``out_log2``) and in dims ``ins``."""
+    offsets = field_offsets(out_log2)
+    position = {d: k for k, d in enumerate(outs)}
+    inner_out = inner._out_idx()
+    # Each factor's field of out dim d moves to d's field in the product: inner's to its
+    # start, outer's above inner's bits of d (at d's offset plus inner's width of d).
+    move_inner = _mover(
+        [
+            (inner._out_offsets[k], inner._out_log2[k], offsets[position[d]])
+            for k, d in enumerate(inner._outs)
+        ]
+    )
+    move_outer = _mover(
+        [
+            (
+                outer._out_offsets[k],
+                outer._out_log2[k],
+                offsets[position[d]] + (inner._out_log2[inner_out[d]] if d in inner_out else 0),
+            )
+            for k, d in enumerate(outer._outs)
+        ]
+    )
+    inner_in = inner._in_idx()
+    outer_in = outer._in_idx()
+    cols = []
+    for d in ins:
+        # A shared in dim: inner's bits are the low ones, outer's follow.
+        new: list[int] = []
+        if d in inner_in:
+            new.extend(map(move_inner, inner._cols[inner_in[d]]))
+        if d in outer_in:
+            new.extend(map(move_outer, outer._cols[outer_in[d]]))
+        cols.append(tuple(new))
+    return tuple(cols)
+
+
+def _repacked_cols(layout: LinearLayout, outer_t: LinearLayout) -> tuple[tuple[int, ...], ...]:
+    """``layout``'s columns with its fields moved to ``outer_t``'s offsets (same out dims, same
+    order, ``outer_t``'s fields at least as wide), so both are columns of one matrix."""
+    if layout._out_offsets == outer_t._out_offsets:
+        return layout._cols
+    fields = [
+        (layout._out_offsets[k], layout._out_log2[k], outer_t._out_offsets[k])
+        for k in range(len(layout._outs))
+    ]
+    return tuple(tuple(_remap(c, fields) for c in cols) for cols in layout._cols)
+
+
+def _self_mapped_in_dims(
+    layout: LinearLayout, outer_t: LinearLayout, repacked: tuple[tuple[int, ...], ...]
+) -> list[bool]:
+    """Per in dim of ``outer_t``: True when invert_and_compose maps it to itself.
+
+    Triton 3.9's rule (found by differential testing against libtriton): an in dim maps to
+    itself when both layouts have it with the same bases and, in each layout, it touches no
+    output bit that another in dim touches.  The identity is then a valid choice, and it
+    keeps, e.g., a conversion between layouts that agree on their ``block`` dim from moving
+    data between CTAs, where the smallest preimage might.
+    """
+    self_in = layout._in_idx()
+    outer_disjoint = _disjoint_in_dims(outer_t._cols)
+    self_disjoint = _disjoint_in_dims(layout._cols)
+    return [
+        d in self_in
+        and outer_disjoint[i]
+        and self_disjoint[self_in[d]]
+        and outer_t._cols[i] == repacked[self_in[d]]
+        for i, d in enumerate(outer_t._ins)
+    ]
+
+
+def _preimage_cols(
+    layout: LinearLayout,
+    outer_t: LinearLayout,
+    repacked: tuple[tuple[int, ...], ...],
+    identity: list[bool],
+    result_log2: tuple[int, ...],
+    outer: LinearLayout,
+) -> tuple[tuple[int, ...], ...]:
+    """invert_and_compose's columns: per input bit of ``layout``, the outer input it maps to.
+
+    ``identity`` marks outer's in dims that map to themselves (_self_mapped_in_dims); every
+    other bit is solved for over outer's remaining columns.
+    """
+    result_offsets = field_offsets(result_log2)
+    # Eliminate over outer's columns minus the self-mapped in dims (nothing is lost: no other
+    # in dim of either layout touches their output bits), in outer's order.  `fields` moves
+    # each in dim's bits from its position among those columns to its field in the result.
+    basis = gf2.EchelonBasis()
+    fields = []
+    position = 0
+    for i, cols in enumerate(outer_t._cols):
+        if not identity[i]:
+            fields.append((position, len(cols), result_offsets[i]))
+            position += len(cols)
+            for c in cols:
+                basis.insert(c)
+    identity_names = {d for d, same in zip(outer_t._ins, identity) if same}
+    outer_in = outer_t._in_idx()
+    result_cols = []
+    for i, d in enumerate(layout._ins):
+        if d in identity_names:  # bit j of d goes to bit j of the same dim
+            base = result_offsets[outer_in[d]]
+            result_cols.append(tuple(1 << (base + j) for j in range(len(layout._cols[i]))))
+            continue
+        # express() uses the pivot columns only (the earliest independent ones; free variables
+        # 0): the RREF solution of Triton's f2reduce, and the smallest preimage as a flat index
+        # (any other adds a kernel vector, whose highest bit is a free column, 0 in this one).
+        solved = []
+        for bit, target in enumerate(repacked[i]):
+            expression = basis.express(target)
+            if expression is None:
+                raise NotInvertibleError(
+                    f"invert_and_compose: the outer layout does not cover this "
+                    f"layout's image: {d}={1 << bit} -> "
+                    f"{_coords(layout._cols[i][bit], layout._out_offsets, layout._out_log2)} "
+                    f"is not the image of any outer input.{outer.to_string()}"
+                )
+            solved.append(_remap(expression, fields))
+        result_cols.append(tuple(solved))
+    return tuple(result_cols)
 
 
 def _disjoint_in_dims(cols: tuple[tuple[int, ...], ...]) -> list[bool]:
@@ -1522,25 +1719,8 @@ def _coords(column: int, offsets: Sequence[int], log2s: Sequence[int]) -> tuple[
 
 
 def _check_totals(layout: LinearLayout) -> None:
-    total_in = layout.get_total_in_dim_size_log2()
-    total_out = sum(layout._out_log2)
-    for name, cols in zip(layout._ins, layout._cols):
-        if len(cols) > MAX_DIM_LOG2:
-            raise LayoutError(
-                f"In dim '{name}' would have size 2**{len(cols)}; llverify caps a dimension "
-                f"at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
-            )
-    for name, n in zip(layout._outs, layout._out_log2):
-        if n > MAX_DIM_LOG2:
-            raise LayoutError(
-                f"Out dim '{name}' would have size 2**{n}; llverify caps a dimension at "
-                f"2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
-            )
-    if total_in > MAX_TOTAL_BITS or total_out > MAX_TOTAL_BITS:
-        raise LayoutError(
-            f"The layout would have {total_in} input bits and {total_out} output bits; "
-            f"llverify, like Triton, caps each at {MAX_TOTAL_BITS}."
-        )
+    """Refuse a result that grew past the caps (products, concatenations, resizes)."""
+    check_caps(layout._ins, layout._cols, layout._outs, layout._out_log2)
 
 
 def _layout_from_parts(parts: LayoutParts, problem: str) -> LinearLayout:
@@ -1558,235 +1738,19 @@ def _require_layout(value: Any, name: str) -> None:
         )
 
 
-def _validated_columns(
-    bases: Any,
-    out_dim_names: Sequence[str],
-    out_dim_sizes: Sequence[int] | None,
-    require_surjective: bool,
-) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], tuple[str, ...], tuple[int, ...]]:
-    """Check every argument of the constructor thoroughly; raise a precise error."""
-    in_names, nested = _normalize_bases(bases)
-    outs = _check_names(out_dim_names, "out_dim_names")
-    num_outs = len(outs)
-    for in_dim, in_bases in zip(in_names, nested):
-        if len(in_bases) > MAX_DIM_LOG2:
-            raise LayoutError(
-                f"Argument 'bases' has {len(in_bases)} bases for in-dim '{in_dim}'; "
-                f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
-                f"Triton's int32 sizes)."
-            )
-        for i, basis in enumerate(in_bases):
-            if len(basis) != num_outs:
-                raise LayoutError(
-                    f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
-                    f"{num_outs} coordinates (one per out dim {list(outs)}), not "
-                    f"{len(basis)}: {list(basis)}."
-                )
-            for k, coord in enumerate(basis):
-                if coord < 0:
-                    raise LayoutError(
-                        f"Argument 'bases': basis {i} of in-dim '{in_dim}' must have "
-                        f"non-negative coordinates, not {coord} for out-dim '{outs[k]}'."
-                    )
-    if out_dim_sizes is None:
-        if not require_surjective:
-            raise LayoutError(
-                "Argument 'out_dim_sizes' must be given when require_surjective is "
-                "False (sizes are only inferred for surjective layouts)."
-            )
-        sizes = [1] * num_outs
-        for in_bases in nested:
-            for basis in in_bases:
-                for k, coord in enumerate(basis):
-                    if coord >= sizes[k]:
-                        sizes[k] = _next_power_of_2_above(coord)
-        for k, size in enumerate(sizes):
-            if size > 1 << MAX_DIM_LOG2:
-                raise LayoutError(
-                    f"Argument 'bases' implies out-dim '{outs[k]}' of size {size}; "
-                    f"llverify caps a dimension at 2**{MAX_DIM_LOG2} (Triton's int32 sizes)."
-                )
-    else:
-        if isinstance(out_dim_sizes, (str, bytes)) or not isinstance(out_dim_sizes, Iterable):
-            raise LayoutTypeError(
-                f"Argument 'out_dim_sizes' must be a sequence of ints, not "
-                f"{type(out_dim_sizes).__name__} {shown(out_dim_sizes)}."
-            )
-        sizes = [check_size(s, f"out_dim_sizes[{k}]") for k, s in enumerate(out_dim_sizes)]
-        if len(sizes) != num_outs:
-            raise LayoutError(
-                f"Argument 'out_dim_sizes' must have one size per out dim "
-                f"({num_outs}: {list(outs)}), not {len(sizes)}: {sizes}."
-            )
-        for in_dim, in_bases in zip(in_names, nested):
-            for i, basis in enumerate(in_bases):
-                for k, coord in enumerate(basis):
-                    if coord >= sizes[k]:
-                        raise LayoutError(
-                            f"Argument 'bases': basis {i} of in-dim '{in_dim}' has "
-                            f"coordinate {coord} for out-dim '{outs[k]}', which must "
-                            f"be less than its size {sizes[k]}."
-                        )
-    out_log2 = tuple(log2_exact(s) for s in sizes)
-    return in_names, _pack(nested, out_log2), outs, out_log2
-
-
-def _fast_init(
-    layout: LinearLayout,
-    bases: Any,
-    out_dim_names: Any,
-    out_dim_sizes: Any,
-    require_surjective: bool,
-) -> int | None:
-    """Initialize ``layout`` for the constructor's common case (lists of plain ints).
-
-    Every check is done in bulk.  Returns the rank if it is known cheaply (else -1), or
-    None, touching nothing, whenever anything is unusual; the caller then runs the
-    thorough ``_validated_columns``, which either raises the precise error or accepts the
-    input.  On success every invariant holds, the 2**30 and 64-bit caps included.
-    """
-    try:
-        dims = _fast_dims(bases, out_dim_names)
-        if dims is None:
-            return None
-        names, groups, outs = dims
-        counts = list(map(len, groups))
-        flat = list(chain.from_iterable(groups))
-        if counts and (max(counts) > MAX_DIM_LOG2 or len(flat) > MAX_TOTAL_BITS):
-            return None
-        num_outs = len(outs)
-        if out_dim_sizes is None:
-            if not require_surjective:
-                return None
-        elif not _fast_sizes_fit(out_dim_sizes, num_outs):
-            return None
-        packer = _FAST_PACKERS[num_outs] if num_outs < 3 else _fast_pack_many
-        packing = packer(flat, num_outs, out_dim_sizes)
-    except (TypeError, ValueError, AttributeError, IndexError):
-        return None
-    if packing is None:
-        return None
-    packed, out_log2, offsets, union = packing
-    if len(packed) != len(flat) or (packed and min(packed) < 0):
-        return None  # a non-int coordinate was filtered out, or one was negative
-    cols = []
-    position = 0
-    for count in counts:
-        cols.append(tuple(packed[position : position + count]))
-        position += count
-    # The rank, when no two columns share a bit (sum == OR): then the non-zero columns
-    # are independent.  Cheap here, and true of most distributed layouts.
-    rank = len(packed) - packed.count(0) if sum(packed) == union else -1
-    _set_ins(layout, names)
-    _set_cols(layout, tuple(cols))
-    _set_outs(layout, outs)
-    _set_out_log2(layout, out_log2)
-    _set_out_offsets(layout, offsets)
-    _set_cache(layout, [rank, -1, None, None, None, None])
-    return rank
-
-
-def _fast_dims(
-    bases: Any, out_dim_names: Any
-) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None:
-    """In-dim names, their bases lists and out-dim names, when all are plain and distinct."""
-    if bases.__class__ not in _BASES_CONTAINERS or out_dim_names.__class__ not in _SEQUENCES:
-        return None  # e.g. None, whose falsiness must not read as "no in dims"
-    items = bases.items() if bases.__class__ is dict else bases
-    outs = tuple(out_dim_names)
-    names, groups = zip(*items) if items else ((), ())
-    if (
-        not {*map(type, names), *map(type, outs)} <= _STR_TYPE
-        or not set(map(type, groups)) <= _SEQUENCE_TYPES
-        or len(set(names)) != len(names)
-        or len(set(outs)) != len(outs)
-    ):
-        return None
-    return names, groups, outs
-
-
-def _fast_sizes_fit(sizes: Any, num_outs: int) -> bool:
-    """True when ``sizes`` is a list/tuple of ``num_outs`` powers of 2 in [1, 2**30]."""
-    return (
-        sizes.__class__ in _SEQUENCES
-        and len(sizes) == num_outs
-        and set(map(type, sizes)) <= _INT_TYPE
-        and min(sizes, default=1) > 0
-        and max(sizes, default=1) <= _MAX_DIM_SIZE
-        and not any(size & (size - 1) for size in sizes)
-    )
-
-
-def _fast_out_log2(tops: Sequence[int], sizes: Sequence[int] | None) -> tuple[int, ...] | None:
-    """The out sizes' log2: given (each top must fit) or inferred from the tops (within the
-    2**30 cap); None when a coordinate does not fit.  A top is the largest coordinate of its
-    out dim or the OR of them all: both have the same bit length."""
-    if sizes is None:
-        if tops and max(tops) >> MAX_DIM_LOG2:
-            return None
-        return tuple(map(int.bit_length, tops))
-    if any(top >= size for top, size in zip(tops, sizes)):
-        return None
-    return tuple([size.bit_length() - 1 for size in sizes])
-
-
-# The packed columns, the out sizes' log2, the out offsets, and the OR of the columns.
-_Packing = tuple[list[int], tuple[int, ...], tuple[int, ...], int]
-
-
-def _fast_pack_none(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
-    """No out dims: every basis must be empty (packed to 0)."""
-    if flat and set(map(len, flat)) != {0}:
-        return None
-    return [0] * len(flat), (), (), 0
-
-
-def _fast_pack_one(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
-    """One out dim: the column is the coordinate (non-int coordinates are dropped)."""
-    packed = [a for (a,) in flat if a.__class__ is int]
-    union = reduce(or_, packed, 0)
-    out_log2 = _fast_out_log2([union], sizes)
-    return None if out_log2 is None else (packed, out_log2, (0,), union)
-
-
-def _fast_pack_two(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
-    """Two out dims: dim1's coordinate shifted above dim0's (non-int pairs are dropped)."""
-    # Lists compare lexicographically: max(flat)[0] is the largest dim0 coordinate, so
-    # dim0 fits below `shift` and dim1's coordinates OR to union >> shift.
-    top0 = max(flat)[0] if flat else 0
-    shift = top0.bit_length() if sizes is None else sizes[0].bit_length() - 1
-    packed = [a | (b << shift) for a, b in flat if a.__class__ is b.__class__ is int]
-    union = reduce(or_, packed, 0)
-    out_log2 = _fast_out_log2([top0, union >> shift], sizes)
-    return None if out_log2 is None else (packed, out_log2, (0, shift), union)
-
-
-def _fast_pack_many(flat: list[Any], num_outs: int, sizes: Any) -> _Packing | None:
-    """Three or more out dims: pack coordinate by coordinate (all must be ints)."""
-    if flat and set(map(len, flat)) != {num_outs}:
-        return None
-    coords = list(zip(*flat)) if flat else [()] * num_outs
-    if not set(map(type, chain.from_iterable(coords))) <= _INT_TYPE:
-        return None
-    out_log2 = _fast_out_log2([max(column, default=0) for column in coords], sizes)
-    if out_log2 is None or sum(out_log2) > MAX_TOTAL_BITS:
-        return None
-    offsets = tuple(accumulate(out_log2[:-1], initial=0))
-    packed = list(coords[0])
-    for offset, column in zip(offsets[1:], coords[1:]):
-        packed = [p | (v << offset) for p, v in zip(packed, column)]
-    return packed, out_log2, offsets, reduce(or_, packed, 0)
-
-
-_FAST_PACKERS = (_fast_pack_none, _fast_pack_one, _fast_pack_two)
-
-
 def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | None:
-    """C with ``a == b * c`` (left) or ``a == c * b``, or None (Triton's divideLeft/Right)."""
+    """C with ``a == b * c`` (left) or ``a == c * b``, or None (Triton's divideLeft/Right).
+
+    C has a's in and out dims; a dim that b lacks counts as size 1 in b.  C is read off the
+    product's block structure one in dim at a time (_quotient_bases), then the product is
+    rebuilt and compared with a, which settles what the pieces do not (dim orders, the
+    coordinates of c's bases fitting c's sizes).
+    """
     a_in, a_out = a._in_idx(), a._out_idx()
     if any(d not in a_in for d in b._ins) or any(d not in a_out for d in b._outs):
         return None
     b_in, b_out = b._in_idx(), b._out_idx()
+    # Per out dim of a: b's width there (0 where b lacks it) and what is left for c.
     b_log2 = [b._out_log2[b_out[d]] if d in b_out else 0 for d in a._outs]
     if any(nb > na for nb, na in zip(b_log2, a._out_log2)):
         return None
@@ -1795,27 +1759,18 @@ def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | N
     b_nested = b._nested_bases()
     c_bases = []
     for i, d in enumerate(a._ins):
-        in_a = len(a_nested[i])
         in_b = len(b_nested[b_in[d]]) if d in b_in else 0
-        if in_b > in_a:
+        if in_b > len(a_nested[i]):
             return None
+        # b's bases of d written over a's out dims (0 in the dims b lacks).
         b_part = [
             tuple(b_nested[b_in[d]][j][b_out[o]] if o in b_out else 0 for o in a._outs)
             for j in range(in_b)
         ]
-        if left:
-            if list(a_nested[i][:in_b]) != b_part:
-                return None
-            rest = a_nested[i][in_b:]
-            if any(v % (1 << s) for basis in rest for v, s in zip(basis, b_log2)):
-                return None
-            c_bases.append([[v >> s for v, s in zip(basis, b_log2)] for basis in rest])
-        else:
-            in_c = in_a - in_b
-            scaled = [tuple(v << s for v, s in zip(basis, c_log2)) for basis in b_part]
-            if list(a_nested[i][in_c:]) != scaled:
-                return None
-            c_bases.append([list(basis) for basis in a_nested[i][:in_c]])
+        bases = _quotient_bases(a_nested[i], b_part, b_log2, c_log2, left)
+        if bases is None:
+            return None
+        c_bases.append(bases)
     try:
         c = LinearLayout(
             list(zip(a._ins, c_bases)), a._outs, [1 << n for n in c_log2], require_surjective=False
@@ -1826,53 +1781,28 @@ def _divide(a: LinearLayout, b: LinearLayout, *, left: bool) -> LinearLayout | N
     return c if product == a else None
 
 
-def _normalize_bases(
-    bases: Any,
-) -> tuple[tuple[str, ...], tuple[tuple[tuple[int, ...], ...], ...]]:
-    """Accept ``[(name, [[...], ...]), ...]`` or ``{name: [[...], ...]}``; return tuples."""
-    if isinstance(bases, Mapping):
-        items = list(bases.items())
-    elif isinstance(bases, _UNORDERED) or not isinstance(bases, Iterable):
-        raise LayoutTypeError(
-            f"Argument 'bases' must be a list of (in_dim, bases) pairs or a dict, not "
-            f"{type(bases).__name__} {shown(bases)}."
-        )
-    else:
-        items = []
-        for i, item in enumerate(bases):
-            if not isinstance(item, (tuple, list)) or len(item) != 2:
-                raise LayoutTypeError(
-                    f"Argument 'bases[{i}]' must be an (in_dim, bases) pair, not {shown(item)}."
-                )
-            items.append((item[0], item[1]))
-    names = []
-    nested = []
-    for i, (name, in_bases) in enumerate(items):
-        names.append(_check_name(name, f"bases[{i}][0]"))
-        if isinstance(in_bases, _UNORDERED) or not isinstance(in_bases, Iterable):
-            raise LayoutTypeError(
-                f"Argument 'bases' for in-dim '{name}' must be a list of bases, not "
-                f"{type(in_bases).__name__} {shown(in_bases)}."
-            )
-        converted = []
-        for j, basis in enumerate(in_bases):
-            if j == MAX_DIM_LOG2:  # checked here too: in_bases may be an endless iterator
-                raise LayoutError(
-                    f"Argument 'bases' has {j + 1} or more bases for in-dim '{name}'; "
-                    f"llverify caps an in-dim at {MAX_DIM_LOG2} bases (size 2**{MAX_DIM_LOG2}, "
-                    "Triton's int32 sizes)."
-                )
-            if isinstance(basis, _UNORDERED) or not isinstance(basis, Iterable):
-                raise LayoutTypeError(
-                    f"Argument 'bases': basis {j} of in-dim '{name}' must be a list of "
-                    f"ints, not {type(basis).__name__} {shown(basis)}."
-                )
-            converted.append(
-                tuple(
-                    v if v.__class__ is int else as_int(v, f"bases['{name}'][{j}][{k}]")
-                    for k, v in enumerate(basis)
-                )
-            )
-        nested.append(tuple(converted))
-    in_names = _check_names(names, "bases")
-    return in_names, tuple(nested)
+def _quotient_bases(
+    a_bases: Sequence[tuple[int, ...]],
+    b_part: list[tuple[int, ...]],
+    b_log2: list[int],
+    c_log2: tuple[int, ...],
+    left: bool,
+) -> list[list[int]] | None:
+    """One in dim's bases of the quotient C (see _divide), or None if that dim rules it out."""
+    in_b = len(b_part)
+    if left:
+        # a == b * c: b's bases come first, as they are; c's follow, each coordinate above
+        # b's bits of its out dim (so its low b_log2 bits are 0), and shift down into C.
+        if list(a_bases[:in_b]) != b_part:
+            return None
+        rest = a_bases[in_b:]
+        if any(v % (1 << s) for basis in rest for v, s in zip(basis, b_log2)):
+            return None
+        return [[v >> s for v, s in zip(basis, b_log2)] for basis in rest]
+    # a == c * b: c's bases come first, as they are; b's are the last ones, each coordinate
+    # shifted above c's bits of its out dim.
+    in_c = len(a_bases) - in_b
+    scaled = [tuple(v << s for v, s in zip(basis, c_log2)) for basis in b_part]
+    if list(a_bases[in_c:]) != scaled:
+        return None
+    return [list(basis) for basis in a_bases[:in_c]]
