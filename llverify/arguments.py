@@ -26,7 +26,6 @@ from llverify.encodings import (
 )
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, ParseError
 from llverify.layout import LinearLayout
-from llverify.text import layout_from_json, parse_layout
 from llverify.text_format import check_nesting
 
 __all__ = [
@@ -76,9 +75,9 @@ def _parse_text(text: str, name: str) -> tuple[Any, list[int] | None]:
     if is_encoding_text(stripped):
         return parse_encoding(stripped, name)
     if stripped.startswith("{"):
-        return layout_from_json(stripped), None
+        return LinearLayout.from_json(stripped), None
     if "->" in stripped or "size 1 dimension" in stripped:
-        return parse_layout(stripped), None
+        return LinearLayout.from_string(stripped), None
     shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
     raise LayoutTextError(f"Argument '{name}' must be {LAYOUT_FORMS}, not {shown!r}.")
 

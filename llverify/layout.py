@@ -124,6 +124,7 @@ from llverify.text_format import (
     LayoutParts,
     layout_object,
     parse_layout_json,
+    parse_layout_object,
     parse_layout_text,
 )
 
@@ -1196,7 +1197,10 @@ class LinearLayout:
 
     @classmethod
     def from_string(cls, text: str) -> LinearLayout:
-        """Parse Triton's ``toString()`` text (see :func:`llverify.text.parse_layout`).
+        """Parse Triton's ``toString()`` text (``str(layout)``) back to a layout.
+
+        The text may be pasted with a compiler error message around it (see
+        :func:`llverify.text_format.parse_layout_text`).
 
         Examples:
             >>> ll = LinearLayout.identity_1d(4, "lane", "dim0")
@@ -1205,14 +1209,33 @@ class LinearLayout:
         """
         return _layout_from_parts(parse_layout_text(text), "the text describes an invalid layout")
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: ``{"bases": {in_dim: [[...]]}, "out_dims": {out_dim: size}}``.
+
+        Examples:
+            >>> LinearLayout.identity_1d(2, "lane", "dim0").to_dict()
+            {'bases': {'lane': [[1]]}, 'out_dims': {'dim0': 2}}
+        """
+        return layout_object(self.bases, self.out_dims)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LinearLayout:
+        """Inverse of :meth:`to_dict`; ``bases``/``out_dims`` may also be lists of pairs.
+
+        Examples:
+            >>> LinearLayout.from_dict({"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}).out_dims
+            [('dim0', 2)]
+        """
+        return _layout_from_parts(parse_layout_object(data), "invalid layout")
+
     def to_json(self) -> str:
-        """JSON text ``{"bases": {...}, "out_dims": {...}}`` (see :mod:`llverify.text`).
+        """JSON text ``{"bases": {...}, "out_dims": {...}}``: :meth:`to_dict` as a string.
 
         Examples:
             >>> LinearLayout.identity_1d(2, "lane", "dim0").to_json()
             '{"bases": {"lane": [[1]]}, "out_dims": {"dim0": 2}}'
         """
-        return json.dumps(layout_object(self.bases, self.out_dims))
+        return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str) -> LinearLayout:

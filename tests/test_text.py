@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify import LinearLayout, LLVerifyError, ParseError
-from llverify.text import layout_from_dict, layout_from_json, parse_layout
 
 OUTS = "\nwhere out dims are: [dim0 (size 2), dim1 (size 2)]"
 
@@ -46,14 +45,14 @@ def layouts(draw):
 @settings(max_examples=200, deadline=None)
 @given(layouts())
 def test_text_round_trip_is_exact(layout):
-    assert parse_layout(str(layout)) == layout
-    assert str(parse_layout(str(layout))) == str(layout)
+    assert LinearLayout.from_string(str(layout)) == layout
+    assert str(LinearLayout.from_string(str(layout))) == str(layout)
 
 
 @settings(max_examples=200, deadline=None)
 @given(layouts())
 def test_json_round_trip_is_exact(layout):
-    assert layout_from_json(layout.to_json()) == layout
+    assert LinearLayout.from_json(layout.to_json()) == layout
     assert LinearLayout.from_json(layout.to_json()) == layout
 
 
@@ -62,24 +61,24 @@ def test_parse_finds_the_layout_inside_a_compiler_error_message():
         "LLVM ERROR: Layout is expected to be surjective, i.e. every `out` coordinate can be "
         "reached by some `in` coordinate, but was not:" + str(BLOCKED) + "\nAborted (core dumped)"
     )
-    assert parse_layout(message) == BLOCKED
+    assert LinearLayout.from_string(message) == BLOCKED
 
 
 def test_parse_accepts_indented_paste_without_leading_newline():
     indented = "\n".join("    " + line for line in str(BLOCKED).strip("\n").splitlines())
-    assert parse_layout(indented) == BLOCKED
+    assert LinearLayout.from_string(indented) == BLOCKED
 
 
 def test_parse_empty_layouts():
-    assert parse_layout("\n(empty layout)") == LinearLayout.empty()
+    assert LinearLayout.from_string("\n(empty layout)") == LinearLayout.empty()
     with_outs = LinearLayout.from_bases([], ["dim0", "dim1"], [4, 2], False)
     assert str(with_outs) == "\n(empty layout with out-dims [dim0 (size 4), dim1 (size 2)])"
-    assert parse_layout(str(with_outs)) == with_outs
+    assert LinearLayout.from_string(str(with_outs)) == with_outs
 
 
 def test_parse_keeps_non_surjective_out_sizes():
     layout = LinearLayout.from_bases([("offset", [[1, 0]])], ["dim0", "dim1"], [64, 16], False)
-    assert parse_layout(str(layout)).out_dims == [("dim0", 64), ("dim1", 16)]
+    assert LinearLayout.from_string(str(layout)).out_dims == [("dim0", 64), ("dim1", 16)]
 
 
 @pytest.mark.parametrize(
@@ -129,14 +128,14 @@ def test_parse_keeps_non_surjective_out_sizes():
 )
 def test_parse_errors_name_the_problem(text, fragment):
     with pytest.raises(ParseError) as info:
-        parse_layout(text)
+        LinearLayout.from_string(text)
     assert isinstance(info.value, ValueError)
     assert fragment in str(info.value)
 
 
 def test_parse_rejects_non_text():
     with pytest.raises(ParseError, match="must be a str"):
-        parse_layout(42)
+        LinearLayout.from_string(42)
 
 
 @pytest.mark.parametrize(
@@ -152,25 +151,25 @@ def test_parse_rejects_non_text():
 )
 def test_json_errors_name_the_problem(data, fragment):
     with pytest.raises(ParseError) as info:
-        layout_from_dict(data)
+        LinearLayout.from_dict(data)
     assert fragment in str(info.value)
 
 
 def test_json_accepts_pair_lists():
     data = {"bases": [["lane", [[1]]]], "out_dims": [["dim0", 2]]}
-    assert layout_from_dict(data) == LinearLayout.identity_1d(2, "lane", "dim0")
+    assert LinearLayout.from_dict(data) == LinearLayout.identity_1d(2, "lane", "dim0")
 
 
 def test_invalid_json_text():
     with pytest.raises(ParseError, match="invalid JSON"):
-        layout_from_json("{not json")
+        LinearLayout.from_json("{not json")
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=" -=>(),\n0123456789abcdefghijklmnopqrstuvwxyz[]:", max_size=200))
 def test_parser_fuzz_raises_only_parse_errors(text):
     try:
-        parse_layout(text)
+        LinearLayout.from_string(text)
     except ParseError:
         pass
 
@@ -187,11 +186,11 @@ def test_parser_fuzz_mutated_layout_text(layout, data):
     )
     mutated = text[:position] + replacement + text[position + 1 :]
     try:
-        parsed = parse_layout(mutated)
+        parsed = LinearLayout.from_string(mutated)
     except ParseError:
         return
     # Whatever parses must print back to a text that parses to the same layout.
-    assert parse_layout(str(parsed)) == parsed
+    assert LinearLayout.from_string(str(parsed)) == parsed
 
 
 @settings(max_examples=200, deadline=None)
@@ -204,7 +203,7 @@ def test_parser_fuzz_mutated_layout_text(layout, data):
 )
 def test_json_fuzz_raises_only_parse_errors(value):
     try:
-        layout_from_json(json.dumps(value))
+        LinearLayout.from_json(json.dumps(value))
     except ParseError:
         pass
     except LLVerifyError as error:  # pragma: no cover - would be a wrong error class

@@ -18,7 +18,6 @@ from llverify.cli.output import to_json
 from llverify.errors import DimensionError, LLVerifyError
 from llverify.layout import LinearLayout
 from llverify.proof.explain import explain
-from llverify.text import layout_to_dict
 from llverify.views import layout_view
 
 #: Views print at most this many cells by default (a 128x128 tile prints whole).
@@ -60,7 +59,7 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
     """
     masks = layout.get_free_variable_masks()
     return {
-        **layout_to_dict(layout),
+        **layout.to_dict(),
         "text": layout.to_string(),
         "in_dims": dict(layout.in_dims),
         "rank": layout.rank(),
