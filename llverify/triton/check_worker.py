@@ -1,14 +1,16 @@
 """Worker process of :mod:`llverify.triton.check` (Triton may abort on invalid input).
 
-stdin: a JSON list of ``{"spec": {"class": ..., "kwargs": ...}, "shape": [...]}``; stdout:
-one ``@@ {"bases": {in_dim: bases}}`` or ``@@ {"error": "..."}`` line per case, flushed at
-once.  Specs are data (whitelisted Gluon classes and their keywords), never code.
+It speaks :mod:`llverify.triton.protocol`: the request is a list of ``{"spec": {"class": ...,
+"kwargs": ...}, "shape": [...]}``; one answer per case, ``{"bases": {in_dim: bases}}`` or
+``{"error": "..."}``.  Specs are data (whitelisted Gluon classes and their keywords), never
+code.
 """
 
 from __future__ import annotations
 
-import json
 import sys
+
+from llverify.triton import protocol
 
 
 def main() -> None:
@@ -22,7 +24,7 @@ def main() -> None:
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
     modules = {"ttgl": ttgl, "amd": amd}
-    for case in json.loads(sys.stdin.read()):
+    for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
             linear = builder.to_linear_layout(attr, case["shape"])
@@ -35,9 +37,9 @@ def main() -> None:
                     "warp": linear.warp_bases,
                     "block": linear.block_bases,
                 }
-            print("@@ " + json.dumps({"bases": bases}), flush=True)
+            protocol.answer({"bases": bases})
         except Exception as error:  # a Python-level refusal, reported per case
-            print("@@ " + json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
+            protocol.answer({"error": f"{type(error).__name__}: {error}"})
 
 
 if __name__ == "__main__":
