@@ -29,8 +29,9 @@ from llverify.proof.verdict import Status
 
 #: what ``audit --target`` says of its choices (those of validate; some have no bank model)
 TARGET_HELP = (
-    "use this target's shared-memory bank model instead of the one of the module's "
-    "ttg.target (default: the module's); the targets of 'validate --target', but "
+    "override the module's ttg.target: this target's shared-memory bank model (and, with "
+    "--emitted, its Triton target; default: the module's); the targets of 'validate "
+    "--target', but "
     + ", ".join(name for name, t in TARGETS.items() if t.bank_model is None)
     + " exits 2: llverify has no shared-memory bank model for it"
 )

@@ -14,6 +14,7 @@ from llverify.triton import protocol
 
 
 def main() -> None:
+    """Answer each case of the request with Triton's bases of its layout, or the error."""
     from triton._C.libtriton import gluon_ir, ir
     from triton.experimental.gluon import language as ttgl
     from triton.experimental.gluon.language import amd
