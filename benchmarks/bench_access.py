@@ -21,7 +21,7 @@ from cases.access import (  # noqa: E402
     reg_layout,
     shared_from_bases,
 )
-from llverify.hardware import TARGETS  # noqa: E402
+from llverify.hardware import BANK_MODELS  # noqa: E402
 from llverify.shared_memory.access import (  # noqa: E402  # noqa: E402
     simulate_bank_conflicts,
 )
@@ -49,7 +49,7 @@ def main() -> None:
     start = time.perf_counter()
     prepared = [(conversion_layout(r, s, shape, bits), bits) for r, s, shape, bits in pairs]
     t_prep = time.perf_counter() - start
-    nvidia = TARGETS["nvidia"]
+    nvidia = BANK_MODELS["nvidia"]
     start = time.perf_counter()
     for (cvt, elems), bits in prepared:
         simulate_bank_conflicts(cvt, elems, bits, exhaustive=True)

@@ -1,6 +1,10 @@
-"""Hardware facts: targets (lanes, banks, bank width, access phases), element-bit rules, dtypes.
+"""Hardware facts: the GPU targets (:data:`TARGETS`: Triton target, lanes, shared-memory bank
+model), bank models (lanes, banks, bank width, access phases), element-bit rules, and the
+element types (:data:`DTYPES`).  Every list of targets or dtypes elsewhere derives from these.
 
 Examples:
+    >>> TARGETS["sm90"].triton, TARGETS["gfx1100"].lanes, TARGETS["gfx1100"].bank_model is None
+    ('cuda:90', 32, True)
     >>> tgt = resolve_target("gfx942")
     >>> tgt.lanes, tgt.banks, tgt.pass_lanes(4)
     (64, 32, [1, 2, 20])
@@ -19,18 +23,25 @@ from llverify.errors import LayoutError, LLVerifyError
 __all__ = [
     "ANY_ELEMENT_BITS",
     "BANK_BITS",
+    "BANK_MODELS",
+    "DTYPES",
     "DTYPE_BITS",
+    "DTYPE_NAMES",
     "DTYPE_WIDTHS",
+    "GLUON_DTYPE_BITS",
     "LEGACY_ELEMENT_BITS",
     "PADDED_ELEMENT_BITS",
     "TARGETS",
     "VECTOR_BITS",
     "VECTOR_ELEMENT_BITS",
+    "Dtype",
     "ElementBitsRule",
+    "GpuTarget",
     "Target",
     "dtype_bits",
     "element_type_bits",
     "resolve_target",
+    "target_of_triton",
 ]
 
 #: bits of one shared-memory bank (a 32-bit word), on every target
@@ -41,8 +52,8 @@ VECTOR_BITS = 128
 
 @dataclass(frozen=True)
 class Target:
-    """A shared-memory target: lanes per warp, banks of :data:`BANK_BITS` bits, and whether
-    ds_read_b128 groups lanes by XOR phases (AMD wave64).
+    """A shared-memory target (a bank model): lanes per warp, banks of :data:`BANK_BITS` bits,
+    and whether ds_read_b128 groups lanes by XOR phases (AMD wave64).
 
     Examples:
         >>> Target("nvidia", 32, 32).pass_lanes(2)
@@ -71,7 +82,7 @@ class Target:
         phases span(l0, l1, l2^l4) (32 banks) or span(l0, l1, l2^l3, l2^l4) (64 banks).
 
         Examples:
-            >>> TARGETS["gfx950"].pass_lanes(4)
+            >>> BANK_MODELS["gfx950"].pass_lanes(4)
             [1, 2, 12, 20]
         """
         if self.amd and words_per_lane == 4:
@@ -84,7 +95,7 @@ class Target:
         ``log2(phases)`` from the top, sequential.
 
         Examples:
-            >>> TARGETS["nvidia"].triton_lanes(4)
+            >>> BANK_MODELS["nvidia"].triton_lanes(4)
             [1, 2, 4]
         """
         log2_lanes = self.lanes.bit_length() - 1
@@ -94,15 +105,74 @@ class Target:
         return [1 << i for i in range(log2_lanes - log2_phase)]
 
 
+@dataclass(frozen=True)
+class GpuTarget:
+    """A GPU target as ``audit --target`` and ``validate --target`` name it (``sm90``,
+    ``gfx942``): the Triton target it compiles for (``backend:arch``), its lanes per warp,
+    and its shared-memory bank model (None where llverify has none).
+
+    Examples:
+        >>> TARGETS["gfx942"]
+        GpuTarget(name='gfx942', backend='hip', arch='gfx942', lanes=64, bank_model=Target(name='gfx942', lanes=64, banks=32, amd=True))
+        >>> GpuTarget("sm90", "cuda", 90, 64, BANK_MODELS["nvidia"])
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'lanes' of target sm90 must be its bank model's 32 lanes (nvidia), not 64.
+    """  # noqa: E501
+
+    name: str
+    backend: str  # "cuda" or "hip"
+    arch: int | str  # the SM number (90) or the gfx architecture ("gfx942")
+    lanes: int  # threads per warp (wavefront)
+    bank_model: Target | None
+
+    def __post_init__(self) -> None:
+        model = self.bank_model
+        if model is not None and model.lanes != self.lanes:
+            raise LayoutError(
+                f"Argument 'lanes' of target {self.name} must be its bank model's "
+                f"{model.lanes} lanes ({model.name}), not {self.lanes}."
+            )
+
+    @property
+    def triton(self) -> str:
+        """The Triton target, as ``ttg.target`` spells it (``"cuda:90"``, ``"hip:gfx942"``)."""
+        return f"{self.backend}:{self.arch}"
+
+
+_NVIDIA = Target("nvidia", 32, 32)
+
+#: The GPU targets (the one target table: everything else derives from it), by name
 TARGETS = {
-    "nvidia": Target("nvidia", 32, 32),
-    "gfx942": Target("gfx942", 64, 32, amd=True),
-    "gfx950": Target("gfx950", 64, 64, amd=True),
+    t.name: t
+    for t in (
+        GpuTarget("sm80", "cuda", 80, 32, _NVIDIA),
+        GpuTarget("sm86", "cuda", 86, 32, _NVIDIA),
+        GpuTarget("sm89", "cuda", 89, 32, _NVIDIA),
+        GpuTarget("sm90", "cuda", 90, 32, _NVIDIA),
+        GpuTarget("sm100", "cuda", 100, 32, _NVIDIA),
+        GpuTarget("sm120", "cuda", 120, 32, _NVIDIA),
+        GpuTarget("gfx942", "hip", "gfx942", 64, Target("gfx942", 64, 32, amd=True)),
+        GpuTarget("gfx950", "hip", "gfx950", 64, Target("gfx950", 64, 64, amd=True)),
+        GpuTarget("gfx1100", "hip", "gfx1100", 32, None),  # RDNA3, wave32: no bank model here
+    )
 }
+#: The shared-memory bank models of :data:`TARGETS`, by name (``nvidia``, ``gfx942``, ...)
+BANK_MODELS = {t.bank_model.name: t.bank_model for t in TARGETS.values() if t.bank_model}
+
+
+def target_of_triton(triton: str) -> GpuTarget | None:
+    """The target of :data:`TARGETS` that compiles for the Triton target ``triton``, or None.
+
+    Examples:
+        >>> target_of_triton("hip:gfx950").name, target_of_triton("cuda:75")
+        ('gfx950', None)
+    """
+    return next((t for t in TARGETS.values() if t.triton == triton), None)
 
 
 def resolve_target(target: str | Target, error: type[LLVerifyError] = LayoutError) -> Target:
-    """The :class:`Target` named by ``target`` (a name in :data:`TARGETS` or a Target).
+    """The :class:`Target` named by ``target`` (a name in :data:`BANK_MODELS` or a Target).
 
     ``error`` is the exception class raised for anything else (a subclass of ValueError).
 
@@ -116,11 +186,11 @@ def resolve_target(target: str | Target, error: type[LLVerifyError] = LayoutErro
     """  # noqa: E501
     if isinstance(target, Target):
         return target
-    if not isinstance(target, str) or target not in TARGETS:
+    if not isinstance(target, str) or target not in BANK_MODELS:
         raise error(
-            f"Argument 'target' must be a Target or one of {sorted(TARGETS)}, not {target!r}."
+            f"Argument 'target' must be a Target or one of {sorted(BANK_MODELS)}, not {target!r}."
         )
-    return TARGETS[target]
+    return BANK_MODELS[target]
 
 
 @dataclass(frozen=True)
@@ -165,18 +235,55 @@ LEGACY_ELEMENT_BITS = ElementBitsRule(
     (8, 16, 32, 64), "the element_bitwidth of Triton's shared encodings"
 )
 
-#: element type names (TTGIR and Gluon spellings, lower case) -> bits
-DTYPE_BITS = {
-    **dict.fromkeys(["i4", "u4", "e2m1", "f4"], 4),
-    **dict.fromkeys(["i8", "u8", "f8", "e4m3", "e5m2", "f8e4m3fn", "f8e5m2", "fp8"], 8),
-    **dict.fromkeys(["f16", "bf16", "i16", "u16", "fp16", "float16", "bfloat16"], 16),
-    **dict.fromkeys(["f32", "i32", "u32", "tf32", "fp32", "float32"], 32),
-    **dict.fromkeys(["f64", "i64", "u64", "fp64", "float64"], 64),
-}
+
+@dataclass(frozen=True)
+class Dtype:
+    """An element type: its bits and its names (lower case) in each spelling: ``names`` are
+    dtype names (``--dtype``, spec files, TTGIR), ``ttgir`` TTGIR element types that are no
+    dtype name, ``gluon`` Gluon's dtype names (``ttgl.float16``)."""
+
+    bits: int
+    names: tuple[str, ...] = ()
+    ttgir: tuple[str, ...] = ()
+    gluon: tuple[str, ...] = ()
+
+
+#: The element types (the one dtype table: everything else derives from it)
+DTYPES = (
+    Dtype(1, gluon=("int1",)),  # Gluon's bit width of a boolean
+    Dtype(8, ttgir=("i1",)),  # a TTGIR boolean takes a byte in memory
+    Dtype(4, ("i4", "u4")),
+    Dtype(4, ("e2m1", "f4")),
+    Dtype(8, ("i8",), gluon=("int8",)),
+    Dtype(8, ("u8",), gluon=("uint8",)),
+    Dtype(8, ("f8", "fp8")),
+    Dtype(8, ("e4m3", "f8e4m3fn"), gluon=("float8e4nv",)),
+    Dtype(8, ("e5m2", "f8e5m2"), gluon=("float8e5",)),
+    Dtype(8, ttgir=("f8e4m3b11fnuz",), gluon=("float8e4b15",)),
+    Dtype(8, ttgir=("f8e4m3fnuz",), gluon=("float8e4b8",)),
+    Dtype(8, ttgir=("f8e5m2fnuz",), gluon=("float8e5b16",)),
+    Dtype(16, ("i16",), gluon=("int16",)),
+    Dtype(16, ("u16",), gluon=("uint16",)),
+    Dtype(16, ("f16", "fp16", "float16"), gluon=("float16",)),
+    Dtype(16, ("bf16", "bfloat16"), gluon=("bfloat16",)),
+    Dtype(32, ("i32",), gluon=("int32",)),
+    Dtype(32, ("u32",), gluon=("uint32",)),
+    Dtype(32, ("f32", "fp32", "float32"), gluon=("float32",)),
+    Dtype(32, ("tf32",)),
+    Dtype(64, ("i64",), gluon=("int64",)),
+    Dtype(64, ("u64",), gluon=("uint64",)),
+    Dtype(64, ("f64", "fp64", "float64"), gluon=("float64",)),
+)
+#: dtype names (lower case) -> bits
+DTYPE_BITS = {name: d.bits for d in DTYPES for name in d.names}
+#: one name per dtype (the first of its names), for help texts
+DTYPE_NAMES = tuple(d.names[0] for d in DTYPES if d.names)
 #: the element widths a dtype may be given as directly (a bit count)
-DTYPE_WIDTHS = (4, 8, 16, 32, 64)
-#: TTGIR element types that are not dtype names: booleans take a byte in memory
-_TTGIR_ONLY_BITS = {"i1": 8, "f8e4m3fnuz": 8, "f8e5m2fnuz": 8, "f8e4m3b11fnuz": 8}
+DTYPE_WIDTHS = tuple(sorted({d.bits for d in DTYPES if d.names}))
+#: Gluon dtype names -> bits
+GLUON_DTYPE_BITS = {name: d.bits for d in DTYPES for name in d.gluon}
+#: TTGIR element types that are not dtype names -> bits
+_TTGIR_ONLY_BITS = {name: d.bits for d in DTYPES for name in d.ttgir}
 
 
 def dtype_bits(text: str) -> int | None:

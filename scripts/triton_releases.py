@@ -1,11 +1,17 @@
 """Create one virtualenv per Triton release, for ``llverify.triton.compile`` to compile with.
 
 Run: python scripts/triton_releases.py DIR VERSION... [--link VERSION=VENV]
-e.g. python scripts/triton_releases.py /work/tritons 2.1.0 2.2.0 3.2.0 --link 3.9.0=/work/venv
+e.g. python scripts/triton_releases.py ~/.cache/llverify/triton-releases 2.1.0 3.2.0 \
+         --link 3.9.0=/path/to/venv
+llverify looks for the releases (``llverify.triton.releases.releases_folder``) in
+``$LLVERIFY_TRITON_RELEASES``, else in the per-user cache folder
+``$XDG_CACHE_HOME/llverify/triton-releases`` (``~/.cache/llverify/triton-releases`` without
+``XDG_CACHE_HOME``): make them there, or set ``LLVERIFY_TRITON_RELEASES=DIR``.
 Then: PYTHONPATH=. python scripts/triton_releases.py DIR --matrix
 compiles tests/data/emitted/{cvt,red}.ttgir (compile_ttgir) and :data:`KERNEL` (compile_python)
-with every release in DIR for every target, and prints the release x target table of
-docs/validation.md ("Compiling with Triton releases"); each failure's full message follows it.
+with every release in DIR for each target of :data:`MATRIX`, and prints the release x target
+table of docs/validation.md ("Compiling with Triton releases"); each failure's full message
+follows it.
 
 Each release goes in ``DIR/VERSION`` (``python3 -m venv``, then ``pip install triton==VERSION``).
 The 2.x releases also get ``numpy<2`` and a ``torch`` stub module in their site-packages: their
@@ -14,7 +20,7 @@ stub answers (``LLVERIFY_TORCH_HIP`` set to an architecture makes ``torch.versio
 ``--link VERSION=VENV`` makes ``DIR/VERSION`` a symlink to an existing virtualenv instead.
 The script is idempotent: a release whose venv already imports ``triton`` at that version is
 left alone.  It prints one progress line per step and a size/time line per release.
-``llverify.triton.compile.release_pythons`` finds the venvs (env var ``LLVERIFY_TRITON_RELEASES``).
+``llverify.triton.releases.release_pythons`` finds the venvs.
 """
 
 from __future__ import annotations
@@ -67,19 +73,19 @@ def rowsum(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
 """
 
 KERNELS = Path(__file__).resolve().parent.parent / "tests" / "data" / "emitted"
+#: the targets of the matrix (names of llverify.hardware.TARGETS): those of docs/validation.md
+MATRIX = ("sm80", "sm90", "sm100", "gfx942", "gfx950")
 
 
 def matrix(root: Path) -> None:
     """Compile the three kernels with each release of ``root`` for each target; print the table."""
     import tempfile
 
-    from llverify.triton.compile import (
-        TARGETS,
-        CompileError,
-        compile_python,
-        compile_ttgir,
-        release_pythons,
-    )
+    from llverify.hardware import TARGETS
+    from llverify.triton.compile import CompileError, compile_python, compile_ttgir
+    from llverify.triton.releases import release_pythons
+
+    targets = [TARGETS[name].triton for name in MATRIX]
 
     texts = {name: (KERNELS / f"{name}.ttgir").read_text() for name in ("cvt", "red")}
     failures: list[str] = []
@@ -89,7 +95,7 @@ def matrix(root: Path) -> None:
         source.write_text(KERNEL)
         for version, python in release_pythons(str(root)).items():
             cells = []
-            for target in TARGETS:
+            for target in targets:
                 bad = []
                 start = time.time()
                 for kernel in ("cvt", "red", "python"):
@@ -115,8 +121,8 @@ def matrix(root: Path) -> None:
                     flush=True,
                 )
             rows.append(f"| {version} | " + " | ".join(cells) + " |")
-    print("| release | " + " | ".join(TARGETS) + " |")
-    print("|---" * (len(TARGETS) + 1) + "|")
+    print("| release | " + " | ".join(targets) + " |")
+    print("|---" * (len(targets) + 1) + "|")
     print("\n".join(rows))
     print()
     print("\n\n".join(failures))
@@ -210,7 +216,11 @@ def link(root: Path, spec: str) -> None:
 def main() -> None:
     """Parse the command line and install each release in turn."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("root", help="folder holding one venv per release")
+    parser.add_argument(
+        "root",
+        help="folder holding one venv per release (llverify's: $LLVERIFY_TRITON_RELEASES, "
+        "else ~/.cache/llverify/triton-releases)",
+    )
     parser.add_argument("versions", nargs="*", help="Triton releases, e.g. 2.1.0 3.2.0")
     parser.add_argument(
         "--link",

@@ -45,9 +45,9 @@ from llverify.triton.compile import (  # noqa: E402
     CompiledKernel,
     CompileError,
     compile_ttgir,
-    release_pythons,
     translate_ttgir,
 )
+from llverify.triton.releases import release_pythons  # noqa: E402
 
 #: the small TTGIR fixtures validated with every release, beside the quick sweep
 FIXTURES = (

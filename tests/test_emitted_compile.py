@@ -7,22 +7,30 @@ scripts/triton_releases.py) and skip when there is none.  The translation tests 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from cases.triton import require_triton
+from llverify.triton import protocol
 from llverify.triton.compile import (
     TRANSLATIONS,
+    WORKER,
     CompiledKernel,
     CompileError,
     compile_python,
     compile_ttgir,
     installed_triton_version,
     parse_target,
-    release_pythons,
     translate_ttgir,
+)
+from llverify.triton.releases import (
+    ReleaseError,
+    release_python,
+    release_pythons,
+    releases_folder,
 )
 
 KERNELS = Path(__file__).parent / "data" / "emitted"
@@ -178,6 +186,24 @@ def test_bad_arguments_are_refused_by_name():
         compile_python("k.py", "k", signature={}, constexprs={"X": object()}, target="cuda:90")
 
 
+def test_the_worker_answers_by_the_protocol(tmp_path):
+    """compile_worker, run as a script without llverify on its path, reads the protocol's
+    request and writes its one answer (here a refusal, with the Triton version)."""
+    require_triton()
+    request = {"kind": "ttgir", "text": "not ttgir", "target": parse_target("cuda:90")}
+    out = subprocess.run(
+        [sys.executable, "-I", str(WORKER)],
+        input=protocol.request_text(request),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,  # -I and another folder: protocol.py is found by its path only
+    )
+    (answer,) = protocol.answers(out.stdout)
+    assert answer["ok"] is False and answer["version"] == installed_triton_version()
+    assert answer["error"], out.stderr[-2000:]
+
+
 def test_release_pythons_lists_versioned_venvs(tmp_path, monkeypatch):
     for name in ("3.10.0", "2.1.0", "3.2.0", "notes"):
         (tmp_path / name / "bin").mkdir(parents=True)
@@ -185,6 +211,34 @@ def test_release_pythons_lists_versioned_venvs(tmp_path, monkeypatch):
     monkeypatch.setenv("LLVERIFY_TRITON_RELEASES", str(tmp_path))
     assert list(release_pythons()) == ["2.1.0", "3.2.0", "3.10.0"]
     assert release_pythons(str(tmp_path / "absent")) == {}
+    assert release_python("3.2.0") == str(tmp_path / "3.2.0" / "bin" / "python")
+
+
+def test_the_releases_folder_is_the_env_var_else_the_user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LLVERIFY_TRITON_RELEASES", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert releases_folder() == tmp_path / "home" / ".cache" / "llverify" / "triton-releases"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert releases_folder() == tmp_path / "cache" / "llverify" / "triton-releases"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec ignores relative ones
+    assert releases_folder() == tmp_path / "home" / ".cache" / "llverify" / "triton-releases"
+    monkeypatch.setenv("LLVERIFY_TRITON_RELEASES", "")  # empty: unset
+    assert releases_folder() == tmp_path / "home" / ".cache" / "llverify" / "triton-releases"
+    monkeypatch.setenv("LLVERIFY_TRITON_RELEASES", str(tmp_path / "mine"))
+    assert releases_folder() == tmp_path / "mine"
+
+
+def test_a_missing_release_names_the_folder_and_the_env_var(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLVERIFY_TRITON_RELEASES", str(tmp_path))
+    (tmp_path / "2.1.0" / "bin").mkdir(parents=True)
+    (tmp_path / "2.1.0" / "bin" / "python").write_text("")
+    with pytest.raises(ReleaseError) as caught:
+        release_python("3.2.0")
+    message = str(caught.value)
+    assert isinstance(caught.value, ValueError) and "\n" not in message
+    assert f"no virtualenv in {tmp_path} (found: 2.1.0)" in message
+    assert "set LLVERIFY_TRITON_RELEASES" in message and "release='3.2.0'" in message
 
 
 RELEASES = release_pythons()

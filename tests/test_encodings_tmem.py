@@ -38,6 +38,7 @@ from llverify.encodings.tmem import (
     view_layout,
 )
 from llverify.errors import LayoutTypeError, LLVerifyError
+from llverify.hardware import GLUON_DTYPE_BITS
 from llverify.specs.tmem import (
     MESSAGE_16X64B_MISREAD,
     MESSAGE_OBLIGATIONS,
@@ -354,7 +355,7 @@ def test_differential_vs_triton(differential) -> None:
     assert sum(c["outcome"] == "refused" for c in differential) >= 50
     # every atom, bit width, blockM, CGA/two-CTA/scales/subslice kind reached a layout
     assert {c["atom"] for c in layouts} == set(INSTR_VARIANTS)
-    widths = {llverify.encodings.tmem.DTYPE_BITWIDTHS[c["dtype"]] for c in layouts}
+    widths = {GLUON_DTYPE_BITS[c["dtype"]] for c in layouts}
     assert widths == {8, 16, 32}
     tmem = [c for c in layouts if c["layout"]["kind"] == "tmem"]
     assert {c["layout"]["block"][0] for c in tmem} == {64, 128}

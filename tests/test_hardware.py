@@ -1,4 +1,5 @@
-"""The hardware module: targets, their access phases, element-bit rules and dtype names."""
+"""The hardware module: the target table, bank models and their access phases, element-bit
+rules and the dtype table."""
 
 from __future__ import annotations
 
@@ -8,15 +9,21 @@ from llverify import gf2
 from llverify.errors import LayoutError, LayoutTypeError
 from llverify.hardware import (
     ANY_ELEMENT_BITS,
+    BANK_MODELS,
     DTYPE_BITS,
+    DTYPE_WIDTHS,
+    DTYPES,
+    GLUON_DTYPE_BITS,
     LEGACY_ELEMENT_BITS,
     PADDED_ELEMENT_BITS,
     TARGETS,
     VECTOR_ELEMENT_BITS,
+    GpuTarget,
     Target,
     dtype_bits,
     element_type_bits,
     resolve_target,
+    target_of_triton,
 )
 
 
@@ -27,10 +34,10 @@ def _span(basis: list[int]) -> set[int]:
     return span
 
 
-@pytest.mark.parametrize("name", sorted(TARGETS))
+@pytest.mark.parametrize("name", sorted(BANK_MODELS))
 @pytest.mark.parametrize("words", [1, 2, 4])
 def test_a_pass_covers_the_banks_once(name: str, words: int) -> None:
-    tgt = TARGETS[name]
+    tgt = BANK_MODELS[name]
     lanes = tgt.pass_lanes(words)
     assert gf2.rank(lanes) == len(lanes)  # a basis
     assert all(0 < lane < tgt.lanes for lane in lanes)
@@ -38,24 +45,49 @@ def test_a_pass_covers_the_banks_once(name: str, words: int) -> None:
 
 
 def test_amd_b128_phases() -> None:
-    assert TARGETS["gfx942"].pass_lanes(4) == [1, 2, 4 ^ 16]
-    assert TARGETS["gfx950"].pass_lanes(4) == [1, 2, 4 ^ 8, 4 ^ 16]
-    assert TARGETS["nvidia"].pass_lanes(4) == [1, 2, 4]
+    assert BANK_MODELS["gfx942"].pass_lanes(4) == [1, 2, 4 ^ 16]
+    assert BANK_MODELS["gfx950"].pass_lanes(4) == [1, 2, 4 ^ 8, 4 ^ 16]
+    assert BANK_MODELS["nvidia"].pass_lanes(4) == [1, 2, 4]
 
 
 def test_triton_lanes() -> None:
-    assert TARGETS["nvidia"].triton_lanes(1) == [1, 2, 4, 8, 16]
-    assert TARGETS["gfx942"].triton_lanes(1) == [1, 2, 4, 8, 16]
-    assert TARGETS["gfx950"].triton_lanes(2) == [1, 2, 4, 8, 16]
+    assert BANK_MODELS["nvidia"].triton_lanes(1) == [1, 2, 4, 8, 16]
+    assert BANK_MODELS["gfx942"].triton_lanes(1) == [1, 2, 4, 8, 16]
+    assert BANK_MODELS["gfx950"].triton_lanes(2) == [1, 2, 4, 8, 16]
 
 
 def test_resolve_target() -> None:
     custom = Target("mine", 32, 64)
     assert resolve_target(custom) is custom
-    assert resolve_target("gfx950") is TARGETS["gfx950"]
+    assert resolve_target("gfx950") is BANK_MODELS["gfx950"]
     for bad in ("sm90", None, 3):
         with pytest.raises(LayoutError, match=r"'target'.*Target or one of \['gfx942'"):
             resolve_target(bad)  # type: ignore[arg-type]
+
+
+def test_the_target_table() -> None:
+    """Each target's Triton target, lanes and bank model (the facts the other tables had)."""
+    triton = {name: t.triton for name, t in TARGETS.items()}
+    assert triton == {
+        "sm80": "cuda:80", "sm86": "cuda:86", "sm89": "cuda:89", "sm90": "cuda:90",
+        "sm100": "cuda:100", "sm120": "cuda:120", "gfx942": "hip:gfx942",
+        "gfx950": "hip:gfx950", "gfx1100": "hip:gfx1100",
+    }  # fmt: skip
+    models = {name: t.bank_model and t.bank_model.name for name, t in TARGETS.items()}
+    assert models == {
+        **dict.fromkeys(["sm80", "sm86", "sm89", "sm90", "sm100", "sm120"], "nvidia"),
+        "gfx942": "gfx942", "gfx950": "gfx950", "gfx1100": None,
+    }  # fmt: skip
+    lanes = {name: t.lanes for name, t in TARGETS.items()}
+    assert lanes == {**dict.fromkeys(triton, 32), "gfx942": 64, "gfx950": 64}
+    assert list(BANK_MODELS) == ["nvidia", "gfx942", "gfx950"]
+    assert all(target_of_triton(t.triton) is t for t in TARGETS.values())
+    assert target_of_triton("cuda:75") is None
+
+
+def test_a_target_lane_count_must_match_its_bank_model() -> None:
+    with pytest.raises(LayoutError, match="'lanes' of target x must be its bank model's 64"):
+        GpuTarget("x", "hip", "gfx942", 32, BANK_MODELS["gfx942"])
 
 
 def test_resolve_target_error_class() -> None:
@@ -98,6 +130,18 @@ def test_dtype_names() -> None:
     assert dtype_bits(" F16 ") == 16 and dtype_bits("64") == 64
     assert dtype_bits("12") is None and dtype_bits("i1") is None
     assert all(dtype_bits(name) == bits for name, bits in DTYPE_BITS.items())
+
+
+def test_the_dtype_table() -> None:
+    """Every name is in one spelling of one dtype; the derived tables agree with it."""
+    for spelling in ("names", "ttgir", "gluon"):
+        names = [name for d in DTYPES for name in getattr(d, spelling)]
+        assert len(names) == len(set(names)), spelling
+        assert all(name == name.lower() for name in names), spelling
+    assert DTYPE_WIDTHS == (4, 8, 16, 32, 64)
+    assert GLUON_DTYPE_BITS["int1"] == 1 and GLUON_DTYPE_BITS["float8e4nv"] == 8
+    assert GLUON_DTYPE_BITS["bfloat16"] == DTYPE_BITS["bf16"] == 16
+    assert len(DTYPE_BITS) == 30 and len(GLUON_DTYPE_BITS) == 18
 
 
 def test_ttgir_element_types() -> None:

@@ -37,7 +37,7 @@ from llverify.encodings import (
 )
 from llverify.encodings.padded import padded_size
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
-from llverify.hardware import TARGETS
+from llverify.hardware import BANK_MODELS
 from llverify.shared_memory.swizzle.cost import SwizzleCost, swizzle_cost
 from llverify.shared_memory.swizzle.legacy import (
     LegacyResult,
@@ -492,7 +492,7 @@ def test_linear_layouts_and_targets_are_accepted() -> None:
     src = to_linear_layout(BlockedLayout([1, 4], [4, 8], [1, 1], [1, 0]), shape)
     dst = to_linear_layout(BlockedLayout([4, 1], [8, 4], [1, 1], [0, 1]), shape)
     a = best_swizzled_shared(src, dst, shape, 16)
-    b = best_swizzled_shared(src, dst, shape, 16, TARGETS["nvidia"])
+    b = best_swizzled_shared(src, dst, shape, 16, BANK_MODELS["nvidia"])
     assert a.encoding == b.encoding and a.cost == b.cost and b.certificate_holds()
     wave64 = BlockedLayout([1, 4], [8, 8], [1, 1], [1, 0])
     amd = best_swizzled_shared(wave64, wave64, [32, 32], 16, "gfx950")

@@ -12,7 +12,7 @@ from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x
 from llverify import LinearLayout
 from llverify.encodings import BlockedLayout, SharedLinearLayout
 from llverify.errors import LayoutError
-from llverify.hardware import TARGETS
+from llverify.hardware import BANK_MODELS
 from llverify.proof.verdict import Status
 from llverify.shared_memory.access import access_analysis
 from llverify.shared_memory.swizzle import swizzle_cost
@@ -90,7 +90,7 @@ def test_certificate_is_rechecked_and_not_vacuous() -> None:
     # negative control: asking for "< best + 1" is satisfiable (by the result itself)
     from llverify.proof.smt.swizzle import SwizzleEncoding
 
-    geo = synth._Geometry(9, 32, TARGETS["nvidia"])
+    geo = synth._Geometry(9, 32, BANK_MODELS["nvidia"])
     enc = SwizzleEncoding(synth._flat_side(src, None), synth._flat_side(dst, None), geo)
     widths = synth._width_pairs(geo, (1, 1))
     best = result.cost.total_wavefronts

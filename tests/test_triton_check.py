@@ -12,6 +12,7 @@ import pytest
 from cases.triton import require_triton
 from llverify.cli import EXIT_FAILED, main
 from llverify.triton import check as triton_check
+from llverify.triton import protocol
 
 pytestmark = pytest.mark.triton
 
@@ -49,3 +50,22 @@ def test_a_disagreeing_converter_fails(monkeypatch, capsys) -> None:
     assert main(["triton-check", "--quiet"]) == EXIT_FAILED
     out = capsys.readouterr().out
     assert "MISMATCH BlockedLayout(" in out and "lane: Triton" in out
+
+
+def test_the_worker_answers_each_case_by_the_protocol() -> None:
+    """check_worker reads the protocol's request and writes one answer per case, in order."""
+    require_triton()
+    cases = [c for c in triton_check.default_grid() if c.family == "BlockedLayout"][:2]
+    request = [{"spec": c.spec, "shape": list(c.shape)} for c in cases]
+    request.append({"spec": {"class": "NoSuchLayout", "kwargs": {}}, "shape": [4]})
+    out = subprocess.run(
+        [sys.executable, "-m", "llverify.triton.check_worker"],
+        input=protocol.request_text(request),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    answers = protocol.answers(out.stdout)
+    assert len(answers) == 3, out.stderr[-2000:]
+    assert all("lane" in answer["bases"] for answer in answers[:2])
+    assert "unknown Gluon layout class 'NoSuchLayout'" in answers[2]["error"]

@@ -79,6 +79,7 @@ from llverify.audit.context import (
 from llverify.audit.module import TTGIRModule, parse_module
 from llverify.bits import check_timeout
 from llverify.errors import LayoutError, LLVerifyError
+from llverify.hardware import TARGETS, target_of_triton
 from llverify.proof.verdict import Status
 
 __all__ = [
@@ -107,27 +108,26 @@ RULES: tuple[Rule, ...] = (
 )
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
-#: --target values -> access-analysis targets
-TARGETS = {
-    "sm80": "nvidia", "sm86": "nvidia", "sm89": "nvidia", "sm90": "nvidia", "sm100": "nvidia",
-    "sm120": "nvidia", "gfx942": "gfx942", "gfx950": "gfx950",
-}  # fmt: skip
 
 
 def target_of(module: TTGIRModule, override: str | None = None) -> str:
-    """The access-analysis target: ``override`` (sm80/sm90/sm100/gfx942/gfx950) or the
-    module's ``ttg.target`` ("cuda:90" -> nvidia, "hip:gfx942" -> gfx942)."""
+    """The access-analysis target (a bank model of :data:`llverify.hardware.BANK_MODELS`):
+    that of ``override`` (a name in :data:`llverify.hardware.TARGETS`: sm80, sm90, gfx942, ...)
+    or of the module's ``ttg.target`` ("cuda:90" -> nvidia, "hip:gfx942" -> gfx942)."""
     if override is not None:
-        if override not in TARGETS:
-            raise LayoutError(f"--target must be one of {sorted(TARGETS)}, not {override!r}.")
-        return TARGETS[override]
+        chosen = TARGETS.get(override)
+        if chosen is None or chosen.bank_model is None:
+            modelled = [name for name, t in TARGETS.items() if t.bank_model is not None]
+            why = " (no shared-memory bank model here)" if chosen is not None else ""
+            raise LayoutError(f"--target must be one of {modelled}, not {override!r}{why}.")
+        return chosen.bank_model.name
     target = module.target or ""
     if target.startswith("cuda"):
         return "nvidia"
     if target.startswith("hip:"):
-        arch = target.split(":", 1)[1]
-        if arch in TARGETS:
-            return TARGETS[arch]
+        found = target_of_triton(target)
+        if found is not None and found.bank_model is not None:
+            return found.bank_model.name
         raise LLVerifyError(
             f"the module's target {target!r} has no bank model here; pass --target."
         )

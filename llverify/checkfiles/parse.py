@@ -46,7 +46,7 @@ from llverify.bits import as_bool
 from llverify.checkfiles import decide
 from llverify.checkfiles.lines import LineIndex
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
-from llverify.hardware import DTYPE_BITS, DTYPE_WIDTHS, TARGETS, dtype_bits
+from llverify.hardware import BANK_MODELS, DTYPE_BITS, DTYPE_WIDTHS, dtype_bits
 from llverify.layout import LinearLayout
 from llverify.proof.obligation import Call, Obligation
 from llverify.proof.verdict import Status
@@ -349,6 +349,30 @@ class _Parser:
     # ------------------------------------------------------------------ one check
 
     def check(self, table: dict[str, Any]) -> Iterator[Obligation]:
+        kind = self.kind(table)
+        self.keys(table, kind)
+        if kind == "equivalence":
+            self.one_reference(table)
+        grid = self.grid(table.get("grid"))
+        body = {key: value for key, value in table.items() if key != "grid"}
+        used = {m.group(1) for m in _PLACEHOLDER.finditer(table["name"])}
+        for values in grid:
+            instance = {key: self.substitute(value, values, (key,)) for key, value in body.items()}
+            unused = [f"{k}={_text(v)}" for k, v in values.items() if k not in used]
+            if unused:  # grid values the name does not show tell the instances apart
+                instance["name"] = f"{_text(instance['name'])} [{', '.join(unused)}]"
+            try:
+                yield self.obligation(kind, instance, values)
+            except SpecError as error:
+                if not values:
+                    raise
+                shown = ", ".join(f"{k} = {_text(v)}" for k, v in values.items())
+                raise SpecError(
+                    error.file, error.line, f"grid instance {shown}: {error.reason}"
+                ) from None
+
+    def kind(self, table: dict[str, Any]) -> str:
+        """The check's kind; without one, a misspelt key (likely 'kind') is named first."""
         kind = table.get("kind")
         if kind is None:
             known = sorted(set(_COMMON_KEYS).union(*_KIND_KEYS.values()))
@@ -361,6 +385,10 @@ class _Parser:
                 f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}{_suggest(kind, KINDS)}",
                 "kind",
             )
+        return kind
+
+    def keys(self, table: dict[str, Any], kind: str) -> None:
+        """Only the keys a check of ``kind`` allows; a non-empty name; the required keys."""
         allowed = _COMMON_KEYS + _KIND_KEYS[kind]
         for key in table:
             if key not in allowed:
@@ -377,38 +405,23 @@ class _Parser:
         for key in _REQUIRED[kind]:
             if key not in table:
                 raise self.error(f"a check of kind {kind} needs '{key}' (see docs/specs.md).")
-        if kind == "equivalence":
-            given = [key for key in _REFERENCES if key in table]
-            if len(given) != 1:
-                raise self.error(
-                    "an equivalence check needs exactly one of 'reference' (formulas), "
-                    f"'reference_layout' or 'reference_function', not {given or 'none'}.",
-                    *given[1:2],
-                )
-            if "reference_function" in table and not self.allow_code:
-                raise self.error(
-                    "'reference_function' imports and runs Python code named in the spec; "
-                    "it needs --allow-code (llverify prove) or allow_code=True (parse); "
-                    "otherwise use 'reference' formulas or 'reference_layout'.",
-                    "reference_function",
-                )
-        grid = self.grid(table.get("grid"))
-        body = {key: value for key, value in table.items() if key != "grid"}
-        used = {m.group(1) for m in _PLACEHOLDER.finditer(name)}
-        for values in grid:
-            instance = {key: self.substitute(value, values, (key,)) for key, value in body.items()}
-            unused = [f"{k}={_text(v)}" for k, v in values.items() if k not in used]
-            if unused:  # grid values the name does not show tell the instances apart
-                instance["name"] = f"{_text(instance['name'])} [{', '.join(unused)}]"
-            try:
-                yield self.obligation(kind, instance, values)
-            except SpecError as error:
-                if not values:
-                    raise
-                shown = ", ".join(f"{k} = {_text(v)}" for k, v in values.items())
-                raise SpecError(
-                    error.file, error.line, f"grid instance {shown}: {error.reason}"
-                ) from None
+
+    def one_reference(self, table: dict[str, Any]) -> None:
+        """An equivalence names exactly one reference; code only with ``allow_code``."""
+        given = [key for key in _REFERENCES if key in table]
+        if len(given) != 1:
+            raise self.error(
+                "an equivalence check needs exactly one of 'reference' (formulas), "
+                f"'reference_layout' or 'reference_function', not {given or 'none'}.",
+                *given[1:2],
+            )
+        if "reference_function" in table and not self.allow_code:
+            raise self.error(
+                "'reference_function' imports and runs Python code named in the spec; "
+                "it needs --allow-code (llverify prove) or allow_code=True (parse); "
+                "otherwise use 'reference' formulas or 'reference_layout'.",
+                "reference_function",
+            )
 
     def grid(self, grid: Any) -> list[dict[str, Scalar]]:
         if grid is None:
@@ -541,7 +554,8 @@ class _Parser:
             return bits
         raise self.error(
             f'\'dtype\' must be an element type like "f16", "bf16", "f8", "f32", "i8" '
-            f"or a bit count 4/8/16/32/64, not {value!r}{_suggest(value, DTYPE_BITS)}.",
+            f"or a bit count {'/'.join(map(str, DTYPE_WIDTHS))}, "
+            f"not {value!r}{_suggest(value, DTYPE_BITS)}.",
             "dtype",
         )
 
@@ -596,39 +610,67 @@ class _Parser:
         if kind == "equivalence":
             return self.equivalence(table, shape, common)
         if kind == "conversion":
-            src = self.layout_text(table, "src")
-            dst = self.layout_text(table, "dst")
-            src_ll = self.layout(src, shape, "src")
-            dst_ll = self.layout(dst, shape, "dst")
-            if src_ll.out_dims != dst_ll.out_dims:
-                raise self.error(
-                    f"'src' and 'dst' must cover the same tensor: out dims {src_ll.out_dims} "
-                    f"and {dst_ll.out_dims}.",
-                    "dst",
-                )
-            lowering = self.string(table, "lowering", LOWERINGS)
-            return self.compile(common, _layouts(src, dst, shape), lowering, decide.conversion)
-        target = self.string(table, "target", tuple(TARGETS), "nvidia")
+            return self.conversion(table, shape, common)
+        target = self.string(table, "target", tuple(BANK_MODELS), "nvidia")
         bits = self.dtype(table)
         if kind == "swizzle":
-            src = self.layout_text(table, "src")
-            dst = self.layout_text(table, "dst")
-            src_ll = self.layout(src, shape, "src")
-            dst_ll = self.layout(dst, shape, "dst")
-            if src_ll.out_dims != dst_ll.out_dims:
-                raise self.error(
-                    f"'src' and 'dst' must cover the same tensor: out dims {src_ll.out_dims} "
-                    f"and {dst_ll.out_dims}.",
-                    "dst",
-                )
-            goal = decide.SwizzleGoal(
-                shape=shape or tuple(size for _, size in src_ll.out_dims),
-                element_bits=bits,
-                target=target,
-                vector=self.string(table, "vector", VECTORS, "symmetric"),
-                max_wavefronts=self.integer(table, "max_wavefronts", 1),
+            return self.swizzle(table, shape, common, target, bits)
+        return self.access(kind, table, shape, common, target, bits)
+
+    def src_dst(
+        self, table: Mapping[str, Any], shape: tuple[int, ...] | None
+    ) -> tuple[str, str, LinearLayout]:
+        """The texts of 'src' and 'dst' and src's layout; both must cover the same tensor."""
+        src = self.layout_text(table, "src")
+        dst = self.layout_text(table, "dst")
+        src_ll = self.layout(src, shape, "src")
+        dst_ll = self.layout(dst, shape, "dst")
+        if src_ll.out_dims != dst_ll.out_dims:
+            raise self.error(
+                f"'src' and 'dst' must cover the same tensor: out dims {src_ll.out_dims} "
+                f"and {dst_ll.out_dims}.",
+                "dst",
             )
-            return self.compile(common, _layouts(src, dst, shape), goal, decide.swizzle)
+        return src, dst, src_ll
+
+    def conversion(
+        self, table: Mapping[str, Any], shape: tuple[int, ...] | None, common: dict[str, Any]
+    ) -> Obligation:
+        """A conversion check: src -> dst proved, with the lowering it expects (if any)."""
+        src, dst, _ = self.src_dst(table, shape)
+        lowering = self.string(table, "lowering", LOWERINGS)
+        return self.compile(common, _layouts(src, dst, shape), lowering, decide.conversion)
+
+    def swizzle(
+        self,
+        table: Mapping[str, Any],
+        shape: tuple[int, ...] | None,
+        common: dict[str, Any],
+        target: str,
+        bits: int,
+    ) -> Obligation:
+        """A swizzle check: the synthesized shared layout of src -> dst meets its goal."""
+        src, dst, src_ll = self.src_dst(table, shape)
+        goal = decide.SwizzleGoal(
+            shape=shape or tuple(size for _, size in src_ll.out_dims),
+            element_bits=bits,
+            target=target,
+            vector=self.string(table, "vector", VECTORS, "symmetric"),
+            max_wavefronts=self.integer(table, "max_wavefronts", 1),
+        )
+        return self.compile(common, _layouts(src, dst, shape), goal, decide.swizzle)
+
+    def access(
+        self,
+        kind: str,
+        table: Mapping[str, Any],
+        shape: tuple[int, ...] | None,
+        common: dict[str, Any],
+        target: str,
+        bits: int,
+    ) -> Obligation:
+        """A bank_conflicts (at most 'max') or vectorization (at least 'min_bits') check of a
+        register layout accessing a shared one."""
         register = self.layout_text(table, "register")
         shared = self.layout_text(table, "shared")
         reg_ll = self.layout(register, shape, "register")
@@ -702,82 +744,101 @@ class _Parser:
     def equivalence(
         self, table: Mapping[str, Any], shape: tuple[int, ...] | None, common: dict[str, Any]
     ) -> Obligation:
-        from llverify.proof.formula import Formula
-
         text = self.layout_text(table, "layout")
         layout = self.layout(text, shape, "layout")
         method = self.string(table, "method", METHODS, "auto")
-        outs = layout.get_out_dim_names()
-        ins = layout.get_in_dim_names()
         reference_of: Any
         if "reference" in table:
-            reference = table["reference"]
-            if reference == "builtin":
-                reference = self.builtin_reference(text, shape, layout)
-            if not isinstance(reference, dict):
-                raise self.error(
-                    "'reference' must be \"builtin\" (llverify's closed form of the "
-                    'encoding) or a table out dim = "formula", like '
-                    '{ dim0 = "lane >> 3", dim1 = "register" }, not '
-                    f"{_type_name(reference)}.",
-                    "reference",
-                )
-            if set(reference) != set(outs):
-                raise self.error(
-                    f"'reference' gives formulas for {sorted(reference)}, but the layout's out "
-                    f"dims are {outs}: give one formula for each.",
-                    "reference",
-                )
-            for dim in outs:
-                formula = reference[dim]
-                if not isinstance(formula, str):
-                    raise self.error(
-                        f"the formula for '{dim}' must be a string, not {_type_name(formula)}.",
-                        "reference",
-                        dim,
-                    )
-                try:
-                    parsed = Formula(formula)
-                except LLVerifyError as error:
-                    raise self.error(
-                        f"the formula for '{dim}' is invalid: {error}", "reference", dim
-                    ) from None
-                except RecursionError:
-                    raise self.error(
-                        f"the formula for '{dim}' is nested too deeply.", "reference", dim
-                    ) from None
-                unknown = sorted(parsed.variables - set(ins))
-                if unknown:
-                    raise self.error(
-                        f"the formula for '{dim}' uses {unknown}, which are not in dims of the "
-                        f"layout {ins}.",
-                        "reference",
-                        dim,
-                    )
-            reference_of = tuple((dim, reference[dim]) for dim in outs)
+            reference_of = self.formulas(table, text, shape, layout)
         elif "reference_layout" in table:
-            other_text = self.layout_text(table, "reference_layout")
-            other = self.layout(other_text, shape, "reference_layout")
-            if dict(other.in_dims) != dict(layout.in_dims) or set(other.get_out_dim_names()) != set(
-                outs
-            ):
-                raise self.error(
-                    f"'reference_layout' must have the layout's in dims {layout.in_dims} and "
-                    f"out dims {outs}, not {other.in_dims} and {other.get_out_dim_names()}.",
-                    "reference_layout",
-                )
-            reference_of = Call(build_layout, other_text, shape)
+            reference_of = self.reference_layout(table, shape, layout)
         else:
-            function = table["reference_function"]
-            if not isinstance(function, str) or not _FUNCTION.fullmatch(function):
-                raise self.error(
-                    "'reference_function' must name a function as \"package.module:function\", "
-                    f"not {function!r}.",
-                    "reference_function",
-                )
-            reference_of = Call(decide.load_function, function)
+            reference_of = self.reference_function(table)
         build = Call(build_layout, text, shape)
         return self.compile(common, build, reference_of, Call(decide.equivalence, method=method))
+
+    def formulas(
+        self, table: Mapping[str, Any], text: str, shape: tuple[int, ...] | None, layout: Any
+    ) -> tuple[tuple[str, str], ...]:
+        """``reference``: one valid formula of the in dims per out dim (or "builtin")."""
+        reference = table["reference"]
+        if reference == "builtin":
+            reference = self.builtin_reference(text, shape, layout)
+        outs = layout.get_out_dim_names()
+        if not isinstance(reference, dict):
+            raise self.error(
+                "'reference' must be \"builtin\" (llverify's closed form of the "
+                'encoding) or a table out dim = "formula", like '
+                '{ dim0 = "lane >> 3", dim1 = "register" }, not '
+                f"{_type_name(reference)}.",
+                "reference",
+            )
+        if set(reference) != set(outs):
+            raise self.error(
+                f"'reference' gives formulas for {sorted(reference)}, but the layout's out "
+                f"dims are {outs}: give one formula for each.",
+                "reference",
+            )
+        for dim in outs:
+            self.formula(reference[dim], dim, layout.get_in_dim_names())
+        return tuple((dim, reference[dim]) for dim in outs)
+
+    def formula(self, formula: Any, dim: str, ins: list[str]) -> None:
+        """The formula for ``dim`` parses and uses only the in dims ``ins``."""
+        from llverify.proof.formula import Formula
+
+        if not isinstance(formula, str):
+            raise self.error(
+                f"the formula for '{dim}' must be a string, not {_type_name(formula)}.",
+                "reference",
+                dim,
+            )
+        try:
+            parsed = Formula(formula)
+        except LLVerifyError as error:
+            raise self.error(
+                f"the formula for '{dim}' is invalid: {error}", "reference", dim
+            ) from None
+        except RecursionError:
+            raise self.error(
+                f"the formula for '{dim}' is nested too deeply.", "reference", dim
+            ) from None
+        unknown = sorted(parsed.variables - set(ins))
+        if unknown:
+            raise self.error(
+                f"the formula for '{dim}' uses {unknown}, which are not in dims of the "
+                f"layout {ins}.",
+                "reference",
+                dim,
+            )
+
+    def reference_layout(
+        self, table: Mapping[str, Any], shape: tuple[int, ...] | None, layout: Any
+    ) -> Call:
+        """``reference_layout``: a layout with the same in and out dims."""
+        outs = layout.get_out_dim_names()
+        other_text = self.layout_text(table, "reference_layout")
+        other = self.layout(other_text, shape, "reference_layout")
+        if dict(other.in_dims) != dict(layout.in_dims) or set(other.get_out_dim_names()) != set(
+            outs
+        ):
+            raise self.error(
+                f"'reference_layout' must have the layout's in dims {layout.in_dims} and "
+                f"out dims {outs}, not {other.in_dims} and {other.get_out_dim_names()}.",
+                "reference_layout",
+            )
+        return Call(build_layout, other_text, shape)
+
+    def reference_function(self, table: Mapping[str, Any]) -> Call:
+        """``reference_function``: a function named as "package.module:function"."""
+        function = table["reference_function"]
+        if not isinstance(function, str) or not _FUNCTION.fullmatch(function):
+            raise self.error(
+                "'reference_function' must name a function as \"package.module:function\", "
+                f"not {function!r}.",
+                "reference_function",
+            )
+        return Call(decide.load_function, function)
 
 
 def _layouts(src: str, dst: str, shape: Sequence[int] | None) -> Call:

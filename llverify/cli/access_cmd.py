@@ -41,16 +41,10 @@ def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[
     return out
 
 
-def _cmd_bank(args: argparse.Namespace) -> int:
-    shape = parse_shape(args.shape)
-    bits = parse_dtype(args.dtype)
-    reg = layout_argument(args.reg, shape, "REG")
-    shape = shape or [size for _, size in reg.out_dims]
-    shared = shared_argument(args.shared, shape, "SHARED")[1]
-    a = access_analysis(reg, shared, shape, bits, args.target)
+def _report(a: Any, bits: int, sm90: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """The ``--json`` report of an access analysis ``a``."""
     bank = a.bank_conflicts
-    sm90 = _sm90(reg, shared, shape, bits) if a.target == "nvidia" and not a.padded else None
-    report: dict[str, Any] = {
+    return {
         "target": a.target,
         "element_bits": bits,
         "elements_per_vector": a.elems_per_vec,
@@ -69,12 +63,11 @@ def _cmd_bank(args: argparse.Namespace) -> int:
         "ldmatrix_trans": a.ldmatrix_trans,
         "sm90": sm90,
     }
-    code = EXIT_OK
-    if args.max_conflicts is not None and bank.conflicts > args.max_conflicts:
-        code = EXIT_FAILED
-    if args.json:
-        print(to_json(report))
-        return code
+
+
+def _print_analysis(a: Any, sm90: dict[str, dict[str, Any]] | None) -> None:
+    """The access analysis ``a`` as text (and what an sm_90 GPU executes, when known)."""
+    bank = a.bank_conflicts
     print(
         f"{a.access_bits}-bit accesses ({counted(a.elems_per_vec, 'element')}), "
         f"{counted(a.instructions, 'instruction')}, {counted(a.passes, 'pass', 'passes')} each"
@@ -87,15 +80,32 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     if a.colliding_lanes:
         print(f"colliding lanes: {list(a.colliding_lanes)}")
     print(f"ldmatrix/stmatrix: {a.ldmatrix}, .trans: {a.ldmatrix_trans}")
-    if sm90:
-        for direction, p in sm90.items():
-            print(
-                f"sm_90 {direction} (measured model, docs/hardware.md): {p['instruction']}, "
-                f"{p['instructions']} instructions, {p['wavefronts']} wavefronts"
-            )
+    for direction, p in (sm90 or {}).items():
+        print(
+            f"sm_90 {direction} (measured model, docs/hardware.md): {p['instruction']}, "
+            f"{p['instructions']} instructions, {p['wavefronts']} wavefronts"
+        )
+
+
+def _cmd_bank(args: argparse.Namespace) -> int:
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    reg = layout_argument(args.reg, shape, "REG")
+    shape = shape or [size for _, size in reg.out_dims]
+    shared = shared_argument(args.shared, shape, "SHARED")[1]
+    a = access_analysis(reg, shared, shape, bits, args.target)
+    sm90 = _sm90(reg, shared, shape, bits) if a.target == "nvidia" and not a.padded else None
+    conflicts = a.bank_conflicts.conflicts
+    code = EXIT_OK
+    if args.max_conflicts is not None and conflicts > args.max_conflicts:
+        code = EXIT_FAILED
+    if args.json:
+        print(to_json(_report(a, bits, sm90)))
+        return code
+    _print_analysis(a, sm90)
     if code != EXIT_OK:
         print(
-            f"FAILED: {counted(bank.conflicts, 'conflict')} per wavefront > "
+            f"FAILED: {counted(conflicts, 'conflict')} per wavefront > "
             f"--max-conflicts {args.max_conflicts}"
         )
     return code

@@ -1,6 +1,6 @@
 """Command-line arguments shared by the subcommands: exit codes, input files (bounded, UTF-8),
-time budgets, shapes, element types and layout arguments (files, directories, Triton's text,
-JSON, TTGIR attribute text)."""
+time budgets, shapes, element types and targets (their choices from :mod:`llverify.hardware`)
+and layout arguments (files, directories, Triton's text, JSON, TTGIR attribute text)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,14 @@ from llverify.arguments import LayoutTextError, ShapeNeededError, is_encoding_te
 from llverify.bits import MAX_TIMEOUT_S, check_timeout
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
-from llverify.hardware import DTYPE_BITS, dtype_bits
+from llverify.hardware import (
+    BANK_MODELS,
+    DTYPE_BITS,
+    DTYPE_NAMES,
+    DTYPE_WIDTHS,
+    TARGETS,
+    dtype_bits,
+)
 from llverify.layout import LinearLayout
 
 EXIT_OK = 0
@@ -212,6 +219,10 @@ def _existing_path(source: str) -> Path | None:
     return path
 
 
+#: the bit counts ``--dtype`` takes, as help texts and messages write them ("4/8/16/32/64")
+BIT_COUNTS = "/".join(map(str, DTYPE_WIDTHS))
+
+
 def parse_dtype(text: str) -> int:
     """Element bits of a dtype name (``f16`` -> 16) or a plain bit count (``"16"``).
 
@@ -222,10 +233,39 @@ def parse_dtype(text: str) -> int:
     bits = dtype_bits(text)
     if bits is None:
         raise LLVerifyError(
-            f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count 4/8/16/32/64, "
+            f"--dtype must be one of {sorted(DTYPE_BITS)} or a bit count {BIT_COUNTS}, "
             f"not {text!r}."
         )
     return bits
+
+
+def add_dtype_option(parser: argparse.ArgumentParser, what: str = "element type") -> None:
+    """The ``--dtype`` option (:func:`parse_dtype` reads it): the dtype names of
+    :data:`llverify.hardware.DTYPES` or a bit count; default f16."""
+    parser.add_argument(
+        "--dtype",
+        default="f16",
+        help=f"{what}: {', '.join(DTYPE_NAMES)} (aliases such as fp16, float16: "
+        f"llverify.hardware.DTYPE_BITS) or a bit count {BIT_COUNTS} (default %(default)s)",
+    )
+
+
+def add_gpu_target_option(parser: argparse.ArgumentParser, text: str) -> None:
+    """The ``--target`` option of ``audit`` and ``validate``: a name in
+    :data:`llverify.hardware.TARGETS` (the same choices for both; ``text`` says what the
+    command does with it and what it refuses)."""
+    parser.add_argument("--target", choices=list(TARGETS), help=text)
+
+
+def add_bank_model_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--target`` option of the shared-memory analyses: a bank model of
+    :data:`llverify.hardware.BANK_MODELS`; default nvidia."""
+    parser.add_argument(
+        "--target",
+        default="nvidia",
+        choices=list(BANK_MODELS),
+        help="shared-memory target (default %(default)s)",
+    )
 
 
 def parse_shape(text: str | None) -> list[int] | None:

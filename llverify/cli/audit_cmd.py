@@ -14,6 +14,7 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     KERNEL,
     HelpFormatter,
+    add_gpu_target_option,
     examples,
     non_empty,
     non_negative_int,
@@ -21,9 +22,19 @@ from llverify.cli.args import (
     read_text_file,
 )
 from llverify.cli.output import to_json
-from llverify.cli.validate_cmd import TARGETS, add_compile_options, print_report, run_validation
+from llverify.cli.validate_cmd import add_compile_options, print_report, run_validation
 from llverify.errors import LLVerifyError
+from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
+
+#: what ``audit --target`` says of its choices (those of validate; some have no bank model)
+TARGET_HELP = (
+    "override the module's ttg.target: this target's shared-memory bank model (and, with "
+    "--emitted, its Triton target; default: the module's); the targets of 'validate "
+    "--target', but "
+    + ", ".join(name for name, t in TARGETS.items() if t.bank_model is None)
+    + " exits 2: llverify has no shared-memory bank model for it"
+)
 
 
 def violations(report: Any, max_conflicts: int | None) -> list[str]:
@@ -75,41 +86,49 @@ def exit_code(report: Any, broken: list[str], require_proofs: bool) -> int:
     return EXIT_UNKNOWN if unknown and require_proofs else EXIT_OK
 
 
-def _cmd_audit(args: argparse.Namespace) -> int:
+def _check_rules(names: list[str] | None) -> None:
+    """Refuse unknown ``--rule`` names before the module is read."""
+    if names is None:
+        return
+    from llverify.audit.analyze import select_rules
+
+    try:
+        select_rules(names)
+    except ValueError as error:
+        raise LLVerifyError(f"--rule: {str(error).split(': ', 1)[1]}") from None
+
+
+def _audit_file(args: argparse.Namespace) -> Any:
+    """The audit report of the KERNEL file; a malformed module is ``FILE:LINE: ...``."""
     from llverify.audit.analyze import audit
 
-    if args.rule is not None:
-        from llverify.audit.analyze import select_rules
-
-        try:
-            select_rules(args.rule)
-        except ValueError as error:
-            raise LLVerifyError(f"--rule: {str(error).split(': ', 1)[1]}") from None
     text = read_text_file(args.kernel)
     try:
-        report = audit(text, args.target, timeout_s=args.timeout, rules=args.rule)
+        return audit(text, args.target, timeout_s=args.timeout, rules=args.rule)
     except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None
     except LLVerifyError as error:
         raise LLVerifyError(f"{args.kernel}: {error}") from None
-    broken = violations(report, args.max_bank_conflicts)
+
+
+def _with_emitted(args: argparse.Namespace, report: Any, emitted: Any, broken: list[str]) -> int:
+    """The exit code once the emitted code's refuted ops join ``broken`` (in place)."""
+    broken += [
+        f"{v.location or 'line ' + str(v.op_line)} {v.op}: emitted code refuted: {v.reason}"
+        for v in emitted.verdicts
+        if v.status is Status.REFUTED
+    ]
     code = exit_code(report, broken, args.require_proofs)
-    emitted = _validate_emitted(args) if args.emitted else None
-    if emitted is not None:
-        broken += [
-            f"{v.location or 'line ' + str(v.op_line)} {v.op}: emitted code refuted: {v.reason}"
-            for v in emitted.verdicts
-            if v.status is Status.REFUTED
-        ]
-        code = exit_code(report, broken, args.require_proofs)
-        if code == EXIT_OK and args.require_proofs and emitted.status is Status.UNKNOWN:
-            code = EXIT_UNKNOWN
-    if args.json:
-        extra = {} if emitted is None else {"emitted": emitted.to_dict()}
-        print(to_json({**report.to_dict(), **extra, "violations": broken, "exit_code": code}))
-        return code
-    print(f"{args.kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
+    if code == EXIT_OK and args.require_proofs and emitted.status is Status.UNKNOWN:
+        code = EXIT_UNKNOWN
+    return code
+
+
+def print_audit(kernel: str, report: Any, emitted: Any, broken: list[str]) -> None:
+    """The findings table, coverage, operations no rule applies to, the emitted code's
+    verdicts (``--emitted``) and the violations."""
+    print(f"{kernel}: {report.lines} lines, target {report.target}, {report.seconds:.2f} s")
     if report.refused:
         print(f"REFUSED: {report.refused}")
     print(f"{'cost':>8}  {'status':8}  {'op':22}  {'rule':20}  {'location':28}  summary")
@@ -125,16 +144,26 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         print_report(emitted)
     for line in broken:
         print(f"VIOLATION {line}")
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    _check_rules(args.rule)
+    report = _audit_file(args)
+    broken = violations(report, args.max_bank_conflicts)
+    code = exit_code(report, broken, args.require_proofs)
+    emitted = _validate_emitted(args) if args.emitted else None
+    if emitted is not None:
+        code = _with_emitted(args, report, emitted, broken)
+    if args.json:
+        extra = {} if emitted is None else {"emitted": emitted.to_dict()}
+        print(to_json({**report.to_dict(), **extra, "violations": broken, "exit_code": code}))
+        return code
+    print_audit(args.kernel, report, emitted, broken)
     return code
 
 
 def _validate_emitted(args: argparse.Namespace) -> Any:
     """Validate the code Triton emits for the module's ops (``--emitted``)."""
-    if args.target and args.target not in TARGETS:
-        raise LLVerifyError(
-            f"--emitted: Triton does not compile for {args.target} here; "
-            f"choose one of {', '.join(sorted(TARGETS))}"
-        )
     namespace = argparse.Namespace(
         target=args.target,
         python=args.python,
@@ -145,6 +174,29 @@ def _validate_emitted(args: argparse.Namespace) -> Any:
         function=None,
     )
     return run_validation(namespace, args.kernel)
+
+
+def _add_gate_options(parser: argparse.ArgumentParser) -> None:
+    """What fails the audit, and the solver's budget."""
+    parser.add_argument(
+        "--max-bank-conflicts",
+        type=non_negative_int,
+        metavar="N",
+        help="exit 1 when an access has more than N conflicts per wavefront",
+    )
+    parser.add_argument(
+        "--require-proofs",
+        action="store_true",
+        help="exit 3 when a check is unknown (the solver ran out of time); a refuted "
+        "conversion exits 1 with or without it",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=30.0,
+        metavar="SECONDS",
+        help="solver budget per synthesis (default %(default)s)",
+    )
 
 
 def register(commands: Any) -> None:
@@ -173,11 +225,7 @@ def register(commands: Any) -> None:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("kernel", metavar="KERNEL.ttgir", type=non_empty, help="the TTGIR module")
-    parser.add_argument(
-        "--target",
-        choices=["sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942", "gfx950"],
-        help="override the module's ttg.target (default: the module's)",
-    )
+    add_gpu_target_option(parser, TARGET_HELP)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--rule",
@@ -186,25 +234,7 @@ def register(commands: Any) -> None:
         help="run only this rule (repeatable; module-consistency always runs; the rules are "
         "listed in docs/audit.md, e.g. convert-layout, shared-access)",
     )
-    parser.add_argument(
-        "--max-bank-conflicts",
-        type=non_negative_int,
-        metavar="N",
-        help="exit 1 when an access has more than N conflicts per wavefront",
-    )
-    parser.add_argument(
-        "--require-proofs",
-        action="store_true",
-        help="exit 3 when a check is unknown (the solver ran out of time); a refuted "
-        "conversion exits 1 with or without it",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=30.0,
-        metavar="SECONDS",
-        help="solver budget per synthesis (default %(default)s)",
-    )
+    _add_gate_options(parser)
     parser.add_argument(
         "--emitted",
         action="store_true",

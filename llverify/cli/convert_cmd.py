@@ -14,6 +14,8 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     ROW,
     HelpFormatter,
+    add_bank_model_option,
+    add_dtype_option,
     examples,
     layout_argument,
     non_empty,
@@ -182,19 +184,10 @@ def add_timeout(parser: argparse.ArgumentParser, text: str, default: float = 60.
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
+    """``--shape``, ``--dtype``, ``--target`` (a bank model) and ``--json``."""
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
-    parser.add_argument(
-        "--dtype",
-        default="f16",
-        help="element type: f16, bf16, f8 (e4m3, e5m2), f32, f64, i8, ... or a bit count "
-        "(default %(default)s)",
-    )
-    parser.add_argument(
-        "--target",
-        default="nvidia",
-        choices=["nvidia", "gfx942", "gfx950"],
-        help="shared-memory target (default %(default)s)",
-    )
+    add_dtype_option(parser)
+    add_bank_model_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 

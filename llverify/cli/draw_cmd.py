@@ -14,6 +14,8 @@ from llverify.cli.args import (
     ROW,
     SWIZZLED,
     HelpFormatter,
+    add_bank_model_option,
+    add_dtype_option,
     examples,
     non_empty,
     output_file,
@@ -46,6 +48,46 @@ def _slice(text: str | None) -> list[int] | None:
         ) from None
 
 
+def _conversion_options(args: argparse.Namespace, shape: list[int] | None) -> dict[str, Any]:
+    """The options of a conversion picture (``LAYOUT --to DST``)."""
+    from llverify.draw.grid import parse_window
+
+    if args.register is not None:
+        raise LLVerifyError("--register applies to a shared LAYOUT, not to --to conversions.")
+    options: dict[str, Any] = {
+        "to": _argument(args.to, shape, "--to")[0],
+        "element_bits": parse_dtype(args.dtype),
+        "target": args.target,
+        "timeout_s": args.timeout,
+    }
+    if args.shared is not None:
+        options["shared"] = _argument(args.shared, shape, "--shared")[0]
+    if args.bank_window is not None:
+        options["bank_window"] = parse_window(args.bank_window)
+    if args.slice is not None:
+        options["leading"] = _slice(args.slice)
+    return options
+
+
+def _bank_map_options(args: argparse.Namespace, shape: list[int] | None) -> dict[str, Any]:
+    """The options of a shared LAYOUT's bank map."""
+    options: dict[str, Any] = {"element_bits": parse_dtype(args.dtype), "target": args.target}
+    if args.register is not None:
+        options["register"] = _argument(args.register, shape, "--register")[0]
+    if args.slice is not None:
+        raise LLVerifyError("--slice applies to distributed layouts, not bank maps.")
+    return options
+
+
+def _grid_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of a distributed LAYOUT's tensor grid."""
+    if args.register is not None:
+        raise LLVerifyError(
+            "--register applies to a shared LAYOUT (a bank map); LAYOUT is distributed."
+        )
+    return {} if args.slice is None else {"leading": _slice(args.slice)}
+
+
 def _cmd_draw(args: argparse.Namespace) -> int:
     from llverify.draw import draw
     from llverify.draw.grid import parse_window
@@ -60,36 +102,13 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     if shape is None and layout is not None:
         shape = [size for _, size in layout.out_dims]
     if args.to is not None:
-        if args.register is not None:
-            raise LLVerifyError("--register applies to a shared LAYOUT, not to --to conversions.")
-        options["to"] = _argument(args.to, shape, "--to")[0]
-        options["element_bits"] = parse_dtype(args.dtype)
-        options["target"] = args.target
-        options["timeout_s"] = args.timeout
-        if args.shared is not None:
-            options["shared"] = _argument(args.shared, shape, "--shared")[0]
-        if args.bank_window is not None:
-            options["bank_window"] = parse_window(args.bank_window)
-        if args.slice is not None:
-            options["leading"] = _slice(args.slice)
+        options.update(_conversion_options(args, shape))
+    elif args.shared is not None or args.bank_window is not None:
+        raise LLVerifyError("--shared and --bank-window apply to conversions (with --to).")
+    elif layout is None or layout.has_in_dim("offset"):
+        options.update(_bank_map_options(args, shape))
     else:
-        if args.shared is not None or args.bank_window is not None:
-            raise LLVerifyError("--shared and --bank-window apply to conversions (with --to).")
-        shared = layout is None or layout.has_in_dim("offset")
-        if shared:
-            options["element_bits"] = parse_dtype(args.dtype)
-            options["target"] = args.target
-            if args.register is not None:
-                options["register"] = _argument(args.register, shape, "--register")[0]
-            if args.slice is not None:
-                raise LLVerifyError("--slice applies to distributed layouts, not bank maps.")
-        else:
-            if args.register is not None:
-                raise LLVerifyError(
-                    "--register applies to a shared LAYOUT (a bank map); LAYOUT is distributed."
-                )
-            if args.slice is not None:
-                options["leading"] = _slice(args.slice)
+        options.update(_grid_options(args))
     info = draw(value, shape, args.output, **options)
     if args.json:
         print(to_json(info))
@@ -100,28 +119,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(commands: Any) -> None:
-    """Add the ``draw`` subcommand."""
-    parser = commands.add_parser(
-        "draw",
-        help="draw a layout, a bank map or a conversion (SVG, HTML, PNG)",
-        description=(
-            "Draw a distributed LAYOUT as its tensor grid (who holds each element, colour by "
-            "warp), a shared LAYOUT as a bank map (with --register: the register layout's "
-            "first wavefront and its bank conflicts), or the conversion LAYOUT --to DST "
-            "through shared memory (source grid, store and load bank maps, destination grid; "
-            "the shared layout defaults to the synthesized one). The output's suffix picks "
-            "the format: .svg, .html (self-contained, tooltips per cell) or .png (needs "
-            "matplotlib: pip install 'llverify[draw]'). Large tensors are aggregated (each "
-            "cell a block of elements) beyond --max-cells; the title says what is shown."
-        ),
-        epilog=examples(
-            f"llverify draw {ROW} --shape 32x64 -o blocked.svg",
-            f"llverify draw {SWIZZLED} --shape 128x64 --register {COL} -o banks.html",
-            f"llverify draw {ROW} --to {COL} --shape 128x64 -o conversion.svg --json",
-        ),
-        formatter_class=HelpFormatter,
-    )
+def _add_inputs(parser: argparse.ArgumentParser) -> None:
+    """What is drawn: the layout, the output file, a conversion's other layouts, the shape."""
     parser.add_argument(
         "layout", metavar="LAYOUT", type=non_empty, help="the layout (or conversion source)"
     )
@@ -148,18 +147,12 @@ def register(commands: Any) -> None:
         help="register layout accessing a shared LAYOUT",
     )
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
-    parser.add_argument(
-        "--dtype",
-        default="f16",
-        help="element type for bank maps: f16, bf16, f8, f32, ... or a bit count "
-        "(default %(default)s)",
-    )
-    parser.add_argument(
-        "--target",
-        default="nvidia",
-        choices=["nvidia", "gfx942", "gfx950"],
-        help="shared-memory target (default %(default)s)",
-    )
+
+
+def _add_view_options(parser: argparse.ArgumentParser) -> None:
+    """How it is drawn: bank maps' dtype and target, windows, cells, slices, the budget."""
+    add_dtype_option(parser, "element type for bank maps")
+    add_bank_model_option(parser)
     parser.add_argument(
         "--window",
         metavar="R0:R1,C0:C1",
@@ -186,5 +179,31 @@ def register(commands: Any) -> None:
         metavar="SECONDS",
         help="swizzle synthesis budget (default %(default)s)",
     )
+
+
+def register(commands: Any) -> None:
+    """Add the ``draw`` subcommand."""
+    parser = commands.add_parser(
+        "draw",
+        help="draw a layout, a bank map or a conversion (SVG, HTML, PNG)",
+        description=(
+            "Draw a distributed LAYOUT as its tensor grid (who holds each element, colour by "
+            "warp), a shared LAYOUT as a bank map (with --register: the register layout's "
+            "first wavefront and its bank conflicts), or the conversion LAYOUT --to DST "
+            "through shared memory (source grid, store and load bank maps, destination grid; "
+            "the shared layout defaults to the synthesized one). The output's suffix picks "
+            "the format: .svg, .html (self-contained, tooltips per cell) or .png (needs "
+            "matplotlib: pip install 'llverify[draw]'). Large tensors are aggregated (each "
+            "cell a block of elements) beyond --max-cells; the title says what is shown."
+        ),
+        epilog=examples(
+            f"llverify draw {ROW} --shape 32x64 -o blocked.svg",
+            f"llverify draw {SWIZZLED} --shape 128x64 --register {COL} -o banks.html",
+            f"llverify draw {ROW} --to {COL} --shape 128x64 -o conversion.svg --json",
+        ),
+        formatter_class=HelpFormatter,
+    )
+    _add_inputs(parser)
+    _add_view_options(parser)
     parser.add_argument("--json", action="store_true", help="print what was drawn as JSON")
     parser.set_defaults(handler=_cmd_draw)

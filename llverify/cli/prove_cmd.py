@@ -42,16 +42,15 @@ def _clean(text: str) -> str:
     return _XML_INVALID.sub("?", text)
 
 
-def write_junit(
-    path: str, outcomes: Sequence[Any], spec_errors: Sequence[Any], seconds: float
-) -> None:
-    """JUnit XML: one testsuite per spec file, one testcase per obligation; refuted or proved
-    against the expectation is a <failure>, unknown and rejected inputs are <error>s, and a
-    malformed spec file is one <error> testcase."""
-    suites: dict[str, list[ET.Element]] = {}
-    counts: dict[str, dict[str, float]] = {}
+class _JUnitSuites:
+    """The testcases of a JUnit report, one testsuite per spec file, with their tallies."""
 
-    def case(file: str, name: str, line: int, time_s: float) -> ET.Element:
+    def __init__(self) -> None:
+        self.suites: dict[str, list[ET.Element]] = {}
+        self.counts: dict[str, dict[str, float]] = {}
+
+    def case(self, file: str, name: str, line: int, time_s: float) -> ET.Element:
+        """A new testcase of ``file``'s suite, counted."""
         element = ET.Element(
             "testcase",
             name=_clean(name),
@@ -60,52 +59,73 @@ def write_junit(
             line=str(line),
             time=f"{time_s:.3f}",
         )
-        suites.setdefault(file, []).append(element)
-        tally = counts.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "time": 0.0})
+        self.suites.setdefault(file, []).append(element)
+        tally = self.counts.setdefault(file, {"tests": 0, "failures": 0, "errors": 0, "time": 0.0})
         tally["tests"] += 1
         tally["time"] += time_s
         return element
 
-    for error in spec_errors:
-        element = case(error.file, "spec file", error.line, 0.0)
+    def spec_error(self, error: Any) -> None:
+        """A malformed spec file: one <error> testcase."""
+        element = self.case(error.file, "spec file", error.line, 0.0)
         text = _clean(str(error))
         ET.SubElement(element, "error", type="SpecError", message=text).text = text
-        counts[error.file]["errors"] += 1
-    for outcome in outcomes:
-        element = case(outcome.file, outcome.name, outcome.line, outcome.seconds)
+        self.counts[error.file]["errors"] += 1
+
+    def outcome(self, outcome: Any) -> None:
+        """One obligation: unknown and rejected inputs are <error>s, a verdict other than the
+        expected one a <failure>; a pass keeps its message as <system-out>."""
+        element = self.case(outcome.file, outcome.name, outcome.line, outcome.seconds)
         headline = f"expected {outcome.expected}, got {outcome.status}"
         if outcome.status in (Status.UNKNOWN, Status.ERROR):
             child = ET.SubElement(element, "error", type=str(outcome.status))
-            counts[outcome.file]["errors"] += 1
+            self.counts[outcome.file]["errors"] += 1
         elif not outcome.passed:
             child = ET.SubElement(element, "failure", type=str(outcome.status))
-            counts[outcome.file]["failures"] += 1
+            self.counts[outcome.file]["failures"] += 1
         else:
             ET.SubElement(element, "system-out").text = _clean(outcome.message)
-            continue
+            return
         child.set("message", _clean(f"{headline}: {outcome.message}"))
         child.text = _clean(f"{outcome.location}: {headline}\n{outcome.message}")
-    root = ET.Element("testsuites", name="llverify prove", time=f"{seconds:.3f}")
-    totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0}
-    for file, cases in suites.items():
-        tally = counts[file]
-        suite = ET.SubElement(
-            root,
-            "testsuite",
-            name=_clean(file),
-            tests=str(int(tally["tests"])),
-            failures=str(int(tally["failures"])),
-            errors=str(int(tally["errors"])),
-            skipped="0",
-            time=f"{tally['time']:.3f}",
-        )
-        suite.extend(cases)
-        for key in totals:
-            totals[key] += tally[key]
-    for key, value in totals.items():
-        root.set(key, str(int(value)))
+
+    def tree(self, seconds: float) -> ET.Element:
+        """The <testsuites> root: every suite with its tallies, and the totals."""
+        root = ET.Element("testsuites", name="llverify prove", time=f"{seconds:.3f}")
+        totals = {"tests": 0.0, "failures": 0.0, "errors": 0.0}
+        for file, cases in self.suites.items():
+            tally = self.counts[file]
+            suite = ET.SubElement(
+                root,
+                "testsuite",
+                name=_clean(file),
+                tests=str(int(tally["tests"])),
+                failures=str(int(tally["failures"])),
+                errors=str(int(tally["errors"])),
+                skipped="0",
+                time=f"{tally['time']:.3f}",
+            )
+            suite.extend(cases)
+            for key in totals:
+                totals[key] += tally[key]
+        for key, value in totals.items():
+            root.set(key, str(int(value)))
+        return root
+
+
+def write_junit(
+    path: str, outcomes: Sequence[Any], spec_errors: Sequence[Any], seconds: float
+) -> None:
+    """JUnit XML: one testsuite per spec file, one testcase per obligation; refuted or proved
+    against the expectation is a <failure>, unknown and rejected inputs are <error>s, and a
+    malformed spec file is one <error> testcase."""
+    suites = _JUnitSuites()
+    for error in spec_errors:
+        suites.spec_error(error)
+    for outcome in outcomes:
+        suites.outcome(outcome)
     try:
-        ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+        ET.ElementTree(suites.tree(seconds)).write(path, encoding="utf-8", xml_declaration=True)
     except OSError as error:
         raise LLVerifyError(f"--junit: cannot write '{path}': {error.strerror or error}") from None
 
@@ -170,26 +190,15 @@ def _progress(done: int, total: int, outcome: Any) -> None:
     )
 
 
-def _cmd_prove(args: argparse.Namespace) -> int:
+def _obligations(args: argparse.Namespace) -> tuple[list[Any], list[Any], list[Any]]:
+    """(files, obligations, spec errors) of the PATHs, or of the built-in library without
+    PATH: every obligation of the llverify.specs modules and of its spec files."""
     from llverify.checkfiles import SpecError, parse, spec_files
-    from llverify.proof.library import (
-        builtin_spec_files,
-        library_obligations,
-        run_all,
-        source_name,
-    )
+    from llverify.proof.library import builtin_spec_files, library_obligations, source_name
 
-    if args.jobs < 0:
-        raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
-    jobs = args.jobs or os.cpu_count() or 1
-    # Read the records first: a bad records file is refused before anything runs or is written.
-    recorded = load_records(args.check_records) if args.check_records else None
     builtin = not args.paths
     files = builtin_spec_files() if builtin else spec_files(args.paths)
-    started = time.perf_counter()
-    obligations: list[Any] = []
-    if builtin:  # the built-in library: every obligation of the llverify.specs modules
-        obligations.extend(library_obligations())
+    obligations: list[Any] = list(library_obligations()) if builtin else []
     spec_errors: list[SpecError] = []
     for file in files:
         source = source_name(file) if builtin else None  # records name built-ins "specs/..."
@@ -201,6 +210,71 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         raise LLVerifyError(
             f"the spec files hold no [[check]] tables: {', '.join(map(str, files))}."
         )
+    return files, obligations, spec_errors
+
+
+def _json_report(
+    files: Sequence[Any],
+    outcomes: Sequence[Any],
+    spec_errors: Sequence[Any],
+    seconds: float,
+    regressions: list[str],
+    code: int,
+) -> dict[str, Any]:
+    """The ``--json`` report."""
+    return {
+        "files": [str(f) for f in files],
+        "outcomes": [o.to_dict() for o in outcomes],
+        "summary": summarize(outcomes),
+        "spec_errors": [{"file": e.file, "line": e.line, "message": e.reason} for e in spec_errors],
+        "seconds": seconds,
+        "record_regressions": regressions,
+        "exit_code": code,
+    }
+
+
+def _print_outcomes(outcomes: Sequence[Any], regressions: list[str], seconds: float) -> None:
+    """Each obligation that did not pass, the record regressions, the table and the totals."""
+    for outcome in outcomes:
+        if outcome.passed:
+            continue
+        label = {Status.UNKNOWN: "UNKNOWN", Status.ERROR: "ERROR"}.get(outcome.status, "FAILED")
+        print(
+            f"{label} {outcome.name} ({outcome.location}): expected {outcome.expected}, "
+            f"got {outcome.status}"
+        )
+        print(f"  {outcome.message}")
+    if any(not o.passed for o in outcomes):
+        print()
+    for regression in regressions:
+        print(f"REGRESSION {regression}")
+    table = summarize(outcomes)
+    _print_table(table)
+    total = table["total"]
+    print(
+        f"{total['passed']} passed, {total['failed']} failed, {total['unknown']} unknown"
+        + (f", {total['error']} error(s)" if total["error"] else "")
+        + f" in {seconds:.2f} s"
+    )
+
+
+def _print_spec_errors(spec_errors: Sequence[Any]) -> None:
+    """One line each on stderr, the last one with the count."""
+    lines = [one_line(str(spec_error)) for spec_error in spec_errors]
+    lines[-1] += f" ({len(spec_errors)} malformed spec file(s); nothing was run)"
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from llverify.proof.library import run_all
+
+    if args.jobs < 0:
+        raise LLVerifyError(f"--jobs must be >= 0 (0: one per CPU), not {args.jobs}.")
+    jobs = args.jobs or os.cpu_count() or 1
+    # Read the records first: a bad records file is refused before anything runs or is written.
+    recorded = load_records(args.check_records) if args.check_records else None
+    started = time.perf_counter()
+    files, obligations, spec_errors = _obligations(args)
     outcomes = []
     if not spec_errors:
         progress = None if args.quiet else _progress
@@ -216,46 +290,13 @@ def _cmd_prove(args: argparse.Namespace) -> int:
             code = EXIT_FAILED
     if args.junit:
         write_junit(args.junit, outcomes, spec_errors, seconds)
-    table = summarize(outcomes)
     if args.json:
-        report = {
-            "files": [str(f) for f in files],
-            "outcomes": [o.to_dict() for o in outcomes],
-            "summary": table,
-            "spec_errors": [
-                {"file": e.file, "line": e.line, "message": e.reason} for e in spec_errors
-            ],
-            "seconds": seconds,
-            "record_regressions": regressions,
-            "exit_code": code,
-        }
+        report = _json_report(files, outcomes, spec_errors, seconds, regressions, code)
         print(to_json(report, default=str))
-        return code
-    if spec_errors:  # one line each, the last one with the count
-        lines = [one_line(str(spec_error)) for spec_error in spec_errors]
-        lines[-1] += f" ({len(spec_errors)} malformed spec file(s); nothing was run)"
-        print("\n".join(lines), file=sys.stderr)
-        return code
-    for outcome in outcomes:
-        if outcome.passed:
-            continue
-        label = {Status.UNKNOWN: "UNKNOWN", Status.ERROR: "ERROR"}.get(outcome.status, "FAILED")
-        print(
-            f"{label} {outcome.name} ({outcome.location}): expected {outcome.expected}, "
-            f"got {outcome.status}"
-        )
-        print(f"  {outcome.message}")
-    if any(not o.passed for o in outcomes):
-        print()
-    for regression in regressions:
-        print(f"REGRESSION {regression}")
-    _print_table(table)
-    total = table["total"]
-    print(
-        f"{total['passed']} passed, {total['failed']} failed, {total['unknown']} unknown"
-        + (f", {total['error']} error(s)" if total["error"] else "")
-        + f" in {seconds:.2f} s"
-    )
+    elif spec_errors:
+        _print_spec_errors(spec_errors)
+    else:
+        _print_outcomes(outcomes, regressions, seconds)
     return code
 
 
@@ -338,6 +379,53 @@ def check_records(records: dict[str, dict[str, Any]], outcomes: Sequence[Any]) -
     return lost
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """How the obligations run: processes, the solver budget, code in spec files."""
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N obligations in parallel processes (0: one per CPU; default 1)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=60.0,
+        metavar="SECONDS",
+        help="solver budget (default %(default)s): each Z3 query of an equivalence, a whole "
+        "swizzle synthesis; past it a check is unknown",
+    )
+    parser.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="allow reference_function = 'package.module:function' (imports and runs it)",
+    )
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """What is written: JUnit XML, JSON, progress lines, the records and their check."""
+    parser.add_argument(
+        "--junit", metavar="FILE", type=output_file, help="also write JUnit XML to FILE"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        type=output_file,
+        help="write every verdict (and swizzle certificate) to FILE as JSON (e.g. "
+        "proofs/records.json)",
+    )
+    parser.add_argument(
+        "--check-records",
+        metavar="FILE",
+        type=non_empty,
+        help="exit 1 when an obligation recorded as passing in FILE no longer passes",
+    )
+
+
 def register(commands: Any) -> None:
     """Add the ``prove`` subcommand."""
     parser = commands.add_parser(
@@ -362,43 +450,6 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", type=non_empty, help="spec files or directories"
     )
-    parser.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=1,
-        metavar="N",
-        help="run N obligations in parallel processes (0: one per CPU; default 1)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=60.0,
-        metavar="SECONDS",
-        help="solver budget (default %(default)s): each Z3 query of an equivalence, a whole "
-        "swizzle synthesis; past it a check is unknown",
-    )
-    parser.add_argument(
-        "--junit", metavar="FILE", type=output_file, help="also write JUnit XML to FILE"
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument(
-        "--allow-code",
-        action="store_true",
-        help="allow reference_function = 'package.module:function' (imports and runs it)",
-    )
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    parser.add_argument(
-        "--record",
-        metavar="FILE",
-        type=output_file,
-        help="write every verdict (and swizzle certificate) to FILE as JSON (e.g. "
-        "proofs/records.json)",
-    )
-    parser.add_argument(
-        "--check-records",
-        metavar="FILE",
-        type=non_empty,
-        help="exit 1 when an obligation recorded as passing in FILE no longer passes",
-    )
+    _add_run_options(parser)
+    _add_output_options(parser)
     parser.set_defaults(handler=_cmd_prove)

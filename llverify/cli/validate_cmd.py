@@ -15,6 +15,7 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     KERNEL,
     HelpFormatter,
+    add_gpu_target_option,
     examples,
     non_empty,
     parse_timeout,
@@ -22,15 +23,16 @@ from llverify.cli.args import (
 )
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
+from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
 
-TARGETS = {
-    "sm80": "cuda:80",
-    "sm90": "cuda:90",
-    "sm100": "cuda:100",
-    "gfx942": "hip:gfx942",
-    "gfx950": "hip:gfx950",
-}
+#: what ``validate --target`` says of its choices (all of llverify.hardware.TARGETS)
+TARGET_HELP = (
+    "compile for this target's Triton target ("
+    + ", ".join(f"{t.name}: {t.triton}" for t in TARGETS.values())
+    + "); the targets of 'audit --target': Triton compiles each on the CPU (default: the "
+    "module's ttg.target; sm90 for Python kernels)"
+)
 
 
 def exit_code(status: Status, require_proofs: bool) -> int:
@@ -74,18 +76,13 @@ def _parse_constexprs(items: list[str]) -> dict[str, Any]:
 
 
 def _release_python(args: argparse.Namespace) -> str | None:
-    from llverify.triton.compile import release_pythons
+    """The interpreter of ``--python``, or of the ``--release`` virtualenv, or None."""
+    from llverify.triton.releases import release_python
 
     if args.python:
         return str(args.python)
     if args.release:
-        releases = release_pythons()
-        if args.release not in releases:
-            known = ", ".join(sorted(releases)) or "none (set LLVERIFY_TRITON_RELEASES)"
-            raise LLVerifyError(
-                f"--release: no virtualenv for Triton {args.release}; found {known}"
-            )
-        return releases[args.release]
+        return release_python(args.release)
     return None
 
 
@@ -132,7 +129,7 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     from llverify.triton.compile import CompileError
 
     progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
-    target = TARGETS[args.target] if args.target else None
+    target = TARGETS[args.target].triton if args.target else None
     python = _release_python(args)
     try:
         if source.endswith(".py"):
@@ -232,48 +229,22 @@ def add_compile_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--release",
         metavar="VERSION",
-        help="a Triton release from $LLVERIFY_TRITON_RELEASES/VERSION (e.g. 3.2.0)",
+        help="a Triton release (e.g. 3.2.0): the virtualenv VERSION/bin/python in the folder "
+        "$LLVERIFY_TRITON_RELEASES, by default the per-user cache folder "
+        "$XDG_CACHE_HOME/llverify/triton-releases (~/.cache/llverify/triton-releases); "
+        "scripts/triton_releases.py makes them",
     )
 
 
-def register(commands: Any) -> None:
-    """Add the ``validate`` subcommand."""
-    parser = commands.add_parser(
-        "validate",
-        help="prove the code Triton emits for each layout op (translation validation)",
-        description=(
-            "Compile a TTGIR module (or a Triton/Gluon kernel) with the installed Triton on the "
-            "CPU, run the emitted LLVM IR over every thread of the CTA on tagged inputs, and "
-            "check each layout-carrying op exactly: data movement (convert_layout, local_alloc/"
-            "load/store and views, gather, trans/reshape/join/split), reduce/scan (each element "
-            "combined once, scans in order), histogram counts, and memory safety (uninitialised "
-            "shared reads, out-of-bounds accesses, races between barriers, conflicting global "
-            "stores). Verdicts are per op: proved (over all threads of this compiled instance), "
-            "refuted (with a counterexample) or unknown (with the reason). Exit 0 when nothing "
-            "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
-            "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
-            "virtualenv under $LLVERIFY_TRITON_RELEASES). A Python kernel: kernel.py --function "
-            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90. A dumped "
-            "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
-            "executed for memory safety, and k.ttgir beside it is validated per op."
-        ),
-        epilog=examples(
-            f"llverify validate {KERNEL}",
-            f"llverify validate {KERNEL} --json --require-proofs   # the CI gate",
-        ),
-        formatter_class=HelpFormatter,
-    )
+def _add_kernel_options(parser: argparse.ArgumentParser) -> None:
+    """What is compiled: the source, its target, and a Python kernel's function and arguments."""
     parser.add_argument(
         "source",
         metavar="KERNEL.ttgir|KERNEL.py",
         type=non_empty,
         help="a TTGIR module, or a Python file with a @triton.jit/@gluon.jit kernel",
     )
-    parser.add_argument(
-        "--target",
-        choices=sorted(TARGETS),
-        help="compile for this target (default: the module's ttg.target; sm90 for Python kernels)",
-    )
+    add_gpu_target_option(parser, TARGET_HELP)
     parser.add_argument("--function", metavar="NAME", help="the kernel function of a Python file")
     parser.add_argument(
         "--signature",
@@ -293,6 +264,10 @@ def register(commands: Any) -> None:
         choices=[1, 2, 4, 8, 16],
         help="warps per CTA for Python kernels (default %(default)s)",
     )
+
+
+def _add_dump_options(parser: argparse.ArgumentParser) -> None:
+    """What a dumped kernel (LLVM IR or PTX) does not say itself."""
     parser.add_argument(
         "--arg",
         action="append",
@@ -314,7 +289,10 @@ def register(commands: Any) -> None:
         help="the shared allocation of a dumped kernel (default: 'shared' in the "
         "Triton .json beside it; unknown = shared accesses not bounds-checked)",
     )
-    add_compile_options(parser)
+
+
+def _add_report_options(parser: argparse.ArgumentParser) -> None:
+    """How the verdicts are reported, when unknown fails, and the compile time limit."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
@@ -327,4 +305,38 @@ def register(commands: Any) -> None:
         metavar="SECONDS",
         help="time limit of each compilation (default %(default)s)",
     )
+
+
+def register(commands: Any) -> None:
+    """Add the ``validate`` subcommand."""
+    parser = commands.add_parser(
+        "validate",
+        help="prove the code Triton emits for each layout op (translation validation)",
+        description=(
+            "Compile a TTGIR module (or a Triton/Gluon kernel) with the installed Triton on the "
+            "CPU, run the emitted LLVM IR over every thread of the CTA on tagged inputs, and "
+            "check each layout-carrying op exactly: data movement (convert_layout, local_alloc/"
+            "load/store and views, gather, trans/reshape/join/split), reduce/scan (each element "
+            "combined once, scans in order), histogram counts, and memory safety (uninitialised "
+            "shared reads, out-of-bounds accesses, races between barriers, conflicting global "
+            "stores). Verdicts are per op: proved (over all threads of this compiled instance), "
+            "refuted (with a counterexample) or unknown (with the reason). Exit 0 when nothing "
+            "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
+            "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
+            "virtualenv in $LLVERIFY_TRITON_RELEASES, default ~/.cache/llverify/"
+            "triton-releases). A Python kernel: kernel.py --function "
+            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90. A dumped "
+            "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
+            "executed for memory safety, and k.ttgir beside it is validated per op."
+        ),
+        epilog=examples(
+            f"llverify validate {KERNEL}",
+            f"llverify validate {KERNEL} --json --require-proofs   # the CI gate",
+        ),
+        formatter_class=HelpFormatter,
+    )
+    _add_kernel_options(parser)
+    _add_dump_options(parser)
+    add_compile_options(parser)
+    _add_report_options(parser)
     parser.set_defaults(handler=_cmd_validate)

@@ -37,6 +37,7 @@ from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutTypeError, shown
+from llverify.hardware import GLUON_DTYPE_BITS
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, ensure_layout_not_larger_than
 
@@ -45,28 +46,6 @@ ATOMS = ("32x32b", "16x64b", "16x128b", "16x256b")
 #: What Gluon's ``get_reg_layout(instr_variant=...)`` accepts: the atoms and the 32x32b
 #: variant whose last register splits N in halves (``32x32b_splitn``).
 INSTR_VARIANTS = (*ATOMS, "32x32b_splitn")
-#: Element bit widths of the Gluon dtypes, by name (``ttgl.float16`` etc.).
-DTYPE_BITWIDTHS = {
-    "int1": 1,
-    "int8": 8,
-    "uint8": 8,
-    "float8e4nv": 8,
-    "float8e5": 8,
-    "float8e4b15": 8,
-    "float8e4b8": 8,
-    "float8e5b16": 8,
-    "int16": 16,
-    "uint16": 16,
-    "float16": 16,
-    "bfloat16": 16,
-    "int32": 32,
-    "uint32": 32,
-    "float32": 32,
-    "int64": 64,
-    "uint64": 64,
-    "float64": 64,
-}
-
 _ROW, _COL, _BLOCK = "row", "col", "block"
 _DIMS = ["dim0", "dim1"]
 
@@ -462,13 +441,13 @@ def _ld_st_layout(
 def _bitwidth(element: Any) -> int:
     if isinstance(element, int) and not isinstance(element, bool):
         return element
-    if isinstance(element, str) and element in DTYPE_BITWIDTHS:
-        return DTYPE_BITWIDTHS[element]
+    if isinstance(element, str) and element in GLUON_DTYPE_BITS:
+        return GLUON_DTYPE_BITS[element]
     width = getattr(element, "primitive_bitwidth", None)  # a Gluon dtype
     if isinstance(width, int):
         return width
     raise LayoutTypeError(
-        f"Argument 'element' must be a bit width, a dtype name ({', '.join(DTYPE_BITWIDTHS)}) "
+        f"Argument 'element' must be a bit width, a dtype name ({', '.join(GLUON_DTYPE_BITS)}) "
         f"or a Gluon dtype, not {shown(element)}."
     )
 

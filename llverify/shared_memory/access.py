@@ -30,7 +30,7 @@ specs/padded.py), and the result says ``source == "simulator"`` with no Triton/a
 count (``triton is None``).  That enumeration is refused beyond the enumeration budget (an
 :class:`~llverify.evaluate.EnumerationLimitError`, a ``ValueError``).
 
-Targets (lanes, banks, the lanes of one pass) are :data:`llverify.hardware.TARGETS`.
+Targets (lanes, banks, the lanes of one pass) are :data:`llverify.hardware.BANK_MODELS`.
 
 Examples:
     >>> from llverify import LinearLayout
@@ -392,11 +392,11 @@ def analyse_access(
     :func:`llverify.arguments.shared_layout_argument`): the callers inside llverify.
 
     Examples:
-        >>> from llverify.hardware import TARGETS
+        >>> from llverify.hardware import BANK_MODELS
         >>> reg = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [4], [8],
         ...     [16]])], ["dim0"])
         >>> shared = LinearLayout.identity_1d(32, "offset", "dim0")
-        >>> analyse_access(reg, shared, 32, TARGETS["nvidia"]).hardware_conflicts
+        >>> analyse_access(reg, shared, 32, BANK_MODELS["nvidia"]).hardware_conflicts
         0
     """
     if isinstance(shared, PaddedLayout):

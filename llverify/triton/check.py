@@ -20,7 +20,6 @@ Examples:
 from __future__ import annotations
 
 import itertools
-import json
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from typing import Any
 
 from llverify.bits import check_timeout
 from llverify.errors import LLVerifyError
+from llverify.triton import protocol
 
 __all__ = ["CheckCase", "CheckResult", "default_grid", "run_triton_check"]
 
@@ -99,6 +99,18 @@ def _case(cls: str, shape: Sequence[int], **kwargs: Any) -> CheckCase:
 
 def default_grid() -> list[CheckCase]:
     """The parameter grid ``llverify triton-check`` runs (a few hundred layouts)."""
+    return [
+        *_blocked_cases(),
+        *_slice_cases(),
+        *_nvidia_mma_cases(),
+        *_amd_mfma_cases(),
+        *_amd_wmma_cases(),
+        *_shared_cases(),
+    ]
+
+
+def _blocked_cases() -> list[CheckCase]:
+    """Blocked layouts: sizes per thread, lanes, warps and orders, the shapes in turn."""
     cases: list[CheckCase] = []
     shapes = [(32, 32), (128, 64), (16, 128), (64, 256)]
     spts = [[1, 1], [1, 4], [2, 2], [4, 1], [1, 8]]
@@ -108,6 +120,11 @@ def default_grid() -> list[CheckCase]:
         shape = shapes[(len(cases)) % len(shapes)]
         kw = {"size_per_thread": spt, "threads_per_warp": tpw, "warps_per_cta": wpc}
         cases.append(_case("BlockedLayout", shape, **kw, order=order))
+    return cases
+
+
+def _slice_cases() -> list[CheckCase]:
+    """Both slices of one 2-D blocked parent, on two sizes."""
     blocked = {
         "class": "BlockedLayout",
         "kwargs": {
@@ -117,10 +134,14 @@ def default_grid() -> list[CheckCase]:
             "order": [1, 0],
         },
     }
-    for dim, size in itertools.product([0, 1], [64, 256]):
-        cases.append(
-            CheckCase({"class": "SliceLayout", "kwargs": {"dim": dim, "parent": blocked}}, (size,))
-        )
+    return [
+        CheckCase({"class": "SliceLayout", "kwargs": {"dim": dim, "parent": blocked}}, (size,))
+        for dim, size in itertools.product([0, 1], [64, 256])
+    ]
+
+
+def _nvidia_mmas() -> list[dict[str, Any]]:
+    """NVIDIA MMA v2 layouts and, with one warp column, v3 (wgmma) of several N."""
     mmas: list[dict[str, Any]] = []
     for warps in ([4, 1], [2, 2], [8, 1]):
         mmas.append(
@@ -141,13 +162,25 @@ def default_grid() -> list[CheckCase]:
                         },
                     }
                 )
-    for mma in mmas:
+    return mmas
+
+
+def _nvidia_mma_cases() -> list[CheckCase]:
+    """Each NVIDIA MMA layout and its dot operands (k widths 1 to 8)."""
+    cases: list[CheckCase] = []
+    for mma in _nvidia_mmas():
         cases.append(CheckCase(mma, (128, 128)))
         for idx, k_width in itertools.product([0, 1], [1, 2, 4, 8]):
             if mma["kwargs"]["version"][0] == 3 and idx == 1:
                 continue  # wgmma takes B from shared memory: no register operand 1
             dot = {"operand_index": idx, "parent": mma, "k_width": k_width}
             cases.append(CheckCase({"class": "DotOperandLayout", "kwargs": dot}, (128, 64)))
+    return cases
+
+
+def _amd_mfma_cases() -> list[CheckCase]:
+    """AMD MFMA layouts: versions 3 and 4, two instruction shapes, transposed or not."""
+    cases: list[CheckCase] = []
     for version, instr, transposed, warps in itertools.product(
         [3, 4], [[32, 32, 8], [16, 16, 16]], [False, True], [[2, 2], [4, 1]]
     ):
@@ -158,6 +191,12 @@ def default_grid() -> list[CheckCase]:
             "warps_per_cta": warps,
         }
         cases.append(_case("AMDMFMALayout", (128, 128), **mfma))
+    return cases
+
+
+def _amd_wmma_cases() -> list[CheckCase]:
+    """AMD WMMA layouts: versions 1 to 3, transposed or not, two warp bases."""
+    cases: list[CheckCase] = []
     for version, transposed, warp_bases in itertools.product(
         [1, 2, 3], [False, True], [[[1, 0], [2, 0]], [[0, 1], [1, 0]]]
     ):
@@ -169,6 +208,12 @@ def default_grid() -> list[CheckCase]:
         if version == 3:
             wmma["instr_shape"] = [16, 16, 32]  # v3 has no default instruction shape
         cases.append(_case("AMDWMMALayout", (64, 64), **wmma))
+    return cases
+
+
+def _shared_cases() -> list[CheckCase]:
+    """Swizzled shared layouts (vec, phases, orders) and NVMMA shared layouts."""
+    cases: list[CheckCase] = []
     for vec, per_phase, max_phase, order in itertools.product(
         [1, 4, 8], [1, 2], [1, 4, 8], [[1, 0], [0, 1]]
     ):
@@ -256,7 +301,9 @@ def _ask_triton(todo: Sequence[CheckCase], timeout_s: float) -> list[dict[str, A
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "llverify.triton.check_worker"],
-                input=json.dumps([{"spec": c.spec, "shape": list(c.shape)} for c in rest]),
+                input=protocol.request_text(
+                    [{"spec": c.spec, "shape": list(c.shape)} for c in rest]
+                ),
                 capture_output=True,
                 text=True,
                 timeout=max(1.0, deadline - time.perf_counter()),
@@ -265,8 +312,7 @@ def _ask_triton(todo: Sequence[CheckCase], timeout_s: float) -> list[dict[str, A
             raise LLVerifyError(
                 f"triton-check: Triton's worker did not finish within {timeout_s:.0f} s."
             ) from None
-        got = [json.loads(line[3:]) for line in proc.stdout.splitlines() if line.startswith("@@ ")]
-        answers.extend(got)
+        answers.extend(protocol.answers(proc.stdout))
         if len(answers) < len(todo):  # the next case aborted the process
             tail = [line for line in proc.stderr.splitlines() if "leaked" not in line][-2:]
             answers.append({"error": f"Triton aborted (exit {proc.returncode}): {tail}"})

@@ -1,17 +1,20 @@
 """Worker process of :mod:`llverify.triton.check` (Triton may abort on invalid input).
 
-stdin: a JSON list of ``{"spec": {"class": ..., "kwargs": ...}, "shape": [...]}``; stdout:
-one ``@@ {"bases": {in_dim: bases}}`` or ``@@ {"error": "..."}`` line per case, flushed at
-once.  Specs are data (whitelisted Gluon classes and their keywords), never code.
+It speaks :mod:`llverify.triton.protocol`: the request is a list of ``{"spec": {"class": ...,
+"kwargs": ...}, "shape": [...]}``; one answer per case, ``{"bases": {in_dim: bases}}`` or
+``{"error": "..."}``.  Specs are data (whitelisted Gluon classes and their keywords), never
+code.
 """
 
 from __future__ import annotations
 
-import json
 import sys
+
+from llverify.triton import protocol
 
 
 def main() -> None:
+    """Answer each case of the request with Triton's bases of its layout, or the error."""
     from triton._C.libtriton import gluon_ir, ir
     from triton.experimental.gluon import language as ttgl
     from triton.experimental.gluon.language import amd
@@ -22,7 +25,7 @@ def main() -> None:
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
     modules = {"ttgl": ttgl, "amd": amd}
-    for case in json.loads(sys.stdin.read()):
+    for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
             linear = builder.to_linear_layout(attr, case["shape"])
@@ -35,9 +38,9 @@ def main() -> None:
                     "warp": linear.warp_bases,
                     "block": linear.block_bases,
                 }
-            print("@@ " + json.dumps({"bases": bases}), flush=True)
+            protocol.answer({"bases": bases})
         except Exception as error:  # a Python-level refusal, reported per case
-            print("@@ " + json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
+            protocol.answer({"error": f"{type(error).__name__}: {error}"})
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 Triton is an oracle here, never a dependency: this module does not import it.  Each compile
 runs ``compile_worker.py`` as a script under the interpreter of the virtualenv that holds the
-wanted release (2.1 to 3.9; default: the current interpreter), since Triton aborts the process
-on a failed precondition and releases cannot share a virtualenv.  TTGIR written in Triton 3.9's
-spelling is translated to the dialect the release parses (:data:`TRANSLATIONS`, keyed by the
-release that introduced each 3.9 spelling).  docs/validation.md, "Compiling with Triton
-releases", records what each release compiles for each target.
+wanted release (2.1 to 3.9; default: the current interpreter; :mod:`llverify.triton.releases`
+finds the release virtualenvs), since Triton aborts the process on a failed precondition and
+releases cannot share a virtualenv; the two speak :mod:`llverify.triton.protocol`.  TTGIR
+written in Triton 3.9's spelling is translated to the dialect the release parses
+(:data:`TRANSLATIONS`, keyed by the release that introduced each 3.9 spelling).
+docs/validation.md, "Compiling with Triton releases", records what each release compiles for
+each target.
 
 Examples:
     >>> parse_target("hip:gfx942")
@@ -29,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llverify.triton import protocol
+
 __all__ = [
-    "TARGETS",
     "TRANSLATIONS",
     "CompileError",
     "CompiledKernel",
@@ -38,17 +41,10 @@ __all__ = [
     "compile_ttgir",
     "installed_triton_version",
     "parse_target",
-    "release_pythons",
     "translate_ttgir",
 ]
 
 WORKER = Path(__file__).resolve().with_name("compile_worker.py")
-
-#: the targets llverify compiles for, as ``backend:arch``
-TARGETS = ("cuda:80", "cuda:90", "cuda:100", "hip:gfx942", "hip:gfx950")
-
-#: the folder of release virtualenvs used when LLVERIFY_TRITON_RELEASES is unset
-DEFAULT_RELEASES = "/work/tritons"
 
 
 @dataclass(frozen=True)
@@ -406,7 +402,7 @@ def _run_worker(
     try:
         proc = subprocess.run(
             [interpreter, str(WORKER)],
-            input=json.dumps(request),
+            input=protocol.request_text(request),
             capture_output=True,
             text=True,
             timeout=timeout_s,
@@ -421,8 +417,7 @@ def _run_worker(
         raise CompileError(
             f"compiling for {target}: cannot run python={interpreter!r}: {exc}"
         ) from exc
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("@@ ")), None)
-    result = json.loads(line[3:]) if line else None
+    result = next(iter(protocol.answers(proc.stdout)), None)
     version = installed_triton_version(interpreter) if result is None else None
     if result is None or not result["ok"]:
         release = result.get("version") if result else version
@@ -485,25 +480,6 @@ def _triton_version(python: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout.strip() or None if proc.returncode == 0 else None
-
-
-def release_pythons(root: str | None = None) -> dict[str, str]:
-    """``{version: interpreter}`` of the release virtualenvs under ``root`` (default: the env
-    var LLVERIFY_TRITON_RELEASES, else /work/tritons), one ``<root>/<version>/bin/python``
-    each (scripts/triton_releases.py makes them), oldest release first.
-
-    >>> release_pythons("/nonexistent")
-    {}
-    """
-    folder = Path(root or os.environ.get("LLVERIFY_TRITON_RELEASES") or DEFAULT_RELEASES)
-    if not folder.is_dir():
-        return {}
-    found = {}
-    for venv in folder.iterdir():
-        python = venv / "bin" / "python"
-        if re.fullmatch(r"\d+\.\d+\.\d+", venv.name) and python.exists():
-            found[venv.name] = str(python)
-    return dict(sorted(found.items(), key=lambda kv: tuple(int(x) for x in kv[0].split("."))))
 
 
 def compile_ttgir(

@@ -1,13 +1,14 @@
 """Worker process of :mod:`llverify.triton.compile`: one compile with this interpreter's Triton.
 
 Run as a script by any interpreter holding a Triton release from 2.1 to 3.9; it imports only
-the standard library and Triton (never llverify: other releases live in other virtualenvs).
-stdin: one JSON request, ``{"kind": "ttgir", "text": ..., "target": T}`` or ``{"kind": "python",
-"path": ..., "function": ..., "signature": {arg: type}, "constexprs": {arg: value}, "num_warps":
-n, "target": T}`` with ``T = {"backend": "cuda"|"hip", "arch": 90|"gfx942", "warp_size": 32|64}``.
-stdout: one line ``@@ {json}``, either ``{"ok": true, "name", "version", "shared", "num_warps",
-"asm": {stage: text}, "seconds"}`` or ``{"ok": false, "error": "Type: message"}``.  Triton may
-abort the process instead (a failed C++ assertion): the caller reads stderr then.
+the standard library, Triton, and ``protocol.py`` beside it by its path (never llverify: other
+releases live in other virtualenvs).  It speaks :mod:`llverify.triton.protocol`: the request
+is ``{"kind": "ttgir", "text": ..., "target": T}`` or ``{"kind": "python", "path": ...,
+"function": ..., "signature": {arg: type}, "constexprs": {arg: value}, "num_warps": n,
+"target": T}`` with ``T = {"backend": "cuda"|"hip", "arch": 90|"gfx942", "warp_size": 32|64}``;
+the one answer is ``{"ok": true, "name", "version", "shared", "num_warps", "asm": {stage:
+text}, "seconds"}`` or ``{"ok": false, "version", "error": "Type: message"}``.  Triton may abort
+the process instead (a failed C++ assertion): the caller reads stderr then.
 """
 
 from __future__ import annotations
@@ -66,48 +67,62 @@ def compile_2x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
     """Compile with Triton 2.1-2.3: their ``compile`` builds a host launcher (gcc and libcuda)
     and loads it; both are replaced by recorders, so only the device code is produced."""
     import triton
-    from triton.compiler import compiler
 
-    target = request["target"]
-    if target["backend"] != "cuda" and version >= (2, 2):
+    if request["target"]["backend"] != "cuda" and version >= (2, 2):
         raise NotImplementedError(
             f"Triton {triton.__version__} has no AMD backend in its wheel "
             "(device_type 'hip' needs a third-party backend)"
         )
+    return _compile_21_22(request) if version < (2, 3) else _compile_23(request)
+
+
+def _compile_21_22(request: dict[str, Any]) -> tuple[dict[str, str], Any]:
+    """Triton 2.1-2.2: ``compiler.compile(..., device_type=, cc=)``; the launcher stub and
+    ``CompiledKernel`` replaced by a recorder of the metadata and the IR stages."""
+    from triton.compiler import compiler
+
+    target = request["target"]
     captured: dict[str, Any] = {}
-    if version < (2, 3):
-        compiler.make_stub = lambda *args, **kwargs: ""
+    compiler.make_stub = lambda *args, **kwargs: ""
 
-        def capture(fn: Any, so_path: str, metadata: dict[str, Any], asm: dict[str, Any]) -> None:
-            captured.update(metadata=metadata, asm=asm)
+    def capture(fn: Any, so_path: str, metadata: dict[str, Any], asm: dict[str, Any]) -> None:
+        captured.update(metadata=metadata, asm=asm)
 
-        compiler.CompiledKernel = capture
-        if target["backend"] == "cuda":
-            kwargs: dict[str, Any] = {"device_type": "cuda", "cc": target["arch"]}
-        else:  # 2.1 reads torch.version.hip (the stub's LLVERIFY_TORCH_HIP)
-            os.environ["LLVERIFY_TORCH_HIP"] = target["arch"]
-            kwargs = {"device_type": "hip", "cc": ["amdgcn-amd-amdhsa", target["arch"], ""]}
-        if request["kind"] == "ttgir":
-            compiler.compile(request["file"], **kwargs)
-        else:
-            fn, runtime, constant = request["fn"], request["runtime"], request["constant"]
-            compiler.compile(
-                fn,
-                signature={i: t for i, _, t in runtime},
-                constants={i: v for i, _, v in constant},
-                num_warps=request["num_warps"],
-                **kwargs,
-            )
-        return {k: v for k, v in captured["asm"].items() if k in TEXT_STAGES}, captured["metadata"]
+    compiler.CompiledKernel = capture
+    if target["backend"] == "cuda":
+        kwargs: dict[str, Any] = {"device_type": "cuda", "cc": target["arch"]}
+    else:  # 2.1 reads torch.version.hip (the stub's LLVERIFY_TORCH_HIP)
+        os.environ["LLVERIFY_TORCH_HIP"] = target["arch"]
+        kwargs = {"device_type": "hip", "cc": ["amdgcn-amd-amdhsa", target["arch"], ""]}
+    if request["kind"] == "ttgir":
+        compiler.compile(request["file"], **kwargs)
+    else:
+        fn, runtime, constant = request["fn"], request["runtime"], request["constant"]
+        compiler.compile(
+            fn,
+            signature={i: t for i, _, t in runtime},
+            constants={i: v for i, _, v in constant},
+            num_warps=request["num_warps"],
+            **kwargs,
+        )
+    return {k: v for k, v in captured["asm"].items() if k in TEXT_STAGES}, captured["metadata"]
+
+
+def _compile_23(request: dict[str, Any]) -> tuple[dict[str, str], Any]:
+    """Triton 2.3 (CUDA only): ``compiler.compile(src, target=("cuda", cc))``; the launcher
+    stub replaced, ``CompiledKernel`` by a recorder of the metadata file's path (the IR
+    stages lie beside it)."""
+    from triton.compiler import compiler
     from triton.compiler.backends.cuda import CUDABackend
 
+    captured: dict[str, Any] = {}
     CUDABackend.make_launcher_stub = lambda self, src, metadata: ""
 
     def capture_path(so_path: str, metadata_path: str) -> None:
         captured["metadata_path"] = Path(metadata_path)
 
     compiler.CompiledKernel = capture_path
-    device = ("cuda", target["arch"])
+    device = ("cuda", request["target"]["arch"])
     if request["kind"] == "ttgir":
         compiler.compile(request["file"], target=device)
     else:
@@ -204,10 +219,24 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def load_protocol() -> Any:
+    """``protocol.py`` beside this file (:mod:`llverify.triton.protocol`), loaded by its path:
+    under a release's interpreter llverify is not importable, and that module imports only
+    the standard library."""
+    path = Path(__file__).resolve().with_name("protocol.py")
+    spec = importlib.util.spec_from_file_location("llverify_worker_protocol", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the worker protocol {str(path)!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
-    """Read the request from stdin, compile, write the ``@@`` result line."""
+    """Read the request from stdin, compile, write the answer (the protocol's ``@@`` line)."""
+    protocol = load_protocol()
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    request = json.loads(sys.stdin.read())
+    request = protocol.read_request(sys.stdin)
     try:
         result = run(request)
     except Exception as error:  # Triton's refusal, reported to the caller as data
@@ -219,7 +248,7 @@ def main() -> None:
             "version": triton.__version__,
             "error": f"{type(error).__name__}: {message}",
         }
-    print("@@ " + json.dumps(result), flush=True)
+    protocol.answer(result)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-__all__ = ["DTYPES", "FAMILIES", "OPS", "TARGETS", "WARPS", "SweepCase", "sweep_cases"]
+from llverify.hardware import DTYPE_BITS, TARGETS
+
+__all__ = ["DTYPES", "FAMILIES", "OPS", "SWEPT_TARGETS", "WARPS", "SweepCase", "sweep_cases"]
 
 #: The layout families of the sweep.
 FAMILIES = (
@@ -93,11 +95,12 @@ OPS = (
 DTYPES = ("i8", "f16", "bf16", "f32", "i64", "f64", "i32")
 #: Warps per CTA.
 WARPS = (1, 2, 4, 8)
-#: Compilation targets (``ttg.target``) and their lanes per warp.
-TARGETS = {"cuda:80": 32, "cuda:90": 32, "hip:gfx942": 64, "hip:gfx1100": 32}
+#: The swept targets of :data:`llverify.hardware.TARGETS`, by their Triton target (``ttg.target``).
+SWEPT_TARGETS = {
+    TARGETS[name].triton: TARGETS[name] for name in ("sm80", "sm90", "gfx942", "gfx1100")
+}
 
 _DATA_DTYPES = ("i8", "f16", "bf16", "f32", "i64", "f64")
-_BITS = {"i8": 8, "f16": 16, "bf16": 16, "f32": 32, "i32": 32, "i64": 64, "f64": 64}
 # warp grids of a 2-D layout, per warp count, non-square ones included
 _GRIDS: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((1, 1),),
@@ -147,7 +150,7 @@ class _Kernel:
     def __init__(self, target: str, num_warps: int) -> None:
         self.target = target
         self.num_warps = num_warps
-        self.lanes = TARGETS[target]
+        self.lanes = SWEPT_TARGETS[target].lanes
         self._aliases: dict[str, str] = {}
         self._args: list[str] = []
         self._lines: list[str] = []
@@ -464,7 +467,7 @@ class _Plan:
 
 def _layout_2d(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
     """The family's distributed layout for a 2-D tensor of ``shape``."""
-    bits = _BITS[plan.dtype]
+    bits = DTYPE_BITS[plan.dtype]
     family, variant, grid = plan.family, plan.variant, plan.grid
     if family == "blocked":
         return kernel.alias("blocked", _blocked(shape, kernel.lanes, grid, bits, variant))
@@ -508,13 +511,13 @@ def _shape_2d(plan: _Plan) -> list[int]:
     elif plan.family in ("mma_v2", "mma_v3", "mfma", "wmma"):
         shape = [128 if plan.family == "mma_v3" and plan.grid[0] == 8 else 64, 64]
     else:
-        shape = [32, 64] if _BITS[plan.dtype] < 64 else [32, 32]
+        shape = [32, 64] if DTYPE_BITS[plan.dtype] < 64 else [32, 32]
     return [size // 2 for size in shape] if plan.op == "gather" else shape
 
 
 def _other_blocked(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
     """A second blocked layout for ``shape``: the warp grid transposed, the next variant."""
-    bits = _BITS[plan.dtype]
+    bits = DTYPE_BITS[plan.dtype]
     return kernel.alias(
         "blocked", _blocked(shape, kernel.lanes, plan.grid[::-1], bits, plan.variant + 1)
     )
@@ -601,7 +604,7 @@ def _build_gather(kernel: _Kernel, plan: _Plan) -> None:
 
 
 def _layout_1d(kernel: _Kernel, plan: _Plan) -> str:
-    bits = _BITS[plan.dtype]
+    bits = DTYPE_BITS[plan.dtype]
     grid, variant = plan.grid, plan.variant
     warps = grid[0] * grid[1]
     if plan.family == "blocked":
@@ -636,7 +639,7 @@ def _build_histogram(kernel: _Kernel, plan: _Plan) -> None:
 
 def _shared_for(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
     """The shared encoding of a shared-family case (swizzled for distributed families)."""
-    bits = _BITS[plan.dtype]
+    bits = DTYPE_BITS[plan.dtype]
     if plan.family == "nvmma_shared":
         transposed = plan.variant % 3 == 2
         inner = shape[0] if transposed else shape[-1]
@@ -650,7 +653,7 @@ def _distributed_for(kernel: _Kernel, plan: _Plan, shape: Sequence[int]) -> str:
     if plan.family in ("swizzled_shared", "nvmma_shared", "padded_shared"):
         return kernel.alias(
             "blocked",
-            _blocked(shape, kernel.lanes, plan.grid, _BITS[plan.dtype], plan.variant),
+            _blocked(shape, kernel.lanes, plan.grid, DTYPE_BITS[plan.dtype], plan.variant),
         )
     return _layout_2d(kernel, plan, shape)
 
@@ -690,14 +693,14 @@ def _fma_parent(plan: _Plan) -> bool:
     family, and every fourth CUDA variant."""
     return (
         plan.family == "blocked"
-        or _BITS[plan.dtype] == 64
+        or DTYPE_BITS[plan.dtype] == 64
         or (plan.variant % 4 == 3 and plan.target.startswith("cuda"))
     )
 
 
 def _dot_parent(kernel: _Kernel, plan: _Plan) -> tuple[str, int | None]:
     """The dot-operand parent of a case and the operands' kWidth (None: a blocked parent)."""
-    bits = _BITS[plan.dtype]
+    bits = DTYPE_BITS[plan.dtype]
     if _fma_parent(plan):
         return kernel.alias("blocked", _blocked([64, 64], kernel.lanes, plan.grid, bits, 0)), None
     if plan.target == "hip:gfx942":
@@ -719,7 +722,7 @@ def _build_dot_operand_load(kernel: _Kernel, plan: _Plan) -> None:
     shape = [64, 32] if index == 0 else [32, 64]
     parent, k_width = _dot_parent(kernel, plan)
     layout = kernel.alias(
-        "blocked", _blocked(shape, kernel.lanes, plan.grid, _BITS[plan.dtype], plan.variant)
+        "blocked", _blocked(shape, kernel.lanes, plan.grid, DTYPE_BITS[plan.dtype], plan.variant)
     )
     shared = _shared_for(kernel, plan, shape)
     operand = _dot_operand(parent, index, k_width)
@@ -741,7 +744,7 @@ def _build_dot(kernel: _Kernel, plan: _Plan) -> None:
     m, n, k = (128 if plan.grid[0] == 8 else 64), 64, 32
     if plan.family == "blocked":
         m, n, k = 32, 32, 16  # FMA: every thread walks all of K, so a small tile
-    bits, acc = _BITS[plan.dtype], _accumulator(plan.dtype, plan.family)
+    bits, acc = DTYPE_BITS[plan.dtype], _accumulator(plan.dtype, plan.family)
     if plan.family == "mma_v3":
         _build_warp_group_dot(kernel, plan, (m, n, k))
         return
@@ -778,7 +781,7 @@ def _build_dot(kernel: _Kernel, plan: _Plan) -> None:
 
 def _build_warp_group_dot(kernel: _Kernel, plan: _Plan, mnk: tuple[int, int, int]) -> None:
     m, n, k = mnk
-    bits, acc = _BITS[plan.dtype], _accumulator(plan.dtype, plan.family)
+    bits, acc = DTYPE_BITS[plan.dtype], _accumulator(plan.dtype, plan.family)
     mma = kernel.alias("mma", _mma_v3(plan.grid, n // plan.grid[1], bits))
     descs = []
     for index, shape in enumerate(([m, k], [k, n])):

@@ -80,10 +80,10 @@ class SwizzleEncoding:
 
     Examples:
         >>> from types import SimpleNamespace as NS
-        >>> from llverify.hardware import TARGETS
+        >>> from llverify.hardware import BANK_MODELS
         >>> from llverify.shared_memory.swizzle.synthesize import _Geometry, _Side
         >>> side = _Side((1,), (2, 4), (), None)  # 1 register, 2 lanes over 8 elements
-        >>> enc = SwizzleEncoding(side, side, _Geometry(3, 32, TARGETS["nvidia"]))
+        >>> enc = SwizzleEncoding(side, side, _Geometry(3, 32, BANK_MODELS["nvidia"]))
         >>> enc.widths_unreachable(1, 1, 1000).status
         <Status.REFUTED: 'refuted'>
         >>> enc.widths_unreachable(2, 2, 1000).status  # one register basis: at most 2

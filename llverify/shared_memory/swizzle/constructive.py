@@ -32,7 +32,7 @@ from llverify import gf2
 from llverify.arguments import check_one_kernel, layout_argument
 from llverify.bits import as_int, as_shape, is_power_of_2, log2_exact
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
-from llverify.hardware import TARGETS, VECTOR_ELEMENT_BITS, Target, resolve_target
+from llverify.hardware import BANK_MODELS, VECTOR_ELEMENT_BITS, Target, resolve_target
 from llverify.layout import LinearLayout
 from llverify.layout_utils import action_remove_broadcasted_regs
 
@@ -115,7 +115,7 @@ def constructive_layout(
     Examples:
         >>> src = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4], [8],
         ...     [16], [32]])], ["dim0"])
-        >>> constructive_layout(src, src, [64], 32, TARGETS["nvidia"]).bases
+        >>> constructive_layout(src, src, [64], 32, BANK_MODELS["nvidia"]).bases
         [('offset', [[1], [2], [4], [8], [16], [32]])]
     """
     bits = VECTOR_ELEMENT_BITS.check(element_bits)
@@ -404,7 +404,7 @@ def convert_layout_swizzle(
         [('offset', [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [0, 8], [8, 0], [4, 8]])]
     """
     bits = VECTOR_ELEMENT_BITS.check(element_bits)
-    tgt = TARGETS["nvidia"]
+    tgt = BANK_MODELS["nvidia"]
     sizes = _shape(shape)
     src_ll = _distributed(layout_argument(src, sizes, "src"), sizes, "src", tgt)
     dst_ll = _distributed(layout_argument(dst, sizes, "dst"), sizes, "dst", tgt)

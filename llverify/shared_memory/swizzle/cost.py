@@ -121,11 +121,11 @@ def cost_of(
 
     Examples:
         >>> from llverify import LinearLayout
-        >>> from llverify.hardware import TARGETS
+        >>> from llverify.hardware import BANK_MODELS
         >>> reg = LinearLayout.from_bases([("register", []), ("lane", [[1], [2], [4], [8],
         ...     [16]])], ["dim0"])
         >>> shared = LinearLayout.identity_1d(32, "offset", "dim0")
-        >>> cost_of(reg, reg, shared, 32, TARGETS["nvidia"]).total_wavefronts
+        >>> cost_of(reg, reg, shared, 32, BANK_MODELS["nvidia"]).total_wavefronts
         2
     """
     check_one_kernel(src, dst)

@@ -256,7 +256,7 @@ def best_swizzled_shared(
             :func:`llverify.arguments.layout_argument` accepts) of one CTA.
         shape: the tensor shape (positive powers of 2).
         element_bits: bits per element: 8, 16, 32 or 64.
-        target: a name in :data:`llverify.hardware.TARGETS` or a :class:`Target`.
+        target: a name in :data:`llverify.hardware.BANK_MODELS` or a :class:`Target`.
         order: search only this order (a permutation of ``0..rank-1``); by default every
             order, ``[rank-1, .., 0]`` first.
 
