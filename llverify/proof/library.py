@@ -66,7 +66,7 @@ GROUPS: tuple[str, ...] = (
 )
 
 #: The package's spec library: ``llverify/specs`` (its ``**/*.toml`` are package data).
-SPECS = Path(__file__).resolve().parent / "specs"
+SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 #: Proofs of the test suite that the library leaves out, and why: the wrong reference (or
 #: the expected verdict) is written in the test file, not in ``llverify.specs``.  Moving one
