@@ -27,7 +27,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -102,10 +101,6 @@ def _unpack(packed: int, dims: Sequence[tuple[str, int]]) -> dict[str, int]:
 def _common_out_dims(a: LinearLayout, b: LinearLayout) -> list[tuple[str, int]]:
     sizes = dict(b.out_dims)
     return [(name, max(size, sizes.get(name, 1))) for name, size in a.out_dims]
-
-
-def _verdict(status: Status, claim: str, start: float, **kwargs: Any) -> Verdict:
-    return Verdict(status, claim, "gf2", time.perf_counter() - start, **kwargs)
 
 
 # ---------------------------------------------------------------------- Triton's rules
@@ -366,7 +361,7 @@ class ShufflePlan:
     def verify_plan(self) -> Verdict:
         """Execute the plan with numpy on every (block, warp, lane, register) and compare the
         destination registers with the destination layout's elements."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "executing the shuffle plan yields the destination layout"
         check_enumeration(
             self.src.get_total_in_dim_size() + self.dst.get_total_in_dim_size(),
@@ -393,10 +388,10 @@ class ShufflePlan:
                 got[:, warp, rows, cols] = src_vals[:, warp, j[ok][:, None], s[ok][:, None] ^ s_off]
         bad = np.argwhere(got != dst_vals)
         if len(bad) == 0:
-            return _verdict(
+            return clock.verdict(
                 Status.PROVED,
                 claim,
-                start,
+                "gf2",
                 reason=f"{len(self.rounds)} rounds simulated",
                 details={"slots": int(dst_vals.size)},
             )
@@ -406,10 +401,10 @@ class ShufflePlan:
         expected = self.dst.apply(point)
         value = int(got[block, warp, lane, reg])
         actual = _unpack(value, outs) if value >= 0 else {k: -1 for k in expected}
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
+            "gf2",
             counterexample=point,
             actual=actual,
             expected=expected,
@@ -772,16 +767,16 @@ class Conversion:
 
     def verify(self) -> Verdict:
         """Prove ``dst(cvt(x)) == src(x)`` for every source hardware index ``x``."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "dst(cvt(x)) == src(x) for every hardware index x"
         if self.cvt is None:
             miss = _uncovered(self.dst, self.src)
             assert miss is not None
             point, element = miss
-            return _verdict(
+            return clock.verdict(
                 Status.REFUTED,
                 claim,
-                start,
+                "gf2",
                 counterexample=point,
                 actual=None,
                 expected=element,
@@ -793,23 +788,23 @@ class Conversion:
             target = {d: moved.get(d, 0) for d in self.dst.get_in_dim_names()}
             actual = self.dst.apply(target)
             if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
+                    "gf2",
                     counterexample=point,
                     actual=actual,
                     expected=expected,
                     reason=f"cvt sends it to {target}",
                 )
-        return _verdict(
-            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
+        return clock.verdict(
+            Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
 
     def verify_gather(self) -> Verdict:
         """Prove ``src(gather(y)) == dst(y)`` for every destination hardware index ``y``
         (the direction Triton's lowering reads in)."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "src(gather(y)) == dst(y) for every hardware index y"
         try:
             gather = self.gather
@@ -820,31 +815,31 @@ class Conversion:
             moved = gather.apply({d: point.get(d, 0) for d in gather.get_in_dim_names()})
             actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
             if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
+                    "gf2",
                     counterexample=point,
                     actual=actual,
                     expected=expected,
                 )
-        return _verdict(
-            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
+        return clock.verdict(
+            Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
 
     def coverage(self) -> Verdict:
         """Prove that every destination element has a source (image(dst) within image(src));
         a refutation names the destination hardware index and its uncovered element."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "every destination element is held by some source hardware index"
         miss = _uncovered(self.src, self.dst)
         if miss is None:
-            return _verdict(Status.PROVED, claim, start, reason="image(dst) is in span(src)")
+            return clock.verdict(Status.PROVED, claim, "gf2", reason="image(dst) is in span(src)")
         point, element = miss
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
+            "gf2",
             counterexample=point,
             actual=None,
             expected=element,

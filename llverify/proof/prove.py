@@ -16,7 +16,6 @@ answer that does not replay, a timeout or a resource limit gives "unknown", neve
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ from llverify.layout import LinearLayout, _require_layout
 from llverify.ops import IntOps, NumpyOps
 from llverify.proof.family import LayoutFamily
 from llverify.proof.formula import Formula, FormulaError, Interval
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 METHODS = ("auto", "linear", "exhaustive", "z3")
 #: Below this many inputs "auto" simply evaluates them all.
@@ -78,6 +77,11 @@ class _Reference:
                 f"{list(self.out_dims)}."
             )
         return values
+
+    @property
+    def claim(self) -> str:
+        """What a verdict against this reference claims."""
+        return f"layout == reference ({self.description})"
 
 
 def _normalize(
@@ -158,33 +162,9 @@ def _replay(
     return actual, expected, any(actual[d] != expected[d] for d in actual)
 
 
-def _verdict(
-    status: Status,
-    method: str,
-    start: float,
-    ref: _Reference,
-    reason: str = "",
-    point: Mapping[str, int] | None = None,
-    actual: dict[str, int] | None = None,
-    expected: dict[str, int] | None = None,
-    **details: Any,
-) -> Verdict:
-    return Verdict(
-        status=status,
-        claim=f"layout == reference ({ref.description})",
-        method=method,
-        time_s=time.perf_counter() - start,
-        counterexample=dict(point) if point is not None else None,
-        actual=actual,
-        expected=expected,
-        reason=reason,
-        details=dict(details),
-    )
-
-
 def _refuted(
     method: str,
-    start: float,
+    clock: VerdictClock,
     layout: LinearLayout,
     ref: _Reference,
     point: Mapping[str, int],
@@ -194,7 +174,7 @@ def _refuted(
     actual, expected, differs = _replay(layout, ref, point)
     if not differs:
         return None
-    return _verdict(Status.REFUTED, method, start, ref, reason, point, actual, expected)
+    return clock.verdict(Status.REFUTED, ref.claim, method, dict(point), actual, expected, reason)
 
 
 # ---------------------------------------------------------------------- the methods
@@ -212,14 +192,14 @@ def _basis_points(layout: LinearLayout) -> list[dict[str, int]]:
 
 
 def _by_linear(
-    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
+    layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
 ) -> Verdict | None:
     if ref.layout is None:
-        affine = _prove_affine(layout, ref, start, timeout_ms)
+        affine = _prove_affine(layout, ref, clock, timeout_ms)
         if affine is not None:
             return affine  # refuted (non-affine witness) or unknown
     for point in _basis_points(layout):
-        refuted = _refuted("linear", start, layout, ref, point)
+        refuted = _refuted("linear", clock, layout, ref, point)
         if refuted is not None:
             return refuted
     why = (
@@ -228,13 +208,13 @@ def _by_linear(
         else "the reference is GF(2)-affine (proved by z3)"
     )
     count = layout.get_total_in_dim_size_log2() + 1
-    return _verdict(
-        Status.PROVED, "linear", start, ref, f"{why} and they agree on {count} basis inputs"
+    return clock.verdict(
+        Status.PROVED, ref.claim, "linear", reason=f"{why} and they agree on {count} basis inputs"
     )
 
 
 def _prove_affine(
-    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
+    layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
 ) -> Verdict | None:
     """None when z3 proves the reference affine; otherwise a refuted/unknown verdict."""
     from llverify.proof.smt.prove import decide_affine
@@ -244,11 +224,11 @@ def _prove_affine(
     if decision.status is Status.PROVED:
         return None
     if decision.status is Status.UNKNOWN:
-        return _verdict(Status.UNKNOWN, "linear", start, ref, f"z3: {decision.reason}")
+        return clock.verdict(Status.UNKNOWN, ref.claim, "linear", reason=f"z3: {decision.reason}")
     for point in points:
         refuted = _refuted(
             "linear",
-            start,
+            clock,
             layout,
             ref,
             point,
@@ -257,12 +237,11 @@ def _prove_affine(
         )
         if refuted is not None:
             return refuted
-    return _verdict(
+    return clock.verdict(
         Status.UNKNOWN,
+        ref.claim,
         "linear",
-        start,
-        ref,
-        "z3's non-affinity witness did not replay with exact ints (overflow at the working "
+        reason="z3's non-affinity witness did not replay with exact ints (overflow at the working "
         "width?); try method='exhaustive' or a larger width",
     )
 
@@ -283,45 +262,40 @@ def _working_width(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int
     return width, bounds, ref.function is not None
 
 
-def _by_z3(layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int) -> Verdict:
+def _by_z3(layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int) -> Verdict:
     from llverify.proof.smt.prove import decide_equal
 
     width, bounds, checked = _working_width(layout, ref)
     decision, point = decide_equal(layout, ref, width, bounds, checked, timeout_ms)
     if decision.status is Status.PROVED:
-        return _verdict(
+        return clock.verdict(
             Status.PROVED,
+            ref.claim,
             "z3",
-            start,
-            ref,
-            "no input makes them differ (unsat)",
-            solver_s=decision.time_s,
-            width=width,
+            reason="no input makes them differ (unsat)",
+            details={"solver_s": decision.time_s, "width": width},
         )
     if point is None:
-        return _verdict(
+        return clock.verdict(
             Status.UNKNOWN,
+            ref.claim,
             "z3",
-            start,
-            ref,
-            f"z3: {decision.reason}",
-            solver_s=decision.time_s,
-            width=width,
+            reason=f"z3: {decision.reason}",
+            details={"solver_s": decision.time_s, "width": width},
         )
-    refuted = _refuted("z3", start, layout, ref, point)
+    refuted = _refuted("z3", clock, layout, ref, point)
     if refuted is not None:
         return refuted
-    return _verdict(
+    return clock.verdict(
         Status.UNKNOWN,
+        ref.claim,
         "z3",
-        start,
-        ref,
-        f"z3's counterexample {point} did not replay with exact ints (the reference may "
+        reason=f"z3's counterexample {point} did not replay with exact ints (the reference may "
         f"overflow {width}-bit arithmetic)",
     )
 
 
-def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdict | None:
+def _by_exhaustive(layout: LinearLayout, ref: _Reference, clock: VerdictClock) -> Verdict | None:
     """None when the numpy backend cannot be exact for this reference."""
     from llverify.ops import CheckedNumpyOps
 
@@ -350,14 +324,16 @@ def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdi
     for name in layout.get_out_dim_names():
         differs |= np.broadcast_to(np.asarray(theirs[name]), (total,)) != mine[name]
     if not differs.any():
-        return _verdict(Status.PROVED, "exhaustive", start, ref, f"all {total} inputs agree")
+        return clock.verdict(
+            Status.PROVED, ref.claim, "exhaustive", reason=f"all {total} inputs agree"
+        )
     first = int(np.argmax(differs))
     point = {name: int(values[first]) for name, values in env.items()}
-    refuted = _refuted("exhaustive", start, layout, ref, point)
+    refuted = _refuted("exhaustive", clock, layout, ref, point)
     if refuted is not None:
         return refuted
-    return _verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
-        Status.UNKNOWN, "exhaustive", start, ref, f"numpy and exact ints disagree at {point}"
+    return clock.verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
+        Status.UNKNOWN, ref.claim, "exhaustive", reason=f"numpy and exact ints disagree at {point}"
     )
 
 
@@ -413,43 +389,42 @@ def prove_equal(
             f"Argument 'max_exhaustive' must be an int >= 0 (inputs to enumerate), "
             f"not {max_exhaustive}."
         )
-    start = time.perf_counter()
+    clock = Verdict.timed()
     ref = _normalize(layout, reference, params)
     total = layout.get_total_in_dim_size()
     if method == "linear":
-        verdict = _by_linear(layout, ref, start, timeout_ms)
+        verdict = _by_linear(layout, ref, clock, timeout_ms)
         assert verdict is not None
         return verdict
     if method == "exhaustive":
-        verdict = _by_exhaustive(layout, ref, start)
+        verdict = _by_exhaustive(layout, ref, clock)
         if verdict is None:
-            return _verdict(
+            return clock.verdict(
                 Status.UNKNOWN,
+                ref.claim,
                 "exhaustive",
-                start,
-                ref,
-                "the reference needs more than 63 bits somewhere: numpy cannot be exact",
+                reason="the reference needs more than 63 bits somewhere: numpy cannot be exact",
             )
         return verdict
     if method == "z3":
-        return _by_z3(layout, ref, start, timeout_ms)
+        return _by_z3(layout, ref, clock, timeout_ms)
     # auto
     if ref.layout is not None:
-        verdict = _by_linear(layout, ref, start, timeout_ms)
+        verdict = _by_linear(layout, ref, clock, timeout_ms)
         assert verdict is not None
         return verdict
     if total <= SMALL_DOMAIN:
-        verdict = _by_exhaustive(layout, ref, start)
+        verdict = _by_exhaustive(layout, ref, clock)
         if verdict is not None:
             return verdict
-    verdict = _by_linear(layout, ref, start, timeout_ms)
+    verdict = _by_linear(layout, ref, clock, timeout_ms)
     if verdict is not None and not verdict.unknown:
         return verdict
     if total <= max_exhaustive:
-        exhaustive = _by_exhaustive(layout, ref, start)
+        exhaustive = _by_exhaustive(layout, ref, clock)
         if exhaustive is not None:
             return exhaustive
-    return _by_z3(layout, ref, start, timeout_ms)
+    return _by_z3(layout, ref, clock, timeout_ms)
 
 
 FAMILY_METHODS = ("auto", "parametric-linear", "z3", "enumerate")
@@ -484,11 +459,11 @@ def prove_family_equal(
         return parametric.prove_family_equal(
             family, reference, method=method, timeout_ms=timeout_ms
         )
-    start = time.perf_counter()
+    clock = Verdict.timed()
     formulas = parametric.normalize_reference(family, reference)
     parametric.require_members(family, timeout_ms)
     return _enumerate(
-        family, formulas, parametric.family_claim(family, formulas), start, timeout_ms
+        family, formulas, parametric.family_claim(family, formulas), clock, timeout_ms
     )
 
 
@@ -496,7 +471,7 @@ def _enumerate(
     family: LayoutFamily,
     reference: Mapping[str, Formula],
     claim: str,
-    start: float,
+    clock: VerdictClock,
     timeout_ms: int,
 ) -> Verdict:
     """Every member instantiated and proved with the linear method."""
@@ -509,11 +484,10 @@ def _enumerate(
         count += 1
         if verdict.refuted:
             assert verdict.counterexample is not None
-            return Verdict(
+            return clock.verdict(
                 Status.REFUTED,
                 claim,
                 "enumerate",
-                time.perf_counter() - start,
                 {**params, **verdict.counterexample},
                 verdict.actual,
                 verdict.expected,
@@ -521,13 +495,11 @@ def _enumerate(
             )
         if verdict.unknown:
             reason = f"member {params}: {verdict.reason}"
-            seconds = time.perf_counter() - start
-            return Verdict(Status.UNKNOWN, claim, "enumerate", seconds, reason=reason)
-    return Verdict(
+            return clock.verdict(Status.UNKNOWN, claim, "enumerate", reason=reason)
+    return clock.verdict(
         Status.PROVED,
         claim,
         "enumerate",
-        time.perf_counter() - start,
         reason=f"all {count} members proved",
         details={"members": count},
     )
