@@ -5,7 +5,7 @@ Modules:
 * ``verdict``: the one result vocabulary (``Status``, ``Verdict``, ``CaseVerdict``,
   ``ProofFailure``);
 * ``obligation``: an ``Obligation`` (a named claim with its reference and expected verdict)
-  and a ``Finding`` of a spec;
+  and the ``Ruling`` that deciding it gives;
 * ``formula``: the safe formula language (parse, interval analysis, evaluate with any ``Ops``);
 * ``family``: ``LayoutFamily``, a layout written as formulas of symbolic parameters;
 * ``structure``: injective / surjective / distributed / memory checks by GF(2) algebra with
