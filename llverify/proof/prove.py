@@ -87,63 +87,86 @@ class _Reference:
 def _normalize(
     layout: LinearLayout, reference: Any, params: Mapping[str, int] | None
 ) -> _Reference:
+    """The reference, checked against the layout, behind one evaluation interface."""
+    checked = _checked_params(layout, params)
+    outs = tuple(layout.get_out_dim_names())
+    if isinstance(reference, LinearLayout):
+        _check_layout_reference(layout, reference)
+        return _Reference("a LinearLayout", outs, None, None, reference, checked)
+    if isinstance(reference, Mapping):
+        formulas = _reference_formulas(layout, reference, checked)
+        described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
+        return _Reference(described, outs, formulas, None, None, checked)
+    if callable(reference):
+        name = getattr(reference, "__name__", type(reference).__name__)
+        return _Reference(f"callable {name}", outs, None, reference, None, checked)
+    raise LayoutTypeError(
+        f"Argument 'reference' must be a mapping out dim -> formula, a callable or a "
+        f"LinearLayout, not {type(reference).__name__}."
+    )
+
+
+def _checked_params(layout: LinearLayout, params: Mapping[str, int] | None) -> dict[str, int]:
+    """``params`` as a dict of ints, none named like an in dim of the layout."""
     if params is not None and not isinstance(params, Mapping):
         raise LayoutTypeError(
             f"Argument 'params' must map parameter names to ints, not "
             f"{type(params).__name__} {shown(params)}."
         )
-    params = dict(params or {})
-    outs = tuple(layout.get_out_dim_names())
+    checked = dict(params or {})
     ins = set(layout.get_in_dim_names())
-    for name, value in params.items():
+    for name, value in checked.items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
             raise LayoutTypeError(
                 f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
             )
         if name in ins:
             raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
-    if isinstance(reference, LinearLayout):
-        if set(reference.get_out_dim_names()) != set(outs):
-            raise DimensionError(
-                f"the reference layout's out dims {reference.get_out_dim_names()} must be "
-                f"the layout's {list(outs)}."
+    return checked
+
+
+def _check_layout_reference(layout: LinearLayout, reference: LinearLayout) -> None:
+    """A reference layout has the layout's out dims and in dims (names and sizes)."""
+    outs = layout.get_out_dim_names()
+    if set(reference.get_out_dim_names()) != set(outs):
+        raise DimensionError(
+            f"the reference layout's out dims {reference.get_out_dim_names()} must be "
+            f"the layout's {list(outs)}."
+        )
+    if dict(reference.in_dims) != dict(layout.in_dims):
+        raise DimensionError(
+            f"the reference layout's in dims {reference.in_dims} must be the layout's "
+            f"{layout.in_dims} (names and sizes)."
+        )
+
+
+def _reference_formulas(
+    layout: LinearLayout, reference: Mapping[str, Any], params: Mapping[str, int]
+) -> dict[str, Formula]:
+    """One formula per out dim (in the layout's order), over its in dims and ``params``."""
+    outs = layout.get_out_dim_names()
+    if set(reference) != set(outs):
+        raise DimensionError(
+            f"Argument 'reference' must give a formula for each out dim {list(outs)}, "
+            f"not for {list(reference)}."
+        )
+    ins = set(layout.get_in_dim_names())
+    formulas = {}
+    for name in outs:
+        text = reference[name]
+        try:
+            formula = text if isinstance(text, Formula) else Formula(text)
+        except FormulaError as error:
+            raise FormulaError(f"formula for '{name}': {error}") from None
+        unknown = sorted(formula.variables - ins - set(params))
+        if unknown:
+            raise FormulaError(
+                f"formula for '{name}' uses {unknown}, which are neither in dims of the "
+                f"layout {sorted(ins)} nor given params {sorted(params)}",
+                formula.text,
             )
-        if dict(reference.in_dims) != dict(layout.in_dims):
-            raise DimensionError(
-                f"the reference layout's in dims {reference.in_dims} must be the layout's "
-                f"{layout.in_dims} (names and sizes)."
-            )
-        return _Reference("a LinearLayout", outs, None, None, reference, params)
-    if isinstance(reference, Mapping):
-        if set(reference) != set(outs):
-            raise DimensionError(
-                f"Argument 'reference' must give a formula for each out dim {list(outs)}, "
-                f"not for {list(reference)}."
-            )
-        formulas = {}
-        for name in outs:
-            text = reference[name]
-            try:
-                formula = text if isinstance(text, Formula) else Formula(text)
-            except FormulaError as error:
-                raise FormulaError(f"formula for '{name}': {error}") from None
-            unknown = sorted(formula.variables - ins - set(params))
-            if unknown:
-                raise FormulaError(
-                    f"formula for '{name}' uses {unknown}, which are neither in dims of the "
-                    f"layout {sorted(ins)} nor given params {sorted(params)}",
-                    formula.text,
-                )
-            formulas[name] = formula
-        described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
-        return _Reference(described, outs, formulas, None, None, params)
-    if callable(reference):
-        name = getattr(reference, "__name__", type(reference).__name__)
-        return _Reference(f"callable {name}", outs, None, reference, None, params)
-    raise LayoutTypeError(
-        f"Argument 'reference' must be a mapping out dim -> formula, a callable or a "
-        f"LinearLayout, not {type(reference).__name__}."
-    )
+        formulas[name] = formula
+    return formulas
 
 
 def _ranges(layout: LinearLayout, ref: _Reference) -> dict[str, Interval]:
@@ -193,7 +216,7 @@ def _basis_points(layout: LinearLayout) -> list[dict[str, int]]:
 
 def _by_linear(
     layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
-) -> Verdict | None:
+) -> Verdict:
     if ref.layout is None:
         affine = _prove_affine(layout, ref, clock, timeout_ms)
         if affine is not None:
@@ -375,6 +398,21 @@ def prove_equal(
         >>> v.status, v.counterexample
         (<Status.REFUTED: 'refuted'>, {'offset': 8})
     """
+    max_exhaustive = _checked_arguments(layout, method, timeout_ms, max_exhaustive)
+    clock = Verdict.timed()
+    ref = _normalize(layout, reference, params)
+    if method == "auto":
+        return _by_auto(layout, ref, clock, timeout_ms, max_exhaustive)
+    if method == "exhaustive":
+        return _by_exhaustive_only(layout, ref, clock)
+    by_method = _by_linear if method == "linear" else _by_z3
+    return by_method(layout, ref, clock, timeout_ms)
+
+
+def _checked_arguments(
+    layout: LinearLayout, method: str, timeout_ms: int, max_exhaustive: int
+) -> int:
+    """Refuse a bad argument of :func:`prove_equal`; ``max_exhaustive`` as an int."""
     _require_layout(layout, "layout")
     if method not in METHODS:
         raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {shown(method)}.")
@@ -389,37 +427,41 @@ def prove_equal(
             f"Argument 'max_exhaustive' must be an int >= 0 (inputs to enumerate), "
             f"not {max_exhaustive}."
         )
-    clock = Verdict.timed()
-    ref = _normalize(layout, reference, params)
-    total = layout.get_total_in_dim_size()
-    if method == "linear":
-        verdict = _by_linear(layout, ref, clock, timeout_ms)
-        assert verdict is not None
+    return max_exhaustive
+
+
+def _by_exhaustive_only(layout: LinearLayout, ref: _Reference, clock: VerdictClock) -> Verdict:
+    """``method="exhaustive"``: unknown where numpy cannot be exact."""
+    verdict = _by_exhaustive(layout, ref, clock)
+    if verdict is not None:
         return verdict
-    if method == "exhaustive":
-        verdict = _by_exhaustive(layout, ref, clock)
-        if verdict is None:
-            return clock.verdict(
-                Status.UNKNOWN,
-                ref.claim,
-                "exhaustive",
-                reason="the reference needs more than 63 bits somewhere: numpy cannot be exact",
-            )
-        return verdict
-    if method == "z3":
-        return _by_z3(layout, ref, clock, timeout_ms)
-    # auto
+    return clock.verdict(
+        Status.UNKNOWN,
+        ref.claim,
+        "exhaustive",
+        reason="the reference needs more than 63 bits somewhere: numpy cannot be exact",
+    )
+
+
+def _by_auto(
+    layout: LinearLayout,
+    ref: _Reference,
+    clock: VerdictClock,
+    timeout_ms: int,
+    max_exhaustive: int,
+) -> Verdict:
+    """``method="auto"``: linear for a layout reference; else every input of a small
+    domain, then linear, then (up to ``max_exhaustive`` inputs) every input, then z3."""
     if ref.layout is not None:
-        verdict = _by_linear(layout, ref, clock, timeout_ms)
-        assert verdict is not None
-        return verdict
+        return _by_linear(layout, ref, clock, timeout_ms)
+    total = layout.get_total_in_dim_size()
     if total <= SMALL_DOMAIN:
         verdict = _by_exhaustive(layout, ref, clock)
         if verdict is not None:
             return verdict
-    verdict = _by_linear(layout, ref, clock, timeout_ms)
-    if verdict is not None and not verdict.unknown:
-        return verdict
+    linear = _by_linear(layout, ref, clock, timeout_ms)
+    if not linear.unknown:
+        return linear
     if total <= max_exhaustive:
         exhaustive = _by_exhaustive(layout, ref, clock)
         if exhaustive is not None:

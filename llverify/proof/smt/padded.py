@@ -193,6 +193,30 @@ class _Claim:
     def description(self) -> str:
         return f"padded {self.label} == {self.reference.text}"
 
+    @classmethod
+    def of(
+        cls,
+        padded: PaddedLayout,
+        observe: str | Formula,
+        reference: str | Formula,
+        params: Mapping[str, int] | None,
+    ) -> _Claim:
+        """The claim ``observe == reference``, each formula over the padded layout's inputs
+        and ``params`` (only ``observe`` may use ``address``)."""
+        params = dict(params or {})
+        ranges = _ranges(padded, params)
+        observed, expected = _formula(observe, "observe"), _formula(reference, "reference")
+        allowed = set(ranges)
+        for formula, names in ((observed, allowed), (expected, allowed - {"address"})):
+            unknown = sorted(formula.variables - names)
+            if unknown:
+                raise FormulaError(
+                    f"the formula uses {unknown}, which are neither inputs of the padded "
+                    f"layout {sorted(names - set(params))} nor given params {sorted(params)}",
+                    formula.text,
+                )
+        return cls(padded, observed, expected, params, ranges)
+
     def width(self) -> int:
         return max(
             self.observe.width(self.ranges),
@@ -345,6 +369,19 @@ def prove_padded_equal(
         >>> str(v.status), v.counterexample, v.actual, v.expected
         ('refuted', {'offset': 16, 'dim0': 1, 'dim1': 0}, {'address': 18}, {'address': 17})
     """
+    _check_arguments(padded, method, timeout_ms)
+    clock = Verdict.timed()
+    claim = _Claim.of(padded, observe, reference, params)
+    if method == "exhaustive":
+        return _by_exhaustive_only(claim, clock)
+    if method == "auto" and padded.num_logical * padded.num_blocks <= max_exhaustive:
+        verdict = _by_exhaustive(claim, clock)
+        if verdict is not None:
+            return verdict
+    return _by_z3(claim, clock, timeout_ms)
+
+
+def _check_arguments(padded: PaddedLayout, method: str, timeout_ms: int) -> None:
     if not isinstance(padded, PaddedLayout):
         raise LayoutTypeError(f"Argument 'padded' must be a PaddedLayout, not {padded!r}.")
     if method not in METHODS:
@@ -352,33 +389,19 @@ def prove_padded_equal(
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
-    clock = Verdict.timed()
-    params = dict(params or {})
-    ranges = _ranges(padded, params)
-    observed = _formula(observe, "observe")
-    expected = _formula(reference, "reference")
-    for formula, allowed in ((observed, set(ranges)), (expected, set(ranges) - {"address"})):
-        unknown = sorted(formula.variables - allowed)
-        if unknown:
-            raise FormulaError(
-                f"the formula uses {unknown}, which are neither inputs of the padded layout "
-                f"{sorted(allowed - set(params))} nor given params {sorted(params)}",
-                formula.text,
-            )
-    claim = _Claim(padded, observed, expected, params, ranges)
-    total = padded.num_logical * padded.num_blocks
-    if method in ("auto", "exhaustive") and (method == "exhaustive" or total <= max_exhaustive):
-        verdict = _by_exhaustive(claim, clock)
-        if verdict is not None:
-            return verdict
-        if method == "exhaustive":
-            return clock.verdict(
-                Status.UNKNOWN,
-                claim.description,
-                "exhaustive",
-                reason="a formula needs more than 63 bits somewhere: numpy cannot be exact",
-            )
-    return _by_z3(claim, clock, timeout_ms)
+
+
+def _by_exhaustive_only(claim: _Claim, clock: VerdictClock) -> Verdict:
+    """``method="exhaustive"``: unknown where numpy cannot be exact."""
+    verdict = _by_exhaustive(claim, clock)
+    if verdict is not None:
+        return verdict
+    return clock.verdict(
+        Status.UNKNOWN,
+        claim.description,
+        "exhaustive",
+        reason="a formula needs more than 63 bits somewhere: numpy cannot be exact",
+    )
 
 
 def _property_query(
