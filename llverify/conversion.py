@@ -27,7 +27,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -104,10 +103,6 @@ def _common_out_dims(a: LinearLayout, b: LinearLayout) -> list[tuple[str, int]]:
     return [(name, max(size, sizes.get(name, 1))) for name, size in a.out_dims]
 
 
-def _verdict(status: Status, claim: str, start: float, **kwargs: Any) -> Verdict:
-    return Verdict(status, claim, "gf2", time.perf_counter() - start, **kwargs)
-
-
 # ---------------------------------------------------------------------- Triton's rules
 
 
@@ -158,15 +153,80 @@ def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> list[tuple[int
     Only their number matters for the classification; the byte-permute selectors Triton
     attaches to them do not change it.
     """
-    src, dst = _remove_broadcast_regs(src), _remove_broadcast_regs(dst)
+    permutation = _register_lane_permutation(
+        _remove_broadcast_regs(src), _remove_broadcast_regs(dst)
+    )
+    return permutation.mixed_transpositions()
+
+
+_REG_LANE = (_REG, _LANE)
+
+
+@dataclass(frozen=True)
+class _RegisterLanePermutation:
+    """The permutation ``P`` of register and lane bits: ``bases[dim][i]`` is the image of
+    bit ``i`` of ``dim`` as one-hot (register, lane) values; ``sizes`` the bits per dim."""
+
+    bases: dict[str, list[list[int]]]
+    sizes: dict[str, int]
+
+    def flat(self, dim: str, idx: int) -> int:
+        """Bit ``idx`` of ``dim`` numbered over register bits, then lane bits."""
+        return idx if dim == _REG else self.sizes[_REG] + idx
+
+    def image(self, dim: str, idx: int) -> tuple[str, int]:
+        image = (dim, idx)
+        for k, val in enumerate(self.bases[dim][idx]):
+            if val:
+                image = (_REG_LANE[k], val.bit_length() - 1)
+        return image
+
+    def mixed_transpositions(self) -> list[tuple[int, int]]:
+        """The cycles' mixed transpositions, cycles taken from register bit 0 on."""
+        visited = [False] * sum(self.sizes.values())
+        result: list[tuple[int, int]] = []
+        for dim in _REG_LANE:
+            for i in range(self.sizes[dim]):
+                if not visited[self.flat(dim, i)]:
+                    result += self._cycle(dim, i, visited)
+        return result
+
+    def _cycle(self, dim: str, i: int, visited: list[bool]) -> list[tuple[int, int]]:
+        """Walk the cycle through bit ``i`` of ``dim`` (marking its bits visited): a
+        ``(r, l)`` pair each time it returns from lane bits to register bit ``r`` after
+        entering lane bit ``l`` (``-1`` if it started among lane bits)."""
+        entry = self.flat(dim, i)
+        current = (dim, i)
+        lane_start = reg_end = -1
+        result = []
+        for _ in range(len(visited) + 1):
+            visited[self.flat(*current)] = True
+            following = self.image(*current)
+            if current[0] == _REG and following[0] == _LANE:
+                lane_start = following[1]
+            elif current[0] == _LANE and following[0] == _REG:
+                reg_end = following[1]
+            if reg_end >= 0:
+                result.append((reg_end, lane_start))
+                lane_start = reg_end = -1
+            current = following
+            if self.flat(*current) == entry:
+                return result
+        raise ValueError(
+            "mixed_transpositions: the register/lane conversion is not a permutation "
+            "(the conversion is not warp-local)."
+        )
+
+
+def _register_lane_permutation(src: LinearLayout, dst: LinearLayout) -> _RegisterLanePermutation:
+    """``P = src^-1 o dst`` on register and lane bits (the smaller dims padded with zero
+    bases), with the bits that neither layout uses fixed and the free bits of the source
+    paired in order with those of the destination."""
     outs = src.get_out_dim_names()
-    n_reg = max(src.get_in_dim_size_log2(_REG), dst.get_in_dim_size_log2(_REG))
-    n_lane = max(src.get_in_dim_size_log2(_LANE), dst.get_in_dim_size_log2(_LANE))
-    in_dims = [_REG, _LANE]
-    sizes = {_REG: n_reg, _LANE: n_lane}
+    sizes = {d: max(src.get_in_dim_size_log2(d), dst.get_in_dim_size_log2(d)) for d in _REG_LANE}
 
     def padded(layout: LinearLayout) -> LinearLayout:
-        sub = layout.sublayout(in_dims, outs)
+        sub = layout.sublayout(list(_REG_LANE), outs)
         bases = [(dim, bs + [[0] * len(outs)] * (sizes[dim] - len(bs))) for dim, bs in sub.bases]
         return LinearLayout.from_bases(bases, outs, sub.get_out_dim_sizes(), False)
 
@@ -175,7 +235,7 @@ def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> list[tuple[int
     s_flat, t_flat = s_ll.flatten_outs(), t_ll.flatten_outs()
     src_free: list[tuple[int, int]] = []
     dst_free: list[tuple[int, int]] = []
-    for dim_idx, dim in enumerate(in_dims):
+    for dim_idx, dim in enumerate(_REG_LANE):
         for i in range(sizes[dim]):
             s_val = s_flat.get_basis(dim, i)[0]
             t_val = t_flat.get_basis(dim, i)[0]
@@ -186,43 +246,8 @@ def mixed_transpositions(src: LinearLayout, dst: LinearLayout) -> list[tuple[int
             elif t_val == 0:
                 dst_free.append((dim_idx, i))
     for (s_dim, s_idx), (d_dim, d_idx) in zip(src_free, dst_free):
-        p_bases[in_dims[s_dim]][s_idx][d_dim] = 1 << d_idx
-
-    def flat(dim: str, idx: int) -> int:
-        return idx if dim == _REG else n_reg + idx
-
-    visited = [False] * (n_reg + n_lane)
-    result: list[tuple[int, int]] = []
-    for dim in in_dims:
-        for i in range(sizes[dim]):
-            if visited[flat(dim, i)]:
-                continue
-            entry = flat(dim, i)
-            curr_dim, curr_idx = dim, i
-            lane_start = reg_end = -1
-            for _ in range(n_reg + n_lane + 1):
-                visited[flat(curr_dim, curr_idx)] = True
-                next_vec = p_bases[curr_dim][curr_idx]
-                next_dim, next_idx = curr_dim, curr_idx
-                for k, val in enumerate(next_vec):
-                    if val:
-                        next_dim, next_idx = in_dims[k], val.bit_length() - 1
-                if curr_dim == _REG and next_dim == _LANE:
-                    lane_start = next_idx
-                elif curr_dim == _LANE and next_dim == _REG:
-                    reg_end = next_idx
-                if reg_end >= 0:
-                    result.append((reg_end, lane_start))
-                    lane_start = reg_end = -1
-                curr_dim, curr_idx = next_dim, next_idx
-                if flat(curr_dim, curr_idx) == entry:
-                    break
-            else:
-                raise ValueError(
-                    "mixed_transpositions: the register/lane conversion is not a permutation "
-                    "(the conversion is not warp-local)."
-                )
-    return result
+        p_bases[_REG_LANE[s_dim]][s_idx][d_dim] = 1 << d_idx
+    return _RegisterLanePermutation(p_bases, sizes)
 
 
 @lru_cache(maxsize=4096)
@@ -366,7 +391,7 @@ class ShufflePlan:
     def verify_plan(self) -> Verdict:
         """Execute the plan with numpy on every (block, warp, lane, register) and compare the
         destination registers with the destination layout's elements."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "executing the shuffle plan yields the destination layout"
         check_enumeration(
             self.src.get_total_in_dim_size() + self.dst.get_total_in_dim_size(),
@@ -377,26 +402,13 @@ class ShufflePlan:
         outs = _common_out_dims(self.src, self.dst)
         src_vals = _register_file(self.src, outs)
         dst_vals = _register_file(self.dst, outs)
-        got = np.full(dst_vals.shape, -1, dtype=np.int64)
-        s_off = np.array(_span([1 << s for _, s in self.vector]), dtype=np.int64)
-        d_off = np.array(_span([1 << d for d, _ in self.vector]), dtype=np.int64)
-        n_lanes, n_src_lanes = dst_vals.shape[2], src_vals.shape[2]
-        lanes = np.arange(n_lanes)
-        for warp in range(dst_vals.shape[1]):
-            fold = sum((warp >> b & 1) << i for i, b in enumerate(self.warp_bits))
-            for rnd in self.rounds:
-                j = np.array(rnd.src_lane[fold * n_lanes : (fold + 1) * n_lanes])
-                d = np.array(rnd.recv_reg[fold * n_lanes : (fold + 1) * n_lanes])
-                s = np.array(rnd.send_reg[fold * n_src_lanes : (fold + 1) * n_src_lanes])[j]
-                ok = (d >= 0) & (s >= 0)
-                rows, cols = lanes[ok][:, None], (d[ok][:, None] ^ d_off[None, :])
-                got[:, warp, rows, cols] = src_vals[:, warp, j[ok][:, None], s[ok][:, None] ^ s_off]
+        got = self._execute(src_vals, dst_vals.shape)
         bad = np.argwhere(got != dst_vals)
         if len(bad) == 0:
-            return _verdict(
+            return clock.verdict(
                 Status.PROVED,
                 claim,
-                start,
+                "gf2",
                 reason=f"{len(self.rounds)} rounds simulated",
                 details={"slots": int(dst_vals.size)},
             )
@@ -406,15 +418,34 @@ class ShufflePlan:
         expected = self.dst.apply(point)
         value = int(got[block, warp, lane, reg])
         actual = _unpack(value, outs) if value >= 0 else {k: -1 for k in expected}
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
+            "gf2",
             counterexample=point,
             actual=actual,
             expected=expected,
             reason="destination slot written wrongly or never",
         )
+
+    def _execute(self, src_vals: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """The destination register file (``shape``: block, warp, lane, register) after
+        the rounds, from the source's ``src_vals``; -1 where no round writes."""
+        got = np.full(shape, -1, dtype=np.int64)
+        s_off = np.array(_span([1 << s for _, s in self.vector]), dtype=np.int64)
+        d_off = np.array(_span([1 << d for d, _ in self.vector]), dtype=np.int64)
+        n_lanes, n_src_lanes = shape[2], src_vals.shape[2]
+        lanes = np.arange(n_lanes)
+        for warp in range(shape[1]):
+            fold = sum((warp >> b & 1) << i for i, b in enumerate(self.warp_bits))
+            for rnd in self.rounds:
+                j = np.array(rnd.src_lane[fold * n_lanes : (fold + 1) * n_lanes])
+                d = np.array(rnd.recv_reg[fold * n_lanes : (fold + 1) * n_lanes])
+                s = np.array(rnd.send_reg[fold * n_src_lanes : (fold + 1) * n_src_lanes])[j]
+                ok = (d >= 0) & (s >= 0)
+                rows, cols = lanes[ok][:, None], (d[ok][:, None] ^ d_off[None, :])
+                got[:, warp, rows, cols] = src_vals[:, warp, j[ok][:, None], s[ok][:, None] ^ s_off]
+        return got
 
 
 def _span(columns: Sequence[int]) -> list[int]:
@@ -772,16 +803,16 @@ class Conversion:
 
     def verify(self) -> Verdict:
         """Prove ``dst(cvt(x)) == src(x)`` for every source hardware index ``x``."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "dst(cvt(x)) == src(x) for every hardware index x"
         if self.cvt is None:
             miss = _uncovered(self.dst, self.src)
             assert miss is not None
             point, element = miss
-            return _verdict(
+            return clock.verdict(
                 Status.REFUTED,
                 claim,
-                start,
+                "gf2",
                 counterexample=point,
                 actual=None,
                 expected=element,
@@ -793,23 +824,23 @@ class Conversion:
             target = {d: moved.get(d, 0) for d in self.dst.get_in_dim_names()}
             actual = self.dst.apply(target)
             if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
+                    "gf2",
                     counterexample=point,
                     actual=actual,
                     expected=expected,
                     reason=f"cvt sends it to {target}",
                 )
-        return _verdict(
-            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
+        return clock.verdict(
+            Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
 
     def verify_gather(self) -> Verdict:
         """Prove ``src(gather(y)) == dst(y)`` for every destination hardware index ``y``
         (the direction Triton's lowering reads in)."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "src(gather(y)) == dst(y) for every hardware index y"
         try:
             gather = self.gather
@@ -820,31 +851,31 @@ class Conversion:
             moved = gather.apply({d: point.get(d, 0) for d in gather.get_in_dim_names()})
             actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
             if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
+                    "gf2",
                     counterexample=point,
                     actual=actual,
                     expected=expected,
                 )
-        return _verdict(
-            Status.PROVED, claim, start, reason="linear maps agreeing on 0 and every basis input"
+        return clock.verdict(
+            Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
 
     def coverage(self) -> Verdict:
         """Prove that every destination element has a source (image(dst) within image(src));
         a refutation names the destination hardware index and its uncovered element."""
-        start = time.perf_counter()
+        clock = Verdict.timed()
         claim = "every destination element is held by some source hardware index"
         miss = _uncovered(self.src, self.dst)
         if miss is None:
-            return _verdict(Status.PROVED, claim, start, reason="image(dst) is in span(src)")
+            return clock.verdict(Status.PROVED, claim, "gf2", reason="image(dst) is in span(src)")
         point, element = miss
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
+            "gf2",
             counterexample=point,
             actual=None,
             expected=element,

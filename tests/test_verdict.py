@@ -1,6 +1,6 @@
 """llverify.proof.verdict: the Status vocabulary (values, str behaviour, ranks, weakest, holds) and
 Verdict (built from a str or a Status, refuted needs a counterexample, bad statuses named in
-the error, str() and to_dict, assert_proved and ProofFailure)."""
+the error, timed by its clock, str() and to_dict, assert_proved and ProofFailure)."""
 
 from __future__ import annotations
 
@@ -108,6 +108,22 @@ def test_refuted_needs_a_counterexample() -> None:
     with pytest.raises(ValueError, match="counterexample"):
         Verdict(Status.REFUTED, "claim", "z3", 0.0, reason="no point")
     assert Verdict("refuted", "claim", "z3", 0.0, counterexample={}).refuted  # the empty point
+
+
+def test_timed_stamps_the_time_since_the_clock_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = iter([10.0, 10.25, 11.0])
+    with monkeypatch.context() as patch:
+        patch.setattr("llverify.proof.verdict.time.perf_counter", lambda: next(now))
+        clock = Verdict.timed()
+        assert clock.seconds == 0.25
+        v = clock.verdict(
+            Status.REFUTED, "claim", "gf2", {"lane": 1}, {"dim0": 1}, {"dim0": 0}, "why", {"n": 1}
+        )
+    assert v == Verdict("refuted", "claim", "gf2", 1.0, {"lane": 1}, {"dim0": 1}, {"dim0": 0},
+                        "why", {"n": 1})  # fmt: skip
+    assert Verdict.timed().verdict(Status.PROVED, "claim", "gf2").details == {}
+    with pytest.raises(ValueError, match="counterexample"):  # checked as any verdict
+        Verdict.timed().verdict(Status.REFUTED, "claim", "gf2")
 
 
 def test_verdict_is_frozen() -> None:

@@ -3,7 +3,7 @@ vectorization, swizzle): the ``decide`` functions and claims of the obligations 
 :mod:`llverify.checkfiles.parse` compiles spec files to.
 
 Each ``decide(subject, reference, timeout_s)`` gets what the obligation's ``build()`` made
-(layouts, built where the obligation runs) and gives a :class:`~llverify.proof.obligation.Finding`:
+(layouts, built where the obligation runs) and gives a :class:`~llverify.proof.obligation.Ruling`:
 the status, the evidence (the counterexample of a refuted proof, the colliding lanes of a bank
 conflict, the certificate of a swizzle) and the numbers behind it.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from llverify.bits import counted
 from llverify.errors import LLVerifyError
-from llverify.proof.obligation import Finding
+from llverify.proof.obligation import Ruling
 from llverify.proof.verdict import Status
 
 __all__ = [
@@ -109,7 +109,7 @@ def _verdict_data(verdict: Any) -> dict[str, Any]:
     }
 
 
-def equivalence(layout: Any, reference: Any, timeout_s: float, method: str = "auto") -> Finding:
+def equivalence(layout: Any, reference: Any, timeout_s: float, method: str = "auto") -> Ruling:
     """``layout`` equals ``reference``: ``(out dim, formula)`` pairs, or a zero-argument
     callable that builds it (a reference layout, an imported reference function).
 
@@ -124,10 +124,10 @@ def equivalence(layout: Any, reference: Any, timeout_s: float, method: str = "au
     target = reference() if callable(reference) else dict(reference)
     timeout_ms = max(1, int(timeout_s * 1000))
     verdict = prove_equal(layout, target, method=method, timeout_ms=timeout_ms)
-    return Finding(Status(verdict.status), str(verdict), {"verdict": _verdict_data(verdict)})
+    return Ruling(Status(verdict.status), str(verdict), {"verdict": _verdict_data(verdict)})
 
 
-def conversion(layouts: tuple[Any, Any], lowering: str | None, timeout_s: float) -> Finding:
+def conversion(layouts: tuple[Any, Any], lowering: str | None, timeout_s: float) -> Ruling:
     """``layouts = (src, dst)``: the conversion is correct and complete, and (when
     ``lowering`` is given) Triton lowers it that way."""
     from llverify.conversion import Conversion
@@ -152,7 +152,7 @@ def conversion(layouts: tuple[Any, Any], lowering: str | None, timeout_s: float)
         "coverage": _verdict_data(coverage),
         "lowering": kind,
     }
-    return Finding(status, "; ".join(parts), details)
+    return Ruling(status, "; ".join(parts), details)
 
 
 def access(layouts: tuple[Any, Any], claim: AccessClaim) -> Any:
@@ -176,20 +176,20 @@ def _access_details(a: Any) -> dict[str, Any]:
     }
 
 
-def bank_conflicts(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: float) -> Finding:
+def bank_conflicts(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: float) -> Ruling:
     """At most ``claim.bound`` bank conflicts per wavefront."""
     a = access(layouts, claim)
     conflicts = a.hardware_conflicts
     where = f"{a.access_bits}-bit accesses, {a.store_wavefronts} wavefronts"
     if conflicts <= claim.bound:
-        return Finding(
+        return Ruling(
             Status.PROVED,
             f"{counted(conflicts, 'bank conflict')} per wavefront <= max {claim.bound} ({where})",
             _access_details(a),
         )
     lanes = ", ".join(map(str, a.colliding_lanes)) or "?"
     triton = "" if a.triton_conflicts is None else f"; Triton counts {a.triton_conflicts}"
-    return Finding(
+    return Ruling(
         Status.REFUTED,
         f"{counted(conflicts, 'bank conflict')} per wavefront > max {claim.bound}: lanes {lanes} "
         "access "
@@ -198,7 +198,7 @@ def bank_conflicts(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: floa
     )
 
 
-def vectorization(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: float) -> Finding:
+def vectorization(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: float) -> Ruling:
     """Accesses at least ``claim.bound`` bits wide."""
     a = access(layouts, claim)
     what = (
@@ -206,11 +206,11 @@ def vectorization(layouts: tuple[Any, Any], claim: AccessClaim, timeout_s: float
         "elements per lane)"
     )
     if a.access_bits >= claim.bound:
-        return Finding(Status.PROVED, f"{what} >= min_bits {claim.bound}", _access_details(a))
-    return Finding(Status.REFUTED, f"{what} < min_bits {claim.bound}", _access_details(a))
+        return Ruling(Status.PROVED, f"{what} >= min_bits {claim.bound}", _access_details(a))
+    return Ruling(Status.REFUTED, f"{what} < min_bits {claim.bound}", _access_details(a))
 
 
-def swizzle(layouts: tuple[Any, Any], goal: SwizzleGoal, timeout_s: float) -> Finding:
+def swizzle(layouts: tuple[Any, Any], goal: SwizzleGoal, timeout_s: float) -> Ruling:
     """The optimal swizzle between ``layouts = (src, dst)``, certified within ``timeout_s``,
     and within ``goal.max_wavefronts``."""
     from llverify.shared_memory.swizzle import synthesize_swizzle
@@ -240,17 +240,17 @@ def swizzle(layouts: tuple[Any, Any], goal: SwizzleGoal, timeout_s: float) -> Fi
         "ttgir": result.ttgir(),
     }
     if cert.status == Status.UNKNOWN:
-        return Finding(
+        return Ruling(
             Status.UNKNOWN,
             f"certificate unknown: the solver budget ({timeout_s:g} s) ran out before "
             f"optimality was proved; best layout found: {found}",
             details,
         )
     if goal.max_wavefronts is not None and cost.total_wavefronts > goal.max_wavefronts:
-        return Finding(
+        return Ruling(
             Status.REFUTED,
             f"the optimal layout needs {cost.total_wavefronts} wavefronts > max_wavefronts "
             f"{goal.max_wavefronts} (certificate {cert.status}: {cert.claim}); {found}",
             details,
         )
-    return Finding(Status.PROVED, f"certificate {cert.status}: {cert.claim}; {found}", details)
+    return Ruling(Status.PROVED, f"certificate {cert.status}: {cert.claim}; {found}", details)

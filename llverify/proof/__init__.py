@@ -2,10 +2,10 @@
 
 Modules:
 
-* ``verdict``: the one result vocabulary (``Status``, ``Verdict``, ``CaseVerdict``,
-  ``ProofFailure``);
+* ``verdict``: the one result vocabulary (``Status``; ``Verdict`` and its clock
+  ``Verdict.timed()``; ``ProofFailure``); the validator's per-op ``CaseVerdict`` is built on it;
 * ``obligation``: an ``Obligation`` (a named claim with its reference and expected verdict)
-  and a ``Finding`` of a spec;
+  and the ``Ruling`` that deciding it gives;
 * ``formula``: the safe formula language (parse, interval analysis, evaluate with any ``Ops``);
 * ``family``: ``LayoutFamily``, a layout written as formulas of symbolic parameters;
 * ``structure``: injective / surjective / distributed / memory checks by GF(2) algebra with

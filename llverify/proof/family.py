@@ -68,6 +68,20 @@ class LayoutFamily:
     constraint: Any = None
 
     def __post_init__(self) -> None:
+        params = self._checked_params()
+        object.__setattr__(self, "params", params)
+        names = set(params)
+        in_dims, out_dims = self._size_formulas(names)
+        bases = self._basis_formulas(names, in_dims, out_dims)
+        constraint = self._constraint_formula(names)
+        object.__setattr__(self, "in_dims", in_dims)
+        object.__setattr__(self, "out_dims", out_dims)
+        object.__setattr__(self, "bases", bases)
+        object.__setattr__(self, "constraint", constraint)
+        self._check_bounds()
+
+    def _checked_params(self) -> dict[str, tuple[int, int]]:
+        """The parameter ranges, each an int range (low, high) with low <= high."""
         params = {}
         for key, bounds in dict(self.params).items():
             if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
@@ -92,8 +106,10 @@ class LayoutFamily:
                     f"family '{self.name}': '{BIT}' is the bit index, not a parameter."
                 )
             params[key] = (low, high)
-        object.__setattr__(self, "params", params)
-        names = set(params)
+        return params
+
+    def _size_formulas(self, names: set[str]) -> tuple[dict[str, Formula], dict[str, Formula]]:
+        """The in and out dims' log2 size formulas, over the parameters only."""
         in_dims = {
             d: _formula(t, f"family '{self.name}' in dim '{d}'") for d, t in self.in_dims.items()
         }
@@ -107,6 +123,12 @@ class LayoutFamily:
                     f"{sorted(formula.variables - names)}",
                     formula.text,
                 )
+        return in_dims, out_dims
+
+    def _basis_formulas(
+        self, names: set[str], in_dims: Mapping[str, Formula], out_dims: Mapping[str, Formula]
+    ) -> dict[str, dict[str, Formula]]:
+        """Per in dim, per out dim, the basis formula over the parameters and ``i``."""
         if set(self.bases) != set(in_dims):
             raise DimensionError(
                 f"family '{self.name}': bases must be given for the in dims {list(in_dims)}, "
@@ -129,28 +151,33 @@ class LayoutFamily:
                         formula.text,
                     )
                 bases[d][o] = formula
-        constraint = None
-        if self.constraint is not None:
-            constraint = _formula(self.constraint, f"family '{self.name}' constraint", True)
-            if not constraint.variables <= names:
-                raise FormulaError(
-                    f"family '{self.name}': the constraint uses unknown names "
-                    f"{sorted(constraint.variables - names)}",
-                    constraint.text,
-                )
-        object.__setattr__(self, "in_dims", in_dims)
-        object.__setattr__(self, "out_dims", out_dims)
-        object.__setattr__(self, "bases", bases)
-        object.__setattr__(self, "constraint", constraint)
-        ranges: dict[str, Interval] = dict(params)
-        for formula in [*in_dims.values(), *out_dims.values()]:
+        return bases
+
+    def _constraint_formula(self, names: set[str]) -> Formula | None:
+        """The constraint as a condition over the parameters, if any."""
+        if self.constraint is None:
+            return None
+        constraint = _formula(self.constraint, f"family '{self.name}' constraint", True)
+        if not constraint.variables <= names:
+            raise FormulaError(
+                f"family '{self.name}': the constraint uses unknown names "
+                f"{sorted(constraint.variables - names)}",
+                constraint.text,
+            )
+        return constraint
+
+    def _check_bounds(self) -> None:
+        """No dim size may go negative; no basis may shift by a negative amount or divide
+        by zero, over the parameter ranges."""
+        ranges: dict[str, Interval] = dict(self.params)
+        for formula in [*self.in_dims.values(), *self.out_dims.values()]:
             low, _ = formula.bounds(ranges)[id(formula.root)]
             if low < 0:
                 raise FormulaError(
                     f"family '{self.name}': a dim size formula may go negative", formula.text
                 )
         basis_ranges = self.bit_ranges()
-        for d, per_out in bases.items():
+        for d, per_out in self.bases.items():
             for o, formula in per_out.items():
                 try:
                     formula.bounds(basis_ranges)  # rejects negative shifts, zero divisors

@@ -20,7 +20,7 @@ import functools
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from llverify.bits import as_bool
 from llverify.errors import LLVerifyError, shown
@@ -243,72 +243,99 @@ class _Converter:
         return result
 
     def convert(self, node: ast.AST) -> Node:
-        column = self.char_column(getattr(node, "col_offset", 0)) or 0
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, bool) or not isinstance(node.value, int):
-                raise self.fail(f"only integer literals are allowed, not {shown(node.value)}", node)
-            if node.value >= 1 << MAX_LITERAL_BITS:
-                raise self.fail(f"literals must be below 2**{MAX_LITERAL_BITS}", node)
-            return Const(column, node.value)
-        if isinstance(node, ast.Name):
-            if node.id in _FUNCTIONS:
-                raise self.fail(f"'{node.id}' must be called, e.g. {node.id}(a, b)", node)
-            if node.id.startswith("_"):
-                raise self.fail(f"names may not start with '_' ('{node.id}')", node)
-            return Var(column, node.id)
-        if isinstance(node, ast.BinOp):
-            op = _BINARY.get(type(node.op))
-            if op is None:
-                symbol = "**" if isinstance(node.op, ast.Pow) else type(node.op).__name__
-                raise self.fail(f"operator {symbol} is not allowed", node)
-            where = self.operator_column(node)
-            return Binary(
-                column if where is None else where,
-                op,
-                self.integer(node.left),
-                self.integer(node.right),
-            )
-        if isinstance(node, ast.UnaryOp):
-            if isinstance(node.op, ast.Invert):
-                return Unary(column, "~", self.integer(node.operand))
-            if isinstance(node.op, ast.USub):
-                return Unary(column, "-", self.integer(node.operand))
-            if isinstance(node.op, ast.UAdd):
-                return self.integer(node.operand)
-            if isinstance(node.op, ast.Not):
-                return Not(column, self.condition(node.operand))
-        if isinstance(node, ast.Compare):
-            symbols = []
-            for comparison in node.ops:
-                found = _COMPARE.get(type(comparison))
-                if found is None:
-                    raise self.fail(f"comparison {type(comparison).__name__} is not allowed", node)
-                symbols.append(found)
-            operands = tuple(self.integer(o) for o in [node.left, *node.comparators])
-            return Compare(column, tuple(symbols), operands)
-        if isinstance(node, ast.BoolOp):
-            op = "and" if isinstance(node.op, ast.And) else "or"
-            return Logical(column, op, tuple(self.condition(v) for v in node.values))
-        if isinstance(node, ast.IfExp):
-            return IfElse(
-                column,
-                self.condition(node.test),
-                self.integer(node.body),
-                self.integer(node.orelse),
-            )
-        if isinstance(node, ast.Call):
-            if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
-                raise self.fail("only min(...) and max(...) may be called", node)
-            if node.keywords or len(node.args) < 2:
-                raise self.fail(f"{node.func.id}() takes two or more positional arguments", node)
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                raise self.fail("starred arguments are not allowed", node)
-            return Call(column, node.func.id, tuple(self.integer(a) for a in node.args))
-        if isinstance(node, ast.Attribute):
-            raise self.fail("attribute access is not allowed", node)
-        if isinstance(node, ast.Subscript):
-            raise self.fail("subscripts are not allowed", node)
+        handler = self._HANDLERS.get(type(node))
+        if handler is None:
+            refused = _REFUSED.get(type(node), f"{type(node).__name__} is not allowed in a formula")
+            raise self.fail(refused, node)
+        return handler(self, node, self.char_column(getattr(node, "col_offset", 0)) or 0)
+
+    def _constant(self, node: ast.Constant, column: int) -> Node:
+        if isinstance(node.value, bool) or not isinstance(node.value, int):
+            raise self.fail(f"only integer literals are allowed, not {shown(node.value)}", node)
+        if node.value >= 1 << MAX_LITERAL_BITS:
+            raise self.fail(f"literals must be below 2**{MAX_LITERAL_BITS}", node)
+        return Const(column, node.value)
+
+    def _name(self, node: ast.Name, column: int) -> Node:
+        if node.id in _FUNCTIONS:
+            raise self.fail(f"'{node.id}' must be called, e.g. {node.id}(a, b)", node)
+        if node.id.startswith("_"):
+            raise self.fail(f"names may not start with '_' ('{node.id}')", node)
+        return Var(column, node.id)
+
+    def _binary(self, node: ast.BinOp, column: int) -> Node:
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            symbol = "**" if isinstance(node.op, ast.Pow) else type(node.op).__name__
+            raise self.fail(f"operator {symbol} is not allowed", node)
+        where = self.operator_column(node)
+        return Binary(
+            column if where is None else where,
+            op,
+            self.integer(node.left),
+            self.integer(node.right),
+        )
+
+    def _unary(self, node: ast.UnaryOp, column: int) -> Node:
+        if isinstance(node.op, ast.Invert):
+            return Unary(column, "~", self.integer(node.operand))
+        if isinstance(node.op, ast.USub):
+            return Unary(column, "-", self.integer(node.operand))
+        if isinstance(node.op, ast.UAdd):
+            return self.integer(node.operand)
+        if isinstance(node.op, ast.Not):
+            return Not(column, self.condition(node.operand))
         raise self.fail(f"{type(node).__name__} is not allowed in a formula", node)
+
+    def _compare(self, node: ast.Compare, column: int) -> Node:
+        symbols = []
+        for comparison in node.ops:
+            found = _COMPARE.get(type(comparison))
+            if found is None:
+                raise self.fail(f"comparison {type(comparison).__name__} is not allowed", node)
+            symbols.append(found)
+        operands = tuple(self.integer(o) for o in [node.left, *node.comparators])
+        return Compare(column, tuple(symbols), operands)
+
+    def _logical(self, node: ast.BoolOp, column: int) -> Node:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return Logical(column, op, tuple(self.condition(v) for v in node.values))
+
+    def _if_else(self, node: ast.IfExp, column: int) -> Node:
+        return IfElse(
+            column,
+            self.condition(node.test),
+            self.integer(node.body),
+            self.integer(node.orelse),
+        )
+
+    def _call(self, node: ast.Call, column: int) -> Node:
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            raise self.fail("only min(...) and max(...) may be called", node)
+        if node.keywords or len(node.args) < 2:
+            raise self.fail(f"{node.func.id}() takes two or more positional arguments", node)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.fail("starred arguments are not allowed", node)
+        return Call(column, node.func.id, tuple(self.integer(a) for a in node.args))
+
+    #: The converter of each allowed kind of ``ast`` node.
+    _HANDLERS: ClassVar[dict[type[ast.AST], Callable[[Any, Any, int], Node]]] = {
+        ast.Constant: _constant,
+        ast.Name: _name,
+        ast.BinOp: _binary,
+        ast.UnaryOp: _unary,
+        ast.Compare: _compare,
+        ast.BoolOp: _logical,
+        ast.IfExp: _if_else,
+        ast.Call: _call,
+    }
+
+
+#: Why some other kinds of ``ast`` node are refused (the rest: "... is not allowed").
+_REFUSED: dict[type[ast.AST], str] = {
+    ast.Attribute: "attribute access is not allowed",
+    ast.Subscript: "subscripts are not allowed",
+}
 
 
 # ---------------------------------------------------------------------- intervals
@@ -394,7 +421,7 @@ class Formula:
         if missing:
             raise FormulaError(f"no range given for variables {missing}", self.text)
         result: dict[int, Interval] = {}
-        _interval(self.root, ranges, result, self.text)
+        _Intervals(ranges, result, self.text).of(self.root)
         return result
 
     def width(self, ranges: Mapping[str, Interval]) -> int:
@@ -445,74 +472,116 @@ def _children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
-def _interval(
-    node: Node, ranges: Mapping[str, Interval], out: dict[int, Interval], text: str
-) -> Interval:
-    def fail(message: str) -> FormulaError:
-        return FormulaError(f"formula rejected: {message}", text, node.column)
+def _product(a: Interval, b: Interval) -> Interval:
+    corners = [x * y for x in a for y in b]
+    return (min(corners), max(corners))
 
-    if isinstance(node, Const):
-        result = (node.value, node.value)
-    elif isinstance(node, Var):
-        lo, hi = ranges[node.name]
-        result = (int(lo), int(hi))
-    elif isinstance(node, Unary):
-        lo, hi = _interval(node.operand, ranges, out, text)
-        result = (-hi - 1, -lo - 1) if node.op == "~" else (-hi, -lo)
-    elif isinstance(node, Binary):
-        a = _interval(node.left, ranges, out, text)
-        b = _interval(node.right, ranges, out, text)
+
+#: The range of ``a op b`` for the operators whose range needs no check.
+_ARITHMETIC: dict[str, Callable[[Interval, Interval], Interval]] = {
+    "+": lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    "-": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "*": _product,
+    "&": functools.partial(_bitwise_interval, "&"),
+    "|": functools.partial(_bitwise_interval, "|"),
+    "^": functools.partial(_bitwise_interval, "^"),
+}
+
+
+class _Intervals:
+    """The range of every subexpression of a formula (into ``out``, keyed by ``id(node)``)
+    from the ranges of its variables, refusing a divisor that may be zero, a shift amount
+    that may be negative and a value that may pass 2**MAX_BITS."""
+
+    def __init__(self, ranges: Mapping[str, Interval], out: dict[int, Interval], text: str) -> None:
+        self.ranges = ranges
+        self.out = out
+        self.text = text
+
+    def fail(self, node: Node, message: str) -> FormulaError:
+        return FormulaError(f"formula rejected: {message}", self.text, node.column)
+
+    def of(self, node: Node) -> Interval:
+        handler = self._HANDLERS.get(type(node))
+        if handler is None:  # pragma: no cover - the parser builds no other node
+            raise self.fail(node, f"unknown node {type(node).__name__}")
+        result = handler(self, node)
+        if max(abs(result[0]), abs(result[1])).bit_length() > MAX_BITS:
+            raise self.fail(node, f"a value may pass 2**{MAX_BITS}")
+        self.out[id(node)] = result
+        return result
+
+    def _const(self, node: Const) -> Interval:
+        return (node.value, node.value)
+
+    def _var(self, node: Var) -> Interval:
+        lo, hi = self.ranges[node.name]
+        return (int(lo), int(hi))
+
+    def _unary(self, node: Unary) -> Interval:
+        lo, hi = self.of(node.operand)
+        return (-hi - 1, -lo - 1) if node.op == "~" else (-hi, -lo)
+
+    def _binary(self, node: Binary) -> Interval:
+        a = self.of(node.left)
+        b = self.of(node.right)
+        if node.op in ("//", "%"):
+            return self._division(node, a, b)
+        if node.op in ("<<", ">>"):
+            return self._shift(node, a, b)
+        return _ARITHMETIC[node.op](a, b)
+
+    def _division(self, node: Binary, a: Interval, b: Interval) -> Interval:
         op = node.op
-        if op == "+":
-            result = (a[0] + b[0], a[1] + b[1])
-        elif op == "-":
-            result = (a[0] - b[1], a[1] - b[0])
-        elif op == "*":
-            corners = [x * y for x in a for y in b]
-            result = (min(corners), max(corners))
-        elif op in ("//", "%"):
-            if b[0] <= 0 <= b[1]:
-                raise fail(f"the divisor of '{op}' may be zero (its range is {list(b)})")
-            if op == "//":
-                corners = [x // y for x in a for y in b]
-                result = (min(corners), max(corners))
-            elif b[0] > 0:
-                result = (0, min(b[1] - 1, a[1])) if a[0] >= 0 else (0, b[1] - 1)
-            else:
-                result = (b[0] + 1, 0)
-        elif op in ("&", "|", "^"):
-            result = _bitwise_interval(op, a, b)
-        else:  # shifts
-            if b[0] < 0:
-                raise fail(f"the shift amount of '{op}' may be negative (range {list(b)})")
-            if op == "<<" and max(abs(a[0]), abs(a[1])).bit_length() + b[1] > MAX_BITS:
-                raise fail(f"'<<' may produce values beyond 2**{MAX_BITS}")
-            shift: Callable[[int, int], int] = (
-                (lambda x, y: x << y) if op == "<<" else (lambda x, y: x >> y)
-            )
-            corners = [shift(x, y) for x in a for y in (b[0], min(b[1], MAX_BITS + 1))]
-            result = (min(corners), max(corners))
-    elif isinstance(node, Compare | Logical | Not):
+        if b[0] <= 0 <= b[1]:
+            raise self.fail(node, f"the divisor of '{op}' may be zero (its range is {list(b)})")
+        if op == "//":
+            corners = [x // y for x in a for y in b]
+            return (min(corners), max(corners))
+        if b[0] > 0:
+            return (0, min(b[1] - 1, a[1])) if a[0] >= 0 else (0, b[1] - 1)
+        return (b[0] + 1, 0)
+
+    def _shift(self, node: Binary, a: Interval, b: Interval) -> Interval:
+        op = node.op
+        if b[0] < 0:
+            raise self.fail(node, f"the shift amount of '{op}' may be negative (range {list(b)})")
+        if op == "<<" and max(abs(a[0]), abs(a[1])).bit_length() + b[1] > MAX_BITS:
+            raise self.fail(node, f"'<<' may produce values beyond 2**{MAX_BITS}")
+        shift: Callable[[int, int], int] = (
+            (lambda x, y: x << y) if op == "<<" else (lambda x, y: x >> y)
+        )
+        corners = [shift(x, y) for x in a for y in (b[0], min(b[1], MAX_BITS + 1))]
+        return (min(corners), max(corners))
+
+    def _condition(self, node: Compare | Logical | Not) -> Interval:
         for child in _children(node):
-            _interval(child, ranges, out, text)
-        result = (0, 1)
-    elif isinstance(node, IfElse):
-        _interval(node.condition, ranges, out, text)
-        a = _interval(node.then, ranges, out, text)
-        b = _interval(node.otherwise, ranges, out, text)
-        result = (min(a[0], b[0]), max(a[1], b[1]))
-    elif isinstance(node, Call):
-        args = [_interval(a, ranges, out, text) for a in node.args]
+            self.of(child)
+        return (0, 1)
+
+    def _if_else(self, node: IfElse) -> Interval:
+        self.of(node.condition)
+        a = self.of(node.then)
+        b = self.of(node.otherwise)
+        return (min(a[0], b[0]), max(a[1], b[1]))
+
+    def _call(self, node: Call) -> Interval:
+        args = [self.of(a) for a in node.args]
         if node.function == "min":
-            result = (min(a[0] for a in args), min(a[1] for a in args))
-        else:
-            result = (max(a[0] for a in args), max(a[1] for a in args))
-    else:  # pragma: no cover - the parser builds no other node
-        raise fail(f"unknown node {type(node).__name__}")
-    if max(abs(result[0]), abs(result[1])).bit_length() > MAX_BITS:
-        raise fail(f"a value may pass 2**{MAX_BITS}")
-    out[id(node)] = result
-    return result
+            return (min(a[0] for a in args), min(a[1] for a in args))
+        return (max(a[0] for a in args), max(a[1] for a in args))
+
+    _HANDLERS: ClassVar[dict[type[Node], Callable[[Any, Any], Interval]]] = {
+        Const: _const,
+        Var: _var,
+        Unary: _unary,
+        Binary: _binary,
+        Compare: _condition,
+        Logical: _condition,
+        Not: _condition,
+        IfElse: _if_else,
+        Call: _call,
+    }
 
 
 class _Evaluator:
@@ -533,84 +602,101 @@ class _Evaluator:
         return True
 
     def run(self, node: Node) -> Any:
-        ops = self.ops
-        if isinstance(node, Const):
-            return ops.const(node.value)
-        if isinstance(node, Var):
-            return self.env[node.name]
-        if isinstance(node, Unary):
-            value = self.run(node.operand)
-            return ops.invert(value) if node.op == "~" else ops.neg(value)
-        if isinstance(node, Binary):
-            a = self.run(node.left)
-            b = self.run(node.right)
-            op = node.op
-            if op == "+":
-                return ops.add(a, b)
-            if op == "-":
-                return ops.sub(a, b)
-            if op == "*":
-                return ops.mul(a, b)
-            if op in ("//", "%"):
-                if self.concrete and b == 0:
-                    raise FormulaError(
-                        f"formula error: division by zero in '{op}'", self.text, node.column
-                    )
-                nonneg = self.nonneg(node.left, node.right)
-                return ops.floordiv(a, b, nonneg) if op == "//" else ops.mod(a, b, nonneg)
-            if op == "&":
-                return ops.and_(a, b)
-            if op == "|":
-                return ops.or_(a, b)
-            if op == "^":
-                return ops.xor(a, b)
-            if self.concrete and (b < 0 or (op == "<<" and b > MAX_BITS)):
-                raise FormulaError(
-                    f"formula error: shift amount {b} is out of range [0, {MAX_BITS}]",
-                    self.text,
-                    node.column,
-                )
-            if op == "<<":
-                return ops.shl(a, b)
-            return ops.shr(a, b, self.nonneg(node.left))
-        if isinstance(node, Compare):
-            values = [self.run(o) for o in node.operands]
-            parts = []
+        handler = self._HANDLERS.get(type(node))
+        if handler is None:  # pragma: no cover - the parser builds no other node
+            raise FormulaError(f"unknown node {type(node).__name__}", self.text)
+        return handler(self, node)
+
+    def _const(self, node: Const) -> Any:
+        return self.ops.const(node.value)
+
+    def _var(self, node: Var) -> Any:
+        return self.env[node.name]
+
+    def _unary(self, node: Unary) -> Any:
+        value = self.run(node.operand)
+        return self.ops.invert(value) if node.op == "~" else self.ops.neg(value)
+
+    def _binary(self, node: Binary) -> Any:
+        a = self.run(node.left)
+        b = self.run(node.right)
+        op = node.op
+        if op in ("//", "%"):
+            return self._division(node, a, b)
+        if op in ("<<", ">>"):
+            return self._shift(node, a, b)
+        return getattr(self.ops, _OPS_METHODS[op])(a, b)
+
+    def _division(self, node: Binary, a: Any, b: Any) -> Any:
+        op = node.op
+        if self.concrete and b == 0:
+            raise FormulaError(f"formula error: division by zero in '{op}'", self.text, node.column)
+        nonneg = self.nonneg(node.left, node.right)
+        return self.ops.floordiv(a, b, nonneg) if op == "//" else self.ops.mod(a, b, nonneg)
+
+    def _shift(self, node: Binary, a: Any, b: Any) -> Any:
+        op = node.op
+        if self.concrete and (b < 0 or (op == "<<" and b > MAX_BITS)):
+            raise FormulaError(
+                f"formula error: shift amount {b} is out of range [0, {MAX_BITS}]",
+                self.text,
+                node.column,
+            )
+        if op == "<<":
+            return self.ops.shl(a, b)
+        return self.ops.shr(a, b, self.nonneg(node.left))
+
+    def _compare(self, node: Compare) -> Any:
+        values = [self.run(o) for o in node.operands]
+        parts = [
+            _COMPARISONS[op](self.ops, left, right, self.nonneg(ln, rn))
             for op, (left, right), (ln, rn) in zip(
-                node.ops,
-                zip(values, values[1:]),
-                zip(node.operands, node.operands[1:]),
-            ):
-                nonneg = self.nonneg(ln, rn)
-                if op == "==":
-                    parts.append(ops.eq(left, right))
-                elif op == "!=":
-                    parts.append(ops.ne(left, right))
-                elif op == "<":
-                    parts.append(ops.lt(left, right, nonneg))
-                elif op == "<=":
-                    parts.append(ops.le(left, right, nonneg))
-                elif op == ">":
-                    parts.append(ops.lt(right, left, nonneg))
-                else:
-                    parts.append(ops.le(right, left, nonneg))
-            return parts[0] if len(parts) == 1 else ops.logical_and(parts)
-        if isinstance(node, Logical):
-            values = [self.run(v) for v in node.values]
-            return ops.logical_and(values) if node.op == "and" else ops.logical_or(values)
-        if isinstance(node, Not):
-            return ops.logical_not(self.run(node.operand))
-        if isinstance(node, IfElse):
-            return ops.ite(self.run(node.condition), self.run(node.then), self.run(node.otherwise))
-        if isinstance(node, Call):
-            nonneg = self.nonneg(*node.args)
-            values = [self.run(a) for a in node.args]
-            result = values[0]
-            for value in values[1:]:
-                result = (
-                    ops.min(result, value, nonneg)
-                    if node.function == "min"
-                    else ops.max(result, value, nonneg)
-                )
-            return result
-        raise FormulaError(f"unknown node {type(node).__name__}", self.text)  # pragma: no cover
+                node.ops, zip(values, values[1:]), zip(node.operands, node.operands[1:])
+            )
+        ]
+        return parts[0] if len(parts) == 1 else self.ops.logical_and(parts)
+
+    def _logical(self, node: Logical) -> Any:
+        values = [self.run(v) for v in node.values]
+        return self.ops.logical_and(values) if node.op == "and" else self.ops.logical_or(values)
+
+    def _not(self, node: Not) -> Any:
+        return self.ops.logical_not(self.run(node.operand))
+
+    def _if_else(self, node: IfElse) -> Any:
+        return self.ops.ite(self.run(node.condition), self.run(node.then), self.run(node.otherwise))
+
+    def _call(self, node: Call) -> Any:
+        nonneg = self.nonneg(*node.args)
+        values = [self.run(a) for a in node.args]
+        pick = self.ops.min if node.function == "min" else self.ops.max
+        result = values[0]
+        for value in values[1:]:
+            result = pick(result, value, nonneg)
+        return result
+
+    _HANDLERS: ClassVar[dict[type[Node], Callable[[Any, Any], Any]]] = {
+        Const: _const,
+        Var: _var,
+        Unary: _unary,
+        Binary: _binary,
+        Compare: _compare,
+        Logical: _logical,
+        Not: _not,
+        IfElse: _if_else,
+        Call: _call,
+    }
+
+
+#: The ``Ops`` method of each binary operator that needs no check.
+_OPS_METHODS = {"+": "add", "-": "sub", "*": "mul", "&": "and_", "|": "or_", "^": "xor"}
+
+#: ``a op b`` of a comparison, with ``Ops``; ``nonneg``: both are known to be >= 0.
+_COMPARISONS: dict[str, Callable[[Any, Any, Any, bool], Any]] = {
+    "==": lambda ops, a, b, nonneg: ops.eq(a, b),
+    "!=": lambda ops, a, b, nonneg: ops.ne(a, b),
+    "<": lambda ops, a, b, nonneg: ops.lt(a, b, nonneg),
+    "<=": lambda ops, a, b, nonneg: ops.le(a, b, nonneg),
+    ">": lambda ops, a, b, nonneg: ops.lt(b, a, nonneg),
+    ">=": lambda ops, a, b, nonneg: ops.le(b, a, nonneg),
+}

@@ -26,17 +26,18 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 import importlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from llverify.errors import LayoutTypeError, LLVerifyError
-from llverify.proof.obligation import Obligation
+from llverify.proof.obligation import Obligation, Ruling
 from llverify.proof.verdict import Status
 
 __all__ = [
@@ -108,7 +109,9 @@ class LibraryError(LLVerifyError, ValueError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of running one obligation.
+    """The result of running one obligation: the obligation's name, source and expected
+    status, the :class:`~llverify.proof.obligation.Ruling` that deciding it gave (its
+    status, message and details), and the time it took.
 
     Attributes:
         name, kind: the obligation's.
@@ -118,7 +121,6 @@ class Outcome:
             (the obligation could not be built or its input was rejected; the message says
             why).
         expected: what the obligation expects (PROVED or REFUTED).
-        passed: ``status == expected``.
         message: the evidence, e.g. ``refuted by linear in 1.2 ms: register=3, lane=17 ->
             (5, 12), reference says (5, 4)``.
         seconds: wall time.
@@ -131,18 +133,52 @@ class Outcome:
     line: int
     status: Status
     expected: Status
-    passed: bool
     message: str
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "expected", Status(self.expected))
+
+    @classmethod
+    def of(cls, obligation: Obligation, ruling: Ruling, seconds: float) -> Outcome:
+        """The outcome of ``obligation``, decided as ``ruling`` in ``seconds``."""
+        return cls(
+            obligation.name,
+            obligation.kind,
+            obligation.source,
+            obligation.line,
+            ruling.status,
+            obligation.expect,
+            ruling.message,
+            seconds,
+            ruling.details,
+        )
+
+    @property
+    def passed(self) -> bool:
+        """``status == expected``."""
+        return self.status == self.expected
 
     @property
     def location(self) -> str:
         return f"{self.file}:{self.line}"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
+        """JSON-ready form, ``passed`` included."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "status": self.status,
+            "expected": self.expected,
+            "passed": self.passed,
+            "message": self.message,
+            "seconds": self.seconds,
+            "details": copy.deepcopy(self.details),
+        }
 
 
 # ---------------------------------------------------------------------- collecting
@@ -219,30 +255,16 @@ def run_obligation(obligation: Obligation, timeout_s: float = 60.0) -> Outcome:
     if not isinstance(obligation, Obligation):
         raise LayoutTypeError(f"Argument 'obligation' must be an Obligation, not {obligation!r}.")
     start = time.perf_counter()
-    details: dict[str, Any] = {}
     where = obligation.location
     try:
-        finding = obligation.decide(obligation.build(), obligation.reference, budget)
-        status, message, details = finding.status, finding.message, finding.details
+        ruling = obligation.decide(obligation.build(), obligation.reference, budget)
     except LLVerifyError as error:
-        status, message = Status.ERROR, f"{where}: {error}"
+        ruling = Ruling(Status.ERROR, f"{where}: {error}")
     except RecursionError:
-        status, message = Status.ERROR, f"{where}: nested too deeply"
+        ruling = Ruling(Status.ERROR, f"{where}: nested too deeply")
     except Exception as error:  # an obligation must never take the whole run down
-        status = Status.ERROR
-        message = f"{where}: internal error ({type(error).__name__}: {error})"
-    return Outcome(
-        name=obligation.name,
-        kind=obligation.kind,
-        file=obligation.source,
-        line=obligation.line,
-        status=status,
-        expected=obligation.expect,
-        passed=status == obligation.expect,
-        message=message,
-        seconds=time.perf_counter() - start,
-        details=details,
-    )
+        ruling = Ruling(Status.ERROR, f"{where}: internal error ({type(error).__name__}: {error})")
+    return Outcome.of(obligation, ruling, time.perf_counter() - start)
 
 
 def run_all(
@@ -281,14 +303,4 @@ def run_all(
 
 
 def _failed(obligation: Obligation, reason: str) -> Outcome:
-    return Outcome(
-        obligation.name,
-        obligation.kind,
-        obligation.source,
-        obligation.line,
-        Status.ERROR,
-        obligation.expect,
-        False,
-        f"{obligation.location}: {reason}",
-        0.0,
-    )
+    return Outcome.of(obligation, Ruling(Status.ERROR, f"{obligation.location}: {reason}"), 0.0)

@@ -11,7 +11,7 @@ from typing import Any
 from llverify.errors import LayoutError, LayoutTypeError
 from llverify.proof.verdict import Status
 
-__all__ = ["EXPECTS", "Call", "Decide", "Finding", "Obligation"]
+__all__ = ["EXPECTS", "Call", "Decide", "Obligation", "Ruling"]
 
 #: What an obligation may expect: a proof, or (a negative control) a refutation.
 EXPECTS = (Status.PROVED, Status.REFUTED)
@@ -40,24 +40,32 @@ class Call(partial):
 
 
 @dataclass(frozen=True)
-class Finding:
-    """What deciding an obligation found.
+class Ruling:
+    """What deciding an obligation found (what a :data:`Decide` gives).
 
     Attributes:
-        status: PROVED, REFUTED, UNKNOWN (a solver ran out of time or resources) or ERROR.
+        status: PROVED, REFUTED, UNKNOWN (a solver ran out of time or resources) or ERROR
+            (a plain string is accepted).
         message: the evidence in words, e.g. ``refuted by linear in 1.2 ms: register=3,
             lane=17 -> (5, 12), reference says (5, 4)``.
         details: JSON-ready numbers behind the message.
+
+    Examples:
+        >>> Ruling("refuted", "2 bank conflicts > 0").status
+        <Status.REFUTED: 'refuted'>
     """
 
     status: Status
     message: str
     details: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+
 
 #: ``decide(subject, reference, timeout_s)``: the subject (what ``build()`` gave) against the
 #: reference, each solver query bounded by ``timeout_s`` seconds.
-Decide = Callable[[Any, Any, float], Finding]
+Decide = Callable[[Any, Any, float], Ruling]
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,8 @@ class Obligation:
         ...     Call(LinearLayout.identity_1d, 4, "lane", "dim0"), {"dim0": "lane"}, equal,
         ...     source="example.py",
         ... )
-        >>> finding = ob.decide(ob.build(), ob.reference, 10.0)
-        >>> finding.status, ob.expect, ob.location
+        >>> ruling = ob.decide(ob.build(), ob.reference, 10.0)
+        >>> ruling.status, ob.expect, ob.location
         (<Status.PROVED: 'proved'>, <Status.PROVED: 'proved'>, 'example.py')
         >>> Obligation("x", "library equivalence", list, {}, equal, expect="maybe")
         Traceback (most recent call last):

@@ -16,7 +16,6 @@ answer that does not replay, a timeout or a resource limit gives "unknown", neve
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ from llverify.layout import LinearLayout, _require_layout
 from llverify.ops import IntOps, NumpyOps
 from llverify.proof.family import LayoutFamily
 from llverify.proof.formula import Formula, FormulaError, Interval
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 METHODS = ("auto", "linear", "exhaustive", "z3")
 #: Below this many inputs "auto" simply evaluates them all.
@@ -79,67 +78,95 @@ class _Reference:
             )
         return values
 
+    @property
+    def claim(self) -> str:
+        """What a verdict against this reference claims."""
+        return f"layout == reference ({self.description})"
+
 
 def _normalize(
     layout: LinearLayout, reference: Any, params: Mapping[str, int] | None
 ) -> _Reference:
+    """The reference, checked against the layout, behind one evaluation interface."""
+    checked = _checked_params(layout, params)
+    outs = tuple(layout.get_out_dim_names())
+    if isinstance(reference, LinearLayout):
+        _check_layout_reference(layout, reference)
+        return _Reference("a LinearLayout", outs, None, None, reference, checked)
+    if isinstance(reference, Mapping):
+        formulas = _reference_formulas(layout, reference, checked)
+        described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
+        return _Reference(described, outs, formulas, None, None, checked)
+    if callable(reference):
+        name = getattr(reference, "__name__", type(reference).__name__)
+        return _Reference(f"callable {name}", outs, None, reference, None, checked)
+    raise LayoutTypeError(
+        f"Argument 'reference' must be a mapping out dim -> formula, a callable or a "
+        f"LinearLayout, not {type(reference).__name__}."
+    )
+
+
+def _checked_params(layout: LinearLayout, params: Mapping[str, int] | None) -> dict[str, int]:
+    """``params`` as a dict of ints, none named like an in dim of the layout."""
     if params is not None and not isinstance(params, Mapping):
         raise LayoutTypeError(
             f"Argument 'params' must map parameter names to ints, not "
             f"{type(params).__name__} {shown(params)}."
         )
-    params = dict(params or {})
-    outs = tuple(layout.get_out_dim_names())
+    checked = dict(params or {})
     ins = set(layout.get_in_dim_names())
-    for name, value in params.items():
+    for name, value in checked.items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
             raise LayoutTypeError(
                 f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
             )
         if name in ins:
             raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
-    if isinstance(reference, LinearLayout):
-        if set(reference.get_out_dim_names()) != set(outs):
-            raise DimensionError(
-                f"the reference layout's out dims {reference.get_out_dim_names()} must be "
-                f"the layout's {list(outs)}."
+    return checked
+
+
+def _check_layout_reference(layout: LinearLayout, reference: LinearLayout) -> None:
+    """A reference layout has the layout's out dims and in dims (names and sizes)."""
+    outs = layout.get_out_dim_names()
+    if set(reference.get_out_dim_names()) != set(outs):
+        raise DimensionError(
+            f"the reference layout's out dims {reference.get_out_dim_names()} must be "
+            f"the layout's {list(outs)}."
+        )
+    if dict(reference.in_dims) != dict(layout.in_dims):
+        raise DimensionError(
+            f"the reference layout's in dims {reference.in_dims} must be the layout's "
+            f"{layout.in_dims} (names and sizes)."
+        )
+
+
+def _reference_formulas(
+    layout: LinearLayout, reference: Mapping[str, Any], params: Mapping[str, int]
+) -> dict[str, Formula]:
+    """One formula per out dim (in the layout's order), over its in dims and ``params``."""
+    outs = layout.get_out_dim_names()
+    if set(reference) != set(outs):
+        raise DimensionError(
+            f"Argument 'reference' must give a formula for each out dim {list(outs)}, "
+            f"not for {list(reference)}."
+        )
+    ins = set(layout.get_in_dim_names())
+    formulas = {}
+    for name in outs:
+        text = reference[name]
+        try:
+            formula = text if isinstance(text, Formula) else Formula(text)
+        except FormulaError as error:
+            raise FormulaError(f"formula for '{name}': {error}") from None
+        unknown = sorted(formula.variables - ins - set(params))
+        if unknown:
+            raise FormulaError(
+                f"formula for '{name}' uses {unknown}, which are neither in dims of the "
+                f"layout {sorted(ins)} nor given params {sorted(params)}",
+                formula.text,
             )
-        if dict(reference.in_dims) != dict(layout.in_dims):
-            raise DimensionError(
-                f"the reference layout's in dims {reference.in_dims} must be the layout's "
-                f"{layout.in_dims} (names and sizes)."
-            )
-        return _Reference("a LinearLayout", outs, None, None, reference, params)
-    if isinstance(reference, Mapping):
-        if set(reference) != set(outs):
-            raise DimensionError(
-                f"Argument 'reference' must give a formula for each out dim {list(outs)}, "
-                f"not for {list(reference)}."
-            )
-        formulas = {}
-        for name in outs:
-            text = reference[name]
-            try:
-                formula = text if isinstance(text, Formula) else Formula(text)
-            except FormulaError as error:
-                raise FormulaError(f"formula for '{name}': {error}") from None
-            unknown = sorted(formula.variables - ins - set(params))
-            if unknown:
-                raise FormulaError(
-                    f"formula for '{name}' uses {unknown}, which are neither in dims of the "
-                    f"layout {sorted(ins)} nor given params {sorted(params)}",
-                    formula.text,
-                )
-            formulas[name] = formula
-        described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
-        return _Reference(described, outs, formulas, None, None, params)
-    if callable(reference):
-        name = getattr(reference, "__name__", type(reference).__name__)
-        return _Reference(f"callable {name}", outs, None, reference, None, params)
-    raise LayoutTypeError(
-        f"Argument 'reference' must be a mapping out dim -> formula, a callable or a "
-        f"LinearLayout, not {type(reference).__name__}."
-    )
+        formulas[name] = formula
+    return formulas
 
 
 def _ranges(layout: LinearLayout, ref: _Reference) -> dict[str, Interval]:
@@ -158,33 +185,9 @@ def _replay(
     return actual, expected, any(actual[d] != expected[d] for d in actual)
 
 
-def _verdict(
-    status: Status,
-    method: str,
-    start: float,
-    ref: _Reference,
-    reason: str = "",
-    point: Mapping[str, int] | None = None,
-    actual: dict[str, int] | None = None,
-    expected: dict[str, int] | None = None,
-    **details: Any,
-) -> Verdict:
-    return Verdict(
-        status=status,
-        claim=f"layout == reference ({ref.description})",
-        method=method,
-        time_s=time.perf_counter() - start,
-        counterexample=dict(point) if point is not None else None,
-        actual=actual,
-        expected=expected,
-        reason=reason,
-        details=dict(details),
-    )
-
-
 def _refuted(
     method: str,
-    start: float,
+    clock: VerdictClock,
     layout: LinearLayout,
     ref: _Reference,
     point: Mapping[str, int],
@@ -194,7 +197,7 @@ def _refuted(
     actual, expected, differs = _replay(layout, ref, point)
     if not differs:
         return None
-    return _verdict(Status.REFUTED, method, start, ref, reason, point, actual, expected)
+    return clock.verdict(Status.REFUTED, ref.claim, method, dict(point), actual, expected, reason)
 
 
 # ---------------------------------------------------------------------- the methods
@@ -212,14 +215,14 @@ def _basis_points(layout: LinearLayout) -> list[dict[str, int]]:
 
 
 def _by_linear(
-    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
-) -> Verdict | None:
+    layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
+) -> Verdict:
     if ref.layout is None:
-        affine = _prove_affine(layout, ref, start, timeout_ms)
+        affine = _prove_affine(layout, ref, clock, timeout_ms)
         if affine is not None:
             return affine  # refuted (non-affine witness) or unknown
     for point in _basis_points(layout):
-        refuted = _refuted("linear", start, layout, ref, point)
+        refuted = _refuted("linear", clock, layout, ref, point)
         if refuted is not None:
             return refuted
     why = (
@@ -228,13 +231,13 @@ def _by_linear(
         else "the reference is GF(2)-affine (proved by z3)"
     )
     count = layout.get_total_in_dim_size_log2() + 1
-    return _verdict(
-        Status.PROVED, "linear", start, ref, f"{why} and they agree on {count} basis inputs"
+    return clock.verdict(
+        Status.PROVED, ref.claim, "linear", reason=f"{why} and they agree on {count} basis inputs"
     )
 
 
 def _prove_affine(
-    layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int
+    layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
 ) -> Verdict | None:
     """None when z3 proves the reference affine; otherwise a refuted/unknown verdict."""
     from llverify.proof.smt.prove import decide_affine
@@ -244,11 +247,11 @@ def _prove_affine(
     if decision.status is Status.PROVED:
         return None
     if decision.status is Status.UNKNOWN:
-        return _verdict(Status.UNKNOWN, "linear", start, ref, f"z3: {decision.reason}")
+        return clock.verdict(Status.UNKNOWN, ref.claim, "linear", reason=f"z3: {decision.reason}")
     for point in points:
         refuted = _refuted(
             "linear",
-            start,
+            clock,
             layout,
             ref,
             point,
@@ -257,12 +260,11 @@ def _prove_affine(
         )
         if refuted is not None:
             return refuted
-    return _verdict(
+    return clock.verdict(
         Status.UNKNOWN,
+        ref.claim,
         "linear",
-        start,
-        ref,
-        "z3's non-affinity witness did not replay with exact ints (overflow at the working "
+        reason="z3's non-affinity witness did not replay with exact ints (overflow at the working "
         "width?); try method='exhaustive' or a larger width",
     )
 
@@ -283,45 +285,40 @@ def _working_width(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int
     return width, bounds, ref.function is not None
 
 
-def _by_z3(layout: LinearLayout, ref: _Reference, start: float, timeout_ms: int) -> Verdict:
+def _by_z3(layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int) -> Verdict:
     from llverify.proof.smt.prove import decide_equal
 
     width, bounds, checked = _working_width(layout, ref)
     decision, point = decide_equal(layout, ref, width, bounds, checked, timeout_ms)
     if decision.status is Status.PROVED:
-        return _verdict(
+        return clock.verdict(
             Status.PROVED,
+            ref.claim,
             "z3",
-            start,
-            ref,
-            "no input makes them differ (unsat)",
-            solver_s=decision.time_s,
-            width=width,
+            reason="no input makes them differ (unsat)",
+            details={"solver_s": decision.time_s, "width": width},
         )
     if point is None:
-        return _verdict(
+        return clock.verdict(
             Status.UNKNOWN,
+            ref.claim,
             "z3",
-            start,
-            ref,
-            f"z3: {decision.reason}",
-            solver_s=decision.time_s,
-            width=width,
+            reason=f"z3: {decision.reason}",
+            details={"solver_s": decision.time_s, "width": width},
         )
-    refuted = _refuted("z3", start, layout, ref, point)
+    refuted = _refuted("z3", clock, layout, ref, point)
     if refuted is not None:
         return refuted
-    return _verdict(
+    return clock.verdict(
         Status.UNKNOWN,
+        ref.claim,
         "z3",
-        start,
-        ref,
-        f"z3's counterexample {point} did not replay with exact ints (the reference may "
+        reason=f"z3's counterexample {point} did not replay with exact ints (the reference may "
         f"overflow {width}-bit arithmetic)",
     )
 
 
-def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdict | None:
+def _by_exhaustive(layout: LinearLayout, ref: _Reference, clock: VerdictClock) -> Verdict | None:
     """None when the numpy backend cannot be exact for this reference."""
     from llverify.ops import CheckedNumpyOps
 
@@ -350,14 +347,16 @@ def _by_exhaustive(layout: LinearLayout, ref: _Reference, start: float) -> Verdi
     for name in layout.get_out_dim_names():
         differs |= np.broadcast_to(np.asarray(theirs[name]), (total,)) != mine[name]
     if not differs.any():
-        return _verdict(Status.PROVED, "exhaustive", start, ref, f"all {total} inputs agree")
+        return clock.verdict(
+            Status.PROVED, ref.claim, "exhaustive", reason=f"all {total} inputs agree"
+        )
     first = int(np.argmax(differs))
     point = {name: int(values[first]) for name, values in env.items()}
-    refuted = _refuted("exhaustive", start, layout, ref, point)
+    refuted = _refuted("exhaustive", clock, layout, ref, point)
     if refuted is not None:
         return refuted
-    return _verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
-        Status.UNKNOWN, "exhaustive", start, ref, f"numpy and exact ints disagree at {point}"
+    return clock.verdict(  # pragma: no cover - numpy and ints disagreeing would be a backend bug
+        Status.UNKNOWN, ref.claim, "exhaustive", reason=f"numpy and exact ints disagree at {point}"
     )
 
 
@@ -399,6 +398,21 @@ def prove_equal(
         >>> v.status, v.counterexample
         (<Status.REFUTED: 'refuted'>, {'offset': 8})
     """
+    max_exhaustive = _checked_arguments(layout, method, timeout_ms, max_exhaustive)
+    clock = Verdict.timed()
+    ref = _normalize(layout, reference, params)
+    if method == "auto":
+        return _by_auto(layout, ref, clock, timeout_ms, max_exhaustive)
+    if method == "exhaustive":
+        return _by_exhaustive_only(layout, ref, clock)
+    by_method = _by_linear if method == "linear" else _by_z3
+    return by_method(layout, ref, clock, timeout_ms)
+
+
+def _checked_arguments(
+    layout: LinearLayout, method: str, timeout_ms: int, max_exhaustive: int
+) -> int:
+    """Refuse a bad argument of :func:`prove_equal`; ``max_exhaustive`` as an int."""
     _require_layout(layout, "layout")
     if method not in METHODS:
         raise LayoutTypeError(f"Argument 'method' must be one of {METHODS}, not {shown(method)}.")
@@ -413,43 +427,46 @@ def prove_equal(
             f"Argument 'max_exhaustive' must be an int >= 0 (inputs to enumerate), "
             f"not {max_exhaustive}."
         )
-    start = time.perf_counter()
-    ref = _normalize(layout, reference, params)
-    total = layout.get_total_in_dim_size()
-    if method == "linear":
-        verdict = _by_linear(layout, ref, start, timeout_ms)
-        assert verdict is not None
+    return max_exhaustive
+
+
+def _by_exhaustive_only(layout: LinearLayout, ref: _Reference, clock: VerdictClock) -> Verdict:
+    """``method="exhaustive"``: unknown where numpy cannot be exact."""
+    verdict = _by_exhaustive(layout, ref, clock)
+    if verdict is not None:
         return verdict
-    if method == "exhaustive":
-        verdict = _by_exhaustive(layout, ref, start)
-        if verdict is None:
-            return _verdict(
-                Status.UNKNOWN,
-                "exhaustive",
-                start,
-                ref,
-                "the reference needs more than 63 bits somewhere: numpy cannot be exact",
-            )
-        return verdict
-    if method == "z3":
-        return _by_z3(layout, ref, start, timeout_ms)
-    # auto
+    return clock.verdict(
+        Status.UNKNOWN,
+        ref.claim,
+        "exhaustive",
+        reason="the reference needs more than 63 bits somewhere: numpy cannot be exact",
+    )
+
+
+def _by_auto(
+    layout: LinearLayout,
+    ref: _Reference,
+    clock: VerdictClock,
+    timeout_ms: int,
+    max_exhaustive: int,
+) -> Verdict:
+    """``method="auto"``: linear for a layout reference; else every input of a small
+    domain, then linear, then (up to ``max_exhaustive`` inputs) every input, then z3."""
     if ref.layout is not None:
-        verdict = _by_linear(layout, ref, start, timeout_ms)
-        assert verdict is not None
-        return verdict
+        return _by_linear(layout, ref, clock, timeout_ms)
+    total = layout.get_total_in_dim_size()
     if total <= SMALL_DOMAIN:
-        verdict = _by_exhaustive(layout, ref, start)
+        verdict = _by_exhaustive(layout, ref, clock)
         if verdict is not None:
             return verdict
-    verdict = _by_linear(layout, ref, start, timeout_ms)
-    if verdict is not None and not verdict.unknown:
-        return verdict
+    linear = _by_linear(layout, ref, clock, timeout_ms)
+    if not linear.unknown:
+        return linear
     if total <= max_exhaustive:
-        exhaustive = _by_exhaustive(layout, ref, start)
+        exhaustive = _by_exhaustive(layout, ref, clock)
         if exhaustive is not None:
             return exhaustive
-    return _by_z3(layout, ref, start, timeout_ms)
+    return _by_z3(layout, ref, clock, timeout_ms)
 
 
 FAMILY_METHODS = ("auto", "parametric-linear", "z3", "enumerate")
@@ -484,11 +501,11 @@ def prove_family_equal(
         return parametric.prove_family_equal(
             family, reference, method=method, timeout_ms=timeout_ms
         )
-    start = time.perf_counter()
+    clock = Verdict.timed()
     formulas = parametric.normalize_reference(family, reference)
     parametric.require_members(family, timeout_ms)
     return _enumerate(
-        family, formulas, parametric.family_claim(family, formulas), start, timeout_ms
+        family, formulas, parametric.family_claim(family, formulas), clock, timeout_ms
     )
 
 
@@ -496,7 +513,7 @@ def _enumerate(
     family: LayoutFamily,
     reference: Mapping[str, Formula],
     claim: str,
-    start: float,
+    clock: VerdictClock,
     timeout_ms: int,
 ) -> Verdict:
     """Every member instantiated and proved with the linear method."""
@@ -509,11 +526,10 @@ def _enumerate(
         count += 1
         if verdict.refuted:
             assert verdict.counterexample is not None
-            return Verdict(
+            return clock.verdict(
                 Status.REFUTED,
                 claim,
                 "enumerate",
-                time.perf_counter() - start,
                 {**params, **verdict.counterexample},
                 verdict.actual,
                 verdict.expected,
@@ -521,13 +537,11 @@ def _enumerate(
             )
         if verdict.unknown:
             reason = f"member {params}: {verdict.reason}"
-            seconds = time.perf_counter() - start
-            return Verdict(Status.UNKNOWN, claim, "enumerate", seconds, reason=reason)
-    return Verdict(
+            return clock.verdict(Status.UNKNOWN, claim, "enumerate", reason=reason)
+    return clock.verdict(
         Status.PROVED,
         claim,
         "enumerate",
-        time.perf_counter() - start,
         reason=f"all {count} members proved",
         details={"members": count},
     )

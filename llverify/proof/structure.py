@@ -15,12 +15,9 @@ a *memory layout* is an invertible layout whose bases have one or two non-zero b
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 from llverify import gf2
 from llverify.layout import LinearLayout, _require_layout
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 
 def _input_point(layout: LinearLayout, mask: int) -> dict[str, int]:
@@ -40,10 +37,6 @@ def _output_point(layout: LinearLayout, packed: int) -> dict[str, int]:
     }
 
 
-def _verdict(status: Status, claim: str, start: float, reason: str = "", **kwargs: Any) -> Verdict:
-    return Verdict(status, claim, "gf2", time.perf_counter() - start, reason=reason, **kwargs)
-
-
 def _parity(value: int) -> int:
     return value.bit_count() & 1
 
@@ -57,20 +50,22 @@ def check_injective(layout: LinearLayout) -> Verdict:
         {'lane': 2}
     """
     _require_layout(layout, "layout")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = "layout is injective"
     kernel = gf2.kernel_vector(layout._flat_cols())
     if kernel is None:
-        return _verdict(Status.PROVED, claim, start, "the bases are linearly independent")
+        return clock.verdict(
+            Status.PROVED, claim, "gf2", reason="the bases are linearly independent"
+        )
     point = _input_point(layout, kernel)
     zero = dict.fromkeys(point, 0)
     actual, same = layout.apply(point), layout.apply(zero)
     assert actual == same  # replay: a non-zero input that maps like 0
-    return _verdict(
+    return clock.verdict(
         Status.REFUTED,
         claim,
-        start,
-        f"this input and input 0 both map to {same}",
+        "gf2",
+        reason=f"this input and input 0 both map to {same}",
         counterexample=point,
         actual=actual,
     )
@@ -85,22 +80,22 @@ def check_surjective(layout: LinearLayout) -> Verdict:
         {'dim0': 0, 'dim1': 1}
     """
     _require_layout(layout, "layout")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = "layout is surjective"
     columns = layout._flat_cols()
     total_out = layout.get_total_out_dim_size_log2()
     rows = gf2.transpose(columns, total_out)
     functional = gf2.kernel_vector(rows)  # output bits whose XOR no basis changes
     if functional is None:
-        return _verdict(Status.PROVED, claim, start, "the bases span every output bit")
+        return clock.verdict(Status.PROVED, claim, "gf2", reason="the bases span every output bit")
     assert all(_parity(functional & c) == 0 for c in columns)  # independent certificate
     unreachable = functional & -functional  # parity 1 under the functional
     output = _output_point(layout, unreachable)
-    return _verdict(
+    return clock.verdict(
         Status.REFUTED,
         claim,
-        start,
-        "no input reaches this output: a parity of output bits that every basis keeps even "
+        "gf2",
+        reason="no input reaches this output: a parity of output bits that every basis keeps even "
         "is odd here",
         counterexample=dict.fromkeys(layout.get_in_dim_names(), 0),
         details={"unreachable_output": output, "functional": _output_point(layout, functional)},
@@ -121,7 +116,11 @@ def broadcast_bits(layout: LinearLayout) -> dict[str, int]:
 
 
 def _column_verdict(
-    layout: LinearLayout, claim: str, start: float, allowed_bits: tuple[int, ...], allow_zero: bool
+    layout: LinearLayout,
+    claim: str,
+    clock: VerdictClock,
+    allowed_bits: tuple[int, ...],
+    allow_zero: bool,
 ) -> Verdict | None:
     seen: dict[int, tuple[str, int]] = {}
     for name, cols in zip(layout._ins, layout._cols):
@@ -132,21 +131,22 @@ def _column_verdict(
             if c == 0 and allow_zero:
                 continue
             if bits not in allowed_bits:
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
-                    f"basis {name}={1 << i} has {bits} non-zero bits (allowed: {allowed_bits})",
+                    "gf2",
+                    reason=f"basis {name}={1 << i} has {bits} non-zero bits "
+                    f"(allowed: {allowed_bits})",
                     counterexample=point,
                     actual=layout.apply(point),
                 )
             if c in seen:
                 other, j = seen[c]
-                return _verdict(
+                return clock.verdict(
                     Status.REFUTED,
                     claim,
-                    start,
-                    f"basis {name}={1 << i} repeats basis {other}={1 << j}",
+                    "gf2",
+                    reason=f"basis {name}={1 << i} repeats basis {other}={1 << j}",
                     counterexample=point,
                     actual=layout.apply(point),
                 )
@@ -162,22 +162,24 @@ def check_distributed(layout: LinearLayout) -> Verdict:
         <Status.PROVED: 'proved'>
     """
     _require_layout(layout, "layout")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = "layout is distributed (surjective, one-hot bases, none repeated)"
-    bad = _column_verdict(layout, claim, start, (1,), allow_zero=True)
+    bad = _column_verdict(layout, claim, clock, (1,), allow_zero=True)
     if bad is not None:
         return bad
     surjective = check_surjective(layout)
     if not surjective.proved:
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
-            surjective.reason,
+            "gf2",
+            reason=surjective.reason,
             counterexample=surjective.counterexample,
             details=surjective.details,
         )
-    return _verdict(Status.PROVED, claim, start, "one-hot, distinct bases spanning the output")
+    return clock.verdict(
+        Status.PROVED, claim, "gf2", reason="one-hot, distinct bases spanning the output"
+    )
 
 
 def check_memory_layout(layout: LinearLayout) -> Verdict:
@@ -189,31 +191,31 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
         <Status.PROVED: 'proved'>
     """
     _require_layout(layout, "layout")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = "layout is a memory layout (invertible, bases with 1 or 2 bits)"
-    bad = _column_verdict(layout, claim, start, (1, 2), allow_zero=False)
+    bad = _column_verdict(layout, claim, clock, (1, 2), allow_zero=False)
     if bad is not None:
         return bad
     if layout.get_total_in_dim_size_log2() != layout.get_total_out_dim_size_log2():
-        return _verdict(
+        return clock.verdict(
             Status.REFUTED,
             claim,
-            start,
-            f"{layout.get_total_in_dim_size_log2()} input bits but "
+            "gf2",
+            reason=f"{layout.get_total_in_dim_size_log2()} input bits but "
             f"{layout.get_total_out_dim_size_log2()} output bits: not invertible",
             counterexample=dict.fromkeys(layout.get_in_dim_names(), 0),
         )
     for check in (check_injective, check_surjective):
         verdict = check(layout)
         if not verdict.proved:
-            return _verdict(
+            return clock.verdict(
                 Status.REFUTED,
                 claim,
-                start,
-                verdict.reason,
+                "gf2",
+                reason=verdict.reason,
                 counterexample=verdict.counterexample,
                 actual=verdict.actual,
                 expected=verdict.expected,
                 details=verdict.details,
             )
-    return _verdict(Status.PROVED, claim, start, "invertible with 1-2-bit bases")
+    return clock.verdict(Status.PROVED, claim, "gf2", reason="invertible with 1-2-bit bases")

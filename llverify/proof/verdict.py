@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -117,6 +118,19 @@ class Verdict:
     reason: str = ""
     details: dict[str, Any] = field(default_factory=dict)
 
+    @staticmethod
+    def timed() -> VerdictClock:
+        """Start timing a check: the clock's :meth:`~VerdictClock.verdict` takes the fields
+        of a verdict but ``time_s``, which is the wall time since this call.
+
+        Examples:
+            >>> clock = Verdict.timed()
+            >>> verdict = clock.verdict(Status.PROVED, "1 + 1 == 2", "arithmetic", reason="by hand")
+            >>> verdict.proved, verdict.time_s >= 0, verdict.reason
+            (True, True, 'by hand')
+        """
+        return VerdictClock()
+
     def __post_init__(self) -> None:
         if self.status not in VERDICT_STATUSES:
             raise ValueError(
@@ -171,3 +185,41 @@ class Verdict:
             "reason": self.reason,
             "details": self.details,
         }
+
+
+class VerdictClock:
+    """A clock started by :meth:`Verdict.timed`; :meth:`verdict` stamps the time spent."""
+
+    __slots__ = ("start",)
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        """Wall time since the clock started."""
+        return time.perf_counter() - self.start
+
+    def verdict(
+        self,
+        status: Status,
+        claim: str,
+        method: str,
+        counterexample: dict[str, int] | None = None,
+        actual: dict[str, int] | None = None,
+        expected: dict[str, int] | None = None,
+        reason: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> Verdict:
+        """A :class:`Verdict` of these fields whose ``time_s`` is :attr:`seconds`."""
+        return Verdict(
+            status,
+            claim,
+            method,
+            self.seconds,
+            counterexample,
+            actual,
+            expected,
+            reason,
+            {} if details is None else details,
+        )

@@ -47,7 +47,6 @@ Examples:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,23 +208,21 @@ def prove_lowering(model: LoweringModel, timeout_ms: int = 10_000) -> Verdict:
     from llverify.proof.smt.lowering import decide_lowering
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = f"the {model.strategy} ld/st lowering computes the layout's address"
     decision, point = decide_lowering(model, timeout_ms)
-    seconds = time.perf_counter() - start
     if decision.status is Status.PROVED:
-        return Verdict(Status.PROVED, claim, "z3", seconds, reason="no register/lane/warp differs")
+        return clock.verdict(Status.PROVED, claim, "z3", reason="no register/lane/warp differs")
     if point is None:
-        return Verdict(Status.UNKNOWN, claim, "z3", seconds, reason=f"solver: {decision.reason}")
+        return clock.verdict(Status.UNKNOWN, claim, "z3", reason=f"solver: {decision.reason}")
     got = model.emitted(point["register"], point["lane"], point["warp"])
     want = model.right(point["register"], point["lane"], point["warp"])
     if got == want:  # the solver's model does not replay: never report it
-        return Verdict(Status.UNKNOWN, claim, "z3", seconds, reason="counterexample did not replay")
-    return Verdict(
+        return clock.verdict(Status.UNKNOWN, claim, "z3", reason="counterexample did not replay")
+    return clock.verdict(
         Status.REFUTED,
         claim,
         "z3",
-        seconds,
         counterexample=point,
         actual={"offset": got},
         expected={"offset": want},
@@ -249,14 +246,13 @@ def prove_add_xor_lemma(width: int = 32, timeout_ms: int = 10_000) -> Verdict:
     from llverify.proof.smt.lowering import decide_add_xor
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
-    start = time.perf_counter()
+    clock = Verdict.timed()
     decision = decide_add_xor(width, timeout_ms)
     status = Status.PROVED if decision.status is Status.PROVED else Status.UNKNOWN
-    return Verdict(
+    return clock.verdict(
         status,
         f"disjoint add equals xor ({width}-bit)",
         "z3",
-        time.perf_counter() - start,
         reason="" if status is Status.PROVED else f"solver: {decision.reason or decision.status}",
     )
 

@@ -82,48 +82,95 @@ def blocked_reference(
         >>> blocked_reference([1], [4], [4], [0], [128])["dim0"]
         '(lane & 3) + 4 * ((warp & 3) + 4 * (register & 7))'
     """
-    rank = len(order)
-    spt, tpw, wpc = list(size_per_thread), list(threads_per_warp), list(warps_per_cta)
-    # CTAs along each dim: block bases whose coordinate fits in the shape.
-    kept = [[b[d] for b in cga_layout if 0 < b[d] < shape[d]] for d in range(rank)]
-    ctas = [1 << len(values) for values in kept]
-    cta = [max(1, shape[d] // ctas[d]) for d in range(rank)]
-    tile = [spt[d] * tpw[d] * wpc[d] for d in range(rank)]
-    reps = [max(1, cta[d] // tile[d]) for d in range(rank)]
-    # Triton 3.9 drops (rather than broadcasts) the register bits beyond a CTA's share.
-    held = [min(spt[d], cta[d]) for d in range(rank)]
-    reg_off, lane_off, warp_off = _offsets(held, order), _offsets(tpw, order), _offsets(wpc, order)
-    rep_base = sum(_log2(s) for s in held)
-    rep_off = {d: rep_base + o for d, o in _offsets(reps, order).items()}
-    result = {}
-    for d in range(rank):
+    geometry = _Geometry.of(
+        size_per_thread, threads_per_warp, warps_per_cta, order, shape, cga_layout
+    )
+    return {f"dim{d}": geometry.coordinate(d) for d in range(len(order))}
+
+
+def _nested(levels: Sequence[tuple[str, int]]) -> str:
+    """``t0 + n0 * (t1 + n1 * (...))`` of ``(t, n)`` levels, innermost first; a level of
+    size 1 is left out ("0" if every level is)."""
+    inner = ""
+    for term, size in reversed(levels):
+        if size > 1:
+            if inner and " + " in inner:
+                inner = f"({inner})"
+            inner = term if not inner else f"{term} + {size} * {inner}"
+    return inner or "0"
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """A blocked layout on a shape, per dim (the names of the module docstring): the
+    sizes, the CTA's share ``cta``, the tile, the repetitions, the registers a thread keeps,
+    and the bit offset of each field in its hardware index."""
+
+    spt: list[int]
+    tpw: list[int]
+    wpc: list[int]
+    cta: list[int]
+    tile: list[int]
+    reps: list[int]
+    held: list[int]
+    offsets: dict[str, dict[int, int]]  # "register", "lane", "warp", "rep" -> dim -> offset
+    shape: Sequence[int]
+    cga_layout: Sequence[Sequence[int]]
+
+    @classmethod
+    def of(
+        cls,
+        size_per_thread: Sequence[int],
+        threads_per_warp: Sequence[int],
+        warps_per_cta: Sequence[int],
+        order: Sequence[int],
+        shape: Sequence[int],
+        cga_layout: Sequence[Sequence[int]],
+    ) -> _Geometry:
+        rank = len(order)
+        spt, tpw, wpc = list(size_per_thread), list(threads_per_warp), list(warps_per_cta)
+        # CTAs along each dim: block bases whose coordinate fits in the shape.
+        kept = [[b[d] for b in cga_layout if 0 < b[d] < shape[d]] for d in range(rank)]
+        ctas = [1 << len(values) for values in kept]
+        cta = [max(1, shape[d] // ctas[d]) for d in range(rank)]
+        tile = [spt[d] * tpw[d] * wpc[d] for d in range(rank)]
+        reps = [max(1, cta[d] // tile[d]) for d in range(rank)]
+        # Triton 3.9 drops (rather than broadcasts) the register bits beyond a CTA's share.
+        held = [min(spt[d], cta[d]) for d in range(rank)]
+        rep_base = sum(_log2(s) for s in held)
+        offsets = {
+            "register": _offsets(held, order),
+            "lane": _offsets(tpw, order),
+            "warp": _offsets(wpc, order),
+            "rep": {d: rep_base + o for d, o in _offsets(reps, order).items()},
+        }
+        return cls(spt, tpw, wpc, cta, tile, reps, held, offsets, shape, cga_layout)
+
+    def coordinate(self, d: int) -> str:
+        """The formula of coordinate ``d``: the CTA's part, then the block terms."""
+        spt, cta, offsets = self.spt[d], self.cta[d], self.offsets
+        register = _field("register", offsets["register"][d], self.held[d])
         # s + spt * (l + tpw * (w + wpc * rep)), innermost first; a size-1 field is 0.
-        levels = [
-            (_field("register", reg_off[d], held[d]), spt[d]),
-            (_field("lane", lane_off[d], tpw[d]), tpw[d]),
-            (_field("warp", warp_off[d], wpc[d]), wpc[d]),
-            (_field("register", rep_off[d], reps[d]), reps[d]),
-        ]
-        inner = ""
-        for term, size in reversed(levels):
-            if size > 1:
-                if inner and " + " in inner:
-                    inner = f"({inner})"
-                inner = term if not inner else f"{term} + {size} * {inner}"
-        inner = inner or "0"
-        if spt[d] >= cta[d]:  # the thread's own registers cover the CTA's share
-            formula = levels[0][0]
-        elif cta[d] >= tile[d]:
+        inner = _nested(
+            [
+                (register, spt),
+                (_field("lane", offsets["lane"][d], self.tpw[d]), self.tpw[d]),
+                (_field("warp", offsets["warp"][d], self.wpc[d]), self.wpc[d]),
+                (_field("register", offsets["rep"][d], self.reps[d]), self.reps[d]),
+            ]
+        )
+        if spt >= cta:  # the thread's own registers cover the CTA's share
+            formula = register
+        elif cta >= self.tile[d]:
             formula = inner
         else:
-            formula = f"({inner}) % {cta[d]}"
+            formula = f"({inner}) % {cta}"
         blocks = [
-            f"((block >> {j}) & 1) * {basis[d] * cta[d]}"
-            for j, basis in enumerate(cga_layout)
-            if 0 < basis[d] < shape[d]
+            f"((block >> {j}) & 1) * {basis[d] * cta}"
+            for j, basis in enumerate(self.cga_layout)
+            if 0 < basis[d] < self.shape[d]
         ]
-        result[f"dim{d}"] = " + ".join([formula, *blocks]) if blocks else formula
-    return result
+        return " + ".join([formula, *blocks]) if blocks else formula
 
 
 def blocked_in_dim_sizes(

@@ -1,5 +1,5 @@
 """How the spec modules' obligations are decided: a layout or a family equal to its closed
-form, a padded model equal to its address formula, each giving a :class:`Finding`."""
+form, a padded model equal to its address formula, each giving a :class:`Ruling`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from llverify.proof.obligation import Call, Finding, Obligation
+from llverify.proof.obligation import Call, Obligation, Ruling
 from llverify.proof.verdict import Status
 
 __all__ = [
@@ -36,13 +36,13 @@ def _json_ready(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _finding(verdict: Any, **details: Any) -> Finding:
-    """A Verdict as a Finding: its status, ``str``, method and fields."""
+def _ruling(verdict: Any, **details: Any) -> Ruling:
+    """A Verdict as a Ruling: its status, ``str``, method and fields."""
     found = {"method": verdict.method, "verdict": verdict.to_dict(), **details}
-    return Finding(Status(verdict.status), str(verdict), _json_ready(found))
+    return Ruling(Status(verdict.status), str(verdict), _json_ready(found))
 
 
-def equal(layout: Any, reference: Any, timeout_s: float, **options: Any) -> Finding:
+def equal(layout: Any, reference: Any, timeout_s: float, **options: Any) -> Ruling:
     """``prove_equal(layout, reference, **options)`` with each solver query bounded.
 
     Examples:
@@ -53,12 +53,12 @@ def equal(layout: Any, reference: Any, timeout_s: float, **options: Any) -> Find
     """
     from llverify.proof.prove import prove_equal
 
-    return _finding(prove_equal(layout, reference, timeout_ms=_timeout_ms(timeout_s), **options))
+    return _ruling(prove_equal(layout, reference, timeout_ms=_timeout_ms(timeout_s), **options))
 
 
 def equal_on_domain(
     layout: Any, reference: tuple[Mapping[str, int], Any], timeout_s: float
-) -> Finding:
+) -> Ruling:
     """``reference = (domain, formulas)``: the layout's in dims must be ``domain`` (part of
     the claim), then :func:`equal`.
 
@@ -70,7 +70,7 @@ def equal_on_domain(
     """
     domain, formulas = reference
     if dict(layout.in_dims) != dict(domain):
-        return Finding(
+        return Ruling(
             Status.REFUTED,
             f"refuted by domain: the layout's in dims are {dict(layout.in_dims)}, the closed "
             f"form's {dict(domain)}",
@@ -79,7 +79,7 @@ def equal_on_domain(
     return equal(layout, formulas, timeout_s)
 
 
-def control(layout: Any, reference: tuple[Any, Any], timeout_s: float) -> Finding:
+def control(layout: Any, reference: tuple[Any, Any], timeout_s: float) -> Ruling:
     """A negative control ``reference = (right, wrong)``: only where the right closed form is
     proved on the layout does the wrong one's verdict mean something.
 
@@ -96,7 +96,7 @@ def control(layout: Any, reference: tuple[Any, Any], timeout_s: float) -> Findin
     right, wrong = reference
     proved = prove_equal(layout, right, timeout_ms=_timeout_ms(timeout_s))
     if not proved.proved:
-        return Finding(
+        return Ruling(
             Status.UNKNOWN if proved.unknown else Status.ERROR,
             f"error: the correct closed form is not proved on this instance: {proved}",
             _json_ready({"method": proved.method, "correct_form": proved.to_dict()}),
@@ -106,7 +106,7 @@ def control(layout: Any, reference: tuple[Any, Any], timeout_s: float) -> Findin
     return found
 
 
-def family_equal(family: Any, reference: Any, timeout_s: float) -> Finding:
+def family_equal(family: Any, reference: Any, timeout_s: float) -> Ruling:
     """``prove_family_equal(family, reference)``: every member at once.
 
     Examples:
@@ -118,10 +118,10 @@ def family_equal(family: Any, reference: Any, timeout_s: float) -> Finding:
 
     verdict = prove_family_equal(family, reference, timeout_ms=_timeout_ms(timeout_s))
     params = {key: list(value) for key, value in family.params.items()}
-    return _finding(verdict, family=family.name, params=params)
+    return _ruling(verdict, family=family.name, params=params)
 
 
-def padded_equal(model: Any, reference: str, timeout_s: float, **options: Any) -> Finding:
+def padded_equal(model: Any, reference: str, timeout_s: float, **options: Any) -> Ruling:
     """``prove_padded_equal(model, reference, **options)`` (``observe``, ``params``,
     ``method``).
 
@@ -134,7 +134,7 @@ def padded_equal(model: Any, reference: str, timeout_s: float, **options: Any) -
     from llverify.proof.smt.padded import prove_padded_equal
 
     verdict = prove_padded_equal(model, reference, timeout_ms=_timeout_ms(timeout_s), **options)
-    return _finding(verdict)
+    return _ruling(verdict)
 
 
 def equivalence(
@@ -144,7 +144,7 @@ def equivalence(
     reference: Any,
     *,
     expect: Status = Status.PROVED,
-    decide: Callable[..., Finding] = equal,
+    decide: Callable[..., Ruling] = equal,
     **options: Any,
 ) -> Obligation:
     """A "library equivalence" obligation of a spec module: ``decide(build(), reference)``

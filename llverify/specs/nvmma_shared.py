@@ -280,23 +280,7 @@ def nvmma_shared_2d(max_elements_log2: int = 20, constraint: str | None = None) 
         >>> fam.instance(lb=1, s=3, t=0, f=0, l0=3, l1=6).bases[0][1][6:]
         [[1, 8], [2, 16], [4, 32]]
     """
-    i = BIT
-    j = f"max({i} - {_PA}, 0)"  # row bit index inside the box
-    k = f"max({i} - {_PA} - {_BN}, 0)"  # index among the bits beyond the box
-    # fp4-padded: offset bits 0-2 are columns 1, 2, 4; bit 3 is padding; bits 4-6 columns 8-32
-    padded = f"((1 << {i}) if {i} < 3 else (0 if {i} == 3 else (1 << max({i} - 1, 0))))"
-    contig_in_box = f"((1 << {i}) if f == 0 else {padded})"
-    swizzle = f"((((1 << {j}) >> {_LP}) & ((1 << {_LM}) - 1)) << {_LV})"
-    a_after = (
-        f"(((1 << ({_BA} + {k})) if {k} < {_EA} else 0) if {_A_FIRST} "
-        f"else (0 if {k} < {_EN} else (1 << ({_BA} + max({k} - {_EN}, 0)))))"
-    )
-    n_after = (
-        f"((0 if {k} < {_EA} else (1 << ({_BN} + max({k} - {_EA}, 0)))) if {_A_FIRST} "
-        f"else ((1 << ({_BN} + {k})) if {k} < {_EN} else 0))"
-    )
-    a = f"({contig_in_box} if {i} < {_PA} else ({swizzle} if {i} < {_PA} + {_BN} else {a_after}))"
-    n = f"(0 if {i} < {_PA} else ((1 << {j}) if {i} < {_PA} + {_BN} else {n_after}))"
+    a, n = _offset_basis()
     valid = _valid(max_elements_log2)
     return LayoutFamily(
         name="nvmma_shared_2d",
@@ -315,6 +299,29 @@ def nvmma_shared_2d(max_elements_log2: int = 20, constraint: str | None = None) 
             "offset": {"dim0": f"({a} if t == 1 else {n})", "dim1": f"({n} if t == 1 else {a})"}
         },
     )
+
+
+def _offset_basis() -> tuple[str, str]:
+    """Basis ``i`` of ``offset`` as formulas of its coordinates ``(a, n)``: along the
+    contiguous dim and along the other (see :func:`nvmma_shared_2d`)."""
+    i = BIT
+    j = f"max({i} - {_PA}, 0)"  # row bit index inside the box
+    k = f"max({i} - {_PA} - {_BN}, 0)"  # index among the bits beyond the box
+    # fp4-padded: offset bits 0-2 are columns 1, 2, 4; bit 3 is padding; bits 4-6 columns 8-32
+    padded = f"((1 << {i}) if {i} < 3 else (0 if {i} == 3 else (1 << max({i} - 1, 0))))"
+    contig_in_box = f"((1 << {i}) if f == 0 else {padded})"
+    swizzle = f"((((1 << {j}) >> {_LP}) & ((1 << {_LM}) - 1)) << {_LV})"
+    a_after = (
+        f"(((1 << ({_BA} + {k})) if {k} < {_EA} else 0) if {_A_FIRST} "
+        f"else (0 if {k} < {_EN} else (1 << ({_BA} + max({k} - {_EN}, 0)))))"
+    )
+    n_after = (
+        f"((0 if {k} < {_EA} else (1 << ({_BN} + max({k} - {_EA}, 0)))) if {_A_FIRST} "
+        f"else ((1 << ({_BN} + {k})) if {k} < {_EN} else 0))"
+    )
+    a = f"({contig_in_box} if {i} < {_PA} else ({swizzle} if {i} < {_PA} + {_BN} else {a_after}))"
+    n = f"(0 if {i} < {_PA} else ((1 << {j}) if {i} < {_PA} + {_BN} else {n_after}))"
+    return a, n
 
 
 def family_encoding(params: Mapping[str, int]) -> tuple[dict[str, object], list[int]]:

@@ -139,89 +139,121 @@ ROW_MAJOR_CASES: list[tuple[int, int, int]] = [
 def tile_obligations() -> list[PaddedObligation]:
     """Closed forms of padded tiles: the reason the encoding exists (Triton's AMD pipeline
     pads each row of an LDS tile; test-allocation.mlir's [256:+8] rows)."""
-    out: list[PaddedObligation] = []
-    for r, c, p in ROW_MAJOR_CASES:
-        out.append(
-            PaddedObligation(
-                f"row-major {r}x{c} [{c}:+{p}]",
-                ((c, p),),
-                (r, c),
-                "dim0 * (C + P) + dim1",
-                order=(1, 0),
-                params={"C": c, "P": p},
-                source=ROW,
-            )
+    return [
+        *_row_major_tiles(),
+        *_column_major_tiles(),
+        *_two_tier_tiles(),
+        *_coarse_tiles(),
+        *_multi_buffer_tiles(),
+        *_multi_cta_tiles(),
+        *_large_tiles(),
+    ]
+
+
+def _row_major_tiles() -> list[PaddedObligation]:
+    return [
+        PaddedObligation(
+            f"row-major {r}x{c} [{c}:+{p}]",
+            ((c, p),),
+            (r, c),
+            "dim0 * (C + P) + dim1",
+            order=(1, 0),
+            params={"C": c, "P": p},
+            source=ROW,
         )
-    for r, c, p in [(16, 8, 1), (64, 32, 4), (128, 4, 2), (32, 64, 8)]:
-        # column-major: the interval is a column of R elements.
-        out.append(
-            PaddedObligation(
-                f"column-major {r}x{c} [{r}:+{p}]",
-                ((r, p),),
-                (r, c),
-                "dim1 * (R + P) + dim0",
-                order=(0, 1),
-                params={"R": r, "P": p},
-                source=ROW,
-            )
+        for r, c, p in ROW_MAJOR_CASES
+    ]
+
+
+def _column_major_tiles() -> list[PaddedObligation]:
+    """Column-major: the interval is a column of R elements."""
+    return [
+        PaddedObligation(
+            f"column-major {r}x{c} [{r}:+{p}]",
+            ((r, p),),
+            (r, c),
+            "dim1 * (R + P) + dim0",
+            order=(0, 1),
+            params={"R": r, "P": p},
+            source=ROW,
         )
-    for r, c, p1, p2 in [(16, 64, 1, 2), (32, 128, 4, 8), (8, 16, 2, 1), (64, 256, 8, 16)]:
-        # two tiers, additive: P1 after every row, P2 more after every second row.
-        out.append(
-            PaddedObligation(
-                f"two tiers {r}x{c} [{c}:+{p1}, {2 * c}:+{p2}]",
-                ((c, p1), (2 * c, p2)),
-                (r, c),
-                "dim0 * (C + P1) + (dim0 // 2) * P2 + dim1",
-                order=(1, 0),
-                params={"C": c, "P1": p1, "P2": p2},
-                source=TD,
-            )
+        for r, c, p in [(16, 8, 1), (64, 32, 4), (128, 4, 2), (32, 64, 8)]
+    ]
+
+
+def _two_tier_tiles() -> list[PaddedObligation]:
+    """Two tiers, additive: P1 after every row, P2 more after every second row."""
+    return [
+        PaddedObligation(
+            f"two tiers {r}x{c} [{c}:+{p1}, {2 * c}:+{p2}]",
+            ((c, p1), (2 * c, p2)),
+            (r, c),
+            "dim0 * (C + P1) + (dim0 // 2) * P2 + dim1",
+            order=(1, 0),
+            params={"C": c, "P1": p1, "P2": p2},
+            source=TD,
         )
-    for r, c, k, p in [(32, 64, 4, 8), (16, 16, 2, 1), (64, 128, 8, 4)]:
-        # coarse: one padding every k rows.
-        out.append(
-            PaddedObligation(
-                f"every {k} rows {r}x{c} [{k * c}:+{p}]",
-                ((k * c, p),),
-                (r, c),
-                "dim0 * C + (dim0 // K) * P + dim1",
-                order=(1, 0),
-                params={"C": c, "K": k, "P": p},
-                source=ROW,
-            )
+        for r, c, p1, p2 in [(16, 64, 1, 2), (32, 128, 4, 8), (8, 16, 2, 1), (64, 256, 8, 16)]
+    ]
+
+
+def _coarse_tiles() -> list[PaddedObligation]:
+    """Coarse: one padding every k rows."""
+    return [
+        PaddedObligation(
+            f"every {k} rows {r}x{c} [{k * c}:+{p}]",
+            ((k * c, p),),
+            (r, c),
+            "dim0 * C + (dim0 // K) * P + dim1",
+            order=(1, 0),
+            params={"C": c, "K": k, "P": p},
+            source=ROW,
         )
-    for b, r, c, p in [(2, 16, 64, 4), (3, 32, 32, 1), (4, 8, 128, 8)]:
-        # multi-buffered: the allocation is padded as one flat array.
-        out.append(
-            PaddedObligation(
-                f"{b} buffers of {r}x{c} [{c}:+{p}]",
-                ((c, p),),
-                (r, c),
-                "(buffer * R + dim0) * (C + P) + dim1",
-                order=(1, 0),
-                num_buffers=b,
-                params={"R": r, "C": c, "P": p},
-                source="getPaddedSize of the alloc shape; memdesc_index pads the base offset",
-            )
+        for r, c, k, p in [(32, 64, 4, 8), (16, 16, 2, 1), (64, 128, 8, 4)]
+    ]
+
+
+def _multi_buffer_tiles() -> list[PaddedObligation]:
+    """Multi-buffered: the allocation is padded as one flat array."""
+    return [
+        PaddedObligation(
+            f"{b} buffers of {r}x{c} [{c}:+{p}]",
+            ((c, p),),
+            (r, c),
+            "(buffer * R + dim0) * (C + P) + dim1",
+            order=(1, 0),
+            num_buffers=b,
+            params={"R": r, "C": c, "P": p},
+            source="getPaddedSize of the alloc shape; memdesc_index pads the base offset",
         )
-    for r, c, p, cga in [(64, 64, 4, ((1, 0),)), (32, 128, 8, ((1, 0), (2, 0)))]:
-        # rows split over CTAs: each CTA holds R / #CTAs rows, padded the same way.
-        h = r >> len(cga)
-        out.append(
-            PaddedObligation(
-                f"{r}x{c} over {1 << len(cga)} CTAs [{c}:+{p}]",
-                ((c, p),),
-                (r, c),
-                "(dim0 % H) * (C + P) + dim1",
-                order=(1, 0),
-                cga=cga,
-                params={"H": h, "C": c, "P": p},
-                source="CGA layout: block bases in units of the CTA tile",
-            )
+        for b, r, c, p in [(2, 16, 64, 4), (3, 32, 32, 1), (4, 8, 128, 8)]
+    ]
+
+
+def _multi_cta_tiles() -> list[PaddedObligation]:
+    """Rows split over CTAs: each CTA holds R / #CTAs rows (H), padded the same way."""
+    cases: list[tuple[int, int, int, tuple[tuple[int, ...], ...]]] = [
+        (64, 64, 4, ((1, 0),)),
+        (32, 128, 8, ((1, 0), (2, 0))),
+    ]
+    return [
+        PaddedObligation(
+            f"{r}x{c} over {1 << len(cga)} CTAs [{c}:+{p}]",
+            ((c, p),),
+            (r, c),
+            "(dim0 % H) * (C + P) + dim1",
+            order=(1, 0),
+            cga=cga,
+            params={"H": r >> len(cga), "C": c, "P": p},
+            source="CGA layout: block bases in units of the CTA tile",
         )
-    # Large tiles, decided by the solver (2**16 and 2**18 elements).
-    out.append(
+        for r, c, p, cga in cases
+    ]
+
+
+def _large_tiles() -> list[PaddedObligation]:
+    """Large tiles, decided by the solver (2**16 and 2**18 elements)."""
+    return [
         PaddedObligation(
             "row-major 256x256 [256:+16] (z3)",
             ((256, 16),),
@@ -230,9 +262,7 @@ def tile_obligations() -> list[PaddedObligation]:
             order=(1, 0),
             method="z3",
             source=ROW,
-        )
-    )
-    out.append(
+        ),
         PaddedObligation(
             "three tiers 512x512 [128:+4, 256:+8, 512:+16] (z3)",
             ((128, 4), (256, 8), (512, 16)),
@@ -241,9 +271,8 @@ def tile_obligations() -> list[PaddedObligation]:
             order=(1, 0),
             method="z3",
             source=TD,
-        )
-    )
-    return out
+        ),
+    ]
 
 
 # ---------------------------------------------------------------------- banks

@@ -38,6 +38,7 @@ swizzled one, rows and columns swapped), and proves the families with
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -135,41 +136,12 @@ def shared_reference(
         '(offset & 7) ^ ((((((offset >> 3) & 3) >> 0) & 3) << 1) & 7)'
     """
     rank = len(shape)
-    split = [1] * rank
-    for basis in cga_layout:
-        for d, value in enumerate(basis):
-            if value:
-                split[d] *= 2
-    per_cta = [s // min(s, k) for s, k in zip(shape, split)]
-    coordinate = {d: "0" for d in range(rank)}
-    position = 0
+    per_cta = _per_cta(shape, cga_layout)
     if rank == 1:
-        coordinate[0] = f"(offset & {per_cta[0] - 1})"
+        coordinate = {0: f"(offset & {per_cta[0] - 1})"}
     else:
-        col, row = order[0], order[1]
-        lc, lr = _log2(per_cta[col]), _log2(per_cta[row])
-        cols, rows = per_cta[col] - 1, per_cta[row] - 1
-        row_value = f"((offset >> {lc}) & {rows})"
-        if kind == "swizzled":
-            phase = f"(({row_value} >> {_log2(per_phase)})"
-            phase += f" & {max_phase - 1})" if phase_mod else ")"
-        elif kind == "rotating":
-            shift = _log2(per_phase) + _log2(max_phase)
-            phase = (
-                f"((({row_value} >> {_log2(per_phase)}) & {max_phase - 1}) ^ "
-                f"(({row_value} >> {shift}) & {max_phase - 1}))"
-            )
-        else:
-            raise ValueError(f"kind must be 'swizzled' or 'rotating', not {kind!r}")
-        swizzle = f"({phase} << {_log2(vec)})"
-        if wrap:
-            swizzle = f"({swizzle} & {cols})"
-        coordinate[col] = f"(offset & {cols}) ^ {swizzle}"
-        coordinate[row] = row_value
-        position = lc + lr
-        for d in order[2:]:
-            coordinate[d] = f"((offset >> {position}) & {per_cta[d] - 1})"
-            position += _log2(per_cta[d])
+        phase = functools.partial(_phase, kind, per_phase, max_phase, phase_mod=phase_mod)
+        coordinate = _swizzled_coordinates(phase, vec, order, per_cta, wrap)
     for bit, basis in enumerate(cga_layout):
         for d, value in enumerate(basis):
             if value:
@@ -177,58 +149,115 @@ def shared_reference(
     return {f"dim{d}": coordinate[d] for d in range(rank)}
 
 
+def _per_cta(shape: Sequence[int], cga_layout: Sequence[Sequence[int]]) -> list[int]:
+    """One CTA's share of ``shape``: halved along a dim for each block basis that moves
+    along it."""
+    split = [1] * len(shape)
+    for basis in cga_layout:
+        for d, value in enumerate(basis):
+            if value:
+                split[d] *= 2
+    return [s // min(s, k) for s, k in zip(shape, split)]
+
+
+def _phase(kind: str, per_phase: int, max_phase: int, row: str, *, phase_mod: bool = True) -> str:
+    """The phase of row ``row`` (a formula) for the ``kind`` of encoding."""
+    if kind == "swizzled":
+        phase = f"(({row} >> {_log2(per_phase)})"
+        return phase + (f" & {max_phase - 1})" if phase_mod else ")")
+    if kind == "rotating":
+        shift = _log2(per_phase) + _log2(max_phase)
+        return (
+            f"((({row} >> {_log2(per_phase)}) & {max_phase - 1}) ^ "
+            f"(({row} >> {shift}) & {max_phase - 1}))"
+        )
+    raise ValueError(f"kind must be 'swizzled' or 'rotating', not {kind!r}")
+
+
+def _swizzled_coordinates(
+    phase: Callable[[str], str],
+    vec: int,
+    order: Sequence[int],
+    per_cta: Sequence[int],
+    wrap: bool,
+) -> dict[int, str]:
+    """Rank >= 2, in one CTA: the column (``order[0]``) XORs ``phase(row) << log2(vec)``
+    (wrapped to the columns with ``wrap``), the row is ``order[1]``, the other dims are
+    identities in ``order``."""
+    coordinate = {d: "0" for d in range(len(per_cta))}
+    col, row = order[0], order[1]
+    lc, lr = _log2(per_cta[col]), _log2(per_cta[row])
+    cols, rows = per_cta[col] - 1, per_cta[row] - 1
+    row_value = f"((offset >> {lc}) & {rows})"
+    swizzle = f"({phase(row_value)} << {_log2(vec)})"
+    if wrap:
+        swizzle = f"({swizzle} & {cols})"
+    coordinate[col] = f"(offset & {cols}) ^ {swizzle}"
+    coordinate[row] = row_value
+    position = lc + lr
+    for d in order[2:]:
+        coordinate[d] = f"((offset >> {position}) & {per_cta[d] - 1})"
+        position += _log2(per_cta[d])
+    return coordinate
+
+
 _Dims = tuple[int, ...]
+_Params = tuple[int, int, int]  # vec, per_phase, max_phase
+
+#: 2-D: both orders, 7 shapes, 12 parameter sets (incl. vec * maxPhase > C).
+_PARAMS_2D: list[_Params] = [
+    (1, 1, 1),
+    (1, 1, 4),
+    (1, 2, 4),
+    (2, 1, 4),
+    (2, 2, 4),
+    (4, 2, 4),
+    (8, 1, 8),
+    (4, 1, 16),
+    (8, 4, 2),
+    (16, 1, 8),
+    (1, 8, 8),
+    (8, 2, 8),
+]
+_SHAPES_2D: list[_Dims] = [(8, 8), (16, 64), (64, 16), (32, 128), (128, 32), (2, 256), (256, 4)]
+#: Rank > 2: the swizzle on the two fastest dims, the others identities in order.
+_HIGHER_RANK: list[tuple[_Dims, _Dims]] = [
+    ((2, 1, 0), (4, 32, 64)),
+    ((0, 2, 1), (16, 4, 32)),
+    ((1, 2, 0), (8, 64, 4)),
+    ((3, 2, 1, 0), (2, 4, 32, 32)),
+    ((1, 3, 0, 2), (4, 16, 2, 32)),
+    ((0, 1, 2, 3), (64, 8, 2, 2)),
+    ((2, 0, 3, 1), (8, 4, 32, 2)),
+]
+_PARAMS_HIGHER_RANK: list[_Params] = [(2, 2, 4), (8, 1, 8), (4, 1, 16)]
+#: Multi-CTA (swizzled: the swizzle is on the CTA's share; blocks tile the rest).
+_CGA: list[tuple[_Dims, _Dims, tuple[_Dims, ...]]] = [
+    ((1, 0), (64, 64), ((1, 0),)),
+    ((1, 0), (64, 64), ((0, 1), (1, 0))),
+    ((0, 1), (32, 128), ((0, 1), (0, 2))),
+    ((1, 0), (128, 16), ((0, 0), (2, 0), (1, 0))),
+    ((2, 1, 0), (4, 64, 64), ((1, 0, 0), (0, 0, 1))),
+]
+_PARAMS_CGA: list[_Params] = [(8, 1, 8), (2, 2, 4), (4, 1, 16)]
 
 
 def _obligations() -> tuple[tuple[SharedObligation, ...], tuple[SharedObligation, ...]]:
-    params = [
-        (1, 1, 1),
-        (1, 1, 4),
-        (1, 2, 4),
-        (2, 1, 4),
-        (2, 2, 4),
-        (4, 2, 4),
-        (8, 1, 8),
-        (4, 1, 16),
-        (8, 4, 2),
-        (16, 1, 8),
-        (1, 8, 8),
-        (8, 2, 8),
+    """The swizzled and the rotating instances: 2-D, rank > 2, rank 1 (the identity) for
+    both; multi-CTA for swizzled only."""
+    orders_2d: list[_Dims] = [(1, 0), (0, 1)]
+    higher_rank = itertools.product(_HIGHER_RANK, _PARAMS_HIGHER_RANK)
+    both = [
+        *itertools.product(orders_2d, _SHAPES_2D, _PARAMS_2D),
+        *((order, shape, p) for (order, shape), p in higher_rank),
+        ((0,), (1024,), (8, 1, 8)),
     ]
-    shapes_2d: list[_Dims] = [(8, 8), (16, 64), (64, 16), (32, 128), (128, 32), (2, 256), (256, 4)]
-    swizzled: list[SharedObligation] = []
-    rotating: list[SharedObligation] = []
-    order: _Dims
-    for order in ((1, 0), (0, 1)):
-        for shape in shapes_2d:
-            for vec, per_phase, max_phase in params:
-                p = (vec, per_phase, max_phase)
-                swizzled.append(SharedObligation("swizzled", *p, order, shape))
-                rotating.append(SharedObligation("rotating", *p, order, shape))
-    # Rank > 2: the swizzle on the two fastest dims, the others identities in order.
-    higher: list[tuple[_Dims, _Dims]] = [
-        ((2, 1, 0), (4, 32, 64)),
-        ((0, 2, 1), (16, 4, 32)),
-        ((1, 2, 0), (8, 64, 4)),
+    swizzled = [SharedObligation("swizzled", *p, order, shape) for order, shape, p in both]
+    rotating = [SharedObligation("rotating", *p, order, shape) for order, shape, p in both]
+    swizzled += [
+        SharedObligation("swizzled", *p, order, shape, blocks)
+        for (order, shape, blocks), p in itertools.product(_CGA, _PARAMS_CGA)
     ]
-    higher += [((3, 2, 1, 0), (2, 4, 32, 32)), ((1, 3, 0, 2), (4, 16, 2, 32))]
-    higher += [((0, 1, 2, 3), (64, 8, 2, 2)), ((2, 0, 3, 1), (8, 4, 32, 2))]
-    for (order, shape), p in itertools.product(higher, [(2, 2, 4), (8, 1, 8), (4, 1, 16)]):
-        swizzled.append(SharedObligation("swizzled", *p, order, shape))
-        rotating.append(SharedObligation("rotating", *p, order, shape))
-    # Rank 1: the identity.
-    swizzled.append(SharedObligation("swizzled", 8, 1, 8, (0,), (1024,)))
-    rotating.append(SharedObligation("rotating", 8, 1, 8, (0,), (1024,)))
-    # Multi-CTA (swizzled: the swizzle is on the CTA's share; blocks tile the rest).
-    cga: list[tuple[_Dims, _Dims, tuple[_Dims, ...]]] = [
-        ((1, 0), (64, 64), ((1, 0),)),
-        ((1, 0), (64, 64), ((0, 1), (1, 0))),
-        ((0, 1), (32, 128), ((0, 1), (0, 2))),
-        ((1, 0), (128, 16), ((0, 0), (2, 0), (1, 0))),
-        ((2, 1, 0), (4, 64, 64), ((1, 0, 0), (0, 0, 1))),
-    ]
-    for (order, shape, blocks), p in itertools.product(cga, [(8, 1, 8), (2, 2, 4), (4, 1, 16)]):
-        swizzled.append(SharedObligation("swizzled", *p, order, shape, blocks))
     return tuple(swizzled), tuple(rotating)
 
 

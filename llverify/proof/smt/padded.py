@@ -24,7 +24,6 @@ before it is reported; a solver answer that does not replay is "unknown".
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +39,7 @@ from llverify.proof.formula import Formula, FormulaError, Interval
 from llverify.proof.smt.encode import encode_layout, input_variables, widen
 from llverify.proof.smt.ops import Z3Ops
 from llverify.proof.smt.solver import decide, model_value
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 __all__ = [
     "PaddedEncoding",
@@ -194,6 +193,30 @@ class _Claim:
     def description(self) -> str:
         return f"padded {self.label} == {self.reference.text}"
 
+    @classmethod
+    def of(
+        cls,
+        padded: PaddedLayout,
+        observe: str | Formula,
+        reference: str | Formula,
+        params: Mapping[str, int] | None,
+    ) -> _Claim:
+        """The claim ``observe == reference``, each formula over the padded layout's inputs
+        and ``params`` (only ``observe`` may use ``address``)."""
+        params = dict(params or {})
+        ranges = _ranges(padded, params)
+        observed, expected = _formula(observe, "observe"), _formula(reference, "reference")
+        allowed = set(ranges)
+        for formula, names in ((observed, allowed), (expected, allowed - {"address"})):
+            unknown = sorted(formula.variables - names)
+            if unknown:
+                raise FormulaError(
+                    f"the formula uses {unknown}, which are neither inputs of the padded "
+                    f"layout {sorted(names - set(params))} nor given params {sorted(params)}",
+                    formula.text,
+                )
+        return cls(padded, observed, expected, params, ranges)
+
     def width(self) -> int:
         return max(
             self.observe.width(self.ranges),
@@ -224,35 +247,28 @@ class _Claim:
             int(self.reference.evaluate(_INT, env)),
         )
 
-
-def _verdict(
-    claim: _Claim,
-    status: Status,
-    method: str,
-    start: float,
-    reason: str = "",
-    inputs: tuple[int, int, int] | None = None,
-    **details: Any,
-) -> Verdict:
-    point = actual = expected = None
-    if inputs is not None:
-        point = claim.point(*inputs)
-        mine, theirs = claim.replay(*inputs)
-        actual, expected = {claim.label: mine}, {claim.label: theirs}
-    return Verdict(
-        status=status,
-        claim=claim.description,
-        method=method,
-        time_s=time.perf_counter() - start,
-        counterexample=point,
-        actual=actual,
-        expected=expected,
-        reason=reason,
-        details=dict(details),
-    )
+    def refuted(
+        self,
+        clock: VerdictClock,
+        method: str,
+        inputs: tuple[int, int, int],
+        details: dict[str, Any] | None = None,
+    ) -> Verdict:
+        """The refutation at ``inputs`` (offset, block, buffer): the reported point and both
+        sides replayed with exact ints."""
+        mine, theirs = self.replay(*inputs)
+        return clock.verdict(
+            Status.REFUTED,
+            self.description,
+            method,
+            self.point(*inputs),
+            {self.label: mine},
+            {self.label: theirs},
+            details=details,
+        )
 
 
-def _by_exhaustive(claim: _Claim, start: float) -> Verdict | None:
+def _by_exhaustive(claim: _Claim, clock: VerdictClock) -> Verdict | None:
     padded = claim.padded
     if max(claim.observe.width(claim.ranges), claim.reference.width(claim.ranges)) > 63:
         return None
@@ -271,18 +287,18 @@ def _by_exhaustive(claim: _Claim, start: float) -> Verdict | None:
     theirs = np.broadcast_to(np.asarray(claim.reference.evaluate(ops, env)), (total,))
     differs = mine != theirs
     if not differs.any():
-        return _verdict(claim, Status.PROVED, "exhaustive", start, f"all {total} inputs agree")
+        reason = f"all {total} inputs agree"
+        return clock.verdict(Status.PROVED, claim.description, "exhaustive", reason=reason)
     first = int(np.argmax(differs))
     inputs = (int(offset[first]), int(block[first]), int(buffer[first]))
     observed, expected = claim.replay(*inputs)
     if observed == expected:  # pragma: no cover - numpy and ints disagreeing is a bug
-        return _verdict(
-            claim, Status.UNKNOWN, "exhaustive", start, f"numpy and ints disagree at {inputs}"
-        )
-    return _verdict(claim, Status.REFUTED, "exhaustive", start, inputs=inputs)
+        reason = f"numpy and ints disagree at {inputs}"
+        return clock.verdict(Status.UNKNOWN, claim.description, "exhaustive", reason=reason)
+    return claim.refuted(clock, "exhaustive", inputs)
 
 
-def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
+def _by_z3(claim: _Claim, clock: VerdictClock, timeout_ms: int) -> Verdict:
     width = claim.width() + 1
     encoding = encode_padded(claim.padded, width)
     ops = Z3Ops(width)
@@ -293,17 +309,18 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
     theirs = claim.reference.evaluate(ops, env, bounds)
     result = decide([*encoding.constraints, mine != theirs], timeout_ms)
     if result.status == Status.PROVED:
-        return _verdict(
-            claim,
+        return clock.verdict(
             Status.PROVED,
+            claim.description,
             "z3",
-            start,
-            "no input makes them differ (unsat)",
-            solver_s=result.time_s,
-            width=width,
+            reason="no input makes them differ (unsat)",
+            details={"solver_s": result.time_s, "width": width},
         )
     if result.status == Status.UNKNOWN:
-        return _verdict(claim, Status.UNKNOWN, "z3", start, f"z3: {result.reason}", width=width)
+        reason = f"z3: {result.reason}"
+        return clock.verdict(
+            Status.UNKNOWN, claim.description, "z3", reason=reason, details={"width": width}
+        )
     values = {
         name: 0 if var is None else model_value(result.model, var)
         for name, var in encoding.variables.items()
@@ -311,14 +328,9 @@ def _by_z3(claim: _Claim, start: float, timeout_ms: int) -> Verdict:
     inputs = (values["offset"], values["block"], values["buffer"])
     observed, expected = claim.replay(*inputs)
     if observed == expected:
-        return _verdict(
-            claim,
-            Status.UNKNOWN,
-            "z3",
-            start,
-            f"z3's counterexample {values} did not replay with exact ints",
-        )
-    return _verdict(claim, Status.REFUTED, "z3", start, inputs=inputs, width=width)
+        reason = f"z3's counterexample {values} did not replay with exact ints"
+        return clock.verdict(Status.UNKNOWN, claim.description, "z3", reason=reason)
+    return claim.refuted(clock, "z3", inputs, {"width": width})
 
 
 def prove_padded_equal(
@@ -357,6 +369,19 @@ def prove_padded_equal(
         >>> str(v.status), v.counterexample, v.actual, v.expected
         ('refuted', {'offset': 16, 'dim0': 1, 'dim1': 0}, {'address': 18}, {'address': 17})
     """
+    _check_arguments(padded, method, timeout_ms)
+    clock = Verdict.timed()
+    claim = _Claim.of(padded, observe, reference, params)
+    if method == "exhaustive":
+        return _by_exhaustive_only(claim, clock)
+    if method == "auto" and padded.num_logical * padded.num_blocks <= max_exhaustive:
+        verdict = _by_exhaustive(claim, clock)
+        if verdict is not None:
+            return verdict
+    return _by_z3(claim, clock, timeout_ms)
+
+
+def _check_arguments(padded: PaddedLayout, method: str, timeout_ms: int) -> None:
     if not isinstance(padded, PaddedLayout):
         raise LayoutTypeError(f"Argument 'padded' must be a PaddedLayout, not {padded!r}.")
     if method not in METHODS:
@@ -364,34 +389,19 @@ def prove_padded_equal(
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise LayoutTypeError(f"Argument 'timeout_ms' must be a positive int, not {timeout_ms!r}.")
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
-    start = time.perf_counter()
-    params = dict(params or {})
-    ranges = _ranges(padded, params)
-    observed = _formula(observe, "observe")
-    expected = _formula(reference, "reference")
-    for formula, allowed in ((observed, set(ranges)), (expected, set(ranges) - {"address"})):
-        unknown = sorted(formula.variables - allowed)
-        if unknown:
-            raise FormulaError(
-                f"the formula uses {unknown}, which are neither inputs of the padded layout "
-                f"{sorted(allowed - set(params))} nor given params {sorted(params)}",
-                formula.text,
-            )
-    claim = _Claim(padded, observed, expected, params, ranges)
-    total = padded.num_logical * padded.num_blocks
-    if method in ("auto", "exhaustive") and (method == "exhaustive" or total <= max_exhaustive):
-        verdict = _by_exhaustive(claim, start)
-        if verdict is not None:
-            return verdict
-        if method == "exhaustive":
-            return _verdict(
-                claim,
-                Status.UNKNOWN,
-                "exhaustive",
-                start,
-                "a formula needs more than 63 bits somewhere: numpy cannot be exact",
-            )
-    return _by_z3(claim, start, timeout_ms)
+
+
+def _by_exhaustive_only(claim: _Claim, clock: VerdictClock) -> Verdict:
+    """``method="exhaustive"``: unknown where numpy cannot be exact."""
+    verdict = _by_exhaustive(claim, clock)
+    if verdict is not None:
+        return verdict
+    return clock.verdict(
+        Status.UNKNOWN,
+        claim.description,
+        "exhaustive",
+        reason="a formula needs more than 63 bits somewhere: numpy cannot be exact",
+    )
 
 
 def _property_query(
@@ -452,34 +462,30 @@ def prove_padded_property(padded: PaddedLayout, prop: str, *, timeout_ms: int = 
     if prop not in PROPERTIES:
         raise LayoutTypeError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
-    start = time.perf_counter()
+    clock = Verdict.timed()
     first = encode_padded(padded, prefix="a!")
     second = encode_padded(padded, first.width, prefix="b!")
     query = _property_query(padded, prop, first, second)
     result = decide([*first.constraints, *second.constraints, *query], timeout_ms)
     claim = f"padded addresses are {prop}"
     if result.status == Status.PROVED:
-        return Verdict(Status.PROVED, claim, "z3", time.perf_counter() - start, reason="unsat")
+        return clock.verdict(Status.PROVED, claim, "z3", reason="unsat")
     if result.status == Status.UNKNOWN:
-        return Verdict(
-            Status.UNKNOWN, claim, "z3", time.perf_counter() - start, reason=f"z3: {result.reason}"
-        )
+        return clock.verdict(Status.UNKNOWN, claim, "z3", reason=f"z3: {result.reason}")
     encodings = (first,) if prop == "in_bounds" else (first, second)
     points, replayed = _property_points(padded, prop, result.model, encodings)
     counterexample = {f"{k}_{tag}": v for tag, values, _ in points for k, v in values.items()}
     if not replayed:
-        return Verdict(
+        return clock.verdict(
             Status.UNKNOWN,
             claim,
             "z3",
-            time.perf_counter() - start,
             reason=f"z3's counterexample {counterexample} did not replay with exact ints",
         )
-    return Verdict(
+    return clock.verdict(
         Status.REFUTED,
         claim,
         "z3",
-        time.perf_counter() - start,
         counterexample=counterexample,
         actual={f"address_{tag}": a for tag, _, a in points},
     )

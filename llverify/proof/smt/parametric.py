@@ -11,8 +11,8 @@ as a cross-check.  (:func:`llverify.proof.prove.prove_family_equal` adds ``enume
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import z3
@@ -22,7 +22,7 @@ from llverify.proof.family import BIT, LayoutFamily
 from llverify.proof.formula import Formula, FormulaError, Interval
 from llverify.proof.smt.ops import Z3Ops
 from llverify.proof.smt.solver import Decision, decide, model_value
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 _INT = IntOps()
 METHODS = ("auto", "parametric-linear", "z3")
@@ -222,153 +222,176 @@ def _replayed(
     return actual, expected
 
 
-def _finish(
-    status: Status,
-    method: str,
-    start: float,
-    claim: str,
-    reason: str = "",
-    counterexample: dict[str, int] | None = None,
-    actual: dict[str, int] | None = None,
-    expected: dict[str, int] | None = None,
-    **details: Any,
-) -> Verdict:
-    return Verdict(
-        status,
-        claim,
-        method,
-        time.perf_counter() - start,
-        counterexample,
-        actual,
-        expected,
-        reason,
-        dict(details),
-    )
+def _model_point(model: Any, raw: Mapping[str, Any]) -> dict[str, int]:
+    """The model's value of each raw input variable (0 for a size-1 dim's None)."""
+    return {d: 0 if v is None else model_value(model, v) for d, v in raw.items()}
 
 
-def _unknown(result: Decision, method: str, start: float, claim: str, what: str) -> Verdict:
-    return _finish(Status.UNKNOWN, method, start, claim, f"z3 ({what}): {result.reason}")
+class _FamilyProof:
+    """One proof that every member of a family equals a reference: the claim, the queries'
+    :class:`_Setup`, the clock, and how a step ends other than proved (unknown, or a
+    refutation replayed on the concrete member)."""
+
+    method = ""
+
+    def __init__(
+        self,
+        family: LayoutFamily,
+        reference: dict[str, Formula],
+        clock: VerdictClock,
+        timeout_ms: int,
+    ) -> None:
+        self.family = family
+        self.reference = reference
+        self.clock = clock
+        self.timeout_ms = timeout_ms
+        self.claim = family_claim(family, reference)
+        self.setup = _Setup(family, reference)
+        self.domain = self.setup.domain()
+        self.timings: dict[str, Any] = {}  # solver seconds of each query, by name
+
+    def unknown(self, reason: str) -> Verdict:
+        return self.clock.verdict(Status.UNKNOWN, self.claim, self.method, reason=reason)
+
+    def undecided(self, result: Decision, what: str) -> Verdict:
+        """The verdict of a query the solver did not decide."""
+        return self.unknown(f"z3 ({what}): {result.reason}")
+
+    def refuted(
+        self,
+        params: dict[str, int],
+        point: dict[str, int],
+        reason: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> Verdict | None:
+        """Refuted at ``params`` and ``point`` if the concrete member differs there."""
+        replay = _replayed(self.family, self.reference, params, point)
+        if replay is None:
+            return None
+        actual, expected = replay
+        where = {**params, **point}
+        return self.clock.verdict(
+            Status.REFUTED, self.claim, self.method, where, actual, expected, reason, details
+        )
+
+    def refuted_or_unknown(self, model: Any, point: dict[str, int]) -> Verdict:
+        """The refutation at the model's parameters and ``point``, or unknown if it does
+        not replay."""
+        verdict = self.refuted(self.setup.params_from(model), point)
+        return verdict if verdict is not None else self.unknown("counterexample did not replay")
 
 
-def _parametric_linear(
-    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
-) -> Verdict:
+class _LinearProof(_FamilyProof):
+    """``parametric-linear``: the module docstring's three queries, one step each (the
+    third once per in dim); a step gives None when it holds, else the verdict."""
+
     method = "parametric-linear"
-    claim = family_claim(family, reference)
-    setup = _Setup(family, reference)
-    domain = setup.domain()
-    timings: dict[str, Any] = {}
-    # (1) the reference is GF(2)-affine in the inputs, for every parameter value.
-    raw_x, env_x, range_x = setup.inputs("x!")
-    raw_y, env_y, range_y = setup.inputs("y!")
-    env_xy = {d: env_x[d] ^ env_y[d] for d in env_x}
-    zero = {d: setup.ops.const(0) for d in env_x}
-    r_x, r_y = setup.reference_at(env_x), setup.reference_at(env_y)
-    r_xy, r_0 = setup.reference_at(env_xy), setup.reference_at(zero)
-    not_affine = z3.Or(*[r_xy[o] != (r_x[o] ^ r_y[o] ^ r_0[o]) for o in reference])
-    result = decide([*domain, *range_x, *range_y, not_affine], timeout_ms)
-    timings["affine_s"] = result.time_s
-    if result.status is Status.UNKNOWN:
-        return _unknown(result, method, start, claim, "affinity")
-    if result.status is Status.REFUTED:
+
+    def run(self) -> Verdict:
+        dims = [dim for dim, max_bits in self.setup.max_in.items() if max_bits]
+        steps: list[Callable[[], Verdict | None]] = [self.affine, self.zero_to_zero]
+        steps += [partial(self.bases, dim) for dim in dims]
+        for step in steps:
+            verdict = step()
+            if verdict is not None:
+                return verdict
+        return self.clock.verdict(
+            Status.PROVED,
+            self.claim,
+            self.method,
+            reason="the reference is GF(2)-affine, maps 0 to 0 and every basis input to the "
+            "family's basis, for all parameters (z3)",
+            details={"width": self.setup.width, **self.timings},
+        )
+
+    def _decide(self, timing: str, constraints: list[Any]) -> Decision:
+        """A query over the parameter domain; its solver time is kept as ``timing``."""
+        result = decide([*self.domain, *constraints], self.timeout_ms)
+        self.timings[timing] = result.time_s
+        return result
+
+    def affine(self) -> Verdict | None:
+        """(1) The reference is GF(2)-affine in the inputs, for every parameter value."""
+        setup = self.setup
+        raw_x, env_x, range_x = setup.inputs("x!")
+        raw_y, env_y, range_y = setup.inputs("y!")
+        env_xy = {d: env_x[d] ^ env_y[d] for d in env_x}
+        zero = {d: setup.ops.const(0) for d in env_x}
+        r_x, r_y = setup.reference_at(env_x), setup.reference_at(env_y)
+        r_xy, r_0 = setup.reference_at(env_xy), setup.reference_at(zero)
+        not_affine = z3.Or(*[r_xy[o] != (r_x[o] ^ r_y[o] ^ r_0[o]) for o in self.reference])
+        result = self._decide("affine_s", [*range_x, *range_y, not_affine])
+        if result.status is Status.UNKNOWN:
+            return self.undecided(result, "affinity")
+        if result.status is Status.PROVED:
+            return None
         params = setup.params_from(result.model)
-        x = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_x.items()}
-        y = {d: 0 if v is None else model_value(result.model, v) for d, v in raw_y.items()}
+        x, y = _model_point(result.model, raw_x), _model_point(result.model, raw_y)
+        reason = "the reference is not GF(2)-affine for these parameters"
         for point in (x, y, {d: x[d] ^ y[d] for d in x}, dict.fromkeys(x, 0)):
-            replay = _replayed(family, reference, params, point)
-            if replay is not None:
-                return _finish(
-                    Status.REFUTED,
-                    method,
-                    start,
-                    claim,
-                    "the reference is not GF(2)-affine for these parameters",
-                    {**params, **point},
-                    *replay,
-                    **timings,
-                )
-        return _finish(Status.UNKNOWN, method, start, claim, "non-affinity witness did not replay")
-    # (2) zero maps to zero.
-    result = decide([*domain, z3.Or(*[r_0[o] != 0 for o in reference])], timeout_ms)
-    timings["zero_s"] = result.time_s
-    if result.status is Status.UNKNOWN:
-        return _unknown(result, method, start, claim, "zero")
-    if result.status is Status.REFUTED:
-        params = setup.params_from(result.model)
-        point = dict.fromkeys(family.in_dims, 0)
-        replay = _replayed(family, reference, params, point)
-        if replay is not None:
-            return _finish(Status.REFUTED, method, start, claim, "", {**params, **point}, *replay)
-        return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
-    # (3) each basis input maps to the family's basis, for all parameters and bit indices.
-    index_bits = max(1, max(setup.max_in.values(), default=0).bit_length())
-    for dim, max_bits in setup.max_in.items():
-        if max_bits == 0:
-            continue
+            verdict = self.refuted(params, point, reason, dict(self.timings))
+            if verdict is not None:
+                return verdict
+        return self.unknown("non-affinity witness did not replay")
+
+    def zero_to_zero(self) -> Verdict | None:
+        """(2) The reference maps input 0 to 0, for every parameter value."""
+        zero = {d: self.setup.ops.const(0) for d in self.setup.max_in}
+        r_0 = self.setup.reference_at(zero)
+        result = self._decide("zero_s", [z3.Or(*[r_0[o] != 0 for o in self.reference])])
+        if result.status is Status.UNKNOWN:
+            return self.undecided(result, "zero")
+        if result.status is Status.PROVED:
+            return None
+        return self.refuted_or_unknown(result.model, dict.fromkeys(self.family.in_dims, 0))
+
+    def bases(self, dim: str) -> Verdict | None:
+        """(3) Each basis input of ``dim`` maps to the family's basis, for all parameters
+        and bit indices at once (the index is a symbolic variable)."""
+        setup = self.setup
+        index_bits = max(1, max(setup.max_in.values(), default=0).bit_length())
         index = z3.BitVec(f"i!{dim}", index_bits)
         wide_index = z3.ZeroExt(setup.width - index_bits, index)
-        unit = {d: setup.ops.const(0) for d in family.in_dims}
+        unit = {d: setup.ops.const(0) for d in self.family.in_dims}
         unit[dim] = setup.ops.const(1) << wide_index
         r_e = setup.reference_at(unit)
         b_e = setup.basis_at(dim, wide_index)
         in_range = z3.ULT(wide_index, setup.in_log2(dim))
-        differs = z3.Or(*[r_e[o] != b_e[o] for o in reference])
-        result = decide([*domain, in_range, differs], timeout_ms)
-        timings[f"basis_{dim}_s"] = result.time_s
+        differs = z3.Or(*[r_e[o] != b_e[o] for o in self.reference])
+        result = self._decide(f"basis_{dim}_s", [in_range, differs])
         if result.status is Status.UNKNOWN:
-            return _unknown(result, method, start, claim, f"bases of {dim}")
-        if result.status is Status.REFUTED:
-            params = setup.params_from(result.model)
-            point = dict.fromkeys(family.in_dims, 0)
-            point[dim] = 1 << model_value(result.model, index)
-            replay = _replayed(family, reference, params, point)
-            if replay is not None:
-                return _finish(
-                    Status.REFUTED, method, start, claim, "", {**params, **point}, *replay
-                )
-            return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
-    return _finish(
-        Status.PROVED,
-        method,
-        start,
-        claim,
-        "the reference is GF(2)-affine, maps 0 to 0 and every basis input to the family's "
-        "basis, for all parameters (z3)",
-        width=setup.width,
-        **timings,
-    )
+            return self.undecided(result, f"bases of {dim}")
+        if result.status is Status.PROVED:
+            return None
+        point = dict.fromkeys(self.family.in_dims, 0)
+        point[dim] = 1 << model_value(result.model, index)
+        return self.refuted_or_unknown(result.model, point)
 
 
-def _direct(
-    family: LayoutFamily, reference: dict[str, Formula], start: float, timeout_ms: int
-) -> Verdict:
-    """The naive encoding: the layout as an XOR over all input bits of symbolic bases."""
+class _DirectProof(_FamilyProof):
+    """Method ``z3``, the naive encoding: the layout as an XOR over all input bits of
+    symbolic bases, in one query."""
+
     method = "z3"
-    claim = family_claim(family, reference)
-    setup = _Setup(family, reference)
-    raw, env, ranges = setup.inputs("x!")
-    layout_value = setup.layout_at(raw)
-    r_x = setup.reference_at(env)
-    differs = z3.Or(*[layout_value[o] != r_x[o] for o in family.out_dims])
-    result = decide([*setup.domain(), *ranges, differs], timeout_ms)
-    if result.status is Status.UNKNOWN:
-        return _unknown(result, method, start, claim, "direct")
-    if result.status is Status.PROVED:
-        return _finish(
-            Status.PROVED,
-            method,
-            start,
-            claim,
-            "no parameters and input make them differ",
-            width=setup.width,
-            solver_s=result.time_s,
-        )
-    params = setup.params_from(result.model)
-    point = {d: 0 if v is None else model_value(result.model, v) for d, v in raw.items()}
-    replay = _replayed(family, reference, params, point)
-    if replay is not None:
-        return _finish(Status.REFUTED, method, start, claim, "", {**params, **point}, *replay)
-    return _finish(Status.UNKNOWN, method, start, claim, "counterexample did not replay")
+
+    def run(self) -> Verdict:
+        setup = self.setup
+        raw, env, ranges = setup.inputs("x!")
+        layout_value = setup.layout_at(raw)
+        r_x = setup.reference_at(env)
+        differs = z3.Or(*[layout_value[o] != r_x[o] for o in self.family.out_dims])
+        result = decide([*self.domain, *ranges, differs], self.timeout_ms)
+        if result.status is Status.UNKNOWN:
+            return self.undecided(result, "direct")
+        if result.status is Status.PROVED:
+            return self.clock.verdict(
+                Status.PROVED,
+                self.claim,
+                self.method,
+                reason="no parameters and input make them differ",
+                details={"width": setup.width, "solver_s": result.time_s},
+            )
+        return self.refuted_or_unknown(result.model, _model_point(result.model, raw))
 
 
 def prove_family_equal(
@@ -390,12 +413,11 @@ def prove_family_equal(
     """
     if method not in METHODS:
         raise ValueError(f"Argument 'method' must be one of {METHODS}, not {method!r}.")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     formulas = normalize_reference(family, reference)
     require_members(family, timeout_ms)
-    if method == "z3":
-        return _direct(family, formulas, start, timeout_ms)
-    return _parametric_linear(family, formulas, start, timeout_ms)
+    proof = _DirectProof if method == "z3" else _LinearProof
+    return proof(family, formulas, clock, timeout_ms).run()
 
 
 PROPERTIES = ("injective", "surjective", "no_broadcast", "distributed", "memory")
@@ -430,49 +452,79 @@ def _columns(setup: _Setup) -> list[tuple[str, int, Any, dict[str, Any]]]:
     return columns
 
 
-def _property_query(setup: _Setup, prop: str) -> list[Any]:
-    """Constraints satisfiable exactly when some member violates ``prop``."""
-    ops = setup.ops
-    family = setup.family
-    outs = list(family.out_dims)
-    columns = _columns(setup)
-    max_out = _tight_max_log2_out(family)
-    out_size = {
-        o: family.out_dims[o].evaluate(ops, setup.param_env, setup.size_bounds) for o in outs
-    }
-    zero = ops.const(0)
+class _Violations:
+    """Constraints satisfiable exactly when some member of the family violates a property:
+    :meth:`of` a name of :data:`PROPERTIES`, one method each."""
 
-    def nonzero(coords: dict[str, Any]) -> Any:
-        return z3.Or(*[coords[o] != zero for o in outs]) if outs else z3.BoolVal(False)
+    def __init__(self, setup: _Setup) -> None:
+        self.setup = setup
+        self.ops = setup.ops
+        self.outs = list(setup.family.out_dims)
+        self.columns = _columns(setup)
+        self.max_out = _tight_max_log2_out(setup.family)
+        self.out_size = {
+            o: setup.family.out_dims[o].evaluate(self.ops, setup.param_env, setup.size_bounds)
+            for o in self.outs
+        }
+        self.zero = self.ops.const(0)
 
-    if prop == "no_broadcast":
-        return [z3.Or(*[z3.And(guard, z3.Not(nonzero(c))) for _, _, guard, c in columns])]
-    if prop == "injective":
-        raw, env, ranges = setup.inputs("x!")
-        value = setup.layout_at(raw)
+    def of(self, prop: str) -> list[Any]:
+        handlers = {
+            "no_broadcast": self.no_broadcast,
+            "injective": self.injective,
+            "surjective": self.surjective,
+            "distributed": self.distributed,
+            "memory": self.memory,
+        }
+        if prop not in handlers:
+            raise ValueError(f"Argument 'property' must be one of {PROPERTIES}, not {prop!r}.")
+        return handlers[prop]()
+
+    def _nonzero(self, coords: dict[str, Any]) -> Any:
+        outs = self.outs
+        return z3.Or(*[coords[o] != self.zero for o in outs]) if outs else z3.BoolVal(False)
+
+    def no_broadcast(self) -> list[Any]:
+        """Some basis in range is zero."""
+        return [
+            z3.Or(*[z3.And(guard, z3.Not(self._nonzero(c))) for _, _, guard, c in self.columns])
+        ]
+
+    def injective(self) -> list[Any]:
+        """Some non-zero input maps to 0 (a linear map is injective iff its kernel is 0)."""
+        raw, env, ranges = self.setup.inputs("x!")
+        value = self.setup.layout_at(raw)
+        zero = self.zero
         some_input = z3.Or(*[env[d] != zero for d in env]) if env else z3.BoolVal(False)
-        return [*ranges, some_input, z3.And(*[value[o] == zero for o in outs])]
-    if prop == "surjective":
+        return [*ranges, some_input, z3.And(*[value[o] == zero for o in self.outs])]
+
+    def surjective(self) -> list[Any]:
+        """A non-zero functional on the output bits (a parity of some of them) that every
+        basis in range keeps even: then no input reaches an output where it is odd."""
         functional = {}
         constraints = []
-        for o in outs:
-            bits = max_out[o]
+        for o in self.outs:
+            bits = self.max_out[o]
             f = z3.BitVec(f"f!{o}", max(1, bits))
             functional[o] = (f, bits)
-            wide = z3.ZeroExt(setup.width - f.size(), f)
-            constraints.append(z3.LShR(wide, out_size[o]) == 0)
+            wide = z3.ZeroExt(self.setup.width - f.size(), f)
+            constraints.append(z3.LShR(wide, self.out_size[o]) == 0)
         constraints.append(
-            z3.Or(*[f != 0 for f, _ in functional.values()]) if outs else z3.BoolVal(False)
+            z3.Or(*[f != 0 for f, _ in functional.values()]) if self.outs else z3.BoolVal(False)
         )
-        for _, _, guard, coords in columns:
+        for _, _, guard, coords in self.columns:
             parity = z3.BitVecVal(0, 1)
-            for o in outs:
+            for o in self.outs:
                 f, bits = functional[o]
                 if bits:
                     parity = parity ^ _parity(z3.Extract(bits - 1, 0, coords[o]) & f, bits)
             constraints.append(z3.Implies(guard, parity == 0))
         return constraints
-    if prop == "distributed":
+
+    def distributed(self) -> list[Any]:
+        """A basis in range that is not one-hot, or two non-zero bases in range that are
+        equal (surjectivity is a separate query)."""
+        ops, outs, zero, columns = self.ops, self.outs, self.zero, self.columns
         violations = []
         for _, _, guard, coords in columns:
             count = sum((z3.If(coords[o] != zero, ops.const(1), zero) for o in outs), zero)
@@ -485,20 +537,24 @@ def _property_query(setup: _Setup, prop: str) -> list[Any]:
                 _, _, guard_a, ca = columns[a]
                 _, _, guard_b, cb = columns[b]
                 same = z3.And(*[ca[o] == cb[o] for o in outs])
-                violations.append(z3.And(guard_a, guard_b, nonzero(ca), same))
+                violations.append(z3.And(guard_a, guard_b, self._nonzero(ca), same))
         return [z3.Or(*violations)]
-    if prop == "memory":
+
+    def memory(self) -> list[Any]:
+        """A basis in range with 0 or more than 2 bits set, or as many input bits as
+        output bits not given (injectivity is a separate query)."""
+        outs, zero = self.outs, self.zero
         violations = []
-        for _, _, guard, coords in columns:
+        for _, _, guard, coords in self.columns:
             count = sum(
-                (_bits_set(coords[o], max_out[o]) for o in outs), z3.BitVecVal(0, setup.width)
+                (_bits_set(coords[o], self.max_out[o]) for o in outs),
+                z3.BitVecVal(0, self.setup.width),
             )
             violations.append(z3.And(guard, z3.Or(count == 0, z3.UGT(count, 2))))
-        in_total = sum((setup.in_log2(d) for d in family.in_dims), zero)
-        out_total = sum((out_size[o] for o in outs), zero)
+        in_total = sum((self.setup.in_log2(d) for d in self.setup.family.in_dims), zero)
+        out_total = sum((self.out_size[o] for o in outs), zero)
         violations.append(in_total != out_total)
         return [z3.Or(*violations)]
-    raise ValueError(f"Argument 'property' must be one of {PROPERTIES}, not {prop!r}.")
 
 
 def _tight_max_log2_out(family: LayoutFamily) -> dict[str, int]:
@@ -513,6 +569,56 @@ def _tight_max_log2_out(family: LayoutFamily) -> dict[str, int]:
     return _tight_max_log2(swapped)
 
 
+#: Properties decided by two queries, the second (the named one) once the first holds:
+#: bits and squareness first, then invertibility of a square layout is injectivity; one-hot
+#: distinct bases first, then surjectivity.
+_THEN = {"memory": "injective", "distributed": "surjective"}
+
+
+def _search_violation(setup: _Setup, prop: str, timeout_ms: int) -> Decision:
+    """Search for a member of the family that violates ``prop`` (in two queries for the
+    properties of :data:`_THEN`)."""
+    violations = _Violations(setup)
+    result = decide([*setup.domain(), *violations.of(prop)], timeout_ms)
+    if prop in _THEN and result.status is Status.PROVED:
+        result = decide([*setup.domain(), *violations.of(_THEN[prop])], timeout_ms)
+    return result
+
+
+def _check_no_broadcast(layout: Any) -> Verdict:
+    from llverify.proof.structure import broadcast_bits
+
+    clock = Verdict.timed()
+    bits = broadcast_bits(layout)
+    for name, mask in bits.items():
+        if mask:
+            point = dict.fromkeys(bits, 0)
+            point[name] = mask & -mask
+            return clock.verdict(
+                Status.REFUTED,
+                "no zero basis",
+                "gf2",
+                point,
+                layout.apply(point),
+                reason=f"basis {name}={point[name]} is zero",
+            )
+    return clock.verdict(Status.PROVED, "no zero basis", "gf2")
+
+
+def _concrete_check(prop: str) -> Callable[[Any], Verdict]:
+    """The check of ``prop`` on one concrete layout (:mod:`llverify.proof.structure`)."""
+    from llverify.proof import structure
+
+    checks: dict[str, Callable[[Any], Verdict]] = {
+        "injective": structure.check_injective,
+        "surjective": structure.check_surjective,
+        "distributed": structure.check_distributed,
+        "memory": structure.check_memory_layout,
+        "no_broadcast": _check_no_broadcast,
+    }
+    return checks[prop]
+
+
 def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 60_000) -> Verdict:
     """Prove a structural property for every member: "injective", "surjective",
     "no_broadcast" (no zero basis), "distributed" or "memory" (the paper's definitions).
@@ -525,74 +631,32 @@ def prove_family_property(family: LayoutFamily, prop: str, *, timeout_ms: int = 
         >>> prove_family_property(swizzled_shared_2d(8, 3), "memory").status
         <Status.PROVED: 'proved'>
     """
-    from llverify.proof import structure
-
     if prop not in PROPERTIES:
         raise ValueError(f"Argument 'prop' must be one of {PROPERTIES}, not {prop!r}.")
-    start = time.perf_counter()
+    clock = Verdict.timed()
     claim = f"every member of family {family.name} is {prop.replace('_', ' ')}"
     require_members(family, timeout_ms)
     setup = _Setup(family, {})
-    constraints = _property_query(setup, prop)
-    if prop == "memory":
-        # Bits and squareness first; invertibility of a square layout is injectivity.
-        result = decide([*setup.domain(), *constraints], timeout_ms)
-        if result.status is Status.PROVED:
-            constraints = _property_query(setup, "injective")
-            result = decide([*setup.domain(), *constraints], timeout_ms)
-    elif prop == "distributed":
-        result = decide([*setup.domain(), *constraints], timeout_ms)
-        if result.status is Status.PROVED:
-            constraints = _property_query(setup, "surjective")
-            result = decide([*setup.domain(), *constraints], timeout_ms)
-    else:
-        result = decide([*setup.domain(), *constraints], timeout_ms)
+    result = _search_violation(setup, prop, timeout_ms)
     if result.status is Status.UNKNOWN:
-        return _finish(Status.UNKNOWN, "z3", start, claim, f"z3: {result.reason}")
+        return clock.verdict(Status.UNKNOWN, claim, "z3", reason=f"z3: {result.reason}")
     if result.status is Status.PROVED:
-        return _finish(Status.PROVED, "z3", start, claim, "no parameter values violate it")
+        return clock.verdict(Status.PROVED, claim, "z3", reason="no parameter values violate it")
     params = setup.params_from(result.model)
-    checks = {
-        "injective": structure.check_injective,
-        "surjective": structure.check_surjective,
-        "distributed": structure.check_distributed,
-        "memory": structure.check_memory_layout,
-        "no_broadcast": _check_no_broadcast,
-    }
     if family.is_member(**params):
-        concrete = checks[prop](family.instance(**params))
+        concrete = _concrete_check(prop)(family.instance(**params))
         if concrete.refuted:
             assert concrete.counterexample is not None
-            return _finish(
+            return clock.verdict(
                 Status.REFUTED,
-                "z3",
-                start,
                 claim,
-                f"{params}: {concrete.reason}",
+                "z3",
                 {**params, **concrete.counterexample},
                 concrete.actual,
                 concrete.expected,
-                **concrete.details,
+                f"{params}: {concrete.reason}",
+                concrete.details,
             )
-    return _finish(Status.UNKNOWN, "z3", start, claim, f"z3's witness {params} did not replay")
-
-
-def _check_no_broadcast(layout: Any) -> Verdict:
-    from llverify.proof.structure import broadcast_bits
-
-    start = time.perf_counter()
-    bits = broadcast_bits(layout)
-    for name, mask in bits.items():
-        if mask:
-            point = dict.fromkeys(bits, 0)
-            point[name] = mask & -mask
-            return Verdict(
-                Status.REFUTED,
-                "no zero basis",
-                "gf2",
-                time.perf_counter() - start,
-                point,
-                layout.apply(point),
-                reason=f"basis {name}={point[name]} is zero",
-            )
-    return Verdict(Status.PROVED, "no zero basis", "gf2", time.perf_counter() - start)
+    return clock.verdict(
+        Status.UNKNOWN, claim, "z3", reason=f"z3's witness {params} did not replay"
+    )
