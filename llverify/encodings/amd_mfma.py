@@ -60,6 +60,7 @@ def _require_positive_powers_of_2(values: Sequence[int], name: str) -> None:
 
 
 def _checked_version(value: Any) -> int:
+    """The MFMA generation, 1..4."""
     version = int_list([value], "version", _NAME)[0]
     if not 1 <= version <= 4:
         # Gluon's rule; the C++ verifier also lets version 0 through.
@@ -85,6 +86,7 @@ def _checked_instr_shape(value: Any) -> tuple[int, ...]:
 
 
 def _checked_warps(value: Any) -> tuple[int, ...]:
+    """The warp grid: rank 2 or 3, powers of 2."""
     warps = int_list(value, "warps_per_cta", _NAME)
     if len(warps) not in (2, 3):
         raise EncodingError(

@@ -173,6 +173,7 @@ def predict_wavefronts(
 
 
 def _check_choices(direction: Any, instruction: Any) -> None:
+    """``direction`` is one of :data:`DIRECTIONS`, ``instruction`` of :data:`INSTRUCTIONS`."""
     if direction not in DIRECTIONS:
         raise LayoutError(
             f"Argument 'direction' must be 'load' or 'store', not {shown(direction)}."
