@@ -134,6 +134,56 @@ def ensure_layout_not_smaller_than(layout: LinearLayout, shape: Any) -> LinearLa
     return result
 
 
+def _coordinates_along(
+    nested: list[list[list[int]]], ins: list[str], k: int, out_dim: str
+) -> list[tuple[int, int, int]]:
+    """The non-zero coordinates along out dim ``k`` as ``(value, in dim index, basis
+    index)``, largest first; each must be a power of 2."""
+    found = []
+    for i, bs in enumerate(nested):
+        for j, basis in enumerate(bs):
+            value = basis[k]
+            if value == 0:
+                continue
+            if not is_power_of_2(value):
+                raise LayoutError(
+                    f"ensure_layout_not_larger_than: basis {j} of in dim '{ins[i]}' has "
+                    f"coordinate {value} along '{out_dim}'; only powers of 2 (distributed "
+                    f"layouts) can be shrunk."
+                )
+            found.append((value, i, j))
+    found.sort(key=lambda t: -t[0])
+    return found
+
+
+def _zero_largest(
+    nested: list[list[list[int]]],
+    ins: list[str],
+    k: int,
+    found: list[tuple[int, int, int]],
+    span: int,
+    target: int,
+    broadcast_registers: bool,
+) -> set[int]:
+    """Zero, in place, the coordinates along out dim ``k`` of ``found``'s largest values
+    (every basis of one value at once, each value halving the span) until the span is at most
+    ``target``; without ``broadcast_registers`` the register bases are returned (by index)
+    to remove instead."""
+    removed: set[int] = set()
+    position = 0
+    while position < len(found) and span > target:
+        value = found[position][0]
+        while position < len(found) and found[position][0] == value:
+            _, i, j = found[position]
+            position += 1
+            if not broadcast_registers and ins[i] == "register":
+                removed.add(j)
+            else:
+                nested[i][j][k] = 0
+        span >>= 1
+    return removed
+
+
 def ensure_layout_not_larger_than(
     layout: LinearLayout, shape: Any, broadcast_registers: bool = True
 ) -> LinearLayout:
@@ -157,34 +207,12 @@ def ensure_layout_not_larger_than(
     removed_registers: set[int] = set()
     for k, d in enumerate(layout.get_out_dim_names()):
         span = layout.get_out_dim_size(d)
-        target = sizes[d]
-        if span <= target:
+        if span <= sizes[d]:
             continue
-        found = []
-        for i, bs in enumerate(nested):
-            for j, basis in enumerate(bs):
-                value = basis[k]
-                if value == 0:
-                    continue
-                if not is_power_of_2(value):
-                    raise LayoutError(
-                        f"ensure_layout_not_larger_than: basis {j} of in dim '{ins[i]}' has "
-                        f"coordinate {value} along '{d}'; only powers of 2 (distributed "
-                        f"layouts) can be shrunk."
-                    )
-                found.append((value, i, j))
-        found.sort(key=lambda t: -t[0])
-        position = 0
-        while position < len(found) and span > target:
-            value = found[position][0]
-            while position < len(found) and found[position][0] == value:
-                _, i, j = found[position]
-                position += 1
-                if not broadcast_registers and ins[i] == "register":
-                    removed_registers.add(j)
-                else:
-                    nested[i][j][k] = 0
-            span >>= 1
+        found = _coordinates_along(nested, ins, k, d)
+        removed_registers |= _zero_largest(
+            nested, ins, k, found, span, sizes[d], broadcast_registers
+        )
     if removed_registers:
         r = ins.index("register")
         nested[r] = [b for j, b in enumerate(nested[r]) if j not in removed_registers]

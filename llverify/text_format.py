@@ -117,21 +117,27 @@ def parse_layout_text(text: str) -> LayoutParts:
                 raise ParseError("'where out dims are' comes before any in-dim line.", number)
             names, sizes = _parse_out_dims(out_dims["dims"], number)
             return LayoutParts(bases, names, sizes, number)
-        if _SIZE_ONE.match(line) is None and _BASIS.match(line) is None:
-            if not started:
-                continue  # prose before the layout, e.g. a compiler error message
-            raise ParseError(
-                f"expected 'NAME=2^i -> (c0, c1, ...)', 'NAME is a size 1 dimension' or "
-                f"'where out dims are: [...]', not {shown(line)}.",
-                number,
-            )
-        if not started and not line.startswith("- "):
+        if not _is_in_dim_line(line, started, number):
             continue
         started = True
         current = _add_in_dim_line(bases, current, line, number)
     if started:
         raise ParseError("missing the final 'where out dims are: [...]' line.", len(lines))
     raise ParseError("no layout found: expected lines like ' - register=1 -> (0, 1)'.")
+
+
+def _is_in_dim_line(line: str, started: bool, number: int) -> bool:
+    """Whether ``line`` is an in-dim line of the layout (a bulleted one starts the layout);
+    before the layout other lines are skipped, inside it they are an error."""
+    if _SIZE_ONE.match(line) is None and _BASIS.match(line) is None:
+        if not started:
+            return False  # prose before the layout, e.g. a compiler error message
+        raise ParseError(
+            f"expected 'NAME=2^i -> (c0, c1, ...)', 'NAME is a size 1 dimension' or "
+            f"'where out dims are: [...]', not {shown(line)}.",
+            number,
+        )
+    return started or line.startswith("- ")
 
 
 def _add_in_dim_line(

@@ -149,37 +149,56 @@ def distributed_view(
     """
     _check(layout, {"register", "lane", "warp", "block"})
     order = ["block", "warp", "lane", "register"]
-    blocks, warps, lanes, regs = (_size(layout, d) for d in order)
+    sizes = tuple(_size(layout, d) for d in order)
     shape = layout.get_out_dim_sizes()
     coords = _outputs(layout, order)
+    if not hardware:
+        return _distributed_tensor_view(coords, shape, sizes, max_cells)
+    return _distributed_hardware_view(coords, shape, sizes, max_cells)
+
+
+def _distributed_tensor_view(
+    coords: np.ndarray, shape: list[int], sizes: tuple[int, ...], max_cells: int | None
+) -> str:
+    """The tensor view: each element lists its holders ``[B<block>:]T<thread>:<register>``,
+    separated by ``|``, padded to the widest ids (``coords``: the inputs' outputs in
+    Triton's order, ``sizes``: blocks, warps, lanes, registers)."""
+    blocks, warps, lanes, regs = sizes
     strides = [int(np.prod(shape[i + 1 :], dtype=np.int64)) for i in range(len(shape))]
     linear = coords @ np.array(strides, dtype=np.int64)
     threads = warps * lanes
-    if not hardware:
-        total = int(np.prod(shape, dtype=np.int64))
-        shown = _window(total, shape[-1] if shape else 1, max_cells)
-        cells: list[str] = [""] * shown
-        for n in np.flatnonzero(linear < shown).tolist():  # inputs in Triton's order
-            index = int(linear[n])
-            rest, reg = divmod(n, regs)
-            rest, lane = divmod(rest, lanes)
-            block, warp = divmod(rest, warps)
-            thread = lane + warp * lanes
-            text = "|" if cells[index] else ""
-            pad = (
-                len(str(blocks))
-                - len(str(block))
-                + len(str(threads))
-                - len(str(thread))
-                + len(str(regs))
-                - len(str(reg))
-            )
-            text += " " * pad
-            if blocks > 1:
-                text += f"B{block}:"
-            text += f"T{thread}:{reg}"
-            cells[index] += text
-        return _tensor_grid(cells, shape, ", ") + _omitted(shown, total)
+    total = int(np.prod(shape, dtype=np.int64))
+    shown = _window(total, shape[-1] if shape else 1, max_cells)
+    cells: list[str] = [""] * shown
+    for n in np.flatnonzero(linear < shown).tolist():  # inputs in Triton's order
+        index = int(linear[n])
+        rest, reg = divmod(n, regs)
+        rest, lane = divmod(rest, lanes)
+        block, warp = divmod(rest, warps)
+        thread = lane + warp * lanes
+        text = "|" if cells[index] else ""
+        pad = (
+            len(str(blocks))
+            - len(str(block))
+            + len(str(threads))
+            - len(str(thread))
+            + len(str(regs))
+            - len(str(reg))
+        )
+        text += " " * pad
+        if blocks > 1:
+            text += f"B{block}:"
+        text += f"T{thread}:{reg}"
+        cells[index] += text
+    return _tensor_grid(cells, shape, ", ") + _omitted(shown, total)
+
+
+def _distributed_hardware_view(
+    coords: np.ndarray, shape: list[int], sizes: tuple[int, ...], max_cells: int | None
+) -> str:
+    """The hardware view: per block and warp, a line per register of every lane's element
+    coordinates (``sizes``: blocks, warps, lanes, registers)."""
+    blocks, warps, lanes, regs = sizes
     total = len(coords)
     shown = _window(total, lanes, max_cells)
     lines: list[str] = []

@@ -385,6 +385,139 @@ def bank_map_svg(
 # ---------------------------------------------------------------------- conversions
 
 
+class _ConversionDrawing:
+    """The steps of :func:`conversion_picture`, in order: the checked arguments (here),
+    :meth:`choose_shared`, :meth:`draw_banks`, :meth:`draw_grids`, :meth:`picture`."""
+
+    def __init__(
+        self,
+        src: Any,
+        dst: Any,
+        shape: Sequence[int] | None,
+        element_bits: int | None,
+        target: Any,
+        timeout_s: float,
+    ) -> None:
+        if element_bits is None:
+            raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
+        check_timeout(timeout_s, "timeout_s")
+        self.src, self.dst = src, dst
+        self.bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+        self.tgt = resolve_target(target, DrawError)
+        self.src_ll = layout_argument(src, shape, "src")
+        self.dst_ll = layout_argument(dst, shape, "dst")
+        if self.src_ll.out_dims != self.dst_ll.out_dims:
+            raise DrawError(
+                f"Arguments 'src' and 'dst' must cover the same tensor, not "
+                f"{self.src_ll.out_dims} and {self.dst_ll.out_dims}."
+            )
+        check_one_kernel(self.src_ll, self.dst_ll)
+        self.shape = list(self.src_ll.get_out_dim_sizes())
+
+    def choose_shared(self, shared: Any, timeout_s: float) -> None:
+        """The given shared layout, else the synthesized one; and the note describing it."""
+        if shared is not None:
+            self.shared, self.shared_note = shared, _describe(shared, None)
+            return
+        result = synthesize_swizzle(
+            self.src_ll, self.dst_ll, self.shape, self.bits, self.tgt, timeout_s=timeout_s
+        )
+        self.shared = result.layout
+        self.shared_note = (
+            f"synthesized (shared_memory.swizzle, certificate: {result.certificate.status}; "
+            f"{result.ttgir()})"
+        )
+
+    def draw_banks(self, window: Any, max_cells: int) -> None:
+        """Both layouts' registers, then the bank maps of the store's (source's) and the
+        load's (destination's) first wavefronts."""
+        self.src_hw = evaluate_distributed(self.src_ll, "src")
+        self.dst_hw = evaluate_distributed(self.dst_ll, "dst")
+        banks = (self.shared, self.bits, self.tgt)
+        self.model, store, self.store_panel, self.store_notes = _bank_parts(
+            *banks, self.src_ll, self.shape, window, max_cells, "the store (source)",
+            ["shared memory: store of the source, first wavefront"],
+        )  # fmt: skip
+        _, load, self.load_panel, self.load_notes = _bank_parts(
+            *banks, self.dst_ll, self.shape, window, max_cells, "the load (destination)",
+            ["shared memory: load of the destination, first wavefront"],
+        )  # fmt: skip
+        assert store is not None and load is not None
+        self.store, self.load = store, load
+
+    def draw_grids(self, window: Any, max_cells: int, leading: Sequence[int] | None) -> None:
+        """Both tensor grids, each wavefront's elements outlined, each element's places in
+        shared memory in its tooltip."""
+        where = _element_places(self.model)
+
+        def extra(flat: int) -> list[str]:
+            return where.get(flat, ["not stored in shared memory"])
+
+        self.src_plan = plan_grid(self.src_hw.shape, window, max_cells, leading)
+        self.dst_plan = plan_grid(self.dst_hw.shape, window, max_cells, leading)
+        src_marked = mark_elements(self.shape, np.array([a.coords for a in self.store.accesses]))
+        dst_marked = mark_elements(self.shape, np.array([a.coords for a in self.load.accesses]))
+        self.src_panel = grid_panel(
+            self.src_hw, self.src_plan, ["source registers (outlined: the store wavefront)"],
+            src_marked, extra,
+        )  # fmt: skip
+        self.dst_panel = grid_panel(
+            self.dst_hw, self.dst_plan, ["destination registers (outlined: the load wavefront)"],
+            dst_marked, extra,
+        )  # fmt: skip
+
+    def picture(self, title: str | None) -> Picture:
+        """The four panels side by side under the title and notes, with the legend and the
+        wavefronts' footnotes."""
+        head = title or (
+            f"Conversion through shared memory, tensor {_shape_text(self.shape)} x "
+            f"{self.bits}-bit, {self.tgt.name}: grids {self.src_plan.describe()}; banks "
+            f"{self.store_panel.info['shown']}"
+        )
+        middle = _stack([self.store_panel, self.load_panel], horizontal=False)
+        body = _stack([self.src_panel, middle, self.dst_panel], horizontal=True)
+        legend = _grid_legend([self.src_hw, self.dst_hw], [self.src_panel, self.dst_panel])
+        legend.append(("outline", style.WAVEFRONT_EDGE, "element of the first wavefront"))
+        legend += _bank_legend(self.model, self.store)[1:]
+        foot = ["store: " + line for line in self.store_notes]
+        foot += ["load: " + line for line in self.load_notes]
+        scene = _figure(head, self.notes(), body, legend, foot)
+        return Picture(scene, self.info(head))
+
+    def notes(self) -> list[str]:
+        """The lines under the title: the three layouts and both wavefronts' figures."""
+        a_st, a_ld = self.store.analysis, self.load.analysis
+        return [
+            f"source: {_describe(self.src, self.src_ll)}",
+            f"destination: {_describe(self.dst, self.dst_ll)}",
+            f"shared layout: {self.shared_note}",
+            f"store: {a_st.access_bits}-bit vectors, {a_st.hardware_conflicts} conflict(s) per "
+            f"wavefront, {a_st.store_wavefronts} wavefronts; load: {a_ld.access_bits}-bit "
+            f"vectors, {a_ld.hardware_conflicts} conflict(s) per wavefront, "
+            f"{a_ld.load_wavefronts} wavefronts",
+            _cell_note(self.src_plan.aggregated or self.dst_plan.aggregated),
+        ]
+
+    def info(self, head: str) -> dict[str, Any]:
+        """What was drawn, as :attr:`Picture.info`."""
+        panels = {"source": self.src_panel, "store": self.store_panel, "load": self.load_panel,
+                  "destination": self.dst_panel}  # fmt: skip
+        return {
+            "kind": "conversion",
+            "title": head,
+            "target": self.tgt.name,
+            "element_bits": self.bits,
+            "cells": sum(int(p.info["cells"]) for p in panels.values()),  # type: ignore[call-overload]
+            "aggregation": self.src_panel.info["aggregation"],
+            "panels": {name: p.info for name, p in panels.items()},
+            "shared": (
+                self.model.layout.to_string()
+                if not self.model.padded
+                else _describe(self.shared, None)
+            ),
+        }
+
+
 def conversion_picture(
     src: Any,
     dst: Any,
@@ -409,97 +542,11 @@ def conversion_picture(
     applies to both tensor grids, ``bank_window`` to the bank maps, ``max_cells`` to each
     panel.
     """
-    if element_bits is None:
-        raise DrawError("Argument 'element_bits' is needed to draw a conversion (e.g. 16).")
-    check_timeout(timeout_s, "timeout_s")
-    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
-    tgt = resolve_target(target, DrawError)
-    src_ll = layout_argument(src, shape, "src")
-    dst_ll = layout_argument(dst, shape, "dst")
-    if src_ll.out_dims != dst_ll.out_dims:
-        raise DrawError(
-            f"Arguments 'src' and 'dst' must cover the same tensor, not {src_ll.out_dims} and "
-            f"{dst_ll.out_dims}."
-        )
-    check_one_kernel(src_ll, dst_ll)
-    full_shape = list(src_ll.get_out_dim_sizes())
-    shared_note = "given"
-    if shared is None:
-        result = synthesize_swizzle(src_ll, dst_ll, full_shape, bits, tgt, timeout_s=timeout_s)
-        shared = result.layout
-        shared_note = (
-            f"synthesized (shared_memory.swizzle, certificate: {result.certificate.status}; "
-            f"{result.ttgir()})"
-        )
-    src_hw = evaluate_distributed(src_ll, "src")
-    dst_hw = evaluate_distributed(dst_ll, "dst")
-    model, store, store_panel, store_notes = _bank_parts(
-        shared, bits, tgt, src_ll, full_shape, bank_window, max_cells, "the store (source)",
-        ["shared memory: store of the source, first wavefront"],
-    )  # fmt: skip
-    _, load, load_panel, load_notes = _bank_parts(
-        shared, bits, tgt, dst_ll, full_shape, bank_window, max_cells, "the load (destination)",
-        ["shared memory: load of the destination, first wavefront"],
-    )  # fmt: skip
-    assert store is not None and load is not None
-    where = _element_places(model)
-
-    def extra(flat: int) -> list[str]:
-        return where.get(flat, ["not stored in shared memory"])
-
-    src_plan = plan_grid(src_hw.shape, window, max_cells, leading)
-    dst_plan = plan_grid(dst_hw.shape, window, max_cells, leading)
-    src_marked = mark_elements(full_shape, np.array([a.coords for a in store.accesses]))
-    dst_marked = mark_elements(full_shape, np.array([a.coords for a in load.accesses]))
-    src_panel = grid_panel(
-        src_hw, src_plan, ["source registers (outlined: the store wavefront)"], src_marked,
-        extra,
-    )  # fmt: skip
-    dst_panel = grid_panel(
-        dst_hw, dst_plan, ["destination registers (outlined: the load wavefront)"],
-        dst_marked, extra,
-    )  # fmt: skip
-    middle = _stack([store_panel, load_panel], horizontal=False)
-    body = _stack([src_panel, middle, dst_panel], horizontal=True)
-    head = title or (
-        f"Conversion through shared memory, tensor {_shape_text(full_shape)} x {bits}-bit, "
-        f"{tgt.name}: grids {src_plan.describe()}; banks {store_panel.info['shown']}"
-    )
-    a_st, a_ld = store.analysis, load.analysis
-    notes = [
-        f"source: {_describe(src, src_ll)}",
-        f"destination: {_describe(dst, dst_ll)}",
-        f"shared layout: {shared_note if shared_note != 'given' else _describe(shared, None)}",
-        f"store: {a_st.access_bits}-bit vectors, {a_st.hardware_conflicts} conflict(s) per "
-        f"wavefront, {a_st.store_wavefronts} wavefronts; load: {a_ld.access_bits}-bit vectors, "
-        f"{a_ld.hardware_conflicts} conflict(s) per wavefront, {a_ld.load_wavefronts} "
-        "wavefronts",
-        _cell_note(src_plan.aggregated or dst_plan.aggregated),
-    ]
-    foot = ["store: " + line for line in store_notes] + ["load: " + line for line in load_notes]
-    legend = _grid_legend([src_hw, dst_hw], [src_panel, dst_panel])
-    legend.append(("outline", style.WAVEFRONT_EDGE, "element of the first wavefront"))
-    legend += _bank_legend(model, store)[1:]
-    scene = _figure(head, notes, body, legend, foot)
-    info = {
-        "kind": "conversion",
-        "title": head,
-        "target": tgt.name,
-        "element_bits": bits,
-        "cells": sum(
-            int(p.info["cells"])  # type: ignore[call-overload]
-            for p in (src_panel, store_panel, load_panel, dst_panel)
-        ),
-        "aggregation": src_panel.info["aggregation"],
-        "panels": {
-            "source": src_panel.info,
-            "store": store_panel.info,
-            "load": load_panel.info,
-            "destination": dst_panel.info,
-        },
-        "shared": model.layout.to_string() if not model.padded else _describe(shared, None),
-    }
-    return Picture(scene, info)
+    drawing = _ConversionDrawing(src, dst, shape, element_bits, target, timeout_s)
+    drawing.choose_shared(shared, timeout_s)
+    drawing.draw_banks(bank_window, max_cells)
+    drawing.draw_grids(window, max_cells, leading)
+    return drawing.picture(title)
 
 
 def _element_places(model: BankModel) -> dict[int, list[str]]:

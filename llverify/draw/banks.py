@@ -429,6 +429,49 @@ def _bank_header(
     return items, y + 3
 
 
+def _accesses_by_word(wave: Wavefront | None) -> dict[int, list[Access]]:
+    """The wavefront's accesses touching each word (none without a wavefront)."""
+    access_of: dict[int, list[Access]] = {}
+    for a in wave.accesses if wave is not None else ():
+        for w in a.words:
+            access_of.setdefault(w, []).append(a)
+    return access_of
+
+
+def _bank_cell_children(
+    model: BankModel,
+    cell: _BankCell,
+    sizes: _BankSizes,
+    x0: float,
+    y0: float,
+    accessed: bool,
+    conflict: bool,
+) -> list[Item]:
+    """One cell's drawing: its box (padding, accessed or idle), the conflict outline, its
+    element lines and the lanes accessing it."""
+    cw, ch, line_h = sizes.cell_w, sizes.cell_h, sizes.line_h
+    is_pad = all(model.slot_offset[s] < 0 for w in cell.words for s in model.word_elements(w))
+    fill = style.PADDING if is_pad else (style.WAVEFRONT if accessed else style.BANK_EMPTY)
+    children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.BANK_BORDER, 0.6, "bank")]
+    if conflict:
+        children.append(
+            Rect(x0 + 1.25, y0 + 1.25, cw - 2.5, ch - 2.5, "none", style.CONFLICT, 2.5,
+                 "conflict")
+        )  # fmt: skip
+    base = y0 + style.PAD + 1 + (style.SMALL_FONT + 1) * 0.95
+    for n, text in enumerate(cell.lines):
+        children.append(Text(x0 + cw / 2, base + n * line_h, text, style.SMALL_FONT + 1,
+                             fill=style.MUTED if text == "pad" else style.TEXT,
+                             cls="coord"))  # fmt: skip
+    if cell.lanes:
+        children.append(
+            Text(x0 + cw / 2, base + sizes.n_lines * line_h,
+                 "L" + style.short_ranges(cell.lanes, 10), style.SMALL_FONT + 1,
+                 weight="bold", fill=style.WAVEFRONT_EDGE, cls="lanes")
+        )  # fmt: skip
+    return children
+
+
 def _bank_cell_items(
     model: BankModel,
     plan: BankPlan,
@@ -439,13 +482,10 @@ def _bank_cell_items(
 ) -> tuple[list[Item], int]:
     """The row labels and the cells (with their tooltips); returns the items and the number
     of cells outlined as conflicts."""
-    cw, ch, line_h = sizes.cell_w, sizes.cell_h, sizes.line_h
+    cw, ch = sizes.cell_w, sizes.cell_h
     lanes_of = wave.word_lanes() if wave is not None else {}
     conflicting = set(wave.conflicting_banks) if wave is not None else set()
-    access_of: dict[int, list[Access]] = {}
-    for a in wave.accesses if wave is not None else ():
-        for w in a.words:
-            access_of.setdefault(w, []).append(a)
+    access_of = _accesses_by_word(wave)
     items: list[Item] = []
     conflict_cells = 0
     for cell in cells:
@@ -458,27 +498,11 @@ def _bank_cell_items(
         if not cell.words:
             continue
         bank = plan.window[1][0] + cell.col
-        accessed = [w for w in cell.words if w in lanes_of]
-        is_pad = all(model.slot_offset[s] < 0 for w in cell.words for s in model.word_elements(w))
-        fill = style.PADDING if is_pad else (style.WAVEFRONT if accessed else style.BANK_EMPTY)
-        children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.BANK_BORDER, 0.6, "bank")]
-        if accessed and bank in conflicting:
-            conflict_cells += 1
-            children.append(
-                Rect(x0 + 1.25, y0 + 1.25, cw - 2.5, ch - 2.5, "none", style.CONFLICT, 2.5,
-                     "conflict")
-            )  # fmt: skip
-        base = y0 + style.PAD + 1 + (style.SMALL_FONT + 1) * 0.95
-        for n, text in enumerate(cell.lines):
-            children.append(Text(x0 + cw / 2, base + n * line_h, text, style.SMALL_FONT + 1,
-                                 fill=style.MUTED if text == "pad" else style.TEXT,
-                                 cls="coord"))  # fmt: skip
-        if cell.lanes:
-            children.append(
-                Text(x0 + cw / 2, base + sizes.n_lines * line_h,
-                     "L" + style.short_ranges(cell.lanes, 10), style.SMALL_FONT + 1,
-                     weight="bold", fill=style.WAVEFRONT_EDGE, cls="lanes")
-            )  # fmt: skip
+        accessed = any(w in lanes_of for w in cell.words)
+        # outlined: a cell of the wavefront whose bank serves several distinct words
+        conflict = accessed and bank in conflicting
+        conflict_cells += conflict
+        children = _bank_cell_children(model, cell, sizes, x0, y0, accessed, conflict)
         tooltip = _bank_tooltip(model, cell.words, bank, access_of, conflicting)
         items.append(Group(children, tooltip, "tip"))
     return items, conflict_cells

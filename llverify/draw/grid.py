@@ -460,6 +460,31 @@ def _grid_header(
     return items, y
 
 
+def _warp_boxes(warps: list[int], x0: float, y0: float, cw: float, ch: float) -> list[Item]:
+    """A cell's box in its one warp's colour; with no holder or several warps, white with a
+    bar of the warps' colours."""
+    if len(warps) == 1:
+        fill = style.warp_colour(warps[0])
+        return [Rect(x0, y0, cw, ch, fill, style.CELL_BORDER, 1.0, "cell")]
+    boxes: list[Item] = [Rect(x0, y0, cw, ch, style.MIXED, "#BBBBBB", 0.6, "cell")]
+    if len(warps) > 1:
+        shown = warps[: len(style.WARP_PALETTE)]
+        sw = (cw - 2) / len(shown)
+        for n, w in enumerate(shown):
+            boxes.append(Rect(x0 + 1 + n * sw, y0 + ch - _BAR - 1, sw, _BAR,
+                              style.warp_colour(w), cls="stripe"))  # fmt: skip
+    return boxes
+
+
+def _cell_extent(plan: GridPlan, cell: GridCellInfo) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The half-open rows and columns of the slice's elements a drawn cell covers."""
+    (r0, r1), (c0, c1) = plan.window
+    br, bc = plan.block
+    er0 = r0 + cell.row * br
+    ec0 = c0 + cell.col * bc
+    return (er0, min(er0 + br, r1)), (ec0, min(ec0 + bc, c1))
+
+
 def _grid_cell(
     hw: Hardware,
     plan: GridPlan,
@@ -477,23 +502,8 @@ def _grid_cell(
     cw, ch = sizes.cell_w, sizes.cell_h
     h = cell.holders
     warps = sorted({int(w) for w in hw.warp[h]}) if len(h) else []
-    if len(warps) == 1:
-        fill = style.warp_colour(warps[0])
-        children: list[Item] = [Rect(x0, y0, cw, ch, fill, style.CELL_BORDER, 1.0, "cell")]
-    else:  # no holder, or several warps: white, with a bar of the warps' colours
-        children = [Rect(x0, y0, cw, ch, style.MIXED, "#BBBBBB", 0.6, "cell")]
-    if len(warps) > 1:
-        shown = warps[: len(style.WARP_PALETTE)]
-        sw = (cw - 2) / len(shown)
-        for n, w in enumerate(shown):
-            children.append(Rect(x0 + 1 + n * sw, y0 + ch - _BAR - 1, sw, _BAR,
-                                 style.warp_colour(w), cls="stripe"))  # fmt: skip
-    (r0, r1), (c0, c1) = plan.window
-    br, bc = plan.block
-    er0 = r0 + cell.row * br
-    er1 = min(er0 + br, r1)
-    ec0 = c0 + cell.col * bc
-    ec1 = min(ec0 + bc, c1)
+    children = _warp_boxes(warps, x0, y0, cw, ch)
+    (er0, er1), (ec0, ec1) = _cell_extent(plan, cell)
     is_marked = False
     if marked is not None:
         grid = marked.reshape(-1, plan.rows, plan.cols)[sl]

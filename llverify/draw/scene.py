@@ -19,9 +19,15 @@ import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
 from llverify.errors import LLVerifyError
+
+if TYPE_CHECKING:  # matplotlib is imported only when a PNG is asked for
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PatchCollection
+    from matplotlib.figure import Figure
 
 __all__ = [
     "FONT",
@@ -229,9 +235,7 @@ class Scene:
         """Render with matplotlib (Agg, no pyplot state) to a PNG file."""
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.collections import PatchCollection
             from matplotlib.figure import Figure
-            from matplotlib.patches import Rectangle
         except ImportError as error:
             raise DrawError(
                 "PNG output needs matplotlib: pip install 'llverify[draw]' (or write .svg or "
@@ -247,56 +251,72 @@ class Scene:
         ax.set_xlim(0, self.width)
         ax.set_ylim(self.height, 0)
         ax.set_axis_off()
-        rects: list[Rectangle] = []
         items = list(_flat(self.items))
-        z = 0
-        for item in items:
-            z += 1
-            if isinstance(item, Rect):
-                rects.append(
-                    Rectangle(
-                        (item.x, item.y),
-                        item.w,
-                        item.h,
-                        facecolor="none" if item.fill == "none" else item.fill,
-                        edgecolor=item.stroke or "none",
-                        linewidth=item.stroke_width * _PT_PER_PX if item.stroke else 0.0,
-                        linestyle=(0, (4, 2)) if item.dash else "solid",
-                        zorder=z,
-                    )
-                )
         # rectangles first (in order), then lines and text above them
-        ax.add_collection(PatchCollection(rects, match_original=True, zorder=1))
-        for item in items:
-            if isinstance(item, Line):
-                ax.plot(
-                    [item.x1, item.x2],
-                    [item.y1, item.y2],
-                    color=item.stroke,
-                    linewidth=item.width * _PT_PER_PX,
-                    zorder=2,
-                    solid_capstyle="butt",
-                )
-            elif isinstance(item, Text):
-                ax.text(
-                    item.x,
-                    item.y,
-                    item.text,
-                    fontsize=item.size * _PT_PER_PX,
-                    family="DejaVu Sans Mono",
-                    ha={"start": "left", "middle": "center", "end": "right"}[item.anchor],
-                    va="baseline",
-                    color=item.fill,
-                    fontweight=item.weight,
-                    zorder=3,
-                )
-        buffer = io.BytesIO()
-        fig.savefig(buffer, dpi=dpi, format="png", facecolor="#FFFFFF")
-        try:  # a palette image is ~3x smaller; Pillow comes with matplotlib
-            from PIL import Image
+        ax.add_collection(_png_rectangles(items))
+        _png_lines_and_text(ax, items)
+        _write_png(fig, dpi, path)
 
-            buffer.seek(0)
-            with Image.open(buffer) as image:
-                image.convert("RGB").quantize(colors=256).save(str(path), optimize=True)
-        except ImportError:  # pragma: no cover - matplotlib always brings Pillow
-            Path(path).write_bytes(buffer.getvalue())
+
+def _png_rectangles(items: Sequence[Rect | Text | Line]) -> PatchCollection:
+    """The rectangles among ``items``, in order, as one matplotlib collection."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    rects: list[Rectangle] = []
+    for z, item in enumerate(items, start=1):
+        if isinstance(item, Rect):
+            rects.append(
+                Rectangle(
+                    (item.x, item.y),
+                    item.w,
+                    item.h,
+                    facecolor="none" if item.fill == "none" else item.fill,
+                    edgecolor=item.stroke or "none",
+                    linewidth=item.stroke_width * _PT_PER_PX if item.stroke else 0.0,
+                    linestyle=(0, (4, 2)) if item.dash else "solid",
+                    zorder=z,
+                )
+            )
+    return PatchCollection(rects, match_original=True, zorder=1)
+
+
+def _png_lines_and_text(ax: Axes, items: Sequence[Rect | Text | Line]) -> None:
+    """Draw the lines (above the rectangles) and the text (above all) among ``items``."""
+    for item in items:
+        if isinstance(item, Line):
+            ax.plot(
+                [item.x1, item.x2],
+                [item.y1, item.y2],
+                color=item.stroke,
+                linewidth=item.width * _PT_PER_PX,
+                zorder=2,
+                solid_capstyle="butt",
+            )
+        elif isinstance(item, Text):
+            ax.text(
+                item.x,
+                item.y,
+                item.text,
+                fontsize=item.size * _PT_PER_PX,
+                family="DejaVu Sans Mono",
+                ha={"start": "left", "middle": "center", "end": "right"}[item.anchor],
+                va="baseline",
+                color=item.fill,
+                fontweight=item.weight,
+                zorder=3,
+            )
+
+
+def _write_png(fig: Figure, dpi: float, path: str | Path) -> None:
+    """Save ``fig`` to ``path``, as a palette image where Pillow is there."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=dpi, format="png", facecolor="#FFFFFF")
+    try:  # a palette image is ~3x smaller; Pillow comes with matplotlib
+        from PIL import Image
+
+        buffer.seek(0)
+        with Image.open(buffer) as image:
+            image.convert("RGB").quantize(colors=256).save(str(path), optimize=True)
+    except ImportError:  # pragma: no cover - matplotlib always brings Pillow
+        Path(path).write_bytes(buffer.getvalue())

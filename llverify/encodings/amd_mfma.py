@@ -59,6 +59,63 @@ def _require_positive_powers_of_2(values: Sequence[int], name: str) -> None:
             )
 
 
+def _checked_version(value: Any) -> int:
+    """The MFMA generation, 1..4."""
+    version = int_list([value], "version", _NAME)[0]
+    if not 1 <= version <= 4:
+        # Gluon's rule; the C++ verifier also lets version 0 through.
+        raise EncodingError(f"{_NAME}: version must be in the [1, 4] range, not {version}.")
+    return version
+
+
+def _checked_instr_shape(value: Any) -> tuple[int, ...]:
+    """``(M, N, K)`` with (M, N) one of :data:`MFMA_INSTR_SHAPES` and K >= 0."""
+    instr = int_list(value, "instr_shape", _NAME)
+    if len(instr) != 3:
+        raise EncodingError(
+            f"{_NAME}: instr_shape must follow the (M, N, K) format (3 ints), not {list(instr)}."
+        )
+    if (instr[0], instr[1]) not in MFMA_INSTR_SHAPES:
+        raise EncodingError(
+            f"{_NAME}: invalid (mDim, nDim) combination: ({instr[0]}, {instr[1]}); "
+            f"valid: 32x32, 16x16, 64x4, 4x64."
+        )
+    if instr[2] < 0:
+        raise EncodingError(f"{_NAME}: instr_shape K must be non-negative, not {instr[2]}.")
+    return instr
+
+
+def _checked_warps(value: Any) -> tuple[int, ...]:
+    """The warp grid: rank 2 or 3, powers of 2."""
+    warps = int_list(value, "warps_per_cta", _NAME)
+    if len(warps) not in (2, 3):
+        raise EncodingError(
+            f"{_NAME}: warps_per_cta must have rank 2 or 3 ([batch,] M, N), not {len(warps)}."
+        )
+    _require_positive_powers_of_2(warps, "warps_per_cta")
+    return warps
+
+
+def _checked_bitwidth(value: Any) -> int:
+    """The accumulator element's bits: 32 (the default, ``None``) or 64."""
+    bitwidth = 32 if value is None else value
+    bitwidth = int_list([bitwidth], "element_bitwidth", _NAME)[0]
+    if bitwidth not in (32, 64):
+        raise EncodingError(f"{_NAME}: elementBitWidth must be 32 or 64, not {bitwidth}.")
+    return bitwidth
+
+
+def _checked_tiles_per_warp(value: Any, rank: int) -> tuple[int, ...]:
+    """Powers of 2, one per dim; ``None``: all 1."""
+    tiles = (1,) * rank if value is None else int_list(value, "tiles_per_warp", _NAME)
+    if len(tiles) != rank:
+        raise EncodingError(
+            f"{_NAME}: tiles_per_warp must have length {rank} (the rank), not {len(tiles)}."
+        )
+    _require_positive_powers_of_2(tiles, "tiles_per_warp")
+    return tiles
+
+
 @dataclass(frozen=True)
 class AMDMFMALayout(Encoding):
     """``#ttg.amd_mfma``: the accumulator layout of AMD MFMA instructions (wave64).
@@ -89,48 +146,15 @@ class AMDMFMALayout(Encoding):
     mnemonic = "amd_mfma"
 
     def __post_init__(self) -> None:
-        version = int_list([self.version], "version", _NAME)[0]
-        if not 1 <= version <= 4:
-            # Gluon's rule; the C++ verifier also lets version 0 through.
-            raise EncodingError(f"{_NAME}: version must be in the [1, 4] range, not {version}.")
-        instr = int_list(self.instr_shape, "instr_shape", _NAME)
-        if len(instr) != 3:
-            raise EncodingError(
-                f"{_NAME}: instr_shape must follow the (M, N, K) format (3 ints), not "
-                f"{list(instr)}."
-            )
-        if (instr[0], instr[1]) not in MFMA_INSTR_SHAPES:
-            raise EncodingError(
-                f"{_NAME}: invalid (mDim, nDim) combination: ({instr[0]}, {instr[1]}); "
-                f"valid: 32x32, 16x16, 64x4, 4x64."
-            )
-        if instr[2] < 0:
-            raise EncodingError(f"{_NAME}: instr_shape K must be non-negative, not {instr[2]}.")
+        version = _checked_version(self.version)
+        instr = _checked_instr_shape(self.instr_shape)
         if not isinstance(self.transposed, bool):
             raise LayoutTypeError(
                 f"{_NAME}: 'transposed' must be a bool, not {shown(self.transposed)}."
             )
-        warps = int_list(self.warps_per_cta, "warps_per_cta", _NAME)
-        if len(warps) not in (2, 3):
-            raise EncodingError(
-                f"{_NAME}: warps_per_cta must have rank 2 or 3 ([batch,] M, N), not {len(warps)}."
-            )
-        _require_positive_powers_of_2(warps, "warps_per_cta")
-        bitwidth = 32 if self.element_bitwidth is None else self.element_bitwidth
-        bitwidth = int_list([bitwidth], "element_bitwidth", _NAME)[0]
-        if bitwidth not in (32, 64):
-            raise EncodingError(f"{_NAME}: elementBitWidth must be 32 or 64, not {bitwidth}.")
-        tiles = (
-            (1,) * len(warps)
-            if self.tiles_per_warp is None
-            else int_list(self.tiles_per_warp, "tiles_per_warp", _NAME)
-        )
-        if len(tiles) != len(warps):
-            raise EncodingError(
-                f"{_NAME}: tiles_per_warp must have length {len(warps)} (the rank), not "
-                f"{len(tiles)}."
-            )
-        _require_positive_powers_of_2(tiles, "tiles_per_warp")
+        warps = _checked_warps(self.warps_per_cta)
+        bitwidth = _checked_bitwidth(self.element_bitwidth)
+        tiles = _checked_tiles_per_warp(self.tiles_per_warp, len(warps))
         cga = bases_list(self.cga_layout, "cga_layout", _NAME)
         cga_linear_layout(cga, len(warps), _NAME)
         for attr, value in (

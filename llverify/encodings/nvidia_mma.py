@@ -96,6 +96,48 @@ def _multiple_of_8(value: int) -> bool:
     return value >= 0 and value % 8 == 0 and (value == 0 or is_power_of_2(value // 8))
 
 
+def _checked_version(version: Sequence[int]) -> int:
+    """``[major, minor]`` with major 2 (Ampere) or 3 (Hopper); returns the major."""
+    if len(version) != 2:
+        raise EncodingError(
+            f"{_NAME}: 'version' must be [versionMajor, versionMinor], not {list(version)}."
+        )
+    major, minor = version
+    if major == 1:
+        raise EncodingError(
+            f"{_NAME}: Volta (versionMajor = 1) is deprecated and no longer supported."
+        )
+    if major not in (2, 3):
+        raise EncodingError(f"{_NAME}: versionMajor must be 2 (Ampere) or 3 (Hopper), got {major}.")
+    if minor < 0:
+        raise EncodingError(f"{_NAME}: versionMinor is unsigned, not {minor}.")
+    return major
+
+
+def _check_instr_shape(major: int, instr: Sequence[int], warps: Sequence[int]) -> None:
+    """Ampere's ``instr_shape`` is the tile, one entry per dim; Hopper's is [M, N, K] of a
+    2-D layout."""
+    rank = len(warps)
+    for i, v in enumerate(instr):
+        if v < 0:
+            raise EncodingError(f"{_NAME}: instr_shape[{i}] is unsigned, not {v}.")
+    if major == 2 and len(instr) != rank:
+        raise EncodingError(
+            f"{_NAME}: on Ampere (version 2) 'instr_shape' is the tile [*batch, M, N] and "
+            f"must have one entry per dim (rank {rank}), not {list(instr)}."
+        )
+    if major == 3:
+        if rank != 2:
+            raise EncodingError(
+                f"{_NAME}: Hopper (version 3) MMA layouts are 2-D (the wgmma tile is "
+                f"[M, N]), but warps_per_cta = {list(warps)} has rank {rank}."
+            )
+        if len(instr) < 2:
+            raise EncodingError(
+                f"{_NAME}: on Hopper (version 3) 'instr_shape' is [M, N, K], not {list(instr)}."
+            )
+
+
 @dataclass(frozen=True)
 class NVMMADistributedLayout(Encoding):
     """``#ttg.nvidia_mma``: the accumulator of Ampere ``mma.sync`` (version [2, x]) or Hopper
@@ -129,21 +171,7 @@ class NVMMADistributedLayout(Encoding):
         warps = int_list(self.warps_per_cta, "warps_per_cta", _NAME)
         instr = int_list(self.instr_shape, "instr_shape", _NAME)
         cga = bases_list(self.cga_layout, "cga_layout", _NAME)
-        if len(version) != 2:
-            raise EncodingError(
-                f"{_NAME}: 'version' must be [versionMajor, versionMinor], not {list(version)}."
-            )
-        major, minor = version
-        if major == 1:
-            raise EncodingError(
-                f"{_NAME}: Volta (versionMajor = 1) is deprecated and no longer supported."
-            )
-        if major not in (2, 3):
-            raise EncodingError(
-                f"{_NAME}: versionMajor must be 2 (Ampere) or 3 (Hopper), got {major}."
-            )
-        if minor < 0:
-            raise EncodingError(f"{_NAME}: versionMinor is unsigned, not {minor}.")
+        major = _checked_version(version)
         rank = len(warps)
         if rank < 2:
             raise EncodingError(
@@ -151,24 +179,7 @@ class NVMMADistributedLayout(Encoding):
                 f"warps_per_cta = {list(warps)} has rank {rank}."
             )
         require_powers_of_2(warps, "warps_per_cta", _NAME)
-        for i, v in enumerate(instr):
-            if v < 0:
-                raise EncodingError(f"{_NAME}: instr_shape[{i}] is unsigned, not {v}.")
-        if major == 2 and len(instr) != rank:
-            raise EncodingError(
-                f"{_NAME}: on Ampere (version 2) 'instr_shape' is the tile [*batch, M, N] and "
-                f"must have one entry per dim (rank {rank}), not {list(instr)}."
-            )
-        if major == 3:
-            if rank != 2:
-                raise EncodingError(
-                    f"{_NAME}: Hopper (version 3) MMA layouts are 2-D (the wgmma tile is "
-                    f"[M, N]), but warps_per_cta = {list(warps)} has rank {rank}."
-                )
-            if len(instr) < 2:
-                raise EncodingError(
-                    f"{_NAME}: on Hopper (version 3) 'instr_shape' is [M, N, K], not {list(instr)}."
-                )
+        _check_instr_shape(major, instr, warps)
         tile = self._tile(major, instr, rank)
         for what, size in (("M", tile[rank - 2]), ("N", tile[rank - 1])):
             if not _multiple_of_8(size):

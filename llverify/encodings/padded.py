@@ -303,6 +303,54 @@ def _identity_bases(shape: Sequence[int], order: Sequence[int]) -> list[list[int
     ]
 
 
+def _long_form_component(
+    offsets: Sequence[Sequence[int]], blocks: Sequence[Sequence[int]]
+) -> LinearLayout:
+    """The linear component of TTGIR's long form, ``offset, block -> dim0..`` (its rank
+    that of the bases); surjective, as Triton 3.9 requires."""
+    every = [*offsets, *blocks]
+    if not every:
+        raise EncodingError(f"{ENCODING}: Empty Layout not supported (no basis gives a rank).")
+    rank = len(every[0])
+    if rank == 0:
+        raise EncodingError(f"{ENCODING}: the bases must have at least one coordinate.")
+    _basis_rank(offsets, "offset", rank)
+    _basis_rank(blocks, "block", rank)
+    dims = standard_out_dim_names(rank)
+    try:
+        return LinearLayout.from_bases(
+            [(_OFFSET, [list(b) for b in offsets]), (_BLOCK, [list(b) for b in blocks])], dims
+        )
+    except LayoutError:
+        raise EncodingError(
+            f"{ENCODING}: the linear component (offset {[list(b) for b in offsets]}, block "
+            f"{[list(b) for b in blocks]}) must map onto every coordinate below the sizes "
+            f"it spans (Triton 3.9 aborts: 'Layout is expected to be surjective')."
+        ) from None
+
+
+def _cga_in_tiles(
+    offsets: Sequence[Sequence[int]], blocks: Sequence[Sequence[int]], rank: int
+) -> list[list[int]]:
+    """The block bases in units of the CTA tile the offsets span (Triton's
+    linearToCGAEncodingAttr / Gluon's divideLeft; Triton asserts the factoring exists)."""
+    tile = [1] * rank
+    for basis in offsets:
+        for d, v in enumerate(basis):
+            tile[d] = max(tile[d], 2 * v)
+    cga: list[list[int]] = []
+    for i, basis in enumerate(blocks):
+        if any(v % tile[d] for d, v in enumerate(basis)):
+            raise EncodingError(
+                f"{ENCODING}: the layout must factor into CTA and CGA layouts, but block "
+                f"basis {i} = {list(basis)} falls inside the CTA tile {tile} spanned by the "
+                f"offsets (Triton 3.9 asserts 'layout must factor into CTA and CGA "
+                f"layouts')."
+            )
+        cga.append([v // tile[d] for d, v in enumerate(basis)])
+    return cga
+
+
 @dataclass(frozen=True)
 class PaddedSharedLayout(Encoding):
     """``#ttg.padded_shared``: a linear remapping of the offsets, then padding.
@@ -424,43 +472,10 @@ class PaddedSharedLayout(Encoding):
         pairs = _pairs(interval_padding_pairs)
         offsets = bases_list(offset, "offset", ENCODING)
         blocks = bases_list(block, "block", ENCODING)
-        every = [*offsets, *blocks]
-        if not every:
-            raise EncodingError(f"{ENCODING}: Empty Layout not supported (no basis gives a rank).")
-        rank = len(every[0])
-        if rank == 0:
-            raise EncodingError(f"{ENCODING}: the bases must have at least one coordinate.")
-        _basis_rank(offsets, "offset", rank)
-        _basis_rank(blocks, "block", rank)
-        dims = standard_out_dim_names(rank)
-        try:
-            linear = LinearLayout.from_bases(
-                [(_OFFSET, [list(b) for b in offsets]), (_BLOCK, [list(b) for b in blocks])], dims
-            )
-        except LayoutError:
-            raise EncodingError(
-                f"{ENCODING}: the linear component (offset {[list(b) for b in offsets]}, block "
-                f"{[list(b) for b in blocks]}) must map onto every coordinate below the sizes "
-                f"it spans (Triton 3.9 aborts: 'Layout is expected to be surjective')."
-            ) from None
+        linear = _long_form_component(offsets, blocks)
         _check_pairs(pairs)
         _verify_linear_component(linear)
-        # Factor: offsets onto their own span, blocks in units of it (Triton's
-        # linearToCGAEncodingAttr / Gluon's divideLeft; Triton asserts it exists).
-        tile = [1] * rank
-        for basis in offsets:
-            for d, v in enumerate(basis):
-                tile[d] = max(tile[d], 2 * v)
-        cga: list[list[int]] = []
-        for i, basis in enumerate(blocks):
-            if any(v % tile[d] for d, v in enumerate(basis)):
-                raise EncodingError(
-                    f"{ENCODING}: the layout must factor into CTA and CGA layouts, but block "
-                    f"basis {i} = {list(basis)} falls inside the CTA tile {tile} spanned by the "
-                    f"offsets (Triton 3.9 asserts 'layout must factor into CTA and CGA "
-                    f"layouts')."
-                )
-            cga.append([v // tile[d] for d, v in enumerate(basis)])
+        cga = _cga_in_tiles(offsets, blocks, linear.num_out_dims)
         try:
             encoding = cls(pairs, offsets, cga, linear.get_out_dim_sizes())
         except EncodingError as error:

@@ -65,6 +65,40 @@ def _shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
     return [s // min(s, k) for s, k in zip(shape, split)]
 
 
+def _m64_in_quarters(tile: LinearLayout, per_cta: Sequence[int], block_n: int) -> LinearLayout:
+    """blockM = 64 on one CTA: ``tile`` (16 rows) spread over the four 16-row quarters of
+    the 128 lanes, the upper half of each quarter holding the next M tile, else the next N
+    tile, else nothing."""
+    bases = _nested(tile)
+    outs = tile.get_out_dim_names()
+    if per_cta[0] > 64:
+        extra = {"dim0": 64, "dim1": 0}
+    elif per_cta[1] > block_n:
+        extra = {"dim0": 0, "dim1": block_n}
+    else:
+        extra = {"dim0": 0, "dim1": 0}  # rows 16..31 of each quarter are undefined
+    bases[_ROW].append([extra[o] for o in outs])
+    bases[_ROW].append([16 if o == "dim0" else 0 for o in outs])
+    bases[_ROW].append([32 if o == "dim0" else 0 for o in outs])
+    return LinearLayout.from_bases(list(bases.items()), outs)
+
+
+def _top_column_bit_to_row_64(tile: LinearLayout) -> LinearLayout:
+    """Two CTAs with blockM = 64: the tile's top column bit moves to TMEM row 64."""
+    bases = _nested(tile)
+    if not bases[_COL]:
+        raise EncodingError(
+            "TensorMemoryLayout: two CTAs with blockM = 64 need at least 2 columns per CTA."
+        )
+    bases[_ROW].append(bases[_COL].pop())
+    return LinearLayout(
+        list(bases.items()),
+        tile.get_out_dim_names(),
+        tile.get_out_dim_sizes(),
+        require_surjective=tile.is_surjective(),
+    )
+
+
 def _check_shape_2d(shape: Any, encoding: str) -> list[int]:
     dims = list(as_shape(shape))
     if len(dims) != 2:
@@ -166,44 +200,8 @@ class TensorMemoryLayout(Encoding):
         """
         name = "TensorMemoryLayout"
         dims = _check_shape_2d(shape, name)
-        block_m = self.block[0]
         per_cta = _shape_per_cta(dims, _split_num(self.cga_layout))
-        block_n = min(self.block[1], per_cta[1])
-        tile = LinearLayout.zeros_1d(self.col_stride, _COL, _DIMS[1])
-        columns = LinearLayout.empty()
-        if self.fp4_padded:
-            # The low physical column bit picks the real or the padded half.
-            columns = columns * LinearLayout.zeros_1d(2, _COL, _DIMS[1])
-        columns = columns * LinearLayout.identity_1d(block_n, _COL, _DIMS[1])
-        if block_m == 64 and not self.two_ctas:
-            tile = tile * LinearLayout.identity_1d(16, _ROW, _DIMS[0]) * columns
-            bases = {n: [list(b) for b in v] for n, v in tile.bases}
-            outs = tile.get_out_dim_names()
-            if per_cta[0] > block_m:
-                extra = {"dim0": 64, "dim1": 0}
-            elif per_cta[1] > block_n:
-                extra = {"dim0": 0, "dim1": block_n}
-            else:
-                extra = {"dim0": 0, "dim1": 0}  # rows 16..31 of each quarter are undefined
-            bases[_ROW].append([extra[o] for o in outs])
-            bases[_ROW].append([16 if o == "dim0" else 0 for o in outs])
-            bases[_ROW].append([32 if o == "dim0" else 0 for o in outs])
-            tile = LinearLayout.from_bases(list(bases.items()), outs)
-        else:
-            tile = tile * LinearLayout.identity_1d(block_m, _ROW, _DIMS[0]) * columns
-            if block_m == 64:  # two CTAs, M = 64: the top column bit moves to row 64
-                bases = {n: [list(b) for b in v] for n, v in tile.bases}
-                if not bases[_COL]:
-                    raise EncodingError(
-                        f"{name}: two CTAs with blockM = 64 need at least 2 columns per CTA."
-                    )
-                bases[_ROW].append(bases[_COL].pop())
-                tile = LinearLayout(
-                    list(bases.items()),
-                    tile.get_out_dim_names(),
-                    tile.get_out_dim_sizes(),
-                    require_surjective=tile.is_surjective(),
-                )
+        tile = self._cta_tile(per_cta)
         reps_m = per_cta[0] // tile.get_out_dim_size(_DIMS[0])
         reps_n = per_cta[1] // tile.get_out_dim_size(_DIMS[1])
         if reps_m < 1 or reps_n < 1:
@@ -218,6 +216,25 @@ class TensorMemoryLayout(Encoding):
         )
         tile = tile.transpose_outs(_DIMS)
         return tile * cga_linear_layout(self.cga_layout, 2, name)
+
+    def _cta_tile(self, per_cta: Sequence[int]) -> LinearLayout:
+        """One TMEM tile ``row, col -> dim1, dim0``: blockM rows by ``min(blockN, N per
+        CTA)`` logical columns, each ``col_stride`` physical columns apart."""
+        block_m = self.block[0]
+        block_n = min(self.block[1], per_cta[1])
+        tile = LinearLayout.zeros_1d(self.col_stride, _COL, _DIMS[1])
+        columns = LinearLayout.empty()
+        if self.fp4_padded:
+            # The low physical column bit picks the real or the padded half.
+            columns = columns * LinearLayout.zeros_1d(2, _COL, _DIMS[1])
+        columns = columns * LinearLayout.identity_1d(block_n, _COL, _DIMS[1])
+        if block_m == 64 and not self.two_ctas:
+            tile = tile * LinearLayout.identity_1d(16, _ROW, _DIMS[0]) * columns
+            return _m64_in_quarters(tile, per_cta, block_n)
+        tile = tile * LinearLayout.identity_1d(block_m, _ROW, _DIMS[0]) * columns
+        if block_m == 64:  # two CTAs, M = 64: the top column bit moves to row 64
+            return _top_column_bit_to_row_64(tile)
+        return tile
 
     def ttgir(self) -> str:
         text = (
@@ -349,55 +366,15 @@ def _ld_st_layout(
     memory: LinearLayout, atom: str, num_warps: int, bitwidth: int
 ) -> LinearLayout | None:
     """Triton's ``getDistributedLayoutForTmemLdSt(ll, atom, numWarps, bitwidth)``."""
-    row, col = _ROW, _COL
-    dim1 = memory.get_out_dim_names()[1]
     if bitwidth != 32:
-        # Pack elements contiguous along the columns into 32-bit registers (b8/b16 -> b32).
-        best, quotient, contig = 1, memory, 1
-        while bitwidth * contig <= 32:
-            divided = divide_left(memory, LinearLayout.identity_1d(contig, col, dim1))
-            if divided is None:
-                break
-            best, quotient = contig, divided
-            contig *= 2
-        if best > 1:
-            packed = _ld_st_layout(quotient, atom, num_warps, bitwidth * best)
-            if packed is None:
-                return None
-            return LinearLayout.identity_1d(best, "register", dim1) * packed
-        unpacked = divide_left(
-            memory,
-            LinearLayout.zeros_1d(32 // bitwidth, col, dim1)
-            * LinearLayout.identity_1d(2, col, dim1),
-        )
-        if bitwidth == 16 and unpacked is not None:
-            inner = _ld_st_layout(unpacked, atom, num_warps, 32)
-            if inner is None:
-                return None
-            return LinearLayout.identity_1d(2, "register", dim1) * inner
-        padded = divide_left(memory, LinearLayout.zeros_1d(32 // bitwidth, col, dim1))
-        if padded is not None:  # software padding
-            return _ld_st_layout(padded, atom, num_warps, 32)
-        if memory.get_in_dim_size(col) == 1:
-            return _ld_st_layout(memory, atom, num_warps, 32)
-        return None  # e.g. fp4-padded layouts: no implicit (un)padding on load
+        return _ld_st_narrow(memory, atom, num_warps, bitwidth)
     tile = message_tile(atom)
-    cols_tile = tile.get_out_dim_size(col)
-    cols_missing = memory.get_in_dim_size(col) // cols_tile
+    cols_missing = memory.get_in_dim_size(_COL) // tile.get_out_dim_size(_COL)
     if cols_missing == 0:
         return None
     instr_32_rows = atom == "32x32b"
-    layout_16_rows = all(v == 0 for v in memory.get_basis(row, 4))
-    # ll o tile must be left-divisible by the tile: no zero basis in register/lane.
-    trivial_block = LinearLayout.identity_1d(1, _BLOCK, _BLOCK)
-    composed = (
-        (tile * trivial_block)
-        .compose(memory)
-        .sublayout(["register", "lane"], memory.get_out_dim_names())
-    )
-    if instr_32_rows:  # lane 16 will use the 16x32bx2 message
-        composed = composed.resize_in_dim("lane", composed.get_in_dim_size("lane") // 2)
-    if not composed.is_injective():
+    layout_16_rows = all(v == 0 for v in memory.get_basis(_ROW, 4))
+    if not _message_fits(tile, memory, instr_32_rows):
         return None
     # Rows 16..31 of each warp: a warp bit (more than 4 warps) or a register bit.
     row16 = None
@@ -408,18 +385,88 @@ def _ld_st_layout(
     warps_to_tile //= warp_broadcast
     cols_missing //= warps_to_tile
     if cols_missing > 1:
-        if instr_32_rows and layout_16_rows:
-            # Lane 16 would load repeated rows: load the other half of N with 16x32bx2.
-            halved = divide_left(tile, LinearLayout.identity_1d(2, "lane", row))
-            assert halved is not None
-            tile = (
-                halved
-                * LinearLayout.identity_1d(cols_missing // 2, "register", col)
-                * LinearLayout.identity_1d(2, "lane", col)
-            )
-        else:
-            tile = tile * LinearLayout.identity_1d(cols_missing, "register", col)
-    tile = tile.transpose_outs([row, col])
+        tile = _repeat_along_columns(tile, cols_missing, instr_32_rows and layout_16_rows)
+    tile = _with_warps(tile, row16, warps_to_tile, warp_broadcast)
+    tile = tile * LinearLayout.identity_1d(memory.get_in_dim_size(_BLOCK), _BLOCK, _BLOCK)
+    assert tile.get_out_dim_size(_COL) == memory.get_in_dim_size(_COL)
+    return tile.compose(memory)
+
+
+def _ld_st_narrow(
+    memory: LinearLayout, atom: str, num_warps: int, bitwidth: int
+) -> LinearLayout | None:
+    """:func:`_ld_st_layout` for elements narrower than 32 bits: packed into 32-bit
+    registers where contiguous along the columns, else unpacked (16-bit) or padded in
+    software; None where neither applies."""
+    col, dim1 = _COL, memory.get_out_dim_names()[1]
+    # Pack elements contiguous along the columns into 32-bit registers (b8/b16 -> b32).
+    best, quotient, contig = 1, memory, 1
+    while bitwidth * contig <= 32:
+        divided = divide_left(memory, LinearLayout.identity_1d(contig, col, dim1))
+        if divided is None:
+            break
+        best, quotient = contig, divided
+        contig *= 2
+    if best > 1:
+        packed = _ld_st_layout(quotient, atom, num_warps, bitwidth * best)
+        if packed is None:
+            return None
+        return LinearLayout.identity_1d(best, "register", dim1) * packed
+    unpacked = divide_left(
+        memory,
+        LinearLayout.zeros_1d(32 // bitwidth, col, dim1) * LinearLayout.identity_1d(2, col, dim1),
+    )
+    if bitwidth == 16 and unpacked is not None:
+        inner = _ld_st_layout(unpacked, atom, num_warps, 32)
+        if inner is None:
+            return None
+        return LinearLayout.identity_1d(2, "register", dim1) * inner
+    padded = divide_left(memory, LinearLayout.zeros_1d(32 // bitwidth, col, dim1))
+    if padded is not None:  # software padding
+        return _ld_st_layout(padded, atom, num_warps, 32)
+    if memory.get_in_dim_size(col) == 1:
+        return _ld_st_layout(memory, atom, num_warps, 32)
+    return None  # e.g. fp4-padded layouts: no implicit (un)padding on load
+
+
+def _message_fits(tile: LinearLayout, memory: LinearLayout, instr_32_rows: bool) -> bool:
+    """Whether ``memory`` composed after the message tile is injective on the tile's
+    registers and lanes (only lanes 0..15 for the 32x32b atom)."""
+    # ll o tile must be left-divisible by the tile: no zero basis in register/lane.
+    trivial_block = LinearLayout.identity_1d(1, _BLOCK, _BLOCK)
+    composed = (
+        (tile * trivial_block)
+        .compose(memory)
+        .sublayout(["register", "lane"], memory.get_out_dim_names())
+    )
+    if instr_32_rows:  # lane 16 will use the 16x32bx2 message
+        composed = composed.resize_in_dim("lane", composed.get_in_dim_size("lane") // 2)
+    return composed.is_injective()
+
+
+def _repeat_along_columns(tile: LinearLayout, times: int, halve_rows: bool) -> LinearLayout:
+    """The message tile repeated ``times`` along the columns in registers; ``halve_rows``
+    (a 32x32b message of a 16-row layout): the 16x32bx2 message, lane 16 taking the other
+    half of the columns."""
+    if not halve_rows:
+        return tile * LinearLayout.identity_1d(times, "register", _COL)
+    # Lane 16 would load repeated rows: load the other half of N with 16x32bx2.
+    halved = divide_left(tile, LinearLayout.identity_1d(2, "lane", _ROW))
+    assert halved is not None
+    return (
+        halved
+        * LinearLayout.identity_1d(times // 2, "register", _COL)
+        * LinearLayout.identity_1d(2, "lane", _COL)
+    )
+
+
+def _with_warps(
+    tile: LinearLayout, row16: str | None, warps_to_tile: int, warp_broadcast: int
+) -> LinearLayout:
+    """The warp-group tile ``register, lane, warp -> row, col``: warps 1 and 2 on rows 32
+    and 64, rows 16..31 on ``row16`` (a warp or a register bit, if any), further warps along
+    the columns, then broadcast."""
+    tile = tile.transpose_outs([_ROW, _COL])
     bases = _nested(tile)
     bases.setdefault("warp", [])
     bases["warp"] += [[32, 0], [64, 0]]
@@ -427,15 +474,12 @@ def _ld_st_layout(
         bases[row16].append([16, 0])
     tile = LinearLayout(
         list(bases.items()),
-        [row, col],
-        [128, tile.get_out_dim_size(col)],
+        [_ROW, _COL],
+        [128, tile.get_out_dim_size(_COL)],
         require_surjective=False,
     )
-    tile = tile * LinearLayout.identity_1d(warps_to_tile, "warp", col)
-    tile = tile * LinearLayout.zeros_1d(warp_broadcast, "warp", col)
-    tile = tile * LinearLayout.identity_1d(memory.get_in_dim_size(_BLOCK), _BLOCK, _BLOCK)
-    assert tile.get_out_dim_size(col) == memory.get_in_dim_size(col)
-    return tile.compose(memory)
+    tile = tile * LinearLayout.identity_1d(warps_to_tile, "warp", _COL)
+    return tile * LinearLayout.zeros_1d(warp_broadcast, "warp", _COL)
 
 
 def _bitwidth(element: Any) -> int:
@@ -538,17 +582,7 @@ def tmem_register_layout(
         (((1, 0), (2, 0), (4, 0), (8, 0), (16, 0)), ((32, 0), (64, 0)), 6)
     """
     encoding = _as_tmem_encoding(layout)
-    if not isinstance(instr_variant, str) or instr_variant not in INSTR_VARIANTS:
-        raise EncodingError(
-            f"unknown instr_variant: {shown(instr_variant)} (known: {INSTR_VARIANTS})."
-        )
-    if (
-        isinstance(num_warps, bool)
-        or not isinstance(num_warps, int)
-        or num_warps < 4
-        or not is_power_of_2(num_warps)
-    ):
-        raise EncodingError(f"num_warps must be a power of two and >= 4, not {shown(num_warps)}.")
+    _check_message(instr_variant, num_warps)
     bitwidth = _bitwidth(element)
     dims = list(int_list(shape, "shape", "tmem_register_layout"))
     if len(dims) != 2:
@@ -569,6 +603,21 @@ def tmem_register_layout(
     return DistributedLinearLayout(
         bases["register"], bases["lane"], bases["warp"], bases["block"], out_sizes
     )
+
+
+def _check_message(instr_variant: Any, num_warps: Any) -> None:
+    """The message shape is one of :data:`INSTR_VARIANTS`; the warps a power of 2, >= 4."""
+    if not isinstance(instr_variant, str) or instr_variant not in INSTR_VARIANTS:
+        raise EncodingError(
+            f"unknown instr_variant: {shown(instr_variant)} (known: {INSTR_VARIANTS})."
+        )
+    if (
+        isinstance(num_warps, bool)
+        or not isinstance(num_warps, int)
+        or num_warps < 4
+        or not is_power_of_2(num_warps)
+    ):
+        raise EncodingError(f"num_warps must be a power of two and >= 4, not {shown(num_warps)}.")
 
 
 def _split_n(bases: dict[str, list[list[int]]], n: int, bitwidth: int) -> None:

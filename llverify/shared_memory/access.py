@@ -90,6 +90,27 @@ __all__ = [
 ]
 
 
+def _check_lane_count(cvt: LinearLayout, tgt: Target) -> None:
+    """The conversion's lanes are the target's (a LayoutError otherwise)."""
+    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
+    if lane_size != tgt.lanes:
+        raise LayoutError(
+            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
+        )
+
+
+def _words_per_lane(access_bits: int) -> int:
+    """32-bit words one lane's access spans (at least 1)."""
+    return max(1, -(-access_bits // 32))
+
+
+def _tiled_lanes(lane_tile: Sequence[int], lanes: int) -> list[int]:
+    """The lane each lane's address is taken at in Triton's ``LocalMemOpTile.laneAddr``:
+    ``lane & mask``, the mask of the ``lane_tile`` bits."""
+    mask = sum(1 << i for i in lane_tile)
+    return [lane & mask for lane in range(lanes)]
+
+
 def simulate_bank_conflicts(
     cvt: LinearLayout,
     elems_per_vec: int,
@@ -125,18 +146,10 @@ def simulate_bank_conflicts(
         2048
     """
     tgt = resolve_target(target)
-    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
-    if lane_size != tgt.lanes:
-        raise LayoutError(
-            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
-        )
-    words_per_lane = max(1, -(-elems_per_vec * element_bits // 32))
+    _check_lane_count(cvt, tgt)
     if pass_lanes is None:
-        pass_lanes = tgt.pass_lanes(words_per_lane)
-    lanes = None
-    if lane_tile is not None:
-        mask = sum(1 << i for i in lane_tile)
-        lanes = [lane & mask for lane in range(tgt.lanes)]
+        pass_lanes = tgt.pass_lanes(_words_per_lane(elems_per_vec * element_bits))
+    lanes = None if lane_tile is None else _tiled_lanes(lane_tile, tgt.lanes)
     if address_map is None and not exhaustive:
         return linear_wavefronts(cvt, elems_per_vec, element_bits, tgt.banks, pass_lanes, lanes)
     offsets = access_addresses(cvt)
@@ -284,11 +297,7 @@ def _padded_access_analysis(
     linear = model.linear
     shared = linear.sublayout(["offset"], linear.get_out_dim_names())
     cvt, elems = vectorised_conversion(register_layout, shared, element_bits)
-    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
-    if lane_size != tgt.lanes:
-        raise LayoutError(
-            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
-        )
+    _check_lane_count(cvt, tgt)
     check_enumeration(
         max(cvt.get_total_in_dim_size(), model.num_logical),
         SIMULATOR_BYTES_PER_ADDRESS,
@@ -298,27 +307,15 @@ def _padded_access_analysis(
     )
     table = model.physical_table()
     vec = _physical_vector(cvt, table, min(elems, model.max_vector))
-    access_bits = vec * element_bits
-    words = max(1, -(-access_bits // 32))
-    pass_lanes = tgt.pass_lanes(words)
+    fields = _instruction_fields(cvt, vec, element_bits, tgt)
     sim = simulate_bank_conflicts(cvt, vec, element_bits, tgt, address_map=table)
     plain, trans = _ldmatrix(cvt, element_bits) if tgt.name == "nvidia" else (False, False)
     rows_ok = model.max_vector * element_bits >= 128  # 16-byte rows contiguous and aligned
-    regs = cvt.get_in_dim_size("register")
     return AccessAnalysis(
-        target=tgt.name,
-        element_bits=element_bits,
-        conversion=cvt,
-        elems_per_vec=vec,
-        access_bits=access_bits,
-        words_per_lane=words,
-        instructions_per_warp=regs // vec,
-        warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
-        passes=pass_count(tgt.lanes, pass_lanes),
-        pass_lanes=tuple(pass_lanes),
+        **fields,
         ldmatrix=plain and rows_ok,
         ldmatrix_trans=trans and rows_ok,
-        lane_offsets=tuple(int(table[o]) for o in lane_offsets(cvt, pass_lanes)),
+        lane_offsets=tuple(int(table[o]) for o in lane_offsets(cvt, fields["pass_lanes"])),
         triton_conflicts=None,
         hardware_conflicts=sim.conflicts,
         simulated_conflicts=sim.conflicts,
@@ -328,6 +325,28 @@ def _padded_access_analysis(
         triton_elems_per_vec=min(elems, model.encoding.min_interval),
         homogeneous=sim.homogeneous,
     )
+
+
+def _instruction_fields(
+    cvt: LinearLayout, vec: int, element_bits: int, tgt: Target
+) -> dict[str, Any]:
+    """The :class:`AccessAnalysis` fields that the conversion and its vector width fix: the
+    widths, the instructions per warp, the warps and the passes."""
+    access_bits = vec * element_bits
+    words = _words_per_lane(access_bits)
+    pass_lanes = tgt.pass_lanes(words)
+    return {
+        "target": tgt.name,
+        "element_bits": element_bits,
+        "conversion": cvt,
+        "elems_per_vec": vec,
+        "access_bits": access_bits,
+        "words_per_lane": words,
+        "instructions_per_warp": cvt.get_in_dim_size("register") // vec,
+        "warps": cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
+        "passes": pass_count(tgt.lanes, pass_lanes),
+        "pass_lanes": tuple(pass_lanes),
+    }
 
 
 def access_analysis(
@@ -402,38 +421,17 @@ def analyse_access(
     if isinstance(shared, PaddedLayout):
         return _padded_access_analysis(reg, shared, element_bits, tgt)
     cvt, elems = vectorised_conversion(reg, shared, element_bits)
-    access_bits = elems * element_bits
-    words = max(1, -(-access_bits // 32))
-    lane_size = cvt.get_in_dim_size("lane") if cvt.has_in_dim("lane") else 1
-    if lane_size != tgt.lanes:
-        raise LayoutError(
-            f"The layout has {lane_size} lanes, but target {tgt.name} has {tgt.lanes}."
-        )
-    pass_lanes = tgt.pass_lanes(words)
-    pass_offsets = lane_offsets(cvt, pass_lanes)
+    _check_lane_count(cvt, tgt)
+    fields = _instruction_fields(cvt, elems, element_bits, tgt)
+    pass_offsets = lane_offsets(cvt, fields["pass_lanes"])
     if lane_tile is not None:
         triton_lanes = [1 << i for i in lane_tile]
     else:
-        triton_lanes = tgt.triton_lanes(words)
+        triton_lanes = tgt.triton_lanes(fields["words_per_lane"])
     sim = simulate_bank_conflicts(cvt, elems, element_bits, tgt, lane_tile)
     plain, trans = _ldmatrix(cvt, element_bits) if tgt.name == "nvidia" else (False, False)
-    regs = cvt.get_in_dim_size("register")
-    miscompile = None
-    if element_bits >= 8:
-        from llverify.shared_memory.lowering import lowering_of
-
-        miscompile = lowering_of(cvt, elems, element_bits).carry_counterexample()
     return AccessAnalysis(
-        target=tgt.name,
-        element_bits=element_bits,
-        conversion=cvt,
-        elems_per_vec=elems,
-        access_bits=access_bits,
-        words_per_lane=words,
-        instructions_per_warp=regs // elems,
-        warps=cvt.get_in_dim_size("warp") if cvt.has_in_dim("warp") else 1,
-        passes=pass_count(tgt.lanes, pass_lanes),
-        pass_lanes=tuple(pass_lanes),
+        **fields,
         ldmatrix=plain,
         ldmatrix_trans=trans,
         lane_offsets=tuple(pass_offsets),
@@ -441,8 +439,18 @@ def analyse_access(
         hardware_conflicts=hardware_conflicts(pass_offsets, element_bits, tgt.banks),
         simulated_conflicts=sim.conflicts,
         colliding_lanes=sim.colliding_lanes,
-        triton_miscompile=miscompile,
+        triton_miscompile=_triton_miscompile(cvt, elems, element_bits),
     )
+
+
+def _triton_miscompile(cvt: LinearLayout, elems: int, element_bits: int) -> dict[str, int] | None:
+    """An input whose address Triton's ld/st lowering computes wrongly for this conversion
+    (:mod:`llverify.shared_memory.lowering`), or None (also below 8-bit elements)."""
+    if element_bits < 8:
+        return None
+    from llverify.shared_memory.lowering import lowering_of
+
+    return lowering_of(cvt, elems, element_bits).carry_counterexample()
 
 
 def bank_conflicts(

@@ -153,26 +153,10 @@ def predict_wavefronts(
     ``"matrix.trans"`` force the kind (``convert_layout`` picks it with its swizzle, see
     :func:`llverify.shared_memory.swizzle.convert_layout_swizzle`, whose ``reps`` goes in ``reps``).
     """
-    if direction not in DIRECTIONS:
-        raise LayoutError(
-            f"Argument 'direction' must be 'load' or 'store', not {shown(direction)}."
-        )
-    if instruction not in INSTRUCTIONS:
-        raise LayoutError(
-            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
-        )
+    _check_choices(direction, instruction)
     element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
     reps = check_size(reps, "reps")
-    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
-    if reps > cvt.get_in_dim_size("register"):
-        raise LayoutError(
-            f"Argument 'reps' must be at most the {cvt.get_in_dim_size('register')} registers "
-            f"of the conversion (the register tile is repeated reps times), not {reps}."
-        )
-    for dim in ("lane", "warp"):
-        if not cvt.has_in_dim(dim):
-            cvt = cvt * LinearLayout.zeros_1d(1, dim, "offset")
-    cvt = cvt.sublayout(["register", "lane", "warp"], ["offset"])
+    cvt, elems = _warp_conversion(register_layout, shared_layout, shape, element_bits, reps)
     warps = cvt.get_in_dim_size("warp")
     lowering = None
     if instruction != "ld/st.shared":
@@ -185,6 +169,43 @@ def predict_wavefronts(
             )
     if lowering is not None:
         return _matrix_prediction(lowering, element_bits, direction, warps)
+    return _ld_st_prediction(cvt, elems, element_bits, direction, warps)
+
+
+def _check_choices(direction: Any, instruction: Any) -> None:
+    """``direction`` is one of :data:`DIRECTIONS`, ``instruction`` of :data:`INSTRUCTIONS`."""
+    if direction not in DIRECTIONS:
+        raise LayoutError(
+            f"Argument 'direction' must be 'load' or 'store', not {shown(direction)}."
+        )
+    if instruction not in INSTRUCTIONS:
+        raise LayoutError(
+            f"Argument 'instruction' must be one of {list(INSTRUCTIONS)}, not {shown(instruction)}."
+        )
+
+
+def _warp_conversion(
+    register_layout: Any, shared_layout: Any, shape: Sequence[int], element_bits: int, reps: int
+) -> tuple[LinearLayout, int]:
+    """The conversion ``register, lane, warp -> offset`` (every in dim present) and its
+    vector width; ``reps`` at most its registers."""
+    cvt, elems = conversion_layout(register_layout, shared_layout, shape, element_bits)
+    if reps > cvt.get_in_dim_size("register"):
+        raise LayoutError(
+            f"Argument 'reps' must be at most the {cvt.get_in_dim_size('register')} registers "
+            f"of the conversion (the register tile is repeated reps times), not {reps}."
+        )
+    for dim in ("lane", "warp"):
+        if not cvt.has_in_dim(dim):
+            cvt = cvt * LinearLayout.zeros_1d(1, dim, "offset")
+    return cvt.sublayout(["register", "lane", "warp"], ["offset"]), elems
+
+
+def _ld_st_prediction(
+    cvt: LinearLayout, elems: int, element_bits: int, direction: str, warps: int
+) -> WavefrontPrediction:
+    """ld/st.shared with ``elems``-element vectors: passes of ``32 / words`` lanes, twice
+    that for a 64/128-bit load broadcast in lane 0 or 1 (measured on the H100)."""
     bits = elems * element_bits
     words = max(1, bits // 32)
     per_pass = 32 // words

@@ -251,7 +251,31 @@ def count_wavefronts(
         >>> c.wavefronts, c.conflicts, c.colliding_lanes[:3]
         (16, 15, (0, 2, 4))
     """
-    warps, lanes_n, registers = addresses.shape
+    group, n_groups = _pass_groups(addresses.shape, elems_per_vec, pass_lanes)
+    words, groups, lane_of = _covered_words(addresses, element_bits, group)
+    # a key per distinct (group, word) pair, a bucket per (group, bank)
+    stride = int(words.max()) + 1
+    keys, first_index = np.unique(groups * stride + words, return_index=True)
+    g, w = keys // stride, keys % stride
+    bucket = g * banks + w % banks
+    buckets, counts = np.unique(bucket, return_counts=True)
+    per_group = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(per_group, buckets // banks, counts)
+    return WavefrontCount(
+        wavefronts=int(per_group.sum()),
+        min_wavefronts=n_groups,
+        max_per_pass=int(per_group.max()),
+        homogeneous=bool((per_group == per_group[0]).all()),
+        colliding_lanes=_colliding_lanes(bucket, buckets, counts, first_index, lane_of),
+    )
+
+
+def _pass_groups(
+    shape: tuple[int, ...], elems_per_vec: int, pass_lanes: Sequence[int]
+) -> tuple[np.ndarray, int]:
+    """The pass group (warp, instruction, pass) of every ``[warp, lane, register]`` of an
+    access of that shape, and the number of groups."""
+    warps, lanes_n, registers = shape
     lanes = np.arange(lanes_n)
     # pass index of each lane: its coset of the pass subspace (smallest representative).
     span = np.array(pass_span(pass_lanes))
@@ -263,35 +287,37 @@ def count_wavefronts(
     group = (np.arange(warps)[:, None, None] * n_instr + instr[None, None, :]) * passes + pass_id[
         None, :, None
     ]
+    return group, warps * n_instr * passes
+
+
+def _covered_words(
+    addresses: np.ndarray, element_bits: int, group: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every 32-bit word each element covers, flat, with the element's pass group and lane."""
     first, last = word_bounds(addresses, element_bits)
     span_words = int((last - first).max()) + 1
     words = np.concatenate([(first + k).ravel() for k in range(span_words)])
     valid = np.concatenate([(first + k <= last).ravel() for k in range(span_words)])
     groups = np.tile(group.ravel(), span_words)
-    words, groups = words[valid], groups[valid]
+    lanes = np.arange(addresses.shape[1])
     lane_of = np.tile(np.broadcast_to(lanes[None, :, None], addresses.shape).ravel(), span_words)
-    lane_of = lane_of[valid]
-    stride = int(words.max()) + 1
-    keys, first_index = np.unique(groups * stride + words, return_index=True)
-    g, w = keys // stride, keys % stride
-    bucket = g * banks + w % banks
-    buckets, counts = np.unique(bucket, return_counts=True)
-    n_groups = warps * n_instr * passes
-    per_group = np.zeros(n_groups, dtype=np.int64)
-    np.maximum.at(per_group, buckets // banks, counts)
+    return words[valid], groups[valid], lane_of[valid]
+
+
+def _colliding_lanes(
+    bucket: np.ndarray,
+    buckets: np.ndarray,
+    counts: np.ndarray,
+    first_index: np.ndarray,
+    lane_of: np.ndarray,
+) -> tuple[int, ...]:
+    """The lanes of the largest bucket, or none when no bucket has two words (``bucket``:
+    each distinct word's; ``first_index``: where in ``lane_of`` it first occurs)."""
     worst = int(np.argmax(counts))
-    worst_bucket = buckets[worst]
-    colliding: tuple[int, ...] = ()
-    if counts[worst] > 1:
-        hits = first_index[bucket == worst_bucket]
-        colliding = tuple(sorted({int(lane_of[i]) for i in hits}))
-    return WavefrontCount(
-        wavefronts=int(per_group.sum()),
-        min_wavefronts=n_groups,
-        max_per_pass=int(per_group.max()),
-        homogeneous=bool((per_group == per_group[0]).all()),
-        colliding_lanes=colliding,
-    )
+    if counts[worst] <= 1:
+        return ()
+    hits = first_index[bucket == buckets[worst]]
+    return tuple(sorted({int(lane_of[i]) for i in hits}))
 
 
 def _require_linear_words(element_bits: int) -> None:
@@ -337,16 +363,17 @@ def linear_wavefronts(
     """
     _require_linear_words(element_bits)
     full = _access_layout(cvt)
-    first = count_wavefronts(
-        instruction_addresses(full, elems_per_vec, lanes),
-        elems_per_vec,
-        element_bits,
-        banks,
-        pass_lanes,
-    )
+    addresses = instruction_addresses(full, elems_per_vec, lanes)
+    first = count_wavefronts(addresses, elems_per_vec, element_bits, banks, pass_lanes)
     instructions = full.get_in_dim_size("warp") * (
         full.get_in_dim_size("register") // elems_per_vec
     )
+    return _each_as_first(first, instructions)
+
+
+def _each_as_first(first: WavefrontCount, instructions: int) -> WavefrontCount:
+    """The count of ``instructions`` instructions whose pass groups each cost what the first
+    instruction's (``first``) cost."""
     groups = first.min_wavefronts * instructions
     return WavefrontCount(
         wavefronts=groups * first.max_per_pass,

@@ -67,8 +67,7 @@ def constructive_swizzle(
         target: ``"nvidia"``, ``"gfx942"``, ``"gfx950"`` or a :class:`~llverify.hardware.Target`
             (lanes per warp and banks).
         src_tile, dst_tile: lane indices of one wavefront (Triton's ``LocalMemOpTile.laneAddr``),
-            e.g. ``[0, 1, 4]`` for ldmatrix; by default the lanes below the top
-            ``log2(phases)``.
+            e.g. ``[0, 1, 4]`` for ldmatrix; by default the lanes below the top ``log2(phases)``.
 
     Returns:
         The bijective layout ``offset -> tensor`` with ``src``'s out dims, usable as the
@@ -93,10 +92,8 @@ def constructive_swizzle(
         >>> c.store_conflicts, c.load_conflicts
         (0, 0)
     """
-    tgt = resolve_target(target)
-    sizes = _shape(shape)
-    src_ll = layout_argument(src, sizes, "src")
-    dst_ll = layout_argument(dst, sizes, "dst")
+    tgt, sizes = resolve_target(target), _shape(shape)
+    src_ll, dst_ll = layout_argument(src, sizes, "src"), layout_argument(dst, sizes, "dst")
     return constructive_layout(src_ll, dst_ll, sizes, element_bits, tgt, src_tile, dst_tile)
 
 
@@ -120,15 +117,7 @@ def constructive_layout(
     """
     bits = VECTOR_ELEMENT_BITS.check(element_bits)
     sizes = _shape(shape)
-    src_ll = _distributed(src, sizes, "src", tgt)
-    dst_ll = _distributed(dst, sizes, "dst", tgt)
-    check_one_kernel(src, dst)
-    if src_ll.get_out_dim_names() != dst_ll.get_out_dim_names():
-        raise DimensionError(
-            f"Argument 'dst' must have the out dims of 'src' {src_ll.get_out_dim_names()}, not "
-            f"{dst_ll.get_out_dim_names()}."
-        )
-    out_dims = src_ll.out_dims
+    src_ll, dst_ll = _distributed_pair(src, dst, sizes, tgt)
     src_flat = src_ll.flatten_outs()
     dst_flat = dst_ll.flatten_outs()
     dim = src_flat.get_total_out_dim_size_log2()
@@ -152,6 +141,11 @@ def constructive_layout(
             f"bijection (Triton asserts; XOR bases or a basis repeated across in dims can break "
             f"it), but it gives offset bases {offsets} for a tensor of {dim} bits."
         )
+    return _offset_layout(offsets, src_ll.out_dims, dim)
+
+
+def _offset_layout(offsets: list[int], out_dims: list[tuple[str, int]], dim: int) -> LinearLayout:
+    """``offset -> tensor`` from offset bases as bit vectors of the flattened tensor."""
     flat = LinearLayout.from_bases(
         [("offset", [[o] for o in offsets])], [out_dims[0][0]], [1 << dim]
     )
@@ -200,6 +194,21 @@ def _distributed(layout: LinearLayout, shape: list[int], name: str, tgt: Target)
     kept = [d for d in _IN_DIMS[:3] if d in ins]  # the block dim has no bases
     layout = layout.sublayout(kept, layout.get_out_dim_names()).transpose_ins(kept)
     return action_remove_broadcasted_regs(layout).apply(layout)
+
+
+def _distributed_pair(
+    src: LinearLayout, dst: LinearLayout, shape: list[int], tgt: Target
+) -> tuple[LinearLayout, LinearLayout]:
+    """Both arguments as :func:`_distributed` layouts of one kernel, with the same out dims."""
+    src_ll = _distributed(src, shape, "src", tgt)
+    dst_ll = _distributed(dst, shape, "dst", tgt)
+    check_one_kernel(src, dst)
+    if src_ll.get_out_dim_names() != dst_ll.get_out_dim_names():
+        raise DimensionError(
+            f"Argument 'dst' must have the out dims of 'src' {src_ll.get_out_dim_names()}, not "
+            f"{dst_ll.get_out_dim_names()}."
+        )
+    return src_ll, dst_ll
 
 
 def _lane_tile(
@@ -409,63 +418,76 @@ def convert_layout_swizzle(
     src_ll = _distributed(layout_argument(src, sizes, "src"), sizes, "src", tgt)
     dst_ll = _distributed(layout_argument(dst, sizes, "dst"), sizes, "dst", tgt)
     check_one_kernel(src_ll, dst_ll)
-    src_flat, dst_flat = src_ll.flatten_outs(), dst_ll.flatten_outs()
-    dim = src_flat.get_total_out_dim_size_log2()
+    pairs = _TilePairs(src_ll.flatten_outs(), dst_ll.flatten_outs(), bits, tgt)
     tiles = [_LDST] + ([_MATRIX] if bits <= 32 else []) + ([_MATRIX_TRANS] if bits == 16 else [])
-    total = log2_exact(128 // bits)
-    reg_src, reg_dst = _flat(src_flat, "register"), _flat(dst_flat, "register")
-    lane_src, lane_dst = _flat(src_flat, "lane"), _flat(dst_flat, "lane")
-    both = set(reg_src) & set(reg_dst)
-    candidates: list[tuple[int, int, int, list[int], str, str, int]] = []
+    candidates = []
     for store in tiles:
         for load in tiles:
-            vector = _swizzling_tile(
-                src_flat,
-                dst_flat,
-                total - len(store[1]),
-                total - len(load[1]),
-                store[1],
-                load[1],
-                dim,
-            )
-            if vector is None:
-                continue
-            tile_src = _instruction_tile(store, reg_src, lane_src, vector)
-            tile_dst = _instruction_tile(load, reg_dst, lane_dst, vector)
-            if tile_src is None or tile_dst is None:
-                continue
-            leave = min(len(store[1]) + len(store[2]) - 3, len(load[1]) + len(load[2]) - 3)
-            bank, kept, reps = _bank_segment_reps(
-                vector, tile_src, tile_dst, both, dim, bits, tgt, leave
-            )
-            conflicts = (1 << len(_intersection(kept, tile_src, dim))) + (
-                1 << len(_intersection(kept, tile_dst, dim))
-            )
-            candidates.append(
-                (
-                    conflicts,
-                    -len(reps),
-                    len(candidates),
-                    vector + bank + kept + reps,
-                    store[0],
-                    load[0],
-                    len(reps),
-                )
-            )
+            candidate = pairs.swizzle(store, load)
+            if candidate is not None:
+                candidates.append(candidate)
     if not candidates:
         return ConvertLayoutSwizzle(
             constructive_layout(src_ll, dst_ll, sizes, bits, tgt), "ld/st.shared", "ld/st.shared", 1
         )
-    _, _, _, offsets, store_kind, load_kind, n_reps = min(candidates)
-    if gf2.rank(offsets) != dim:
+    # the fewest conflicts, then the most reps, then the first tried
+    best = min(candidates, key=lambda c: (c.conflicts, -c.reps))
+    if gf2.rank(best.offsets) != pairs.dim:
         raise LayoutError(
-            f"Triton's tile construction is not a bijection here (offset bases {offsets})."
+            f"Triton's tile construction is not a bijection here (offset bases {best.offsets})."
         )
-    out_dims = src_ll.out_dims
-    flat = LinearLayout.from_bases(
-        [("offset", [[o] for o in offsets])], [out_dims[0][0]], [1 << dim]
-    )
-    return ConvertLayoutSwizzle(flat.reshape_outs(out_dims), store_kind, load_kind, 1 << n_reps)
+    layout = _offset_layout(best.offsets, src_ll.out_dims, pairs.dim)
+    return ConvertLayoutSwizzle(layout, best.store, best.load, 1 << best.reps)
+
+
+_Tile = tuple[str, tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class _TileSwizzle:
+    """The swizzle of one store/load tile pair: its offset bases (reps last) and what ranks
+    it (bank conflicts of both tiles, reps)."""
+
+    conflicts: int
+    reps: int
+    offsets: list[int]
+    store: str
+    load: str
+
+
+class _TilePairs:
+    """The swizzle of each store/load instruction tile pair of ``optimalSwizzling`` for a
+    conversion ``src -> dst`` (flattened, broadcast registers dropped)."""
+
+    def __init__(self, src: LinearLayout, dst: LinearLayout, bits: int, tgt: Target) -> None:
+        self.src, self.dst, self.bits, self.tgt = src, dst, bits, tgt
+        self.dim = src.get_total_out_dim_size_log2()
+        self.total = log2_exact(128 // bits)  # register bases of a 128-bit vector
+        self.reg_src, self.reg_dst = _flat(src, "register"), _flat(dst, "register")
+        self.lane_src, self.lane_dst = _flat(src, "lane"), _flat(dst, "lane")
+        self.both = set(self.reg_src) & set(self.reg_dst)
+
+    def swizzle(self, store: _Tile, load: _Tile) -> _TileSwizzle | None:
+        """The pair's swizzle, or None where the tiles cannot be fully vectorised."""
+        dim = self.dim
+        vector = _swizzling_tile(
+            self.src, self.dst, self.total - len(store[1]), self.total - len(load[1]),
+            store[1], load[1], dim,
+        )  # fmt: skip
+        if vector is None:
+            return None
+        tile_src = _instruction_tile(store, self.reg_src, self.lane_src, vector)
+        tile_dst = _instruction_tile(load, self.reg_dst, self.lane_dst, vector)
+        if tile_src is None or tile_dst is None:
+            return None
+        leave = min(len(store[1]) + len(store[2]) - 3, len(load[1]) + len(load[2]) - 3)
+        bank, kept, reps = _bank_segment_reps(
+            vector, tile_src, tile_dst, self.both, dim, self.bits, self.tgt, leave
+        )
+        conflicts = (1 << len(_intersection(kept, tile_src, dim))) + (
+            1 << len(_intersection(kept, tile_dst, dim))
+        )
+        return _TileSwizzle(conflicts, len(reps), vector + bank + kept + reps, store[0], load[0])
 
 
 def _swizzling_tile(
@@ -499,9 +521,8 @@ def _swizzling_tile(
 
 
 def _instruction_tile(
-    tile: tuple[str, tuple[int, ...], tuple[int, ...]], regs: list[int], lanes: list[int],
-    vector: list[int],
-) -> list[int] | None:  # fmt: skip
+    tile: _Tile, regs: list[int], lanes: list[int], vector: list[int]
+) -> list[int] | None:
     """The bases one instruction's wavefront spans: the first ``3 - len(laneAddr)``
     registers outside the vector, then the ``laneAddr`` lanes (Triton's ``getTile``)."""
     needed = 3 - len(tile[2])

@@ -376,24 +376,9 @@ def search_family(
     check_one_kernel(src, dst)
     chosen = None if order is None else _order_argument(order, len(dims))
     evaluate = _Evaluator(src, dst, dims, bits, tgt)
-    make = _FAMILIES[family]
     members = _members(family, dims, bits, chosen)
     sizes = _allocations(family, dims, members)
-    table: list[TableRow] = []
-    best: tuple[tuple[tuple[int, int, int], int], LegacyEncoding, SwizzleCost] | None = None
-    for params, size in zip(members, sizes):
-        encoding = make(**params)
-        outcome = evaluate(encoding)
-        table.append((params, outcome))
-        if isinstance(outcome, SwizzleCost):
-            key = (outcome.rank(), size)
-            if best is None or key < best[0]:
-                best = (key, encoding, outcome)
-    # Every swizzled member, the plain NVMMA (width 0, not transposed) and every padded
-    # member (an identity linear component) are bijective for any shape of positive powers
-    # of 2, so each family has a valid member.
-    assert best is not None
-    (_, elements), encoding, cost = best
+    table, (elements, encoding, cost) = _evaluate_members(family, members, sizes, evaluate)
     return LegacyResult(
         family=family,
         encoding=encoding,
@@ -410,6 +395,30 @@ def search_family(
         padded_elements=elements,
         padded_sizes=sizes if family == "padded_shared" else (),
     )
+
+
+def _evaluate_members(
+    family: str, members: list[dict[str, Any]], sizes: Sequence[int], evaluate: _Evaluator
+) -> tuple[list[TableRow], tuple[int, LegacyEncoding, SwizzleCost]]:
+    """Every member's row of the table, and the best member: the first of the smallest
+    (cost rank, allocation), with its allocation in elements."""
+    make = _FAMILIES[family]
+    table: list[TableRow] = []
+    best: tuple[tuple[tuple[int, int, int], int], LegacyEncoding, SwizzleCost] | None = None
+    for params, size in zip(members, sizes):
+        encoding = make(**params)
+        outcome = evaluate(encoding)
+        table.append((params, outcome))
+        if isinstance(outcome, SwizzleCost):
+            key = (outcome.rank(), size)
+            if best is None or key < best[0]:
+                best = (key, encoding, outcome)
+    # Every swizzled member, the plain NVMMA (width 0, not transposed) and every padded
+    # member (an identity linear component) are bijective for any shape of positive powers
+    # of 2, so each family has a valid member.
+    assert best is not None
+    (_, elements), encoding, cost = best
+    return table, (elements, encoding, cost)
 
 
 def _layout_of(encoding: LegacyEncoding, shape: tuple[int, ...]) -> LinearLayout:
@@ -546,9 +555,43 @@ def _padded_members(
     """``with_identity_for`` keywords of every padded member, in preference order: the
     smallest allocation first (``padded_size``), then the smaller padding, then the orders
     (``order``, or every permutation for rank <= 3, the reversed identity first; only the
-    reversed identity for rank > 3, 24 or more orders being costly).
+    reversed identity for rank > 3, 24 or more orders being costly).  Each order has the
+    padding pairs of :func:`_padding_pairs`.
 
-    For ``N`` elements, each order has
+    Examples:
+        >>> rows = _padded_members((4, 8), 32, (1, 0))
+        >>> [(m["interval_padding_pairs"][0], padded_size(32, m["interval_padding_pairs"]))
+        ...  for m in rows][:5]
+        [((32, 1), 32), ((16, 1), 33), ((16, 2), 34), ((8, 1), 35), ((16, 4), 36)]
+        >>> len(rows), len(_padded_members((4, 8), 8, None))  # 1 + 5 * 3; 2 * (1 + 5 * 5)
+        (16, 52)
+    """
+    rank = len(shape)
+    elements = 1
+    for size in shape:
+        elements *= size
+    if order is not None:
+        orders = [order]
+    elif rank <= 3:
+        orders = sorted(permutations(range(rank)), reverse=True)
+    else:
+        orders = [tuple(range(rank - 1, -1, -1))]
+    pairs = _padding_pairs(elements, element_bits)
+    members = [
+        ((padded_size(elements, [pair]), pair[1], index), pair, each)
+        for index, each in enumerate(orders)
+        for pair in pairs
+    ]
+    members.sort(key=lambda member: member[0])
+    return [
+        {"interval_padding_pairs": (pair,), "shape": shape, "order": each}
+        for _, pair, each in members
+    ]
+
+
+def _padding_pairs(elements: int, element_bits: int) -> list[tuple[int, int]]:
+    """The ``(interval, padding)`` pairs of the padded members of a tensor of ``elements``
+    elements:
 
     * the unpadded identity as ``[[N, 1]]``: it pads after every ``N`` elements, and
       Triton's padded size drops the padding after the last element, so nothing is padded
@@ -574,38 +617,15 @@ def _padded_members(
     padding (``[[I1, P1], [I2, P2]]``, which Triton allows) is better.
 
     Examples:
-        >>> rows = _padded_members((4, 8), 32, (1, 0))
-        >>> [(m["interval_padding_pairs"][0], padded_size(32, m["interval_padding_pairs"]))
-        ...  for m in rows][:5]
-        [((32, 1), 32), ((16, 1), 33), ((16, 2), 34), ((8, 1), 35), ((16, 4), 36)]
-        >>> len(rows), len(_padded_members((4, 8), 8, None))  # 1 + 5 * 3; 2 * (1 + 5 * 5)
-        (16, 52)
+        >>> _padding_pairs(8, 32)
+        [(8, 1), (1, 1), (1, 2), (1, 4), (2, 1), (2, 2), (2, 4), (4, 1), (4, 2), (4, 4)]
     """
-    rank = len(shape)
-    elements = 1
-    for size in shape:
-        elements *= size
-    if order is not None:
-        orders = [order]
-    elif rank <= 3:
-        orders = sorted(permutations(range(rank)), reverse=True)
-    else:
-        orders = [tuple(range(rank - 1, -1, -1))]
     paddings = _powers_of_2(max(1, 128 // element_bits))
     pairs = [(elements, 1)]
     pairs += [
         (interval, padding) for interval in _powers_of_2(elements // 2) for padding in paddings
     ]
-    members = [
-        ((padded_size(elements, [pair]), pair[1], index), pair, each)
-        for index, each in enumerate(orders)
-        for pair in pairs
-    ]
-    members.sort(key=lambda member: member[0])
-    return [
-        {"interval_padding_pairs": (pair,), "shape": shape, "order": each}
-        for _, pair, each in members
-    ]
+    return pairs
 
 
 def _powers_of_2(limit: int) -> list[int]:

@@ -281,13 +281,33 @@ def synthesize_swizzle(
             widths and the fewest wavefronts when it has strictly fewer wavefronts than
             the certified linear optimum.
         triton_safe: only layouts that Triton's ld/st lowering addresses correctly for both
-            directions (:mod:`llverify.shared_memory.lowering`: no ADD-applied register stride may
-            share
-            a bit with an XOR-applied one); the certificate is then relative to those.
+            directions (:mod:`llverify.shared_memory.lowering`: no ADD-applied register stride
+            may share a bit with an XOR-applied one); the certificate is then relative to those.
         timeout_s: the solver's budget in all; past it the certificate is "unknown" and the
             result is the best layout found so far (the start layout if none met the
             required widths, which the certificate's claim then says).
     """
+    tiles = (src_tile, dst_tile)
+    bits, tgt, deadline = _checked_options(
+        timeout_s, element_bits, target, vector, min_vector, padding, triton_safe, tiles
+    )
+    src_ll, dst_ll, start_ll = _checked_layouts(src, dst, start, shape, tgt)
+    run = _Synthesis(src_ll, dst_ll, shape, bits, tgt, tiles, triton_safe, deadline)
+    return run.result(start_ll, vector, min_vector, padding)
+
+
+def _checked_options(
+    timeout_s: float,
+    element_bits: int,
+    target: str | Target,
+    vector: str,
+    min_vector: tuple[int, int] | None,
+    padding: bool,
+    triton_safe: bool,
+    tiles: tuple[Sequence[int] | None, Sequence[int] | None],
+) -> tuple[int, Target, float]:
+    """:func:`synthesize_swizzle`'s options checked, in order; returns the element bits, the
+    target and the solver's deadline (``timeout_s`` from now, the call's start)."""
     started = time.perf_counter()
     check_timeout(timeout_s, "timeout_s")
     bits = ANY_ELEMENT_BITS.check(element_bits)
@@ -299,40 +319,23 @@ def synthesize_swizzle(
     _check_min_vector(min_vector)
     as_bool(padding, "padding")
     as_bool(triton_safe, "triton_safe")
-    if padding and (src_tile is not None or dst_tile is not None):
+    if padding and (tiles[0] is not None or tiles[1] is not None):
         raise LayoutError(
             "synthesize_swizzle: 'padding' cannot be combined with 'src_tile'/'dst_tile' "
             "(the padded family is measured with the target's own passes)."
         )
+    return bits, tgt, started + timeout_s
+
+
+def _checked_layouts(
+    src: Any, dst: Any, start: Any, shape: Sequence[int], tgt: Target
+) -> tuple[LinearLayout, LinearLayout, LinearLayout | None]:
+    """The register layouts (checked as a pair) and the start layout, as LinearLayouts."""
     src_ll = layout_argument(src, shape, "src")
     dst_ll = layout_argument(dst, shape, "dst")
     start_ll = None if start is None else layout_argument(start, shape, "start")
     _check_pair(src_ll, dst_ll, tgt)
-    run = _Synthesis(
-        src_ll, dst_ll, shape, bits, tgt, (src_tile, dst_tile), triton_safe, started + timeout_s
-    )
-    start_cols = run.start_columns(start_ll)
-    baseline = run.cost_of(start_cols)
-    need = run.required_widths(vector, min_vector, baseline)
-    best_cols, best, certificate = run.optimize(need, start_cols, baseline)
-    padded = search_family("padded_shared", src_ll, dst_ll, shape, bits, tgt) if padding else None
-    choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
-    if choice is not None:
-        layout, cost, encoding = choice[0].linear_component(shape), choice[1], choice[0]
-    else:
-        layout, cost, encoding = _layout_of(best_cols, run.out_dims), best, None
-    return SwizzleResult(
-        layout=layout,
-        cost=cost,
-        certificate=certificate,
-        shape=tuple(shape),
-        element_bits=bits,
-        target=tgt.name,
-        baseline=baseline,
-        iterations=run.iterations,
-        padded=padded,
-        padded_encoding=encoding,
-    )
+    return src_ll, dst_ll, start_ll
 
 
 def _check_pair(src: LinearLayout, dst: LinearLayout, tgt: Target) -> None:
@@ -388,6 +391,42 @@ class _Synthesis:
         self.geo = _Geometry(src.get_total_out_dim_size().bit_length() - 1, bits, tgt)
         self.src, self.dst = _flat_side(src, tiles[0]), _flat_side(dst, tiles[1])
         self.iterations: list[dict[str, Any]] = []
+
+    def result(
+        self,
+        start: LinearLayout | None,
+        vector: str,
+        min_vector: tuple[int, int] | None,
+        padding: bool,
+    ) -> SwizzleResult:
+        """The run from ``start``: the required widths, the certified optimum and, with
+        ``padding``, the padded member instead where it needs strictly fewer wavefronts."""
+        start_cols = self.start_columns(start)
+        baseline = self.cost_of(start_cols)
+        need = self.required_widths(vector, min_vector, baseline)
+        best_cols, best, certificate = self.optimize(need, start_cols, baseline)
+        padded = None
+        if padding:
+            padded = search_family(
+                "padded_shared", self.src_ll, self.dst_ll, self.shape, self.bits, self.tgt
+            )
+        choice = None if padded is None else _padded_choice(padded, need, best.total_wavefronts)
+        if choice is not None:
+            layout, cost, encoding = choice[0].linear_component(self.shape), choice[1], choice[0]
+        else:
+            layout, cost, encoding = _layout_of(best_cols, self.out_dims), best, None
+        return SwizzleResult(
+            layout=layout,
+            cost=cost,
+            certificate=certificate,
+            shape=tuple(self.shape),
+            element_bits=self.bits,
+            target=self.tgt.name,
+            baseline=baseline,
+            iterations=self.iterations,
+            padded=padded,
+            padded_encoding=encoding,
+        )
 
     @cached_property
     def encoding(self) -> SwizzleEncoding:
