@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from llverify.emitted.executor import Execution, UnmodelledAt
-from llverify.emitted.llvm_ir import parse_llvm_ir
-from llverify.emitted.symbolic import Dag
+from llverify.emitted.sim.executor import Execution, UnmodelledAt
+from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+from llverify.emitted.sim.symbolic import Dag
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
@@ -561,7 +561,7 @@ def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> 
     """LLVM's node order decides whether ``olt(a, b)`` is kept or written ``ogt(b, a)``: the
     match must accept both (argmin was unknown on 5 of 10 blocked cases)."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     a, i = dag.leaf(0, 1, 4), dag.leaf(1, 1, 4)  # created first: the higher element second
@@ -578,7 +578,7 @@ def test_combine_matches_llvms_zero_test_and_inverted_select() -> None:
     """``select(a != 0.0, a, b)`` comes out of LLVM as ``select((bits(a) & 0x7fffffff) == 0, b,
     a)``; both laws hold for every input, NaNs and -0.0 included."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
@@ -598,8 +598,8 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     from types import SimpleNamespace as Ns
 
     from llverify.emitted.checks import mirrored_orders
-    from llverify.emitted.memory import Violation
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.memory import Violation
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     x, y, w = (dag.leaf(0, k, 4) for k in range(3))
@@ -661,7 +661,7 @@ def test_identity_steps_of_a_scan_are_not_elements() -> None:
     """The first element of a scan comes out as ``x + 0`` or through a select on a condition
     that is constant in that thread: both are ``x``."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     add = _region(
         ("%s", "arith.addi", ("%a", "%b"), ""),
@@ -693,7 +693,7 @@ def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
 
 def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     add = _region(
         ("%s", "arith.addf", ("%a", "%b"), ""),

@@ -11,7 +11,7 @@
   (LLVM may have rewritten the region), never a pass.
 * **counts** (histogram): the output equals the expected concrete counts.
 * **memory**: uninitialised shared reads, out-of-bounds accesses, races between barriers and
-  conflicting global stores found while executing (:mod:`llverify.emitted.memory`).
+  conflicting global stores found while executing (:mod:`llverify.emitted.sim.memory`).
 
 Every refutation carries a :class:`Counterexample` (thread, address, expected element, what
 was found), replayed by evaluating the found value and the expected one on concrete inputs.
@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted.replay import NotEvaluable, depends_on
-from llverify.emitted.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
+from llverify.emitted.sim.replay import NotEvaluable, depends_on
+from llverify.emitted.sim.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
 from llverify.proof.verdict import Status
 
 __all__ = [

@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict
-from llverify.emitted.executor import Execution, UnmodelledAt
-from llverify.emitted.llvm_ir import parse_llvm_ir
+from llverify.emitted.sim.executor import Execution, UnmodelledAt
+from llverify.emitted.sim.llvm_ir import parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.proof.verdict import Status
 

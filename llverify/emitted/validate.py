@@ -3,7 +3,7 @@
 The steps: build one harness kernel around the module's ops (:mod:`~llverify.emitted.harness`),
 compile it with the installed Triton (or a release's interpreter) on the CPU
 (:mod:`~llverify.triton.compile`), read the LLVM IR, run it over every thread of the CTA on
-tagged inputs (:mod:`~llverify.emitted.executor`) and check each op's outputs exactly
+tagged inputs (:mod:`~llverify.emitted.sim.executor`) and check each op's outputs exactly
 (:mod:`~llverify.emitted.checks`).  An op whose emitted code uses something the executor
 does not model is taken out of the harness and reported unknown with the reason; the rest
 are compiled and run again.
@@ -25,9 +25,9 @@ from typing import Any
 
 from llverify.audit.module import parse_module
 from llverify.emitted.checks import CaseVerdict, check_case, mirrored_orders
-from llverify.emitted.executor import Execution, UnmodelledAt
+from llverify.emitted.sim.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Harness, build_harness
-from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
+from llverify.emitted.sim.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
 

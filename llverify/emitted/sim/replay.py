@@ -1,6 +1,6 @@
 """Concrete evaluation of DAG nodes: the replay of counterexamples on actual numbers.
 
-A node of :class:`~llverify.emitted.symbolic.Dag` is evaluated bottom-up on concrete values
+A node of :class:`~llverify.emitted.sim.symbolic.Dag` is evaluated bottom-up on concrete values
 of its leaves (bit patterns of the element width); float operations use numpy's IEEE types
 (``float_type`` names what a 2-byte float is: f16 or bf16).  An operation this module does
 not know raises :class:`NotEvaluable`, and no replay is claimed.
@@ -10,7 +10,7 @@ one input element outside the op's row; different results prove the emitted valu
 an element it must not depend on, whatever the combine and its order.
 
 Examples:
-    >>> from llverify.emitted.symbolic import Dag
+    >>> from llverify.emitted.sim.symbolic import Dag
     >>> dag = Dag()
     >>> a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
     >>> first = dag.op("select", (dag.op("icmp.ne", (a, dag.const(0, 1)), 1), a, b), 1)

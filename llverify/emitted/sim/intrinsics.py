@@ -2,7 +2,7 @@
 
 Semantics are the vendors' (PTX ISA ``shfl.sync``, ``ldmatrix``, ``stmatrix``; the AMDGPU
 backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A call this
-module does not know raises :class:`~llverify.emitted.symbolic.Unmodelled`.
+module does not know raises :class:`~llverify.emitted.sim.symbolic.Unmodelled`.
 
 Examples:
     >>> lanes = np.arange(8, dtype=np.int64)
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted.instructions import nbytes_of
-from llverify.emitted.llvm_ir import Instruction
-from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim.instructions import nbytes_of
+from llverify.emitted.sim.llvm_ir import Instruction
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
 

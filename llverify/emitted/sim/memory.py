@@ -1,6 +1,6 @@
 """Shared and global memory of one executed CTA: byte symbols, writers, readers, violations.
 
-Shared memory is an array of byte symbols (:mod:`llverify.emitted.symbolic`) with, per byte,
+Shared memory is an array of byte symbols (:mod:`llverify.emitted.sim.symbolic`) with, per byte,
 the barrier interval and the warps that last wrote and read it.  Accesses are checked as they
 happen:
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llverify.emitted.symbolic import UNDEFINED
+from llverify.emitted.sim.symbolic import UNDEFINED
 
 __all__ = ["GlobalMemory", "OpenRegion", "Region", "SharedMemory", "Violation"]
 

@@ -1,7 +1,7 @@
 """What each plain LLVM instruction does to every thread's values (arithmetic, memory, phi...).
 
 Each handler takes the running execution (``run``: an
-:class:`~llverify.emitted.executor.Execution`), the instruction and the mask of active
+:class:`~llverify.emitted.sim.executor.Execution`), the instruction and the mask of active
 threads, and returns the result value.  Integer arithmetic on concrete values is exact
 (two's complement at the instruction's width).  On tagged data, byte-moving operations move
 byte symbols (truncation, extension by zeros, shifts and masks by whole bytes, bitcasts,
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted.llvm_ir import Instruction, Type, Value
-from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim.llvm_ir import Instruction, Type, Value
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["HANDLERS", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
 

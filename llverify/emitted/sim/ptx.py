@@ -5,7 +5,7 @@ Triton 2.x and 3.x emit loads, stores, ``cp.async``, ``ldmatrix``/``stmatrix``, 
 split at ``;``, ``{ }`` scopes, ``.reg`` declarations, ``@p``/``@!p`` guards) and runs each
 statement; operands ``$k`` are bound by the constraint string (outputs ``=r``/``=h``/``=c``/
 ``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate).  A statement it does not know
-raises :class:`~llverify.emitted.symbolic.Unmodelled` naming it.
+raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` naming it.
 
 Examples:
     >>> parse_statements("mov.u32 $0, 0x0;\\n\\t@$2 ld.global.b32 { $0 }, [ $1 + 0 ];")
@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from llverify.emitted import intrinsics
-from llverify.emitted.instructions import merge, nbytes_of
-from llverify.emitted.intrinsics import prmt_selectors
-from llverify.emitted.llvm_ir import Instruction, split_top_level
-from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim import intrinsics
+from llverify.emitted.sim.instructions import merge, nbytes_of
+from llverify.emitted.sim.intrinsics import prmt_selectors
+from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
 

@@ -4,14 +4,14 @@ The executor walks the kernel's control flow once for all threads (SIMT): a bran
 active thread takes the same way is followed; a divergent branch runs each side under its
 thread mask and the two meet again at the branch's immediate post-dominator (phis pick each
 thread's incoming value by the block it came from).  Loops with uniform trip counts run as
-they are.  Values are :class:`~llverify.emitted.symbolic.Val` (concrete indices, or byte
-symbols of tagged data); memory is :mod:`llverify.emitted.memory`.  Intrinsics and inline
-assembly go to :mod:`llverify.emitted.intrinsics` and :mod:`llverify.emitted.ptx`.  Anything
-not modelled raises :class:`~llverify.emitted.symbolic.Unmodelled` with the instruction: the
+they are.  Values are :class:`~llverify.emitted.sim.symbolic.Val` (concrete indices, or byte
+symbols of tagged data); memory is :mod:`llverify.emitted.sim.memory`.  Intrinsics and inline
+assembly go to :mod:`llverify.emitted.sim.intrinsics` and :mod:`llverify.emitted.sim.ptx`.  Anything
+not modelled raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` with the instruction: the
 caller's verdict becomes unknown, never a pass.
 
 Examples:
-    >>> from llverify.emitted.llvm_ir import parse_llvm_ir
+    >>> from llverify.emitted.sim.llvm_ir import parse_llvm_ir
     >>> text = '''define void @k(ptr addrspace(1) %0, ptr addrspace(1) %1) {
     ...   %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
     ...   %4 = xor i32 %3, 1
@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from llverify.emitted import instructions, intrinsics, ptx
-from llverify.emitted.instructions import SHARED_WINDOW, bits_of, merge, nbytes_of
-from llverify.emitted.llvm_ir import Block, Function, Instruction, LLVMModule, Type, Value
-from llverify.emitted.memory import GlobalMemory, OpenRegion, Region, SharedMemory, Violation
-from llverify.emitted.symbolic import UNDEFINED, Dag, Unmodelled, Val, canonical_op
+from llverify.emitted.sim import instructions, intrinsics, ptx
+from llverify.emitted.sim.instructions import SHARED_WINDOW, bits_of, merge, nbytes_of
+from llverify.emitted.sim.llvm_ir import Block, Function, Instruction, LLVMModule, Type, Value
+from llverify.emitted.sim.memory import GlobalMemory, OpenRegion, Region, SharedMemory, Violation
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, canonical_op
 
 __all__ = ["Execution", "MAX_STEPS", "UnmodelledAt"]
 
@@ -472,7 +472,7 @@ def _float_bits(text: str, ty: Type) -> int:
     ``float``), or the special forms ``+inf``, ``-nan``, ``+nan(0xP)`` (a quiet NaN with payload
     P below the quiet bit: bfloat ``+nan(0x3F)`` is 0x7FFF) and ``+snan(0xP)``.
 
-    >>> from llverify.emitted.llvm_ir import Type
+    >>> from llverify.emitted.sim.llvm_ir import Type
     >>> hex(_float_bits("+nan(0x3F)", Type("float", bits=16, name="bfloat")))
     '0x7fff'
     >>> hex(_float_bits("-inf", Type("float", bits=32, name="float")))

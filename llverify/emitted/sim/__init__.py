@@ -1,0 +1,1 @@
+"""The simulator of emitted code: LLVM IR executed over every thread of a CTA on tagged values."""
