@@ -1,8 +1,10 @@
 """The NVIDIA and AMD intrinsics Triton's kernels call: ids, barriers, shuffles, ldmatrix, math.
 
 Semantics are the vendors' (PTX ISA ``shfl.sync``, ``ldmatrix``, ``stmatrix``; the AMDGPU
-backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A call this
-module does not know raises :class:`~llverify.emitted.sim.symbolic.Unmodelled`.
+backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A callee
+belongs to a *family* (:data:`_FAMILIES`: a pattern of names and its handler, the first
+that matches decides); a call of no family raises
+:class:`~llverify.emitted.sim.symbolic.Unmodelled`.
 
 Examples:
     >>> lanes = np.arange(8, dtype=np.int64)
@@ -15,12 +17,14 @@ Examples:
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
 from llverify.emitted.sim.instructions import nbytes_of
 from llverify.emitted.sim.llvm_ir import Instruction
+from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
@@ -56,7 +60,7 @@ def shuffle_sources(
 
 
 def shuffle(
-    run: Any,
+    machine: Machine,
     mode: str,
     value: Val,
     b: np.ndarray,
@@ -65,8 +69,8 @@ def shuffle(
     mask: np.ndarray,
 ) -> Val:
     """``shfl.sync.mode`` of ``value`` in every warp (the executor's warp size is 32 here)."""
-    warp = run.warp_size
-    tid = np.arange(run.threads, dtype=np.int64)
+    warp = machine.warp_size
+    tid = np.arange(machine.threads, dtype=np.int64)
     lane = tid % warp
     source_lane = shuffle_sources(mode, lane, b, c, warp)
     source = tid - lane + source_lane
@@ -82,17 +86,20 @@ def shuffle(
 
 
 def ldmatrix(
-    run: Any, addresses: np.ndarray, count: int, transposed: bool, mask: np.ndarray, where: str
+    machine: Machine,
+    addresses: np.ndarray,
+    count: int,
+    transposed: bool,
+    mask: np.ndarray,
+    where: str,
 ) -> list[np.ndarray]:
     """``ldmatrix.sync.aligned.m8n8.x{count}[.trans].b16``: ``count`` registers (byte symbols,
     shape (T, 4)) per thread; row r of matrix i is at the address of lane ``8 * i + r``."""
     if not mask.all():
         raise Unmodelled("ldmatrix in divergent code")
-    threads = run.threads
-    if run.trace is not None:
-        kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
-        everyone = np.arange(threads)
-        run.trace.append((kind, 3, 4 * count, everyone, addresses.astype(np.int64), where))
+    threads = machine.threads
+    kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
+    machine.record(kind, 3, 4 * count, np.arange(threads), addresses.astype(np.int64), where)
     tid = np.arange(threads, dtype=np.int64)
     lane = tid % 32
     warp_base = tid - lane
@@ -103,19 +110,19 @@ def ldmatrix(
             provider = warp_base + 8 * i + row
             base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
             grid = base[:, None] + np.arange(4)[None, :]
-            registers.append(run.shared.read(grid, tid, where))
+            registers.append(machine.shared.read(grid, tid, where))
         else:
             first = warp_base + 8 * i + 2 * (lane % 4)
             column = 2 * (lane // 4)
             low = addresses[first].astype(np.int64) + column
             high = addresses[first + 1].astype(np.int64) + column
             grid = np.stack([low, low + 1, high, high + 1], axis=1)
-            registers.append(run.shared.read(grid, tid, where))
+            registers.append(machine.shared.read(grid, tid, where))
     return registers
 
 
 def stmatrix(
-    run: Any,
+    machine: Machine,
     addresses: np.ndarray,
     registers: list[np.ndarray],
     transposed: bool,
@@ -125,10 +132,9 @@ def stmatrix(
     """``stmatrix.sync.aligned.m8n8.x{n}[.trans].b16``: the inverse of :func:`ldmatrix`."""
     if not mask.all():
         raise Unmodelled("stmatrix in divergent code")
-    tid = np.arange(run.threads, dtype=np.int64)
-    if run.trace is not None:
-        kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
-        run.trace.append((kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where))
+    tid = np.arange(machine.threads, dtype=np.int64)
+    kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
+    machine.record(kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where)
     lane = tid % 32
     warp_base = tid - lane
     for i, register in enumerate(registers):
@@ -142,184 +148,204 @@ def stmatrix(
             low = addresses[first].astype(np.int64) + column
             high = addresses[first + 1].astype(np.int64) + column
             grid = np.stack([low, low + 1, high, high + 1], axis=1)
-        run.shared.write(grid, register, tid, where)
+        machine.shared.write(grid, register, tid, where)
 
 
-_SREG = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.([\w.]+?)(?:\.([xyz]))?")
-_SHFL = re.compile(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)")
-_LDMATRIX = re.compile(r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
-_STMATRIX = re.compile(r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
-_BARRIERS = (
-    "llvm.nvvm.barrier0",
-    "llvm.nvvm.barrier.cta.sync.aligned.all",
-    "llvm.nvvm.barrier.cta.sync.aligned",
-    "llvm.nvvm.bar.sync",
-    "llvm.nvvm.barrier.sync",
-    "llvm.amdgcn.s.barrier",
-)
-_NO_OPS = (
-    "llvm.assume",
-    "llvm.amdgcn.wave.barrier",
-    "llvm.lifetime.",
-    "llvm.nvvm.fence.",
-    "llvm.nvvm.membar",
-    "llvm.nvvm.bar.warp.sync",
-    "llvm.amdgcn.s.waitcnt",
-    "llvm.amdgcn.sched.",
-    "llvm.amdgcn.s.setprio",
-    "llvm.amdgcn.fence",
-    "llvm.experimental.noalias",
-    "llvm.dbg.",
-)
-_MATH = re.compile(
-    r"llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|fabs|sqrt|exp2|log2|nvvm\.\w+|amdgcn\.(?:exp2|log|rcp|rsq|sqrt|fmed3|fdiv\.fast)|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
-)
-_INT_MINMAX = re.compile(r"llvm\.(smax|smin|umax|umin|abs)\.i(\d+)")
-# NVVM intrinsics that exchange data between lanes or touch memory: never per-thread math
-_NOT_MATH = re.compile(
-    r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
-    r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
-)
-_BIT_OPS = re.compile(r"llvm\.(bitreverse|ctpop)\.i(\d+)")
-_REDUX = re.compile(r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)")
+# A family's handler: (machine, call, the callee's match of the family's pattern, mask).
+_Intrinsic = Callable[[Machine, Instruction, re.Match[str], np.ndarray], "Val | None"]
 
 
-def call(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
-    """Execute the intrinsic call ``ins``."""
+def call(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val | None:
+    """Execute the intrinsic call ``ins`` by the handler of its callee's family."""
     callee = str(ins.extra["callee"]).lstrip("@")
-    threads = run.threads
-    tid = np.arange(threads, dtype=np.uint64)
-    sreg = _SREG.fullmatch(callee)
-    if sreg:
-        name, axis = sreg.group(1).replace(".", "_"), sreg.group(2) or "x"
-        values = {
-            "tid": tid if axis == "x" else 0,
-            "ntid": threads if axis == "x" else 1,
-            "ctaid": run.cta if axis == "x" else 0,
-            "nctaid": run.ctas if axis == "x" else 1,
-            "laneid": tid % np.uint64(run.warp_size),
-            "warpid": tid // np.uint64(run.warp_size),
-            "clusterid": 0,
-            "nclusterid": 1,
-            "cluster_ctaid": run.cta if axis == "x" else 0,
-            "cluster_nctaid": run.ctas if axis == "x" else 1,
-            "cluster_ctarank": run.cta,
-            "cluster_nctarank": run.ctas,
-        }
-        if name not in values:
-            raise Unmodelled(f"special register {name}")
-        return Val.concrete(values[name], ins.type.bits, threads)
-    if callee == "llvm.amdgcn.workitem.id.x":
-        return Val.concrete(tid, 32, threads)
-    if callee == "llvm.amdgcn.workgroup.id.x":
-        return Val.concrete(run.cta, 32, threads)
-    if callee in ("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z") or callee.startswith(
-        "llvm.amdgcn.workgroup.id."
-    ):
-        return Val.concrete(0, 32, threads)
-    if callee in _BARRIERS:
-        if not mask.all() or run.finished.any():
-            raise Unmodelled("a CTA barrier reached by only some threads")
-        if (
-            ins.operands
-            and callee in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync")
-            and len(ins.operands) > 1
-        ):
-            raise Unmodelled("a named barrier with a thread count")
-        run.shared.barrier()
-        return None
-    if callee.startswith("llvm.nvvm.barrier.cluster."):
-        # arrive: nothing yet; wait: every thread of the cluster (so of this CTA) arrived, with
-        # release/acquire order.  The CTAs run one after the other and share no shared memory
-        # (distributed shared memory is not modelled), so for this CTA it is a CTA barrier.
-        if not mask.all() or run.finished.any():
-            raise Unmodelled("a cluster barrier reached by only some threads")
-        if ".wait" in callee:
-            run.shared.barrier()
-        return None
-    if any(callee.startswith(prefix) for prefix in _NO_OPS):
-        return None
-    shfl = _SHFL.fullmatch(callee)
-    if shfl:
-        member, value, b, c = (run.value(o) for o in ins.operands)
-        result = shuffle(
-            run,
-            shfl.group(1),
-            value,
-            b.integers(mask, "shuffle lane").astype(np.int64),
-            c.integers(mask, "shuffle clamp").astype(np.int64),
-            member.integers(mask, "member mask"),
-            mask,
-        )
-        if shfl.group(3):
-            raise Unmodelled("shfl.sync with a predicate result")
-        return result
-    ld = _LDMATRIX.match(callee)
-    if ld:
-        addresses = run.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(
-            0xFFFFFFFF
-        )
-        registers = ldmatrix(
-            run, addresses, int(ld.group(1)), bool(ld.group(2)), mask, run.where(ins)
-        )
-        return Val(32 * len(registers), syms=np.concatenate(registers, axis=1)).normalised()
-    st = _STMATRIX.match(callee)
-    if st:
-        addresses = run.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(
-            0xFFFFFFFF
-        )
-        registers = [run.value(o).byte_symbols() for o in ins.operands[1:]]
-        stmatrix(run, addresses, registers, bool(st.group(2)), mask, run.where(ins))
-        return None
-    if callee.startswith("llvm.nvvm.cp.async."):
-        _cp_async(run, ins, callee[len("llvm.nvvm.cp.async.") :], mask)
-        return None
-    vector_reduce = _VECTOR_REDUCE.fullmatch(callee)
-    if vector_reduce:
-        return _vector_reduce(run, ins, vector_reduce.group(1))
-    if callee == "llvm.nvvm.prmt":  # the default mode; .b4e, .ecl, ... stay unmodelled
-        a, b, selector = (run.value(o) for o in ins.operands)
-        values = selector.integers(mask, "prmt selector")
-        chosen = values[mask] if mask.any() else values
-        if (chosen != chosen[0]).any():
-            raise Unmodelled("prmt with a per-thread selector")
-        both = np.concatenate([a.byte_symbols(), b.byte_symbols()], axis=1)
-        return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
-    bit_op = _BIT_OPS.fullmatch(callee)
-    if bit_op:
-        return _bit_op(run, ins, bit_op.group(1), int(bit_op.group(2)), mask)
-    int_op = _INT_MINMAX.match(callee)
-    if int_op:
-        return _int_minmax(run, ins, int_op.group(1), int(int_op.group(2)))
-    if callee.startswith("llvm.amdgcn."):
-        return _amdgpu(run, ins, callee[len("llvm.amdgcn.") :], mask)
-    redux = _REDUX.fullmatch(callee)
-    if redux:
-        return _redux(run, ins, redux.group(1), mask)
-    math = _MATH.match(callee)
-    if math and not callee.startswith("llvm.nvvm.read") and not _NOT_MATH.match(callee):
-        operands = [run.value(o) for o in ins.operands]
-        return run.data_op(callee, operands, nbytes_of(ins.type))
-    raise Unmodelled(f"call to {callee}")
+    family = _family(callee)
+    if family is None:
+        raise Unmodelled(f"call to {callee}")
+    handler, found = family
+    return handler(machine, ins, found, mask)
 
 
-_VECTOR_REDUCE = re.compile(
-    r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|fmaximum|fminimum)\.v\d+\w+"
-)
+@cache
+def _family(callee: str) -> tuple[_Intrinsic, re.Match[str]] | None:
+    """The handler of the first family whose pattern matches ``callee``, with the match."""
+    for pattern, handler in _FAMILIES:
+        found = pattern.match(callee)
+        if found is not None:
+            return handler, found
+    return None
+
+
+def _tid(machine: Machine) -> np.ndarray:
+    return np.arange(machine.threads, dtype=np.uint64)
+
+
+# -- ids -------------------------------------------------------------------------------------------
+_SPECIAL_REGISTERS: dict[str, Callable[[Machine, str], np.ndarray | int]] = {
+    "tid": lambda machine, axis: _tid(machine) if axis == "x" else 0,
+    "ntid": lambda machine, axis: machine.threads if axis == "x" else 1,
+    "ctaid": lambda machine, axis: machine.cta if axis == "x" else 0,
+    "nctaid": lambda machine, axis: machine.ctas if axis == "x" else 1,
+    "laneid": lambda machine, axis: _tid(machine) % np.uint64(machine.warp_size),
+    "warpid": lambda machine, axis: _tid(machine) // np.uint64(machine.warp_size),
+    "clusterid": lambda machine, axis: 0,
+    "nclusterid": lambda machine, axis: 1,
+    "cluster_ctaid": lambda machine, axis: machine.cta if axis == "x" else 0,
+    "cluster_nctaid": lambda machine, axis: machine.ctas if axis == "x" else 1,
+    "cluster_ctarank": lambda machine, axis: machine.cta,
+    "cluster_nctarank": lambda machine, axis: machine.ctas,
+}
+
+
+def _special_register(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """``llvm.nvvm.read.ptx.sreg.NAME[.AXIS]``: the CTA is one-dimensional (x), its cluster
+    the CTAs run so far."""
+    name, axis = found.group(1).replace(".", "_"), found.group(2) or "x"
+    read = _SPECIAL_REGISTERS.get(name)
+    if read is None:
+        raise Unmodelled(f"special register {name}")
+    return Val.concrete(read(machine, axis), ins.type.bits, machine.threads)
+
+
+def _workitem_x(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.amdgcn.workitem.id.x``: the thread's index."""
+    return Val.concrete(_tid(machine), 32, machine.threads)
+
+
+def _workgroup_x(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.amdgcn.workgroup.id.x``: the CTA's index."""
+    return Val.concrete(machine.cta, 32, machine.threads)
+
+
+def _zero_id(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """The y and z ids of a one-dimensional launch."""
+    return Val.concrete(0, 32, machine.threads)
+
+
+# -- synchronisation -------------------------------------------------------------------------------
+def _cta_barrier(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """A CTA barrier (``bar.sync``, ``barrier0``, ``s_barrier``); a named barrier with a
+    thread count is not modelled."""
+    if len(ins.operands) > 1 and found.group(0) in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync"):
+        raise Unmodelled("a named barrier with a thread count")
+    machine.barrier(mask)
+
+
+def _cluster_barrier(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``llvm.nvvm.barrier.cluster.arrive/wait``: arrive does nothing yet; wait: every thread
+    of the cluster (so of this CTA) arrived, with release/acquire order.  The CTAs run one
+    after the other and share no shared memory (distributed shared memory is not modelled),
+    so for this CTA it is a CTA barrier."""
+    machine.barrier(mask, "cluster", wait=".wait" in found.string)
+
+
+def _no_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> None:
+    """Hints, fences, scheduling and warp barriers: nothing to do for a CTA run in lockstep."""
+
+
+# -- data exchange between lanes -------------------------------------------------------------------
+def _shuffle(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.nvvm.shfl.sync.MODE.TYPE`` (the variant with a predicate result: unmodelled)."""
+    member, value, b, c = (machine.value(o) for o in ins.operands)
+    result = shuffle(
+        machine,
+        found.group(1),
+        value,
+        b.integers(mask, "shuffle lane").astype(np.int64),
+        c.integers(mask, "shuffle clamp").astype(np.int64),
+        member.integers(mask, "member mask"),
+        mask,
+    )
+    if found.group(3):
+        raise Unmodelled("shfl.sync with a predicate result")
+    return result
+
+
+def _ldmatrix(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    addresses = machine.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(
+        0xFFFFFFFF
+    )
+    registers = ldmatrix(
+        machine, addresses, int(found.group(1)), bool(found.group(2)), mask, ins.where
+    )
+    return Val(32 * len(registers), syms=np.concatenate(registers, axis=1)).normalised()
+
+
+def _stmatrix(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> None:
+    addresses = machine.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(
+        0xFFFFFFFF
+    )
+    registers = [machine.value(o).byte_symbols() for o in ins.operands[1:]]
+    stmatrix(machine, addresses, registers, bool(found.group(2)), mask, ins.where)
+
+
+def _prmt(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.nvvm.prmt``: the default mode (``.b4e``, ``.ecl``, ... stay unmodelled)."""
+    a, b, selector = (machine.value(o) for o in ins.operands)
+    values = selector.integers(mask, "prmt selector")
+    chosen = values[mask] if mask.any() else values
+    if (chosen != chosen[0]).any():
+        raise Unmodelled("prmt with a per-thread selector")
+    both = np.concatenate([a.byte_symbols(), b.byte_symbols()], axis=1)
+    return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
+
+
+# -- cp.async --------------------------------------------------------------------------------------
+def _cp_async_commit(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    machine.commit_async_copies()
+
+
+def _cp_async_wait(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``wait.group N`` lands all but the newest N committed groups; ``wait.all`` all."""
+    keep = 0 if found.group(1) == "all" else int(machine.value(ins.operands[0]).integers()[0])
+    machine.wait_async_copies(keep)
+
+
+def _cp_async_copy(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``llvm.nvvm.cp.async.{ca,cg}.shared.global.N[.s]``: the source is read now, the copy
+    lands at a wait (never before); ``.s`` copies ``src_size`` bytes, zero-filling the rest."""
+    size = int(found.group(2))
+    destination = machine.value(ins.operands[0]).integers(mask, "copy destination")
+    source = machine.value(ins.operands[1]).integers(mask, "copy source")
+    source_size = np.full(machine.threads, size, dtype=np.int64)
+    if found.group(3):
+        source_size = machine.value(ins.operands[2]).integers(mask, "copy size").astype(np.int64)
+    reading = mask & (source_size > 0)
+    data = machine.load_bytes(1, source, size, reading, ins)
+    columns = np.arange(size)[None, :]
+    data = np.where(columns < source_size[:, None], data, -1)  # the rest is zero-filled
+    machine.start_async_copy(destination, data, mask, ins.where)
+
+
+# -- reductions ------------------------------------------------------------------------------------
 _REASSOCIATING = {"reassoc", "fast"}
 
 
-def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
+def _vector_reduce(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
     """``llvm.vector.reduce.*``: fadd/fmul fold the start value then the elements in order
     (LangRef: ordered unless the call may reassociate, which is not modelled); the others are
     associative and commutative and fold in order too."""
+    operation = found.group(1)
     flags = ins.extra.get("flags", ())
     assert isinstance(flags, tuple)
     if _REASSOCIATING & set(flags):
         raise Unmodelled(
             f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)"
         )
-    operands = [run.value(o) for o in ins.operands]
+    operands = [machine.value(o) for o in ins.operands]
     vector_type = ins.operands[-1].type
     assert vector_type.element is not None
     width = nbytes_of(vector_type.element)
@@ -344,61 +370,34 @@ def _vector_reduce(run: Any, ins: Instruction, operation: str) -> Val:
             total = integer[operation].reduce(
                 np.stack([e.normalised().integers() for e in elements]), axis=0
             )
-        return Val.concrete(total, bits, run.threads)
+        return Val.concrete(total, bits, machine.threads)
     if operation in ("fadd", "fmul"):
         accumulator = operands[0]
         rest = elements
     else:
         accumulator, rest = elements[0], elements[1:]
     for element in rest:
-        accumulator = run.data_op(name, [accumulator, element], width)
+        accumulator = machine.data_op(name, [accumulator, element], width)
     return accumulator
 
 
-def _redux(run: Any, ins: Instruction, operation: str, mask: np.ndarray) -> Val:
+def _redux(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
     """``redux.sync.op`` over a full warp: every lane gets the combine of all 32 lanes' values.
     The integer ops are associative and commutative, so folding in lane order is the value."""
-    if run.warp_size != 32 or run.threads % 32 or not mask.all():
+    operation = found.group(1)
+    if machine.warp_size != 32 or machine.threads % 32 or not mask.all():
         raise Unmodelled("redux.sync in divergent code or outside 32-lane warps")
-    value, member = (run.value(o) for o in ins.operands)
+    value, member = (machine.value(o) for o in ins.operands)
     if (member.integers(mask, "member mask") & np.uint64(0xFFFFFFFF) != 0xFFFFFFFF).any():
         raise Unmodelled("redux.sync with a partial member mask")
     name = {"min": "smin", "max": "smax"}.get(operation, operation)
     syms = value.byte_symbols()
-    base = np.arange(run.threads) - np.arange(run.threads) % 32
+    base = np.arange(machine.threads) - np.arange(machine.threads) % 32
     accumulator = Val(value.bits, syms=syms[base].copy()).normalised()
     for lane in range(1, 32):
         element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
-        accumulator = run.data_op(name, [accumulator, element], nbytes_of(ins.type))
+        accumulator = machine.data_op(name, [accumulator, element], nbytes_of(ins.type))
     return accumulator
-
-
-_CP_ASYNC = re.compile(r"(ca|cg)\.shared\.global\.(\d+)(\.s)?")
-
-
-def _cp_async(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> None:
-    """``llvm.nvvm.cp.async.*``: copies land at ``wait.group`` / ``wait.all`` (never before)."""
-    if name == "commit.group":
-        run.async_groups.append([])
-        return
-    if name in ("wait.group", "wait.all"):
-        keep = 0 if name == "wait.all" else int(run.value(ins.operands[0]).integers()[0])
-        run.complete_async_copies(keep)
-        return
-    copy = _CP_ASYNC.fullmatch(name)
-    if copy is None:
-        raise Unmodelled(f"call to llvm.nvvm.cp.async.{name}")
-    size = int(copy.group(2))
-    destination = run.value(ins.operands[0]).integers(mask, "copy destination")
-    source = run.value(ins.operands[1]).integers(mask, "copy source")
-    source_size = np.full(run.threads, size, dtype=np.int64)
-    if copy.group(3):
-        source_size = run.value(ins.operands[2]).integers(mask, "copy size").astype(np.int64)
-    reading = mask & (source_size > 0)
-    data = run.load_bytes(1, source, size, reading, ins)
-    columns = np.arange(size)[None, :]
-    data = np.where(columns < source_size[:, None], data, -1)  # the rest is zero-filled
-    run.async_groups[-1].append((destination.copy(), data, mask.copy(), run.where(ins)))
 
 
 def prmt_selectors(selector: int) -> list[int]:
@@ -416,24 +415,27 @@ def prmt_selectors(selector: int) -> list[int]:
     return picks
 
 
-def _bit_op(run: Any, ins: Instruction, name: str, bits: int, mask: np.ndarray) -> Val:
+def _bit_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
     """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
     reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
     tagged data they are unmodelled."""
+    name, bits = found.group(1), int(found.group(2))
     if bits > 64:
         raise Unmodelled(f"llvm.{name}.i{bits}")
-    values = run.value(ins.operands[0]).integers(mask, f"{name} operand")
+    values = machine.value(ins.operands[0]).integers(mask, f"{name} operand")
     out = np.zeros_like(values)
     for k in range(bits):
         bit = (values >> np.uint64(k)) & np.uint64(1)
         out = out + bit if name == "ctpop" else out | (bit << np.uint64(bits - 1 - k))
-    return Val.concrete(out, bits, run.threads)
+    return Val.concrete(out, bits, machine.threads)
 
 
-def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
-    operands = [run.value(o) for o in ins.operands]
+def _int_minmax(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.{s,u}{max,min}.iN`` (exact on concrete values) and ``llvm.abs.iN`` (a node)."""
+    name, bits = found.group(1), int(found.group(2))
+    operands = [machine.value(o) for o in ins.operands]
     if not all(o.is_concrete() for o in operands) or name == "abs":
-        return run.data_op(
+        return machine.data_op(
             name, operands[:2] if name != "abs" else operands[:1], nbytes_of(ins.type)
         )
     a, b = (o.normalised().integers() for o in operands)
@@ -444,7 +446,110 @@ def _int_minmax(run: Any, ins: Instruction, name: str, bits: int) -> Val:
         pick_a = sa >= sb if name == "smax" else sa <= sb
     else:
         pick_a = a >= b if name == "umax" else a <= b
-    return Val.concrete(np.where(pick_a, a, b), bits, run.threads)
+    return Val.concrete(np.where(pick_a, a, b), bits, machine.threads)
+
+
+def _math(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """Per-thread float math (``llvm.fma``, ``llvm.maxnum``, ``llvm.nvvm.*`` math...): a node."""
+    operands = [machine.value(o) for o in ins.operands]
+    return machine.data_op(found.string, operands, nbytes_of(ins.type))
+
+
+# -- AMD lanes -------------------------------------------------------------------------------------
+def _lanes(machine: Machine) -> tuple[np.ndarray, np.ndarray]:
+    """Each thread's lane, and the first thread of its wave."""
+    tid = np.arange(machine.threads, dtype=np.int64)
+    lane = tid % machine.warp_size
+    return lane, tid - lane
+
+
+def _operands(machine: Machine, ins: Instruction) -> list[Val]:
+    return [machine.value(o) for o in ins.operands]
+
+
+def _readfirstlane(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """Every lane gets the value of the first active lane of its wave."""
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    syms = operands[0].byte_symbols()
+    first = np.array(
+        [np.flatnonzero(mask[b : b + machine.warp_size])[:1] for b in base], dtype=object
+    )
+    source = np.array([b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64)
+    return Val(operands[0].bits, syms=syms[source].copy()).normalised()
+
+
+def _readlane(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    which = operands[1].integers(mask, "readlane lane").astype(np.int64) % machine.warp_size
+    syms = operands[0].byte_symbols()
+    return Val(operands[0].bits, syms=syms[base + which].copy()).normalised()
+
+
+def _bpermute(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``ds_bpermute``: each lane reads the lane its byte address names (an inactive one:
+    undefined)."""
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    address = operands[0].integers(mask, "bpermute address").astype(np.int64)
+    source = base + (address // 4) % machine.warp_size
+    syms = operands[1].byte_symbols()
+    out = syms[source].copy()
+    out[~mask[source]] = UNDEFINED
+    return Val(operands[1].bits, syms=out).normalised()
+
+
+def _dpp(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``update.dpp`` (with ``old``) and ``mov.dpp``: the lane the control word names, where
+    the row and bank masks enable the lane; ``bound_ctrl`` reads 0 from a lane with no source."""
+    operands = _operands(machine, ins)
+    lane, base = _lanes(machine)
+    if found.group(1) == "update":
+        old, src = operands[0], operands[1]
+        control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[2:6])
+    else:
+        src = operands[0]
+        old = Val(src.bits, syms=np.full_like(src.byte_symbols(), UNDEFINED))
+        control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[1:5])
+    source_lane = _dpp_sources(control, lane)
+    row_enabled = ((row_mask >> ((lane // 16) % 4)) & 1).astype(bool)
+    bank_enabled = ((bank_mask >> ((lane % 16) // 4)) & 1).astype(bool)
+    written = row_enabled & bank_enabled
+    valid = (source_lane >= 0) & (source_lane < machine.warp_size)
+    source = base + np.clip(source_lane, 0, machine.warp_size - 1)
+    valid &= mask[source]
+    syms = src.byte_symbols()
+    fallback = np.full_like(syms, -1) if bound else old.byte_symbols()  # bound_ctrl: read 0
+    fetched = np.where(valid[:, None], syms[source], fallback)
+    out = np.where(written[:, None], fetched, old.byte_symbols())
+    return Val(src.bits, syms=out).normalised()
+
+
+def _ballot(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """Every lane gets the wave's mask of active lanes whose predicate is set."""
+    operands = _operands(machine, ins)
+    lane, _ = _lanes(machine)
+    predicate = operands[0].integers(mask, "ballot predicate") & np.uint64(1)
+    taken = np.where(mask, predicate, np.uint64(0)) << lane.astype(np.uint64)
+    words = np.bitwise_or.reduce(taken.reshape(-1, machine.warp_size), axis=1)
+    return Val.concrete(np.repeat(words, machine.warp_size), ins.type.bits, machine.threads)
+
+
+def _permlanex16_call(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    lane, base = _lanes(machine)
+    return _permlanex16(_operands(machine, ins), lane, base, mask)
+
+
+def _permlane32_swap_call(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    lane, base = _lanes(machine)
+    return _permlane32_swap(_operands(machine, ins), lane, base, mask, machine.warp_size)
 
 
 def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
@@ -479,66 +584,6 @@ def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
     raise Unmodelled(f"DPP control 0x{control:x}")
 
 
-def _amdgpu(run: Any, ins: Instruction, name: str, mask: np.ndarray) -> Val | None:
-    threads = run.threads
-    tid = np.arange(threads, dtype=np.int64)
-    lane = tid % run.warp_size
-    base = tid - lane
-    operands = [run.value(o) for o in ins.operands]
-    if name.startswith("readfirstlane"):
-        syms = operands[0].byte_symbols()
-        first = np.array(
-            [np.flatnonzero(mask[b : b + run.warp_size])[:1] for b in base], dtype=object
-        )
-        source = np.array(
-            [b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64
-        )
-        return Val(operands[0].bits, syms=syms[source].copy()).normalised()
-    if name.startswith("readlane"):
-        which = operands[1].integers(mask, "readlane lane").astype(np.int64) % run.warp_size
-        syms = operands[0].byte_symbols()
-        return Val(operands[0].bits, syms=syms[base + which].copy()).normalised()
-    if name.startswith("ds.bpermute"):
-        address = operands[0].integers(mask, "bpermute address").astype(np.int64)
-        source = base + (address // 4) % run.warp_size
-        syms = operands[1].byte_symbols()
-        out = syms[source].copy()
-        out[~mask[source]] = UNDEFINED
-        return Val(operands[1].bits, syms=out).normalised()
-    if name.startswith("update.dpp") or name.startswith("mov.dpp"):
-        if name.startswith("update.dpp"):
-            old, src = operands[0], operands[1]
-            control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[2:6])
-        else:
-            src = operands[0]
-            old = Val(src.bits, syms=np.full_like(src.byte_symbols(), UNDEFINED))
-            control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[1:5])
-        source_lane = _dpp_sources(control, lane)
-        row_enabled = ((row_mask >> ((lane // 16) % 4)) & 1).astype(bool)
-        bank_enabled = ((bank_mask >> ((lane % 16) // 4)) & 1).astype(bool)
-        written = row_enabled & bank_enabled
-        valid = (source_lane >= 0) & (source_lane < run.warp_size)
-        source = base + np.clip(source_lane, 0, run.warp_size - 1)
-        valid &= mask[source]
-        syms = src.byte_symbols()
-        fallback = np.full_like(syms, -1) if bound else old.byte_symbols()  # bound_ctrl: read 0
-        fetched = np.where(valid[:, None], syms[source], fallback)
-        out = np.where(written[:, None], fetched, old.byte_symbols())
-        return Val(src.bits, syms=out).normalised()
-    if name.startswith("ballot"):
-        predicate = operands[0].integers(mask, "ballot predicate") & np.uint64(1)
-        taken = np.where(mask, predicate, np.uint64(0)) << lane.astype(np.uint64)
-        words = np.bitwise_or.reduce(taken.reshape(-1, run.warp_size), axis=1)
-        return Val.concrete(np.repeat(words, run.warp_size), ins.type.bits, threads)
-    if name.startswith("permlanex16"):
-        return _permlanex16(operands, lane, base, mask)
-    if name.startswith("permlane32.swap"):
-        return _permlane32_swap(operands, lane, base, mask, run.warp_size)
-    if name in ("s.barrier",):
-        return None
-    raise Unmodelled(f"call to llvm.amdgcn.{name}")
-
-
 def _permlanex16(operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray) -> Val:
     """``v_permlanex16_b32`` (RDNA ISA): lane ``16 r + i`` reads lane ``lanesel[i]`` of the
     other row of its pair (``16 (r ^ 1)``), ``lanesel`` being the 4-bit fields of the 64-bit
@@ -569,3 +614,93 @@ def _permlane32_swap(
     new_src0 = np.where(upper[:, None], src0, vdst[base + (lane + 32) % 64])
     bits = operands[0].bits + operands[1].bits
     return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
+
+
+# -- the families ----------------------------------------------------------------------------------
+def _names(*names: str) -> str:
+    """A pattern matching exactly one of ``names``."""
+    return "(?:" + "|".join(re.escape(name) for name in names) + r")\Z"
+
+
+def _prefixes(*prefixes: str) -> str:
+    """A pattern matching every name that starts with one of ``prefixes``."""
+    return "(?:" + "|".join(re.escape(prefix) for prefix in prefixes) + ")"
+
+
+# NVVM intrinsics that exchange data between lanes or touch memory: never per-thread math
+_NOT_MATH = (
+    r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
+    r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
+)
+_MATH = (
+    r"(?!llvm\.nvvm\.read)(?!" + _NOT_MATH + r")llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|"
+    r"fabs|sqrt|exp2|log2|nvvm\.\w+|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
+)
+
+# The families in order: the first whose pattern matches the callee (from its start) decides.
+_FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
+    (re.compile(pattern), handler)
+    for pattern, handler in (
+        (r"llvm\.nvvm\.read\.ptx\.sreg\.([\w.]+?)(?:\.([xyz]))?\Z", _special_register),
+        (_names("llvm.amdgcn.workitem.id.x"), _workitem_x),
+        (_names("llvm.amdgcn.workgroup.id.x"), _workgroup_x),
+        (
+            _names("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z")
+            + "|"
+            + _prefixes("llvm.amdgcn.workgroup.id."),
+            _zero_id,
+        ),
+        (
+            _names(
+                "llvm.nvvm.barrier0",
+                "llvm.nvvm.barrier.cta.sync.aligned.all",
+                "llvm.nvvm.barrier.cta.sync.aligned",
+                "llvm.nvvm.bar.sync",
+                "llvm.nvvm.barrier.sync",
+                "llvm.amdgcn.s.barrier",
+            ),
+            _cta_barrier,
+        ),
+        (_prefixes("llvm.nvvm.barrier.cluster."), _cluster_barrier),
+        (
+            _prefixes(
+                "llvm.assume",
+                "llvm.amdgcn.wave.barrier",
+                "llvm.lifetime.",
+                "llvm.nvvm.fence.",
+                "llvm.nvvm.membar",
+                "llvm.nvvm.bar.warp.sync",
+                "llvm.amdgcn.s.waitcnt",
+                "llvm.amdgcn.sched.",
+                "llvm.amdgcn.s.setprio",
+                "llvm.amdgcn.fence",
+                "llvm.experimental.noalias",
+                "llvm.dbg.",
+            ),
+            _no_op,
+        ),
+        (r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)\Z", _shuffle),
+        (r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _ldmatrix),
+        (r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _stmatrix),
+        (_names("llvm.nvvm.cp.async.commit.group"), _cp_async_commit),
+        (r"llvm\.nvvm\.cp\.async\.wait\.(group|all)\Z", _cp_async_wait),
+        (r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?\Z", _cp_async_copy),
+        (
+            r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|"
+            r"fmaximum|fminimum)\.v\d+\w+\Z",
+            _vector_reduce,
+        ),
+        (_names("llvm.nvvm.prmt"), _prmt),
+        (r"llvm\.(bitreverse|ctpop)\.i(\d+)\Z", _bit_op),
+        (r"llvm\.(smax|smin|umax|umin|abs)\.i(\d+)", _int_minmax),
+        (_prefixes("llvm.amdgcn.readfirstlane"), _readfirstlane),
+        (_prefixes("llvm.amdgcn.readlane"), _readlane),
+        (_prefixes("llvm.amdgcn.ds.bpermute"), _bpermute),
+        (r"llvm\.amdgcn\.(update|mov)\.dpp", _dpp),
+        (_prefixes("llvm.amdgcn.ballot"), _ballot),
+        (_prefixes("llvm.amdgcn.permlanex16"), _permlanex16_call),
+        (_prefixes("llvm.amdgcn.permlane32.swap"), _permlane32_swap_call),
+        (r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)\Z", _redux),
+        (_MATH, _math),
+    )
+)
