@@ -44,7 +44,7 @@ from llverify.emitted.sim.executor import Execution
 from llverify.emitted.sim.memory import Region, Violation
 from llverify.emitted.sim.replay import NotEvaluable, depends_on
 from llverify.emitted.sim.rewrite import match, same_bool, simplified
-from llverify.emitted.sim.symbolic import UNDEFINED, Dag
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of
 from llverify.proof.verdict import Status, Verdict
 
 __all__ = [
@@ -513,13 +513,13 @@ def _same_elements(
     inputs: list[int],
     memo: dict[tuple[int, int], tuple[int, ...]],
 ) -> bool:
-    first, second = pair
-    if first < 0 or second < 0 or first % 16 != second % 16:
+    first, second = (node_and_byte(symbol) for symbol in pair)
+    if first is None or second is None or first[1] != second[1]:
         return False
     for result in range(len(templates)):
         try:
-            a = expand_combine(dag, first // 16, result, templates, inputs, memo)
-            b = expand_combine(dag, second // 16, result, templates, inputs, memo)
+            a = expand_combine(dag, first[0], result, templates, inputs, memo)
+            b = expand_combine(dag, second[0], result, templates, inputs, memo)
         except _NotCombined:
             continue
         if a != b and sorted(a) == sorted(b):
@@ -569,18 +569,17 @@ def _expected_bytes(output: _Output, names: list[str], source_index: np.ndarray)
     or the concrete bytes of a values buffer)."""
     run, element_bytes = output.run, output.element_bytes
     expected = np.empty_like(output.rows)
-    offsets = np.arange(element_bytes, dtype=np.int64)
-    values_cache: dict[str, np.ndarray] = {}
+    buffers = {b.name: b for b in output.case.buffers}
+    leaves = np.full(len(names), -1, dtype=np.int64)
     for k, (name, index) in enumerate(zip(names, source_index)):
-        buffer = next(b for b in output.case.buffers if b.name == name)
-        if buffer.role == "values":
+        if buffers[name].role == "values":
             region = run.memory.regions[output.buffer_ids[name]]
             assert isinstance(region, Region)  # a harness's buffers all have a size
-            data = values_cache.setdefault(name, region.data)
-            expected[k] = data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
+            expected[k] = region.data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
         else:
-            node = run.dag.leaf(output.buffer_ids[name], int(index), element_bytes)
-            expected[k] = node * 16 + offsets
+            leaves[k] = run.dag.leaf(output.buffer_ids[name], int(index), element_bytes)
+    tagged = leaves >= 0
+    expected[tagged] = symbols_of(leaves[tagged], element_bytes)
     return expected
 
 
@@ -590,8 +589,8 @@ def _symbols(row: np.ndarray) -> tuple[int, ...]:
 
 def _replay_move(got: np.ndarray, expected: np.ndarray) -> str:
     """Concrete replay: give every input element a distinct value (its node number) and compare."""
-    got_values = [int(s) // 16 if s >= 0 else s for s in got]
-    want_values = [int(s) // 16 if s >= 0 else s for s in expected]
+    got_values = [_distinct_value(int(s)) for s in got]
+    want_values = [_distinct_value(int(s)) for s in expected]
     same = got_values == want_values
     return (
         "replayed: with each input element holding its own distinct value, the element holds "
@@ -599,6 +598,13 @@ def _replay_move(got: np.ndarray, expected: np.ndarray) -> str:
         if not same
         else "not replayed"
     )
+
+
+def _distinct_value(symbol: int) -> int:
+    """The byte's value when each input element holds its own node number: that number for a
+    byte of a node, the symbol itself for constant and undefined bytes."""
+    located = node_and_byte(symbol)
+    return symbol if located is None else located[0]
 
 
 # -- counts ----------------------------------------------------------------------------------------

@@ -102,13 +102,10 @@ def validate_llvm_ir(
         shared_bytes=shared_bytes if shared_bytes is not None else 1 << 20,
     )
     tagged = _bind_arguments(run, name, arguments or {})
+    bounded = shared_bytes is not None
     claim = (
         f"memory safety over all {count} threads of CTA 0 of this compiled kernel"
-        + (
-            ""
-            if shared_bytes is not None
-            else "; shared accesses not bounds-checked (no allocation size)"
-        )
+        + ("" if bounded else "; shared accesses not bounds-checked (no allocation size)")
         + "; data semantics not checked (needs the TTGIR)"
     )
     report = ValidationReport(source, "cuda" if not amd else f"hip:{amd.group(1)}", "", count)

@@ -88,12 +88,16 @@ def equivalents(dag: Dag, node: int) -> list[int]:
     """
     node = simplified(dag, node)
     out = [node]
-    selected = _select_of_bytes(dag, node)
-    if selected is not None:
-        out.append(selected)
-    last = out[-1]
-    out += _zero_tests(dag, last)
-    out += _inverted_selects(dag, last, dag.width[node])
+    kind = dag.nodes[node][0]
+    if kind == "bytes":
+        selected = _select_of_bytes(dag, node)
+        if selected is not None:
+            out.append(selected)
+            kind = "select"
+    if kind in ("icmp.eq", "icmp.ne"):
+        out += _zero_tests(dag, out[-1])
+    elif kind == "select":
+        out += _inverted_selects(dag, out[-1], dag.width[node])
     narrow = [_bf16_in_f32(dag, candidate) for candidate in out]
     return out + [n for n in narrow if n is not None]
 
@@ -261,11 +265,16 @@ def _matches(
     dag: Dag, template: int, actual: int, bindings: dict[int, int]
 ) -> Iterator[dict[int, int]]:
     """Every way ``actual`` matches ``template`` extending ``bindings`` (each a new dict)."""
-    index = dag.placeholder_index(template)
-    if index is not None:
-        yield from _bind(index, simplified(dag, actual), bindings)
-        return
     key = dag.nodes[template]
+    index = dag.placeholder_index(template) if key[0] == "leaf" else None
+    if index is not None:  # binds ``actual``, or matches it when already bound to it
+        actual = simplified(dag, actual)
+        bound = bindings.get(index)
+        if bound is None:
+            yield {**bindings, index: actual}
+        elif bound == actual:
+            yield bindings
+        return
     if key[0] in ("const", "leaf"):  # a constant (or an input element) matches itself
         if dag.nodes[actual] == key:
             yield bindings
@@ -285,15 +294,6 @@ def _matches(
             orders.append(operands_a[::-1])
         for order in orders:
             yield from _match_all(dag, operands_t, order, bindings)
-
-
-def _bind(index: int, actual: int, bindings: dict[int, int]) -> Iterator[dict[int, int]]:
-    """Placeholder ``index`` binds ``actual``, or matches it when already bound to it."""
-    bound = bindings.get(index)
-    if bound is None:
-        yield {**bindings, index: actual}
-    elif bound == actual:
-        yield bindings
 
 
 def _match_all(

@@ -38,6 +38,8 @@ __all__ = [
     "Unmodelled",
     "Val",
     "const_bytes",
+    "node_and_byte",
+    "symbols_of",
 ]
 
 UNDEFINED = -1000  # a byte nobody wrote (poison, undef, uninitialised memory)
@@ -128,6 +130,25 @@ def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
         out = np.zeros((values.shape[0], nbytes), dtype=np.uint64)
         out[:, :8] = (values[:, None] >> shifts[:, :8]) & np.uint64(0xFF)
     return -1 - out.astype(np.int64)
+
+
+def node_and_byte(symbol: int) -> tuple[int, int] | None:
+    """The node a byte symbol is a byte of and which byte; None for a constant or undefined
+    byte.
+
+    >>> node_and_byte(5 * 16 + 2), node_and_byte(-1)
+    ((5, 2), None)
+    """
+    return (symbol // _SLOTS, symbol % _SLOTS) if symbol >= 0 else None
+
+
+def symbols_of(nodes: np.ndarray, nbytes: int) -> np.ndarray:
+    """The byte symbols of ``nbytes``-byte nodes ``nodes`` (shape (n,)), shape (n, nbytes).
+
+    >>> symbols_of(np.array([2, 5]), 2).tolist()
+    [[32, 33], [80, 81]]
+    """
+    return nodes[:, None] * _SLOTS + np.arange(nbytes, dtype=np.int64)[None, :]
 
 
 class Dag:
