@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated swee
 from observe_accesses import compare_module  # noqa: E402
 
 from cases.emitted_sweep import sweep_cases  # noqa: E402
-from llverify.emitted.executor import UnmodelledAt  # noqa: E402
+from llverify.emitted.sim import UnmodelledAt  # noqa: E402
 from llverify.triton.compile import CompileError  # noqa: E402
 
 OPS = ("local_load", "local_store", "dot_operand_load", "convert")

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
-from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Case, Harness, build_harness
+from llverify.emitted.sim import Execution, UnmodelledAt
 from llverify.emitted.validate import _cases_of, _execute, _op_locations
 from llverify.errors import LLVerifyError
 from llverify.shared_memory.wavefronts import (
@@ -122,7 +122,7 @@ class Comparison:
 def traced_run(harness: Harness, *, python: str | None = None) -> tuple[Execution, str]:
     """Compile ``harness`` with the installed Triton (or ``python``'s) and execute it with the
     executor's access trace on: the run and the PTX (empty for AMD); raises
-    :class:`~llverify.emitted.executor.UnmodelledAt` when the emitted code uses something the
+    :class:`~llverify.emitted.sim.UnmodelledAt` when the emitted code uses something the
     executor does not model."""
     compiled = compile_ttgir(harness.text, harness.target, python=python)
     outcome = _execute(harness, compiled, {}, trace=True)
@@ -530,7 +530,7 @@ def compare_module(
     and compare, for every op that moves data through shared memory (``local_alloc`` of a
     value, ``local_load``, ``local_store``, ``convert_layout``), each direction's observed
     access with llverify's prediction.  Raises
-    :class:`~llverify.emitted.executor.UnmodelledAt` when the code cannot be executed."""
+    :class:`~llverify.emitted.sim.UnmodelledAt` when the code cannot be executed."""
     module = parse_module(text)
     if target is not None:
         module.target = target

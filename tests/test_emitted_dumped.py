@@ -15,6 +15,7 @@ import pytest
 from cases.triton import require_triton
 from llverify.cli.main import main
 from llverify.emitted.dumped import DumpError, validate_artifact, validate_llvm_ir
+from llverify.errors import ParseError
 from llverify.proof.verdict import Status
 from llverify.triton.compile import compile_ttgir
 
@@ -70,6 +71,13 @@ def test_ptx_without_its_llvm_ir_is_refused(tmp_path: Path) -> None:
         validate_artifact(str(ptx))
     with pytest.raises(DumpError, match="expected a .llir"):
         validate_artifact(str(tmp_path / "k.txt"))
+
+
+def test_unreadable_llvm_ir_is_a_parse_error_naming_its_line() -> None:
+    """The simulator's own parse error comes out as llverify's ParseError (the CLI's exit 2)."""
+    with pytest.raises(ParseError, match="LLVM IR line 1: no function definition") as caught:
+        validate_llvm_ir("not LLVM IR")
+    assert caught.value.line == 1
 
 
 def test_unknown_argument_names_and_bad_thread_counts_are_refused() -> None:

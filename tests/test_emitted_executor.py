@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from llverify.emitted.executor import Execution, UnmodelledAt
-from llverify.emitted.llvm_ir import parse_llvm_ir
-from llverify.emitted.symbolic import Dag
+from llverify.emitted.sim import Execution, UnmodelledAt
+from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+from llverify.emitted.sim.symbolic import Dag
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
@@ -561,7 +561,7 @@ def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> 
     """LLVM's node order decides whether ``olt(a, b)`` is kept or written ``ogt(b, a)``: the
     match must accept both (argmin was unknown on 5 of 10 blocked cases)."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     a, i = dag.leaf(0, 1, 4), dag.leaf(1, 1, 4)  # created first: the higher element second
@@ -569,7 +569,7 @@ def test_combine_matches_when_the_compare_operands_come_in_the_other_order() -> 
     lt, eq = dag.op("fcmp.olt", (b, a), 1), dag.op("fcmp.oeq", (b, a), 1)
     c = dag.op("or", (lt, dag.op("and", (eq, dag.op("icmp.slt", (j, i), 1)), 1)), 1)
     node = dag.op("select", (c, b, a), 4)
-    assert dag.nodes[lt][0] == "fcmp.ogt"  # stored swapped
+    assert dag.kind(lt) == "fcmp.ogt"  # stored swapped
     templates = combine_template(ARGMIN, dag)
     assert expand_combine(dag, node, 0, templates, [0, 1]) == (0, 1)
 
@@ -578,7 +578,7 @@ def test_combine_matches_llvms_zero_test_and_inverted_select() -> None:
     """``select(a != 0.0, a, b)`` comes out of LLVM as ``select((bits(a) & 0x7fffffff) == 0, b,
     a)``; both laws hold for every input, NaNs and -0.0 included."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
@@ -598,8 +598,8 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     from types import SimpleNamespace as Ns
 
     from llverify.emitted.checks import mirrored_orders
-    from llverify.emitted.memory import Violation
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.memory import Violation
+    from llverify.emitted.sim.symbolic import Dag
 
     dag = Dag()
     x, y, w = (dag.leaf(0, k, 4) for k in range(3))
@@ -611,14 +611,13 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     case = Ns(
         op=Ns(name="tt.reduce"), expectations=[Ns(kind="reduce", combine=FIRST, inputs=("in",))]
     )
-    run = Ns(dag=dag)
 
     def violation(p: int, q: int) -> Violation:
         return Violation("nondeterministic store", "shared", 1, 0, 0, "st", "", ((p * 16, q * 16),))
 
-    assert mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(y, x)))
-    assert not mirrored_orders(case, run, {"in": 0}, violation(first(x, y), first(x, w)))
-    assert not mirrored_orders(case, run, {"in": 0}, violation(x, y))
+    assert mirrored_orders(case, dag, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(case, dag, {"in": 0}, violation(first(x, y), first(x, w)))
+    assert not mirrored_orders(case, dag, {"in": 0}, violation(x, y))
     add = _region(
         ("%s", "arith.addf", ("%a", "%b"), ""),
         params=("%a", "%b"),
@@ -628,10 +627,10 @@ def test_stores_of_a_non_commutative_combine_in_two_orders_are_told_apart() -> N
     commutative = Ns(
         op=Ns(name="tt.reduce"), expectations=[Ns(kind="reduce", combine=add, inputs=("in",))]
     )
-    assert not mirrored_orders(commutative, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(commutative, dag, {"in": 0}, violation(first(x, y), first(y, x)))
     # a scan must combine in order (tl.associative_scan needs associativity only): refuted
     scan = Ns(op=Ns(name="tt.scan"), expectations=[Ns(kind="scan", combine=FIRST, inputs=("in",))])
-    assert not mirrored_orders(scan, run, {"in": 0}, violation(first(x, y), first(y, x)))
+    assert not mirrored_orders(scan, dag, {"in": 0}, violation(first(x, y), first(y, x)))
 
 
 def test_a_nondeterministic_store_records_the_values_it_found() -> None:
@@ -661,7 +660,7 @@ def test_identity_steps_of_a_scan_are_not_elements() -> None:
     """The first element of a scan comes out as ``x + 0`` or through a select on a condition
     that is constant in that thread: both are ``x``."""
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     add = _region(
         ("%s", "arith.addi", ("%a", "%b"), ""),
@@ -693,7 +692,7 @@ def _bf16_sum_in_f32(dag: Dag, a: int, b: int, bias: int = 0x7FFF) -> int:
 
 def test_bf16_add_computed_in_f32_and_rounded_is_the_bf16_add() -> None:
     from llverify.emitted.checks import combine_template, expand_combine
-    from llverify.emitted.symbolic import Dag
+    from llverify.emitted.sim.symbolic import Dag
 
     add = _region(
         ("%s", "arith.addf", ("%a", "%b"), ""),
@@ -807,7 +806,7 @@ def test_ops_on_constants_fold_per_thread() -> None:
         )
         == x
     )  # -1 < 0 signed
-    assert dag.nodes[dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)][0] == "select"
+    assert dag.kind(dag.op("select", (dag.op("icmp.eq", (x, y), 1), x, y), 2)) == "select"
 
 
 def test_prmt_intrinsic_picks_what_the_inline_ptx_picks() -> None:
@@ -905,10 +904,10 @@ def test_combine_match_backtracks_into_an_operands_other_forms() -> None:
 
 
 def test_low_bytes_of_a_shift_right_by_whole_bytes() -> None:
-    from llverify.emitted.checks import _byte_of
+    from llverify.emitted.sim.rewrite import byte_of
 
     dag = Dag()
     x = dag.leaf(0, 0, 4)
     shifted = dag.op("ashr", (x, dag.const(16, 4)), 4)
-    assert [_byte_of(dag, shifted * 16 + k) for k in (0, 1)] == [x * 16 + 2, x * 16 + 3]
-    assert _byte_of(dag, shifted * 16 + 2) == shifted * 16 + 2  # the sign: not a byte of x
+    assert [byte_of(dag, shifted * 16 + k) for k in (0, 1)] == [x * 16 + 2, x * 16 + 3]
+    assert byte_of(dag, shifted * 16 + 2) == shifted * 16 + 2  # the sign: not a byte of x

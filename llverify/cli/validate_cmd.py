@@ -106,8 +106,7 @@ def _parse_arguments(items: list[str]) -> dict[str, int]:
 
 def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
     """Validate a dumped artifact (LLVM IR executed; the TTGIR beside it per op)."""
-    from llverify.emitted.dumped import DumpError, validate_artifact
-    from llverify.emitted.llvm_ir import LLVMParseError
+    from llverify.emitted.dumped import DumpError, LLVMIRError, validate_artifact
 
     if not Path(source).is_file():
         read_text_file(source)  # the usual one-line error for a missing or unreadable file
@@ -119,7 +118,7 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
             shared_bytes=args.shared_bytes,
             python=_release_python(args),
         )
-    except (DumpError, LLVMParseError) as error:
+    except (DumpError, LLVMIRError) as error:
         raise LLVerifyError(f"{source}: {error}") from None
 
 

@@ -11,7 +11,7 @@
   (LLVM may have rewritten the region), never a pass.
 * **counts** (histogram): the output equals the expected concrete counts.
 * **memory**: uninitialised shared reads, out-of-bounds accesses, races between barriers and
-  conflicting global stores found while executing (:mod:`llverify.emitted.memory`).
+  conflicting global stores found while executing (:mod:`llverify.emitted.sim.memory`).
 
 Every refutation carries a :class:`Counterexample` (thread, address, expected element, what
 was found), replayed by evaluating the found value and the expected one on concrete inputs.
@@ -32,25 +32,34 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from llverify.emitted.replay import NotEvaluable, depends_on
-from llverify.emitted.symbolic import COMMUTATIVE, SWAPPED, UNDEFINED, Dag
-from llverify.proof.verdict import Status
+from llverify.emitted.sim.executor import Execution
+from llverify.emitted.sim.memory import Region, Violation
+from llverify.emitted.sim.replay import NotEvaluable, depends_on
+from llverify.emitted.sim.rewrite import match, same_bool, simplified
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of
+from llverify.proof.verdict import Status, Verdict
 
 __all__ = [
     "CaseVerdict",
     "Counterexample",
+    "Site",
     "check_case",
     "combine_template",
+    "describe_violation",
     "expand_combine",
     "is_commutative",
+    "mirrored_orders",
 ]
+
+METHOD = "execution"  # how the verdicts are decided: every thread of the emitted code executed
 
 _REGION_OPS = {
     "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul", "arith.divf": "fdiv",
@@ -60,27 +69,9 @@ _REGION_OPS = {
     "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin", "arith.select": "select",
 }  # fmt: skip
 _PREDICATES = {
-    "slt",
-    "sle",
-    "sgt",
-    "sge",
-    "ult",
-    "ule",
-    "ugt",
-    "uge",
-    "eq",
-    "ne",
-    "olt",
-    "ole",
-    "ogt",
-    "oge",
-    "oeq",
-    "one",
-    "ord",
-    "uno",
-    "ueq",
-    "une",
-}
+    "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", "eq", "ne", "olt", "ole", "ogt",
+    "oge", "oeq", "one", "ord", "uno", "ueq", "une",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -97,6 +88,20 @@ class Counterexample:
     got: str
     replay: str
 
+    def point(self) -> dict[str, int]:
+        """The failing point as a :class:`~llverify.proof.verdict.Verdict` counterexample: the
+        output element's coordinates (``dim0``, ...), its address and the thread that wrote it.
+
+        >>> Counterexample("y", (2, 5), 96, 7, "", "x[5, 2]", "x[2, 5]", "").point()
+        {'dim0': 2, 'dim1': 5, 'address': 96, 'thread': 7}
+        """
+        point = {f"dim{k}": index for k, index in enumerate(self.element)}
+        if self.address is not None:
+            point["address"] = self.address
+        if self.thread is not None:
+            point["thread"] = self.thread
+        return point
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "output": self.output,
@@ -111,20 +116,103 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
-class CaseVerdict:
-    """The verdict on one operation of the module."""
+class Site:
+    """The operation a verdict is about: its index among the module's ops, name, line, location
+    and a description."""
 
     index: int
     op: str
     op_line: int
     location: str
     description: str
-    status: Status
-    claim: str
-    reason: str = ""
+
+    @classmethod
+    def of_case(cls, case: Any) -> Site:
+        """The site of a harness case."""
+        return cls(case.index, case.op.name, case.op_line, case.location, case.description)
+
+
+def _violation_point(violation: Violation) -> dict[str, int]:
+    point = {"thread": violation.thread, "address": violation.address}
+    if violation.other_thread is not None:
+        point["other_thread"] = violation.other_thread
+    return point
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    """The verdict on one operation of the module: a :class:`~llverify.proof.verdict.Verdict`
+    (status, claim, method, time, reason; refuted: the failing point) about the op at ``site``,
+    with the output element found wrong (``counterexample``) or the memory check that failed
+    (``violation``, its kind), and notes (e.g. an uninitialised shared read whose value is never
+    used).
+
+    >>> site = Site(0, "ttg.convert_layout", 12, "k.py:3", "a convert")
+    >>> verdict = CaseVerdict.decided(site, Status.PROVED, "every element checked")
+    >>> verdict.status.value, verdict.op_line, verdict.verdict.method
+    ('proved', 12, 'execution')
+    """
+
+    site: Site
+    verdict: Verdict
     counterexample: Counterexample | None = None
     violation: str = ""
-    notes: tuple[str, ...] = ()  # e.g. an uninitialised shared read whose value is never used
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def decided(
+        cls,
+        site: Site,
+        status: Status,
+        claim: str,
+        *,
+        reason: str = "",
+        counterexample: Counterexample | None = None,
+        violation: Violation | None = None,
+        time_s: float = 0.0,
+    ) -> CaseVerdict:
+        """The verdict ``status`` on ``site``: refuted ones carry the wrong output element
+        (``counterexample``) or the failed memory check (``violation``)."""
+        point = None
+        if status is Status.REFUTED and counterexample is not None:
+            point = counterexample.point()
+        elif status is Status.REFUTED and violation is not None:
+            point = _violation_point(violation)
+        verdict = Verdict(status, claim, METHOD, time_s, point, reason=reason)
+        kind = violation.kind if violation is not None else ""
+        return cls(site, verdict, counterexample, kind)
+
+    @property
+    def index(self) -> int:
+        return self.site.index
+
+    @property
+    def op(self) -> str:
+        return self.site.op
+
+    @property
+    def op_line(self) -> int:
+        return self.site.op_line
+
+    @property
+    def location(self) -> str:
+        return self.site.location
+
+    @property
+    def description(self) -> str:
+        return self.site.description
+
+    @property
+    def status(self) -> Status:
+        return self.verdict.status
+
+    @property
+    def claim(self) -> str:
+        return self.verdict.claim
+
+    @property
+    def reason(self) -> str:
+        return self.verdict.reason
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,11 +234,11 @@ class CaseVerdict:
 
 # -- combine regions --------------------------------------------------------------------------
 def combine_template(region: Any, dag: Dag) -> list[int]:
-    """The region's results as nodes of ``dag`` over placeholder leaves ``("leaf", -1, k)``,
+    """The region's results as nodes of ``dag`` over placeholders (:meth:`Dag.placeholder`),
     one per block argument; constants become constant nodes."""
     env: dict[str, int] = {}
     for k, (name, ty) in enumerate(zip(region.params, region.param_types)):
-        env[name] = dag.leaf(-1, k, _type_bytes(ty))
+        env[name] = dag.placeholder(k, _type_bytes(ty))
     for op in region.ops:
         width = _type_bytes(op.result_types[0]) if op.result_types else 4
         if op.name == "arith.constant":
@@ -215,235 +303,6 @@ def is_commutative(region: Any, dag: Dag) -> bool:
     return combine_template(region, dag) == combine_template(swapped, dag)
 
 
-_INVERSE = {
-    "fcmp.oeq": "fcmp.une", "fcmp.one": "fcmp.ueq", "fcmp.olt": "fcmp.uge", "fcmp.ole": "fcmp.ugt",
-    "fcmp.ogt": "fcmp.ule", "fcmp.oge": "fcmp.ult", "fcmp.ord": "fcmp.uno", "icmp.eq": "icmp.ne",
-    "icmp.slt": "icmp.sge", "icmp.sle": "icmp.sgt", "icmp.ult": "icmp.uge", "icmp.ule": "icmp.ugt",
-}  # fmt: skip
-_INVERSE.update({v: k for k, v in list(_INVERSE.items())})
-
-
-def _simplified(dag: Dag, node: int) -> int:
-    """``node`` without identity steps, each exact for every input: ``select`` on a constant
-    condition is the chosen operand; ``x + 0``, ``x | 0``, ``x ^ 0`` (integers) and ``x + -0.0``
-    (floats, -0.0 being the identity of IEEE addition: ``+0.0 + -0.0`` is ``+0.0``) are ``x``.
-
-    >>> dag = Dag()
-    >>> x = dag.leaf(0, 3, 4)
-    >>> node = dag.op("select", (dag.const(1, 1), dag.op("add", (x, dag.const(0, 4)), 4), x), 4)
-    >>> _simplified(dag, node) == x
-    True
-    """
-    for _ in range(64):
-        key = dag.nodes[node]
-        if key[0] == "select" and dag.nodes[key[1]][0] == "const":
-            node = key[2] if dag.nodes[key[1]][1] & 1 else key[3]
-            continue
-        if key[0] in ("add", "or", "xor", "fadd") and len(key) == 3:
-            width = dag.width[node]
-            identity = ("const", 1 << (8 * width - 1) if key[0] == "fadd" else 0)
-            kept = [o for o in key[1:] if dag.nodes[o] != identity]
-            if len(kept) == 1:
-                node = kept[0]
-                continue
-        return node
-    return node
-
-
-def _equivalents(dag: Dag, node: int) -> list[int]:
-    """``node`` and the nodes equal to it by rewrites LLVM makes of a combine region, each a
-    law of the primitive ops on every input (NaNs included):
-
-    * ``icmp eq/ne (and X, 0x7f..f), 0`` is ``fcmp oeq/une X, 0.0`` for an IEEE float ``X``
-      (its magnitude bits are zero exactly when it is +0 or -0; a NaN's are not);
-    * ``select(c, x, y)`` is ``select(not c, y, x)``, ``not`` of a compare being the compare
-      of the inverse predicate (``olt`` and ``uge``, ``eq`` and ``ne``, ...).
-
-    >>> dag = Dag()
-    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
-    >>> zero, mask = dag.const(0, 4), dag.const(0x7FFFFFFF, 4)
-    >>> test = dag.op("icmp.eq", (dag.op("and", (x, mask), 4), zero), 1)
-    >>> node = dag.op("select", (test, y, x), 4)
-    >>> dag.op("select", (dag.op("fcmp.une", (x, zero), 1), x, y), 4) in _equivalents(dag, node)
-    True
-    """
-    node = _simplified(dag, node)
-    out = [node]
-    key = dag.nodes[node]
-    if key[0] == "bytes":  # bytes of one select: the select of those bytes of each side
-        chosen = {s // 16 for s in key[1]}
-        picked = dag.nodes[chosen.pop()] if len(chosen) == 1 and min(key[1]) >= 0 else ()
-        if picked and picked[0] == "select":
-            sides = [
-                dag.from_symbols(tuple(_byte_of(dag, side * 16 + s % 16) for s in key[1]))
-                for side in picked[2:]
-            ]
-            out.append(dag.op("select", (picked[1], *sides), len(key[1])))
-            key = dag.nodes[out[-1]]
-    if key[0] in ("icmp.eq", "icmp.ne") and len(key) == 3:
-        narrow = [_zero_extended(dag, o) for o in key[1:]]
-        if any(n is not None for n in narrow) and ("const", 0) in [dag.nodes[o] for o in key[1:]]:
-            value = next(n for n in narrow if n is not None)  # zext(a) == 0 is a == 0
-            out.append(dag.op(key[0], (value, dag.const(0, dag.width[value])), 1))
-        zero = [o for o in key[1:] if dag.nodes[o] == ("const", 0)]
-        other = [o for o in key[1:] if o not in zero] or zero[1:]
-        masked = dag.nodes[other[0]] if zero and other else ()
-        if masked and masked[0] == "and" and len(masked) == 3:
-            for value, mask in ((masked[1], masked[2]), (masked[2], masked[1])):
-                width = dag.width[value]
-                if width in (2, 4, 8) and dag.nodes[mask] == ("const", (1 << (8 * width - 1)) - 1):
-                    name = "fcmp.oeq" if key[0] == "icmp.eq" else "fcmp.une"
-                    out.append(dag.op(name, (value, dag.const(0, width)), 1))
-    if key[0] == "select" and len(key) == 4:
-        for condition in _equivalents(dag, key[1]):
-            found = dag.nodes[condition]
-            if found[0] in _INVERSE and len(found) == 3:
-                negated = dag.op(_INVERSE[found[0]], found[1:], 1)
-                out.append(dag.op("select", (negated, key[3], key[2]), dag.width[node]))
-    narrow = [_bf16_in_f32(dag, candidate) for candidate in out]
-    return out + [n for n in narrow if n is not None]
-
-
-def _bf16_in_f32(dag: Dag, node: int) -> int | None:
-    """``fadd``/``fsub`` of two bf16 ``a``, ``b`` when ``node`` computes it as Triton's AMD
-    backend does: widen both to f32 (``bits << 16``), add in f32, round to nearest even back to
-    bf16 (``(s + 0x7fff + ((s >> 16) & 1)) >> 16``), a NaN sum giving a bf16 NaN.  That is how
-    the target lowers an LLVM ``fadd bfloat`` too (the same f32 adder), and with IEEE f32 it is
-    the correctly rounded bf16 sum (f32's 24 bits >= 2 * 8 + 2: the double rounding is
-    innocuous; both formats have the same exponent range)."""
-    key = dag.nodes[node]
-    if key[0] != "select" or len(key) != 4 or dag.width[node] != 2:
-        return None
-    test, nan, rounded = (dag.nodes[o] for o in key[1:])
-    if test[0] != "fcmp.uno" or nan[0] != "const" or nan[1] & 0x7F80 != 0x7F80 or not nan[1] & 0x7F:
-        return None
-    wide = [o for o in test[1:] if dag.nodes[o] != ("const", 0)]
-    if len(wide) != 1 or dag.nodes[wide[0]][0] not in ("fadd", "fsub"):
-        return None
-    total = wide[0]
-    if rounded[0] != "bytes" or len(rounded[1]) != 2 or rounded[1][0] % 16 != 2:
-        return None
-    word = rounded[1][0] // 16
-    if rounded[1][1] != word * 16 + 3 or dag.width[word] != 4:
-        return None
-    high = dag.from_symbols((total * 16 + 2, total * 16 + 3, -1, -1))
-    odd = dag.op("and", (high, dag.const(1, 4)), 4)
-    if sorted(_add_terms(dag, word)) != sorted([total, dag.const(0x7FFF, 4), odd]):
-        return None
-    narrow = []
-    for operand in dag.nodes[total][1:]:
-        parts = dag.nodes[operand]
-        if parts[0] != "bytes" or parts[1][:2] != (-1, -1) or parts[1][2] % 16:
-            return None
-        value = parts[1][2] // 16
-        if parts[1][3] != value * 16 + 1 or dag.width[value] != 2:
-            return None
-        narrow.append(value)
-    return dag.op(dag.nodes[total][0], tuple(narrow), 2)
-
-
-def _byte_of(dag: Dag, symbol: int) -> int:
-    """The byte symbol ``symbol`` stands for, through ``bytes`` nodes (a byte of a value
-    assembled from pieces is that piece's byte) and shifts right by whole bytes (byte k of
-    ``x >> 8 j`` is byte k + j of ``x`` while that is a byte of ``x``)."""
-    while symbol >= 0:
-        key, offset = dag.nodes[symbol // 16], symbol % 16
-        if key[0] == "bytes":
-            symbol = key[1][offset]
-            continue
-        shift = dag.nodes[key[2]] if key[0] in ("lshr", "ashr") and len(key) == 3 else ()
-        if shift and shift[0] == "const" and shift[1] % 8 == 0:  # low bytes of x >> 8k
-            moved = offset + shift[1] // 8
-            if moved < dag.width[key[1]]:
-                symbol = key[1] * 16 + moved
-                continue
-        return symbol
-    return symbol
-
-
-def _zero_extended(dag: Dag, node: int) -> int | None:
-    """The node whose zero extension ``node`` is (its bytes, then zero bytes), or None."""
-    key = dag.nodes[node]
-    if key[0] != "bytes" or key[1][0] < 0 or key[1][0] % 16:
-        return None
-    inner = key[1][0] // 16
-    width = dag.width[inner]
-    if width >= len(key[1]) or key[1][:width] != tuple(inner * 16 + k for k in range(width)):
-        return None
-    return inner if all(s == -1 for s in key[1][width:]) else None
-
-
-def _add_terms(dag: Dag, node: int) -> list[int]:
-    """The terms of a tree of 32-bit integer ``add`` (associative and commutative mod 2**32)."""
-    key = dag.nodes[node]
-    if key[0] == "add" and dag.width[node] == 4:
-        return [t for operand in key[1:] for t in _add_terms(dag, operand)]
-    return [node]
-
-
-def _match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> bool:
-    """Whether ``actual`` is the template node ``template`` applied to some nodes; on success
-    ``bindings`` maps each placeholder to its node (the first way found, with backtracking
-    over every alternative of every operand)."""
-    for found in _matches(dag, template, actual, dict(bindings)):
-        bindings.clear()
-        bindings.update(found)
-        return True
-    return False
-
-
-def _matches(
-    dag: Dag, template: int, actual: int, bindings: dict[int, int]
-) -> Iterator[dict[int, int]]:
-    """Every way ``actual`` matches ``template`` extending ``bindings`` (each a new dict)."""
-    key = dag.nodes[template]
-    if key[0] == "leaf" and key[1] == -1:
-        actual = _simplified(dag, actual)
-        bound = bindings.get(key[2])
-        if bound is None:
-            yield {**bindings, key[2]: actual}
-        elif bound == actual:
-            yield bindings
-        return
-    if key[0] == "const":
-        if dag.nodes[actual] == key:
-            yield bindings
-        return
-    operands_t = key[1:]
-    for candidate in _equivalents(dag, actual):
-        found = dag.nodes[candidate]
-        if len(found) != len(key):
-            continue
-        operands_a = found[1:]
-        orders = []
-        if found[0] == key[0]:
-            orders.append(operands_a)
-            if len(operands_t) == 2 and key[0] in COMMUTATIVE:  # sorted: try the other order
-                orders.append(operands_a[::-1])
-        elif len(operands_t) == 2 and found[0] == _swapped(key[0]):  # a < b is b > a
-            orders.append(operands_a[::-1])
-        for order in orders:
-            yield from _match_all(dag, operands_t, order, bindings)
-
-
-def _match_all(
-    dag: Dag, templates: tuple[int, ...], actuals: tuple[int, ...], bindings: dict[int, int]
-) -> Iterator[dict[int, int]]:
-    if not templates:
-        yield bindings
-        return
-    for first in _matches(dag, templates[0], actuals[0], bindings):
-        yield from _match_all(dag, templates[1:], actuals[1:], first)
-
-
-def _swapped(name: str) -> str:
-    """The compare with its operands swapped (``fcmp.olt`` -> ``fcmp.ogt``), or ``""``."""
-    if name[:5] not in ("fcmp.", "icmp."):
-        return ""
-    swapped = SWAPPED.get(name[5:])
-    return name[:5] + swapped if swapped else ""
-
-
 class _NotCombined(Exception):  # noqa: N818 - a control-flow signal, not an error
     pass
 
@@ -459,19 +318,18 @@ def expand_combine(
     """The input element indices (in order) that ``node`` (result ``result`` of the combine)
     combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
     memo = {} if memo is None else memo
-    node = _simplified(dag, node)
+    node = simplified(dag, node)
     cached = memo.get((node, result))
     if cached is not None:
         return cached
-    key = dag.nodes[node]
-    if key[0] == "leaf":
-        if key[1] != inputs[result]:
+    leaf = dag.leaf_of(node)
+    if leaf is not None:
+        if leaf[0] != inputs[result]:
             raise _NotCombined(f"{dag.describe(node)} is not an element of operand {result}")
-        out: tuple[int, ...] = (key[2],)
-        memo[(node, result)] = out
-        return out
+        memo[(node, result)] = (leaf[1],)
+        return (leaf[1],)
     bindings: dict[int, int] = {}
-    if not _match(dag, templates[result], node, bindings):
+    if not match(dag, templates[result], node, bindings):
         raise _NotCombined(f"{dag.describe(node, 3)} is not an application of the combine region")
     count = len(inputs)
     sides = []
@@ -494,70 +352,131 @@ def expand_combine(
 
 
 # -- checking one case ---------------------------------------------------------------------------
+_Finding = tuple[Status, str, Counterexample | None]
+
+
+@dataclass(frozen=True)
+class _Output:
+    """One expectation of a case with the output buffer the run left."""
+
+    case: Any
+    run: Execution
+    expectation: Any
+    spec: Any  # the output's buffer spec
+    region: Region
+    buffer_ids: dict[str, int]
+
+    @property
+    def element_bytes(self) -> int:
+        return max(1, self.spec.element_bits // 8)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The byte symbols of each output element, shape (elements, element bytes)."""
+        return self.region.data.reshape(-1, self.element_bytes)
+
+    def element(self, flat: int) -> tuple[int, ...]:
+        return _element(self.spec, flat)
+
+    def store_of(self, flat: int) -> tuple[int | None, str, int]:
+        """The thread that stored output element ``flat``, the store, and its address."""
+        offset = flat * self.element_bytes
+        writer = int(self.region.writer[offset])
+        site = int(self.region.site[offset])
+        where = self.run.memory.sites[site] if site >= 0 else "never stored"
+        return (writer if writer >= 0 else None), where, self.region.base + offset
+
+    def counterexample(self, flat: int, expected: str, got: str, replay: str) -> Counterexample:
+        thread, store, address = self.store_of(flat)
+        return Counterexample(
+            self.spec.name, self.element(flat), address, thread, store, expected, got, replay
+        )
+
+
 def check_case(
     case: Any,
-    run: Any,
-    regions: dict[str, Any],
+    run: Execution,
+    regions: dict[str, Region],
     buffer_ids: dict[str, int],
     claim: str,
-    violations: list[Any],
+    violations: list[Violation],
 ) -> CaseVerdict:
-    """Check every expectation of ``case`` on the executed ``run``."""
-    op_name = case.op.name
-    base = dict(
-        index=case.index,
-        op=op_name,
-        op_line=case.op_line,
-        location=case.location,
-        description=case.description,
-        claim=claim,
-    )
-    undecided: CaseVerdict | None = None  # an unknown waits: a refutation anywhere wins
+    """Check every expectation of ``case`` on the executed ``run``, then the memory checks
+    (``violations``, the ones found in the case's code)."""
+    started = time.perf_counter()
+    site = Site.of_case(case)
+    undecided: _Finding | None = None  # an unknown waits: a refutation anywhere wins
     for expectation in case.expectations:
-        region = regions[expectation.output]
         spec = next(b for b in case.buffers if b.name == expectation.output)
-        element_bytes = max(1, spec.element_bits // 8)
-        rows = region.data.reshape(-1, element_bytes)
-        if expectation.kind == "move":
-            verdict = _check_move(
-                case, run, expectation, spec, rows, region, buffer_ids, element_bytes
-            )
-        elif expectation.kind == "counts":
-            verdict = _check_counts(expectation, spec, rows, region, element_bytes)
-        elif expectation.kind in ("reduce", "scan"):
-            verdict = _check_combine(case, run, expectation, spec, rows, region, buffer_ids)
-        else:
-            verdict = (Status.UNKNOWN, f"expectation kind {expectation.kind!r}", None)
-        if verdict is not None:
-            status, reason, counterexample = verdict
-            found = CaseVerdict(status=status, reason=reason, counterexample=counterexample, **base)
-            if status is Status.REFUTED:
-                return found
-            undecided = undecided or found
-    mirrored = [v for v in violations if mirrored_orders(case, run, buffer_ids, v)]
+        output = _Output(case, run, expectation, spec, regions[expectation.output], buffer_ids)
+        check = _CHECKS.get(expectation.kind)
+        found = (
+            check(output)
+            if check is not None
+            else (Status.UNKNOWN, f"expectation kind {expectation.kind!r}", None)
+        )
+        if found is not None and found[0] is Status.REFUTED:
+            return _decided(site, claim, found, started)
+        undecided = undecided or found
+    memory = _memory_verdict(case, run, buffer_ids, site, claim, violations, started)
+    if memory is not None:
+        return memory
+    if undecided is not None:
+        return _decided(site, claim, undecided, started)
+    return CaseVerdict.decided(site, Status.PROVED, claim, time_s=time.perf_counter() - started)
+
+
+def _decided(site: Site, claim: str, found: _Finding, started: float) -> CaseVerdict:
+    status, reason, counterexample = found
+    return CaseVerdict.decided(
+        site,
+        status,
+        claim,
+        reason=reason,
+        counterexample=counterexample,
+        time_s=time.perf_counter() - started,
+    )
+
+
+def _memory_verdict(
+    case: Any,
+    run: Execution,
+    buffer_ids: dict[str, int],
+    site: Site,
+    claim: str,
+    violations: list[Violation],
+    started: float,
+) -> CaseVerdict | None:
+    """The verdict of the memory checks, None when none failed: a refutation, or unknown when
+    every violation is a non-commutative combine stored in two orders."""
+    mirrored = [v for v in violations if mirrored_orders(case, run.dag, buffer_ids, v)]
     violations = [v for v in violations if v not in mirrored]
     if mirrored and not violations:
         first = mirrored[0]
-        return CaseVerdict(
-            status=Status.UNKNOWN,
-            reason=(
-                f"the combine is not commutative, which tl.reduce assumes "
-                "(triton-lang/triton#4962): threads "
-                f"{first.thread} and {first.other_thread} hold the combine of the same "
-                f"elements in different orders and both store it to {first.space} address "
-                f"{first.address} ({first.kind}); at {first.where}"
-            ),
-            violation=first.kind,
-            **base,
+        reason = (
+            f"the combine is not commutative, which tl.reduce assumes "
+            "(triton-lang/triton#4962): threads "
+            f"{first.thread} and {first.other_thread} hold the combine of the same "
+            f"elements in different orders and both store it to {first.space} address "
+            f"{first.address} ({first.kind}); at {first.where}"
         )
-    if violations:
+        status = Status.UNKNOWN
+    elif violations:
         first = violations[0]
-        detail = describe_violation(first)
-        return CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **base)
-    return undecided or CaseVerdict(status=Status.PROVED, **base)
+        reason, status = describe_violation(first), Status.REFUTED
+    else:
+        return None
+    return CaseVerdict.decided(
+        site,
+        status,
+        claim,
+        reason=reason,
+        violation=first,
+        time_s=time.perf_counter() - started,
+    )
 
 
-def describe_violation(violation: Any) -> str:
+def describe_violation(violation: Violation) -> str:
     """One line: what, where in memory, which threads, and the instruction."""
     other = violation.other_thread
     return (
@@ -568,7 +487,7 @@ def describe_violation(violation: Any) -> str:
     )
 
 
-def mirrored_orders(case: Any, run: Any, buffer_ids: dict[str, int], violation: Any) -> bool:
+def mirrored_orders(case: Any, dag: Dag, buffer_ids: dict[str, int], violation: Violation) -> bool:
     """Whether every pair of values ``violation`` found different is one combine, not
     commutative, of the same elements in two orders (``f(x, y)`` against ``f(y, x)``): a use
     of the combine outside what Triton assumes, not a wrong element."""
@@ -577,12 +496,12 @@ def mirrored_orders(case: Any, run: Any, buffer_ids: dict[str, int], violation: 
     for expectation in case.expectations:
         if expectation.kind != "reduce":
             continue
-        if is_commutative(expectation.combine, run.dag):
+        if is_commutative(expectation.combine, dag):
             continue
-        templates = combine_template(expectation.combine, run.dag)
+        templates = combine_template(expectation.combine, dag)
         inputs = [buffer_ids[name] for name in expectation.inputs]
         memo: dict[tuple[int, int], tuple[int, ...]] = {}
-        if all(_same_elements(run.dag, pair, templates, inputs, memo) for pair in violation.values):
+        if all(_same_elements(dag, pair, templates, inputs, memo) for pair in violation.values):
             return True
     return False
 
@@ -594,13 +513,13 @@ def _same_elements(
     inputs: list[int],
     memo: dict[tuple[int, int], tuple[int, ...]],
 ) -> bool:
-    first, second = pair
-    if first < 0 or second < 0 or first % 16 != second % 16:
+    first, second = (node_and_byte(symbol) for symbol in pair)
+    if first is None or second is None or first[1] != second[1]:
         return False
     for result in range(len(templates)):
         try:
-            a = expand_combine(dag, first // 16, result, templates, inputs, memo)
-            b = expand_combine(dag, second // 16, result, templates, inputs, memo)
+            a = expand_combine(dag, first[0], result, templates, inputs, memo)
+            b = expand_combine(dag, second[0], result, templates, inputs, memo)
         except _NotCombined:
             continue
         if a != b and sorted(a) == sorted(b):
@@ -612,84 +531,66 @@ def _element(spec: Any, flat: int) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, spec.shape)) if spec.shape else ()
 
 
-def _store_of(run: Any, region: Any, flat: int, element_bytes: int) -> tuple[int | None, str, int]:
-    offset = flat * element_bytes
-    writer = int(region.writer[offset])
-    site = int(region.site[offset])
-    where = run.memory.sites[site] if site >= 0 else "never stored"
-    return (writer if writer >= 0 else None), where, region.base + offset
-
-
-def _check_move(case, run, expectation, spec, rows, region, buffer_ids, element_bytes):
-    source_buffer = np.asarray(expectation.source_buffer).reshape(-1)
-    source_index = np.asarray(expectation.source_index).reshape(-1)
+# -- move ------------------------------------------------------------------------------------------
+def _check_move(output: _Output) -> _Finding | None:
+    """Every output element holds exactly the bytes of the input element the op names."""
+    case, run = output.case, output.run
+    source_buffer = np.asarray(output.expectation.source_buffer).reshape(-1)
+    source_index = np.asarray(output.expectation.source_index).reshape(-1)
     names = [case.buffers[int(b)].name for b in source_buffer]
-    expected = np.empty_like(rows)
-    offsets = np.arange(element_bytes, dtype=np.int64)
-    values_cache: dict[str, np.ndarray] = {}
-    for k, (name, index) in enumerate(zip(names, source_index)):
-        buffer = next(b for b in case.buffers if b.name == name)
-        if buffer.role == "values":
-            data = values_cache.setdefault(name, run.memory.regions[buffer_ids[name]].data)
-            expected[k] = data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
-        else:
-            node = run.dag.leaf(buffer_ids[name], int(index), element_bytes)
-            expected[k] = node * 16 + offsets
+    rows = output.rows
+    expected = _expected_bytes(output, names, source_index)
     wrong = np.flatnonzero((rows != expected).any(axis=1))
-    if spec.element == "i1" and wrong.size:
+    if output.spec.element == "i1" and wrong.size:
         wrong = np.array(
-            [k for k in wrong if not _same_bool(run.dag, rows[k], expected[k])], dtype=np.int64
+            [k for k in wrong if not same_bool(run.dag, _symbols(rows[k]), _symbols(expected[k]))],
+            dtype=np.int64,
         )
     if wrong.size == 0:
         return None
     flat = int(wrong[0])
-    thread, store, address = _store_of(run, region, flat, element_bytes)
-    got_node = run.dag.from_symbols(tuple(int(s) for s in rows[flat]))
+    got_node = run.dag.from_symbols(_symbols(rows[flat]))
     got = (
         "nothing (never written)" if (rows[flat] == UNDEFINED).all() else run.dag.describe(got_node)
     )
     source_spec = next(b for b in case.buffers if b.name == names[flat])
     coordinates = ", ".join(map(str, _element(source_spec, int(source_index[flat]))))
     want = f"{names[flat]}[{coordinates}]"
-    replay = _replay_move(run, rows[flat], expected[flat])
+    replay = _replay_move(rows[flat], expected[flat])
     return (
         Status.REFUTED,
         f"{wrong.size} of {rows.shape[0]} output elements are wrong",
-        Counterexample(spec.name, _element(spec, flat), address, thread, store, want, got, replay),
+        output.counterexample(flat, want, got, replay),
     )
 
 
-_BOOL_WRAPPERS = ("zext.1.8", "trunc.8.1", "and", "icmp.ne")
+def _expected_bytes(output: _Output, names: list[str], source_index: np.ndarray) -> np.ndarray:
+    """The byte symbols each output element must hold: its source element's (a tagged leaf,
+    or the concrete bytes of a values buffer)."""
+    run, element_bytes = output.run, output.element_bytes
+    expected = np.empty_like(output.rows)
+    buffers = {b.name: b for b in output.case.buffers}
+    leaves = np.full(len(names), -1, dtype=np.int64)
+    for k, (name, index) in enumerate(zip(names, source_index)):
+        if buffers[name].role == "values":
+            region = run.memory.regions[output.buffer_ids[name]]
+            assert isinstance(region, Region)  # a harness's buffers all have a size
+            expected[k] = region.data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
+        else:
+            leaves[k] = run.dag.leaf(output.buffer_ids[name], int(index), element_bytes)
+    tagged = leaves >= 0
+    expected[tagged] = symbols_of(leaves[tagged], element_bytes)
+    return expected
 
 
-def _same_bool(dag: Dag, got: np.ndarray, expected: np.ndarray) -> bool:
-    """Whether a stored i1 byte is the expected bool: Triton keeps i1 in memory as a byte 0 or 1
-    and re-normalises it on the way (``and x, 1``, ``zext(trunc x)``), which is the identity on
-    such bytes."""
-    node = dag.from_symbols(tuple(int(s) for s in got))
-    want = dag.from_symbols(tuple(int(s) for s in expected))
-    for _ in range(16):
-        if node == want:
-            return True
-        key = dag.nodes[node]
-        if key[0] not in _BOOL_WRAPPERS:
-            return False
-        inner = [o for o in key[1:] if dag.nodes[o][0] != "const"]
-        constants = [dag.nodes[o][1] for o in key[1:] if dag.nodes[o][0] == "const"]
-        if (
-            len(inner) != 1
-            or (key[0] == "and" and constants != [1])
-            or (key[0] == "icmp.ne" and constants != [0])
-        ):
-            return False
-        node = inner[0]
-    return False
+def _symbols(row: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(s) for s in row)
 
 
-def _replay_move(run: Any, got: np.ndarray, expected: np.ndarray) -> str:
+def _replay_move(got: np.ndarray, expected: np.ndarray) -> str:
     """Concrete replay: give every input element a distinct value (its node number) and compare."""
-    got_values = [int(s) // 16 if s >= 0 else s for s in got]
-    want_values = [int(s) // 16 if s >= 0 else s for s in expected]
+    got_values = [_distinct_value(int(s)) for s in got]
+    want_values = [_distinct_value(int(s)) for s in expected]
     same = got_values == want_values
     return (
         "replayed: with each input element holding its own distinct value, the element holds "
@@ -699,8 +600,18 @@ def _replay_move(run: Any, got: np.ndarray, expected: np.ndarray) -> str:
     )
 
 
-def _check_counts(expectation, spec, rows, region, element_bytes):
-    values = np.asarray(expectation.values).reshape(-1).astype(np.uint64)
+def _distinct_value(symbol: int) -> int:
+    """The byte's value when each input element holds its own node number: that number for a
+    byte of a node, the symbol itself for constant and undefined bytes."""
+    located = node_and_byte(symbol)
+    return symbol if located is None else located[0]
+
+
+# -- counts ----------------------------------------------------------------------------------------
+def _check_counts(output: _Output) -> _Finding | None:
+    """The output holds the expected concrete counts."""
+    element_bytes, rows = output.element_bytes, output.rows
+    values = np.asarray(output.expectation.values).reshape(-1).astype(np.uint64)
     shifts = (np.arange(element_bytes, dtype=np.uint64) * np.uint64(8))[None, :]
     expected = -1 - ((values[:, None] >> shifts) & np.uint64(0xFF)).astype(np.int64)
     wrong = np.flatnonzero((rows != expected).any(axis=1))
@@ -715,14 +626,14 @@ def _check_counts(expectation, spec, rows, region, element_bytes):
         if (got_bytes < 0).all() and (got_bytes >= -256).all()
         else "a tagged value"
     )
-    writer = int(region.writer[flat * element_bytes])
+    writer = int(output.region.writer[flat * element_bytes])
     return (
         Status.REFUTED,
         f"{wrong.size} of {rows.shape[0]} counts are wrong",
         Counterexample(
-            spec.name,
-            _element(spec, flat),
-            region.base + flat * element_bytes,
+            output.spec.name,
+            output.element(flat),
+            output.region.base + flat * element_bytes,
             writer if writer >= 0 else None,
             "",
             str(int(values[flat])),
@@ -732,127 +643,167 @@ def _check_counts(expectation, spec, rows, region, element_bytes):
     )
 
 
-def _check_combine(case, run, expectation, spec, rows, region, buffer_ids):
-    inputs = [buffer_ids[name] for name in expectation.inputs]
-    input_spec = next(b for b in case.buffers if b.name == expectation.inputs[0])
-    shape = input_spec.shape
-    axis = expectation.axis
-    templates = combine_template(expectation.combine, run.dag)
-    # associative (as the language requires) and commutative: any order is the same value
-    commutative = is_commutative(expectation.combine, run.dag)
-    memo: dict[tuple[int, int], tuple[int, ...]] = {}
-    flat_inputs = np.arange(int(np.prod(shape))).reshape(shape)
-    moved = np.moveaxis(flat_inputs, axis, -1)
-    for flat in range(rows.shape[0]):
-        row = rows[flat]
+# -- reduce and scan -------------------------------------------------------------------------------
+@dataclass
+class _Combine:
+    """What a reduce or scan output element must combine, and how to read what it does."""
+
+    output: _Output
+    inputs: list[int]  # the DAG buffer id of each operand
+    input_spec: Any
+    templates: list[int]
+    commutative: bool  # associative (as the language requires) and commutative: any order
+    lines: np.ndarray  # the input's element indices, the combined axis last
+    memo: dict[tuple[int, int], tuple[int, ...]]
+
+    @classmethod
+    def of(cls, output: _Output) -> _Combine:
+        expectation, dag = output.expectation, output.run.dag
+        input_spec = next(b for b in output.case.buffers if b.name == expectation.inputs[0])
+        shape = input_spec.shape
+        flat_inputs = np.arange(int(np.prod(shape))).reshape(shape)
+        return cls(
+            output,
+            [output.buffer_ids[name] for name in expectation.inputs],
+            input_spec,
+            combine_template(expectation.combine, dag),
+            is_commutative(expectation.combine, dag),
+            np.moveaxis(flat_inputs, expectation.axis, -1),
+            {},
+        )
+
+    def wanted(self, flat: int) -> tuple[int, ...]:
+        """The input elements output element ``flat`` combines, in order: its row (reduce),
+        or its prefix along the axis (scan; the suffix, last first, when reversed)."""
+        expectation, lines = self.output.expectation, self.lines
+        if expectation.kind == "reduce":
+            return tuple(int(i) for i in lines[np.unravel_index(flat, lines.shape[:-1])])
+        axis = expectation.axis
+        position = np.unravel_index(flat, self.input_spec.shape)
+        line = lines[tuple(p for d, p in enumerate(position) if d != axis)]
+        k = position[axis]
+        return tuple(int(i) for i in (line[: k + 1] if not expectation.reverse else line[k:][::-1]))
+
+    def check(self, flat: int, row: np.ndarray) -> _Finding | None:
+        """The finding on output element ``flat`` holding ``row``, None when it is right."""
+        output = self.output
         if (row == UNDEFINED).any():
-            thread, store, address = _store_of(run, region, flat, row.shape[0])
             return (
                 Status.REFUTED,
                 "an output element is never written",
-                Counterexample(
-                    spec.name,
-                    _element(spec, flat),
-                    address,
-                    thread,
-                    store,
+                output.counterexample(
+                    flat,
                     "a combined value",
                     "nothing (never written)",
                     "replayed: the element's bytes are never stored",
                 ),
             )
-        if expectation.kind == "reduce":
-            position = np.unravel_index(flat, moved.shape[:-1])
-            want = tuple(int(i) for i in moved[position])
-        else:
-            position = np.unravel_index(flat, shape)
-            line = np.moveaxis(flat_inputs, axis, -1)[
-                tuple(p for d, p in enumerate(position) if d != axis)
-            ]
-            k = position[axis]
-            want = tuple(
-                int(i) for i in (line[: k + 1] if not expectation.reverse else line[k:][::-1])
-            )
-        node = run.dag.from_symbols(tuple(int(s) for s in row))
+        want = self.wanted(flat)
+        node = output.run.dag.from_symbols(_symbols(row))
         try:
-            got = expand_combine(run.dag, node, expectation.result, templates, inputs, memo)
+            got = expand_combine(
+                output.run.dag,
+                node,
+                output.expectation.result,
+                self.templates,
+                self.inputs,
+                self.memo,
+            )
         except _NotCombined as exc:
-            foreign = _foreign_dependence(run, node, want, inputs, input_spec)
-            if foreign is not None:
-                thread, store, address = _store_of(run, region, flat, row.shape[0])
-                leaf, replay = foreign
-                return (
-                    Status.REFUTED,
-                    f"{expectation.kind} reads an element outside its row",
-                    (
-                        Counterexample(
-                            spec.name,
-                            _element(spec, flat),
-                            address,
-                            thread,
-                            store,
-                            f"combine of {expectation.inputs[0]} elements {_listed(want)}",
-                            f"a value that depends on {_leaf_name(run, leaf, input_spec)}",
-                            replay,
-                        )
-                    ),
-                )
+            return self._not_combined(flat, node, want, exc)
+        return self._compared(flat, got, want)
+
+    def _not_combined(
+        self, flat: int, node: int, want: tuple[int, ...], exc: _NotCombined
+    ) -> _Finding:
+        """A value not built from the region: refuted when it provably depends on an element
+        outside its row, else unknown."""
+        output = self.output
+        foreign = _foreign_dependence(output.run.dag, node, want, self.inputs, self.input_spec)
+        if foreign is None:
             return (
                 Status.UNKNOWN,
                 (
-                    f"output {spec.name}{list(_element(spec, flat))}: {exc} (the "
+                    f"output {output.spec.name}{list(output.element(flat))}: {exc} (the "
                     "emitted combine could not be matched to the region)"
                 ),
                 None,
             )
-        any_order = expectation.kind == "reduce" or commutative
-        ok = sorted(got) == sorted(want) if any_order else got == want
-        if not ok:
-            thread, store, address = _store_of(run, region, flat, row.shape[0])
-            missing = sorted(set(want) - set(got))
-            extra = [i for i in set(got) if got.count(i) > 1 or i not in want]
-            detail = (f"missing {missing[:4]}" if missing else "") + (
-                f" repeated/foreign {sorted(extra)[:4]}" if extra else ""
-            )
-            order = "" if sorted(got) != sorted(want) else "the right elements in the wrong order"
-            return (
-                Status.REFUTED,
-                f"{expectation.kind} combines the wrong elements",
-                Counterexample(
-                    spec.name,
-                    _element(spec, flat),
-                    address,
-                    thread,
-                    store,
-                    f"combine of {expectation.inputs[0]} elements {_listed(want)}",
-                    f"combine of elements {_listed(got)} {detail or order}".strip(),
-                    _replay_combine(got, want),
-                ),
-            )
+        leaf, replay = foreign
+        kind, first_input = output.expectation.kind, output.expectation.inputs[0]
+        return (
+            Status.REFUTED,
+            f"{kind} reads an element outside its row",
+            output.counterexample(
+                flat,
+                f"combine of {first_input} elements {_listed(want)}",
+                f"a value that depends on {_leaf_name(output.run.dag, leaf, self.input_spec)}",
+                replay,
+            ),
+        )
+
+    def _compared(self, flat: int, got: tuple[int, ...], want: tuple[int, ...]) -> _Finding | None:
+        """Refuted when the elements combined are not the wanted ones (in order, for a scan of
+        a combine that is not commutative)."""
+        expectation = self.output.expectation
+        any_order = expectation.kind == "reduce" or self.commutative
+        if (sorted(got) == sorted(want)) if any_order else (got == want):
+            return None
+        missing = sorted(set(want) - set(got))
+        extra = [i for i in set(got) if got.count(i) > 1 or i not in want]
+        detail = (f"missing {missing[:4]}" if missing else "") + (
+            f" repeated/foreign {sorted(extra)[:4]}" if extra else ""
+        )
+        order = "" if sorted(got) != sorted(want) else "the right elements in the wrong order"
+        return (
+            Status.REFUTED,
+            f"{expectation.kind} combines the wrong elements",
+            self.output.counterexample(
+                flat,
+                f"combine of {expectation.inputs[0]} elements {_listed(want)}",
+                f"combine of elements {_listed(got)} {detail or order}".strip(),
+                _replay_combine(got, want),
+            ),
+        )
+
+
+def _check_combine(output: _Output) -> _Finding | None:
+    """Each output element combines exactly the elements its op names (the first element
+    that does not decides)."""
+    combine = _Combine.of(output)
+    for flat, row in enumerate(output.rows):
+        found = combine.check(flat, row)
+        if found is not None:
+            return found
     return None
 
 
-def _leaf_name(run: Any, leaf: int, spec: Any) -> str:
+_CHECKS: dict[str, Callable[[_Output], _Finding | None]] = {
+    "move": _check_move,
+    "counts": _check_counts,
+    "reduce": _check_combine,
+    "scan": _check_combine,
+}
+
+
+def _leaf_name(dag: Dag, leaf: int, spec: Any) -> str:
     """``name[i, j]`` of an input leaf (coordinates in ``spec``'s shape when it is that buffer)."""
-    _, buffer, index = run.dag.nodes[leaf]
-    name = run.dag.buffer_names.get(buffer, f"in{buffer}")
+    where = dag.leaf_of(leaf)
+    assert where is not None
+    buffer, index = where
+    name = dag.buffer_name(buffer)
     if name == spec.name:
         return f"{name}[{', '.join(map(str, _element(spec, index)))}]"
     return f"{name}[{index}]"
 
 
 def _foreign_dependence(
-    run: Any, node: int, want: tuple[int, ...], inputs: list[int], input_spec: Any
+    dag: Dag, node: int, want: tuple[int, ...], inputs: list[int], input_spec: Any
 ) -> tuple[int, str] | None:
     """A leaf outside the row that ``node``'s value provably depends on, with the replay."""
-    dag = run.dag
     leaves = sorted(set(dag.leaves(node)))
-    allowed = set(want)
-    foreign = [
-        leaf
-        for leaf in leaves
-        if dag.nodes[leaf][1] not in inputs or dag.nodes[leaf][2] not in allowed
-    ]
+    allowed = {(buffer, index) for buffer in inputs for index in want}
+    foreign = [leaf for leaf in leaves if dag.leaf_of(leaf) not in allowed]
     element = input_spec.element
     float_type = "bf16" if element == "bf16" else "int" if element.startswith("i") else "f16"
     for leaf in foreign[:8]:

@@ -42,13 +42,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llverify.emitted.checks import CaseVerdict
-from llverify.emitted.executor import Execution, UnmodelledAt
-from llverify.emitted.llvm_ir import parse_llvm_ir
+from llverify.emitted.checks import CaseVerdict, Site, describe_violation
+from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
+from llverify.errors import ParseError
 from llverify.proof.verdict import Status
 
-__all__ = ["DumpError", "validate_artifact", "validate_llvm_ir"]
+__all__ = ["DumpError", "LLVMIRError", "validate_artifact", "validate_llvm_ir"]
 
 _REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)')
 _AMD_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
@@ -59,6 +59,15 @@ _GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
 
 class DumpError(ValueError):
     """An artifact that cannot be validated as given (names the file and what is missing)."""
+
+
+class LLVMIRError(ParseError):
+    """Dumped LLVM IR that cannot be read: the simulator's
+    :class:`~llverify.emitted.sim.llvm_ir.LLVMParseError`, at ``line`` (1-based)."""
+
+    def __init__(self, error: LLVMParseError) -> None:
+        super().__init__(str(error))
+        self.line = error.line
 
 
 def validate_llvm_ir(
@@ -74,16 +83,51 @@ def validate_llvm_ir(
     """Execute the dumped LLVM IR ``text`` over every thread of CTA 0 and check its memory
     accesses.  ``threads`` defaults to the kernel's ``nvvm.reqntid`` / AMD work-group size;
     ``shared_bytes`` to none known (shared accesses are then not bounds-checked, and the claim
-    says so); ``arguments`` gives scalar arguments by name (``%3``) or position (``"3"``)."""
+    says so); ``arguments`` gives scalar arguments by name (``%3``) or position (``"3"``).
+    Raises :class:`LLVMIRError` on text that is not LLVM IR it can read."""
     started = time.perf_counter()
-    module = parse_llvm_ir(text)
+    try:
+        module = parse_llvm_ir(text)
+    except LLVMParseError as error:
+        raise LLVMIRError(error) from None
+    name = _kernel_of(module, kernel, source)
+    amd = _AMD_TARGET.search(text)
+    warp = warp_size or (64 if amd and not amd.group(1).startswith("gfx1") else 32)
+    count = _thread_count(text, threads, warp, source)
+    run = Execution(
+        module,
+        name,
+        threads=count,
+        warp_size=warp,
+        shared_bytes=shared_bytes if shared_bytes is not None else 1 << 20,
+    )
+    tagged = _bind_arguments(run, name, arguments or {})
+    bounded = shared_bytes is not None
+    claim = (
+        f"memory safety over all {count} threads of CTA 0 of this compiled kernel"
+        + ("" if bounded else "; shared accesses not bounds-checked (no allocation size)")
+        + "; data semantics not checked (needs the TTGIR)"
+    )
+    report = ValidationReport(source, "cuda" if not amd else f"hip:{amd.group(1)}", "", count)
+    site = Site(0, "kernel", 0, name, f"{name}: the emitted kernel itself")
+    report.verdicts = [_memory_safety(run, site, claim, tagged, started)]
+    report.instructions = run.steps
+    report.timings = {"total": time.perf_counter() - started}
+    return report
+
+
+def _kernel_of(module: LLVMModule, kernel: str | None, source: str) -> str:
+    """The kernel to run: ``kernel``, else the module's first function."""
     name = kernel or next(iter(module.functions))
     if name not in module.functions:
         raise DumpError(
             f"kernel: {name!r} is not defined in {source} (it defines {sorted(module.functions)})"
         )
-    amd = _AMD_TARGET.search(text)
-    warp = warp_size or (64 if amd and not amd.group(1).startswith("gfx1") else 32)
+    return name
+
+
+def _thread_count(text: str, threads: int | None, warp: int, source: str) -> int:
+    """``threads``, else the thread count the kernel states; a multiple of the warp size."""
     count = threads or _threads_of(text)
     if count is None:
         raise DumpError(
@@ -94,15 +138,13 @@ def validate_llvm_ir(
         raise DumpError(
             f"threads: expected a positive multiple of the warp size {warp}, got {count}"
         )
-    bounded = shared_bytes is not None
-    run = Execution(
-        module,
-        name,
-        threads=count,
-        warp_size=warp,
-        shared_bytes=shared_bytes if shared_bytes is not None else 1 << 20,
-    )
-    given = dict(arguments or {})
+    return count
+
+
+def _bind_arguments(run: Execution, kernel: str, arguments: dict[str, int]) -> list[str]:
+    """Open buffers for the pointer arguments, the given values (by name or position) for
+    the scalar ones; the scalar arguments left tagged, described."""
+    given = dict(arguments)
     tagged = []
     for k, (ty, ssa) in enumerate(run.function.arguments):
         if ty.kind == "ptr":
@@ -113,21 +155,16 @@ def validate_llvm_ir(
             tagged.append(f"{ssa} ({ty})")
         run.set_argument(k, value, ssa)
     if given:
-        raise DumpError(f"arguments: {sorted(given)} are not scalar arguments of {name}")
-    claim = (
-        f"memory safety over all {count} threads of CTA 0 of this compiled kernel"
-        + ("" if bounded else "; shared accesses not bounds-checked (no allocation size)")
-        + "; data semantics not checked (needs the TTGIR)"
-    )
-    report = ValidationReport(source, "cuda" if not amd else f"hip:{amd.group(1)}", "", count)
-    where: dict[str, Any] = {
-        "index": 0,
-        "op": "kernel",
-        "op_line": 0,
-        "location": name,
-        "description": f"{name}: the emitted kernel itself",
-        "claim": claim,
-    }
+        raise DumpError(f"arguments: {sorted(given)} are not scalar arguments of {kernel}")
+    return tagged
+
+
+def _memory_safety(
+    run: Execution, site: Site, claim: str, tagged: list[str], started: float
+) -> CaseVerdict:
+    """Run the kernel: proved when no memory check fails, refuted by the first that does,
+    unknown when the code is not modelled (pointing at the tagged scalar arguments when a
+    value depends on one)."""
     try:
         run.run()
     except UnmodelledAt as exc:
@@ -137,25 +174,21 @@ def validate_llvm_ir(
                 f"; the scalar arguments without a value are tagged ({', '.join(tagged)}):"
                 " give them values (arguments= / --arg NAME=VALUE)"
             )
-        report.verdicts = [CaseVerdict(status=Status.UNKNOWN, reason=reason, **where)]
-    else:
-        violations = run.violations
-        if violations:
-            first = violations[0]
-            detail = (
-                f"{first.kind} in {first.space} memory at address {first.address} by "
-                f"thread {first.thread}"
-                + (f" (and thread {first.other_thread})" if first.other_thread is not None else "")
-                + f": {first.detail}; at {first.where}"
-            )
-            report.verdicts = [
-                CaseVerdict(status=Status.REFUTED, reason=detail, violation=first.kind, **where)
-            ]
-        else:
-            report.verdicts = [CaseVerdict(status=Status.PROVED, **where)]
-    report.instructions = run.steps
-    report.timings = {"total": time.perf_counter() - started}
-    return report
+        elapsed = time.perf_counter() - started
+        return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
+    elapsed = time.perf_counter() - started
+    violations = run.violations
+    if not violations:
+        return CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
+    first = violations[0]
+    return CaseVerdict.decided(
+        site,
+        Status.REFUTED,
+        claim,
+        reason=describe_violation(first),
+        violation=first,
+        time_s=elapsed,
+    )
 
 
 def _threads_of(text: str) -> int | None:

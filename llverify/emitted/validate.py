@@ -3,7 +3,7 @@
 The steps: build one harness kernel around the module's ops (:mod:`~llverify.emitted.harness`),
 compile it with the installed Triton (or a release's interpreter) on the CPU
 (:mod:`~llverify.triton.compile`), read the LLVM IR, run it over every thread of the CTA on
-tagged inputs (:mod:`~llverify.emitted.executor`) and check each op's outputs exactly
+tagged inputs (:mod:`~llverify.emitted.sim`) and check each op's outputs exactly
 (:mod:`~llverify.emitted.checks`).  An op whose emitted code uses something the executor
 does not model is taken out of the harness and reported unknown with the reason; the rest
 are compiled and run again.
@@ -23,11 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.audit.module import parse_module
-from llverify.emitted.checks import CaseVerdict, check_case, mirrored_orders
-from llverify.emitted.executor import Execution, UnmodelledAt
+from llverify.audit.module import TTGIRModule, parse_module
+from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders
 from llverify.emitted.harness import Harness, build_harness
-from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
+from llverify.emitted.sim import (
+    Execution,
+    Instruction,
+    LLVMParseError,
+    Region,
+    UnmodelledAt,
+    Violation,
+    parse_llvm_ir,
+)
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
 
@@ -95,7 +102,9 @@ def validate_module(
     """Validate every layout-carrying op of the TTGIR module ``text``.
 
     ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
-    virtualenv holding another Triton release (default: the installed Triton).
+    virtualenv holding another Triton release (default: the installed Triton).  An op whose
+    code the executor does not model is reported unknown and the harness rebuilt without it
+    (at most :data:`MAX_REBUILDS` times).
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
@@ -111,60 +120,47 @@ def validate_module(
         clock = time.perf_counter()
         harness = build_harness(module, ops=chosen)
         timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
-        report = ValidationReport(
-            source, harness.target, "", harness.num_warps * harness.threads_per_warp
-        )
-        report.skipped = [
-            {"op": op.name, "line": op.line, "location": op.location, "reason": reason}
-            for op, reason in harness.skipped
-        ]
         if not harness.cases:
-            report.verdicts = sorted(excluded.values(), key=lambda v: (v.op_line, v.index))
-            report.timings = timings
-            return report
-        say(f"compiling a harness of {len(harness.cases)} ops for {harness.target}")
-        clock = time.perf_counter()
-        compiled = compile_ttgir(harness.text, harness.target, python=python, timeout_s=timeout_s)
-        timings["compile"] = timings.get("compile", 0.0) + time.perf_counter() - clock
-        report.triton_version = compiled.triton_version
+            return _finished(_new_report(source, harness), list(excluded.values()), timings)
+        compiled = _compile(harness, python, timeout_s, timings, say)
+        report = _new_report(source, harness, compiled.triton_version)
         say(f"executing {harness.num_warps * harness.threads_per_warp} threads")
         outcome = _execute(harness, compiled, timings)
-        if isinstance(outcome, UnmodelledAt):
-            culprit = _case_at(harness, outcome)
-            if culprit is None:
-                report.verdicts = [
-                    _unknown(case, harness, compiled, str(outcome)) for case in harness.cases
-                ]
-                report.verdicts += list(excluded.values())
-                report.verdicts.sort(key=lambda v: (v.op_line, v.index))
-                report.timings = timings
-                return report
-            excluded[id(culprit.op)] = _unknown(culprit, harness, compiled, str(outcome))
-            say(
-                f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding"
-                " without it"
-            )
-            positions = {id(op): k for k, op in enumerate(module.ops)}
-            chosen = [positions[id(c.op)] for c in harness.cases if c is not culprit]
-            continue
-        run = outcome
-        report.instructions = run.steps
-        clock = time.perf_counter()
-        report.verdicts = _check_all(harness, compiled, run) + list(excluded.values())
-        report.verdicts.sort(key=lambda v: (v.op_line, v.index))
-        timings["check"] = time.perf_counter() - clock
-        timings["total"] = time.perf_counter() - started
-        report.timings = timings
-        return report
+        if not isinstance(outcome, UnmodelledAt):
+            verdicts = _checked(report, harness, compiled, outcome, timings)
+            timings["total"] = time.perf_counter() - started
+            return _finished(report, verdicts + list(excluded.values()), timings)
+        culprit = _case_at(harness, outcome)
+        if culprit is None:
+            verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
+            return _finished(report, verdicts + list(excluded.values()), timings)
+        excluded[id(culprit.op)] = _unknown(culprit, harness, compiled, str(outcome))
+        say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
+        chosen = _without(module, harness, culprit)
+    return _gave_up(report, harness, compiled, excluded, timings)
+
+
+def _gave_up(
+    report: ValidationReport,
+    harness: Harness,
+    compiled: CompiledKernel,
+    excluded: dict[int, CaseVerdict],
+    timings: dict[str, float],
+) -> ValidationReport:
+    """Too many rebuilds: the ops of the last harness not yet excluded are unknown too."""
     reason = f"not executed: {MAX_REBUILDS} ops in a row used code the executor does not model"
-    report.verdicts = [
+    verdicts = [
         _unknown(case, harness, compiled, reason)
         for case in harness.cases
         if id(case.op) not in excluded
-    ] + list(excluded.values())
-    report.verdicts.sort(key=lambda v: (v.op_line, v.index))
-    report.timings = timings
-    return report
+    ]
+    return _finished(report, verdicts + list(excluded.values()), timings)
+
+
+def _without(module: TTGIRModule, harness: Harness, culprit: Any) -> list[int]:
+    """The positions in ``module`` of the ops of ``harness``'s cases but ``culprit``'s."""
+    positions = {id(op): k for k, op in enumerate(module.ops)}
+    return [positions[id(c.op)] for c in harness.cases if c is not culprit]
 
 
 def validate_compiled(
@@ -199,28 +195,63 @@ def validate_compiled(
         module.target = target
     harness = build_harness(module, ops=ops)
     timings: dict[str, float] = {"harness": time.perf_counter() - started}
+    report = _new_report(source, harness, compiled.triton_version)
+    outcome = _execute(harness, compiled, timings)
+    if isinstance(outcome, UnmodelledAt):
+        verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
+    else:
+        verdicts = _checked(report, harness, compiled, outcome, timings)
+    timings["total"] = time.perf_counter() - started
+    return _finished(report, verdicts, timings)
+
+
+def _new_report(source: str, harness: Harness, triton_version: str = "") -> ValidationReport:
+    """An empty report on ``harness``, with the ops it skips."""
     report = ValidationReport(
-        source,
-        harness.target,
-        compiled.triton_version,
-        harness.num_warps * harness.threads_per_warp,
+        source, harness.target, triton_version, harness.num_warps * harness.threads_per_warp
     )
     report.skipped = [
         {"op": op.name, "line": op.line, "location": op.location, "reason": reason}
         for op, reason in harness.skipped
     ]
-    outcome = _execute(harness, compiled, timings)
-    if isinstance(outcome, UnmodelledAt):
-        report.verdicts = [
-            _unknown(case, harness, compiled, str(outcome)) for case in harness.cases
-        ]
-    else:
-        report.instructions = outcome.steps
-        clock = time.perf_counter()
-        report.verdicts = _check_all(harness, compiled, outcome)
-        timings["check"] = time.perf_counter() - clock
-    report.verdicts.sort(key=lambda v: (v.op_line, v.index))
-    timings["total"] = time.perf_counter() - started
+    return report
+
+
+def _compile(
+    harness: Harness,
+    python: str | None,
+    timeout_s: float,
+    timings: dict[str, float],
+    say: Callable[[str], None],
+) -> CompiledKernel:
+    say(f"compiling a harness of {len(harness.cases)} ops for {harness.target}")
+    clock = time.perf_counter()
+    compiled = compile_ttgir(harness.text, harness.target, python=python, timeout_s=timeout_s)
+    timings["compile"] = timings.get("compile", 0.0) + time.perf_counter() - clock
+    return compiled
+
+
+def _checked(
+    report: ValidationReport,
+    harness: Harness,
+    compiled: CompiledKernel,
+    run: Execution,
+    timings: dict[str, float],
+) -> list[CaseVerdict]:
+    """The verdicts of every case on the executed ``run`` (the instructions it ran go to
+    ``report``)."""
+    report.instructions = run.steps
+    clock = time.perf_counter()
+    verdicts = _check_all(harness, compiled, run)
+    timings["check"] = time.perf_counter() - clock
+    return verdicts
+
+
+def _finished(
+    report: ValidationReport, verdicts: list[CaseVerdict], timings: dict[str, float]
+) -> ValidationReport:
+    """``report`` with ``verdicts`` in the module's order and the time each phase took."""
+    report.verdicts = sorted(verdicts, key=lambda v: (v.op_line, v.index))
     report.timings = timings
     return report
 
@@ -275,15 +306,8 @@ def _claim(harness: Harness, compiled: CompiledKernel) -> str:
 
 
 def _unknown(case: Any, harness: Harness, compiled: CompiledKernel, reason: str) -> CaseVerdict:
-    return CaseVerdict(
-        case.index,
-        case.op.name,
-        case.op_line,
-        case.location,
-        case.description,
-        Status.UNKNOWN,
-        _claim(harness, compiled),
-        reason=reason,
+    return CaseVerdict.decided(
+        Site.of_case(case), Status.UNKNOWN, _claim(harness, compiled), reason=reason
     )
 
 
@@ -380,11 +404,11 @@ def _op_column(line: str) -> int:
 
 
 def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> list[CaseVerdict]:
-    regions = {region.name: region for region in run.memory.regions}
+    regions = {r.name: r for r in run.memory.regions if isinstance(r, Region)}
     buffer_ids = {region.name: k for k, region in enumerate(run.memory.regions)}
     claim = _claim(harness, compiled)
-    by_case: dict[int, list[Any]] = {case.index: [] for case in harness.cases}
-    unattributed: list[Any] = []
+    by_case: dict[int, list[Violation]] = {case.index: [] for case in harness.cases}
+    unattributed: list[Violation] = []
     by_text_line = {
         ins.text_line: ins for block in run.function.blocks for ins in block.instructions
     }
@@ -393,7 +417,7 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
         if not cases:
             # no debug location (2.x code): a violation whose values are one non-commutative
             # reduce's combine in two orders belongs to that reduce; others count against all
-            cases = [c for c in harness.cases if mirrored_orders(c, run, buffer_ids, violation)]
+            cases = [c for c in harness.cases if mirrored_orders(c, run.dag, buffer_ids, violation)]
         for case in cases:
             by_case[case.index].append(violation)
         if not cases:

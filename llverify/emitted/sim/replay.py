@@ -1,6 +1,6 @@
 """Concrete evaluation of DAG nodes: the replay of counterexamples on actual numbers.
 
-A node of :class:`~llverify.emitted.symbolic.Dag` is evaluated bottom-up on concrete values
+A node of :class:`~llverify.emitted.sim.symbolic.Dag` is evaluated bottom-up on concrete values
 of its leaves (bit patterns of the element width); float operations use numpy's IEEE types
 (``float_type`` names what a 2-byte float is: f16 or bf16).  An operation this module does
 not know raises :class:`NotEvaluable`, and no replay is claimed.
@@ -10,7 +10,6 @@ one input element outside the op's row; different results prove the emitted valu
 an element it must not depend on, whatever the combine and its order.
 
 Examples:
-    >>> from llverify.emitted.symbolic import Dag
     >>> dag = Dag()
     >>> a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
     >>> first = dag.op("select", (dag.op("icmp.ne", (a, dag.const(0, 1)), 1), a, b), 1)
@@ -24,9 +23,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+from llverify.emitted.sim.symbolic import Dag
 
 __all__ = ["NotEvaluable", "depends_on", "evaluate"]
 
@@ -96,7 +96,7 @@ _FCMP: dict[str, Callable[[float, float], bool]] = {
 
 
 def evaluate(
-    dag: Any,
+    dag: Dag,
     node: int,
     leaves: dict[int, int],
     *,
@@ -139,61 +139,103 @@ def evaluate(
 
 
 def _apply(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
-    if kind == "select":
-        return args[1] if args[0] & 1 else args[2]
-    if kind in _FLOAT_BINARY:
-        x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
-        return _bits(_FLOAT_BINARY[kind](x, y), width, float_type)
-    if kind in _INT_BINARY:
-        return _INT_BINARY[kind](args[0], args[1])
-    if kind in ("shl", "lshr", "ashr"):
-        amount = args[1]
-        if amount >= 8 * width:
-            raise NotEvaluable(f"{kind} by {amount} (poison)")
-        if kind == "shl":
-            return args[0] << amount
-        value = _signed(args[0], widths[0]) if kind == "ashr" else args[0]
-        return value >> amount
-    if kind.startswith("fcmp."):
-        x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
-        predicate = kind[5:]
-        if predicate not in _FCMP:
-            raise NotEvaluable(kind)
-        return int(bool(_FCMP[predicate](x, y)))
-    if kind.startswith("icmp."):
-        predicate = kind[5:]
-        x, y = args
-        if predicate[0] == "s":
-            x, y = _signed(x, widths[0]), _signed(y, widths[1])
-        table = {
-            "eq": x == y,
-            "ne": x != y,
-            "slt": x < y,
-            "sle": x <= y,
-            "sgt": x > y,
-            "sge": x >= y,
-            "ult": x < y,
-            "ule": x <= y,
-            "ugt": x > y,
-            "uge": x >= y,
-        }
-        if predicate not in table:
-            raise NotEvaluable(kind)
-        return int(table[predicate])
-    if kind in ("smax", "smin", "umax", "umin"):
-        x, y = args
-        if kind[0] == "s":
-            x, y = _signed(x, widths[0]), _signed(y, widths[1])
-        return (max if kind.endswith("max") else min)(x, y) & ((1 << (8 * width)) - 1)
-    if kind.startswith(("zext.", "trunc.")):
-        return args[0]
-    if kind.startswith("sext."):
-        return _signed(args[0], widths[0])
-    raise NotEvaluable(f"operation {kind}")
+    """Operation ``kind`` on the bit patterns ``args`` (of ``widths`` bytes), ``width`` bytes
+    out: by its name, else by its family (``fcmp.``, ``icmp.``, ``zext.``...)."""
+    apply = _OPERATIONS.get(kind)
+    if apply is None and "." in kind:
+        apply = _FAMILIES.get(kind.split(".")[0])
+    if apply is None:
+        raise NotEvaluable(f"operation {kind}")
+    return apply(kind, args, widths, width, float_type)
+
+
+def _select(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    return args[1] if args[0] & 1 else args[2]
+
+
+def _float_binary(
+    kind: str, args: list[int], widths: list[int], width: int, float_type: str
+) -> int:
+    x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
+    return _bits(_FLOAT_BINARY[kind](x, y), width, float_type)
+
+
+def _int_binary(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    return _INT_BINARY[kind](args[0], args[1])
+
+
+def _shift(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    amount = args[1]
+    if amount >= 8 * width:
+        raise NotEvaluable(f"{kind} by {amount} (poison)")
+    if kind == "shl":
+        return args[0] << amount
+    value = _signed(args[0], widths[0]) if kind == "ashr" else args[0]
+    return value >> amount
+
+
+def _fcmp(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
+    predicate = kind[5:]
+    if predicate not in _FCMP:
+        raise NotEvaluable(kind)
+    return int(bool(_FCMP[predicate](x, y)))
+
+
+def _icmp(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    predicate = kind[5:]
+    x, y = args
+    if predicate[0] == "s":
+        x, y = _signed(x, widths[0]), _signed(y, widths[1])
+    compare = _ICMP.get(predicate)
+    if compare is None:
+        raise NotEvaluable(kind)
+    return int(compare(x, y))
+
+
+def _min_max(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    x, y = args
+    if kind[0] == "s":
+        x, y = _signed(x, widths[0]), _signed(y, widths[1])
+    return (max if kind.endswith("max") else min)(x, y) & ((1 << (8 * width)) - 1)
+
+
+def _extend(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    """``zext``/``trunc`` keep the bits (the result is masked to its width); ``sext`` its sign."""
+    return _signed(args[0], widths[0]) if kind.startswith("sext.") else args[0]
+
+
+_ICMP: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "slt": lambda x, y: x < y,
+    "sle": lambda x, y: x <= y,
+    "sgt": lambda x, y: x > y,
+    "sge": lambda x, y: x >= y,
+    "ult": lambda x, y: x < y,
+    "ule": lambda x, y: x <= y,
+    "ugt": lambda x, y: x > y,
+    "uge": lambda x, y: x >= y,
+}
+_Operation = Callable[[str, list[int], list[int], int, str], int]
+_OPERATIONS: dict[str, _Operation] = {
+    "select": _select,
+    **{name: _float_binary for name in _FLOAT_BINARY},
+    **{name: _int_binary for name in _INT_BINARY},
+    **{name: _shift for name in ("shl", "lshr", "ashr")},
+    **{name: _min_max for name in ("smax", "smin", "umax", "umin")},
+}
+_FAMILIES: dict[str, _Operation] = {
+    "fcmp": _fcmp,
+    "icmp": _icmp,
+    "zext": _extend,
+    "trunc": _extend,
+    "sext": _extend,
+}
 
 
 def depends_on(
-    dag: Any,
+    dag: Dag,
     node: int,
     foreign: int,
     leaves: list[int],

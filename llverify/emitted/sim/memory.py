@@ -1,6 +1,6 @@
 """Shared and global memory of one executed CTA: byte symbols, writers, readers, violations.
 
-Shared memory is an array of byte symbols (:mod:`llverify.emitted.symbolic`) with, per byte,
+Shared memory is an array of byte symbols (:mod:`llverify.emitted.sim.symbolic`) with, per byte,
 the barrier interval and the warps that last wrote and read it.  Accesses are checked as they
 happen:
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llverify.emitted.symbolic import UNDEFINED
+from llverify.emitted.sim.symbolic import UNDEFINED
 
 __all__ = ["GlobalMemory", "OpenRegion", "Region", "SharedMemory", "Violation"]
 
@@ -164,41 +164,7 @@ class SharedMemory:
         self._same_instruction(flat_addr, flat_val, thread_of, where)
         warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
         if not atomic and flat_addr.size:
-            read_by_other = (self.read_interval[flat_addr] == self.interval) & (
-                (self.reader_warps[flat_addr] & ~warp_bit) != 0
-            )
-            if read_by_other.any():
-                i = int(np.argmax(read_by_other))
-                self.violations.append(
-                    Violation(
-                        "race",
-                        "shared",
-                        int(thread_of[i]),
-                        int(self.reader[flat_addr[i]]),
-                        int(flat_addr[i]),
-                        where,
-                        "write of a byte another warp reads in the same barrier interval",
-                    )
-                )
-            differs = (
-                (self.written_interval[flat_addr] == self.interval)
-                & ((self.writer_warps[flat_addr] & ~warp_bit) != 0)
-                & (self.data[flat_addr] != flat_val)
-            )
-            if differs.any():
-                i = int(np.argmax(differs))
-                self.violations.append(
-                    Violation(
-                        "race",
-                        "shared",
-                        int(thread_of[i]),
-                        int(self.writer[flat_addr[i]]),
-                        int(flat_addr[i]),
-                        where,
-                        "two warps write different values to one byte in the same barrier interval",
-                        _pairs(self.data[flat_addr][differs], flat_val[differs]),
-                    )
-                )
+            self._write_races(flat_addr, flat_val, thread_of, warp_bit, where)
         fresh = self.written_interval[flat_addr] != self.interval
         self.writer_warps[flat_addr[fresh]] = 0
         self.written_interval[flat_addr] = self.interval
@@ -206,6 +172,52 @@ class SharedMemory:
         self.writer[flat_addr] = thread_of
         self.data[flat_addr] = flat_val
         self.accessed_bytes += int(flat_addr.size)
+
+    def _write_races(
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        warp_bit: np.ndarray,
+        where: str,
+    ) -> None:
+        """Races of a write (flat ``addresses``, ``values``, ``threads``) in this barrier
+        interval: a byte another warp read, or wrote with a different value."""
+        read_by_other = (self.read_interval[addresses] == self.interval) & (
+            (self.reader_warps[addresses] & ~warp_bit) != 0
+        )
+        if read_by_other.any():
+            i = int(np.argmax(read_by_other))
+            self.violations.append(
+                Violation(
+                    "race",
+                    "shared",
+                    int(threads[i]),
+                    int(self.reader[addresses[i]]),
+                    int(addresses[i]),
+                    where,
+                    "write of a byte another warp reads in the same barrier interval",
+                )
+            )
+        differs = (
+            (self.written_interval[addresses] == self.interval)
+            & ((self.writer_warps[addresses] & ~warp_bit) != 0)
+            & (self.data[addresses] != values)
+        )
+        if differs.any():
+            i = int(np.argmax(differs))
+            self.violations.append(
+                Violation(
+                    "race",
+                    "shared",
+                    int(threads[i]),
+                    int(self.writer[addresses[i]]),
+                    int(addresses[i]),
+                    where,
+                    "two warps write different values to one byte in the same barrier interval",
+                    _pairs(self.data[addresses][differs], values[differs]),
+                )
+            )
 
     def _same_instruction(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -458,6 +470,9 @@ class GlobalMemory:
     def write(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
     ) -> None:
+        """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``:
+        a store into an input is out of bounds; two threads storing different values to one
+        byte (in this store or against an earlier one) conflict."""
         region_of, ok = self._locate(addresses, threads, where)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         if (values == UNDEFINED).any():
@@ -482,53 +497,71 @@ class GlobalMemory:
                 )
                 continue
             offsets = addresses[here] - region.base
-            vals = values[here]
-            who = thread_of[here]
-            order = np.lexsort((vals, offsets))
-            o, v, t = offsets[order], vals[order], who[order]
-            clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
-            if isinstance(region, OpenRegion):
-                current, previous = region.get(offsets)
-            else:
-                current, previous = region.data[offsets], region.writer[offsets]
-            earlier = (previous >= 0) & (previous != who) & (current != vals)
-            if clash.any():
-                i = int(np.argmax(clash))
-                self.violations.append(
-                    Violation(
-                        "conflicting store",
-                        "global",
-                        int(t[i + 1]),
-                        int(t[i]),
-                        int(region.base + o[i]),
-                        where,
-                        f"two threads store different values to {region.name}",
-                        _pairs(
-                            np.concatenate([v[:-1][clash], current[earlier]]),
-                            np.concatenate([v[1:][clash], vals[earlier]]),
-                        ),
-                    )
-                )
-            elif earlier.any():
-                i = int(np.argmax(earlier))
-                self.violations.append(
-                    Violation(
-                        "conflicting store",
-                        "global",
-                        int(who[i]),
-                        int(previous[i]),
-                        int(region.base + offsets[i]),
-                        where,
-                        f"two threads store different values to {region.name}",
-                        _pairs(current[earlier], vals[earlier]),
-                    )
-                )
-            if isinstance(region, OpenRegion):
-                region.set(offsets, vals, who, len(self.sites) - 1)
-                continue
-            region.data[offsets] = vals
-            region.writer[offsets] = who
-            region.site[offsets] = len(self.sites) - 1
+            self._store(region, offsets, values[here], thread_of[here], where)
+
+    def _store(
+        self,
+        region: Region | OpenRegion,
+        offsets: np.ndarray,
+        values: np.ndarray,
+        who: np.ndarray,
+        where: str,
+    ) -> None:
+        """Store ``values`` at ``offsets`` of an output ``region`` by threads ``who``."""
+        if isinstance(region, OpenRegion):
+            current, previous = region.get(offsets)
+        else:
+            current, previous = region.data[offsets], region.writer[offsets]
+        self._conflicts(region, offsets, values, who, current, previous, where)
+        if isinstance(region, OpenRegion):
+            region.set(offsets, values, who, len(self.sites) - 1)
+            return
+        region.data[offsets] = values
+        region.writer[offsets] = who
+        region.site[offsets] = len(self.sites) - 1
+
+    def _conflicts(
+        self,
+        region: Region | OpenRegion,
+        offsets: np.ndarray,
+        values: np.ndarray,
+        who: np.ndarray,
+        current: np.ndarray,
+        previous: np.ndarray,
+        where: str,
+    ) -> None:
+        """A conflicting store: two threads of this store writing different values to one
+        byte, or one overwriting another thread's different value (``current`` bytes, written
+        by ``previous`` threads)."""
+        order = np.lexsort((values, offsets))
+        o, v, t = offsets[order], values[order], who[order]
+        clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
+        earlier = (previous >= 0) & (previous != who) & (current != values)
+        if clash.any():
+            i = int(np.argmax(clash))
+            first, other, offset = int(t[i + 1]), int(t[i]), int(o[i])
+            pairs = _pairs(
+                np.concatenate([v[:-1][clash], current[earlier]]),
+                np.concatenate([v[1:][clash], values[earlier]]),
+            )
+        elif earlier.any():
+            i = int(np.argmax(earlier))
+            first, other, offset = int(who[i]), int(previous[i]), int(offsets[i])
+            pairs = _pairs(current[earlier], values[earlier])
+        else:
+            return
+        self.violations.append(
+            Violation(
+                "conflicting store",
+                "global",
+                first,
+                other,
+                int(region.base + offset),
+                where,
+                f"two threads store different values to {region.name}",
+                pairs,
+            )
+        )
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> tuple[tuple[int, int], ...]:

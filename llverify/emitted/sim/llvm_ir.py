@@ -24,9 +24,10 @@ Examples:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from llverify.errors import ParseError
+from llverify.emitted.sim.errors import SimError
 
 __all__ = [
     "Block",
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 
-class LLVMParseError(ParseError):
+class LLVMParseError(SimError, ValueError):
     """LLVM IR text the reader cannot parse, at ``line`` (1-based)."""
 
     def __init__(self, detail: str, line: int) -> None:
@@ -124,6 +125,12 @@ class Instruction:
     line: int | None = None  # the source line of its !dbg location
     column: int | None = None
     text_line: int = 0  # line in the LLVM IR text
+
+    @property
+    def where(self) -> str:
+        """The instruction in messages: its opcode, LLVM IR line and source line."""
+        line = f"source line {self.line}" if self.line is not None else "no source line"
+        return f"{self.opcode} at LLVM IR line {self.text_line} ({line})"
 
 
 @dataclass
@@ -324,7 +331,9 @@ _CASTS = {
 }  # fmt: skip
 
 
-def _instruction(tokens: _Tokens) -> Instruction:  # noqa: C901 - one branch per opcode family
+def _instruction(tokens: _Tokens) -> Instruction:
+    """One instruction: its result name, opcode and flags, then the opcode's own syntax
+    (:data:`_SYNTAX`) and the trailing metadata."""
     result = None
     if tokens.peek().startswith("%") and tokens.peek(1) == "=":
         result = tokens.take()
@@ -332,142 +341,176 @@ def _instruction(tokens: _Tokens) -> Instruction:  # noqa: C901 - one branch per
     tokens.skip_flags()
     opcode = tokens.take()
     extra: dict[str, object] = {"flags": tuple(tokens.skip_flags())}
-    if opcode in _BINARY:
-        ty = parse_type(tokens)
-        a = _parse_value_of(tokens, ty)
-        tokens.take(",")
-        operands = [a, _parse_value_of(tokens, ty)]
-    elif opcode in ("icmp", "fcmp"):
-        extra["predicate"] = tokens.take()
-        ty = parse_type(tokens)
-        a = _parse_value_of(tokens, ty)
-        tokens.take(",")
-        operands = [a, _parse_value_of(tokens, ty)]
-        ty = (
-            Type("vector", count=ty.count, element=Type("int", bits=1))
-            if ty.kind == "vector"
-            else Type("int", bits=1)
-        )
-    elif opcode in _CASTS:
-        src = _parse_typed(tokens)
-        tokens.take("to")
-        ty = parse_type(tokens)
-        operands = [src]
-    elif opcode == "fneg":
-        src = _parse_typed(tokens)
-        ty, operands = src.type, [src]
-    elif opcode == "select":
-        operands = [_parse_typed(tokens)]
-        for _ in range(2):
-            tokens.take(",")
-            operands.append(_parse_typed(tokens))
-        ty = operands[1].type
-    elif opcode == "getelementptr":
-        source = parse_type(tokens)
-        extra["source"] = source
-        tokens.take(",")
-        operands = [_parse_typed(tokens)]
-        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
-            tokens.take(",")
-            tokens.skip_flags()
-            operands.append(_parse_typed(tokens))
-        ty = operands[0].type
-    elif opcode == "load":
-        ty = parse_type(tokens)
-        tokens.take(",")
-        operands = [_parse_typed(tokens)]
-        extra["align"] = _alignment(tokens)
-    elif opcode == "store":
-        operands = [_parse_typed(tokens)]
-        tokens.take(",")
-        operands.append(_parse_typed(tokens))
-        extra["align"] = _alignment(tokens)
-        ty = Type("void", name="void")
-    elif opcode == "atomicrmw":
-        extra["operation"] = tokens.take()
-        operands = [_parse_typed(tokens)]
-        tokens.take(",")
-        operands.append(_parse_typed(tokens))
-        while tokens.peek() not in ("", ","):
-            tokens.take()
-        _alignment(tokens)
-        ty = operands[1].type
-    elif opcode == "cmpxchg":
-        raise LLVMParseError("cmpxchg is not modelled", tokens.line)
-    elif opcode in ("extractelement", "insertelement", "shufflevector"):
-        operands = [_parse_typed(tokens)]
-        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
-            tokens.take(",")
-            operands.append(_parse_typed(tokens))
-        vec = operands[0].type
-        assert vec.element is not None
-        if opcode == "extractelement":
-            ty = vec.element
-        elif opcode == "insertelement":
-            ty = vec
-        else:
-            ty = Type("vector", count=operands[2].type.count, element=vec.element)
-    elif opcode in ("extractvalue", "insertvalue"):
-        operands = [_parse_typed(tokens)]
-        if opcode == "insertvalue":
-            tokens.take(",")
-            operands.append(_parse_typed(tokens))
-        indices: list[int] = []
-        while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
-            tokens.take(",")
-            indices.append(int(tokens.take()))
-        extra["indices"] = tuple(indices)
-        ty = operands[0].type
-        if opcode == "extractvalue":
-            for index in indices:
-                ty = ty.fields[index] if ty.kind == "struct" else ty.element  # type: ignore[assignment]
-    elif opcode == "phi":
-        ty = parse_type(tokens)
-        incoming: list[str] = []
-        operands = []
-        while True:
-            tokens.take("[")
-            operands.append(_parse_value_of(tokens, ty))
-            tokens.take(",")
-            incoming.append(tokens.take())
-            tokens.take("]")
-            if not (tokens.peek() == "," and tokens.peek(1) == "["):
-                break
-            tokens.take(",")
-        extra["blocks"] = tuple(incoming)
-    elif opcode == "call":
-        ty, operands = _call(tokens, extra)
-    elif opcode == "br":
-        if tokens.peek() == "label":
-            tokens.take()
-            extra["targets"] = (tokens.take(),)
-            operands = []
-        else:
-            operands = [_parse_typed(tokens)]
-            targets = []
-            for _ in range(2):
-                tokens.take(",")
-                tokens.take("label")
-                targets.append(tokens.take())
-            extra["targets"] = tuple(targets)
-        ty = Type("void", name="void")
-    elif opcode == "ret":
-        if tokens.accept("void"):
-            operands = []
-        else:
-            operands = [_parse_typed(tokens)]
-        ty = Type("void", name="void")
-    elif opcode in ("unreachable", "fence"):
-        while tokens.peek() not in ("", ","):
-            tokens.take()
-        operands, ty = [], Type("void", name="void")
-    elif opcode == "freeze":
-        src = _parse_typed(tokens)
-        ty, operands = src.type, [src]
-    else:
+    syntax = _SYNTAX.get(opcode)
+    if syntax is None:
         raise LLVMParseError(f"instruction {opcode!r} is not modelled", tokens.line)
+    ty, operands = syntax(tokens, opcode, extra)
     extra["dbg"] = _debug_ref(tokens)
     return Instruction(result, opcode, ty, operands, extra)
+
+
+# Each opcode's syntax after the opcode: (tokens, opcode, extra) -> (result type, operands);
+# the opcode-specific words go to ``extra``.
+_Syntax = Callable[[_Tokens, str, dict[str, object]], tuple[Type, list[Value]]]
+_VOID = Type("void", name="void")
+
+
+def _binary(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    ty = parse_type(tokens)
+    a = _parse_value_of(tokens, ty)
+    tokens.take(",")
+    return ty, [a, _parse_value_of(tokens, ty)]
+
+
+def _compare(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    extra["predicate"] = tokens.take()
+    ty, operands = _binary(tokens, opcode, extra)
+    if ty.kind == "vector":
+        return Type("vector", count=ty.count, element=Type("int", bits=1)), operands
+    return Type("int", bits=1), operands
+
+
+def _cast(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    src = _parse_typed(tokens)
+    tokens.take("to")
+    return parse_type(tokens), [src]
+
+
+def _unary(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``fneg`` and ``freeze``: one operand, of the result's type."""
+    src = _parse_typed(tokens)
+    return src.type, [src]
+
+
+def _select(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    operands = [_parse_typed(tokens)]
+    for _ in range(2):
+        tokens.take(",")
+        operands.append(_parse_typed(tokens))
+    return operands[1].type, operands
+
+
+def _typed_list(tokens: _Tokens, operands: list[Value]) -> list[Value]:
+    """``operands`` and the further ``, <type> <value>`` operands before any metadata."""
+    while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+        tokens.take(",")
+        tokens.skip_flags()
+        operands.append(_parse_typed(tokens))
+    return operands
+
+
+def _gep(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    extra["source"] = parse_type(tokens)
+    tokens.take(",")
+    operands = _typed_list(tokens, [_parse_typed(tokens)])
+    return operands[0].type, operands
+
+
+def _load(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    ty = parse_type(tokens)
+    tokens.take(",")
+    operands = [_parse_typed(tokens)]
+    extra["align"] = _alignment(tokens)
+    return ty, operands
+
+
+def _store(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    operands = [_parse_typed(tokens)]
+    tokens.take(",")
+    operands.append(_parse_typed(tokens))
+    extra["align"] = _alignment(tokens)
+    return _VOID, operands
+
+
+def _atomicrmw(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    extra["operation"] = tokens.take()
+    operands = [_parse_typed(tokens)]
+    tokens.take(",")
+    operands.append(_parse_typed(tokens))
+    while tokens.peek() not in ("", ","):
+        tokens.take()
+    _alignment(tokens)
+    return operands[1].type, operands
+
+
+def _cmpxchg(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    raise LLVMParseError("cmpxchg is not modelled", tokens.line)
+
+
+def _vector_op(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``extractelement``, ``insertelement`` and ``shufflevector``."""
+    operands = [_parse_typed(tokens)]
+    while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+        tokens.take(",")
+        operands.append(_parse_typed(tokens))
+    vec = operands[0].type
+    assert vec.element is not None
+    if opcode == "extractelement":
+        return vec.element, operands
+    if opcode == "insertelement":
+        return vec, operands
+    return Type("vector", count=operands[2].type.count, element=vec.element), operands
+
+
+def _aggregate(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``extractvalue`` and ``insertvalue``, with their constant indices."""
+    operands = [_parse_typed(tokens)]
+    if opcode == "insertvalue":
+        tokens.take(",")
+        operands.append(_parse_typed(tokens))
+    indices: list[int] = []
+    while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+        tokens.take(",")
+        indices.append(int(tokens.take()))
+    extra["indices"] = tuple(indices)
+    ty = operands[0].type
+    if opcode == "extractvalue":
+        for index in indices:
+            ty = ty.fields[index] if ty.kind == "struct" else ty.element  # type: ignore[assignment]
+    return ty, operands
+
+
+def _phi(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    ty = parse_type(tokens)
+    incoming: list[str] = []
+    operands = []
+    while True:
+        tokens.take("[")
+        operands.append(_parse_value_of(tokens, ty))
+        tokens.take(",")
+        incoming.append(tokens.take())
+        tokens.take("]")
+        if not (tokens.peek() == "," and tokens.peek(1) == "["):
+            break
+        tokens.take(",")
+    extra["blocks"] = tuple(incoming)
+    return ty, operands
+
+
+def _branch(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    if tokens.peek() == "label":
+        tokens.take()
+        extra["targets"] = (tokens.take(),)
+        return _VOID, []
+    operands = [_parse_typed(tokens)]
+    targets = []
+    for _ in range(2):
+        tokens.take(",")
+        tokens.take("label")
+        targets.append(tokens.take())
+    extra["targets"] = tuple(targets)
+    return _VOID, operands
+
+
+def _return(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    return _VOID, [] if tokens.accept("void") else [_parse_typed(tokens)]
+
+
+def _words(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``unreachable`` and ``fence``: words up to the metadata, no operands."""
+    while tokens.peek() not in ("", ","):
+        tokens.take()
+    return _VOID, []
 
 
 def _alignment(tokens: _Tokens) -> int:
@@ -479,7 +522,8 @@ def _alignment(tokens: _Tokens) -> int:
     return align
 
 
-def _call(tokens: _Tokens, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+def _call(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """A call of a function or of inline assembly (``extra``: callee, asm, constraints)."""
     while tokens.peek() in ("noundef", "nonnull", "zeroext", "signext", "fastcc", "ccc", "range"):
         if tokens.take() == "range":  # range(i32 0, 1024): a return-value attribute
             _skip_group(tokens)
@@ -530,6 +574,33 @@ def _unescape(quoted: str) -> str:
     return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), body).replace(
         "\\\\", "\\"
     )
+
+
+_SYNTAX: dict[str, _Syntax] = {
+    **{opcode: _binary for opcode in _BINARY},
+    **{opcode: _cast for opcode in _CASTS},
+    "icmp": _compare,
+    "fcmp": _compare,
+    "fneg": _unary,
+    "freeze": _unary,
+    "select": _select,
+    "getelementptr": _gep,
+    "load": _load,
+    "store": _store,
+    "atomicrmw": _atomicrmw,
+    "cmpxchg": _cmpxchg,
+    "extractelement": _vector_op,
+    "insertelement": _vector_op,
+    "shufflevector": _vector_op,
+    "extractvalue": _aggregate,
+    "insertvalue": _aggregate,
+    "phi": _phi,
+    "call": _call,
+    "br": _branch,
+    "ret": _return,
+    "unreachable": _words,
+    "fence": _words,
+}
 
 
 _DEFINE = re.compile(

@@ -38,10 +38,13 @@ __all__ = [
     "Unmodelled",
     "Val",
     "const_bytes",
+    "node_and_byte",
+    "symbols_of",
 ]
 
 UNDEFINED = -1000  # a byte nobody wrote (poison, undef, uninitialised memory)
 _SLOTS = 16  # byte slots per node: values up to 128 bits
+_PLACEHOLDERS = -1  # the buffer of a template's placeholder leaves
 
 COMMUTATIVE = frozenset(
     {"fadd", "fmul", "add", "mul", "and", "or", "xor", "maxnum", "minnum", "maximum", "minimum",
@@ -127,6 +130,25 @@ def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
         out = np.zeros((values.shape[0], nbytes), dtype=np.uint64)
         out[:, :8] = (values[:, None] >> shifts[:, :8]) & np.uint64(0xFF)
     return -1 - out.astype(np.int64)
+
+
+def node_and_byte(symbol: int) -> tuple[int, int] | None:
+    """The node a byte symbol is a byte of and which byte; None for a constant or undefined
+    byte.
+
+    >>> node_and_byte(5 * 16 + 2), node_and_byte(-1)
+    ((5, 2), None)
+    """
+    return (symbol // _SLOTS, symbol % _SLOTS) if symbol >= 0 else None
+
+
+def symbols_of(nodes: np.ndarray, nbytes: int) -> np.ndarray:
+    """The byte symbols of ``nbytes``-byte nodes ``nodes`` (shape (n,)), shape (n, nbytes).
+
+    >>> symbols_of(np.array([2, 5]), 2).tolist()
+    [[32, 33], [80, 81]]
+    """
+    return nodes[:, None] * _SLOTS + np.arange(nbytes, dtype=np.int64)[None, :]
 
 
 class Dag:
@@ -222,6 +244,91 @@ class Dag:
     def symbols(self, node: int) -> np.ndarray:
         return node * _SLOTS + np.arange(self.width[node], dtype=np.int64)
 
+    # -- reading nodes ---------------------------------------------------------------------
+    def kind(self, node: int) -> str:
+        """What ``node`` is: ``"leaf"``, ``"const"``, ``"bytes"`` or its operation's name.
+
+        >>> dag = Dag()
+        >>> a = dag.leaf(0, 1, 4)
+        >>> dag.kind(a), dag.kind(dag.const(3, 4)), dag.kind(dag.op("fadd", (a, a), 4))
+        ('leaf', 'const', 'fadd')
+        """
+        return str(self.nodes[node][0])
+
+    def operands(self, node: int) -> tuple[int, ...]:
+        """The operand nodes of an operation node (none for leaves, constants and bytes)."""
+        key = self.nodes[node]
+        return () if key[0] in ("leaf", "const", "bytes") else tuple(key[1:])
+
+    def leaf_of(self, node: int) -> tuple[int, int] | None:
+        """``(buffer, index)`` of a leaf node, None for any other node."""
+        key = self.nodes[node]
+        return (int(key[1]), int(key[2])) if key[0] == "leaf" else None
+
+    def constant_value(self, node: int) -> int | None:
+        """The integer a constant node holds, None for any other node."""
+        key = self.nodes[node]
+        return int(key[1]) if key[0] == "const" else None
+
+    def pieces(self, node: int) -> tuple[int, ...] | None:
+        """The byte symbols a ``bytes`` node is assembled from, None for any other node."""
+        key = self.nodes[node]
+        return tuple(key[1]) if key[0] == "bytes" else None
+
+    def buffer_name(self, buffer: int) -> str:
+        """The name of input buffer ``buffer`` (``in<k>`` when it has none)."""
+        return self.buffer_names.get(buffer, f"in{buffer}")
+
+    def placeholder(self, k: int, nbytes: int) -> int:
+        """Placeholder ``k`` of a template (a combine region's block argument): a leaf of no
+        buffer, bound to an actual node when a template is matched."""
+        return self.leaf(_PLACEHOLDERS, k, nbytes)
+
+    def placeholder_index(self, node: int) -> int | None:
+        """``k`` of placeholder node ``k``, None for any other node."""
+        key = self.nodes[node]
+        return int(key[2]) if key[0] == "leaf" and key[1] == _PLACEHOLDERS else None
+
+    # -- values of every thread ------------------------------------------------------------
+    def apply(self, name: str, operands: list[Val], out_bytes: int) -> Val:
+        """The data-computing op ``name`` in every thread: one node per thread over the
+        operands' nodes (a thread whose operands are all constants holds constant bytes).
+
+        >>> dag = Dag()
+        >>> x = Val(32, syms=np.array([[0, 1, 2, 3], [-2, -1, -1, -1]]))  # a tag, and 1
+        >>> dag.leaf(0, 0, 4)
+        0
+        >>> total = dag.apply("add", [x, x], 4)
+        >>> dag.describe(int(total.syms[0, 0]) // 16), total.syms[1].tolist()
+        ('add(in0[0], in0[0])', [-3, -1, -1, -1])
+        """
+        name = canonical_op(name)
+        stacked = np.stack([self.nodes_of(v) for v in operands], axis=1)
+        unique, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        made = np.array(
+            [self.op(name, tuple(int(x) for x in row), out_bytes) for row in unique],
+            dtype=np.int64,
+        )
+        nodes = made[inverse.reshape(-1)]
+        syms = nodes[:, None] * _SLOTS + np.arange(out_bytes, dtype=np.int64)[None, :]
+        folded = [k for k, n in enumerate(made) if self.nodes[n][0] == "const"]
+        for k in folded:  # a thread whose operands were constants holds constant bytes
+            number = int(self.nodes[int(made[k])][1])
+            constant = -1 - np.array([(number >> (8 * b)) & 0xFF for b in range(out_bytes)])
+            syms[nodes == made[k]] = constant
+        result = Val(out_bytes * 8, syms=syms)
+        return result.normalised() if folded else result
+
+    def nodes_of(self, value: Val) -> np.ndarray:
+        """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
+        one node's bytes in order), shape (T,)."""
+        rows = value.byte_symbols()
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        made = np.array(
+            [self.from_symbols(tuple(int(s) for s in row)) for row in unique], dtype=np.int64
+        )
+        return made[inverse.reshape(-1)]
+
     def leaves(self, node: int) -> list[int]:
         """The distinct leaf nodes under ``node``, in first-visit order (each node is visited
         once: a DAG that reuses a value, as rounding emulations do, stays linear)."""
@@ -247,7 +354,7 @@ class Dag:
         """A readable formula of ``node`` (cut at ``depth`` levels)."""
         key = self.nodes[node]
         if key[0] == "leaf":
-            return f"{self.buffer_names.get(key[1], f'in{key[1]}')}[{key[2]}]"
+            return f"{self.buffer_name(key[1])}[{key[2]}]"
         if key[0] == "const":
             return hex(key[1])
         if depth == 0:

@@ -3,9 +3,10 @@
 Triton 2.x and 3.x emit loads, stores, ``cp.async``, ``ldmatrix``/``stmatrix``, ``shfl``,
 ``prmt`` and ``mov`` packing as inline assembly.  This module reads the string (statements
 split at ``;``, ``{ }`` scopes, ``.reg`` declarations, ``@p``/``@!p`` guards) and runs each
-statement; operands ``$k`` are bound by the constraint string (outputs ``=r``/``=h``/``=c``/
+statement by the handler of its mnemonic (:data:`_STATEMENTS`); operands ``$k`` are bound
+by the constraint string (outputs ``=r``/``=h``/``=c``/
 ``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate).  A statement it does not know
-raises :class:`~llverify.emitted.symbolic.Unmodelled` naming it.
+raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` naming it.
 
 Examples:
     >>> parse_statements("mov.u32 $0, 0x0;\\n\\t@$2 ld.global.b32 { $0 }, [ $1 + 0 ];")
@@ -17,15 +18,16 @@ Examples:
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-from llverify.emitted import intrinsics
-from llverify.emitted.instructions import merge, nbytes_of
-from llverify.emitted.intrinsics import prmt_selectors
-from llverify.emitted.llvm_ir import Instruction, split_top_level
-from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim import intrinsics
+from llverify.emitted.sim.instructions import merge, nbytes_of
+from llverify.emitted.sim.intrinsics import prmt_selectors
+from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
+from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
 
@@ -56,15 +58,27 @@ def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
     return statements
 
 
+_SPECIAL_REGISTERS: dict[str, Callable[[Machine], np.ndarray | int]] = {
+    "%tid.x": lambda machine: np.arange(machine.threads),
+    "%laneid": lambda machine: np.arange(machine.threads) % machine.warp_size,
+    "%ctaid.x": lambda machine: machine.cta,
+    "%ctaid.y": lambda machine: 0,
+    "%ctaid.z": lambda machine: 0,
+    "%cluster_ctarank": lambda machine: machine.cta,
+}
+
+
 class _AsmState:
-    def __init__(self, run: Any, ins: Instruction, mask: np.ndarray) -> None:
-        self.run, self.ins, self.mask = run, ins, mask
+    """The registers of one inline-assembly call: its ``$k`` operands and declared ones."""
+
+    def __init__(self, machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
+        self.machine, self.ins, self.mask = machine, ins, mask
         self.active = mask
         constraints = [c.strip() for c in str(ins.extra["constraints"]).split(",")]
         outputs = [c for c in constraints if c.startswith("=")]
         inputs = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]
         self.regs: dict[str, Val] = {}
-        threads = run.threads
+        threads = machine.threads
         self.output_names = [f"${k}" for k in range(len(outputs))]
         self.output_bits = [_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs]
         for name, bits in zip(self.output_names, self.output_bits):
@@ -72,7 +86,7 @@ class _AsmState:
                 bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64)
             )
         for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
-            value = run.value(operand)
+            value = machine.value(operand)
             name = f"${len(outputs) + k}"
             if constraint.isascii() and constraint.isdigit():  # tied to an output
                 self.regs[f"${int(constraint)}"] = value
@@ -82,19 +96,12 @@ class _AsmState:
         operand = operand.strip()
         if operand in self.regs:
             return self.regs[operand]
-        special = {
-            "%tid.x": np.arange(self.run.threads),
-            "%laneid": np.arange(self.run.threads) % self.run.warp_size,
-            "%ctaid.x": self.run.cta,
-            "%ctaid.y": 0,
-            "%ctaid.z": 0,
-            "%cluster_ctarank": self.run.cta,
-        }
-        if operand in special:
-            return Val.concrete(np.asarray(special[operand]), bits, self.run.threads)
+        special = _SPECIAL_REGISTERS.get(operand)
+        if special is not None:
+            return Val.concrete(np.asarray(special(self.machine)), bits, self.machine.threads)
         if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", operand):
             value = int(operand, 0) & ((1 << bits) - 1)
-            return Val.concrete(value, bits, self.run.threads)
+            return Val.concrete(value, bits, self.machine.threads)
         if operand.startswith("{"):
             parts = [p.strip() for p in operand.strip("{} ").split(",")]
             width = bits // len(parts)
@@ -135,10 +142,10 @@ class _AsmState:
 _MEMORY = re.compile(r"^\[\s*(\S+?)\s*(?:\+\s*(-?\w+))?\s*\]$")
 
 
-def run_inline_asm(run: Any, ins: Instruction, mask: np.ndarray) -> Val | None:
+def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val | None:
     """Execute the inline-assembly call ``ins`` under ``mask``."""
     text = str(ins.extra["asm"])
-    state = _AsmState(run, ins, mask)
+    state = _AsmState(machine, ins, mask)
     for guard, opcode, operands in parse_statements(text):
         active = mask
         if guard is not None:
@@ -169,113 +176,111 @@ def _address(state: _AsmState, operand: str) -> np.ndarray:
     return base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
 
 
-def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:  # noqa: C901
-    run = state.run
-    ins = state.ins
-    root = opcode.split(".")[0]
-    if root in ("mov",):
-        bits = _bits_of_suffix(opcode)
-        state.write(operands[0], state.read(operands[1], bits))
-    elif root in ("ld", "st"):
-        _load_store(state, opcode, operands, active)
-    elif root == "setp":
-        compare = opcode.split(".")[1]
-        bits = _bits_of_suffix(opcode)
-        a = state.read(operands[1], bits).integers(active, "setp operand").astype(np.int64)
-        b = state.read(operands[2], bits).integers(active, "setp operand").astype(np.int64)
-        table = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}
-        if compare not in table:
-            raise Unmodelled(f"PTX {opcode}")
-        state.write(operands[0], Val.concrete(table[compare].astype(np.uint64), 1, run.threads))
-    elif root == "prmt":
-        a = state.read(operands[1], 32).byte_symbols()
-        b = state.read(operands[2], 32).byte_symbols()
-        selector = state.read(operands[3], 32).integers(active, "prmt selector")
-        values = selector[active] if active.any() else selector
-        if (values != values[0]).any():
-            raise Unmodelled("prmt with a per-thread selector")
-        both = np.concatenate([a, b], axis=1)
-        picks = prmt_selectors(int(values[0]))
-        state.write(operands[0], Val(32, syms=both[:, picks].copy()).normalised())
-    elif root == "shfl":
-        mode = opcode.split(".")[2]
-        value = state.read(operands[1], 32)
-        b = state.read(operands[2], 32).integers(active, "shuffle lane").astype(np.int64)
-        c = state.read(operands[3], 32).integers(active, "shuffle clamp").astype(np.int64)
-        member = (
-            state.read(operands[4], 32).integers(active, "member mask")
-            if len(operands) > 4
-            else (np.full(run.threads, 0xFFFFFFFF, dtype=np.uint64))
-        )
-        state.write(operands[0], intrinsics.shuffle(run, mode, value, b, c, member, active))
-    elif root in ("bar", "barrier") and ".warp" not in opcode:
-        if not active.all() or run.finished.any():
-            raise Unmodelled("a CTA barrier reached by only some threads")
+def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """Execute one statement by the handler of its mnemonic (the opcode's first word)."""
+    handler = _STATEMENTS.get(opcode.split(".")[0])
+    if handler is None:
+        raise _unknown(state, opcode)
+    handler(state, opcode, operands, active)
+
+
+def _unknown(state: _AsmState, opcode: str) -> Unmodelled:
+    return Unmodelled(f"PTX instruction {opcode!r} in inline assembly ({state.ins.extra['asm']!r})")
+
+
+def _move(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    state.write(operands[0], state.read(operands[1], _bits_of_suffix(opcode)))
+
+
+_SETP = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal,
+}  # fmt: skip
+
+
+def _set_predicate(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``setp.CMP.TYPE p, a, b`` on concrete operands."""
+    compare = opcode.split(".")[1]
+    bits = _bits_of_suffix(opcode)
+    a = state.read(operands[1], bits).integers(active, "setp operand").astype(np.int64)
+    b = state.read(operands[2], bits).integers(active, "setp operand").astype(np.int64)
+    if compare not in _SETP:
+        raise Unmodelled(f"PTX {opcode}")
+    outcome = _SETP[compare](a, b).astype(np.uint64)
+    state.write(operands[0], Val.concrete(outcome, 1, state.machine.threads))
+
+
+def _permute(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``prmt.b32 d, a, b, selector`` in its default mode, one selector for every thread."""
+    a = state.read(operands[1], 32).byte_symbols()
+    b = state.read(operands[2], 32).byte_symbols()
+    selector = state.read(operands[3], 32).integers(active, "prmt selector")
+    values = selector[active] if active.any() else selector
+    if (values != values[0]).any():
+        raise Unmodelled("prmt with a per-thread selector")
+    both = np.concatenate([a, b], axis=1)
+    picks = prmt_selectors(int(values[0]))
+    state.write(operands[0], Val(32, syms=both[:, picks].copy()).normalised())
+
+
+def _shuffle(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``shfl.sync.MODE.b32 d, a, b, c, membermask`` (or ``shfl.MODE`` with no member mask)."""
+    machine = state.machine
+    mode = opcode.split(".")[2]
+    value = state.read(operands[1], 32)
+    b = state.read(operands[2], 32).integers(active, "shuffle lane").astype(np.int64)
+    c = state.read(operands[3], 32).integers(active, "shuffle clamp").astype(np.int64)
+    member = (
+        state.read(operands[4], 32).integers(active, "member mask")
+        if len(operands) > 4
+        else (np.full(machine.threads, 0xFFFFFFFF, dtype=np.uint64))
+    )
+    state.write(operands[0], intrinsics.shuffle(machine, mode, value, b, c, member, active))
+
+
+def _barrier(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``bar.sync``/``barrier.sync``: a CTA barrier (with a thread count: unmodelled);
+    ``bar.warp.sync``: nothing for a warp run in lockstep."""
+    if ".warp" not in opcode:
         if len(operands) > 1:
             raise Unmodelled("a named barrier with a thread count")
-        run.shared.barrier()
-    elif root in ("fence", "membar") or opcode.startswith("bar.warp"):
+        state.machine.barrier(active)
+    elif not opcode.startswith("bar.warp"):
+        raise _unknown(state, opcode)
+
+
+def _no_op(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``fence``, ``membar``: memory is ordered as written in a CTA run in lockstep."""
+
+
+_INTEGER = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and,
+    "or": np.bitwise_or, "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift,
+}  # fmt: skip
+
+
+def _arithmetic(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """Arithmetic and conversions: exact on concrete integers, else a node of the sources."""
+    machine = state.machine
+    root = opcode.split(".")[0]
+    bits = _bits_of_suffix(opcode) if re.search(r"\.[bufs](8|16|32|64)$", opcode) else 32
+    sources = [state.read(o, bits) for o in operands[1:]]
+    if root in _INTEGER and all(s.is_concrete() for s in sources) and ".f" not in opcode:
+        a, b = (s.normalised().integers() for s in sources[:2])
+        with np.errstate(all="ignore"):
+            r = _INTEGER[root](a, b)
+        state.write(operands[0], Val.concrete(r, bits, machine.threads))
         return
-    elif root == "cp":
-        _async_copy(state, opcode, operands, active)
-    elif root == "mma":
-        _mma(state, opcode, operands)
-    elif root in ("ldmatrix", "stmatrix"):
-        _matrix(state, opcode, operands, active)
-    elif root in (
-        "cvt",
-        "add",
-        "sub",
-        "mul",
-        "max",
-        "min",
-        "fma",
-        "neg",
-        "abs",
-        "and",
-        "or",
-        "xor",
-        "shl",
-        "shr",
-        "div",
-        "rcp",
-        "ex2",
-        "lg2",
-        "sqrt",
-        "selp",
-        "cvt.rn",
-    ):
-        bits = _bits_of_suffix(opcode) if re.search(r"\.[bufs](8|16|32|64)$", opcode) else 32
-        sources = [state.read(o, bits) for o in operands[1:]]
-        if (
-            root in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr")
-            and all(s.is_concrete() for s in sources)
-            and ".f" not in opcode
-        ):
-            a, b = (s.normalised().integers() for s in sources[:2])
-            with np.errstate(all="ignore"):
-                r = {
-                    "add": a + b,
-                    "sub": a - b,
-                    "mul": a * b,
-                    "and": a & b,
-                    "or": a | b,
-                    "xor": a ^ b,
-                    "shl": a << b,
-                    "shr": a >> b,
-                }[root]
-            state.write(operands[0], Val.concrete(r, bits, run.threads))
-        else:
-            out_bits = bits
-            if root == "cvt":
-                out_bits = int(re.findall(r"(8|16|32|64)", opcode)[0])
-            state.write(operands[0], run.data_op(f"ptx.{opcode}", sources, max(1, out_bits // 8)))
-    else:
-        raise Unmodelled(f"PTX instruction {opcode!r} in inline assembly ({ins.extra['asm']!r})")
+    out_bits = bits
+    if root == "cvt":
+        out_bits = int(re.findall(r"(8|16|32|64)", opcode)[0])
+    state.write(operands[0], machine.data_op(f"ptx.{opcode}", sources, max(1, out_bits // 8)))
 
 
 def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    run = state.run
+    """``ld``/``st[.space][.vN].TYPE``; a global store's predicated-off threads are recorded
+    as shadow stores (:meth:`~llverify.emitted.sim.machine.Machine.shadow_store`)."""
+    machine = state.machine
     words = opcode.split(".")
     known = ("global", "shared", "local", "const", "param")
     spaces = [w for w in words if w.split("::")[0] in known]
@@ -292,13 +297,13 @@ def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.n
     if words[0] == "ld":
         target, address_text = operands[0], operands[1]
         addresses = _address(state, address_text)
-        syms = run.load_bytes(space, addresses, vector * bits // 8, active, state.ins)
+        syms = machine.load_bytes(space, addresses, vector * bits // 8, active, state.ins)
         state.write(target, Val(vector * bits, syms=syms).normalised())
     else:
         address_text, source = operands[0], operands[1]
         addresses = _address(state, address_text)
         value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
-        run.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
+        machine.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
         skipped = state.mask & ~active
         if space == 1 and skipped.any():  # duplicate copies a predicate kept from storing
             _shadow_store(state, address_text, value, skipped)
@@ -316,17 +321,19 @@ def _shadow_store(state: _AsmState, address_text: str, value: Val, skipped: np.n
         return  # a thread that stores nothing need not have a valid address
     offset = int(match.group(2), 0) if match.group(2) else 0
     addresses = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
-    state.run.shadow_store(addresses, value.byte_symbols(), skipped, state.ins)
+    state.machine.shadow_store(addresses, value.byte_symbols(), skipped, state.ins)
 
 
 def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    run = state.run
+    """``cp.async.commit_group``, ``cp.async.wait_group N``/``wait_all`` and the copies
+    ``cp.async.{ca,cg}.shared.global [d], [s], size[, src_size]``."""
+    machine = state.machine
     if opcode.startswith("cp.async.commit_group"):
-        run.async_groups.append([])
+        machine.commit_async_copies()
         return
     if opcode.startswith("cp.async.wait_group") or opcode.startswith("cp.async.wait_all"):
         keep = 0 if "wait_all" in opcode else int(operands[0], 0)
-        run.complete_async_copies(keep)
+        machine.wait_async_copies(keep)
         return
     if not opcode.startswith("cp.async.c"):
         raise Unmodelled(f"PTX {opcode}")
@@ -340,18 +347,18 @@ def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.n
             if active.any()
             else size
         )
-    data = run.load_bytes(1, source, size, active & (source_size > 0), state.ins)
+    data = machine.load_bytes(1, source, size, active & (source_size > 0), state.ins)
     if source_size < size:
         data[:, source_size:] = -1
         if source_size == 0:
             data[:] = -1
-    run.async_groups[-1].append((destination.copy(), data, active.copy(), run.where(state.ins)))
+    machine.start_async_copy(destination, data, active, state.ins.where)
 
 
-def _mma(state: _AsmState, opcode: str, operands: list[str]) -> None:
+def _mma(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
     """``mma.sync``: each destination register is an uninterpreted function of all the source
     registers (exact as an identity, the arithmetic is not modelled)."""
-    run = state.run
+    machine = state.machine
     destinations = [p.strip() for p in operands[0].strip("{} ").split(",")]
     sources = []
     for operand in operands[1:]:
@@ -365,21 +372,48 @@ def _mma(state: _AsmState, opcode: str, operands: list[str]) -> None:
         ),
     )
     for k, destination in enumerate(destinations):
-        state.write(destination, run.data_op(f"ptx.{opcode}.{k}", [packed], 4))
+        state.write(destination, machine.data_op(f"ptx.{opcode}.{k}", [packed], 4))
 
 
 def _matrix(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    run = state.run
+    """``ldmatrix``/``stmatrix``, as the intrinsics
+    (:func:`~llverify.emitted.sim.intrinsics.ldmatrix`)."""
+    machine = state.machine
     count = int(re.search(r"\.x(\d)", opcode).group(1))  # type: ignore[union-attr]
     transposed = ".trans" in opcode
     if opcode.startswith("ldmatrix"):
         addresses = _address(state, operands[1]) & np.uint64(0xFFFFFFFF)
         registers = intrinsics.ldmatrix(
-            run, addresses, count, transposed, active, run.where(state.ins)
+            machine, addresses, count, transposed, active, state.ins.where
         )
         state.write(operands[0], Val(32 * count, syms=np.concatenate(registers, axis=1)))
     else:
         addresses = _address(state, operands[0]) & np.uint64(0xFFFFFFFF)
         value = state.read(operands[1], 32 * count).byte_symbols()
         registers = [value[:, 4 * k : 4 * k + 4] for k in range(count)]
-        intrinsics.stmatrix(run, addresses, registers, transposed, active, run.where(state.ins))
+        intrinsics.stmatrix(machine, addresses, registers, transposed, active, state.ins.where)
+
+
+# Each statement's handler by mnemonic: (state, opcode, operands, active threads).
+_Statement = Callable[[_AsmState, str, list[str], np.ndarray], None]
+_ARITHMETIC = (
+    "cvt", "add", "sub", "mul", "max", "min", "fma", "neg", "abs", "and", "or", "xor", "shl",
+    "shr", "div", "rcp", "ex2", "lg2", "sqrt", "selp",
+)  # fmt: skip
+_STATEMENTS: dict[str, _Statement] = {
+    "mov": _move,
+    "ld": _load_store,
+    "st": _load_store,
+    "setp": _set_predicate,
+    "prmt": _permute,
+    "shfl": _shuffle,
+    "bar": _barrier,
+    "barrier": _barrier,
+    "fence": _no_op,
+    "membar": _no_op,
+    "cp": _async_copy,
+    "mma": _mma,
+    "ldmatrix": _matrix,
+    "stmatrix": _matrix,
+    **{root: _arithmetic for root in _ARITHMETIC},
+}

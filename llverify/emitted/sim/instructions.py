@@ -1,12 +1,12 @@
 """What each plain LLVM instruction does to every thread's values (arithmetic, memory, phi...).
 
-Each handler takes the running execution (``run``: an
-:class:`~llverify.emitted.executor.Execution`), the instruction and the mask of active
-threads, and returns the result value.  Integer arithmetic on concrete values is exact
+Each handler takes the running kernel (a :class:`~llverify.emitted.sim.machine.Machine`), the
+instruction and the mask of active threads, and returns the result value (:data:`HANDLERS`:
+one handler per opcode).  Integer arithmetic on concrete values is exact
 (two's complement at the instruction's width).  On tagged data, byte-moving operations move
 byte symbols (truncation, extension by zeros, shifts and masks by whole bytes, bitcasts,
 vector packing); every other computation on data is a DAG node
-(:meth:`Execution.data_op`).
+(:meth:`~llverify.emitted.sim.machine.Machine.data_op`).
 
 Examples:
     >>> ty = Type("int", bits=32)
@@ -18,12 +18,12 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from llverify.emitted.llvm_ir import Instruction, Type, Value
-from llverify.emitted.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim.llvm_ir import Instruction, Type, Value
+from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["HANDLERS", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
 
@@ -75,42 +75,68 @@ def _signed(values: np.ndarray, bits: int) -> np.ndarray:
     return as_int
 
 
+# Each integer op on concrete operands (uint64, two's complement at ``bits``).
+_IntegerOp = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
+
+
+def _shl(x: np.ndarray, y: np.ndarray, bits: int) -> np.ndarray:
+    return np.where(y < bits, x << np.minimum(y, np.uint64(63)), 0)
+
+
+def _lshr(x: np.ndarray, y: np.ndarray, bits: int) -> np.ndarray:
+    return np.where(y < bits, x >> np.minimum(y, np.uint64(63)), 0)
+
+
+def _ashr(x: np.ndarray, y: np.ndarray, bits: int) -> np.ndarray:
+    return (_signed(x, bits) >> np.minimum(y, np.uint64(63)).astype(np.int64)).astype(np.uint64)
+
+
+def _unsigned_division(remainder: bool) -> _IntegerOp:
+    def divide(x: np.ndarray, y: np.ndarray, bits: int) -> np.ndarray:
+        safe = np.where(y == 0, 1, y)
+        return x % safe if remainder else x // safe
+
+    return divide
+
+
+def _signed_division(remainder: bool) -> _IntegerOp:
+    """``sdiv``/``srem``: the quotient truncated towards zero, as LLVM's."""
+
+    def divide(x: np.ndarray, y: np.ndarray, bits: int) -> np.ndarray:
+        sx, sy = _signed(x, bits), _signed(y, bits)
+        sy = np.where(sy == 0, 1, sy)
+        quotient = np.trunc(sx / sy).astype(np.int64) if bits < 53 else sx // sy
+        return (sx - quotient * sy if remainder else quotient).astype(np.uint64)
+
+    return divide
+
+
+_INTEGER_OPS: dict[str, _IntegerOp] = {  # one entry per opcode
+    "add": lambda x, y, bits: x + y,
+    "sub": lambda x, y, bits: x - y,
+    "mul": lambda x, y, bits: x * y,
+    "and": lambda x, y, bits: x & y,
+    "or": lambda x, y, bits: x | y,
+    "xor": lambda x, y, bits: x ^ y,
+    "shl": _shl,
+    "lshr": _lshr,
+    "ashr": _ashr,
+    "udiv": _unsigned_division(remainder=False),
+    "urem": _unsigned_division(remainder=True),
+    "sdiv": _signed_division(remainder=False),
+    "srem": _signed_division(remainder=True),
+}
+
+
 def _integer_op(op: str, a: Val, b: Val, ty: Type) -> Val:
+    compute = _INTEGER_OPS.get(op)
+    if compute is None:
+        raise Unmodelled(f"integer operation {op}")
     bits = ty.bits
     x, y = a.integers(), b.integers()
-    threads = x.shape[0]
     with np.errstate(all="ignore"):
-        if op == "add":
-            r = x + y
-        elif op == "sub":
-            r = x - y
-        elif op == "mul":
-            r = x * y
-        elif op == "and":
-            r = x & y
-        elif op == "or":
-            r = x | y
-        elif op == "xor":
-            r = x ^ y
-        elif op == "shl":
-            r = np.where(y < bits, x << np.minimum(y, np.uint64(63)), 0)
-        elif op == "lshr":
-            r = np.where(y < bits, x >> np.minimum(y, np.uint64(63)), 0)
-        elif op == "ashr":
-            r = (_signed(x, bits) >> np.minimum(y, np.uint64(63)).astype(np.int64)).astype(
-                np.uint64
-            )
-        elif op in ("udiv", "urem"):
-            safe = np.where(y == 0, 1, y)
-            r = x // safe if op == "udiv" else x % safe
-        elif op in ("sdiv", "srem"):
-            sx, sy = _signed(x, bits), _signed(y, bits)
-            sy = np.where(sy == 0, 1, sy)
-            quotient = np.trunc(sx / sy).astype(np.int64) if bits < 53 else sx // sy
-            r = (quotient if op == "sdiv" else sx - quotient * sy).astype(np.uint64)
-        else:
-            raise Unmodelled(f"integer operation {op}")
-    return Val.concrete(np.asarray(r, dtype=np.uint64) & _mask(bits), bits, threads)
+        r = compute(x, y, bits)
+    return Val.concrete(np.asarray(r, dtype=np.uint64) & _mask(bits), bits, x.shape[0])
 
 
 _BYTE = np.int64(-1)  # the constant byte 0
@@ -149,14 +175,14 @@ def _shift_bytes(op: str, a: Val, amount: np.ndarray, nbytes: int) -> np.ndarray
     return out
 
 
-def _binary(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _binary(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     ty = ins.type
     if ty.kind == "vector":
-        return _elementwise(run, ins, mask)
-    a, b = (run.value(o) for o in ins.operands)
+        return _elementwise(machine, ins, mask)
+    a, b = (machine.value(o) for o in ins.operands)
     op = ins.opcode
     if ty.kind == "float":
-        return run.data_op(op, [a, b], nbytes_of(ty))
+        return machine.data_op(op, [a, b], nbytes_of(ty))
     if a.ints is not None and b.ints is not None:
         return _integer_op(op, a, b, ty)
     nbytes = nbytes_of(ty)
@@ -170,17 +196,17 @@ def _binary(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
             return Val(ty.bits, syms=moved).normalised()
     if a.is_concrete() and b.is_concrete():
         return _integer_op(op, a.normalised(), b.normalised(), ty)
-    return run.data_op(op, [a, b], nbytes)
+    return machine.data_op(op, [a, b], nbytes)
 
 
-def _elementwise(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _elementwise(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     """A vector op (arithmetic, compare, select on a vector condition), one element at a time;
     each operand is split by its own element type."""
     ty = ins.type
     element = ty.element
     assert element is not None
     types = [o.type.element or o.type for o in ins.operands]
-    operands = [run.value(o).byte_symbols() for o in ins.operands]
+    operands = [machine.value(o).byte_symbols() for o in ins.operands]
     parts = []
     for k in range(ty.count):
         pieces = []
@@ -189,35 +215,36 @@ def _elementwise(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
             piece = syms[:, k * width : (k + 1) * width]
             pieces.append(Val(bits_of(part), syms=piece).normalised())
         scalar = Instruction(ins.result, ins.opcode, element, [], dict(ins.extra))
-        parts.append(_scalar_apply(run, scalar, pieces, types, mask).byte_symbols())
+        parts.append(_scalar_apply(machine, scalar, pieces, types, mask).byte_symbols())
     return Val(bits_of(ty), syms=np.concatenate(parts, axis=1)).normalised()
 
 
 def _scalar_apply(
-    run: Any, ins: Instruction, values: list[Val], types: list[Any], mask: np.ndarray
+    machine: Machine, ins: Instruction, values: list[Val], types: list[Type], mask: np.ndarray
 ) -> Val:
+    """``ins`` on one element of each operand (``values``, bound to temporaries)."""
     names = [f"%__operand{k}" for k in range(len(values))]
     for name, val in zip(names, values):
-        run.env[name] = val
+        machine.define(name, val)
     ins.operands = [Value(ty, name) for ty, name in zip(types, names)]
     try:
-        return HANDLERS[ins.opcode](run, ins, mask)  # type: ignore[return-value]
+        return HANDLERS[ins.opcode](machine, ins, mask)  # type: ignore[return-value]
     finally:
         for name in names:
-            run.env.pop(name, None)
+            machine.forget(name)
 
 
-def _compare(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _compare(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     operand_type = ins.operands[0].type
     if operand_type.kind == "vector":
-        return _elementwise(run, ins, mask)
-    a, b = (run.value(o) for o in ins.operands)
+        return _elementwise(machine, ins, mask)
+    a, b = (machine.value(o) for o in ins.operands)
     predicate = str(ins.extra["predicate"])
     if ins.opcode == "fcmp" or not (a.ints is not None and b.ints is not None):
         if ins.opcode == "icmp" and a.is_concrete() and b.is_concrete():
             a, b = a.normalised(), b.normalised()
         else:
-            return run.data_op(f"{ins.opcode}.{predicate}", [a, b], 1)
+            return machine.data_op(f"{ins.opcode}.{predicate}", [a, b], 1)
     bits = operand_type.bits if operand_type.kind == "int" else 64
     x, y = a.integers(), b.integers()
     if predicate.startswith("s"):
@@ -231,74 +258,85 @@ def _compare(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return Val.concrete(table[predicate].astype(np.uint64), 1, x.shape[0])
 
 
-def _select(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _select(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     if ins.operands[0].type.kind == "vector":
-        return _elementwise(run, ins, mask)
-    cond, a, b = (run.value(o) for o in ins.operands)
+        return _elementwise(machine, ins, mask)
+    cond, a, b = (machine.value(o) for o in ins.operands)
     if not cond.is_concrete():
-        return run.data_op("select", [cond, a, b], nbytes_of(ins.type))
+        return machine.data_op("select", [cond, a, b], nbytes_of(ins.type))
     chosen = cond.normalised().integers().astype(bool)
     return merge(chosen, a, b)
 
 
-def _cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _reinterpret(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``bitcast``, ``ptrtoint``, ``inttoptr``, ``addrspacecast``, ``freeze``: the same bytes
+    (an address-space cast moves a shared address into or out of the generic window)."""
     op = ins.opcode
-    source = run.value(ins.operands[0])
     src_ty, ty = ins.operands[0].type, ins.type
-    if src_ty.kind == "vector" and op not in ("bitcast",):
-        return _elementwise_cast(run, ins, mask)
-    if op in ("bitcast", "ptrtoint", "inttoptr", "addrspacecast", "freeze"):
-        if op == "addrspacecast":
-            return _address_space_cast(source, src_ty, ty)
-        if nbytes_of(src_ty) != nbytes_of(ty) and op == "bitcast":
-            raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
-        if (
-            op == "bitcast"
-            and ty.kind == "vector"
-            and ty.element is not None
-            and ty.element.bits < 8
-        ):
-            raise Unmodelled(f"a bitcast to {ty}")
-        return _retype(source, ty)
-    if op in ("zext", "sext", "trunc"):
-        bits = ty.bits
-        source = source.normalised()
-        if source.ints is not None:
-            values = source.ints
-            if op == "sext":
-                values = _signed(values, src_ty.bits).astype(np.uint64)
-            return Val.concrete(values & _mask(bits), bits, values.shape[0])
-        syms = source.byte_symbols()
-        nbytes = nbytes_of(ty)
-        if src_ty.bits % 8 == 0 and bits % 8 == 0:
-            if op == "sext":  # the low bytes are the source's own; the rest its sign
-                high = run.data_op(f"sext.{src_ty.bits}.{bits}", [source], nbytes).syms
-                assert high is not None
-                return Val(bits, syms=np.concatenate([syms, high[:, syms.shape[1] :]], axis=1))
-            if op == "trunc":
-                return Val(bits, syms=syms[:, :nbytes].copy()).normalised()
-            if op == "zext":
-                pad = np.full((syms.shape[0], nbytes - syms.shape[1]), _BYTE, dtype=np.int64)
-                return Val(bits, syms=np.concatenate([syms, pad], axis=1)).normalised()
-        return run.data_op(f"{op}.{src_ty.bits}.{bits}", [source], nbytes)
-    return run.data_op(f"{op}.{src_ty}.{ty}", [source], nbytes_of(ty))
+    if src_ty.kind == "vector" and op != "bitcast":
+        return _elementwise_cast(machine, ins, mask)
+    source = machine.value(ins.operands[0])
+    if op == "addrspacecast":
+        return _address_space_cast(source, src_ty, ty)
+    if nbytes_of(src_ty) != nbytes_of(ty) and op == "bitcast":
+        raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
+    if op == "bitcast" and ty.kind == "vector" and ty.element is not None and ty.element.bits < 8:
+        raise Unmodelled(f"a bitcast to {ty}")
+    return _retype(source, ty)
 
 
-def _elementwise_cast(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _integer_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``zext``, ``sext``, ``trunc``: exact on concrete values; on tagged data whole bytes
+    move (``sext``'s high bytes are a node of the source)."""
+    op = ins.opcode
+    src_ty, ty = ins.operands[0].type, ins.type
+    if src_ty.kind == "vector":
+        return _elementwise_cast(machine, ins, mask)
+    bits = ty.bits
+    source = machine.value(ins.operands[0]).normalised()
+    if source.ints is not None:
+        values = source.ints
+        if op == "sext":
+            values = _signed(values, src_ty.bits).astype(np.uint64)
+        return Val.concrete(values & _mask(bits), bits, values.shape[0])
+    syms = source.byte_symbols()
+    nbytes = nbytes_of(ty)
+    if src_ty.bits % 8 or bits % 8:
+        return machine.data_op(f"{op}.{src_ty.bits}.{bits}", [source], nbytes)
+    if op == "sext":  # the low bytes are the source's own; the rest its sign
+        high = machine.data_op(f"sext.{src_ty.bits}.{bits}", [source], nbytes).syms
+        assert high is not None
+        return Val(bits, syms=np.concatenate([syms, high[:, syms.shape[1] :]], axis=1))
+    if op == "trunc":
+        return Val(bits, syms=syms[:, :nbytes].copy()).normalised()
+    pad = np.full((syms.shape[0], nbytes - syms.shape[1]), _BYTE, dtype=np.int64)
+    return Val(bits, syms=np.concatenate([syms, pad], axis=1)).normalised()
+
+
+def _float_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """Conversions to, from and between floats: a node of the source."""
+    src_ty, ty = ins.operands[0].type, ins.type
+    if src_ty.kind == "vector":
+        return _elementwise_cast(machine, ins, mask)
+    source = machine.value(ins.operands[0])
+    return machine.data_op(f"{ins.opcode}.{src_ty}.{ty}", [source], nbytes_of(ty))
+
+
+def _elementwise_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     src_ty, ty = ins.operands[0].type, ins.type
     assert src_ty.element is not None and ty.element is not None
     width = nbytes_of(src_ty.element)
-    syms = run.value(ins.operands[0]).byte_symbols()
+    syms = machine.value(ins.operands[0]).byte_symbols()
     parts = []
     for k in range(src_ty.count):
         piece = Val(bits_of(src_ty.element), syms=syms[:, k * width : (k + 1) * width]).normalised()
         name = "%__cast"
-        run.env[name] = piece
+        machine.define(name, piece)
         scalar = Instruction(ins.result, ins.opcode, ty.element, [Value(src_ty.element, name)], {})
         try:
-            parts.append(_cast(run, scalar, mask).byte_symbols())
+            parts.append(_CASTS[ins.opcode](machine, scalar, mask).byte_symbols())
         finally:
-            run.env.pop(name, None)
+            machine.forget(name)
     return Val(bits_of(ty), syms=np.concatenate(parts, axis=1)).normalised()
 
 
@@ -324,13 +362,13 @@ def _address_space_cast(source: Val, src_ty: Type, ty: Type) -> Val:
     raise Unmodelled(f"addrspacecast from {src_ty} to {ty}")
 
 
-def _gep(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    base = run.value(ins.operands[0]).integers(mask, "pointer")
+def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    base = machine.value(ins.operands[0]).integers(mask, "pointer")
     ty = ins.extra["source"]
     assert isinstance(ty, Type)
     offset = np.zeros_like(base)
     for position, index_value in enumerate(ins.operands[1:]):
-        index = run.value(index_value).integers(mask, "address index")
+        index = machine.value(index_value).integers(mask, "address index")
         bits = index_value.type.bits if index_value.type.kind == "int" else 64
         signed = _signed(index, bits)
         if position == 0:
@@ -351,22 +389,22 @@ def _gep(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return Val(pointer_bits, ints=(base + offset) & _mask(pointer_bits))
 
 
-def _load(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _load(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     pointer = ins.operands[0]
-    addresses = run.value(pointer).integers(mask, "load address")
+    addresses = machine.value(pointer).integers(mask, "load address")
     nbytes = ins.type.size_bytes
-    syms = run.load_bytes(pointer.type.space, addresses, nbytes, mask, ins)
-    return Val(bits_of(ins.type), syms=_widen(run, syms, ins.type)).normalised()
+    syms = machine.load_bytes(pointer.type.space, addresses, nbytes, mask, ins)
+    return Val(bits_of(ins.type), syms=_widen(machine, syms, ins.type)).normalised()
 
 
-def _store(run: Any, ins: Instruction, mask: np.ndarray) -> None:
+def _store(machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
     value, pointer = ins.operands
-    addresses = run.value(pointer).integers(mask, "store address")
-    syms = _narrow(run.value(value).byte_symbols(), value.type)
-    run.store_bytes(pointer.type.space, addresses, syms, mask, ins)
+    addresses = machine.value(pointer).integers(mask, "store address")
+    syms = _narrow(machine.value(value).byte_symbols(), value.type)
+    machine.store_bytes(pointer.type.space, addresses, syms, mask, ins)
 
 
-def _widen(run: Any, syms: np.ndarray, ty: Type) -> np.ndarray:
+def _widen(machine: Machine, syms: np.ndarray, ty: Type) -> np.ndarray:
     """Memory bytes to the executor's form, where an i1 takes a byte.  A vector of i1 is
     bit-packed in memory (``<64 x i1>`` is 8 bytes; LLVM folds loads of i8 flags and their
     truncation to i1 into one): element ``i`` is bit ``i % 8`` of byte ``i // 8``, i.e.
@@ -384,7 +422,7 @@ def _widen(run: Any, syms: np.ndarray, ty: Type) -> np.ndarray:
         value = np.where(constant, -1 - (((-1 - byte) >> bit) & 1), UNDEFINED)
         if symbolic.any():
             operand = Val(8, syms=np.where(symbolic, byte, -1)[:, None]).normalised()
-            node = run.data_op("trunc.8.1" if bit == 0 else f"bit.{bit}", [operand], 1)
+            node = machine.data_op("trunc.8.1" if bit == 0 else f"bit.{bit}", [operand], 1)
             value = np.where(symbolic, node.byte_symbols()[:, 0], value)
         out[:, i] = value
     return out
@@ -401,49 +439,54 @@ def _narrow(syms: np.ndarray, ty: Type) -> np.ndarray:
     return syms
 
 
-def _atomic(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+# Each atomicrmw operation: the new value from the old one and the operand (unsigned).
+_ATOMIC_OPS: dict[str, Callable[[np.uint64, np.uint64], object]] = {
+    "add": lambda value, amount: value + amount,
+    "max": max,
+    "min": min,
+    "or": lambda value, amount: value | amount,
+    "and": lambda value, amount: value & amount,
+    "xor": lambda value, amount: value ^ amount,
+    "xchg": lambda value, amount: amount,
+    "umax": max,
+    "umin": min,
+}
+
+
+def _atomic(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``atomicrmw`` on shared memory, one thread after the other."""
     pointer, operand = ins.operands
     operation = str(ins.extra["operation"])
     if pointer.type.space != 3:
         raise Unmodelled(f"a global atomicrmw {operation}")
     threads = np.flatnonzero(mask)
     addresses = (
-        run.value(pointer).integers(mask, "atomic address") & np.uint64(0xFFFFFFFF)
+        machine.value(pointer).integers(mask, "atomic address") & np.uint64(0xFFFFFFFF)
     ).astype(np.int64)
-    amount = run.value(operand).integers(mask, "atomic operand")
+    amount = machine.value(operand).integers(mask, "atomic operand")
     nbytes = nbytes_of(ins.type)
     bits = ins.type.bits
-    old = np.zeros(run.threads, dtype=np.uint64)
-    where = run.where(ins)
+    old = np.zeros(machine.threads, dtype=np.uint64)
+    where = ins.where
+    update = _ATOMIC_OPS.get(operation)
     for t in threads:  # atomics serialise; the order does not change the final value
         grid = addresses[t] + np.arange(nbytes, dtype=np.int64)[None, :]
-        current = Val(bits, syms=run.shared.read(grid, np.array([t]), where, atomic=True))
+        current = Val(bits, syms=machine.shared.read(grid, np.array([t]), where, atomic=True))
         value = current.integers(what="atomic target")[0]
         old[t] = value
-        new = {
-            "add": value + amount[t],
-            "max": max(value, amount[t]),
-            "min": min(value, amount[t]),
-            "or": value | amount[t],
-            "and": value & amount[t],
-            "xor": value ^ amount[t],
-            "xchg": amount[t],
-            "umax": max(value, amount[t]),
-            "umin": min(value, amount[t]),
-        }
-        if operation not in new:
+        if update is None:
             raise Unmodelled(f"atomicrmw {operation}")
-        result = np.array([new[operation]], dtype=np.uint64) & _mask(bits)
+        result = np.array([update(value, amount[t])], dtype=np.uint64) & _mask(bits)
         bytes_ = -1 - (
             (result[:, None] >> (np.arange(nbytes, dtype=np.uint64) * np.uint64(8)))
             & np.uint64(0xFF)
         ).astype(np.int64)
-        run.shared.write(grid, bytes_, np.array([t]), where, atomic=True)
-    return Val.concrete(old, bits, run.threads)
+        machine.shared.write(grid, bytes_, np.array([t]), where, atomic=True)
+    return Val.concrete(old, bits, machine.threads)
 
 
-def _extract_element(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    vector, index = (run.value(o) for o in ins.operands)
+def _extract_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    vector, index = (machine.value(o) for o in ins.operands)
     width = nbytes_of(ins.type)
     positions = index.integers(mask, "vector index").astype(np.int64)
     syms = vector.byte_symbols()
@@ -452,8 +495,8 @@ def _extract_element(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return Val(bits_of(ins.type), syms=np.take_along_axis(syms, columns, axis=1)).normalised()
 
 
-def _insert_element(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    vector, element, index = (run.value(o) for o in ins.operands)
+def _insert_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    vector, element, index = (machine.value(o) for o in ins.operands)
     width = nbytes_of(ins.operands[1].type)
     positions = index.integers(mask, "vector index").astype(np.int64)
     syms = vector.byte_symbols().copy()
@@ -463,8 +506,8 @@ def _insert_element(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return Val(bits_of(ins.type), syms=syms).normalised()
 
 
-def _shuffle_vector(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    first, second = (run.value(o).byte_symbols() for o in ins.operands[:2])
+def _shuffle_vector(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    first, second = (machine.value(o).byte_symbols() for o in ins.operands[:2])
     selector = ins.operands[2]
     element = ins.type.element
     assert element is not None
@@ -498,16 +541,16 @@ def _field_range(ty: Type, indices: tuple[int, ...]) -> tuple[int, int, Type]:
     return start, start + nbytes_of(ty), ty
 
 
-def _extract_value(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    aggregate = run.value(ins.operands[0])
+def _extract_value(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    aggregate = machine.value(ins.operands[0])
     indices = ins.extra["indices"]
     assert isinstance(indices, tuple)
     start, end, ty = _field_range(ins.operands[0].type, indices)
     return Val(bits_of(ty), syms=aggregate.byte_symbols()[:, start:end].copy()).normalised()
 
 
-def _insert_value(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
-    aggregate, element = (run.value(o) for o in ins.operands)
+def _insert_value(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    aggregate, element = (machine.value(o) for o in ins.operands)
     indices = ins.extra["indices"]
     assert isinstance(indices, tuple)
     start, end, _ = _field_range(ins.operands[0].type, indices)
@@ -516,16 +559,16 @@ def _insert_value(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return Val(bits_of(ins.type), syms=syms)
 
 
-def _phi(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _phi(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     blocks = ins.extra["blocks"]
     assert isinstance(blocks, tuple)
     result: Val | None = None
-    covered = np.zeros(run.threads, dtype=bool)
+    covered = np.zeros(machine.threads, dtype=bool)
     for operand, label in zip(ins.operands, blocks):
-        came = mask & (run.came_from == run.block_ids[label])
+        came = machine.arrived_from(label, mask)
         if not came.any():
             continue
-        value = run.value(operand)
+        value = machine.value(operand)
         result = value if result is None else merge(came, value, result)
         covered |= came
     if result is None or not covered[mask].all():
@@ -533,20 +576,28 @@ def _phi(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
     return result
 
 
-def _float_unary(run: Any, ins: Instruction, mask: np.ndarray) -> Val:
+def _float_unary(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     if ins.type.kind == "vector":
-        return _elementwise(run, ins, mask)
-    return run.data_op(ins.opcode, [run.value(ins.operands[0])], nbytes_of(ins.type))
+        return _elementwise(machine, ins, mask)
+    return machine.data_op(ins.opcode, [machine.value(ins.operands[0])], nbytes_of(ins.type))
 
 
-_Handler = Callable[[Any, Instruction, np.ndarray], "Val | None"]
+def _no_op(machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
+    """``fence``: the executor runs each warp in lockstep and orders memory as written."""
+
+
+_Handler = Callable[[Machine, Instruction, np.ndarray], "Val | None"]
+_CASTS: dict[str, Callable[[Machine, Instruction, np.ndarray], Val]] = {
+    **{op: _reinterpret for op in ("bitcast", "ptrtoint", "inttoptr", "addrspacecast", "freeze")},
+    **{op: _integer_cast for op in ("zext", "sext", "trunc")},
+    **{op: _float_cast for op in ("fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp")},
+}
+#: The handler of each plain instruction, by opcode.
 HANDLERS: dict[str, _Handler] = {
     **{op: _binary for op in (
         "add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",
         "xor", "fadd", "fsub", "fmul", "fdiv", "frem")},
-    **{op: _cast for op in (
-        "zext", "sext", "trunc", "bitcast", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp",
-        "sitofp", "ptrtoint", "inttoptr", "addrspacecast", "freeze")},
+    **_CASTS,
     "icmp": _compare,
     "fcmp": _compare,
     "select": _select,
@@ -561,5 +612,5 @@ HANDLERS: dict[str, _Handler] = {
     "insertvalue": _insert_value,
     "phi": _phi,
     "fneg": _float_unary,
-    "fence": lambda run, ins, mask: None,
+    "fence": _no_op,
 }  # fmt: skip

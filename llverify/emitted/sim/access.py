@@ -1,0 +1,196 @@
+"""Memory as the kernel addresses it: address spaces, the access trace, and ``cp.async`` groups.
+
+A load or store names an address space: 3 is shared memory (32-bit addresses), 1 global
+memory, 0 generic (shared where the address lies in the window at
+:data:`~llverify.emitted.sim.instructions.SHARED_WINDOW`, else global).  Each CTA of a cluster
+has its own shared memory; global memory is the cluster's.  ``cp.async`` copies read their
+source when issued and land in shared memory only at a ``wait_group``/``wait_all`` that
+covers their group (never before).
+
+Examples:
+    >>> from llverify.emitted.sim.memory import SharedMemory
+    >>> copies = AsyncCopies()
+    >>> copies.shared = SharedMemory(8, threads=1, warp_size=32)
+    >>> copies._start_copies()
+    >>> copies.start_async_copy(np.array([4], dtype=np.uint64), np.array([[-8]]),
+    ...                         np.array([True]), "cp.async")
+    >>> copies.commit_async_copies()
+    >>> int(copies.shared.data[4]) == -8   # not landed before the wait
+    False
+    >>> copies.wait_async_copies(0)
+    >>> int(copies.shared.data[4])
+    -8
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from llverify.emitted.sim.instructions import SHARED_WINDOW
+from llverify.emitted.sim.llvm_ir import Instruction
+from llverify.emitted.sim.memory import GlobalMemory, SharedMemory, Violation
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled
+
+__all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
+
+#: One traced access: (kind, space, bytes per thread, threads, byte addresses, where).
+AccessRecord = tuple[str, int, int, np.ndarray, np.ndarray, str]
+_Copy = tuple[np.ndarray, np.ndarray, np.ndarray, str]  # destinations, data, mask, where
+
+
+class MemoryAccess:
+    """Loads and stores by address space (a part of the
+    :class:`~llverify.emitted.sim.executor.Execution`), each recorded in ``trace`` when the
+    run keeps one; the shared memories of the CTAs run so far and their violations."""
+
+    threads: int
+    warp_size: int
+    shared_bytes: int
+    trace: list[AccessRecord] | None
+    shared: SharedMemory
+    memory: GlobalMemory
+    _finished_shared: list[SharedMemory]
+
+    def _start_memory(self) -> None:
+        """Empty global memory and the first CTA's shared memory."""
+        self.memory = GlobalMemory()
+        self._finished_shared = []
+        self.shared = self._fresh_shared()
+        self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
+
+    def _next_shared(self) -> None:
+        """The next CTA's own shared memory (the last one's is kept for its violations)."""
+        self._finished_shared.append(self.shared)
+        self.shared = self._fresh_shared()
+
+    def _fresh_shared(self) -> SharedMemory:
+        return SharedMemory(
+            max(self.shared_bytes, 0), threads=self.threads, warp_size=self.warp_size
+        )
+
+    @property
+    def violations(self) -> list[Violation]:
+        """Every failed memory check, in every CTA run so far."""
+        earlier = [v for shared in self._finished_shared for v in shared.violations]
+        return earlier + self.shared.violations + self.memory.violations
+
+    @property
+    def uninitialised(self) -> list[Violation]:
+        """Every read of a shared byte no thread wrote, in every CTA run so far."""
+        earlier = [v for shared in self._finished_shared for v in shared.uninitialised]
+        return earlier + self.shared.uninitialised
+
+    def record(
+        self,
+        kind: str,
+        space: int,
+        nbytes: int,
+        threads: np.ndarray,
+        addresses: np.ndarray,
+        where: str,
+    ) -> None:
+        """Add an access to the trace, when the run keeps one."""
+        if self.trace is not None:
+            self.trace.append((kind, space, nbytes, threads, addresses, where))
+
+    def load_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        nbytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Byte symbols (T, nbytes) read at ``addresses`` (uint64, shape (T,)) by active threads."""
+        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        threads = np.flatnonzero(mask)
+        if threads.size == 0:
+            return out
+        space, base = _space(space, addresses[threads])
+        grid = base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
+        where = instruction.where
+        self.record("load", space, nbytes, threads, base, where)
+        if space == 3:
+            out[threads] = self.shared.read(grid, threads, where)
+        else:
+            out[threads] = self.memory.read(grid, threads, where)
+        return out
+
+    def store_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> None:
+        """The active threads store byte symbols ``values`` (T, nbytes) at ``addresses``."""
+        threads = np.flatnonzero(mask)
+        if threads.size == 0:
+            return
+        space, base = _space(space, addresses[threads])
+        grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
+        where = instruction.where
+        self.record("store", space, values.shape[1], threads, base, where)
+        if space == 3:
+            self.shared.write(grid, values[threads], threads, where)
+        else:
+            self.memory.write(grid, values[threads], threads, where)
+
+    def shadow_store(
+        self, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray, instruction: Instruction
+    ) -> None:
+        """A global store the threads of ``mask`` would have made (their predicate was off)."""
+        threads = np.flatnonzero(mask)
+        base = addresses[threads].astype(np.int64)
+        grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
+        self.memory.shadow(grid, values[threads], threads, instruction.where)
+
+
+def _space(space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:
+    """The address space (3 or 1) and the byte addresses in it of an access to ``space``."""
+    if space == 3:
+        return 3, (addresses & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    if space in (1, 0):
+        if space == 0 and (addresses >= np.uint64(SHARED_WINDOW)).any():
+            if not (addresses >= np.uint64(SHARED_WINDOW)).all():
+                raise Unmodelled("a generic access mixing shared and global addresses")
+            return 3, (addresses - np.uint64(SHARED_WINDOW)).astype(np.int64)
+        return 1, addresses.astype(np.int64)
+    raise Unmodelled(f"memory in address space {space}")
+
+
+class AsyncCopies:
+    """The ``cp.async`` groups of a CTA (a part of the
+    :class:`~llverify.emitted.sim.executor.Execution`): copies issued, committed in groups,
+    landing in shared memory when waited for."""
+
+    shared: SharedMemory
+    async_groups: list[list[_Copy]]
+
+    def _start_copies(self) -> None:
+        """No copy issued: one open group."""
+        self.async_groups = [[]]
+
+    def start_async_copy(
+        self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str
+    ) -> None:
+        """A copy of ``data`` (T, nbytes) to shared ``destination`` by the threads of ``mask``."""
+        self.async_groups[-1].append((destination.copy(), data, mask.copy(), where))
+
+    def commit_async_copies(self) -> None:
+        """``cp.async.commit_group``: the open group is committed, a new one opens."""
+        self.async_groups.append([])
+
+    def wait_async_copies(self, keep: int = 0) -> None:
+        """``cp.async.wait_group keep``: land every committed group but the newest ``keep``."""
+        committed = self.async_groups[:-1]
+        landing = committed[: max(0, len(committed) - keep)]
+        for group in landing:
+            for addresses, data, mask, where in group:
+                threads = np.flatnonzero(mask)
+                grid = (addresses[threads] & np.uint64(0xFFFFFFFF)).astype(np.int64)[
+                    :, None
+                ] + np.arange(data.shape[1])[None, :]
+                self.shared.write(grid, data[threads], threads, where)
+        self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]

@@ -1,0 +1,103 @@
+"""The kernel's arguments: global buffers (tagged, concrete, outputs, open) and scalars.
+
+Pointer argument ``k`` points at a buffer at its own base address, ``(k + 1)`` times
+:data:`GLOBAL_STRIDE`.  An *input* holds tagged elements (leaves of the DAG: ``x[i]``), a
+*values* buffer concrete integers, an *output* or *scratch* buffer undefined bytes until
+stored; an *open* buffer (a dumped kernel's argument) has unknown size and contents, each
+byte tagged when first read.  A scalar argument holds a concrete value, or a tagged one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from llverify.emitted.sim.instructions import bits_of
+from llverify.emitted.sim.llvm_ir import Function
+from llverify.emitted.sim.memory import GlobalMemory, OpenRegion, Region
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Val
+
+__all__ = ["GLOBAL_STRIDE", "Buffers"]
+
+GLOBAL_STRIDE = 1 << 40  # buffer k lives at (k + 1) * GLOBAL_STRIDE
+
+
+def _base(arg: int) -> int:
+    return (arg + 1) * GLOBAL_STRIDE
+
+
+class Buffers:
+    """What the kernel's arguments hold (a part of the
+    :class:`~llverify.emitted.sim.executor.Execution`), set before it runs."""
+
+    threads: int
+    function: Function
+    dag: Dag
+    memory: GlobalMemory
+    env: dict[str, Val]
+
+    def _start_arguments(self) -> None:
+        """Every argument holds its buffer's base address."""
+        for k, (_, name) in enumerate(self.function.arguments):
+            self.env[name] = Val.concrete(_base(k), 64, self.threads)
+
+    def add_input(self, arg: int, name: str, *, element_bytes: int, count: int) -> Region:
+        """Pointer argument ``arg`` points at ``count`` tagged elements (leaves of the DAG)."""
+        buffer = len(self.memory.regions)
+        self.dag.buffer_names[buffer] = name
+        first = len(self.dag.nodes)
+        nodes = np.array(
+            [self.dag.leaf(buffer, i, element_bytes) for i in range(count)], dtype=np.int64
+        )
+        assert nodes[0] == first or count == 0
+        data = (nodes[:, None] * 16 + np.arange(element_bytes)[None, :]).reshape(-1)
+        return self.memory.add(name, _base(arg), data, "input")
+
+    def add_values(self, arg: int, name: str, values: np.ndarray, *, element_bytes: int) -> Region:
+        """Pointer argument ``arg`` points at concrete integers ``values``."""
+        raw = np.asarray(values, dtype=np.int64).astype(np.uint64)
+        shifts = (np.arange(element_bytes, dtype=np.uint64) * np.uint64(8))[None, :]
+        data = -1 - ((raw[:, None] >> shifts) & np.uint64(0xFF)).astype(np.int64)
+        return self.memory.add(name, _base(arg), data.reshape(-1), "values")
+
+    def add_output(self, arg: int, name: str, *, element_bytes: int, count: int) -> Region:
+        """Pointer argument ``arg`` points at ``count`` elements the kernel stores."""
+        data = np.full(count * element_bytes, UNDEFINED, dtype=np.int64)
+        return self.memory.add(name, _base(arg), data, "output")
+
+    def add_scratch(self, arg: int, name: str, size: int) -> Region:
+        """Pointer argument ``arg`` points at ``size`` bytes of scratch memory."""
+        return self.memory.add(
+            name, _base(arg), np.full(size, UNDEFINED, dtype=np.int64), "scratch"
+        )
+
+    def add_open(self, arg: int, name: str) -> OpenRegion:
+        """Pointer argument ``arg`` points at a buffer of unknown size and contents: every byte
+        read before it is written is a tagged leaf (``name[byte offset]``)."""
+        buffer = len(self.memory.regions)
+        self.dag.buffer_names[buffer] = name
+
+        def fresh(offsets: np.ndarray) -> np.ndarray:
+            nodes = [self.dag.leaf(buffer, int(offset), 1) for offset in offsets]
+            return np.asarray(nodes, dtype=np.int64) * 16
+
+        return self.memory.add_open(name, _base(arg), GLOBAL_STRIDE // 2, fresh)
+
+    def set_argument(self, arg: int, value: int | None, name: str = "") -> None:
+        """Give scalar argument ``arg`` a concrete ``value`` (None: a tagged, unknown value)."""
+        ty, ssa = self.function.arguments[arg]
+        bits = bits_of(ty)
+        if value is not None:
+            self.env[ssa] = Val.concrete(value & ((1 << bits) - 1), bits, self.threads)
+            return
+        buffer = len(self.memory.regions) + 1000 + arg
+        self.dag.buffer_names[buffer] = f"argument {name or ssa}"
+        node = self.dag.leaf(buffer, 0, max(1, bits // 8))
+        syms = np.broadcast_to(
+            node * 16 + np.arange(max(1, bits // 8)), (self.threads, max(1, bits // 8))
+        )
+        self.env[ssa] = Val(bits, syms=syms.copy())
+
+    def output_nodes(self, region: Region, element_bytes: int) -> list[int]:
+        """The DAG node each element of output ``region`` holds (``bytes`` nodes for partial)."""
+        rows = region.data.reshape(-1, element_bytes)
+        return [self.dag.from_symbols(tuple(int(s) for s in row)) for row in rows]

@@ -1,0 +1,127 @@
+"""Run an emitted LLVM IR kernel over every thread of one CTA at once, on tagged values.
+
+:class:`Execution` is the running kernel, composed of one part per concern: the SIMT walk
+of its blocks (:mod:`~llverify.emitted.sim.control`), its threads' values
+(:mod:`~llverify.emitted.sim.registers`), memory by address space and ``cp.async`` groups
+(:mod:`~llverify.emitted.sim.access`, over :mod:`~llverify.emitted.sim.memory`) and its
+arguments (:mod:`~llverify.emitted.sim.buffers`).  Each instruction goes to its handler by
+opcode: plain instructions to :mod:`~llverify.emitted.sim.instructions`, intrinsic calls to
+:mod:`~llverify.emitted.sim.intrinsics`, inline assembly to :mod:`~llverify.emitted.sim.ptx`;
+a handler sees the execution as a :class:`~llverify.emitted.sim.machine.Machine`.  Anything
+not modelled raises :class:`~llverify.emitted.sim.control.UnmodelledAt` with the instruction:
+the caller's verdict becomes unknown, never a pass.
+
+Examples:
+    >>> from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+    >>> text = '''define void @k(ptr addrspace(1) %0, ptr addrspace(1) %1) {
+    ...   %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+    ...   %4 = xor i32 %3, 1
+    ...   %5 = getelementptr float, ptr addrspace(1) %0, i32 %4
+    ...   %6 = load float, ptr addrspace(1) %5, align 4
+    ...   %7 = getelementptr float, ptr addrspace(1) %1, i32 %3
+    ...   store float %6, ptr addrspace(1) %7, align 4
+    ...   ret void
+    ... }'''
+    >>> run = Execution(parse_llvm_ir(text), "k", threads=4, warp_size=4, shared_bytes=0)
+    >>> inp = run.add_input(0, "x", element_bytes=4, count=4)
+    >>> out = run.add_output(1, "y", element_bytes=4, count=4)
+    >>> run.run()
+    >>> [run.dag.describe(n) for n in run.output_nodes(out, 4)]
+    ['x[1]', 'x[0]', 'x[3]', 'x[2]']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from llverify.emitted.sim import instructions, intrinsics, ptx
+from llverify.emitted.sim.access import AccessRecord, AsyncCopies, MemoryAccess
+from llverify.emitted.sim.buffers import Buffers
+from llverify.emitted.sim.control import ControlFlow
+from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule
+from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.registers import Registers
+from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
+
+__all__ = ["Execution"]
+
+
+@dataclass(repr=False)
+class Execution(Registers, ControlFlow, MemoryAccess, AsyncCopies, Buffers):
+    """One run of ``kernel`` of ``module`` by ``threads`` threads in each of ``ctas`` CTAs (a
+    cluster: the CTAs run one after the other, each with its own shared memory, all sharing
+    global memory; ``%ctaid.x`` and ``%cluster_ctarank`` are the CTA's index).  ``trace``,
+    when a list, receives every memory access (:data:`~llverify.emitted.sim.access.AccessRecord`);
+    ``executed`` counts the instructions run by opcode."""
+
+    module: LLVMModule
+    kernel: str
+    threads: int
+    warp_size: int
+    shared_bytes: int
+    dag: Dag = field(default_factory=Dag)
+    steps: int = 0
+    executed: dict[str, int] = field(default_factory=dict)
+    trace: list[AccessRecord] | None = None
+    ctas: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kernel not in self.module.functions:
+            raise ValueError(
+                f"kernel: {self.kernel!r} is not a function of the module "
+                f"(it has {sorted(self.module.functions)})"
+            )
+        self.function = self.module.functions[self.kernel]
+        self.cta = 0
+        self.env: dict[str, Val] = {}
+        self._start_memory()
+        self._start_copies()
+        self._start_control()
+        self._start_arguments()
+
+    def __repr__(self) -> str:
+        return f"Execution({self.kernel!r}, threads={self.threads}, steps={self.steps})"
+
+    def run(self) -> None:
+        """Execute the kernel in every CTA, then check the stores predicates kept from being
+        made; raises :class:`~llverify.emitted.sim.control.UnmodelledAt` on anything not
+        modelled."""
+        self._run_cluster()
+        self.memory.check_shadows()
+
+    def _start_cta(self, cta: int) -> None:
+        """The next CTA of the cluster: fresh shared memory and registers, same arguments."""
+        self.cta = cta
+        arguments = {name for _, name in self.function.arguments}
+        self.env = {name: value for name, value in self.env.items() if name in arguments}
+        self._next_shared()
+        self._restart_control()
+        self._start_copies()
+
+    def _execute(self, instruction: Instruction, mask: np.ndarray) -> None:
+        opcode = instruction.opcode
+        self.executed[opcode] = self.executed.get(opcode, 0) + 1
+        handler = _HANDLERS.get(opcode)
+        if handler is None:
+            raise Unmodelled(f"instruction {opcode!r}")
+        result = handler(self, instruction, mask)
+        if result is not None:
+            self.assign(instruction, result, mask)
+
+    def _evaluate(self, instruction: Instruction) -> Val:
+        result = _HANDLERS[instruction.opcode](self, instruction, np.ones(self.threads, dtype=bool))
+        assert result is not None
+        return result
+
+
+def _call(machine: Machine, instruction: Instruction, mask: np.ndarray) -> Val | None:
+    if instruction.extra.get("callee") == "asm":
+        return ptx.run_inline_asm(machine, instruction, mask)
+    return intrinsics.call(machine, instruction, mask)
+
+
+_Handler = Callable[[Machine, Instruction, np.ndarray], "Val | None"]
+_HANDLERS: dict[str, _Handler] = {**instructions.HANDLERS, "call": _call}

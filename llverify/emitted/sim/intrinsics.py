@@ -1,0 +1,706 @@
+"""The NVIDIA and AMD intrinsics Triton's kernels call: ids, barriers, shuffles, ldmatrix, math.
+
+Semantics are the vendors' (PTX ISA ``shfl.sync``, ``ldmatrix``, ``stmatrix``; the AMDGPU
+backend's ``ds_bpermute``, ``readlane``, DPP), applied to every thread at once.  A callee
+belongs to a *family* (:data:`_FAMILIES`: a pattern of names and its handler, the first
+that matches decides); a call of no family raises
+:class:`~llverify.emitted.sim.symbolic.Unmodelled`.
+
+Examples:
+    >>> lanes = np.arange(8, dtype=np.int64)
+    >>> shuffle_sources("bfly", lanes, np.full(8, 1), np.full(8, 0x1F), 8).tolist()
+    [1, 0, 3, 2, 5, 4, 7, 6]
+    >>> shuffle_sources("up", lanes, np.full(8, 2), np.full(8, 0), 8).tolist()
+    [0, 1, 0, 1, 2, 3, 4, 5]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import numpy as np
+
+from llverify.emitted.sim.instructions import nbytes_of
+from llverify.emitted.sim.llvm_ir import Instruction
+from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
+
+__all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
+
+
+def shuffle_sources(
+    mode: str, lane: np.ndarray, b: np.ndarray, c: np.ndarray, warp_size: int
+) -> np.ndarray:
+    """The source lane of each lane of a PTX ``shfl.sync`` (``b`` the lane/offset operand, ``c``
+    the packed clamp and segment mask); a lane whose source is out of range reads itself."""
+    lane = lane.astype(np.int64)
+    b = np.asarray(b, dtype=np.int64) & 0x1F
+    c = np.asarray(c, dtype=np.int64)
+    clamp = c & 0x1F
+    segmask = (c >> 8) & 0x1F
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    min_lane = lane & segmask
+    if mode == "up":
+        j = lane - b
+        valid = j >= max_lane
+    elif mode == "down":
+        j = lane + b
+        valid = j <= max_lane
+    elif mode == "bfly":
+        j = lane ^ b
+        valid = j <= max_lane
+    elif mode == "idx":
+        j = min_lane | (b & ~segmask)
+        valid = j <= max_lane
+    else:
+        raise Unmodelled(f"shfl mode {mode}")
+    return np.where(valid, j, lane)
+
+
+def shuffle(
+    machine: Machine,
+    mode: str,
+    value: Val,
+    b: np.ndarray,
+    c: np.ndarray,
+    member: np.ndarray,
+    mask: np.ndarray,
+) -> Val:
+    """``shfl.sync.mode`` of ``value`` in every warp (the executor's warp size is 32 here)."""
+    warp = machine.warp_size
+    tid = np.arange(machine.threads, dtype=np.int64)
+    lane = tid % warp
+    source_lane = shuffle_sources(mode, lane, b, c, warp)
+    source = tid - lane + source_lane
+    active = np.flatnonzero(mask)
+    member = member.astype(np.int64) & 0xFFFFFFFF
+    if ((member[active] >> lane[active]) & 1 == 0).any():
+        raise Unmodelled("shfl.sync executed by a thread outside its member mask")
+    syms = value.byte_symbols()
+    out = syms[source].copy()
+    inactive_source = ~mask[source]
+    out[inactive_source] = UNDEFINED
+    return Val(value.bits, syms=out).normalised()
+
+
+def ldmatrix(
+    machine: Machine,
+    addresses: np.ndarray,
+    count: int,
+    transposed: bool,
+    mask: np.ndarray,
+    where: str,
+) -> list[np.ndarray]:
+    """``ldmatrix.sync.aligned.m8n8.x{count}[.trans].b16``: ``count`` registers (byte symbols,
+    shape (T, 4)) per thread; row r of matrix i is at the address of lane ``8 * i + r``."""
+    if not mask.all():
+        raise Unmodelled("ldmatrix in divergent code")
+    threads = machine.threads
+    kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
+    machine.record(kind, 3, 4 * count, np.arange(threads), addresses.astype(np.int64), where)
+    tid = np.arange(threads, dtype=np.int64)
+    lane = tid % 32
+    warp_base = tid - lane
+    registers = []
+    for i in range(count):
+        if not transposed:
+            row = lane // 4
+            provider = warp_base + 8 * i + row
+            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
+            grid = base[:, None] + np.arange(4)[None, :]
+            registers.append(machine.shared.read(grid, tid, where))
+        else:
+            first = warp_base + 8 * i + 2 * (lane % 4)
+            column = 2 * (lane // 4)
+            low = addresses[first].astype(np.int64) + column
+            high = addresses[first + 1].astype(np.int64) + column
+            grid = np.stack([low, low + 1, high, high + 1], axis=1)
+            registers.append(machine.shared.read(grid, tid, where))
+    return registers
+
+
+def stmatrix(
+    machine: Machine,
+    addresses: np.ndarray,
+    registers: list[np.ndarray],
+    transposed: bool,
+    mask: np.ndarray,
+    where: str,
+) -> None:
+    """``stmatrix.sync.aligned.m8n8.x{n}[.trans].b16``: the inverse of :func:`ldmatrix`."""
+    if not mask.all():
+        raise Unmodelled("stmatrix in divergent code")
+    tid = np.arange(machine.threads, dtype=np.int64)
+    kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
+    machine.record(kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where)
+    lane = tid % 32
+    warp_base = tid - lane
+    for i, register in enumerate(registers):
+        if not transposed:
+            provider = warp_base + 8 * i + lane // 4
+            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
+            grid = base[:, None] + np.arange(4)[None, :]
+        else:
+            first = warp_base + 8 * i + 2 * (lane % 4)
+            column = 2 * (lane // 4)
+            low = addresses[first].astype(np.int64) + column
+            high = addresses[first + 1].astype(np.int64) + column
+            grid = np.stack([low, low + 1, high, high + 1], axis=1)
+        machine.shared.write(grid, register, tid, where)
+
+
+# A family's handler: (machine, call, the callee's match of the family's pattern, mask).
+_Intrinsic = Callable[[Machine, Instruction, re.Match[str], np.ndarray], "Val | None"]
+
+
+def call(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val | None:
+    """Execute the intrinsic call ``ins`` by the handler of its callee's family."""
+    callee = str(ins.extra["callee"]).lstrip("@")
+    family = _family(callee)
+    if family is None:
+        raise Unmodelled(f"call to {callee}")
+    handler, found = family
+    return handler(machine, ins, found, mask)
+
+
+@cache
+def _family(callee: str) -> tuple[_Intrinsic, re.Match[str]] | None:
+    """The handler of the first family whose pattern matches ``callee``, with the match."""
+    for pattern, handler in _FAMILIES:
+        found = pattern.match(callee)
+        if found is not None:
+            return handler, found
+    return None
+
+
+def _tid(machine: Machine) -> np.ndarray:
+    return np.arange(machine.threads, dtype=np.uint64)
+
+
+# -- ids -------------------------------------------------------------------------------------------
+_SPECIAL_REGISTERS: dict[str, Callable[[Machine, str], np.ndarray | int]] = {
+    "tid": lambda machine, axis: _tid(machine) if axis == "x" else 0,
+    "ntid": lambda machine, axis: machine.threads if axis == "x" else 1,
+    "ctaid": lambda machine, axis: machine.cta if axis == "x" else 0,
+    "nctaid": lambda machine, axis: machine.ctas if axis == "x" else 1,
+    "laneid": lambda machine, axis: _tid(machine) % np.uint64(machine.warp_size),
+    "warpid": lambda machine, axis: _tid(machine) // np.uint64(machine.warp_size),
+    "clusterid": lambda machine, axis: 0,
+    "nclusterid": lambda machine, axis: 1,
+    "cluster_ctaid": lambda machine, axis: machine.cta if axis == "x" else 0,
+    "cluster_nctaid": lambda machine, axis: machine.ctas if axis == "x" else 1,
+    "cluster_ctarank": lambda machine, axis: machine.cta,
+    "cluster_nctarank": lambda machine, axis: machine.ctas,
+}
+
+
+def _special_register(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """``llvm.nvvm.read.ptx.sreg.NAME[.AXIS]``: the CTA is one-dimensional (x), its cluster
+    the CTAs run so far."""
+    name, axis = found.group(1).replace(".", "_"), found.group(2) or "x"
+    read = _SPECIAL_REGISTERS.get(name)
+    if read is None:
+        raise Unmodelled(f"special register {name}")
+    return Val.concrete(read(machine, axis), ins.type.bits, machine.threads)
+
+
+def _workitem_x(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.amdgcn.workitem.id.x``: the thread's index."""
+    return Val.concrete(_tid(machine), 32, machine.threads)
+
+
+def _workgroup_x(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.amdgcn.workgroup.id.x``: the CTA's index."""
+    return Val.concrete(machine.cta, 32, machine.threads)
+
+
+def _zero_id(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """The y and z ids of a one-dimensional launch."""
+    return Val.concrete(0, 32, machine.threads)
+
+
+# -- synchronisation -------------------------------------------------------------------------------
+def _cta_barrier(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """A CTA barrier (``bar.sync``, ``barrier0``, ``s_barrier``); a named barrier with a
+    thread count is not modelled."""
+    if len(ins.operands) > 1 and found.group(0) in ("llvm.nvvm.barrier.sync", "llvm.nvvm.bar.sync"):
+        raise Unmodelled("a named barrier with a thread count")
+    machine.barrier(mask)
+
+
+def _cluster_barrier(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``llvm.nvvm.barrier.cluster.arrive/wait``: arrive does nothing yet; wait: every thread
+    of the cluster (so of this CTA) arrived, with release/acquire order.  The CTAs run one
+    after the other and share no shared memory (distributed shared memory is not modelled),
+    so for this CTA it is a CTA barrier."""
+    machine.barrier(mask, "cluster", wait=".wait" in found.string)
+
+
+def _no_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> None:
+    """Hints, fences, scheduling and warp barriers: nothing to do for a CTA run in lockstep."""
+
+
+# -- data exchange between lanes -------------------------------------------------------------------
+def _shuffle(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.nvvm.shfl.sync.MODE.TYPE`` (the variant with a predicate result: unmodelled)."""
+    member, value, b, c = (machine.value(o) for o in ins.operands)
+    result = shuffle(
+        machine,
+        found.group(1),
+        value,
+        b.integers(mask, "shuffle lane").astype(np.int64),
+        c.integers(mask, "shuffle clamp").astype(np.int64),
+        member.integers(mask, "member mask"),
+        mask,
+    )
+    if found.group(3):
+        raise Unmodelled("shfl.sync with a predicate result")
+    return result
+
+
+def _ldmatrix(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    addresses = machine.value(ins.operands[0]).integers(mask, "ldmatrix address") & np.uint64(
+        0xFFFFFFFF
+    )
+    registers = ldmatrix(
+        machine, addresses, int(found.group(1)), bool(found.group(2)), mask, ins.where
+    )
+    return Val(32 * len(registers), syms=np.concatenate(registers, axis=1)).normalised()
+
+
+def _stmatrix(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> None:
+    addresses = machine.value(ins.operands[0]).integers(mask, "stmatrix address") & np.uint64(
+        0xFFFFFFFF
+    )
+    registers = [machine.value(o).byte_symbols() for o in ins.operands[1:]]
+    stmatrix(machine, addresses, registers, bool(found.group(2)), mask, ins.where)
+
+
+def _prmt(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.nvvm.prmt``: the default mode (``.b4e``, ``.ecl``, ... stay unmodelled)."""
+    a, b, selector = (machine.value(o) for o in ins.operands)
+    values = selector.integers(mask, "prmt selector")
+    chosen = values[mask] if mask.any() else values
+    if (chosen != chosen[0]).any():
+        raise Unmodelled("prmt with a per-thread selector")
+    both = np.concatenate([a.byte_symbols(), b.byte_symbols()], axis=1)
+    return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
+
+
+# -- cp.async --------------------------------------------------------------------------------------
+def _cp_async_commit(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    machine.commit_async_copies()
+
+
+def _cp_async_wait(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``wait.group N`` lands all but the newest N committed groups; ``wait.all`` all."""
+    keep = 0 if found.group(1) == "all" else int(machine.value(ins.operands[0]).integers()[0])
+    machine.wait_async_copies(keep)
+
+
+def _cp_async_copy(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> None:
+    """``llvm.nvvm.cp.async.{ca,cg}.shared.global.N[.s]``: the source is read now, the copy
+    lands at a wait (never before); ``.s`` copies ``src_size`` bytes, zero-filling the rest."""
+    size = int(found.group(2))
+    destination = machine.value(ins.operands[0]).integers(mask, "copy destination")
+    source = machine.value(ins.operands[1]).integers(mask, "copy source")
+    source_size = np.full(machine.threads, size, dtype=np.int64)
+    if found.group(3):
+        source_size = machine.value(ins.operands[2]).integers(mask, "copy size").astype(np.int64)
+    reading = mask & (source_size > 0)
+    data = machine.load_bytes(1, source, size, reading, ins)
+    columns = np.arange(size)[None, :]
+    data = np.where(columns < source_size[:, None], data, -1)  # the rest is zero-filled
+    machine.start_async_copy(destination, data, mask, ins.where)
+
+
+# -- reductions ------------------------------------------------------------------------------------
+_REASSOCIATING = {"reassoc", "fast"}
+
+
+def _vector_reduce(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """``llvm.vector.reduce.*``: fadd/fmul fold the start value then the elements in order
+    (LangRef: ordered unless the call may reassociate, which is not modelled); the others are
+    associative and commutative and fold in order too."""
+    operation = found.group(1)
+    flags = ins.extra.get("flags", ())
+    assert isinstance(flags, tuple)
+    if _REASSOCIATING & set(flags):
+        raise Unmodelled(
+            f"llvm.vector.reduce.{operation} with reassociation allowed (order unspecified)"
+        )
+    operands = [machine.value(o) for o in ins.operands]
+    vector_type = ins.operands[-1].type
+    assert vector_type.element is not None
+    width = nbytes_of(vector_type.element)
+    syms = operands[-1].byte_symbols()
+    elements = [
+        Val(width * 8, syms=syms[:, k * width : (k + 1) * width]).normalised()
+        for k in range(vector_type.count)
+    ]
+    name = {"fmax": "maxnum", "fmin": "minnum"}.get(operation, operation)
+    integer = {
+        "add": np.add,
+        "mul": np.multiply,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
+        "umax": np.maximum,
+        "umin": np.minimum,
+    }
+    if operation in integer and all(e.is_concrete() for e in elements):
+        bits = vector_type.element.bits
+        with np.errstate(all="ignore"):
+            total = integer[operation].reduce(
+                np.stack([e.normalised().integers() for e in elements]), axis=0
+            )
+        return Val.concrete(total, bits, machine.threads)
+    if operation in ("fadd", "fmul"):
+        accumulator = operands[0]
+        rest = elements
+    else:
+        accumulator, rest = elements[0], elements[1:]
+    for element in rest:
+        accumulator = machine.data_op(name, [accumulator, element], width)
+    return accumulator
+
+
+def _redux(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``redux.sync.op`` over a full warp: every lane gets the combine of all 32 lanes' values.
+    The integer ops are associative and commutative, so folding in lane order is the value."""
+    operation = found.group(1)
+    if machine.warp_size != 32 or machine.threads % 32 or not mask.all():
+        raise Unmodelled("redux.sync in divergent code or outside 32-lane warps")
+    value, member = (machine.value(o) for o in ins.operands)
+    if (member.integers(mask, "member mask") & np.uint64(0xFFFFFFFF) != 0xFFFFFFFF).any():
+        raise Unmodelled("redux.sync with a partial member mask")
+    name = {"min": "smin", "max": "smax"}.get(operation, operation)
+    syms = value.byte_symbols()
+    base = np.arange(machine.threads) - np.arange(machine.threads) % 32
+    accumulator = Val(value.bits, syms=syms[base].copy()).normalised()
+    for lane in range(1, 32):
+        element = Val(value.bits, syms=syms[base + lane].copy()).normalised()
+        accumulator = machine.data_op(name, [accumulator, element], nbytes_of(ins.type))
+    return accumulator
+
+
+def prmt_selectors(selector: int) -> list[int]:
+    """Byte sources (0-7 over the two operands) of ``prmt.b32`` in its default mode.
+
+    >>> prmt_selectors(0x3276)
+    [6, 7, 2, 3]
+    """
+    picks = []
+    for k in range(4):
+        nibble = (selector >> (4 * k)) & 0xF
+        if nibble & 0x8:
+            raise Unmodelled("prmt with sign replication")
+        picks.append(nibble & 0x7)
+    return picks
+
+
+def _bit_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
+    reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
+    tagged data they are unmodelled."""
+    name, bits = found.group(1), int(found.group(2))
+    if bits > 64:
+        raise Unmodelled(f"llvm.{name}.i{bits}")
+    values = machine.value(ins.operands[0]).integers(mask, f"{name} operand")
+    out = np.zeros_like(values)
+    for k in range(bits):
+        bit = (values >> np.uint64(k)) & np.uint64(1)
+        out = out + bit if name == "ctpop" else out | (bit << np.uint64(bits - 1 - k))
+    return Val.concrete(out, bits, machine.threads)
+
+
+def _int_minmax(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``llvm.{s,u}{max,min}.iN`` (exact on concrete values) and ``llvm.abs.iN`` (a node)."""
+    name, bits = found.group(1), int(found.group(2))
+    operands = [machine.value(o) for o in ins.operands]
+    if not all(o.is_concrete() for o in operands) or name == "abs":
+        return machine.data_op(
+            name, operands[:2] if name != "abs" else operands[:1], nbytes_of(ins.type)
+        )
+    a, b = (o.normalised().integers() for o in operands)
+    if name.startswith("s"):
+        sign = np.int64(1 << (bits - 1))
+        sa = (a.astype(np.int64) ^ sign) - sign
+        sb = (b.astype(np.int64) ^ sign) - sign
+        pick_a = sa >= sb if name == "smax" else sa <= sb
+    else:
+        pick_a = a >= b if name == "umax" else a <= b
+    return Val.concrete(np.where(pick_a, a, b), bits, machine.threads)
+
+
+def _math(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """Per-thread float math (``llvm.fma``, ``llvm.maxnum``, ``llvm.nvvm.*`` math...): a node."""
+    operands = [machine.value(o) for o in ins.operands]
+    return machine.data_op(found.string, operands, nbytes_of(ins.type))
+
+
+# -- AMD lanes -------------------------------------------------------------------------------------
+def _lanes(machine: Machine) -> tuple[np.ndarray, np.ndarray]:
+    """Each thread's lane, and the first thread of its wave."""
+    tid = np.arange(machine.threads, dtype=np.int64)
+    lane = tid % machine.warp_size
+    return lane, tid - lane
+
+
+def _operands(machine: Machine, ins: Instruction) -> list[Val]:
+    return [machine.value(o) for o in ins.operands]
+
+
+def _readfirstlane(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """Every lane gets the value of the first active lane of its wave."""
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    syms = operands[0].byte_symbols()
+    first = np.array(
+        [np.flatnonzero(mask[b : b + machine.warp_size])[:1] for b in base], dtype=object
+    )
+    source = np.array([b + (f[0] if len(f) else 0) for b, f in zip(base, first)], dtype=np.int64)
+    return Val(operands[0].bits, syms=syms[source].copy()).normalised()
+
+
+def _readlane(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    which = operands[1].integers(mask, "readlane lane").astype(np.int64) % machine.warp_size
+    syms = operands[0].byte_symbols()
+    return Val(operands[0].bits, syms=syms[base + which].copy()).normalised()
+
+
+def _bpermute(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``ds_bpermute``: each lane reads the lane its byte address names (an inactive one:
+    undefined)."""
+    operands = _operands(machine, ins)
+    _, base = _lanes(machine)
+    address = operands[0].integers(mask, "bpermute address").astype(np.int64)
+    source = base + (address // 4) % machine.warp_size
+    syms = operands[1].byte_symbols()
+    out = syms[source].copy()
+    out[~mask[source]] = UNDEFINED
+    return Val(operands[1].bits, syms=out).normalised()
+
+
+def _dpp(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``update.dpp`` (with ``old``) and ``mov.dpp``: the lane the control word names, where
+    the row and bank masks enable the lane; ``bound_ctrl`` reads 0 from a lane with no source."""
+    operands = _operands(machine, ins)
+    lane, base = _lanes(machine)
+    if found.group(1) == "update":
+        old, src = operands[0], operands[1]
+        control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[2:6])
+    else:
+        src = operands[0]
+        old = Val(src.bits, syms=np.full_like(src.byte_symbols(), UNDEFINED))
+        control, row_mask, bank_mask, bound = (int(o.integers()[0]) for o in operands[1:5])
+    source_lane = _dpp_sources(control, lane)
+    row_enabled = ((row_mask >> ((lane // 16) % 4)) & 1).astype(bool)
+    bank_enabled = ((bank_mask >> ((lane % 16) // 4)) & 1).astype(bool)
+    written = row_enabled & bank_enabled
+    valid = (source_lane >= 0) & (source_lane < machine.warp_size)
+    source = base + np.clip(source_lane, 0, machine.warp_size - 1)
+    valid &= mask[source]
+    syms = src.byte_symbols()
+    fallback = np.full_like(syms, -1) if bound else old.byte_symbols()  # bound_ctrl: read 0
+    fetched = np.where(valid[:, None], syms[source], fallback)
+    out = np.where(written[:, None], fetched, old.byte_symbols())
+    return Val(src.bits, syms=out).normalised()
+
+
+def _ballot(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """Every lane gets the wave's mask of active lanes whose predicate is set."""
+    operands = _operands(machine, ins)
+    lane, _ = _lanes(machine)
+    predicate = operands[0].integers(mask, "ballot predicate") & np.uint64(1)
+    taken = np.where(mask, predicate, np.uint64(0)) << lane.astype(np.uint64)
+    words = np.bitwise_or.reduce(taken.reshape(-1, machine.warp_size), axis=1)
+    return Val.concrete(np.repeat(words, machine.warp_size), ins.type.bits, machine.threads)
+
+
+def _permlanex16_call(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    lane, base = _lanes(machine)
+    return _permlanex16(_operands(machine, ins), lane, base, mask)
+
+
+def _permlane32_swap_call(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    lane, base = _lanes(machine)
+    return _permlane32_swap(_operands(machine, ins), lane, base, mask, machine.warp_size)
+
+
+def _dpp_sources(control: int, lane: np.ndarray) -> np.ndarray:
+    """Source lane of each lane for a DPP control word (-1: no source, the lane keeps ``old``)."""
+    row_base = lane - lane % 16
+    in_row = lane % 16
+    if control <= 0xFF:  # quad_perm
+        quad = lane % 4
+        selector = (control >> (2 * quad)) & 3
+        return lane - quad + selector
+    if 0x101 <= control <= 0x10F:  # row_shl
+        shift = control - 0x100
+        return np.where(in_row + shift < 16, lane + shift, -1)
+    if 0x111 <= control <= 0x11F:  # row_shr
+        shift = control - 0x110
+        return np.where(in_row - shift >= 0, lane - shift, -1)
+    if 0x121 <= control <= 0x12F:  # row_ror
+        shift = control - 0x120
+        return row_base + (in_row - shift) % 16
+    if control == 0x140:  # row_mirror
+        return row_base + 15 - in_row
+    if control == 0x141:  # row_half_mirror
+        return lane - lane % 8 + 7 - lane % 8
+    if control == 0x142:  # row_bcast:15: the last lane of the previous row
+        return np.where(lane >= 16, row_base - 1, -1)
+    if control == 0x143:  # row_bcast:31
+        return np.where(lane >= 32, 31, -1)
+    if 0x150 <= control <= 0x15F:  # row_share:n (GFX10+): every lane reads lane n of its row
+        return row_base + (control - 0x150)
+    if 0x160 <= control <= 0x16F:  # row_xmask:n (GFX10+): lane i of a row reads lane i ^ n
+        return row_base + (in_row ^ (control - 0x160))
+    raise Unmodelled(f"DPP control 0x{control:x}")
+
+
+def _permlanex16(operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray) -> Val:
+    """``v_permlanex16_b32`` (RDNA ISA): lane ``16 r + i`` reads lane ``lanesel[i]`` of the
+    other row of its pair (``16 (r ^ 1)``), ``lanesel`` being the 4-bit fields of the 64-bit
+    ``{src2, src1}``.  A read of an inactive lane is unmodelled (it depends on ``fi`` and
+    ``bound_ctrl``)."""
+    old, src = operands[0], operands[1]
+    low = operands[2].integers(mask, "permlanex16 lane select")
+    high = operands[3].integers(mask, "permlanex16 lane select")
+    select = (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
+    field = (select >> ((lane % 16) * 4).astype(np.uint64)) & np.uint64(0xF)
+    source = base + ((lane // 16) ^ 1) * 16 + field.astype(np.int64)
+    if (mask & ~mask[source]).any():
+        raise Unmodelled("permlanex16 reading an inactive lane")
+    out = np.where(mask[:, None], src.byte_symbols()[source], old.byte_symbols())
+    return Val(src.bits, syms=out).normalised()
+
+
+def _permlane32_swap(
+    operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray, warp: int
+) -> Val:
+    """``v_permlane32_swap_b32`` (CDNA4 ISA): lanes 32-63 of ``vdst`` and lanes 0-31 of
+    ``src0`` swap; the result is ``{new vdst, new src0}``.  Inactive lanes: unmodelled."""
+    if warp != 64 or not mask.all():
+        raise Unmodelled("permlane32.swap outside a full 64-lane wave")
+    vdst, src0 = operands[0].byte_symbols(), operands[1].byte_symbols()
+    upper = lane >= 32
+    new_vdst = np.where(upper[:, None], src0[base + lane - 32 * upper], vdst)
+    new_src0 = np.where(upper[:, None], src0, vdst[base + (lane + 32) % 64])
+    bits = operands[0].bits + operands[1].bits
+    return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
+
+
+# -- the families ----------------------------------------------------------------------------------
+def _names(*names: str) -> str:
+    """A pattern matching exactly one of ``names``."""
+    return "(?:" + "|".join(re.escape(name) for name in names) + r")\Z"
+
+
+def _prefixes(*prefixes: str) -> str:
+    """A pattern matching every name that starts with one of ``prefixes``."""
+    return "(?:" + "|".join(re.escape(prefix) for prefix in prefixes) + ")"
+
+
+# NVVM intrinsics that exchange data between lanes or touch memory: never per-thread math
+_NOT_MATH = (
+    r"llvm\.nvvm\.(?:\w+\.sync|vote|match|redux|shfl|ld|st|cp\.|mbarrier|wgmma|"
+    r"tcgen05|mapa|prmt|atom|bar|fence|elect|cluster|getctarank|isspacep|cvta)"
+)
+_MATH = (
+    r"(?!llvm\.nvvm\.read)(?!" + _NOT_MATH + r")llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|"
+    r"fabs|sqrt|exp2|log2|nvvm\.\w+|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
+)
+
+# The families in order: the first whose pattern matches the callee (from its start) decides.
+_FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
+    (re.compile(pattern), handler)
+    for pattern, handler in (
+        (r"llvm\.nvvm\.read\.ptx\.sreg\.([\w.]+?)(?:\.([xyz]))?\Z", _special_register),
+        (_names("llvm.amdgcn.workitem.id.x"), _workitem_x),
+        (_names("llvm.amdgcn.workgroup.id.x"), _workgroup_x),
+        (
+            _names("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z")
+            + "|"
+            + _prefixes("llvm.amdgcn.workgroup.id."),
+            _zero_id,
+        ),
+        (
+            _names(
+                "llvm.nvvm.barrier0",
+                "llvm.nvvm.barrier.cta.sync.aligned.all",
+                "llvm.nvvm.barrier.cta.sync.aligned",
+                "llvm.nvvm.bar.sync",
+                "llvm.nvvm.barrier.sync",
+                "llvm.amdgcn.s.barrier",
+            ),
+            _cta_barrier,
+        ),
+        (_prefixes("llvm.nvvm.barrier.cluster."), _cluster_barrier),
+        (
+            _prefixes(
+                "llvm.assume",
+                "llvm.amdgcn.wave.barrier",
+                "llvm.lifetime.",
+                "llvm.nvvm.fence.",
+                "llvm.nvvm.membar",
+                "llvm.nvvm.bar.warp.sync",
+                "llvm.amdgcn.s.waitcnt",
+                "llvm.amdgcn.sched.",
+                "llvm.amdgcn.s.setprio",
+                "llvm.amdgcn.fence",
+                "llvm.experimental.noalias",
+                "llvm.dbg.",
+            ),
+            _no_op,
+        ),
+        (r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)\Z", _shuffle),
+        (r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _ldmatrix),
+        (r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _stmatrix),
+        (_names("llvm.nvvm.cp.async.commit.group"), _cp_async_commit),
+        (r"llvm\.nvvm\.cp\.async\.wait\.(group|all)\Z", _cp_async_wait),
+        (r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?\Z", _cp_async_copy),
+        (
+            r"llvm\.vector\.reduce\.(fadd|fmul|add|mul|and|or|xor|smax|smin|umax|umin|fmax|fmin|"
+            r"fmaximum|fminimum)\.v\d+\w+\Z",
+            _vector_reduce,
+        ),
+        (_names("llvm.nvvm.prmt"), _prmt),
+        (r"llvm\.(bitreverse|ctpop)\.i(\d+)\Z", _bit_op),
+        (r"llvm\.(smax|smin|umax|umin|abs)\.i(\d+)", _int_minmax),
+        (_prefixes("llvm.amdgcn.readfirstlane"), _readfirstlane),
+        (_prefixes("llvm.amdgcn.readlane"), _readlane),
+        (_prefixes("llvm.amdgcn.ds.bpermute"), _bpermute),
+        (r"llvm\.amdgcn\.(update|mov)\.dpp", _dpp),
+        (_prefixes("llvm.amdgcn.ballot"), _ballot),
+        (_prefixes("llvm.amdgcn.permlanex16"), _permlanex16_call),
+        (_prefixes("llvm.amdgcn.permlane32.swap"), _permlane32_swap_call),
+        (r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)\Z", _redux),
+        (_MATH, _math),
+    )
+)

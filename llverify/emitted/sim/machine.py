@@ -1,0 +1,118 @@
+"""What the semantics of instructions, intrinsics and inline PTX need from the executor.
+
+The handlers of :mod:`~llverify.emitted.sim.instructions`, :mod:`~llverify.emitted.sim.intrinsics`
+and :mod:`~llverify.emitted.sim.ptx` see the running kernel only through :class:`Machine`:
+the CTA's shape, its threads' values, memory by address space (with the access trace), the
+CTA's barrier, and the ``cp.async`` groups.  :class:`~llverify.emitted.sim.executor.Execution`
+is the machine.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from llverify.emitted.sim.llvm_ir import Instruction, Value
+from llverify.emitted.sim.memory import SharedMemory
+from llverify.emitted.sim.symbolic import Val
+
+__all__ = ["Machine"]
+
+
+class Machine(Protocol):
+    """The executing CTA, as instruction semantics use it.  ``mask`` arguments are the
+    threads (shape (T,), bool) that execute the instruction."""
+
+    # -- the CTA ---------------------------------------------------------------------------
+    @property
+    def threads(self) -> int:
+        """Threads of the CTA (T)."""
+
+    @property
+    def warp_size(self) -> int:
+        """Lanes of a warp (32; AMD wavefronts 64 or 32): lane ``t % warp_size`` of warp
+        ``t // warp_size``."""
+
+    @property
+    def cta(self) -> int:
+        """The CTA's index in its cluster."""
+
+    @property
+    def ctas(self) -> int:
+        """CTAs of the cluster."""
+
+    # -- values ----------------------------------------------------------------------------
+    def value(self, operand: Value) -> Val:
+        """The value of ``operand`` (a local, a global's address or a constant) in every thread."""
+
+    def define(self, name: str, value: Val) -> None:
+        """Bind the local ``name`` to ``value`` in every thread (a temporary of a handler)."""
+
+    def forget(self, name: str) -> None:
+        """Unbind the local ``name``."""
+
+    def data_op(self, name: str, operands: list[Val], out_bytes: int) -> Val:
+        """A data-computing operation: one DAG node per thread over the operands' nodes."""
+
+    def arrived_from(self, label: str, mask: np.ndarray) -> np.ndarray:
+        """The threads of ``mask`` that entered the current block from block ``label``."""
+
+    # -- memory ----------------------------------------------------------------------------
+    @property
+    def shared(self) -> SharedMemory:
+        """The CTA's shared memory (direct access: ldmatrix, stmatrix, atomics)."""
+
+    def load_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        nbytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Byte symbols (T, nbytes) the threads of ``mask`` read at ``addresses`` (uint64, (T,))
+        in address space ``space`` (0 generic, 1 global, 3 shared)."""
+
+    def store_bytes(
+        self,
+        space: int,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> None:
+        """The threads of ``mask`` store byte symbols ``values`` (T, nbytes) at ``addresses``."""
+
+    def shadow_store(
+        self, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray, instruction: Instruction
+    ) -> None:
+        """A global store the threads of ``mask`` would have made (their predicate was off)."""
+
+    def record(
+        self,
+        kind: str,
+        space: int,
+        nbytes: int,
+        threads: np.ndarray,
+        addresses: np.ndarray,
+        where: str,
+    ) -> None:
+        """Add an access to the trace, when the run keeps one (the loads and stores of
+        :meth:`load_bytes` and :meth:`store_bytes` are recorded by them)."""
+
+    # -- synchronisation -------------------------------------------------------------------
+    def barrier(self, mask: np.ndarray, scope: str = "CTA", *, wait: bool = True) -> None:
+        """A barrier of ``scope`` reached by the threads of ``mask`` (every thread must reach
+        it); with ``wait``, the next barrier interval of shared memory begins."""
+
+    def commit_async_copies(self) -> None:
+        """``cp.async.commit_group``: the copies issued since the last commit form a group."""
+
+    def start_async_copy(
+        self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str
+    ) -> None:
+        """``cp.async``: ``data`` (T, nbytes) lands at shared ``destination`` at a later wait."""
+
+    def wait_async_copies(self, keep: int = 0) -> None:
+        """``cp.async.wait_group keep``: land every committed group but the newest ``keep``."""
