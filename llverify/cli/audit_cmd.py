@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from llverify.audit.module import ModuleError
 from llverify.bits import counted
 from llverify.cli.args import (
     EXIT_FAILED,
@@ -24,6 +23,7 @@ from llverify.cli.output import to_json
 from llverify.cli.validate_cmd import TARGETS, add_compile_options, print_report, run_validation
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
+from llverify.ttgir import ModuleError
 
 
 def violations(report: Any, max_conflicts: int | None) -> list[str]:

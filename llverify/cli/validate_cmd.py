@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from llverify.audit.module import ModuleError
 from llverify.cli.args import (
     EXIT_FAILED,
     EXIT_OK,
@@ -23,6 +22,7 @@ from llverify.cli.args import (
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
+from llverify.ttgir import ModuleError
 
 TARGETS = {
     "sm80": "cuda:80",

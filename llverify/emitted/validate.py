@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.audit.module import parse_module
 from llverify.emitted.checks import CaseVerdict, check_case, mirrored_orders
 from llverify.emitted.executor import Execution, UnmodelledAt
 from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.llvm_ir import Instruction, LLVMParseError, parse_llvm_ir
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
+from llverify.ttgir import parse_module
 
 __all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
 

@@ -49,8 +49,15 @@ from llverify.ttgir.module import (
     read_operation,
     rewrite_operation,
 )
-from llverify.ttgir.syntax import ModuleError, balanced_end, split_top
-from llverify.ttgir.types import Type, mentioned_types, parse_signature, parse_type, type_text
+from llverify.ttgir.syntax import ModuleError, balanced_end, integer_literal, split_top
+from llverify.ttgir.types import (
+    Type,
+    integer_bits,
+    mentioned_types,
+    parse_signature,
+    parse_type,
+    type_text,
+)
 from llverify.ttgir.whole import check_whole
 
 __all__ = [
@@ -66,6 +73,8 @@ __all__ = [
     "Type",
     "balanced_end",
     "check_whole",
+    "integer_bits",
+    "integer_literal",
     "mentioned_types",
     "parse_attribute_dict",
     "parse_module",

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from llverify.ttgir.syntax import ModuleError, balanced_end, position, split_spans, top_level_find
+from llverify.ttgir.syntax import (
+    ModuleError,
+    balanced_end,
+    integer_literal,
+    position,
+    split_spans,
+    top_level_find,
+)
 
 __all__ = ["MAX_COUNT", "Attributes", "ModuleAttributes", "parse_attribute_dict"]
 
@@ -24,19 +31,19 @@ __all__ = ["MAX_COUNT", "Attributes", "ModuleAttributes", "parse_attribute_dict"
 MAX_COUNT = 1 << 16
 
 
-def _integer(text: str) -> int | None:
-    """An integer literal (ASCII digits, an optional minus), else None."""
-    digits = text[1:] if text.startswith("-") else text
-    return int(text) if digits.isascii() and digits.isdigit() else None
-
-
 class Attributes(Mapping[str, str]):
     """An attribute dictionary: name -> the value as written ("" for a unit attribute), and
     where each value sits in the text it was read from."""
 
-    def __init__(self, entries: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        entries: dict[str, str],
+        spans: dict[str, tuple[int, int]],
+        entry_spans: dict[str, tuple[int, int]] | None = None,
+    ) -> None:
         self._entries = entries
         self._spans = spans
+        self._entry_spans = entry_spans if entry_spans is not None else dict(spans)
 
     def __getitem__(self, name: str) -> str:
         return self._entries[name]
@@ -57,11 +64,17 @@ class Attributes(Mapping[str, str]):
             return parts[0]
         entries = {name: part[name] for part in parts for name in part}
         spans = {name: part._spans[name] for part in parts for name in part}
-        return Attributes(entries, spans)
+        entry_spans = {name: part._entry_spans[name] for part in parts for name in part}
+        return Attributes(entries, spans, entry_spans)
 
     def span(self, name: str) -> tuple[int, int] | None:
         """The (start, end) offsets of ``name``'s value in the text, or None."""
         return self._spans.get(name)
+
+    def entry_span(self, name: str) -> tuple[int, int] | None:
+        """The (start, end) offsets of the whole entry ``name = value`` in the text, or
+        None."""
+        return self._entry_spans.get(name)
 
     def bare(self, name: str) -> str | None:
         """The value without its trailing type (``16 : i32`` -> ``16``), or None."""
@@ -74,7 +87,7 @@ class Attributes(Mapping[str, str]):
     def integer(self, name: str) -> int | None:
         """An integer attribute (``axis = 0 : i32``), else None."""
         value = self.bare(name)
-        return None if value is None else _integer(value)
+        return None if value is None else integer_literal(value)
 
     def integers(self, name: str) -> tuple[int, ...] | None:
         """An integer array (``array<i32: 1, 0>`` or ``[1, 0]``), else None."""
@@ -87,8 +100,9 @@ class Attributes(Mapping[str, str]):
             body = value[1:-1]
         else:
             return None
-        items = [_integer(item.strip()) for item in body.split(",") if item.strip()]
-        return None if any(item is None for item in items) else tuple(items)  # type: ignore[misc]
+        items = [integer_literal(item.strip()) for item in body.split(",") if item.strip()]
+        numbers = tuple(item for item in items if item is not None)
+        return numbers if len(numbers) == len(items) else None
 
     def boolean(self, name: str) -> bool | None:
         """``true``/``false`` (a unit attribute is true), else None."""
@@ -120,6 +134,7 @@ def parse_attribute_dict(text: str, start: int = 0, line: int = 1) -> tuple[Attr
     end = balanced_end(text, start, line)
     entries: dict[str, str] = {}
     spans: dict[str, tuple[int, int]] = {}
+    entry_spans: dict[str, tuple[int, int]] = {}
     for a, b in split_spans(text, ",", start + 1, end - 1):
         name, equals, _ = text[a:b].partition("=")
         name = name.strip()
@@ -127,6 +142,9 @@ def parse_attribute_dict(text: str, start: int = 0, line: int = 1) -> tuple[Attr
             continue
         if len(name) > 1 and name[0] == name[-1] == '"':
             name = name[1:-1]
+        piece = text[a:b]
+        lead = len(piece) - len(piece.lstrip())
+        entry_spans[name] = (a + lead, a + len(piece.rstrip()))
         if not equals:
             entries[name], spans[name] = "", (b, b)
             continue
@@ -135,7 +153,7 @@ def parse_attribute_dict(text: str, start: int = 0, line: int = 1) -> tuple[Attr
         lead = len(value) - len(value.lstrip())
         entries[name] = value.strip()
         spans[name] = (value_start + lead, value_start + lead + len(value.strip()))
-    return Attributes(entries, spans), end
+    return Attributes(entries, spans, entry_spans), end
 
 
 class ModuleAttributes:
@@ -168,14 +186,13 @@ class ModuleAttributes:
         if key is None:
             return None
         value = self.attributes.bare(key) or ""
-        count = _integer(value) if len(value) <= 12 else 0
+        count = integer_literal(value) if len(value) <= 12 else 0
         if count is None and not value.lstrip("-").isdigit():
             return None  # not written as an integer: not a count
         if count is None or not (1 <= count <= MAX_COUNT and count & (count - 1) == 0):
             shown = value if len(value) <= 12 else value[:12] + "..."
             raise ModuleError(
-                f"module attribute {key} must be a power of 2 from 1 to {MAX_COUNT}, not "
-                f"{shown}",
+                f"module attribute {key} must be a power of 2 from 1 to {MAX_COUNT}, not {shown}",
                 self.line,
             )
         return count

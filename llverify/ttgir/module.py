@@ -51,6 +51,7 @@ from llverify.ttgir.syntax import (
     SSA_NAME,
     ModuleError,
     balanced_end,
+    integer_literal,
     split_spans,
     split_top,
     top_level_find,
@@ -72,9 +73,7 @@ __all__ = [
 ]
 
 _ALIAS_DEF = re.compile(r"^(#[A-Za-z_][\w$-]*)\s*=\s*(.*)$")
-_OP = re.compile(
-    r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?'
-)
+_OP = re.compile(r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
 _RESULT = re.compile(r"(%[\w.$-]+)(?::(\d+))?")
 _RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*")
 _REGION_CLOSED = re.compile(r"\}\)\s*:")
@@ -88,6 +87,8 @@ class _Parts:
 
     name_end: int  # just past the name (and its closing quote in generic form)
     region: tuple[int, int] | None  # the ``({ ... })`` of a generic operation
+    colon: int  # the signature's ':' (-1: none)
+    body_end: int  # where its trailing location (and the blanks before it) starts
     signature: str | None  # the text after the top-level ':' (None: no signature)
     attributes: Attributes
     attribute_texts: tuple[str, ...]  # the dictionaries as written
@@ -149,6 +150,12 @@ class Operation:
         return values
 
     @property
+    def names(self) -> set[str]:
+        """Every SSA value its text names: results, operands, and the block arguments and
+        values of its regions."""
+        return set(SSA_NAME.findall(self.text))
+
+    @property
     def attributes(self) -> Attributes:
         """Its attribute dictionaries (``{...}`` and generic ``<{...}>``) merged."""
         return self._parts.attributes
@@ -162,6 +169,16 @@ class Operation:
     def subscripts(self) -> tuple[tuple[str, ...], ...]:
         """The bracketed lists after operands: ``%a[0, 16]`` -> ``("0", "16")``."""
         return self._parts.subscripts
+
+    @property
+    def static_indices(self) -> tuple[int, ...] | None:
+        """The first subscript made of integer constants (``%a[0, 16]`` -> ``(0, 16)``), or
+        None."""
+        for items in self.subscripts:
+            values = [integer_literal(item) for item in items]
+            if values and all(v is not None for v in values):
+                return tuple(v for v in values if v is not None)
+        return None
 
     @property
     def literals(self) -> tuple[str, ...]:
@@ -181,6 +198,21 @@ class Operation:
             raise ModuleError("no type signature", self.line)
         last = self.line + self.text.count("\n")
         return parse_signature(self._parts.signature, self.aliases, last)
+
+    @property
+    def pieces(self) -> tuple[str, str, str] | None:
+        """Its text cut at its signature: what comes before the ``:`` (blanks stripped), the
+        signature, and the trailing location with the blanks before it; None without a
+        signature.
+
+        >>> read_operation("%y = tt.splat %x : i32 -> tensor<4xi32> loc(#l)").pieces
+        ('%y = tt.splat %x', 'i32 -> tensor<4xi32>', ' loc(#l)')
+        """
+        parts = self._parts
+        if parts.colon < 0 or parts.signature is None:
+            return None
+        before = self.text[: parts.colon].rstrip()
+        return before, parts.signature, self.text[parts.body_end :]
 
     @property
     def operand_types(self) -> list[Type]:
@@ -277,7 +309,8 @@ def _split_operation(text: str, line: int) -> _Parts:
         if signature.endswith("{") and top_level_find(signature, "{") == len(signature) - 1:
             signature = signature[:-1].strip()  # the region of ``scf.for ... : i32 {``
     head_end = region[0] if region else (colon if colon >= 0 else body_end)
-    return _Head(text, name_end, head_end, line).parts(region, signature)
+    body_end = len(text[:body_end].rstrip())
+    return _Head(text, name_end, head_end, line).parts(region, colon, body_end, signature)
 
 
 class _Head:
@@ -293,11 +326,15 @@ class _Head:
         self.subscripts: list[tuple[str, ...]] = []
         self.literals: list[str] = []
 
-    def parts(self, region: tuple[int, int] | None, signature: str | None) -> _Parts:
+    def parts(
+        self, region: tuple[int, int] | None, colon: int, body_end: int, signature: str | None
+    ) -> _Parts:
         self._read()
         return _Parts(
             self.start,
             region,
+            colon,
+            body_end,
             signature,
             Attributes.merge(self.dictionaries),
             tuple(self.dicts),
@@ -355,7 +392,7 @@ class _Head:
     def _word(self, start: int) -> int:
         i = start
         while i < len(self.text) and not self.text[i].isspace() and self.text[i] != ",":
-            if self.text[i] in "<([{\"":
+            if self.text[i] in '<([{"':
                 i = self._closing(i) if self.text[i] != '"' else self._string_end(i)
                 if i < 0:
                     return -1
@@ -468,14 +505,17 @@ def read_aliases(lines: Sequence[str]) -> dict[str, str]:
 
 
 def _module_attributes(
-    line_text: str, line: int, prefixes: tuple[str, ...]
+    text: str, start: int, line: int, prefixes: tuple[str, ...]
 ) -> tuple[ModuleAttributes, tuple[int, int] | None]:
-    """The attributes of the ``module`` on ``line_text``, and its dictionary's offsets."""
-    keyword = line_text.find("attributes")
-    brace = line_text.find("{", keyword) if keyword >= 0 else -1
+    """The attributes of the ``module`` at ``text[start]`` (on line ``line``; ``text``
+    starts at line ``line - text.count("\\n", 0, start)``) and its dictionary's offsets."""
+    end_of_line = text.find("\n", start)
+    end_of_line = len(text) if end_of_line < 0 else end_of_line
+    keyword = text.find("attributes", start, end_of_line)
+    brace = text.find("{", keyword, end_of_line) if keyword >= 0 else -1
     if brace < 0:
         return ModuleAttributes(Attributes({}, {}), line, prefixes), None
-    attributes, end = parse_attribute_dict(line_text, brace, line)
+    attributes, end = parse_attribute_dict(text, brace, line - text.count("\n", 0, start))
     return ModuleAttributes(attributes, line, prefixes), (brace, end)
 
 
@@ -491,7 +531,7 @@ def parse_module(text: str) -> TTGIRModule:
     for line, statement in _statements(lines, 1):
         stripped = statement.strip()
         if stripped.startswith("module"):
-            attributes = _module_attributes(stripped, line, ("ttg",))[0]
+            attributes = _module_attributes(stripped, 0, line, ("ttg",))[0]
             continue
         op = read_operation(statement, line, aliases)
         if op is not None:
@@ -534,8 +574,7 @@ def read_module_header(text: str) -> ModuleHeader:
         stripped = raw.lstrip()
         if attributes is None and stripped.startswith("module"):
             start = offset + len(raw) - len(stripped)
-            attributes, span = _module_attributes(stripped, line, ("ttg", "triton_gpu"))
-            dictionary = (start + span[0], start + span[1]) if span else None
+            attributes, dictionary = _module_attributes(text, start, line, ("ttg", "triton_gpu"))
         found = _FUNC.match(raw)
         if found:
             functions.append(found.group(1))

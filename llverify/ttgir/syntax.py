@@ -25,6 +25,7 @@ __all__ = [
     "SSA_NAME",
     "ModuleError",
     "balanced_end",
+    "integer_literal",
     "position",
     "split_spans",
     "split_top",
@@ -47,6 +48,16 @@ class ModuleError(ParseError):
         where = f"line {line}" if column is None else f"line {line}, column {column}"
         super().__init__(f"{where}: {detail}")
         self.line = line
+
+
+def integer_literal(text: str) -> int | None:
+    """An integer literal (ASCII digits, an optional minus), else None.
+
+    >>> integer_literal("-16"), integer_literal("²"), integer_literal("%c0")
+    (-16, None, None)
+    """
+    digits = text[1:] if text.startswith("-") else text
+    return int(text) if digits.isascii() and digits.isdigit() else None
 
 
 def position(text: str, offset: int, line: int = 1) -> tuple[int, int]:
@@ -83,7 +94,7 @@ def balanced_end(text: str, start: int, line: int = 1) -> int:
     Traceback (most recent call last):
     ...
     llverify.ttgir.syntax.ModuleError: line 1, column 7: unbalanced '<' (nothing closes it) in 'tensor<4xf16'.
-    """
+    """  # noqa: E501
     depth = 0
     for token in _TOKENS.finditer(text, start):
         char = token.group()

@@ -31,6 +31,7 @@ __all__ = [
     "KINDS",
     "Type",
     "expand_aliases",
+    "integer_bits",
     "mentioned_types",
     "parse_signature",
     "parse_type",
@@ -86,6 +87,16 @@ class Type:
             return ""
         parts = split_top(self.text[self.text.index("<") + 1 : -1])
         return parts[0] if parts else ""
+
+
+def integer_bits(element: str) -> int | None:
+    """The width of a signless integer element type (``i32`` -> 32), else None.
+
+    >>> integer_bits("i1"), integer_bits("f32"), integer_bits("i²")
+    (1, None, None)
+    """
+    digits = element[1:]
+    return int(digits) if element[:1] == "i" and digits.isascii() and digits.isdigit() else None
 
 
 def type_text(shape: tuple[int, ...] | list[int], element: str, encoding: str = "") -> str:
