@@ -74,7 +74,11 @@ def position(text: str, offset: int, line: int = 1) -> tuple[int, int]:
 # what bracket matching looks at: a string (skipped whole), the arrow (no bracket), a bracket
 _TOKEN = r'"(?:[^"\\]|\\.)*"?|->|[<(\[{>)\]}]'
 _TOKENS = re.compile(_TOKEN)
-_SEPARATED: dict[str, re.Pattern[str]] = {}
+# bracket matching with a separator first, compiled at import for those of types, signatures
+# and dictionaries
+_SEPARATED: dict[str, re.Pattern[str]] = {
+    sep: re.compile(f"(?P<sep>{re.escape(sep)})|{_TOKEN}") for sep in (",", ":", "->")
+}
 
 
 def _separated(sep: str) -> re.Pattern[str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from llverify.errors import LayoutTypeError, shown
 from llverify.hardware import element_type_bits
-from llverify.ttgir.syntax import ModuleError, balanced_end, position, split_top
+from llverify.ttgir.syntax import ModuleError, balanced_end, position, split_spans, split_top
 
 __all__ = [
     "KINDS",
@@ -157,8 +157,8 @@ def _bracketed(
     the index past its ``>``."""
     end = balanced_end(text, start, line)
     whole = text[start:end]
-    parts = split_top(text[start + 1 : end - 1])
-    if not parts:
+    parts = [text[a:b].strip() for a, b in split_spans(text, ",", start + 1, end - 1)]
+    if not parts[0]:
         at_line, column = position(text, start, line)
         raise ModuleError(f"expected SHAPExELEMENT in {whole[:80]!r}.", at_line, column)
     shape, element = _dims(parts[0], whole, line)
