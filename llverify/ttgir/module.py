@@ -85,7 +85,6 @@ _FUNC = re.compile(r"^\s*tt\.func\s+(?:(?:public|private|nested)\s+)?@([\w$.-]+)
 class _Parts:
     """Where the pieces of an operation's text are, and what its head holds."""
 
-    name_end: int  # just past the name (and its closing quote in generic form)
     region: tuple[int, int] | None  # the ``({ ... })`` of a generic operation
     colon: int  # the signature's ':' (-1: none)
     body_end: int  # where its trailing location (and the blanks before it) starts
@@ -322,22 +321,22 @@ class _Head:
         self.start = start
         self.line = line
         self.dictionaries: list[Attributes] = []
-        self.dicts: list[str] = []
+        self.written: list[str] = []  # the dictionaries as written
         self.subscripts: list[tuple[str, ...]] = []
         self.literals: list[str] = []
 
     def parts(
         self, region: tuple[int, int] | None, colon: int, body_end: int, signature: str | None
     ) -> _Parts:
+        """Read the head; the parts of the operation with what it holds."""
         self._read()
         return _Parts(
-            self.start,
             region,
             colon,
             body_end,
             signature,
             Attributes.merge(self.dictionaries),
-            tuple(self.dicts),
+            tuple(self.written),
             tuple(self.subscripts),
             tuple(self.literals),
         )
@@ -367,6 +366,7 @@ class _Head:
             return -1
 
     def _operand(self, start: int) -> int:
+        """An operand, with the subscript after it (``%a[0, 16]``)."""
         found = SSA_NAME.match(self.text, start)
         i = found.end() if found else start + 1
         after = i
@@ -380,16 +380,19 @@ class _Head:
         return i
 
     def _dictionary(self, start: int) -> int:
-        brace = start + (self.text[start] == "<")
+        """An attribute dictionary ``{...}``, or a generic operation's ``<{...}>``."""
+        generic = self.text[start] == "<"
+        brace = start + 1 if generic else start
         if self._closing(brace) < 0:
             return -1
         attributes, end = parse_attribute_dict(self.text, brace, self.line)
+        end = end + 1 if generic else end
         self.dictionaries.append(attributes)
-        end += self.text[start] == "<"
-        self.dicts.append(self.text[start:end])
+        self.written.append(self.text[start:end])
         return end
 
     def _word(self, start: int) -> int:
+        """A bare word, with the brackets and strings in it (``dense<0>``, ``@k(...)``)."""
         i = start
         while i < len(self.text) and not self.text[i].isspace() and self.text[i] != ",":
             if self.text[i] in '<([{"':
