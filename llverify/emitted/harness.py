@@ -226,7 +226,7 @@ def _tensor(typ: Type) -> str:
     return type_text(typ.shape, typ.element, typ.written_encoding)
 
 
-def _signature(op: Operation) -> tuple[list[Type], list[Type]]:
+def _types_or_skip(op: Operation) -> tuple[list[Type], list[Type]]:
     """The operand and result types of ``op`` (fresh lists); an op without a readable
     signature is skipped."""
     try:
@@ -622,7 +622,7 @@ Maps = list[tuple[np.ndarray, np.ndarray]]  # per result: (source buffer, source
 def _plain(build: _Build, op: Operation) -> None:
     """convert_layout, in_thread_transpose, trans, reshape, join, split, expand_dims,
     broadcast: data movement, the expectation from numpy index arithmetic."""
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     count = {"tt.join": 2}.get(op.name, 1)
     if op.name == "tt.join" and len(operands) == 1:
         operands = operands * 2  # `tt.join %a, %b : T -> R` names T once
@@ -700,7 +700,7 @@ _MAPS: dict[str, Callable[[Operation, Type, list[Type]], Maps]] = {
 
 
 def _gather(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     source, indices = _tensors(operands, 2, "operands")
     (result,) = _tensors(results, 1, "results")
     if len(op.operands) != 2 or integer_bits(indices.element) is None:
@@ -733,7 +733,7 @@ def _gather(build: _Build, op: Operation) -> None:
 
 
 def _reduce_scan(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     _tensors(operands, len(op.operands), "operands")
     if not operands or len(results) != len(operands) or op.result_count != len(results):
         raise _SkipError(f"{len(operands)} operands and {len(results)} results")
@@ -777,7 +777,7 @@ def _reduce_scan(build: _Build, op: Operation) -> None:
 
 
 def _histogram(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     (source,) = _tensors(operands, 1, "operands")
     (result,) = _tensors(results, 1, "results")
     if len(op.operands) != 1:
@@ -824,7 +824,7 @@ def _chain(build: _Build, name: str, typ: Type) -> _Chain:
         definer = build.defs.get(name)
         if definer is None or definer.name not in _VIEWS:
             break
-        operands, _ = _signature(definer)
+        operands, _ = _types_or_skip(definer)
         if not operands or operands[0].kind != "memdesc" or not definer.operands:
             raise _SkipError(f"unreadable view {definer.name} at line {definer.line}")
         dynamic += sum(_constant(build, o) is None for o in definer.operands[1:])
@@ -856,7 +856,7 @@ def _apply_views(
     """Copy ``views`` into the case from ``value``; ``index`` (the root's elements) seen
     through them.  A view index that is no constant is 0, or its largest value if ``last``."""
     for view in views:
-        operands, results = _signature(view)
+        operands, results = _types_or_skip(view)
         if len(results) != 1 or results[0].kind != "memdesc":
             raise _SkipError(f"unreadable view {view.name} at line {view.line}")
         source, result = operands[0], results[0]
@@ -894,7 +894,7 @@ def _apply_views(
 
 def _alloc(build: _Build, op: Operation) -> None:
     """A ttg.local_alloc with a value that no local_load case reads: read back blocked."""
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     (init,) = _tensors(operands, 1, "operands")
     if len(results) != 1 or results[0].kind != "memdesc" or len(op.operands) != 1:
         raise _SkipError("expected a tensor stored into one memdesc")
@@ -982,7 +982,7 @@ class _Access:
 def _access(build: _Build, op: Operation) -> _Access:
     """Read a ttg.local_load or ttg.local_store and the views to its allocation; skip one
     the harness cannot set up."""
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     if op.name == "ttg.local_load":
         if not operands or operands[0].kind != "memdesc" or len(results) != 1:
             raise _SkipError("expected a memdesc loaded into one tensor")
@@ -1005,7 +1005,7 @@ def _access(build: _Build, op: Operation) -> _Access:
         raise _SkipError(f"{root.text} is a view of an allocation the module does not show")
     init: Type | None = None
     if chain.root_def is not None and op.name == "ttg.local_load":
-        init_types, _ = _signature(chain.root_def)
+        init_types, _ = _types_or_skip(chain.root_def)
         if chain.root_def.operands:
             (init,) = _tensors(init_types, 1, "operands of the alloc")
     leading = 0  # memdesc_index views applied before the slab is written
@@ -1029,7 +1029,7 @@ def _written(
         return _apply_views(w, chain.views, value, _indices(root.shape), last)
     w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
     slab_value, _ = _apply_views(w, chain.views[:leading], value, _indices(root.shape), last)
-    _, (slab,) = _signature(chain.views[leading - 1])
+    _, (slab,) = _types_or_skip(chain.views[leading - 1])
     blocked = _blocked_type(w.build, slab)
     init = w.load(blocked)
     w.emit(f"ttg.local_store {init}, {slab_value} : {blocked.text} -> {slab.text}")

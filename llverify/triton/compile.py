@@ -166,7 +166,7 @@ def _edit_attributes(
     return rewrite
 
 
-ModuleEdit = Callable[[ModuleAttributes, str, tuple[int, int]], "str | None"]
+ModuleEdit = Callable[[ModuleAttributes, str, tuple[int, int]], str | None]
 
 
 def _edit_module(edit: ModuleEdit) -> Callable[[str], str]:
