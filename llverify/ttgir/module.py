@@ -56,7 +56,7 @@ from llverify.ttgir.syntax import (
     split_top,
     top_level_find,
 )
-from llverify.ttgir.types import Type, mentioned_types, parse_signature, parse_type
+from llverify.ttgir.types import Aliases, Type, mentioned_types, parse_signature, parse_type
 from llverify.ttgir.whole import check_whole
 
 __all__ = [
@@ -496,10 +496,10 @@ def _statements(lines: Sequence[str], first_line: int) -> Iterator[tuple[int, st
 # --------------------------------------------------------------------------- the module
 
 
-def read_aliases(lines: Sequence[str]) -> dict[str, str]:
+def read_aliases(lines: Sequence[str]) -> Aliases:
     """The alias definitions (``#name = value``) among ``lines``: MLIR prints attribute
     aliases first and location aliases last."""
-    aliases: dict[str, str] = {}
+    aliases = Aliases()
     for raw in lines:
         alias = _ALIAS_DEF.match(raw.strip())
         if alias:

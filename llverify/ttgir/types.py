@@ -29,6 +29,7 @@ from llverify.ttgir.syntax import ModuleError, balanced_end, position, split_spa
 
 __all__ = [
     "KINDS",
+    "Aliases",
     "Type",
     "expand_aliases",
     "integer_bits",
@@ -109,6 +110,15 @@ def type_text(shape: tuple[int, ...] | list[int], element: str, encoding: str = 
     return f"tensor<{dims}, {encoding}>" if encoding else f"tensor<{dims}>"
 
 
+class Aliases(dict[str, str]):
+    """A module's alias definitions (``#blocked`` -> its value), remembering the expansions
+    :func:`expand_aliases` made (a module mentions each encoding many times)."""
+
+    def __init__(self, definitions: Mapping[str, str] | None = None) -> None:
+        super().__init__(definitions or {})
+        self.expansions: dict[str, str] = {}
+
+
 def expand_aliases(text: str, aliases: Mapping[str, str] | None, line: int = 1) -> str:
     """``text`` with every attribute alias (``#blocked``) replaced by its definition, through
     aliases of aliases; an undefined alias or a cycle is a :class:`ModuleError`.
@@ -118,7 +128,12 @@ def expand_aliases(text: str, aliases: Mapping[str, str] | None, line: int = 1) 
     """
     if not aliases or "#" not in text:
         return text
-    return _expand(text, aliases, line, 0)
+    if not isinstance(aliases, Aliases):
+        return _expand(text, aliases, line, 0)
+    expanded = aliases.expansions.get(text)
+    if expanded is None:
+        expanded = aliases.expansions[text] = _expand(text, aliases, line, 0)
+    return expanded
 
 
 def _expand(text: str, aliases: Mapping[str, str], line: int, depth: int) -> str:
