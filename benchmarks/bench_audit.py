@@ -25,7 +25,7 @@ from pathlib import Path
 
 from llverify.audit.analyze import RULES, audit, run_rules, target_of
 from llverify.audit.context import AuditContext
-from llverify.audit.module import parse_module
+from llverify.ttgir import parse_module
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "ttgir"
 BASELINE = ("convert-layout", "shared-access", "dot-operand-encoding")

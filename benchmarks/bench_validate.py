@@ -20,10 +20,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from llverify.audit.module import parse_module
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.triton.compile import compile_ttgir
+from llverify.ttgir import parse_module
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "ttgir"
 MODULES = (

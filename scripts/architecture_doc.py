@@ -57,7 +57,7 @@ class DocError(Exception):
 class Module:
     """One module of the package, as its source says."""
 
-    name: str  # dotted, e.g. llverify.audit.module (a package: its __init__)
+    name: str  # dotted, e.g. llverify.ttgir.module (a package: its __init__)
     path: Path  # relative to the directory that holds the package
     is_package: bool
     docstring: str | None
@@ -180,7 +180,7 @@ def scan_package(package_dir: Path) -> dict[str, Module]:
 
 
 def top_level(name: str) -> str:
-    """The top-level module or package of ``name`` (``llverify.audit.module`` -> ``audit``);
+    """The top-level module or package of ``name`` (``llverify.ttgir.module`` -> ``ttgir``);
     the root package itself is its own name (``llverify``)."""
     parts = name.split(".")
     return parts[1] if len(parts) > 1 else parts[0]

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from llverify.audit.module import Operation, TTGIRModule, TypeInfo, parse_module
 from llverify.emitted.harness import Case, Harness, build_harness
 from llverify.emitted.sim import Execution, UnmodelledAt
 from llverify.emitted.validate import _cases_of, _execute, _op_locations
@@ -44,6 +43,7 @@ from llverify.shared_memory.wavefronts import (
     word_bounds,
 )
 from llverify.triton.compile import compile_ttgir
+from llverify.ttgir import Operation, TTGIRModule, Type, parse_module
 
 __all__ = [
     "Comparison",
@@ -438,7 +438,7 @@ def _predictions(
     memdescs = [t for t in op.types if t.kind == "memdesc"]
     if not (module.target or "").startswith("cuda"):
         return {}, "llverify.shared_memory.predict models NVIDIA only"
-    pairs: dict[str, tuple[TypeInfo, Any]] = {}
+    pairs: dict[str, tuple[Type, Any]] = {}
     choice: Any = None
     if op.name == "ttg.convert_layout":
         src, dst = tensors[0], tensors[-1]
@@ -466,7 +466,7 @@ def _predictions(
     out: dict[str, SharedAccess] = {}
     notes = []
     for direction, (tensor, memory) in pairs.items():
-        shared = memory.encoding if isinstance(memory, TypeInfo) else memory
+        shared = memory.encoding if isinstance(memory, Type) else memory
         extra: dict[str, Any] = {}
         if choice is not None:
             extra = {

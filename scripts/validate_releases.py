@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
 
 from cases.emitted_sweep import sweep_cases  # noqa: E402
-from llverify.audit.module import parse_module  # noqa: E402
 from llverify.emitted.harness import Harness, build_harness  # noqa: E402
 from llverify.emitted.validate import (  # noqa: E402
     ValidationReport,
@@ -48,6 +47,7 @@ from llverify.triton.compile import (  # noqa: E402
     translate_ttgir,
 )
 from llverify.triton.releases import release_pythons  # noqa: E402
+from llverify.ttgir import parse_module  # noqa: E402
 
 #: the small TTGIR fixtures validated with every release, beside the quick sweep
 FIXTURES = (

@@ -17,9 +17,9 @@ import pytest
 from cases.access import run_bank_oracle
 from cases.triton import require_triton
 from llverify.audit.analyze import audit
-from llverify.audit.module import ModuleError, parse_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status, Verdict
+from llverify.ttgir import ModuleError, parse_module
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 KERNELS = sorted(DATA.glob("*.ttgir"))

@@ -14,9 +14,9 @@ import pytest
 from cases.triton import require_triton
 from llverify.audit.analyze import audit
 from llverify.audit.async_copy import NAME
-from llverify.audit.module import parse_module
 from llverify.encodings import to_linear_layout
 from llverify.proof.verdict import Status
+from llverify.ttgir import parse_module
 
 FIXTURES = Path(__file__).parent / "data" / "ttgir"
 OP = "ttg.async_copy_global_to_local"

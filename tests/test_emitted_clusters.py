@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from cases.triton import require_triton
-from llverify.audit.module import parse_module
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import validate_compiled, validate_module
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_ttgir
+from llverify.ttgir import parse_module
 
 MODULE = Path(__file__).parent / "data" / "emitted" / "two_ctas_sm90.ttgir"
 

@@ -118,9 +118,14 @@ def test_reverse_scan_is_refused_for_releases_without_it(tmp_path):
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 2.2.0\n")
     fake.chmod(0o755)
-    scan = '%1 = "tt.scan"(%0) <{axis = 1 : i32, reverse = true}> ({'
+    scan = (
+        '%1 = "tt.scan"(%0) <{axis = 1 : i32, reverse = true}> ({\n^bb0(%a: f32, %b: f32):\n'
+        "  tt.scan.return %a : f32\n}) : (tensor<4xf32>) -> tensor<4xf32>"
+    )
     with pytest.raises(CompileError, match="Triton 2.2.0 has no reverse scans"):
         compile_ttgir(f"module {{\n{scan}\n}}", "cuda:80", python=str(fake))
+    with pytest.raises(CompileError, match=r"Triton 2.2.0: line 2, column \d+: '\(' is never"):
+        compile_ttgir(f"module {{\n{scan[:60]}\n}}", "cuda:80", python=str(fake))
 
 
 def test_translation_to_3_2_renames_the_dialect():

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from cases.triton import require_triton
-from llverify.audit.module import parse_module
 from llverify.emitted.harness import Case, Harness, build_harness, parse_combine
 from llverify.errors import LayoutError, LayoutTypeError, ParseError
+from llverify.ttgir import parse_module
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 FIXTURES = sorted(DATA.glob("*.ttgir"))

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from llverify.audit.module import parse_module
 from llverify.emitted.harness import build_harness
 from llverify.emitted.validate import _check_all, _execute
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel
+from llverify.ttgir import parse_module
 
 STORED = Path(__file__).parent / "data" / "emitted" / "miscompiles"
 

@@ -14,8 +14,8 @@ import pytest
 
 from cases.emitted_sweep import FAMILIES, OPS, WARPS, SweepCase, sweep_cases
 from cases.triton import require_triton
-from llverify.audit.module import parse_module
 from llverify.encodings import to_linear_layout
+from llverify.ttgir import parse_module
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from cases.triton import require_triton
-from llverify.audit.module import parse_module
 from llverify.emitted.checks import CaseVerdict
 from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.validate import _check_all, _execute, validate_module
 from llverify.proof.verdict import Status
+from llverify.ttgir import parse_module
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "ttgir"
 

@@ -205,10 +205,10 @@ def prepare(folder: Path) -> None:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
     from cases.emitted_sweep import sweep_cases
-    from llverify.audit.module import parse_module
     from llverify.emitted.harness import build_harness
     from llverify.emitted.validate import validate_module
     from llverify.triton.compile import compile_ttgir, release_pythons
+    from llverify.ttgir import parse_module
 
     pythons = release_pythons()
     pythons.setdefault("3.9.0", sys.executable)

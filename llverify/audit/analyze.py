@@ -76,11 +76,11 @@ from llverify.audit.context import (
     carries_layout,
     layout_sensitive,
 )
-from llverify.audit.module import TTGIRModule, parse_module
 from llverify.bits import check_timeout
 from llverify.errors import LayoutError, LLVerifyError
 from llverify.hardware import TARGETS, target_of_triton
 from llverify.proof.verdict import Status
+from llverify.ttgir import TTGIRModule, parse_module
 
 __all__ = [
     "RULES",

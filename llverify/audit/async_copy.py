@@ -45,13 +45,12 @@ Examples:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation
 from llverify.bits import counted
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 __all__ = ["RULES", "copy_width"]
 
@@ -60,7 +59,6 @@ _OPS = frozenset({"ttg.async_copy_global_to_local"})
 #: direct-to-LDS load widths (bits) per AMD target (global_load_lds_{ubyte,ushort,dword} on
 #: CDNA3; CDNA4 adds dwordx3 and dwordx4)
 _AMD_BITS = {"gfx942": (8, 16, 32), "gfx950": (8, 16, 32, 96, 128)}
-_CONTIGUITY = re.compile(r"\bcontiguity\s*=\s*(\d+)")
 
 
 def copy_width(
@@ -143,10 +141,9 @@ def _refusal(target: str, width: dict[str, Any], bits: int) -> str | None:
 def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     """The width Triton picks, the copies per thread, and the shared writes' cost (worked
     out once per distinct operation signature in an audit)."""
-    contiguity = _CONTIGUITY.search(op.text)
     key = (
         tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
-        contiguity.group(0) if contiguity else None,
+        op.attributes.get("contiguity"),
     )
     cache = ctx.state.setdefault(NAME, {})
     if key not in cache:
@@ -159,28 +156,16 @@ def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     ctx.finding(op, status, summary, rule=NAME, cost=cost, conflicts=conflicts, data=dict(data))
 
 
-def _outcome(
-    ctx: AuditContext, op: Operation
-) -> str | tuple[Status | Severity, str, int, int, dict[str, Any]]:
-    """Why ``op`` is not checked, or its finding (status, summary, cost, conflicts, data)."""
-    from llverify.hardware import resolve_target
-    from llverify.shared_memory.access import simulate_bank_conflicts
-    from llverify.shared_memory.wavefronts import pass_count
+Outcome = tuple[Status | Severity, str, int, int, dict[str, Any]]
 
-    tensors = [t for t in op.types if t.kind == "tensor"]
-    memdescs = [t for t in op.types if t.kind == "memdesc"]
-    if not tensors or not memdescs:
-        return "could not read the pointer tensor and memdesc types"
-    target = ctx.target
-    if target is None:
-        return f"not costed: {ctx.no_bank_model}"
-    tensor, memdesc = tensors[0], memdescs[0]
-    alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(tensor.shape) :]
-    if alloc != tensor.shape or not memdesc.bits:
-        return "the destination is a subslice view or has no element width"
-    bits = memdesc.bits
-    attr = _CONTIGUITY.search(op.text)
-    contiguity = int(attr.group(1)) if attr else None
+
+def _outcome(ctx: AuditContext, op: Operation) -> str | Outcome:
+    """Why ``op`` is not checked, or its finding (status, summary, cost, conflicts, data)."""
+    operands = _operands(ctx, op)
+    if isinstance(operands, str):
+        return operands
+    tensor, memdesc, bits, target = operands
+    contiguity = op.attributes.integer("contiguity")
     shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
     cvt, table, run = _conversion(ctx.layout(tensor), shared)
     width = copy_width(cvt, bits, contiguity, run)
@@ -196,6 +181,34 @@ def _outcome(
     refusal = _refusal(target, width, bits)
     if refusal is not None:
         return Status.ERROR, refusal, 0, 0, data
+    count = _cost(cvt, vec, bits, target, table, data)
+    return _summary(target, vec, bits, width, contiguity, count, data)
+
+
+def _operands(ctx: AuditContext, op: Operation) -> str | tuple[Type, Type, int, str]:
+    """The pointer tensor, the destination memdesc, its element bits and the bank model's
+    target, or why the copy is not costed."""
+    tensors = [t for t in op.types if t.kind == "tensor"]
+    memdescs = [t for t in op.types if t.kind == "memdesc"]
+    if not tensors or not memdescs:
+        return "could not read the pointer tensor and memdesc types"
+    target = ctx.target
+    if target is None:
+        return f"not costed: {ctx.no_bank_model}"
+    tensor, memdesc = tensors[0], memdescs[0]
+    alloc = memdesc.alloc_shape[len(memdesc.alloc_shape) - len(tensor.shape) :]
+    if alloc != tensor.shape or not memdesc.bits:
+        return "the destination is a subslice view or has no element width"
+    return tensor, memdesc, memdesc.bits, target
+
+
+def _cost(cvt: Any, vec: int, bits: int, target: str, table: Any, data: dict[str, Any]) -> Any:
+    """The bank conflicts of the copies' shared writes at width ``vec``; ``data`` gets the
+    copies per thread, instructions, passes, conflicts and wavefronts."""
+    from llverify.hardware import resolve_target
+    from llverify.shared_memory.access import simulate_bank_conflicts
+    from llverify.shared_memory.wavefronts import pass_count
+
     tgt = resolve_target(target)
     count = simulate_bank_conflicts(cvt, vec, bits, tgt, address_map=table)
     per_thread = cvt.get_in_dim_size("register") // vec
@@ -208,10 +221,23 @@ def _outcome(
         conflicts=count.conflicts,
         wavefronts=count.wavefronts,
     )
+    return count
+
+
+def _summary(
+    target: str,
+    vec: int,
+    bits: int,
+    width: dict[str, Any],
+    contiguity: int | None,
+    count: Any,
+    data: dict[str, Any],
+) -> Outcome:
+    """The finding of a copy Triton lowers: a warning for conflicts or a capped width."""
     kind = "cp.async." + ("cg" if vec * bits == 128 else "ca") if target == "nvidia" else ""
     summary = (
-        f"{kind or 'direct-to-LDS'} {vec * bits // 8} bytes x {per_thread} per thread, "
-        f"{counted(count.conflicts, 'conflict')}, {count.wavefronts} wavefronts"
+        f"{kind or 'direct-to-LDS'} {vec * bits // 8} bytes x {data['copies_per_thread']} per "
+        f"thread, {counted(count.conflicts, 'conflict')}, {count.wavefronts} wavefronts"
     )
     status: Severity = Severity.WARNING if count.conflicts else Severity.OK
     if vec < width["layout_vec"]:

@@ -23,9 +23,9 @@ Examples:
 from __future__ import annotations
 
 from llverify.audit.context import AuditContext, Rule, carries_layout
-from llverify.audit.module import Operation, TypeInfo
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 __all__ = ["NAME", "RULES", "check_consistency"]
 
@@ -46,7 +46,7 @@ def _module_counts(ctx: AuditContext) -> dict[str, int | None]:
     }
 
 
-def _short(info: TypeInfo) -> str:
+def _short(info: Type) -> str:
     encoding = info.encoding.split("<", 1)[0] + "<...>" if "<" in info.encoding else info.encoding
     dims = "".join(f"{s}x" for s in info.shape)
     if info.kind == "memdesc":
@@ -54,7 +54,7 @@ def _short(info: TypeInfo) -> str:
     return f"tensor<{dims}{info.element}, {encoding}>"
 
 
-def _shared_fits(ctx: AuditContext, info: TypeInfo) -> None:
+def _shared_fits(ctx: AuditContext, info: Type) -> None:
     """Build a memdesc's shared layout: on its whole shape, or on its trailing dimensions
     when the leading ones count buffers (a multi-buffered allocation, ``3x128x64``); raise
     the whole shape's error when neither builds."""
@@ -70,7 +70,7 @@ def _shared_fits(ctx: AuditContext, info: TypeInfo) -> None:
         raise error
 
 
-def _problems(ctx: AuditContext, op: Operation, info: TypeInfo) -> list[str]:
+def _problems(ctx: AuditContext, op: Operation, info: Type) -> list[str]:
     """What is wrong with one annotated type of ``op`` (empty when it is consistent)."""
     try:
         if info.kind == "memdesc":

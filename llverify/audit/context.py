@@ -6,7 +6,7 @@ through :class:`AuditContext` (cached per encoding and shape) and records one
 could not check one with :meth:`AuditContext.skip`; the coverage report is built from both.
 
 Examples:
-    >>> from llverify.audit.module import parse_module
+    >>> from llverify.ttgir import parse_module
     >>> module = parse_module('''#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
     ... module attributes {"ttg.num-warps" = 4 : i32} {
     ...   %1 = ttg.convert_layout %0 : tensor<64x64xf16, #b> -> tensor<64x64xf16, #b>
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from llverify.audit.module import Operation, TTGIRModule, TypeInfo
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, TTGIRModule, Type
 
 __all__ = [
     "AuditContext",
@@ -151,7 +151,7 @@ def layout_sensitive(op: Operation, rule_ops: frozenset[str] = frozenset()) -> b
     ``arith.addf``, ``tt.splat``, ``tt.addptr``), control flow, a wait, or an allocation
     without a value.
 
-    >>> from llverify.audit.module import parse_module
+    >>> from llverify.ttgir import parse_module
     >>> module = parse_module(\'\'\'#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
     ... #c = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
     ... module attributes {"ttg.num-warps" = 4 : i32} {
@@ -200,7 +200,7 @@ class AuditContext:
             for operand in dict.fromkeys(op.operands):
                 self.uses.setdefault(operand, []).append(op)
 
-    def layout(self, info: TypeInfo) -> Any:
+    def layout(self, info: Type) -> Any:
         """The LinearLayout of a distributed tensor type (cached)."""
         key = (info.encoding, info.shape)
         if key not in self._layouts:

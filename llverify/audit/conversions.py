@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule
-from llverify.audit.module import Operation
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 __all__ = ["RULES"]
 
@@ -48,28 +48,9 @@ def check_conversion(ctx: AuditContext, op: Operation) -> None:
     if conv.kind == "shared memory" and target is None:
         summary += f"; swizzle not costed: {ctx.no_bank_model}"
     elif conv.kind == "shared memory" and status is Status.PROVED and bits and target:
-        from llverify.shared_memory.swizzle import synthesize_swizzle
-
-        result = synthesize_swizzle(
-            conv.src, conv.dst, list(src.shape), bits, target, timeout_s=ctx.timeout_s
-        )
-        c = result.cost
-        cost = c.total_wavefronts
-        data["swizzle"] = {
-            "store_vector_bits": c.vector_bits[0],
-            "load_vector_bits": c.vector_bits[1],
-            "store_conflicts": c.store_conflicts,
-            "load_conflicts": c.load_conflicts,
-            "wavefronts": c.total_wavefronts,
-            "certificate": result.certificate.status,
-            "offset_bases": result.offset_bases,
-        }
-        summary += (
-            f"; optimal swizzle: {c.vector_bits[0]}/{c.vector_bits[1]}-bit vectors, "
-            f"{c.store_conflicts}/{c.load_conflicts} conflicts, {cost} wavefronts "
-            f"(certificate {result.certificate.status})"
-        )
-        if result.certificate.status == Status.UNKNOWN:
+        cost, detail, certified = _swizzle(ctx, conv, src, bits, target, data)
+        summary += detail
+        if not certified:
             status = Status.UNKNOWN
     elif conv.kind == "warp shuffle" and bits:
         plan = conv.shuffle_plan(bits)
@@ -77,6 +58,35 @@ def check_conversion(ctx: AuditContext, op: Operation) -> None:
         data["shuffle_rounds"] = cost
         summary += f"; {cost} shuffle rounds"
     ctx.finding(op, status, summary, rule=NAME, cost=cost, data=data)
+
+
+def _swizzle(
+    ctx: AuditContext, conv: Any, src: Type, bits: int, target: str, data: dict[str, Any]
+) -> tuple[int, str, bool]:
+    """Cost a conversion through shared memory with the certified optimal swizzle: its
+    wavefronts, the summary's words, and whether the certificate is not unknown (``data``
+    gets the swizzle)."""
+    from llverify.shared_memory.swizzle import synthesize_swizzle
+
+    result = synthesize_swizzle(
+        conv.src, conv.dst, list(src.shape), bits, target, timeout_s=ctx.timeout_s
+    )
+    c = result.cost
+    data["swizzle"] = {
+        "store_vector_bits": c.vector_bits[0],
+        "load_vector_bits": c.vector_bits[1],
+        "store_conflicts": c.store_conflicts,
+        "load_conflicts": c.load_conflicts,
+        "wavefronts": c.total_wavefronts,
+        "certificate": result.certificate.status,
+        "offset_bases": result.offset_bases,
+    }
+    detail = (
+        f"; optimal swizzle: {c.vector_bits[0]}/{c.vector_bits[1]}-bit vectors, "
+        f"{c.store_conflicts}/{c.load_conflicts} conflicts, {c.total_wavefronts} wavefronts "
+        f"(certificate {result.certificate.status})"
+    )
+    return c.total_wavefronts, detail, result.certificate.status != Status.UNKNOWN
 
 
 RULES = (

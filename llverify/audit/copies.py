@@ -45,8 +45,8 @@ from __future__ import annotations
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation, TypeInfo
 from llverify.audit.stores import Writers, describe_copies, writers
+from llverify.ttgir import Operation, Type
 
 __all__ = ["CONSUMERS", "RULES"]
 
@@ -83,7 +83,7 @@ _ELEMENTWISE = frozenset(
 MAX_USES = 256
 
 
-def _writers(ctx: AuditContext, tensor: TypeInfo) -> Writers:
+def _writers(ctx: AuditContext, tensor: Type) -> Writers:
     cache = ctx.state.setdefault(NAME, {})
     key = (tensor.encoding, tensor.shape)
     if key not in cache:

@@ -19,22 +19,22 @@ Examples:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation, TypeInfo
 from llverify.layout import LinearLayout
 from llverify.ops import IntOps
 from llverify.proof.formula import Formula
 from llverify.proof.prove import prove_equal
 from llverify.proof.verdict import Status
+from llverify.ttgir import Attributes, Operation, Type, parse_attribute_dict
 
 __all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]
 
 NAME = "dot-operand-encoding"
+_DOT_OP = "#ttg.dot_op<"
 
 
 def check_dot_encodings(ctx: AuditContext, op: Operation) -> None:
@@ -52,12 +52,13 @@ def check_dot_encodings(ctx: AuditContext, op: Operation) -> None:
         if operand.kind == "memdesc":
             continue  # wgmma reads this operand from shared memory
         enc = operand.encoding
-        if not enc.startswith("#ttg.dot_op<"):
+        fields = _dot_operand_fields(enc)
+        if fields is None:
             problems.append(f"operand {index} is not a dot operand encoding: {enc[:60]}")
             continue
-        if f"opIdx = {index}" not in enc:
+        if fields.integer("opIdx") != index:
             problems.append(f"operand {index} has the wrong opIdx: {enc[:60]}")
-        if f"parent = {result}" not in enc:
+        if fields.get("parent") != result:
             problems.append(f"operand {index}'s parent is not the result's encoding")
         ctx.layout(operand)  # the encoding must build for its shape
     status = Status.ERROR if problems else Severity.OK
@@ -270,31 +271,16 @@ def _wmma(
         )
     if parent.reg_bases:
         return NoReference("a WMMA ctaLayout with register bases has no reference in specs/")
-    k_widths: tuple[int, ...]
-    if parent.version == 1:
-        table, registers, k_widths = f"rdna3_{'ab'[index]}", 16, (8, 16)
-    else:
-        table = f"rdna4_{'ab'[index]}_{bits}bit"
-        registers = 8
-        k_widths = (4,) if bits == 16 else (8,)
+    table, registers, k_widths = _wmma_table(parent.version, bits, index)
     formulas = REFERENCES[table]
     fragment = Fragment(table, formulas["dim0"], formulas["dim1"], (16, 16), registers, table)
     k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
-    warp_fields: list[tuple[str, int]] = []
-    steps: dict[int, str] = {}
-    for bit, basis in enumerate(parent.warp_bases):
-        nonzero = [(d, v) for d, v in enumerate(basis) if v]
-        if len(nonzero) != 1:
-            return NoReference(f"WMMA warp basis {list(basis)} is not a single step")
-        dim, step = nonzero[0]
-        warp_fields.append((f"w{bit}", 2))
-        if dim == non_k_index:
-            steps[step] = f"w{bit}"
-    ordered = [steps[s] for s in sorted(steps)]
-    if sorted(steps) != [1 << i for i in range(len(steps))]:
-        return NoReference("the WMMA warps do not tile the non-K dim in order")
+    warps = _wmma_warps(parent.warp_bases, non_k_index)
+    if isinstance(warps, NoReference):
+        return warps
+    warp_fields, ordered = warps
     k_reps = max(1, shape[k_index] // 16)
-    non_k_reps = max(1, shape[non_k_index] // (16 << len(steps)))
+    non_k_reps = max(1, shape[non_k_index] // (16 << len(ordered)))
     register = [("k_reps", k_reps), ("nk_reps", non_k_reps)]
     dims = {f"dim{non_k_index}": [*ordered, "nk_reps"], f"dim{k_index}": ["k_reps"]}
     name = f"v_wmma_*_16x16x16 {'RDNA3' if parent.version == 1 else 'RDNA4'} ({bits}-bit)"
@@ -308,6 +294,34 @@ def _wmma(
         f"dim{k_index}",
         f"specs/amd_wmma.py {table}, tiled",
     )
+
+
+def _wmma_table(version: int, bits: int, index: int) -> tuple[str, int, tuple[int, ...]]:
+    """The specs/amd_wmma.py fragment of operand ``index``: its table, registers per thread
+    and the kWidths that lay it out."""
+    if version == 1:
+        return f"rdna3_{'ab'[index]}", 16, (8, 16)
+    return f"rdna4_{'ab'[index]}_{bits}bit", 8, (4,) if bits == 16 else (8,)
+
+
+def _wmma_warps(
+    warp_bases: Any, non_k_index: int
+) -> tuple[list[tuple[str, int]], list[str]] | NoReference:
+    """The warp fields of the tiling and those that step along the non-K dim (in order of
+    their step), or why the warps are no grid of single steps."""
+    warp_fields: list[tuple[str, int]] = []
+    steps: dict[int, str] = {}
+    for bit, basis in enumerate(warp_bases):
+        nonzero = [(d, v) for d, v in enumerate(basis) if v]
+        if len(nonzero) != 1:
+            return NoReference(f"WMMA warp basis {list(basis)} is not a single step")
+        dim, step = nonzero[0]
+        warp_fields.append((f"w{bit}", 2))
+        if dim == non_k_index:
+            steps[step] = f"w{bit}"
+    if sorted(steps) != [1 << i for i in range(len(steps))]:
+        return NoReference("the WMMA warps do not tile the non-K dim in order")
+    return warp_fields, [steps[s] for s in sorted(steps)]
 
 
 def operand_instruction(
@@ -345,12 +359,19 @@ def operand_instruction(
     return NoReference(f"the result's encoding is not an MMA layout: {parent[:50]}")
 
 
-def _k_width(encoding: str) -> int | None:
-    """The kWidth of a ``#ttg.dot_op`` encoding text, None for any other encoding."""
-    if not encoding.startswith("#ttg.dot_op<"):
+def _dot_operand_fields(encoding: str) -> Attributes | None:
+    """The fields of a ``#ttg.dot_op<{opIdx = 0, parent = ..., kWidth = 2}>`` encoding text,
+    None for any other encoding."""
+    if not encoding.startswith(_DOT_OP):
         return None
-    found = re.search(r"kWidth\s*=\s*(\d+)", encoding)
-    return int(found.group(1)) if found else 0
+    return parse_attribute_dict(encoding, len(_DOT_OP))[0]
+
+
+def _k_width(encoding: str) -> int | None:
+    """The kWidth of a ``#ttg.dot_op`` encoding text (0 when absent), None for any other
+    encoding."""
+    fields = _dot_operand_fields(encoding)
+    return None if fields is None else fields.integer("kWidth") or 0
 
 
 def _point_text(point: Mapping[str, int]) -> str:
@@ -371,6 +392,26 @@ def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
     >>> copies["inputs"][0], copies["element"], [n["dim1"] for n in copies["needs"]]
     ({'register': 4, 'lane': 0, 'warp': 0, 'block': 0}, {'dim0': 0, 'dim1': 0}, [8, 0])
     """  # noqa: E501
+    zero = dict.fromkeys(layout.get_in_dim_names(), 0)
+    needs_zero = instr.needs(zero)
+    for point in _dependencies(layout):
+        needs = instr.needs(point)
+        if needs[instr.k_dim] == needs_zero[instr.k_dim]:
+            continue
+        held, held_zero = layout.apply(point), layout.apply(zero)
+        if held != held_zero:  # pragma: no cover - the elimination is exact
+            continue
+        return {
+            "inputs": [point, zero],
+            "element": held,
+            "needs": [needs, needs_zero],
+        }
+    return None
+
+
+def _dependencies(layout: LinearLayout) -> Iterator[dict[str, int]]:
+    """One input of the layout's kernel over registers and lanes per free column (GF(2)
+    elimination of the columns' packed images): together they span the kernel."""
     names = layout.get_in_dim_names()
     outs = layout.get_out_dim_names()
     widths = [_log2(layout.get_out_dim_size(d)) for d in outs]
@@ -381,7 +422,6 @@ def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
         for bit in range(_log2(layout.get_in_dim_size(dim)))
     ]
     zero = dict.fromkeys(names, 0)
-    needs_zero = instr.needs(zero)
     pivots: dict[int, tuple[int, int]] = {}
     for position, (dim, bit) in enumerate(columns):
         out = layout.apply({**zero, dim: 1 << bit})
@@ -401,97 +441,119 @@ def k_copies(layout: LinearLayout, instr: Instruction) -> dict[str, Any] | None:
         for index, (d, b) in enumerate(columns):
             if combination >> index & 1:
                 point[d] |= 1 << b
-        needs = instr.needs(point)
-        if needs[instr.k_dim] == needs_zero[instr.k_dim]:
-            continue
-        held, held_zero = layout.apply(point), layout.apply(zero)
-        if held != held_zero:  # pragma: no cover - the elimination is exact
-            continue
-        return {
-            "inputs": [point, zero],
-            "element": held,
-            "needs": [needs, needs_zero],
-        }
-    return None
+        yield point
 
 
-def _check_operand(
-    ctx: AuditContext, operand: TypeInfo, result: TypeInfo, index: int
-) -> dict[str, Any]:
+def _check_operand(ctx: AuditContext, operand: Type, result: Type, index: int) -> dict[str, Any]:
     """Operand ``index`` against its instruction: a report with ``status`` and ``summary``."""
     label = f"operand {index}"
     instr = operand_instruction(result.encoding, operand.element, index, operand.shape)
     if isinstance(instr, NoReference):
         status = Status.ERROR if instr.error else Status.UNKNOWN
         return {"operand": index, "status": status, "summary": f"{label}: {instr.reason}"}
-    report: dict[str, Any] = {"operand": index, "instruction": instr.name, "source": instr.source}
-    layout = ctx.layout(operand)
-    problems: list[str] = []
-    k_width = _k_width(operand.encoding)
-    needed = max(instr.k_widths)
-    if k_width is not None and k_width not in instr.k_widths:
-        if k_width > needed and k_width % needed == 0:
-            report["status"] = Status.UNKNOWN
-            report["summary"] = (
-                f"{label}: kWidth {k_width} is {k_width // needed}x {instr.name}'s {needed}: "
-                f"Triton feeds {k_width // needed} instructions per K group with K permuted "
-                f"alike in A and B, a permutation specs/ has no reference for"
-            )
-            return report
-        problems.append(f"kWidth {k_width} does not fit {instr.name}, which needs kWidth {needed}")
-    sizes = {d: layout.get_in_dim_size(d) for d in layout.get_in_dim_names()}
-    if sizes.get("block", 1) != 1 or set(sizes) - {"register", "lane", "warp", "block"}:
-        report["status"] = Status.UNKNOWN
-        report["summary"] = f"{label}: in dims {sizes}: specs/ has one-CTA references only"
-        return report
-    wanted = {d: s for d, s in instr.sizes.items() if sizes.get(d, 1) != s}
-    if wanted:
-        problems.append(
-            f"the layout has {', '.join(f'{sizes.get(d, 1)} {d}s' for d in wanted)} where "
-            f"{instr.name} tiled over {list(operand.shape)} needs "
-            f"{', '.join(f'{s}' for s in wanted.values())}"
-        )
-    masked = {
-        d: f"({text}) & {layout.get_out_dim_size(d) - 1}" for d, text in instr.formulas.items()
-    }
-    verdict = prove_equal(layout, masked, params=dict(instr.params), method="exhaustive")
-    total = layout.get_total_in_dim_size()
-    if verdict.status == Status.REFUTED:
-        assert verdict.counterexample is not None and verdict.actual is not None
-        assert verdict.expected is not None
-        point = {d: v for d, v in verdict.counterexample.items() if d in sizes}
-        report["counterexample"] = {
-            "input": point, "encoding_gives": verdict.actual, "instruction_needs": verdict.expected
+    return _OperandCheck(ctx.layout(operand), operand, index, instr).run()
+
+
+class _OperandCheck:
+    """The checks of one register operand against its instruction's fragments, in order:
+    kWidth, hardware sizes, the fragments (proved), copies along K.  A check that cannot
+    decide ends the report as unknown; the others add their problems."""
+
+    def __init__(self, layout: LinearLayout, operand: Type, index: int, instr: Instruction):
+        self.layout, self.operand, self.index, self.instr = layout, operand, index, instr
+        self.label = f"operand {index}"
+        self.report: dict[str, Any] = {
+            "operand": index, "instruction": instr.name, "source": instr.source
         }  # fmt: skip
-        problems.append(
-            f"at {_point_text(point)} the layout holds {tuple(verdict.actual.values())} but "
-            f"{instr.name} needs {tuple(verdict.expected.values())}"
+        self.problems: list[str] = []
+        self.sizes = {d: layout.get_in_dim_size(d) for d in layout.get_in_dim_names()}
+        self.wanted: dict[str, int] = {}
+
+    def run(self) -> dict[str, Any]:
+        for step in (self._k_width, self._sizes, self._fragments, self._copies):
+            unknown = step()
+            if unknown is not None:
+                self.report["status"] = Status.UNKNOWN
+                self.report["summary"] = f"{self.label}: {unknown}"
+                return self.report
+        if self.problems:
+            self.report["status"] = Status.ERROR
+            self.report["summary"] = f"{self.label}: " + "; ".join(self.problems)
+        else:
+            self.report["status"] = Status.PROVED
+            self.report["summary"] = (
+                f"{self.label} equals {self.instr.name}'s fragments over all "
+                f"{self.layout.get_total_in_dim_size()} inputs (proved for this instance)"
+            )
+        return self.report
+
+    def _k_width(self) -> str | None:
+        instr = self.instr
+        k_width = _k_width(self.operand.encoding)
+        needed = max(instr.k_widths)
+        if k_width is None or k_width in instr.k_widths:
+            return None
+        if k_width > needed and k_width % needed == 0:
+            return (
+                f"kWidth {k_width} is {k_width // needed}x {instr.name}'s {needed}: Triton "
+                f"feeds {k_width // needed} instructions per K group with K permuted alike in "
+                "A and B, a permutation specs/ has no reference for"
+            )
+        self.problems.append(
+            f"kWidth {k_width} does not fit {instr.name}, which needs kWidth {needed}"
         )
-    elif verdict.status != Status.PROVED:
-        report["status"] = Status.UNKNOWN
-        report["summary"] = f"{label}: {verdict.reason}"
-        return report
-    if not wanted:
-        copies = k_copies(layout, instr)
+        return None
+
+    def _sizes(self) -> str | None:
+        sizes = self.sizes
+        if sizes.get("block", 1) != 1 or set(sizes) - {"register", "lane", "warp", "block"}:
+            return f"in dims {sizes}: specs/ has one-CTA references only"
+        self.wanted = {d: s for d, s in self.instr.sizes.items() if sizes.get(d, 1) != s}
+        if self.wanted:
+            self.problems.append(
+                f"the layout has {', '.join(f'{sizes.get(d, 1)} {d}s' for d in self.wanted)} "
+                f"where {self.instr.name} tiled over {list(self.operand.shape)} needs "
+                f"{', '.join(f'{s}' for s in self.wanted.values())}"
+            )
+        return None
+
+    def _fragments(self) -> str | None:
+        layout, instr = self.layout, self.instr
+        masked = {
+            d: f"({text}) & {layout.get_out_dim_size(d) - 1}" for d, text in instr.formulas.items()
+        }
+        verdict = prove_equal(layout, masked, params=dict(instr.params), method="exhaustive")
+        if verdict.status == Status.REFUTED:
+            assert verdict.counterexample is not None and verdict.actual is not None
+            assert verdict.expected is not None
+            point = {d: v for d, v in verdict.counterexample.items() if d in self.sizes}
+            self.report["counterexample"] = {
+                "input": point, "encoding_gives": verdict.actual,
+                "instruction_needs": verdict.expected,
+            }  # fmt: skip
+            self.problems.append(
+                f"at {_point_text(point)} the layout holds {tuple(verdict.actual.values())} "
+                f"but {instr.name} needs {tuple(verdict.expected.values())}"
+            )
+        elif verdict.status != Status.PROVED:
+            return verdict.reason
+        return None
+
+    def _copies(self) -> str | None:
+        if self.wanted:
+            return None
+        instr = self.instr
+        copies = k_copies(self.layout, instr)
         if copies is not None:
-            report["copies"] = copies
+            self.report["copies"] = copies
             a, b = copies["inputs"]
-            problems.append(
+            self.problems.append(
                 f"{_point_text(a)} and {_point_text(b)} both hold element "
                 f"{tuple(copies['element'].values())} where {instr.name} needs K = "
                 f"{copies['needs'][0][instr.k_dim]} and K = {copies['needs'][1][instr.k_dim]} "
-                f"(K is {operand.shape[1 - index]}, the instruction's K {instr.k})"
+                f"(K is {self.operand.shape[1 - self.index]}, the instruction's K {instr.k})"
             )
-    if problems:
-        report["status"] = Status.ERROR
-        report["summary"] = f"{label}: " + "; ".join(problems)
-    else:
-        report["status"] = Status.PROVED
-        report["summary"] = (
-            f"{label} equals {instr.name}'s fragments over all {total} inputs (proved for "
-            "this instance)"
-        )
-    return report
+        return None
 
 
 _MMA_PREFIXES = ("#ttg.nvidia_mma<", "#ttg.amd_mfma<", "#ttg.amd_wmma<")

@@ -33,21 +33,18 @@ Examples:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation
 from llverify.errors import LLVerifyError
 from llverify.layout import LinearLayout
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation
 
 __all__ = ["RULES", "GatherPath", "gather_path"]
 
 NAME = "gather-warp-local"
-
-_AXIS = re.compile(r"\baxis\s*=\s*(\d+)")
 
 
 @dataclass(frozen=True)
@@ -133,37 +130,9 @@ def gather_path(src: LinearLayout, idx: LinearLayout, axis: int) -> GatherPath:
         raise ValueError(f"idx: expected the out dims of src {outs}, got {idx.get_out_dim_names()}")
     gather_dim = outs[axis]
     cols = [d for d in outs if d != gather_dim]
-    upper = _dims(src, ("block", "warp"))
-    counterexample: dict[str, Any] | None = None
-    broken = ""
-    for name, layout in (("src", src), ("idx", idx)):
-        moving = _moving_basis(layout, _dims(layout, ("block", "warp")), gather_dim)
-        if moving is not None and counterexample is None:
-            dim, bit = moving
-            value = layout.apply({**{d: 0 for d in layout.get_in_dim_names()}, dim: 1 << bit})
-            broken = f"{name}'s {dim} basis {bit} moves along {gather_dim}: {value}"
-            counterexample = {"tensor": name, "dim": dim, "basis": bit, "value": value}
-    checks = (("block/warp", upper), ("lane", _dims(src, ("lane",))))
-    for what, dims in checks:
-        if counterexample is not None:
-            break
-        same_sizes = all(
-            idx.has_in_dim(d) and idx.get_in_dim_size(d) == src.get_in_dim_size(d) for d in dims
-        )
-        if not same_sizes:
-            broken = f"src and idx have different {what} sizes"
-            counterexample = {"tensor": "src vs idx", "dim": what}
-            break
-        if src.sublayout(dims, cols) == idx.sublayout(dims, cols):
-            continue
-        differing = _differing_basis(src, idx, dims, cols)
-        if differing is None:  # equal bases but different out sizes of the columns
-            broken = f"src and idx {what} sublayouts differ in their column sizes"
-            counterexample = {"tensor": "src vs idx", "dim": what}
-            break
-        dim, bit, a, b = differing
-        broken = f"{dim} basis {bit} reaches column {a} in src but {b} in idx"
-        counterexample = {"tensor": "src vs idx", "dim": dim, "basis": bit, "src": a, "idx": b}
+    broken, counterexample = _moving_warps(src, idx, gather_dim)
+    if counterexample is None:
+        broken, counterexample = _different_columns(src, idx, cols)
     index_registers = (
         idx.get_in_dim_size("register")
         >> idx.get_free_variable_masks().get("register", 0).bit_count()
@@ -177,19 +146,57 @@ def gather_path(src: LinearLayout, idx: LinearLayout, axis: int) -> GatherPath:
     return GatherPath(counterexample is None, broken, counterexample, index_registers, per_column)
 
 
+def _moving_warps(
+    src: LinearLayout, idx: LinearLayout, gather_dim: str
+) -> tuple[str, dict[str, Any] | None]:
+    """Condition 1: the first block or warp basis of src, then of idx, that moves along the
+    gather dim ("" and None when none does)."""
+    for name, layout in (("src", src), ("idx", idx)):
+        moving = _moving_basis(layout, _dims(layout, ("block", "warp")), gather_dim)
+        if moving is not None:
+            dim, bit = moving
+            value = layout.apply({**{d: 0 for d in layout.get_in_dim_names()}, dim: 1 << bit})
+            broken = f"{name}'s {dim} basis {bit} moves along {gather_dim}: {value}"
+            return broken, {"tensor": name, "dim": dim, "basis": bit, "value": value}
+    return "", None
+
+
+def _different_columns(
+    src: LinearLayout, idx: LinearLayout, cols: list[str]
+) -> tuple[str, dict[str, Any] | None]:
+    """Conditions 2 and 3: the block/warp bases, then the lane bases, reach the same
+    columns in src and idx ("" and None when they do)."""
+    checks = (("block/warp", _dims(src, ("block", "warp"))), ("lane", _dims(src, ("lane",))))
+    for what, dims in checks:
+        same_sizes = all(
+            idx.has_in_dim(d) and idx.get_in_dim_size(d) == src.get_in_dim_size(d) for d in dims
+        )
+        if not same_sizes:
+            return f"src and idx have different {what} sizes", {"tensor": "src vs idx", "dim": what}
+        if src.sublayout(dims, cols) == idx.sublayout(dims, cols):
+            continue
+        differing = _differing_basis(src, idx, dims, cols)
+        if differing is None:  # equal bases but different out sizes of the columns
+            broken = f"src and idx {what} sublayouts differ in their column sizes"
+            return broken, {"tensor": "src vs idx", "dim": what}
+        dim, bit, a, b = differing
+        broken = f"{dim} basis {bit} reaches column {a} in src but {b} in idx"
+        return broken, {"tensor": "src vs idx", "dim": dim, "basis": bit, "src": a, "idx": b}
+    return "", None
+
+
 def check_gather(ctx: AuditContext, op: Operation) -> None:
     """Decide Triton 3.9's lowering path for ``op``; name the basis that breaks warp-locality."""
     tensors = [t for t in op.types if t.kind == "tensor" and t.encoding]
-    match = _AXIS.search(op.text)
-    if len(tensors) < 2 or match is None:
+    axis = op.attributes.integer("axis")
+    if len(tensors) < 2 or axis is None or axis < 0:
         ctx.skip(op, NAME, "could not read the source and index types and the axis")
         return
     src, idx = tensors[0], tensors[1]
-    axis = int(match.group(1))
     if axis >= len(src.shape):
         raise LLVerifyError(f"axis {axis} is out of range for the source shape {src.shape}")
     path = gather_path(ctx.layout(src), ctx.layout(idx), axis)
-    marked = "efficient_layout" in op.text
+    marked = op.flag("efficient_layout")
     data: dict[str, Any] = {
         "axis": axis,
         "efficient_layout": marked,

@@ -48,19 +48,18 @@ Examples:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from llverify.audit.context import AuditContext, Rule
-from llverify.audit.module import Operation, TypeInfo
 from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 __all__ = ["NAME", "RULES", "OffsetTable", "offset_table", "subslice_mask", "subslice_offsets"]
 
@@ -69,8 +68,6 @@ _MEMDESC_OPS = frozenset(
     {"ttg.memdesc_index", "ttg.memdesc_subslice", "ttg.memdesc_trans", "ttg.memdesc_reshape"}
 )
 _TENSOR_OPS = frozenset({"amdg.extract_slice", "amdg.concat", "amdg.in_thread_transpose"})
-_OFFSETS = re.compile(r"%[\w#.$-]+\s*\[\s*(-?\d+(?:\s*,\s*-?\d+)*)\s*\]")
-_ORDER = re.compile(r"order\s*=\s*array<i32:\s*([\d,\s]+)>")
 
 
 @dataclass(frozen=True)
@@ -121,12 +118,12 @@ def _linear(shared: LinearLayout | PaddedLayout) -> LinearLayout:
     return shared.linear if isinstance(shared, PaddedLayout) else shared
 
 
-def offset_table(ctx: AuditContext, info: TypeInfo) -> OffsetTable:
+def offset_table(ctx: AuditContext, info: Type) -> OffsetTable:
     """The :class:`OffsetTable` of a memdesc type over its allocation shape (cached per
     encoding and shape).
 
     Examples:
-        >>> from llverify.audit.module import parse_module
+        >>> from llverify.ttgir import parse_module
         >>> module = parse_module('''#s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
         ... #smem = #ttg.shared_memory
         ... module attributes {"ttg.num-warps" = 4 : i32} {
@@ -166,7 +163,7 @@ def subslice_offsets(op: Operation) -> tuple[int, ...]:
     """The constant offsets of a ``ttg.memdesc_subslice`` (``%x[0, 16]``).
 
     Examples:
-        >>> from llverify.audit.module import parse_module
+        >>> from llverify.ttgir import parse_module
         >>> m = parse_module('''#s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
         ... #smem = #ttg.shared_memory
         ... module {
@@ -175,19 +172,19 @@ def subslice_offsets(op: Operation) -> tuple[int, ...]:
         >>> subslice_offsets(m.ops[0])
         (0, 16)
     """  # noqa: E501
-    found = _OFFSETS.search(op.text)
+    found = op.static_indices
     if found is None:
         raise LLVerifyError(f"could not read the offsets of {op.name} in {op.text.strip()!r}")
-    return tuple(int(v) for v in found.group(1).split(","))
+    return found
 
 
-def subslice_mask(ctx: AuditContext, info: TypeInfo) -> int:
+def subslice_mask(ctx: AuditContext, info: Type) -> int:
     """Triton's ``getMaskSpanOffsets``: the OR of the offsets of every power of two from the
     view's size to its allocation's along each dimension (the offset bits a subslice of this
     type may set); 0 for a memdesc that is no subslice.
 
     Examples:
-        >>> from llverify.audit.module import parse_module
+        >>> from llverify.ttgir import parse_module
         >>> m = parse_module('''#s = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
         ... #smem = #ttg.shared_memory
         ... module {
@@ -240,7 +237,7 @@ def _grid(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     return tuple(np.indices(shape, dtype=np.int64))
 
 
-def check_index(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) -> None:
+def check_index(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> None:
     """Buffer ``i`` of the source is the result's layout shifted by ``i`` buffers, for every
     ``i`` (the index is a runtime value)."""
     if dst.shape != src.shape[1:]:
@@ -265,7 +262,7 @@ def check_index(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) 
     _prove(ctx, op, parent.offsets.size, "each buffer of the source has the result's layout")
 
 
-def _base_offsets(ctx: AuditContext, value: str, info: TypeInfo) -> tuple[int, ...] | None:
+def _base_offsets(ctx: AuditContext, value: str, info: Type) -> tuple[int, ...] | None:
     """The offsets of the view ``value`` (of type ``info``) in its allocation: the sum of
     the subslices it comes from, or None when they are not visible (a block argument)."""
     if info.alloc_shape[len(info.alloc_shape) - len(info.shape) :] == info.shape:
@@ -279,19 +276,11 @@ def _base_offsets(ctx: AuditContext, value: str, info: TypeInfo) -> tuple[int, .
     return tuple(a + b for a, b in zip(below, subslice_offsets(op)))
 
 
-def check_subslice(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) -> None:
+def check_subslice(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> None:
     """Triton's address of each view element (``L^-1(x) XOR L^-1(off)``) is the source's
     address of ``x + off``; Triton's verifier rule on the offsets."""
-    rank = len(dst.shape)
     offsets = subslice_offsets(op)
-    alloc = src.alloc_shape[len(src.alloc_shape) - rank :]
-    bad = ""
-    if len(offsets) != rank or len(src.shape) != rank:
-        bad = f"offsets {list(offsets)} and shapes {src.shape} -> {dst.shape} differ in rank"
-    elif dst.alloc_shape[len(dst.alloc_shape) - rank :] != alloc:
-        bad = f"the result's allocation shape {dst.alloc_shape} is not the source's {alloc}"
-    elif any(o < 0 or o + d > s for o, d, s in zip(offsets, dst.shape, src.shape)):
-        bad = f"offsets {list(offsets)} put the {dst.shape} view outside the {src.shape} source"
+    bad = _subslice_shapes(offsets, src, dst)
     if bad:
         _error(ctx, op, bad)
         return
@@ -304,23 +293,11 @@ def check_subslice(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInf
     parent, view = offset_table(ctx, src), offset_table(ctx, dst)
     x = _grid(dst.shape)
     right = parent.offsets[tuple(xi + t for xi, t in zip(x, total))]
-    shift = int(view.offsets[total])
-    emitted = view.offsets[x] ^ shift
-    mismatch = emitted != right
+    emitted = view.offsets[x] ^ int(view.offsets[total])
     data: dict[str, Any] = {"offsets": list(total), "mask": subslice_mask(ctx, dst)}
+    mismatch = emitted != right
     if mismatch.any():
-        index = _first(mismatch)
-        logical = tuple(i + t for i, t in zip(index, total))
-        got, want = int(emitted[index]), int(right[index])
-        _replay(parent, want, logical)
-        _replay(view, got, tuple(i ^ t for i, t in zip(index, total)))
-        why = "the result's layout is not the source's"
-        if any(i ^ t != i + t for i, t in zip(index, total)):
-            why = "the offsets touch the view's tile (x XOR offset != x + offset)"
-        data["counterexample"] = {"index": index, "element": logical, "emitted_offset": got,
-                                  "right_offset": want}  # fmt: skip
-        _error(ctx, op, f"view element {index} (element {logical} of the allocation) is "
-               f"addressed at offset {got} but lives at {want}: {why}", **data)  # fmt: skip
+        _misaddressed(ctx, op, _first(mismatch), total, emitted, right, (parent, view), data)
         return
     rule = _verifier_rule(ctx, src, dst, offsets, parent, view)
     if rule is not None:
@@ -333,10 +310,49 @@ def check_subslice(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInf
            "where the source holds it", **data)  # fmt: skip
 
 
+def _subslice_shapes(offsets: tuple[int, ...], src: Type, dst: Type) -> str:
+    """Why the offsets and shapes of a subslice do not fit together ("" when they do)."""
+    rank = len(dst.shape)
+    alloc = src.alloc_shape[len(src.alloc_shape) - rank :]
+    if len(offsets) != rank or len(src.shape) != rank:
+        return f"offsets {list(offsets)} and shapes {src.shape} -> {dst.shape} differ in rank"
+    if dst.alloc_shape[len(dst.alloc_shape) - rank :] != alloc:
+        return f"the result's allocation shape {dst.alloc_shape} is not the source's {alloc}"
+    if any(o < 0 or o + d > s for o, d, s in zip(offsets, dst.shape, src.shape)):
+        return f"offsets {list(offsets)} put the {dst.shape} view outside the {src.shape} source"
+    return ""
+
+
+def _misaddressed(
+    ctx: AuditContext,
+    op: Operation,
+    index: tuple[int, ...],
+    total: tuple[int, ...],
+    emitted: np.ndarray,
+    right: np.ndarray,
+    tables: tuple[OffsetTable, OffsetTable],
+    data: dict[str, Any],
+) -> None:
+    """The error for view element ``index``, addressed at ``emitted`` but held at ``right``
+    (both replayed on the parent's and the view's tables)."""
+    parent, view = tables
+    logical = tuple(i + t for i, t in zip(index, total))
+    got, want = int(emitted[index]), int(right[index])
+    _replay(parent, want, logical)
+    _replay(view, got, tuple(i ^ t for i, t in zip(index, total)))
+    why = "the result's layout is not the source's"
+    if any(i ^ t != i + t for i, t in zip(index, total)):
+        why = "the offsets touch the view's tile (x XOR offset != x + offset)"
+    data["counterexample"] = {"index": index, "element": logical, "emitted_offset": got,
+                              "right_offset": want}  # fmt: skip
+    _error(ctx, op, f"view element {index} (element {logical} of the allocation) is "
+           f"addressed at offset {got} but lives at {want}: {why}", **data)  # fmt: skip
+
+
 def _verifier_rule(
     ctx: AuditContext,
-    src: TypeInfo,
-    dst: TypeInfo,
+    src: Type,
+    dst: Type,
     offsets: tuple[int, ...],
     parent: OffsetTable,
     view: OffsetTable,
@@ -379,11 +395,10 @@ def _verifier_rule(
     return None
 
 
-def check_trans(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) -> None:
+def check_trans(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> None:
     """The result's layout is the source's with its dimensions permuted by ``order``."""
-    found = _ORDER.search(op.text)
     rank = len(src.shape)
-    order = tuple(int(v) for v in found.group(1).split(",")) if found else ()
+    order = op.attributes.integers("order") or ()
     if sorted(order) != list(range(rank)):
         _error(ctx, op, f"order {list(order)} is not a permutation of the {rank} dimensions")
         return
@@ -410,7 +425,7 @@ def check_trans(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) 
            order=list(order))  # fmt: skip
 
 
-def check_reshape(ctx: AuditContext, op: Operation, src: TypeInfo, dst: TypeInfo) -> None:
+def check_reshape(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> None:
     """Both layouts put every element of the row-major order at the same offset."""
     if src.alloc_shape != src.shape or dst.alloc_shape != dst.shape:
         ctx.skip(op, NAME, "a reshape of a subslice view (Triton refuses it)")
@@ -458,77 +473,117 @@ def _threads(dims: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return [(d, s) for d, s in dims if d != "register" and s > 1]
 
 
-def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[TypeInfo]) -> None:
+def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[Type]) -> None:
     """``amdg.extract_slice`` / ``amdg.concat``: each thread holds every element of the
     result it needs in its own registers of the source (operands)."""
     result = tensors[-1]
-    rank = len(result.shape)
-    if op.name == "amdg.in_thread_transpose":  # a register permutation within each thread
-        if tensors[0].shape != result.shape:
-            _error(ctx, op, f"the result's shape {result.shape} is not the source's "
-                   f"{tensors[0].shape}")  # fmt: skip
-            return
-        sources, offsets = tensors[:1], (0,) * rank
-    elif op.name == "amdg.extract_slice":
-        sources, offsets = tensors[:1], subslice_offsets(op)
-        if len(offsets) != rank or any(
-            o < 0 or o + d > s for o, d, s in zip(offsets, result.shape, sources[0].shape)
-        ):
-            _error(ctx, op, f"offsets {list(offsets)} put the {result.shape} slice outside "
-                   f"the {sources[0].shape} source")  # fmt: skip
-            return
-    else:
-        sources, offsets = tensors[:-1], (0,) * rank
+    picked = _view_sources(op, tensors)
+    if isinstance(picked, str):
+        _error(ctx, op, picked)
+        return
+    sources, offsets = picked
     piece = sources[0].shape
-    if op.name == "amdg.concat" and (
-        any(s.shape != piece for s in sources)
-        or any(r % p for r, p in zip(result.shape, piece))
-        or int(np.prod([r // p for r, p in zip(result.shape, piece)])) != len(sources)
-    ):
-        _error(ctx, op, f"{len(sources)} operands of shape {piece} do not tile {result.shape}")
+    r_thread, r_coords, r_dims = _holdings(ctx.layout(result))
+    keys = _source_keys(ctx, sources, r_dims)
+    if isinstance(keys, str):
+        _error(ctx, op, keys)
         return
     numel = int(np.prod(piece))
-    r_thread, r_coords, r_dims = _holdings(ctx.layout(result))
-    keys = []
-    for i, source in enumerate(sources):
-        thread, coords, dims = _holdings(ctx.layout(source))
-        if _threads(dims) != _threads(r_dims):
-            _error(ctx, op, f"the source's threads {_threads(dims)} are not the result's "
-                   f"{_threads(r_dims)}")  # fmt: skip
-            return
-        flat = np.ravel_multi_index(tuple(coords), piece)
-        keys.append((i * (int(thread.max()) + 1) + thread) * numel + flat)
     element = r_coords + np.asarray(offsets, dtype=np.int64)[:, None]
-    grid = [1] * rank if op.name != "amdg.concat" else [r // p for r, p in zip(result.shape, piece)]
+    grid = (
+        [1] * len(result.shape)
+        if op.name != "amdg.concat"
+        else [r // p for r, p in zip(result.shape, piece)]
+    )
     tile = np.ravel_multi_index(tuple(element // np.asarray(piece)[:, None]), grid)
     local = np.ravel_multi_index(tuple(element % np.asarray(piece)[:, None]), piece)
     wanted = (tile * (int(r_thread.max()) + 1) + r_thread) * numel + local
-    missing = ~np.isin(wanted, np.concatenate(keys))
+    missing = ~np.isin(wanted, keys)
     if missing.any():
         flat = int(np.argmax(missing))
+        operand = int(tile[flat])
         ins = _input(r_dims, flat)
         index = tuple(int(v) for v in r_coords[:, flat])
-        if tuple(ctx.layout(result).apply(ins).values()) != index:
-            raise LLVerifyError(f"internal error: {ins} does not replay to {index}")
-        source = sources[int(tile[flat])]
-        held = ctx.layout(source)
         at = tuple(int(v) for v in element[:, flat] % np.asarray(piece))
-        owner = {d: ins[d] for d, _ in _threads(r_dims)}
-        for reg in range(held.get_in_dim_size("register")):
-            probe = {d: 0 for d in held.get_in_dim_names()} | owner | {"register": reg}
-            if tuple(held.apply(probe).values()) == at:
-                raise LLVerifyError(f"internal error: {probe} holds {at}")
-        what = "source" if op.name != "amdg.concat" else f"operand {int(tile[flat])}"
+        _replay_not_held(ctx, (result, sources[operand]), ins, index, at, r_dims)
+        what = "source" if op.name != "amdg.concat" else f"operand {operand}"
         _error(ctx, op, f"{ins} holds element {index} of the result, but that thread does not "
                f"hold element {at} in the {what}: the layout needs data movement between "
                "threads", counterexample={"input": ins, "index": index, "source_index": at,
-               "operand": int(tile[flat])})  # fmt: skip
+               "operand": operand})  # fmt: skip
         return
     what = {"amdg.extract_slice": "slice", "amdg.concat": "concatenation"}.get(
         op.name, "transposed"
     )
     _prove(ctx, op, int(r_coords.shape[1]), f"each thread holds its {what} elements in its own "
            "registers (no data movement)")  # fmt: skip
+
+
+def _view_sources(op: Operation, tensors: list[Type]) -> tuple[list[Type], tuple[int, ...]] | str:
+    """The tensors a register view reads and the offsets of the result in them, or why
+    their shapes do not fit."""
+    result = tensors[-1]
+    rank = len(result.shape)
+    if op.name == "amdg.in_thread_transpose":  # a register permutation within each thread
+        if tensors[0].shape != result.shape:
+            return f"the result's shape {result.shape} is not the source's {tensors[0].shape}"
+        return tensors[:1], (0,) * rank
+    if op.name == "amdg.extract_slice":
+        offsets = subslice_offsets(op)
+        if len(offsets) != rank or any(
+            o < 0 or o + d > s for o, d, s in zip(offsets, result.shape, tensors[0].shape)
+        ):
+            return (
+                f"offsets {list(offsets)} put the {result.shape} slice outside the "
+                f"{tensors[0].shape} source"
+            )
+        return tensors[:1], offsets
+    sources, piece = tensors[:-1], tensors[0].shape
+    if (
+        any(s.shape != piece for s in sources)
+        or any(r % p for r, p in zip(result.shape, piece))
+        or int(np.prod([r // p for r, p in zip(result.shape, piece)])) != len(sources)
+    ):
+        return f"{len(sources)} operands of shape {piece} do not tile {result.shape}"
+    return sources, (0,) * rank
+
+
+def _source_keys(
+    ctx: AuditContext, sources: list[Type], r_dims: list[tuple[str, int]]
+) -> np.ndarray | str:
+    """(source, thread, element) of every register of the sources, as one key each, or why
+    a source's threads are not the result's."""
+    piece = sources[0].shape
+    numel = int(np.prod(piece))
+    keys = []
+    for i, source in enumerate(sources):
+        thread, coords, dims = _holdings(ctx.layout(source))
+        if _threads(dims) != _threads(r_dims):
+            return f"the source's threads {_threads(dims)} are not the result's {_threads(r_dims)}"
+        flat = np.ravel_multi_index(tuple(coords), piece)
+        keys.append((i * (int(thread.max()) + 1) + thread) * numel + flat)
+    return np.concatenate(keys)
+
+
+def _replay_not_held(
+    ctx: AuditContext,
+    tensors: tuple[Type, Type],
+    ins: dict[str, int],
+    index: tuple[int, ...],
+    at: tuple[int, ...],
+    r_dims: list[tuple[str, int]],
+) -> None:
+    """Replay a counterexample on the layouts: result input ``ins`` holds ``index``, and no
+    register of its thread in the source holds ``at`` (else an internal error)."""
+    result, source = tensors
+    if tuple(ctx.layout(result).apply(ins).values()) != index:
+        raise LLVerifyError(f"internal error: {ins} does not replay to {index}")
+    held = ctx.layout(source)
+    owner = {d: ins[d] for d, _ in _threads(r_dims)}
+    for reg in range(held.get_in_dim_size("register")):
+        probe = {d: 0 for d in held.get_in_dim_names()} | owner | {"register": reg}
+        if tuple(held.apply(probe).values()) == at:
+            raise LLVerifyError(f"internal error: {probe} holds {at}")
 
 
 def check_view(ctx: AuditContext, op: Operation) -> None:

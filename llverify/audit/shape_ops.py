@@ -50,26 +50,22 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule
-from llverify.audit.module import Operation, TypeInfo
 from llverify.errors import LLVerifyError
 from llverify.gf2 import EchelonBasis
 from llverify.layout import LinearLayout
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 __all__ = ["NAME", "RULES", "check_shape_op"]
 
 NAME = "shape-ops"
 _OPS = ("tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.expand_dims", "tt.broadcast")
 _MOVES = "needs data movement (a hidden convert_layout)"
-_ORDER = re.compile(r"\border\s*=\s*array<i32:\s*([-\d,\s]*)>")
-_AXIS = re.compile(r"\baxis\s*=\s*(-?\d+)")
-_REORDER = re.compile(r"\ballow_reorder\b")
 _THREAD = ("lane", "warp", "block")
 
 Coord = tuple[int, ...]
@@ -186,77 +182,50 @@ def _first_registers(source: LinearLayout) -> dict[Coord, int]:
     return first
 
 
-def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
+Outcome = tuple[Status, str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """Result ``index`` at hardware index ``h`` holds ``element``, which the op takes from
+    operand ``operand`` element ``wanted``."""
+
+    index: int
+    h: Hardware
+    element: Coord
+    operand: int
+    wanted: Coord
+
+    def data(self, kind: str) -> dict[str, Any]:
+        return {
+            "kind": kind,
+            "result": self.index,
+            "hardware": dict(self.h),
+            "result_element": list(self.element),
+            "operand": self.operand,
+            "operand_element": list(self.wanted),
+        }
+
+
+def _check_model(model: _Model) -> Outcome:
     """Prove, for every result hardware index, that its thread holds the element the op
     sends there, in the register the lowering reads; else a replayed counterexample."""
-    source = model.source
-    span = _registers(source)
-    first_register = _first_registers(source) if model.reads is None else {}
+    span = _registers(model.source)
+    first_register = _first_registers(model.source) if model.reads is None else {}
     for index, result in enumerate(model.results):
         for h in _points(result):
             element = _at(result, h)
             operand, wanted = model.send(index, element)
-            thread = _thread(h)
-            base = _at(source, thread)
-            if span.express(_pack(source, _xor(wanted, base))) is None:
-                if _held(source, thread, wanted):  # the proof's span test disagrees: a bug
-                    raise ShapeOpError("the register-span test and its replay disagree")
-                summary = (
-                    f"{_MOVES} between threads: result {index} at [{_describe(h)}] holds "
-                    f"element {element}, which the op takes from operand element {wanted}, "
-                    f"held by no register of that thread ({_describe(thread)})"
-                )
-                data = {
-                    "kind": "between threads",
-                    "result": index,
-                    "hardware": dict(h),
-                    "result_element": list(element),
-                    "operand": operand,
-                    "operand_element": list(wanted),
-                }
-                return Status.ERROR, summary, data
-            if model.reads is not None:
-                got_operand, read = model.reads(index, h)
-            else:  # looked up by the register part's element in thread 0, used in this thread
-                own = _at(result, {"register": h.get("register", 0)})
-                register = first_register.get(model.send(index, own)[1])
-                if register is None:  # the span test above has already ruled this out
-                    raise ShapeOpError("the register-span test and its replay disagree")
-                got_operand, read = operand, {**thread, "register": register}
-            if read["register"] >= _size(source, "register"):
-                summary = (
-                    f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
-                    f"{read['register']} of operand {got_operand} for result {index} at "
-                    f"[{_describe(h)}], but the operand has "
-                    f"{_size(source, 'register')} registers per thread"
-                )
-                data = {"kind": "register count", "result": index, "hardware": dict(h)}
-                return Status.ERROR, summary, data
-            got = _at(source, read)
-            if (got_operand, got) != (operand, wanted):
-                summary = (
-                    f"{_MOVES} within a thread: result {index} at [{_describe(h)}] holds "
-                    f"element {element}, which the op takes from operand {operand} element "
-                    f"{wanted}, but Triton 3.9's lowering reads operand {got_operand} at "
-                    f"[{_describe(read)}], which holds {got}"
-                )
-                data = {
-                    "kind": "within a thread",
-                    "result": index,
-                    "hardware": dict(h),
-                    "result_element": list(element),
-                    "operand": operand,
-                    "operand_element": list(wanted),
-                    "read": dict(read),
-                    "read_element": list(got),
-                }
-                return Status.ERROR, summary, data
+            sent = _Sent(index, h, element, operand, wanted)
+            failure = _check_point(model, span, first_register, sent)
+            if failure is not None:
+                return failure
     for index, result in enumerate(model.results):
         if model.reads is not None and _size(result, "register") != model.registers:
             summary = (
                 f"{_MOVES} within a thread: result {index} has {_size(result, 'register')} "
                 f"registers per thread, but Triton 3.9's lowering passes the operand's "
-                f"{_size(source, 'register')} registers on as {model.registers}"
+                f"{_size(model.source, 'register')} registers on as {model.registers}"
             )
             return Status.ERROR, summary, {"kind": "register count", "result": index}
     count = max(r.get_total_in_dim_size() for r in model.results)
@@ -265,6 +234,60 @@ def _check_model(model: _Model) -> tuple[Status, str, dict[str, Any]]:
         f"(proved over all {count} hardware indices of the result)"
     )
     return Status.PROVED, summary, {"kind": "no data movement"}
+
+
+def _check_point(
+    model: _Model, span: EchelonBasis, first_register: dict[Coord, int], sent: _Sent
+) -> Outcome | None:
+    """One result hardware index: its thread holds what the op sends it (else the error
+    between threads), in the register the lowering reads (else the error within it)."""
+    source, h = model.source, sent.h
+    thread = _thread(h)
+    if span.express(_pack(source, _xor(sent.wanted, _at(source, thread)))) is None:
+        if _held(source, thread, sent.wanted):  # the proof's span test disagrees: a bug
+            raise ShapeOpError("the register-span test and its replay disagree")
+        summary = (
+            f"{_MOVES} between threads: result {sent.index} at [{_describe(h)}] holds "
+            f"element {sent.element}, which the op takes from operand element {sent.wanted}, "
+            f"held by no register of that thread ({_describe(thread)})"
+        )
+        return Status.ERROR, summary, sent.data("between threads")
+    got_operand, read = _lowering_read(model, first_register, sent, thread)
+    if read["register"] >= _size(source, "register"):
+        summary = (
+            f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
+            f"{read['register']} of operand {got_operand} for result {sent.index} at "
+            f"[{_describe(h)}], but the operand has {_size(source, 'register')} registers per "
+            "thread"
+        )
+        return Status.ERROR, summary, {"kind": "register count", "result": sent.index,
+                                       "hardware": dict(h)}  # fmt: skip
+    got = _at(source, read)
+    if (got_operand, got) == (sent.operand, sent.wanted):
+        return None
+    summary = (
+        f"{_MOVES} within a thread: result {sent.index} at [{_describe(h)}] holds element "
+        f"{sent.element}, which the op takes from operand {sent.operand} element "
+        f"{sent.wanted}, but Triton 3.9's lowering reads operand {got_operand} at "
+        f"[{_describe(read)}], which holds {got}"
+    )
+    data = sent.data("within a thread")
+    data.update(read=dict(read), read_element=list(got))
+    return Status.ERROR, summary, data
+
+
+def _lowering_read(
+    model: _Model, first_register: dict[Coord, int], sent: _Sent, thread: Hardware
+) -> tuple[int, Hardware]:
+    """The operand and hardware index the lowering reads for ``sent``: by ``model.reads``,
+    or looked up by the register part's element in thread 0 and used in this thread."""
+    if model.reads is not None:
+        return model.reads(sent.index, sent.h)
+    own = _at(model.results[sent.index], {"register": sent.h.get("register", 0)})
+    register = first_register.get(model.send(sent.index, own)[1])
+    if register is None:  # the span test has already ruled this out
+        raise ShapeOpError("the register-span test and its replay disagree")
+    return sent.operand, {**thread, "register": register}
 
 
 def _row_major(shape: Sequence[int]) -> tuple[Callable[[Coord], int], Callable[[int], Coord]]:
@@ -313,13 +336,13 @@ def _carrier(layout: LinearLayout, dim: int) -> str:
 
 
 def _trans(source: LinearLayout, result: LinearLayout, op: Operation) -> _Model:
-    match = _ORDER.search(op.text)
+    written = op.attributes.get("order")
     rank = source.num_out_dims
-    order = [int(v) for v in match.group(1).split(",") if v.strip()] if match else []
+    order = list(op.attributes.integers("order") or ())
     if sorted(order) != list(range(rank)):
         raise ShapeOpError(
             f"tt.trans: attribute 'order' must be a permutation of 0..{rank - 1}, not "
-            f"{match.group(0) if match else 'missing'}."
+            f"{'missing' if written is None else f'order = {written}'}."
         )
 
     def send(index: int, coord: Coord) -> tuple[int, Coord]:
@@ -332,7 +355,7 @@ def _trans(source: LinearLayout, result: LinearLayout, op: Operation) -> _Model:
     return _Model(source, (result,), send, _identity_reads, f" (order {order})", registers)
 
 
-def _reshape(source: LinearLayout, result: LinearLayout, src: TypeInfo, dst: TypeInfo) -> _Model:
+def _reshape(source: LinearLayout, result: LinearLayout, src: Type, dst: Type) -> _Model:
     flatten, _ = _row_major(dst.shape)
     _, unflatten = _row_major(src.shape)
 
@@ -389,12 +412,12 @@ def _split(source: LinearLayout, result: LinearLayout) -> _Model | str:
 
 def _axis(op: Operation, rank: int) -> int:
     """``tt.expand_dims``'s ``axis`` attribute, in ``[0, rank)``."""
-    match = _AXIS.search(op.text)
-    axis = int(match.group(1)) if match else -1
+    found = op.attributes.integer("axis")
+    axis = -1 if found is None else found
     if not 0 <= axis < rank:
         raise ShapeOpError(
             f"tt.expand_dims: attribute 'axis' must be in [0, {rank}), not "
-            f"{match.group(1) if match else 'missing'}."
+            f"{'missing' if found is None else found}."
         )
     return axis
 
@@ -406,7 +429,7 @@ def _expand_dims(source: LinearLayout, result: LinearLayout, axis: int) -> _Mode
     return _Model(source, (result,), send, None, f" (new dim {axis})")
 
 
-def _broadcast(source: LinearLayout, result: LinearLayout, src: TypeInfo) -> _Model:
+def _broadcast(source: LinearLayout, result: LinearLayout, src: Type) -> _Model:
     ones = [d for d, size in enumerate(src.shape) if size == 1]
 
     def send(index: int, coord: Coord) -> tuple[int, Coord]:
@@ -485,7 +508,7 @@ def _reorder(source: LinearLayout, result: LinearLayout) -> tuple[Status, str, d
 
 
 def _slice_parent(
-    ctx: AuditContext, src: TypeInfo, result: LinearLayout, dst: TypeInfo, axis: int
+    ctx: AuditContext, src: Type, result: LinearLayout, dst: Type, axis: int
 ) -> tuple[Status, str, dict[str, Any]] | None:
     """Triton 3.9's own requirement on expand_dims: a ``#ttg.slice`` operand along ``axis``
     whose parent, on the result's shape, is the result's layout (None when it holds)."""
@@ -510,7 +533,7 @@ def _slice_parent(
     return Status.ERROR, summary, {"kind": "not the parent", "hardware": h}
 
 
-def _distributed(op: Operation) -> list[TypeInfo]:
+def _distributed(op: Operation) -> list[Type]:
     return [t for t in op.types if t.kind == "tensor" and t.encoding]
 
 
@@ -539,7 +562,7 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
     if isinstance(model, str):
         return Status.ERROR, model, {"kind": "no register bit"}
     status, summary, data = _check_model(model)
-    reorder = op.name == "tt.reshape" and _REORDER.search(op.text) is not None
+    reorder = op.name == "tt.reshape" and op.flag("allow_reorder")
     if reorder and status is not Status.PROVED:
         status, summary, data = _reorder(source, result)
     if op.name == "tt.expand_dims" and status is Status.PROVED:
@@ -548,7 +571,7 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
             return wrong
     if op.name == "tt.reshape":
         data["allow_reorder"] = reorder
-        data["efficient_layout"] = re.search(r"\befficient_layout\b", op.text) is not None
+        data["efficient_layout"] = op.flag("efficient_layout")
     return status, summary, data
 
 
@@ -559,10 +582,7 @@ def check_shape_op(ctx: AuditContext, op: Operation) -> None:
     if len(tensors) < 2:
         ctx.skip(op, NAME, "could not read an operand and a result distributed tensor type")
         return
-    attributes = tuple(
-        match.group(0) if match else None
-        for match in (_ORDER.search(op.text), _AXIS.search(op.text), _REORDER.search(op.text))
-    )
+    attributes = (op.attributes.get("order"), op.attributes.get("axis"), op.flag("allow_reorder"))
     key = (op.name, attributes, tuple((t.shape, t.encoding) for t in tensors))
     cache = ctx.state.setdefault(NAME, {})
     if key not in cache:

@@ -17,13 +17,13 @@ Examples:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation, TypeInfo
 from llverify.bits import counted
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
+from llverify.ttgir import Operation, Type
 
 if TYPE_CHECKING:
     from llverify.shared_memory.access import AccessAnalysis
@@ -49,8 +49,6 @@ def buffer_of(ctx: AuditContext, value: str) -> str:
 def check_access(ctx: AuditContext, op: Operation) -> None:
     """Cost one access: vector width, instructions, conflicts (hardware and Triton's),
     wavefronts, ldmatrix applicability, and Triton's address miscompile when it applies."""
-    from llverify.shared_memory.access import access_analysis
-
     tensors = [t for t in op.types if t.kind == "tensor"]
     memdescs = [t for t in op.types if t.kind == "memdesc"]
     if op.name == "ttg.local_alloc" and memdescs and not tensors:
@@ -68,6 +66,22 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         value = op.results[0] if op.name == "ttg.local_alloc" else op.operands[-1]
         tensor, direction, buffer = tensors[0], "store", buffer_of(ctx, value)
     memdesc = memdescs[0]
+    a, measured = _analysis(ctx, target, tensor, memdesc)
+    data = {"direction": direction, "buffer": buffer, **measured}
+    status, summary = _verdict(a, direction, ctx.target, data)
+    wavefronts, conflicts = a.store_wavefronts, a.bank_conflicts.conflicts
+    ctx.finding(op, status, summary, rule=NAME, cost=wavefronts, conflicts=conflicts, data=data)
+    books = ctx.state.setdefault(NAME, {"store": {}, "load": {}})
+    books[direction].setdefault(buffer, []).append((op, tensor, memdesc))
+
+
+def _analysis(
+    ctx: AuditContext, target: str, tensor: Type, memdesc: Type
+) -> tuple[AccessAnalysis, dict[str, Any]]:
+    """The access of ``tensor`` to ``memdesc`` (a subslice through its allocation's layout)
+    and the finding's data on it."""
+    from llverify.shared_memory.access import access_analysis
+
     if not tensor.bits:
         raise LLVerifyError(f"unknown element type {tensor.element!r}")
     shape = list(tensor.shape)
@@ -79,26 +93,32 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
     else:  # a subslice: the allocation's layout, at the view's offsets (view-layout)
         a, mask = _subslice_access(ctx, target, tensor, memdesc, alloc, tensor.bits)
     bank = a.bank_conflicts
-    wavefronts = a.store_wavefronts
-    data = {
-        "direction": direction,
-        "buffer": buffer,
+    data: dict[str, Any] = {
         "access_bits": a.access_bits,
         "instructions": a.instructions,
         "conflicts": bank.conflicts,
         "triton_conflicts": bank.triton,
         "differs_from_triton": bank.differs,
-        "wavefronts": wavefronts,
+        "wavefronts": a.store_wavefronts,
         "ldmatrix": a.ldmatrix,
         "ldmatrix_trans": a.ldmatrix_trans,
     }
     if mask:
         data["subslice"] = {"alloc_shape": list(alloc), "offset_mask": mask}
+    return a, data
+
+
+def _verdict(
+    a: AccessAnalysis, direction: str, target: str | None, data: dict[str, Any]
+) -> tuple[Status | Severity, str]:
+    """The status and summary of an access: a warning for conflicts, an error for Triton's
+    address miscompile (``data`` gets it)."""
+    bank = a.bank_conflicts
     summary = (
         f"{direction} {a.access_bits}-bit x {a.instructions}, "
         f"{counted(bank.conflicts, 'conflict')}"
         + ("" if bank.triton is None else f" (Triton {bank.triton})")
-        + f", {wavefronts} wavefronts"
+        + f", {a.store_wavefronts} wavefronts"
     )
     if bank.differs:
         summary += f"; hardware differs from Triton: {bank.reason}"
@@ -111,20 +131,16 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
             "one; llverify.shared_memory.lowering)"
         )
         status = Status.ERROR
-    if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and ctx.target == "nvidia":
+    if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and target == "nvidia":
         summary += "; ldmatrix" + (".trans" if not a.ldmatrix else "") + " applies"
-    ctx.finding(
-        op, status, summary, rule=NAME, cost=wavefronts, conflicts=bank.conflicts, data=data
-    )
-    books = ctx.state.setdefault(NAME, {"store": {}, "load": {}})
-    books[direction].setdefault(buffer, []).append((op, tensor, memdesc))
+    return status, summary
 
 
 def _subslice_access(
     ctx: AuditContext,
     target: str,
-    tensor: TypeInfo,
-    memdesc: TypeInfo,
+    tensor: Type,
+    memdesc: Type,
     alloc: tuple[int, ...],
     bits: int,
 ) -> tuple[AccessAnalysis, int]:
@@ -147,18 +163,16 @@ def _subslice_access(
     return a, mask
 
 
+Books = dict[str, dict[str, list[tuple[Operation, Type, Type]]]]
+
+
 def pair_buffers(ctx: AuditContext) -> None:
     """A buffer stored from and loaded to registers: the certified optimal layout for
     that pair, and the saving against the current one."""
-    from llverify.shared_memory.swizzle import synthesize_swizzle
-
     target = ctx.target
     if target is None:
         return  # no bank model: the accesses were not costed either
-
-    books: dict[str, dict[str, list[tuple[Operation, TypeInfo, TypeInfo]]]] = ctx.state.get(
-        NAME, {"store": {}, "load": {}}
-    )
+    books: Books = ctx.state.get(NAME, {"store": {}, "load": {}})
     for buffer, stores in books["store"].items():
         loads = books["load"].get(buffer)
         if not loads:
@@ -166,7 +180,8 @@ def pair_buffers(ctx: AuditContext) -> None:
         if any(t.encoding.startswith("#ttg.dot_op") for _, t, _ in loads):
             continue  # a dot operand: Triton loads it with ldmatrix or MMA-specific code
         (store_op, s_tensor, _), (load_op, l_tensor, _) = stores[0], loads[0]
-        if s_tensor.shape != l_tensor.shape or not s_tensor.bits:
+        bits = s_tensor.bits
+        if s_tensor.shape != l_tensor.shape or not bits:
             continue
         mine = [
             f
@@ -175,31 +190,42 @@ def pair_buffers(ctx: AuditContext) -> None:
             and f.data.get("buffer") == buffer
             and f.line in (store_op.line, load_op.line)
         ]
-        current = sum(f.cost for f in mine)
-        result = synthesize_swizzle(
-            ctx.layout(s_tensor),
-            ctx.layout(l_tensor),
-            list(s_tensor.shape),
-            s_tensor.bits,
-            target,
-            timeout_s=ctx.timeout_s,
-        )
-        best = result.cost.total_wavefronts
-        for f in mine:
-            f.data["better_layout"] = {
-                "current_wavefronts": current,
-                "optimal_wavefronts": best,
-                "saving": max(0, current - best),
-                "certificate": result.certificate.status,
-                "offset_bases": result.offset_bases,
-                "store_vector_bits": result.cost.vector_bits[0],
-                "load_vector_bits": result.cost.vector_bits[1],
-            }
-            if best < current:
-                f.summary += (
-                    f"; a certified better shared layout saves {current - best} of "
-                    f"{current} wavefronts (store+load)"
-                )
+        _better_layout(ctx, target, (s_tensor, l_tensor), bits, mine)
+
+
+def _better_layout(
+    ctx: AuditContext, target: str, pair: tuple[Type, Type], bits: int, mine: list[Any]
+) -> None:
+    """Synthesize the optimal layout for a buffer stored from and loaded to ``pair``; its
+    findings ``mine`` get it, and the saving when it beats theirs."""
+    from llverify.shared_memory.swizzle import synthesize_swizzle
+
+    stored, loaded = pair
+    current = sum(f.cost for f in mine)
+    result = synthesize_swizzle(
+        ctx.layout(stored),
+        ctx.layout(loaded),
+        list(stored.shape),
+        bits,
+        target,
+        timeout_s=ctx.timeout_s,
+    )
+    best = result.cost.total_wavefronts
+    for f in mine:
+        f.data["better_layout"] = {
+            "current_wavefronts": current,
+            "optimal_wavefronts": best,
+            "saving": max(0, current - best),
+            "certificate": result.certificate.status,
+            "offset_bases": result.offset_bases,
+            "store_vector_bits": result.cost.vector_bits[0],
+            "load_vector_bits": result.cost.vector_bits[1],
+        }
+        if best < current:
+            f.summary += (
+                f"; a certified better shared layout saves {current - best} of "
+                f"{current} wavefronts (store+load)"
+            )
 
 
 RULES = (

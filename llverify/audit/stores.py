@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
-from llverify.audit.module import Operation
 from llverify.errors import LLVerifyError
 from llverify.layout import LinearLayout
+from llverify.ttgir import Operation
 
 __all__ = ["RULES", "Writers", "describe_copies", "scalar_writers", "writers"]
 
@@ -164,7 +164,7 @@ def check_store(ctx: AuditContext, op: Operation) -> None:
     module = ctx.module
     if tensor is not None:
         w = _writers(ctx, tensor.encoding, tensor.shape, ctx.layout(tensor))
-    elif op.types or "tensor<" in op.text or not (module.threads_per_warp and module.num_warps):
+    elif op.types or not (module.threads_per_warp and module.num_warps):
         ctx.skip(op, NAME, "neither a distributed tensor nor a scalar with known warps")
         return
     else:  # a scalar: every thread holds it

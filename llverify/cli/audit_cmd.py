@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from llverify.audit.module import ModuleError
 from llverify.bits import counted
 from llverify.cli.args import (
     EXIT_FAILED,
@@ -26,6 +25,7 @@ from llverify.cli.validate_cmd import add_compile_options, print_report, run_val
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
+from llverify.ttgir import ModuleError
 
 #: what ``audit --target`` says of its choices (those of validate; some have no bank model)
 TARGET_HELP = (

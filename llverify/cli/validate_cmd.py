@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from llverify.audit.module import ModuleError
 from llverify.cli.args import (
     EXIT_FAILED,
     EXIT_OK,
@@ -25,6 +24,7 @@ from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
+from llverify.ttgir import ModuleError
 
 #: what ``validate --target`` says of its choices (all of llverify.hardware.TARGETS)
 TARGET_HELP = (

@@ -1,7 +1,7 @@
 """One standalone TTGIR kernel that exercises each layout-carrying operation of a module.
 
-:func:`build_harness` turns the operations of a :class:`~llverify.audit.module.TTGIRModule`
-into *cases*.  Case ``k`` loads each tensor operand of its operation from its own global buffer
+:func:`build_harness` turns the operations of a :class:`~llverify.ttgir.module.TTGIRModule` into
+*cases*.  Case ``k`` loads each tensor operand of its operation from its own global buffer
 (row-major, contiguous) with offsets computed in the operand's own layout (``tt.make_range`` in
 nested ``#ttg.slice`` layouts of it, ``tt.expand_dims``, ``arith.muli``, ``tt.broadcast``,
 ``arith.addi``), applies the operation (its text copied: attributes and region kept, operands
@@ -13,7 +13,7 @@ ends with a ``gpu.barrier``.  Every line of the copied operation carries a locat
 independently of Triton.
 
 Examples:
-    >>> from llverify.audit.module import parse_module
+    >>> from llverify.ttgir import parse_module
     >>> module = parse_module('''#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
     ... #b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
     ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32} {
@@ -31,16 +31,26 @@ Examples:
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from math import prod
 
 import numpy as np
 
-from llverify.audit.module import Operation, TTGIRModule
 from llverify.errors import LayoutError, LayoutTypeError, ParseError, shown
 from llverify.hardware import element_type_bits
+from llverify.ttgir import (
+    ModuleError,
+    Operation,
+    TTGIRModule,
+    Type,
+    integer_bits,
+    integer_literal,
+    rewrite_operation,
+    type_text,
+)
 
 __all__ = [
     "BufferSpec",
@@ -55,10 +65,6 @@ __all__ = [
 
 _KERNEL = "harness_kernel"
 _SEED = 0x19  # the pseudo-random gather indices: one fixed pattern, the same every run
-_RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*")
-_SSA = re.compile(r"%[\w#.$-]+")
-_TOKEN_OPERAND = re.compile(r"\s+token\s+%[\w#.$-]+")
-_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _VIEWS = (
     "ttg.memdesc_index",
     "ttg.memdesc_subview",
@@ -210,183 +216,45 @@ class _SkipError(Exception):
     """The operation cannot be exercised; the message says why (caught, never raised out)."""
 
 
-@dataclass(frozen=True)
-class _Type:
-    """A type as written: ``tensor<...>``, ``!ttg.memdesc<...>`` or a scalar."""
-
-    kind: str  # "tensor", "memdesc" or "scalar"
-    shape: tuple[int, ...]
-    element: str
-    encoding: str  # as written (aliases kept); "" for a scalar
-    text: str
-    alloc_shape: tuple[int, ...] = ()  # a memdesc view's allocation shape, when printed
-    mutable: bool = False
-
-    def tensor(self) -> str:
-        """The tensor type of this shape, element and encoding."""
-        return _tensor_text(self.shape, self.element, self.encoding)
-
-
-def _tensor_text(shape: Sequence[int], element: str, encoding: str) -> str:
-    return f"tensor<{'x'.join(str(n) for n in (*shape, element))}, {encoding}>"
-
-
 def _stored(element: str) -> str:
     """The element type a global buffer of ``element`` holds (``i1`` is stored as ``i8``)."""
     return "i8" if element == "i1" else element
 
 
-def _balanced_end(text: str, start: int) -> int:
-    """Index just past the bracket closing the one at ``start`` (``->`` is no bracket)."""
-    depth, in_string = 0, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch == '"' and text[i - 1] != "\\":
-            in_string = not in_string
-        elif not in_string and ch in "<([{":
-            depth += 1
-        elif not in_string and ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    raise _SkipError(f"unbalanced bracket in {text[start : start + 60]!r}")
+def _tensor(typ: Type) -> str:
+    """The tensor type of ``typ``'s shape and element in its encoding (as written)."""
+    return type_text(typ.shape, typ.element, typ.written_encoding)
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split on ``sep`` outside brackets and strings, pieces stripped."""
-    parts: list[str] = []
-    depth, in_string, begin = 0, False, 0
-    for i, ch in enumerate(text):
-        if ch == '"':
-            in_string = not in_string
-        elif in_string:
-            continue
-        elif ch in "<([{":
-            depth += 1
-        elif ch in ">)]}" and not (ch == ">" and i and text[i - 1] == "-"):
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[begin:i].strip())
-            begin = i + len(sep)
-    parts.append(text[begin:].strip())
-    return [p for p in parts if p]
-
-
-def _replace_locs(text: str, loc: str) -> str:
-    """``text`` with every ``loc(...)`` replaced by ``loc`` ("" removes them)."""
-    out, i = [], 0
-    for match in re.finditer(r"\bloc\(", text):
-        if match.start() < i:
-            continue  # inside a loc already replaced
-        end = _balanced_end(text, match.end() - 1)
-        out.append(text[i : match.start()].rstrip(" ") + (" " + loc if loc else ""))
-        i = end
-    out.append(text[i:])
-    return "".join(out)
-
-
-def _parse_type(text: str) -> _Type:
-    """A type written in TTGIR, e.g. ``tensor<16x32xf16, #blocked>``."""
-    text = text.strip()
-    found = re.match(r"(tensor|!ttg\.memdesc)<", text)
-    if found is None:
-        return _Type("scalar", (), text, "", text)
-    body = text[found.end() : _balanced_end(text, found.end() - 1) - 1]
-    parts = _split_top(body)
-    pieces = parts[0].split("x")
-    shape: list[int] = []
-    for piece in pieces[:-1]:
-        if not (piece.isascii() and piece.isdigit()):
-            break
-        shape.append(int(piece))
-    element = "x".join(pieces[len(shape) :])
-    encoding = parts[1] if len(parts) > 1 else ""
-    if found.group(1) == "tensor":
-        return _Type("tensor", tuple(shape), element, encoding, text)
-    rest = parts[3:]
-    alloc = [p for p in rest if re.fullmatch(r"\d+(x\d+)*", p)]
-    alloc_shape = tuple(int(n) for n in alloc[0].split("x")) if alloc else ()
-    return _Type("memdesc", tuple(shape), element, encoding, text, alloc_shape, "mutable" in rest)
-
-
-def _signature(op: Operation) -> tuple[list[_Type], list[_Type]]:
-    """The operand and result types of ``op``'s trailing ``: A -> B`` (or ``: A``)."""
-    text = _replace_locs(op.text, "")
-    depth, in_string, colon = 0, False, -1
-    start = _RESULTS.match(text)
-    for i in range(start.end() if start else 0, len(text)):
-        ch = text[i]
-        if ch == '"':
-            in_string = not in_string
-        elif in_string:
-            continue
-        elif ch in "<([{":
-            depth += 1
-        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-        elif ch == ":" and depth == 0:
-            colon = i
-            break
-    if colon < 0:
-        raise _SkipError("no type signature")
-    sides = _split_top(text[colon + 1 :], "->")
-    if not sides or len(sides) > 2:
-        raise _SkipError(f"malformed type signature {text[colon + 1 :][:80]!r}")
-
-    def types(side: str) -> list[_Type]:
-        if side.startswith("(") and _balanced_end(side, 0) == len(side):
-            side = side[1:-1]
-        return [_parse_type(t) for t in _split_top(side)]
-
-    return types(sides[0]), types(sides[-1]) if len(sides) == 2 else []
-
-
-def _result_count(op: Operation) -> int:
-    """How many values ``op`` defines (``%a, %b = ...`` or ``%a:2 = ...``)."""
-    match = _RESULTS.match(op.text)
-    if match is None:
-        return 0
-    groups = re.findall(r"%[\w#.$-]+(?::(\d+))?", match.group(1))
-    return sum(int(n) if n else 1 for n in groups)
+def _types_or_skip(op: Operation) -> tuple[list[Type], list[Type]]:
+    """The operand and result types of ``op`` (fresh lists); an op without a readable
+    signature is skipped."""
+    try:
+        operands, results = op.signature
+    except ModuleError as error:
+        raise _SkipError(error.detail) from None
+    return list(operands), list(results)
 
 
 def _int_attr(op: Operation, name: str) -> int:
-    found = re.search(rf"\b{name}\s*=\s*(-?\d+)", op.text.split("({", 1)[0])
+    found = op.attributes.integer(name)
     if found is None:
         raise _SkipError(f"no '{name}' attribute")
-    return int(found.group(1))
+    return found
 
 
 def _order_attr(op: Operation) -> tuple[int, ...]:
-    found = re.search(r"order\s*=\s*array<i32:\s*([\d,\s]+)>", op.text)
+    found = op.attributes.integers("order")
     if found is None:
         raise _SkipError("no 'order' attribute")
-    return tuple(int(n) for n in found.group(1).split(","))
-
-
-def _file_loc(op: Operation, aliases: dict[str, str]) -> tuple[str, int, int] | None:
-    """The ``("file", line, col)`` that ``op``'s location resolves to, if any."""
-    last = op.text.rstrip().splitlines()[-1]
-    found = re.search(r"loc\((.*)\)\s*$", last)
-    seen: set[str] = set()
-    pending = [found.group(1)] if found else []
-    while pending:
-        text = pending.pop(0)
-        direct = _FILE_LOC.search(text)
-        if direct:
-            return direct.group(1), int(direct.group(2)), int(direct.group(3))
-        for ref in re.findall(r"#[\w$-]+", text):
-            if ref in aliases and ref not in seen:
-                seen.add(ref)
-                pending.append(aliases[ref])
-    return None
+    return found
 
 
 def parse_combine(op: Operation) -> CombineRegion:
     """The combine region of a ``tt.reduce`` or ``tt.scan`` operation.
 
     Examples:
-        >>> from llverify.audit.module import parse_module
+        >>> from llverify.ttgir import parse_module
         >>> module = parse_module('''#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
         ... module attributes {"ttg.num-warps" = 4 : i32} {
         ...   %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({
@@ -412,60 +280,44 @@ def parse_combine(op: Operation) -> CombineRegion:
 
 
 def _combine(op: Operation) -> CombineRegion:
-    if "({" not in op.text:
+    try:
+        regions = op.regions
+    except ModuleError as error:
+        raise _SkipError(error.detail) from None
+    if not regions or not regions[0].blocks:
         raise _SkipError("no combine region")
-    region = op.text.split("({", 1)[1]
-    lines = [_replace_locs(line, "").strip() for line in region.splitlines()]
-    lines = [line for line in lines if line]
-    if not lines or not lines[0].startswith("^"):
+    block = regions[0].blocks[0]
+    if not block.label:
         raise _SkipError("the combine region has no block header")
-    header = re.match(r"\^[\w$.-]+\((.*)\)\s*:$", lines[0])
-    if header is None:
-        raise _SkipError(f"malformed block header {lines[0][:60]!r}")
-    params, param_types = [], []
-    for arg in _split_top(header.group(1)):
-        name, _, typ = arg.partition(":")
-        params.append(name.strip())
-        param_types.append(typ.strip())
+    params = tuple(name for name, _ in block.arguments)
+    param_types = tuple(typ.text for _, typ in block.arguments)
     ops: list[CombineOp] = []
-    returns: tuple[str, ...] | None = None
-    for line in lines[1:]:
-        if line.startswith("}"):
-            break  # the region ends without a return
-        if line.startswith(("tt.reduce.return", "tt.scan.return")):
-            returns = tuple(_SSA.findall(line.split(":", 1)[0]))
-            break
-        ops.append(_combine_op(line))
-    if returns is None:
-        raise _SkipError("the combine region has no tt.reduce.return / tt.scan.return")
-    return CombineRegion(tuple(params), tuple(param_types), tuple(ops), returns)
+    for inner in block.ops:
+        if inner.name in ("tt.reduce.return", "tt.scan.return"):
+            returns = tuple(inner.operands)
+            return CombineRegion(params, param_types, tuple(ops), returns)
+        ops.append(_combine_op(inner))
+    raise _SkipError("the combine region has no tt.reduce.return / tt.scan.return")
 
 
-def _combine_op(line: str) -> CombineOp:
-    """One line of a combine region, e.g. ``%c = arith.cmpf ogt, %a, %b : f32``."""
-    match = re.match(r'^((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*"?([a-z_][\w]*\.[\w.]+)"?(.*)$', line)
-    if match is None or " : " not in match.group(3) + " ":
-        raise _SkipError(f"unreadable combine operation {line[:60]!r}")
-    results: list[str] = []
-    for name, count in re.findall(r"(%[\w$.-]+)(?::(\d+))?", match.group(1)):
-        results.extend([name] if not count else [f"{name}#{i}" for i in range(int(count))])
-    body, _, typ = match.group(3).rpartition(" : ")
-    operands = tuple(_SSA.findall(body))
-    attributes = _SSA.sub("", body)
-    attributes = re.sub(r"^\(\s*(,\s*)*\)", "", attributes.strip())  # generic form's (...)
-    attributes = re.sub(r"\s*,\s*(?=,|$)|^\s*,\s*", "", attributes).strip(" ,")
-    name = match.group(2)
-    if "->" in typ:
-        result_types = _split_top(_split_top(typ, "->")[-1].strip("() "))
-    elif name in ("arith.cmpf", "arith.cmpi"):
-        result_types = ["i1"]
-    elif " to " in typ:
-        result_types = [typ.rsplit(" to ", 1)[1].strip()]
-    else:
-        result_types = _split_top(typ)[-1:]
-    if len(result_types) != len(results):
-        result_types = result_types[-1:] * len(results)
-    return CombineOp(tuple(results), name, operands, attributes, tuple(result_types))
+def _combine_op(op: Operation) -> CombineOp:
+    """One operation of a combine region, e.g. ``%c = arith.cmpf ogt, %a, %b : f32``."""
+    results = op.result_values
+    try:
+        operand_types, result_types = op.signature
+    except ModuleError:
+        raise _SkipError(f"unreadable combine operation {op.text.strip()[:60]!r}") from None
+    if not results:
+        raise _SkipError(f"unreadable combine operation {op.text.strip()[:60]!r}")
+    types = [t.text for t in result_types]
+    if not types and op.name in ("arith.cmpf", "arith.cmpi"):
+        types = ["i1"]
+    elif not types:
+        types = [t.text for t in operand_types[-1:]]
+    if len(types) != len(results):
+        types = types[-1:] * len(results)
+    attributes = " ".join((*op.literals, *op.attribute_texts))
+    return CombineOp(tuple(results), op.name, tuple(op.operands), attributes, tuple(types))
 
 
 def _blocked(shape: Sequence[int], warps: int, threads: int, ctas: int) -> str:
@@ -515,7 +367,7 @@ class _Writer:
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
-    def buffer(self, kind: str, typ: _Type, role: str, values: np.ndarray | None = None) -> int:
+    def buffer(self, kind: str, typ: Type, role: str, values: np.ndarray | None = None) -> int:
         """A new buffer of ``typ``'s shape and element; its position in the case."""
         bits = element_type_bits(typ.element)
         if bits is None or typ.element.startswith("!"):
@@ -539,7 +391,7 @@ class _Writer:
 
     def offsets(self, shape: tuple[int, ...], encoding: str) -> str:
         """An i32 tensor of ``shape`` in ``encoding``: each element's row-major index."""
-        full = _tensor_text(shape, "i32", encoding)
+        full = type_text(shape, "i32", encoding)
         terms: list[str] = []
         for d, size in enumerate(shape):
             if size == 1:
@@ -552,17 +404,17 @@ class _Writer:
             value = self.fresh("range")
             self.emit(
                 f"{value} = tt.make_range {{end = {size} : i32, start = 0 : i32}} : "
-                f"{_tensor_text(shapes[-1], 'i32', layouts[-1])}"
+                f"{type_text(shapes[-1], 'i32', layouts[-1])}"
             )
             for step in reversed(range(len(others))):
                 expanded = self.fresh("dim")
                 self.emit(
                     f"{expanded} = tt.expand_dims {value} {{axis = {others[step]} : i32}} : "
-                    f"{_tensor_text(shapes[step + 1], 'i32', layouts[step + 1])} -> "
-                    f"{_tensor_text(shapes[step], 'i32', layouts[step])}"
+                    f"{type_text(shapes[step + 1], 'i32', layouts[step + 1])} -> "
+                    f"{type_text(shapes[step], 'i32', layouts[step])}"
                 )
                 value = expanded
-            ones = _tensor_text(shapes[0], "i32", encoding)
+            ones = type_text(shapes[0], "i32", encoding)
             stride = prod(shape[d + 1 :])
             if stride != 1:
                 constant, scaled = self.fresh("stride"), self.fresh("scaled")
@@ -585,75 +437,77 @@ class _Writer:
             total = added
         return total
 
-    def pointers(self, position: int, typ: _Type) -> str:
+    def pointers(self, position: int, typ: Type) -> str:
         pointer = f"!tt.ptr<{_stored(typ.element)}>"
-        offsets = self.offsets(typ.shape, typ.encoding)
+        offsets = self.offsets(typ.shape, typ.written_encoding)
         base, moved = self.fresh("base"), self.fresh("ptr")
-        pointers = _tensor_text(typ.shape, pointer, typ.encoding)
+        pointers = type_text(typ.shape, pointer, typ.written_encoding)
         self.emit(f"{base} = tt.splat {self.arg(position)} : {pointer} -> {pointers}")
         self.emit(
             f"{moved} = tt.addptr {base}, {offsets} : {pointers}, "
-            f"{_tensor_text(typ.shape, 'i32', typ.encoding)}"
+            f"{type_text(typ.shape, 'i32', typ.written_encoding)}"
         )
         return moved
 
-    def load(self, typ: _Type, role: str = "input", values: np.ndarray | None = None) -> str:
+    def load(self, typ: Type, role: str = "input", values: np.ndarray | None = None) -> str:
         """A new input buffer of ``typ`` loaded in ``typ``'s layout; the loaded value."""
-        if typ.kind != "tensor" or not typ.encoding:
+        if typ.kind != "tensor" or not typ.written_encoding:
             raise _SkipError(f"operand type {typ.text} is no tensor with a layout")
         position = self.buffer("in", typ, role, values)
         pointers = self.pointers(position, typ)
         value, stored = self.fresh("in"), _stored(typ.element)
-        pointer_type = _tensor_text(typ.shape, f"!tt.ptr<{stored}>", typ.encoding)
+        pointer_type = type_text(typ.shape, f"!tt.ptr<{stored}>", typ.written_encoding)
         self.emit(f"{value} = tt.load {pointers} : {pointer_type}")
         if stored == typ.element:
             return value
-        narrow, wide = self.fresh("in"), _tensor_text(typ.shape, stored, typ.encoding)
-        self.emit(f"{narrow} = arith.trunci {value} : {wide} to {typ.tensor()}")
+        narrow, wide = self.fresh("in"), type_text(typ.shape, stored, typ.written_encoding)
+        self.emit(f"{narrow} = arith.trunci {value} : {wide} to {_tensor(typ)}")
         return narrow
 
-    def store(self, value: str, typ: _Type) -> int:
+    def store(self, value: str, typ: Type) -> int:
         """A new output buffer of ``typ`` that ``value`` is stored to; its position."""
-        if typ.kind == "memdesc" or (typ.kind == "tensor" and not typ.encoding):
+        if typ.kind == "memdesc" or (typ.kind == "tensor" and not typ.written_encoding):
             raise _SkipError(f"result type {typ.text} is no tensor with a layout")
         position = self.buffer("out", typ, "output")
         stored = _stored(typ.element)
         if stored != typ.element:
             wide = self.fresh("out")
-            to = stored if typ.kind == "scalar" else _tensor_text(typ.shape, stored, typ.encoding)
+            to = (
+                stored
+                if typ.kind == "scalar"
+                else type_text(typ.shape, stored, typ.written_encoding)
+            )
             self.emit(f"{wide} = arith.extui {value} : {typ.text} to {to}")
             value = wide
         if typ.kind == "scalar":
             self.emit(f"tt.store {self.arg(position)}, {value} : !tt.ptr<{stored}>")
             return position
         pointers = self.pointers(position, typ)
-        pointer_type = _tensor_text(typ.shape, f"!tt.ptr<{stored}>", typ.encoding)
+        pointer_type = type_text(typ.shape, f"!tt.ptr<{stored}>", typ.written_encoding)
         self.emit(f"tt.store {pointers}, {value} : {pointer_type}")
         return position
 
     def copy(self, op: Operation, operands: dict[str, str], drop_token: bool = False) -> list[str]:
         """``op``'s text with its results renamed, ``operands`` renamed, the case's location on
         every line; the new names of its results."""
-        count = _result_count(op)
-        text = _replace_locs(op.text.strip(), self.loc)
-        if drop_token:
-            text = _TOKEN_OPERAND.sub("", text, count=1)
-        declaration = _RESULTS.match(text)
-        body = text[declaration.end() :] if declaration else text
+        count = op.result_count
 
-        def rename(match: re.Match[str]) -> str:
-            if match.group(0) not in operands:
-                raise _SkipError(f"operand {match.group(0)} is not supplied by the harness")
-            return operands[match.group(0)]
+        def rename(name: str) -> str:
+            if name not in operands:
+                raise _SkipError(f"operand {name} is not supplied by the harness")
+            return operands[name]
 
-        head, brace, region = body.partition("({")  # the region keeps its own names
-        body = _SSA.sub(rename, head) + brace + region
-        if not re.search(r"loc\([^()]*\)\s*$", body.splitlines()[-1]):
-            body = body + " " + self.loc
         result = self.fresh("r")
         names = [result] if count == 1 else [f"{result}#{i}" for i in range(count)]
         declared = "" if count == 0 else (result if count == 1 else f"{result}:{count}") + " = "
-        lines = (declared + body).splitlines()
+        text = rewrite_operation(
+            op,
+            results=declared,
+            rename=rename,
+            location=self.loc,
+            drop="token" if drop_token else "",
+        )
+        lines = text.splitlines()
         self.emit(lines[0])
         self.lines.extend("    " + line if i else line for i, line in enumerate(lines[1:], 1))
         return names
@@ -676,7 +530,7 @@ def _indices(shape: Sequence[int]) -> np.ndarray:
     return np.arange(prod(shape), dtype=np.int64).reshape(tuple(shape))
 
 
-def _tensors(types: list[_Type], count: int, what: str) -> list[_Type]:
+def _tensors(types: list[Type], count: int, what: str) -> list[Type]:
     if len(types) != count or any(t.kind != "tensor" for t in types):
         raise _SkipError(f"expected {count} tensor {what}, found {[t.text for t in types]}")
     for t in types:
@@ -702,7 +556,8 @@ class _Build:
     positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
     max_cases: int | None = None
 
-    def blocked_alias(self, shape: Sequence[int]) -> str:
+    def blocked_alias(self, shape: Sequence[int]) -> tuple[str, str]:
+        """The alias of the harness's blocked layout for ``shape``, and the layout."""
         module = self.module
         text = _blocked(shape, module.num_warps or 1, self.threads, module.num_ctas or 1)
         if text not in self.blocked:
@@ -710,12 +565,12 @@ class _Build:
             while any(name.startswith(f"#{stem}") for name in self.module.aliases):
                 stem = "_" + stem
             self.blocked[text] = f"#{stem}{len(self.blocked)}"
-        return self.blocked[text]
+        return self.blocked[text], text
 
     def location(self, op: Operation, index: int) -> str:
-        found = _file_loc(op, self.module.aliases)
-        if found is None:
+        if op.file_location is None:
             return f'loc("harness.ttgir":{index}:0)'
+        found: tuple[str, int, int] = op.file_location
         while found in self.locs:
             found = (found[0], found[1], found[2] + 1)
         self.locs.add(found)
@@ -753,18 +608,21 @@ class _Build:
         )
 
 
-def _short(typ: _Type) -> str:
-    return typ.encoding
+def _short(typ: Type) -> str:
+    return typ.written_encoding
 
 
-def _shape_text(typ: _Type) -> str:
+def _shape_text(typ: Type) -> str:
     return "x".join(str(n) for n in (*typ.shape, typ.element))
+
+
+Maps = list[tuple[np.ndarray, np.ndarray]]  # per result: (source buffer, source index)
 
 
 def _plain(build: _Build, op: Operation) -> None:
     """convert_layout, in_thread_transpose, trans, reshape, join, split, expand_dims,
     broadcast: data movement, the expectation from numpy index arithmetic."""
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     count = {"tt.join": 2}.get(op.name, 1)
     if op.name == "tt.join" and len(operands) == 1:
         operands = operands * 2  # `tt.join %a, %b : T -> R` names T once
@@ -772,41 +630,12 @@ def _plain(build: _Build, op: Operation) -> None:
         results = results * 2  # `%a, %b = tt.split %x : T -> R` names R once
     _tensors(operands, count, "operands")
     _tensors(results, 2 if op.name == "tt.split" else 1, "results")
-    if len(op.operands) != count or _result_count(op) != len(results):
-        raise _SkipError(f"{len(op.operands)} operands, {_result_count(op)} results")
+    if len(op.operands) != count or op.result_count != len(results):
+        raise _SkipError(f"{len(op.operands)} operands, {op.result_count} results")
     source = operands[0]
-    if op.name == "tt.reshape" and re.search(r"\ballow_reorder\b", op.text.split(":", 1)[0]):
+    if op.name == "tt.reshape" and op.flag("allow_reorder"):
         raise _SkipError("reshape with allow_reorder: the element order is unspecified")
-    if op.name == "tt.trans":
-        order = _order_attr(op)
-        if sorted(order) != list(range(len(source.shape))):
-            raise _SkipError(f"order {order} is no permutation of the {len(source.shape)} dims")
-        maps = [(np.zeros(results[0].shape, np.int64), _indices(source.shape).transpose(order))]
-    elif op.name == "tt.join":
-        buffer = np.stack([np.zeros(source.shape, np.int64), np.ones(source.shape, np.int64)], -1)
-        index = np.stack([_indices(source.shape)] * 2, -1)
-        maps = [(buffer, index)]
-    elif op.name == "tt.split":
-        if not source.shape or source.shape[-1] != 2:
-            raise _SkipError(f"split of shape {source.shape}: the last dim must be 2")
-        index = _indices(source.shape)
-        maps = [(np.zeros(results[0].shape, np.int64), index[..., i]) for i in range(2)]
-    elif op.name == "tt.broadcast":
-        try:
-            index = np.broadcast_to(_indices(source.shape), results[0].shape)
-        except ValueError:
-            raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
-        maps = [(np.zeros(results[0].shape, np.int64), index)]
-    else:  # the converts, reshape, expand_dims: the row-major order is kept
-        if op.name in _CONVERTS and source.shape != results[0].shape:
-            raise _SkipError(
-                f"{op.name} of {source.shape} to {results[0].shape}: expected the same shape"
-            )
-        if prod(source.shape) != prod(results[0].shape):
-            raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
-        maps = [
-            (np.zeros(results[0].shape, np.int64), _indices(source.shape).reshape(results[0].shape))
-        ]
+    maps = _MAPS.get(op.name, _kept_order)(op, source, results)
     for (_, index), result in zip(maps, results):
         if index.shape != result.shape:
             raise _SkipError(f"result shape {result.shape} is not {index.shape}")
@@ -821,11 +650,60 @@ def _plain(build: _Build, op: Operation) -> None:
     build.add(op, description, write)
 
 
+def _trans_maps(op: Operation, source: Type, results: list[Type]) -> Maps:
+    order = _order_attr(op)
+    if sorted(order) != list(range(len(source.shape))):
+        raise _SkipError(f"order {order} is no permutation of the {len(source.shape)} dims")
+    return [(np.zeros(results[0].shape, np.int64), _indices(source.shape).transpose(order))]
+
+
+def _join_maps(op: Operation, source: Type, results: list[Type]) -> Maps:
+    buffer = np.stack([np.zeros(source.shape, np.int64), np.ones(source.shape, np.int64)], -1)
+    return [(buffer, np.stack([_indices(source.shape)] * 2, -1))]
+
+
+def _split_maps(op: Operation, source: Type, results: list[Type]) -> Maps:
+    if not source.shape or source.shape[-1] != 2:
+        raise _SkipError(f"split of shape {source.shape}: the last dim must be 2")
+    index = _indices(source.shape)
+    return [(np.zeros(results[0].shape, np.int64), index[..., i]) for i in range(2)]
+
+
+def _broadcast_maps(op: Operation, source: Type, results: list[Type]) -> Maps:
+    try:
+        index = np.broadcast_to(_indices(source.shape), results[0].shape)
+    except ValueError:
+        raise _SkipError(f"cannot broadcast {source.shape} to {results[0].shape}") from None
+    return [(np.zeros(results[0].shape, np.int64), index)]
+
+
+def _kept_order(op: Operation, source: Type, results: list[Type]) -> Maps:
+    """The converts, reshape, expand_dims: the row-major order is kept."""
+    if op.name in _CONVERTS and source.shape != results[0].shape:
+        raise _SkipError(
+            f"{op.name} of {source.shape} to {results[0].shape}: expected the same shape"
+        )
+    if prod(source.shape) != prod(results[0].shape):
+        raise _SkipError(f"shapes {source.shape} and {results[0].shape} differ in size")
+    return [
+        (np.zeros(results[0].shape, np.int64), _indices(source.shape).reshape(results[0].shape))
+    ]
+
+
+#: how each data-movement op sends its source's elements to its results (else _kept_order)
+_MAPS: dict[str, Callable[[Operation, Type, list[Type]], Maps]] = {
+    "tt.trans": _trans_maps,
+    "tt.join": _join_maps,
+    "tt.split": _split_maps,
+    "tt.broadcast": _broadcast_maps,
+}
+
+
 def _gather(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     source, indices = _tensors(operands, 2, "operands")
     (result,) = _tensors(results, 1, "results")
-    if len(op.operands) != 2 or not re.fullmatch(r"i\d+", indices.element):
+    if len(op.operands) != 2 or integer_bits(indices.element) is None:
         raise _SkipError("expected a source and integer indices")
     axis = _int_attr(op, "axis")
     if not 0 <= axis < len(source.shape) or indices.shape != result.shape:
@@ -855,9 +733,9 @@ def _gather(build: _Build, op: Operation) -> None:
 
 
 def _reduce_scan(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     _tensors(operands, len(op.operands), "operands")
-    if not operands or len(results) != len(operands) or _result_count(op) != len(results):
+    if not operands or len(results) != len(operands) or op.result_count != len(results):
         raise _SkipError(f"{len(operands)} operands and {len(results)} results")
     combine = _combine(op)
     if len(combine.params) != 2 * len(operands) or len(combine.returns) != len(operands):
@@ -867,7 +745,7 @@ def _reduce_scan(build: _Build, op: Operation) -> None:
     if not 0 <= axis < rank or any(t.shape != operands[0].shape for t in operands):
         raise _SkipError(f"axis {axis} over operand shapes {[t.shape for t in operands]}")
     scan = op.name == "tt.scan"
-    reverse = bool(re.search(r"\breverse\s*=\s*true\b", op.text.split("({", 1)[0]))
+    reverse = op.attributes.flag("reverse")
     shape = operands[0].shape
     reduced = shape if scan else shape[:axis] + shape[axis + 1 :]
     for result in results:
@@ -899,7 +777,7 @@ def _reduce_scan(build: _Build, op: Operation) -> None:
 
 
 def _histogram(build: _Build, op: Operation) -> None:
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     (source,) = _tensors(operands, 1, "operands")
     (result,) = _tensors(results, 1, "results")
     if len(op.operands) != 1:
@@ -933,20 +811,20 @@ def _histogram(build: _Build, op: Operation) -> None:
 class _Chain:
     """The shared-memory views from an allocation (or a value of unknown origin) to a use."""
 
-    root: _Type  # the memdesc type the views start from
+    root: Type  # the memdesc type the views start from
     root_def: Operation | None  # the module's ttg.local_alloc defining it, if any
     views: tuple[Operation, ...]  # root first
     dynamic: int  # how many view indices are SSA values that are no constants
 
 
-def _chain(build: _Build, name: str, typ: _Type) -> _Chain:
+def _chain(build: _Build, name: str, typ: Type) -> _Chain:
     views: list[Operation] = []
     dynamic = 0
     while True:
         definer = build.defs.get(name)
         if definer is None or definer.name not in _VIEWS:
             break
-        operands, _ = _signature(definer)
+        operands, _ = _types_or_skip(definer)
         if not operands or operands[0].kind != "memdesc" or not definer.operands:
             raise _SkipError(f"unreadable view {definer.name} at line {definer.line}")
         dynamic += sum(_constant(build, o) is None for o in definer.operands[1:])
@@ -959,11 +837,17 @@ def _chain(build: _Build, name: str, typ: _Type) -> _Chain:
 
 
 def _constant(build: _Build, name: str) -> int | None:
+    """The value of ``name`` when an ``arith.constant 4 : i32`` of the module defines it."""
     definer = build.defs.get(name)
     if definer is None or definer.name != "arith.constant":
         return None
-    found = re.search(r"arith\.constant\s+(-?\d+)\s*:\s*i\d+", definer.text)
-    return int(found.group(1)) if found else None
+    try:
+        (typ,) = [*definer.operand_types, *definer.result_types]  # `: i32` alone
+    except (ModuleError, ValueError):
+        return None
+    if len(definer.literals) != 1 or typ.kind != "scalar" or integer_bits(typ.element) is None:
+        return None
+    return integer_literal(definer.literals[0])
 
 
 def _apply_views(
@@ -972,7 +856,7 @@ def _apply_views(
     """Copy ``views`` into the case from ``value``; ``index`` (the root's elements) seen
     through them.  A view index that is no constant is 0, or its largest value if ``last``."""
     for view in views:
-        operands, results = _signature(view)
+        operands, results = _types_or_skip(view)
         if len(results) != 1 or results[0].kind != "memdesc":
             raise _SkipError(f"unreadable view {view.name} at line {view.line}")
         source, result = operands[0], results[0]
@@ -993,8 +877,7 @@ def _apply_views(
             index = index[picked[0]]
         elif view.name in ("ttg.memdesc_subslice", "ttg.memdesc_subview"):
             if view.name == "ttg.memdesc_subslice":
-                found = re.search(r"\[([\d,\s]+)\]", view.text.split(":", 1)[0])
-                picked = [int(n) for n in found.group(1).split(",")] if found else []
+                picked = list(view.static_indices or ())
             if len(picked) != index.ndim:
                 raise _SkipError(f"{view.name} offsets {picked} for rank {index.ndim}")
             index = index[tuple(slice(o, o + s) for o, s in zip(picked, sizes))]
@@ -1011,7 +894,7 @@ def _apply_views(
 
 def _alloc(build: _Build, op: Operation) -> None:
     """A ttg.local_alloc with a value that no local_load case reads: read back blocked."""
-    operands, results = _signature(op)
+    operands, results = _types_or_skip(op)
     (init,) = _tensors(operands, 1, "operands")
     if len(results) != 1 or results[0].kind != "memdesc" or len(op.operands) != 1:
         raise _SkipError("expected a tensor stored into one memdesc")
@@ -1021,50 +904,108 @@ def _alloc(build: _Build, op: Operation) -> None:
     def write(w: _Writer) -> None:
         (buffer,) = w.copy(op, {op.operands[0]: w.load(init)})
         loaded = w.fresh("read")
-        w.emit(f"{loaded} = ttg.local_load {buffer} : {memdesc.text} -> {read.tensor()}")
+        w.emit(f"{loaded} = ttg.local_load {buffer} : {memdesc.text} -> {_tensor(read)}")
         _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
 
-    build.add(
-        op, f"ttg.local_alloc {init.encoding} -> {memdesc.encoding} ({_shape_text(init)})", write
-    )
+    description = f"ttg.local_alloc {_short(init)} -> {_short(memdesc)} ({_shape_text(init)})"
+    build.add(op, description, write)
 
 
-def _blocked_type(build: _Build, typ: _Type) -> _Type:
+def _blocked_type(build: _Build, typ: Type) -> Type:
     """The tensor of ``typ``'s shape and element in the harness's own blocked layout."""
-    encoding = build.blocked_alias(typ.shape)
-    return _Type(
-        "tensor", typ.shape, typ.element, encoding, _tensor_text(typ.shape, typ.element, encoding)
-    )
+    alias, attribute = build.blocked_alias(typ.shape)
+    text = type_text(typ.shape, typ.element, alias)
+    return Type("tensor", typ.shape, typ.element, attribute, text, alias)
 
 
 def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
     """ttg.local_load (with the alloc that feeds it, if any) or ttg.local_store, through the
     views between them and the allocation; ``paired`` notes the allocs so exercised."""
-    operands, results = _signature(op)
+    access = _access(build, op)
+    for last in (False, True) if access.chain.dynamic else (False,):
+        build.add(op, access.description(last), partial(access.write, last=last))
+    root_def = access.chain.root_def
+    if root_def is not None and access.init is not None:
+        paired[build.positions[id(root_def)]] = op.line
+
+
+@dataclass(frozen=True)
+class _Access:
+    """A ttg.local_load or ttg.local_store to exercise: the views from its allocation, the
+    tensor it loads or stores, the memdesc it accesses, the initial value of the module's
+    alloc feeding a local_load (if any) and how many memdesc_index views come first."""
+
+    op: Operation
+    chain: _Chain
+    value_type: Type
+    memdesc: Type
+    init: Type | None
+    leading: int
+
+    def description(self, last: bool) -> str:
+        chain, value_type = self.chain, self.value_type
+        views = " -> ".join(v.name.split(".")[1] for v in chain.views)
+        memory = chain.root.written_encoding + (f" via {views}" if views else "")
+        pick = f" (dynamic index: {'last' if last else 0})" if chain.dynamic else ""
+        if self.op.name == "ttg.local_load":
+            text = f"ttg.local_load {memory} -> {_short(value_type)}"
+            text = f"ttg.local_alloc {_short(self.init)} + {text}" if self.init else text
+        else:
+            text = f"ttg.local_store {_short(value_type)} -> {memory}"
+        return f"{text} ({_shape_text(value_type)}){pick}"
+
+    def write(self, w: _Writer, last: bool) -> None:
+        op, chain, root = self.op, self.chain, self.chain.root
+        if self.init is not None:  # the module's own alloc with its value
+            assert chain.root_def is not None
+            (value,) = w.copy(chain.root_def, {chain.root_def.operands[0]: w.load(self.init)})
+            value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
+        else:
+            value = w.fresh("alloc")
+            if op.name == "ttg.local_store":
+                w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
+                value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
+            else:
+                value, index = _written(w, chain, value, self.leading, last)
+        if op.name == "ttg.local_load":
+            (loaded,) = w.copy(op, {op.operands[0]: value}, drop_token=True)
+            _move(w, w.store(loaded, self.value_type), np.zeros(index.shape, np.int64), index)
+            return
+        stored = w.load(self.value_type)
+        w.copy(op, {op.operands[0]: stored, op.operands[1]: value}, drop_token=True)
+        read = _blocked_type(w.build, self.value_type)
+        loaded = w.fresh("read")
+        w.emit(f"{loaded} = ttg.local_load {value} : {self.memdesc.text} -> {_tensor(read)}")
+        _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
+
+
+def _access(build: _Build, op: Operation) -> _Access:
+    """Read a ttg.local_load or ttg.local_store and the views to its allocation; skip one
+    the harness cannot set up."""
+    operands, results = _types_or_skip(op)
     if op.name == "ttg.local_load":
         if not operands or operands[0].kind != "memdesc" or len(results) != 1:
             raise _SkipError("expected a memdesc loaded into one tensor")
-        (result,) = _tensors(results, 1, "results")
-        chain = _chain(build, op.operands[0], operands[0])
-        value_type = result
+        (value_type,) = _tensors(results, 1, "results")
+        memdesc, chain = operands[0], _chain(build, op.operands[0], operands[0])
     else:  # ttg.local_store value, memdesc
         if len(operands) != 2 and len(operands) + len(results) == 2:
             operands = operands + results  # `local_store %v, %m : T -> M`
         if len(op.operands) != 2 or len(operands) != 2 or operands[1].kind != "memdesc":
             raise _SkipError("expected a tensor stored into a memdesc")
         (value_type,) = _tensors(operands[:1], 1, "operands")
-        if value_type.shape != operands[1].shape:
+        memdesc = operands[1]
+        if value_type.shape != memdesc.shape:
             raise _SkipError(
-                f"local_store of {value_type.shape} into {operands[1].shape}: expected the "
-                "same shape"
+                f"local_store of {value_type.shape} into {memdesc.shape}: expected the same shape"
             )
-        chain = _chain(build, op.operands[1], operands[1])
+        chain = _chain(build, op.operands[1], memdesc)
     root = chain.root
-    if root.alloc_shape and root.alloc_shape != root.shape:
+    if root.alloc_dims and root.alloc_dims != root.shape:
         raise _SkipError(f"{root.text} is a view of an allocation the module does not show")
-    init: _Type | None = None
+    init: Type | None = None
     if chain.root_def is not None and op.name == "ttg.local_load":
-        init_types, _ = _signature(chain.root_def)
+        init_types, _ = _types_or_skip(chain.root_def)
         if chain.root_def.operands:
             (init,) = _tensors(init_types, 1, "operands of the alloc")
     leading = 0  # memdesc_index views applied before the slab is written
@@ -1072,43 +1013,7 @@ def _shared(build: _Build, op: Operation, paired: dict[int, int]) -> None:
         leading += 1
     if init is None and not root.mutable and (leading or op.name == "ttg.local_store"):
         raise _SkipError(f"{root.text} is immutable and has no initial value")
-    variants = (False, True) if chain.dynamic else (False,)
-    for last in variants:
-
-        def write(w: _Writer, last: bool = last) -> None:
-            if init is not None:  # the module's own alloc with its value
-                assert chain.root_def is not None
-                (value,) = w.copy(chain.root_def, {chain.root_def.operands[0]: w.load(init)})
-                value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
-            else:
-                value = w.fresh("alloc")
-                if op.name == "ttg.local_store":
-                    w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
-                    value, index = _apply_views(w, chain.views, value, _indices(root.shape), last)
-                else:
-                    value, index = _written(w, chain, value, leading, last)
-            if op.name == "ttg.local_load":
-                (loaded,) = w.copy(op, {op.operands[0]: value}, drop_token=True)
-                _move(w, w.store(loaded, value_type), np.zeros(index.shape, np.int64), index)
-                return
-            stored = w.load(value_type)
-            w.copy(op, {op.operands[0]: stored, op.operands[1]: value}, drop_token=True)
-            read = _blocked_type(build, value_type)
-            loaded = w.fresh("read")
-            w.emit(f"{loaded} = ttg.local_load {value} : {operands[1].text} -> {read.tensor()}")
-            _move(w, w.store(loaded, read), np.zeros(read.shape, np.int64), _indices(read.shape))
-
-        views = " -> ".join(v.name.split(".")[1] for v in chain.views)
-        memory = root.encoding + (f" via {views}" if views else "")
-        pick = f" (dynamic index: {'last' if last else 0})" if chain.dynamic else ""
-        if op.name == "ttg.local_load":
-            text = f"ttg.local_load {memory} -> {_short(value_type)}"
-            text = f"ttg.local_alloc {_short(init)} + {text}" if init else text
-        else:
-            text = f"ttg.local_store {_short(value_type)} -> {memory}"
-        build.add(op, f"{text} ({_shape_text(value_type)}){pick}", write)
-    if chain.root_def is not None and init is not None:
-        paired[build.positions[id(chain.root_def)]] = op.line
+    return _Access(op, chain, value_type, memdesc, init, leading)
 
 
 def _written(
@@ -1124,7 +1029,7 @@ def _written(
         return _apply_views(w, chain.views, value, _indices(root.shape), last)
     w.emit(f"{value} = ttg.local_alloc : () -> {root.text}")
     slab_value, _ = _apply_views(w, chain.views[:leading], value, _indices(root.shape), last)
-    _, (slab,) = _signature(chain.views[leading - 1])
+    _, (slab,) = _types_or_skip(chain.views[leading - 1])
     blocked = _blocked_type(w.build, slab)
     init = w.load(blocked)
     w.emit(f"ttg.local_store {init}, {slab_value} : {blocked.text} -> {slab.text}")
@@ -1135,12 +1040,9 @@ def _definitions(module: TTGIRModule) -> dict[str, Operation]:
     """The operation defining each value of ``module`` (``%x``, and ``%x#1`` of ``%x:2``)."""
     defs: dict[str, Operation] = {}
     for op in module.ops:
-        declared = _RESULTS.match(op.text)
-        for name, count in re.findall(
-            r"(%[\w.$-]+)(?::(\d+))?", declared.group(1) if declared else ""
-        ):
-            defs[name] = op
-            defs.update((f"{name}#{i}", op) for i in range(int(count or 1)))
+        for name in op.results:
+            defs[name] = defs[f"{name}#0"] = op
+        defs.update((value, op) for value in op.result_values)
     return defs
 
 
@@ -1221,7 +1123,7 @@ def build_harness(
     ``skipped`` with the reason.
 
     Examples:
-        >>> from llverify.audit.module import parse_module
+        >>> from llverify.ttgir import parse_module
         >>> module = parse_module('''#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
         ... #s = #ttg.slice<{dim = 1, parent = #b}>
         ... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
@@ -1238,61 +1140,78 @@ def build_harness(
         [('arith.addf', 'elementwise')]
     """  # noqa: E501
     chosen, target, warps = _check(module, ops, max_cases)
-    names = {t for op in module.ops for t in _SSA.findall(op.text)}
+    names = {name for op in module.ops for name in op.names}
     prefix = "h"
     while any(n.startswith(f"%{prefix}") for n in names):
         prefix = "h" + prefix
     threads = module.threads_per_warp or (64 if target.startswith("hip") else 32)
     build = _Build(module, prefix, threads, max_cases=max_cases)
     build.defs = _definitions(module)
-    positions = build.positions
-    positions.update((id(op), i) for i, op in enumerate(module.ops))
+    build.positions.update((id(op), i) for i, op in enumerate(module.ops))
+    skipped = _add_cases(build, chosen)
+    return _assemble(build, target, warps, skipped)
+
+
+def _add_cases(build: _Build, chosen: list[int]) -> list[tuple[Operation, str]]:
+    """Add the cases of the chosen operations; those left out, with the reason, in module
+    order.  An alloc with a value is exercised on its own only when no local_load case of
+    it already is."""
+    ops = build.module.ops
     skipped: list[tuple[Operation, str]] = []
     covered: dict[int, int] = {}  # an alloc's index -> the line of a local_load case using it
     deferred: list[int] = []  # allocs with a value, decided once the local_loads are known
     for i in chosen:
-        op = module.ops[i]
-        if not op.types:
-            continue
-        try:
-            if op.name in _MOVES or op.name in _SHAPES:
-                _plain(build, op)
-            elif op.name == "tt.gather":
-                _gather(build, op)
-            elif op.name in ("tt.reduce", "tt.scan"):
-                _reduce_scan(build, op)
-            elif op.name == "tt.histogram":
-                _histogram(build, op)
-            elif op.name in ("ttg.local_load", "ttg.local_store"):
-                _shared(build, op, covered)
-            elif op.name == "ttg.local_alloc" and op.operands:
-                deferred.append(i)
-            else:
-                skipped.append((op, _reason(op, covered, i)))
-        except _SkipError as skip:
-            skipped.append((op, str(skip)))
+        if ops[i].types:
+            reason = _exercise(build, ops[i], i, covered, deferred)
+            if reason is not None:
+                skipped.append((ops[i], reason))
     for i in deferred:
-        op = module.ops[i]
         if i in covered:
-            skipped.append((op, _reason(op, covered, i)))
+            skipped.append((ops[i], _reason(ops[i], covered, i)))
             continue
         try:
-            _alloc(build, op)
+            _alloc(build, ops[i])
         except _SkipError as skip:
-            skipped.append((op, str(skip)))
-    skipped.sort(key=lambda pair: positions[id(pair[0])])
+            skipped.append((ops[i], str(skip)))
+    skipped.sort(key=lambda pair: build.positions[id(pair[0])])
+    return skipped
+
+
+def _exercise(
+    build: _Build, op: Operation, index: int, covered: dict[int, int], deferred: list[int]
+) -> str | None:
+    """Add the cases of one operation (an alloc with a value goes to ``deferred``); why it
+    is left out, or None."""
+    try:
+        if op.name in _MOVES or op.name in _SHAPES:
+            _plain(build, op)
+        elif op.name == "tt.gather":
+            _gather(build, op)
+        elif op.name in ("tt.reduce", "tt.scan"):
+            _reduce_scan(build, op)
+        elif op.name == "tt.histogram":
+            _histogram(build, op)
+        elif op.name in ("ttg.local_load", "ttg.local_store"):
+            _shared(build, op, covered)
+        elif op.name == "ttg.local_alloc" and op.operands:
+            deferred.append(index)
+        else:
+            return _reason(op, covered, index)
+    except _SkipError as skip:
+        return str(skip)
+    return None
+
+
+def _assemble(
+    build: _Build, target: str, warps: int, skipped: list[tuple[Operation, str]]
+) -> Harness:
+    """The harness: its header, the cases' lines (their line numbers shifted past the
+    header) and the kernel's end."""
     header = _header(build)
     shift = len(header)
     cases = tuple(
-        Case(
-            c.index,
-            c.op,
-            c.op_line,
-            c.location,
-            c.description,
-            c.buffers,
-            c.expectations,
-            (c.harness_lines[0] + shift, c.harness_lines[1] + shift),
+        dataclasses.replace(
+            c, harness_lines=(c.harness_lines[0] + shift, c.harness_lines[1] + shift)
         )
         for c in build.cases
     )
@@ -1302,8 +1221,8 @@ def build_harness(
         kernel=_KERNEL,
         target=target,
         num_warps=warps,
-        threads_per_warp=threads,
-        num_ctas=module.num_ctas or 1,
+        threads_per_warp=build.threads,
+        num_ctas=build.module.num_ctas or 1,
         cases=cases,
         skipped=tuple(skipped),
         buffers=tuple(build.buffers),

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from llverify.audit.module import TTGIRModule, parse_module
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders
 from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.sim import (
@@ -37,6 +36,7 @@ from llverify.emitted.sim import (
 )
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
+from llverify.ttgir import TTGIRModule, parse_module
 
 __all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
 

@@ -32,6 +32,21 @@ from pathlib import Path
 from typing import Any
 
 from llverify.triton import protocol
+from llverify.ttgir import (
+    Attributes,
+    ModuleAttributes,
+    ModuleError,
+    Operation,
+    balanced_end,
+    parse_attribute_dict,
+    parse_module,
+    parse_type,
+    read_aliases,
+    read_module_header,
+    read_operation,
+    split_top,
+    type_text,
+)
 
 __all__ = [
     "TRANSLATIONS",
@@ -96,89 +111,144 @@ def _release(version: str) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------- translation
-
-_OPEN, _CLOSE = "<{([", ">})]"
-
-
-def _top_level(text: str, token: str) -> list[int]:
-    """Offsets of ``token`` in ``text`` outside any <...>, {...}, (...) or [...]."""
-    depth, found = 0, []
-    i = 0
-    while i < len(text):
-        if text.startswith(token, i) and depth == 0:
-            found.append(i)
-            i += len(token)
-            continue
-        ch = text[i]
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-        i += 1
-    return found
+#
+# A rewrite reads what it needs (operation names and signatures, the module's attributes, the
+# alias definitions, an encoding's fields) with the TTGIR reader and changes the spelling in
+# the text; a plain renaming (a dialect prefix, a mnemonic, an operation name) is a regular
+# expression on the text.
 
 
-def _split_loc(line: str) -> tuple[str, str]:
-    """A line without its trailing ``loc(...)``, and that suffix."""
-    match = re.search(r"\s+loc\(.*\)\s*$", line)
-    return (line[: match.start()], line[match.start() :]) if match else (line, "")
+def _lines(text: str, rewrite: Callable[[Operation, str], str]) -> str:
+    """``text`` with each operation line rewritten by ``rewrite(op, line)``."""
+    out = []
+    for line in text.splitlines():
+        op = read_operation(line)
+        out.append(line if op is None else rewrite(op, line))
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
-def _type_part(line: str) -> tuple[str, str] | None:
-    """(head, types) of an op line split at its last top-level `` : ``."""
-    cuts = _top_level(line, " : ")
-    return (line[: cuts[-1]], line[cuts[-1] + 3 :]) if cuts else None
+def _entries(whole: str, fields: Attributes, names: frozenset[str]) -> str:
+    """The dictionary of ``fields`` (read from ``whole``) without the entries ``names``."""
+    kept = []
+    for name in fields:
+        span = fields.entry_span(name)
+        if name not in names and span is not None:
+            kept.append(whole[span[0] : span[1]])
+    return "{" + ", ".join(kept) + "}"
 
 
-_FUNCTIONAL_OPS = re.compile(
-    r"=\s*(tt\.(splat|broadcast|expand_dims|reshape|trans|fp_to_fp|bitcast|int_to_ptr"
-    r"|ptr_to_int)|triton_gpu\.convert_layout)\b"
-)
+def _edit_attributes(
+    mnemonics: tuple[str, ...], edit: Callable[[str, Attributes, str], str]
+) -> Callable[[str], str]:
+    """A rewrite of every attribute ``#dialect.mnemonic<{...}>`` of ``mnemonics`` in a text
+    into ``edit(mnemonic, fields, whole)``: its fields as the reader reads them, its text."""
+
+    def rewrite(text: str) -> str:
+        out, i = [], 0
+        while True:
+            found = [(text.find(m + "<{", i), m) for m in mnemonics]
+            starts = [(at, m) for at, m in found if at >= 0]
+            if not starts:
+                break
+            start, mnemonic = min(starts)
+            end = balanced_end(text, start + len(mnemonic))
+            whole = text[start:end]
+            fields = parse_attribute_dict(whole, len(mnemonic) + 1)[0]
+            out += [text[i:start], edit(mnemonic, fields, whole)]
+            i = end
+        return "".join(out) + text[i:]
+
+    return rewrite
+
+
+ModuleEdit = Callable[[ModuleAttributes, str, tuple[int, int]], str | None]
+
+
+def _edit_module(edit: ModuleEdit) -> Callable[[str], str]:
+    """A rewrite of the module's attribute dictionary (at ``text[start:end]``) into
+    ``edit(attributes, text, (start, end))`` (None: unchanged)."""
+
+    def rewrite(text: str) -> str:
+        header = read_module_header(text)
+        if header.dictionary is None:
+            return text
+        start, end = header.dictionary
+        edited = edit(header.attributes, text, header.dictionary)
+        return text if edited is None else text[:start] + edited + text[end:]
+
+    return rewrite
+
+
+def _drop_module_attributes(*names: str) -> Callable[[str], str]:
+    """A rewrite without the module attributes ``names``."""
+
+    def edit(module: ModuleAttributes, text: str, dictionary: tuple[int, int]) -> str | None:
+        if not any(name in module.attributes for name in names):
+            return None
+        return _entries(text, module.attributes, frozenset(names))
+
+    return _edit_module(edit)
+
+
+_FUNCTIONAL_OPS = frozenset(
+    {
+        "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.fp_to_fp",
+        "tt.bitcast", "tt.int_to_ptr", "tt.ptr_to_int", "triton_gpu.convert_layout",
+    }
+)  # fmt: skip
 
 
 def _functional_types(text: str) -> str:
     """2.x prints ``: (A) -> B`` where 3.x prints ``: A -> B`` for these ops."""
-    out = []
-    for line in text.splitlines():
-        body, loc = _split_loc(line)
-        split = _type_part(body) if _FUNCTIONAL_OPS.search(body) else None
-        if split is not None:
-            head, types = split
-            arrows = _top_level(types, " -> ")
-            if arrows and not types.startswith("("):
-                types = f"({types[: arrows[0]]}){types[arrows[0] :]}"
-                line = f"{head} : {types}{loc}"
-        out.append(line)
-    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+    def rewrite(op: Operation, line: str) -> str:
+        pieces = op.pieces if op.name in _FUNCTIONAL_OPS and op.results else None
+        if pieces is None:
+            return line
+        before, signature, location = pieces
+        sides = split_top(signature, "->")
+        if len(sides) != 2 or signature.startswith("("):
+            return line
+        return f"{before} : ({sides[0]}) -> {sides[1]}{location}"
+
+    return _lines(text, rewrite)
 
 
-def _pointee_tensor(ptr_type: str) -> str:
-    """``tensor<SHAPEx!tt.ptr<T>, ENC>`` -> ``tensor<SHAPExT, ENC>`` (a scalar pointer -> T)."""
-    return re.sub(r"!tt\.ptr<([^,<>]+)(,\s*\d+)?>", r"\1", ptr_type, count=1)
+def _pointee_types(signature: str) -> str:
+    """The first type of ``signature`` with its pointers' pointee: ``tensor<SHAPEx!tt.ptr<T>,
+    ENC>`` -> ``tensor<SHAPExT, ENC>``, ``!tt.ptr<T>`` -> ``T``."""
+    types = split_top(signature)
+    first = parse_type(types[0])
+    if first.kind == "pointer":
+        types[0] = first.pointee
+    elif first.kind == "tensor" and first.element.startswith("!tt.ptr<"):
+        pointee = parse_type(first.element).pointee
+        types[0] = type_text(first.shape, pointee, first.written_encoding)
+    return ", ".join(types)
 
 
 def _load_store_2x(text: str) -> str:
     """2.x types tt.load/tt.store by the value (3.x: the pointer) and wants cache/evict."""
-    out = []
-    for line in text.splitlines():
-        body, loc = _split_loc(line)
-        match = re.search(r"\btt\.(load|store)\s", body)
-        split = _type_part(body) if match else None
-        if match and split is not None:
-            head, types = split
-            if "{" not in head[match.end() :]:
-                attrs = "cache = 1 : i32, evict = 1 : i32"
-                head += (
-                    " {" + attrs + (", isVolatile = false}" if match.group(1) == "load" else "}")
-                )
-            line = f"{head} : {_pointee_tensor(types)}{loc}"
-        out.append(line)
-    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+    def rewrite(op: Operation, line: str) -> str:
+        pieces = op.pieces if op.name in ("tt.load", "tt.store") else None
+        if pieces is None:
+            return line
+        before, signature, location = pieces
+        if not op.attribute_texts:
+            attrs = "cache = 1 : i32, evict = 1 : i32"
+            before += " {" + attrs + (", isVolatile = false}" if op.name == "tt.load" else "}")
+        return f"{before} : {_pointee_types(signature)}{location}"
+
+    return _lines(text, rewrite)
 
 
-def _nvmma_to_legacy(match: re.Match[str]) -> str:
+def _nvmma_to_legacy(mnemonic: str, fields: Attributes, whole: str) -> str:
     """``#ttg.nvmma_shared`` (3.3+) as the pre-3.3 ``#shared`` with hasLeadingOffset (rank 2)."""
-    width, transposed, bits = int(match.group(1)), match.group(2) == "true", int(match.group(3))
+    width, bits = fields.integer("swizzlingByteWidth"), fields.integer("elementBitWidth")
+    transposed = fields.boolean("transposed")
+    if width is None or bits is None or transposed is None:
+        return whole
     if width == 0:
         vec = per_phase = max_phase = 1
     else:
@@ -190,28 +260,57 @@ def _nvmma_to_legacy(match: re.Match[str]) -> str:
     )
 
 
-_MEMDESC_INDEX = re.compile(
-    r"^(?P<indent>\s*)(?P<lhs>%[\w#]+ = )ttg\.memdesc_index (?P<src>%[\w#]+)\[(?P<idx>%[\w#]+)\]"
-    r"(?P<rest> : !ttg\.memdesc<(?P<shape>(?:\d+x)+)[^\n]*)$",
-    re.MULTILINE,
-)
+def _swizzled_to_legacy(mnemonic: str, fields: Attributes, whole: str) -> str:
+    """``#ttg.swizzled_shared`` (3.3+) as the pre-3.3 ``#shared`` without a leading offset."""
+    return f"#ttg.shared<{whole[len(mnemonic) + 1 : -2]}, hasLeadingOffset = false}}>"
+
+
+def _mfma_instr_shape_2d(mnemonic: str, fields: Attributes, whole: str) -> str:
+    """An ``amd_mfma`` instrShape ``[M, N, K]`` as the older ``[M, N]``."""
+    shape, span = fields.integers("instrShape"), fields.span("instrShape")
+    if shape is None or len(shape) != 3 or span is None:
+        return whole
+    return f"{whole[: span[0]]}[{shape[0]}, {shape[1]}]{whole[span[1] :]}"
+
+
+def _mfma_version_major(mnemonic: str, fields: Attributes, whole: str) -> str:
+    """An ``amd_mfma`` ``version = V`` as the older ``versionMajor = V, versionMinor = 0``."""
+    version, span = fields.integer("version"), fields.entry_span("version")
+    if version is None or span is None:
+        return whole
+    renamed = f"versionMajor = {version}, versionMinor = 0"
+    return f"{whole[: span[0]]}{renamed}{whole[span[1] :]}"
 
 
 def _memdesc_subview(text: str) -> str:
     """Before 3.5 ``memdesc_index %a[%i]`` is ``memdesc_subview %a[%i, 0, ...]`` (one index
     per dimension of the source; the zeros are constants defined just before)."""
+    out, offset = [], 0
+    for line in text.split("\n"):
+        op = read_operation(line)
+        out.append(line if op is None else _subview(op, line, offset))
+        offset += len(line) + 1
+    return "\n".join(out)
 
-    def rewrite(match: re.Match[str]) -> str:
-        rank = match.group("shape").count("x")
-        zero = f"%llverify_zero_{match.start()}"
-        indices = ", ".join([match.group("idx")] + [zero] * (rank - 1))
-        return (
-            f"{match.group('indent')}{zero} = arith.constant 0 : i32\n"
-            f"{match.group('indent')}{match.group('lhs')}ttg.memdesc_subview "
-            f"{match.group('src')}[{indices}]{match.group('rest')}"
-        )
 
-    return _MEMDESC_INDEX.sub(rewrite, text)
+def _subview(op: Operation, line: str, offset: int) -> str:
+    """``line`` as a ``memdesc_subview`` when it holds a ``memdesc_index %a[%i]``."""
+    if op.name != "ttg.memdesc_index" or len(op.results) != 1 or len(op.operands) != 2:
+        return line
+    pieces = op.pieces
+    if pieces is None or op.subscripts != ((op.operands[1],),):
+        return line
+    source = op.operand_types[0]
+    if source.kind != "memdesc":
+        return line
+    _, signature, location = pieces
+    indent = line[: len(line) - len(line.lstrip())]
+    zero = f"%llverify_zero_{offset}"
+    indices = ", ".join([op.operands[1]] + [zero] * (len(source.shape) - 1))
+    return (
+        f"{indent}{zero} = arith.constant 0 : i32\n{indent}{op.results[0]} = "
+        f"ttg.memdesc_subview {op.operands[0]}[{indices}] : {signature}{location}"
+    )
 
 
 def _sub(pattern: str, repl: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
@@ -219,58 +318,91 @@ def _sub(pattern: str, repl: str | Callable[[re.Match[str]], str]) -> Callable[[
     return lambda text: compiled.sub(repl, text)
 
 
+_SPACE = "#triton_gpu.shared_memory"
+
+
 def _drop_memory_space(text: str) -> str:
     """Before 3.2 a memdesc names no memory space: drop ``#triton_gpu.shared_memory`` and its
     aliases."""
-    aliases = re.findall(r"^#(\w+) = #triton_gpu\.shared_memory\s*$", text, flags=re.M)
-    text = re.sub(r"^#\w+ = #triton_gpu\.shared_memory\s*\n", "", text, flags=re.M)
-    for name in ["triton_gpu.shared_memory", *aliases]:
-        text = re.sub(rf",\s*#{re.escape(name)}(?=[,>])", "", text)
+    aliases = [name for name, value in read_aliases(text.splitlines()).items() if value == _SPACE]
+    lines = text.splitlines(keepends=True)
+    text = "".join(line for line in lines if not _defines_space(line))
+    for name in [_SPACE, *aliases]:
+        text = re.sub(rf",\s*{re.escape(name)}(?=[,>])", "", text)
     return text
 
 
-def _cta_params(text: str) -> str:
+def _defines_space(line: str) -> bool:
+    """Whether ``line`` (with its line break) defines an alias of the memory space."""
+    return line.endswith("\n") and list(read_aliases([line]).values()) == [_SPACE]
+
+
+def _cta_params(mnemonic: str, fields: Attributes, whole: str) -> str:
     """2.2-2.3 need CTAsPerCGA/CTASplitNum/CTAOrder spelled out (one CTA: all ones)."""
-
-    def add(match: re.Match[str]) -> str:
-        body = match.group(2)
-        if "CTAsPerCGA" in body:
-            return match.group(0)
-        key = "order" if match.group(1) != "mma" else "warpsPerCTA"
-        dims = re.search(rf"\b{key} = \[([\d, ]*)\]", body)
-        if dims is None:
-            return match.group(0)
-        rank = len(dims.group(1).split(","))
-        ones = ", ".join(["1"] * rank)
-        order = dims.group(1) if key == "order" else ", ".join(map(str, range(rank - 1, -1, -1)))
-        extra = f", CTAsPerCGA = [{ones}], CTASplitNum = [{ones}], CTAOrder = [{order}]"
-        cut = dims.end()
-        return f"#triton_gpu.{match.group(1)}<{{{body[:cut]}{extra}{body[cut:]}}}>"
-
-    return re.sub(r"#triton_gpu\.(blocked|shared|mma)<\{([^}]*)\}>", add, text)
+    key = "warpsPerCTA" if mnemonic.endswith(".mma") else "order"
+    dims, span = fields.integers(key), fields.span(key)
+    if "CTAsPerCGA" in fields or dims is None or span is None:
+        return whole
+    rank = len(dims)
+    ones = ", ".join(["1"] * rank)
+    order = fields[key][1:-1] if key == "order" else ", ".join(map(str, range(rank - 1, -1, -1)))
+    extra = f", CTAsPerCGA = [{ones}], CTASplitNum = [{ones}], CTAOrder = [{order}]"
+    return whole[: span[1]] + extra + whole[span[1] :]
 
 
-def _target_2x(text: str) -> str:
+def _without_fields(*names: str) -> Callable[[str, Attributes, str], str]:
+    """An attribute edit that drops the fields ``names``."""
+
+    def edit(mnemonic: str, fields: Attributes, whole: str) -> str:
+        if not any(name in fields for name in names):
+            return whole
+        return f"{mnemonic}<{_entries(whole, fields, frozenset(names))}>"
+
+    return edit
+
+
+def _without_false_offset(mnemonic: str, fields: Attributes, whole: str) -> str:
+    """A legacy shared encoding without its ``hasLeadingOffset = false``."""
+    if fields.get("hasLeadingOffset") != "false":
+        return whole
+    return _without_fields("hasLeadingOffset")(mnemonic, fields, whole)
+
+
+def _target_2x(module: ModuleAttributes, text: str, dictionary: tuple[int, int]) -> str | None:
     """2.2-2.3 name the target by ``triton_gpu.compute-capability`` (CUDA only)."""
-    return re.sub(
-        r'triton_gpu\.target = "cuda:(\d+)"', r'"triton_gpu.compute-capability" = \1 : i32', text
-    )
+    target = module.attributes.string("triton_gpu.target") or ""
+    span = module.attributes.entry_span("triton_gpu.target")
+    arch = target.partition("cuda:")[2]
+    if span is None or not target.startswith("cuda:") or not (arch.isascii() and arch.isdigit()):
+        return None
+    start, end = dictionary
+    capability = f'"triton_gpu.compute-capability" = {arch} : i32'
+    return f"{text[start : span[0]]}{capability}{text[span[1] : end]}"
 
+
+def _func_attributes(op: Operation, line: str) -> str:
+    """A ``tt.func`` line without its ``attributes {...}``."""
+    if op.name != "tt.func" or not op.attribute_texts:
+        return line
+    return line.replace(f" attributes {op.attribute_texts[-1]}", "", 1)
+
+
+_LEGACY_ENCODINGS = ("#triton_gpu.blocked", "#triton_gpu.shared", "#triton_gpu.mma")
 
 #: (first release with the 3.9 spelling, what changed, rewrite from that spelling to the one
 #: before), newest first.  A release older than the key gets the rewrite.
 TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
-    ((3, 9), 'module attribute "ttng.two-ctas"', _sub(r',\s*"ttng\.two-ctas" = (true|false)', "")),
+    ((3, 9), 'module attribute "ttng.two-ctas"', _drop_module_attributes("ttng.two-ctas")),
     ((3, 6), "AMD dialect prefix amdg. (was amdgpu.)", _sub(r"(?<![\w%$.#])amdg\.", "amdgpu.")),
     (
         (3, 6),
         "amd_mfma instrShape with K (was [M, N])",
-        _sub(r"(#ttg\.amd_mfma<\{[^}]*instrShape = \[\d+, \d+), \d+\]", r"\1]"),
+        _edit_attributes(("#ttg.amd_mfma",), _mfma_instr_shape_2d),
     ),
     (
         (3, 5),
         "amd_mfma version = V (was versionMajor = V, versionMinor = 0)",
-        _sub(r"(#ttg\.amd_mfma<\{)version = (\d+)", r"\1versionMajor = \2, versionMinor = 0"),
+        _edit_attributes(("#ttg.amd_mfma",), _mfma_version_major),
     ),
     (
         (3, 5),
@@ -280,16 +412,12 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
     (
         (3, 3),
         "#ttg.nvmma_shared (was #shared with hasLeadingOffset = true)",
-        _sub(
-            r"#ttg\.nvmma_shared<\{swizzlingByteWidth = (\d+), transposed = (true|false), "
-            r"elementBitWidth = (\d+)[^}]*\}>",
-            _nvmma_to_legacy,
-        ),
+        _edit_attributes(("#ttg.nvmma_shared",), _nvmma_to_legacy),
     ),
     (
         (3, 3),
         "#ttg.swizzled_shared (was #shared with hasLeadingOffset = false)",
-        _sub(r"#ttg\.swizzled_shared<\{([^}]*)\}>", r"#ttg.shared<{\1, hasLeadingOffset = false}>"),
+        _edit_attributes(("#ttg.swizzled_shared",), _swizzled_to_legacy),
     ),
     ((3, 3), "!ttg.memdesc (was !tt.memdesc)", _sub(r"!ttg\.memdesc<", "!tt.memdesc<")),
     (
@@ -309,16 +437,20 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
         "tt.load/tt.store typed by the pointer (were by the value, with cache/evict)",
         _load_store_2x,
     ),
-    ((3, 0), "module attribute triton_gpu.target (was triton_gpu.compute-capability)", _target_2x),
-    ((3, 0), "CTA parameters of blocked, shared and mma (required in 2.2-2.3)", _cta_params),
+    (
+        (3, 0),
+        "module attribute triton_gpu.target (was triton_gpu.compute-capability)",
+        _edit_module(_target_2x),
+    ),
+    (
+        (3, 0),
+        "CTA parameters of blocked, shared and mma (required in 2.2-2.3)",
+        _edit_attributes(_LEGACY_ENCODINGS, _cta_params),
+    ),
     (
         (2, 2),
         'module attributes "triton_gpu.num-ctas", compute-capability (absent in 2.1)',
-        _sub(
-            r'"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32(,\s*)?|'
-            r',\s*"triton_gpu\.(num-ctas|compute-capability)" = \d+ : i32',
-            "",
-        ),
+        _drop_module_attributes("triton_gpu.num-ctas", "triton_gpu.compute-capability"),
     ),
     (
         (2, 2),
@@ -328,23 +460,26 @@ TRANSLATIONS: tuple[tuple[tuple[int, int], str, Callable[[str], str]], ...] = (
     (
         (2, 2),
         "tt.func attributes {...} (2.1 finds the prototype by a pattern without them)",
-        _sub(r"(?m)(tt\.func\s[^\n]*\))\s+attributes \{[^\n]*\}(\s*\{\s*)$", r"\1\2"),
+        lambda text: _lines(text, _func_attributes),
     ),
     (
         (2, 2),
         "shared encoding hasLeadingOffset = false (absent in 2.1)",
-        _sub(r"(#triton_gpu\.shared<\{[^}]*), hasLeadingOffset = false", r"\1"),
+        _edit_attributes(("#triton_gpu.shared",), _without_false_offset),
     ),
     (
         (2, 2),
         "CTA parameters (absent in 2.1)",
-        _sub(r", CTAsPerCGA = \[[\d, ]*\], CTASplitNum = \[[\d, ]*\], CTAOrder = \[[\d, ]*\]", ""),
+        _edit_attributes(
+            _LEGACY_ENCODINGS, _without_fields("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+        ),
     ),
 )
 
 
 def translate_ttgir(text: str, release: str) -> str:
-    """``text``, a TTGIR module in Triton 3.9's spelling, in the spelling ``release`` parses.
+    """``text``, a TTGIR module in Triton 3.9's spelling, in the spelling ``release`` parses
+    (a line the TTGIR reader cannot read is a :class:`~llverify.ttgir.ModuleError`).
 
     >>> swizzled = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
     >>> translate_ttgir(swizzled, "3.2.0").split(", ")[-1]
@@ -359,16 +494,18 @@ def translate_ttgir(text: str, release: str) -> str:
 
 def _retarget(text: str, target: str) -> str:
     """``text`` with its module's ``ttg.target`` set to ``target`` (added when missing)."""
-    pattern = re.compile(r'ttg\.target = "[^"]*"')
-    if pattern.search(text):
-        return pattern.sub(f'ttg.target = "{target}"', text, count=1)
-    attrs = re.search(r"module attributes \{", text)
-    if attrs is None:
+    header = read_module_header(text)
+    if header.dictionary is None:
         raise ValueError(
             "text: expected a TTGIR module with 'module attributes {...}' "
             "(num-warps and threads-per-warp)"
         )
-    return f'{text[: attrs.end()]}ttg.target = "{target}", {text[attrs.end() :]}'
+    key = header.attributes.key("target")
+    span = header.attributes.attributes.span(key) if key else None
+    if span is not None:
+        return f'{text[: span[0]]}"{target}"{text[span[1] :]}'
+    brace = header.dictionary[0] + 1
+    return f'{text[:brace]}ttg.target = "{target}", {text[brace:]}'
 
 
 # --------------------------------------------------------------------------- running Triton
@@ -430,24 +567,19 @@ def _run_worker(
     return result
 
 
-def _module_int(ttgir: str, name: str, default: int) -> int:
-    """The module attribute ``<dialect>.<name>`` of a compiled TTGIR (any release's prefix)."""
-    match = re.search(rf'"(?:ttg|triton_gpu)\.{re.escape(name)}" = (\d+)', ttgir)
-    return int(match.group(1)) if match else default
-
-
 def _kernel(result: dict[str, Any], target: str) -> CompiledKernel:
     asm = result["asm"]
     ttgir = asm.get("ttgir", "")
     warp_size = parse_target(target)["warp_size"]
-    func = re.search(r"tt\.func\s+(?:public\s+)?@(\w+)", ttgir)
+    header = read_module_header(ttgir)  # any release's prefix: ttg or triton_gpu
+    module = header.attributes
     return CompiledKernel(
-        name=func.group(1) if func else result["name"],
+        name=header.functions[0] if header.functions else result["name"],
         target=target,
         triton_version=result["version"],
-        num_warps=_module_int(ttgir, "num-warps", result.get("num_warps") or 4),
-        threads_per_warp=_module_int(ttgir, "threads-per-warp", warp_size),
-        num_ctas=_module_int(ttgir, "num-ctas", 1),
+        num_warps=module.num_warps or result.get("num_warps") or 4,
+        threads_per_warp=module.threads_per_warp or warp_size,
+        num_ctas=module.num_ctas or 1,
         shared_bytes=result["shared"],
         ttgir=ttgir,
         llir=asm.get("llir", ""),
@@ -482,6 +614,13 @@ def _triton_version(python: str) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
+def _reverse_scans(text: str) -> bool:
+    """Whether the module ``text`` has a ``tt.scan`` with ``reverse = true``."""
+    return any(
+        op.name == "tt.scan" and op.attributes.flag("reverse") for op in parse_module(text).ops
+    )
+
+
 def compile_ttgir(
     text: str, target: str, *, python: str | None = None, timeout_s: float = 120
 ) -> CompiledKernel:
@@ -503,13 +642,16 @@ def compile_ttgir(
         raise CompileError(
             f"compiling for {target}: python={python or sys.executable!r} cannot import triton"
         )
-    if _release(release) < (3, 0) and re.search(r'"?tt\.scan"?\(.*reverse = true', text):
-        # 2.x parses the attribute and ignores it: it would compile a forward scan
-        raise CompileError(
-            f"Triton {release} has no reverse scans (tt.scan's reverse attribute arrived in "
-            "3.0; this release would silently scan forward)"
-        )
-    module = translate_ttgir(_retarget(text, target), release)
+    try:
+        if _release(release) < (3, 0) and _reverse_scans(text):
+            # 2.x parses the attribute and ignores it: it would compile a forward scan
+            raise CompileError(
+                f"Triton {release} has no reverse scans (tt.scan's reverse attribute arrived "
+                "in 3.0; this release would silently scan forward)"
+            )
+        module = translate_ttgir(_retarget(text, target), release)
+    except ModuleError as error:
+        raise CompileError(f"compiling for {target} with Triton {release}: {error}") from None
     result = _run_worker(
         {"kind": "ttgir", "text": module, "target": spec}, target, python, timeout_s
     )

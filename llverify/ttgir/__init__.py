@@ -1,0 +1,90 @@
+"""The one reader of TTGIR text (Triton 3.9's printed form), below the audit, the harness
+builder and the compiler front.
+
+Modules, bottom to top:
+
+* :mod:`~llverify.ttgir.syntax`: :class:`ModuleError` (line and column), bracket matching
+  and splitting at the top level (the one balanced-bracket helper).
+* :mod:`~llverify.ttgir.locations`: an operation's trailing ``loc(...)``, resolved through
+  the ``#loc`` aliases to the user's file and line; locations replaced in text.
+* :mod:`~llverify.ttgir.types`: the typed type model :class:`Type` (tensor shape, element
+  and encoding, memdesc memory space and allocation shape, pointers, scalars), reading one
+  type, the types a text mentions, and an operation's signature.
+* :mod:`~llverify.ttgir.attributes`: attribute dictionaries with typed accessors, and the
+  module's attributes (``ttg.num-warps``, ``ttg.threads-per-warp``, ``ttg.num-ctas``,
+  ``ttg.target``).
+* :mod:`~llverify.ttgir.whole`: :func:`check_whole`, whether the text is a whole module
+  (balanced, closed, every alias defined).
+* :mod:`~llverify.ttgir.module`: :func:`parse_module` into a :class:`TTGIRModule` of
+  :class:`Operation` (results, name, operands, types, location; on demand its signature,
+  attributes, subscripts, words and regions), one operation read or rewritten
+  (:func:`read_operation`, :func:`rewrite_operation`), and a module's header without its
+  operations (:func:`read_module_header`, for any Triton release's output).
+
+Encoding attributes (``#ttg.blocked<{...}>``) are kept as text here; ``llverify.encodings``
+turns them into layouts.
+
+Examples:
+    >>> module = parse_module('module attributes {"ttg.num-warps" = 4 : i32} {\\n'
+    ...     '  %1 = ttg.memdesc_index %0[%c] : !ttg.memdesc<3x64x64xf16, #ttg.swizzled_shared<'
+    ...     '{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory> -> '
+    ...     '!ttg.memdesc<64x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, '
+    ...     'maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory>\\n}')
+    >>> op = module.ops[0]
+    >>> module.num_warps, op.name, op.subscripts, op.operand_types[0].shape
+    (4, 'ttg.memdesc_index', (('%c',),), (3, 64, 64))
+"""
+
+from llverify.ttgir.attributes import Attributes, ModuleAttributes, parse_attribute_dict
+from llverify.ttgir.locations import FileLocation, replace_locations
+from llverify.ttgir.module import (
+    Block,
+    ModuleHeader,
+    Operation,
+    Region,
+    TTGIRModule,
+    parse_module,
+    read_aliases,
+    read_module_header,
+    read_operation,
+    rewrite_operation,
+)
+from llverify.ttgir.syntax import ModuleError, balanced_end, integer_literal, split_top
+from llverify.ttgir.types import (
+    Type,
+    integer_bits,
+    mentioned_types,
+    parse_signature,
+    parse_type,
+    type_text,
+)
+from llverify.ttgir.whole import check_whole
+
+__all__ = [
+    "Attributes",
+    "Block",
+    "FileLocation",
+    "ModuleAttributes",
+    "ModuleError",
+    "ModuleHeader",
+    "Operation",
+    "Region",
+    "TTGIRModule",
+    "Type",
+    "balanced_end",
+    "check_whole",
+    "integer_bits",
+    "integer_literal",
+    "mentioned_types",
+    "parse_attribute_dict",
+    "parse_module",
+    "parse_signature",
+    "parse_type",
+    "read_aliases",
+    "read_module_header",
+    "read_operation",
+    "replace_locations",
+    "rewrite_operation",
+    "split_top",
+    "type_text",
+]
