@@ -207,7 +207,8 @@ def prepare(folder: Path) -> None:
     from cases.emitted_sweep import sweep_cases
     from llverify.emitted.harness import build_harness
     from llverify.emitted.validate import validate_module
-    from llverify.triton.compile import compile_ttgir, release_pythons
+    from llverify.triton.compile import compile_ttgir
+    from llverify.triton.releases import release_pythons
     from llverify.ttgir import parse_module
 
     pythons = release_pythons()
