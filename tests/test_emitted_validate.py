@@ -15,7 +15,8 @@ import pytest
 from cases.triton import require_triton
 from llverify.emitted.checks import CaseVerdict
 from llverify.emitted.harness import Harness, build_harness
-from llverify.emitted.validate import _check_all, _execute, validate_module
+from llverify.emitted.sim import Instruction
+from llverify.emitted.validate import _check_all, _execute, _Sources, validate_module
 from llverify.proof.verdict import Status
 from llverify.ttgir import parse_module
 
@@ -76,6 +77,37 @@ def mutate(text: str, pattern: str, replace: Any) -> str:
     mutant, count = re.subn(pattern, replace, text, count=1, flags=re.M)
     assert count == 1 and mutant != text, f"mutation {pattern!r} did not apply"
     return mutant
+
+
+def _cases_at(harness: Harness, line: int | None, column: int | None) -> list[int]:
+    """The cases an instruction with the debug location (line, column) is attributed to."""
+    instruction = Instruction(None, "add", None, [], line=line, column=column)  # type: ignore[arg-type]
+    return [case.index for case in _Sources(harness).cases_of(instruction)]
+
+
+def _position(harness: Harness, piece: str, after: int = 0) -> tuple[int, int]:
+    """The harness line and 1-based column of ``piece`` (first at or after line ``after``)."""
+    lines = harness.text.splitlines()
+    line = next(k for k in range(after, len(lines)) if piece in lines[k])
+    return line + 1, lines[line].index(piece) + 1
+
+
+def test_debug_locations_name_their_cases() -> None:
+    """No compiler needed: an op's own location names its case first, then the cases with an
+    op written at that line and column (ops of a copied region without a location too)."""
+    harness = build_harness(parse_module(MODULE))
+    assert _cases_at(harness, 40, 3) == [0]  # the convert's loc("user.py":40:3)
+    assert _cases_at(harness, 1, 0) == [1]  # the first reduce's loc("harness.ttgir":1:0)
+    assert _cases_at(harness, *_position(harness, '"tt.reduce"(%h1')) == [1]
+    start = _position(harness, '"tt.reduce"(%h2')[0]
+    assert _cases_at(harness, *_position(harness, "arith.addi %a", start)) == [2]
+    assert _cases_at(harness, *_position(harness, "tt.reduce.return", start)) == [2]
+    assert _cases_at(harness, start, 1) == [] and _cases_at(harness, None, None) == []
+    # the convert's own location is where the first reduce's load is written: both, its own
+    # first
+    line, column = _position(harness, "tt.load %h1")
+    moved = MODULE.replace('loc("user.py":40:3)', f'loc("user.py":{line}:{column})')
+    assert _cases_at(build_harness(parse_module(moved)), line, column) == [0, 1]
 
 
 def test_unmutated_emitted_code_is_proved(compiled) -> None:

@@ -846,6 +846,43 @@ def test_malformed_ttgir(text: str, message: str, position: int) -> None:
     assert caret == "  " + " " * (position - start) + "^"
 
 
+TENSOR = f"tensor<128x64xf16, {GOOD}>"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "position"),
+    [
+        (TENSOR.replace("64xf16", "64x"), "expected a shape like 128x64xf16", 7),
+        (TENSOR.replace("xf16", "x!tt.ptr<f16>"), "expected a shape like 128x64xf16", 7),
+        (TENSOR.replace("f16,", "f16"), "expected a shape like 128x64xf16", 7),
+        ("tensor<128x64xf16>", "expected ','", 17),
+        ("tensor<128x64xf16", "expected ','", 17),
+        (TENSOR[:-1], "expected '>'", len(TENSOR) - 1),
+        (TENSOR[:-1] + ", x>", "expected '>'", len(TENSOR) - 1),
+        (TENSOR.replace("[1, 0]}", "[1, 0}"), "expected ']'", TENSOR.index("[1, 0]}") + 5),
+        (TENSOR + " x", "unexpected text after the attribute", len(TENSOR) + 1),
+    ],
+)  # fmt: skip
+def test_malformed_tensor_type(text: str, message: str, position: int) -> None:
+    """The type around the attribute is read by the TTGIR reader, the attribute here: each
+    error names what was expected where it was (the attribute's own first)."""
+    with pytest.raises(TTGIRError) as info:
+        parse_encoding(text)
+    assert message in str(info.value)
+    assert info.value.position == position
+
+
+def test_tensor_types_as_the_ttgir_reader_reads_them() -> None:
+    encoding, _ = parse_encoding(GOOD)
+    for text, shape in [
+        (TENSOR, [128, 64]),
+        (f"  #t = tensor<4x8xf8E4M3FN,{GOOD}> ", [4, 8]),
+        (f"tensor <i32, {GOOD}>", []),
+        (f"#blocked-1 = {GOOD}", None),
+    ]:
+        assert parse_encoding(text) == (encoding, shape), text
+
+
 def test_ttgir_error_is_a_parse_error() -> None:
     from llverify.errors import ParseError
 

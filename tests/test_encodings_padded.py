@@ -1034,3 +1034,35 @@ def test_other_errors() -> None:
         parse_padded_shared(enc.ttgir() + " x")
     with pytest.raises(TTGIRError, match="expected a shape"):
         parse_padded_shared("!ttg.memdesc<f16, " + enc.ttgir() + ">")
+
+
+@pytest.mark.parametrize(
+    "fields",
+    ["", ", #ttg.shared_memory", ", #ttg.shared_memory, mutable", ", mutable",
+     ", #ttg.shared_memory, mutable, 2x4x8", ", 2x4x8", ", #ttg.shared_memory, 2x4x8"],
+)  # fmt: skip
+def test_memdesc_fields_as_the_ttgir_reader_takes_them(fields: str) -> None:
+    """The memory space first, ``mutable``, the allocation shape last (Triton's order)."""
+    text = "!ttg.memdesc<4x8xf16, #ttg.padded_shared<[8:+1] {order = [1, 0], shape = [4, 8]}>"
+    encoding, shape = parse_padded_shared(text + fields + ">")
+    assert shape == [4, 8] and encoding.interval_padding_pairs == ((8, 1),)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message", "at"),
+    [
+        (", #ttng.tensor_memory>", "expected '#ttg.shared_memory', 'mutable' or a shape", 2),
+        (", mutable, #ttg.shared_memory>", "expected '#ttg.shared_memory', 'mutable'", 11),
+        (", 2x4x8, mutable>", "expected '#ttg.shared_memory', 'mutable' or a shape", 2),
+        (", mutable,>", "expected '#ttg.shared_memory', 'mutable' or a shape", 10),
+        (", mutable x>", "expected '#ttg.shared_memory', 'mutable' or a shape", 2),
+        (", mutable", "'!ttg.memdesc<' is never closed", None),
+        (" x>", "expected '>'", 1),
+    ],
+)  # fmt: skip
+def test_malformed_memdesc_fields(fields: str, message: str, at: int | None) -> None:
+    text = "!ttg.memdesc<4x8xf16, #ttg.padded_shared<[8:+1] {order = [1, 0], shape = [4, 8]}>"
+    with pytest.raises(TTGIRError) as info:
+        parse_padded_shared(text + fields)
+    assert message in str(info.value)
+    assert info.value.position == (len("!ttg.memdesc") if at is None else len(text) + at)

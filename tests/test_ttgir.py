@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 from llverify.ttgir import (
     ModuleError,
+    alias_definition,
     mentioned_types,
     parse_attribute_dict,
+    parse_dims,
     parse_module,
     parse_signature,
     parse_type,
@@ -59,6 +61,28 @@ def test_tensor_types_with_digits_in_shapes(text: str, shape: tuple[int, ...], e
     assert (t.kind, t.shape, t.element, t.text) == ("tensor", shape, element, text)
     assert t.written_encoding == ("#b" if "#b" in text else "")
     assert t.encoding == (BLOCKED if "#b" in text else "")
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("tensor<128x64xf16, #b>", "128x64xf16"),
+        ("tensor<16x1x!tt.ptr<f16>, #b>", "16x1x!tt.ptr<f16>"),
+        ("tensor<i32>", "i32"),
+        ("tensor<²x4xf16>", "²x4xf16"),
+        ("!ttg.memdesc<2x64x16xf16, #s, #smem, mutable, 2x64x64>", "2x64x16xf16"),
+    ],
+)
+def test_the_shape_and_element_alone_read_as_in_the_type(text: str, first: str):
+    t = parse_type(text, ALIASES)
+    assert parse_dims(first) == parse_dims(f"  {first} ") == (t.shape, t.element)
+
+
+def test_shape_without_element_is_an_error():
+    with pytest.raises(ModuleError, match="expected SHAPExELEMENT"):
+        parse_dims("128x64x")
+    with pytest.raises(ModuleError, match="line 3: expected SHAPExELEMENT"):
+        parse_dims("", line=3)
 
 
 def test_memdesc_types_with_their_allocation_shape():
@@ -174,6 +198,34 @@ def test_locations_resolve_through_aliases_and_call_sites():
     assert inlined.location == "k.py:12"  # the caller's line: the user's
     assert tuple(inlined.file_location or ()) == ("lib.py", 9, 4)  # the first file reached
     assert (inline.location, none.location, none.file_location) == ("inline.py:7", "", None)
+
+
+def test_an_operation_sits_at_the_column_of_its_name():
+    """Where MLIR places an operation written without a location: its name, or the quote of
+    a generic name."""
+    module = parse_module(
+        _module(
+            "  %a = arith.addf %x, %x : f32",
+            "      %b:2, %c = tt.split %x : tensor<4x2xf32> -> tensor<4xf32>",
+            '    %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({',
+            "    ^bb0(%p: f32, %q: f32):",
+            "      %m = arith.addf %p, %q : f32",
+            "      tt.reduce.return %m : f32",
+            "    }) : (tensor<128xf32, #b>) -> f32",
+            "gpu.barrier",
+        )
+    )
+    add, split, reduce, barrier = module.ops
+    inner, ret = reduce.regions[0].blocks[0].ops
+    assert [(op.line, op.column) for op in (add, split, reduce, inner, ret, barrier)] == [
+        (6, 8), (7, 18), (8, 10), (10, 12), (11, 7), (13, 1),
+    ]  # fmt: skip
+
+
+def test_alias_definitions_give_their_name_and_value():
+    assert alias_definition("#blocked1 = #ttg.blocked<{}>") == ("#blocked1", 12)
+    assert alias_definition("  #loc-2=loc(unknown)", 2) == ("#loc-2", 9)
+    assert alias_definition("#ttg.blocked<{}>") is None and alias_definition("x = 1") is None
 
 
 def test_module_attributes_are_typed():

@@ -19,12 +19,14 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders
-from llverify.emitted.harness import Harness, build_harness
+from llverify.emitted.harness import Case, Harness, build_harness
 from llverify.emitted.sim import (
     Execution,
     Instruction,
@@ -36,7 +38,7 @@ from llverify.emitted.sim import (
 )
 from llverify.proof.verdict import Status
 from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
-from llverify.ttgir import TTGIRModule, parse_module
+from llverify.ttgir import Operation, TTGIRModule, parse_module
 
 __all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
 
@@ -360,47 +362,81 @@ def _execute(
 def _case_at(harness: Harness, failure: UnmodelledAt) -> Any:
     if failure.instruction is None:
         return None
-    cases = _cases_of(harness, failure.instruction)
+    cases = _Sources(harness).cases_of(failure.instruction)
     return cases[0] if cases else None
 
 
-def _cases_of(harness: Harness, instruction: Instruction) -> list[Any]:
-    """The cases ``instruction`` may come from, by its debug location (line, column).
+_Position = tuple[int, int]  # (line, column) of a debug location
+
+
+class _Sources:
+    """The cases an instruction may come from, by its debug location (line, column), read
+    from the harness module (parsed when first asked).
 
     The op under test carries a location of its own (the user's, or ``harness.ttgir:k:0``),
-    whose line need not be a line of the harness; the harness's own ops are at their line and
-    the column of their name.  A location that fits several cases names them all (sound: a
-    violation there counts against each); the op's own location comes first."""
-    if instruction.line is None:
-        return []
-    position = (instruction.line, instruction.column or 0)
-    own = [case for case in harness.cases if position in _op_locations(harness, case)]
-    lines = harness.text.split("\n")
-    first_line, column = position
-    here = [
-        case
-        for case in harness.cases
-        if case not in own
-        and case.harness_lines[0] <= first_line <= case.harness_lines[1]
-        and _op_column(lines[first_line - 1]) == column
-    ]
-    return own + here
+    whose line need not be a line of the harness; the harness's own ops, and ops of a copied
+    region written without a location, are at their line and the column of their name.  A
+    location that fits several cases names them all (sound: a violation there counts
+    against each); the op's own location comes first."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+
+    def cases_of(self, instruction: Instruction) -> list[Case]:
+        """The cases ``instruction`` may come from (none without a debug location)."""
+        if instruction.line is None:
+            return []
+        position = (instruction.line, instruction.column or 0)
+        own = self._located.get(position, [])
+        here = [k for k in self._placed.get(position, []) if k not in own]
+        return [self.harness.cases[k] for k in own + here]
+
+    @cached_property
+    def _ops(self) -> list[tuple[int, Operation]]:
+        """Each operation in the lines of a case, those of its regions included, with the
+        case's position in ``harness.cases``."""
+        cases = self.harness.cases
+        firsts = [case.harness_lines[0] for case in cases]
+        found = []
+        for op in parse_module(self.harness.text).ops:
+            k = bisect_right(firsts, op.line) - 1
+            if k >= 0 and op.line <= cases[k].harness_lines[1]:
+                found += [(k, nested) for nested in _with_regions(op)]
+        return found
+
+    @cached_property
+    def _located(self) -> dict[_Position, list[int]]:
+        """The cases by the locations their operations carry."""
+        out: dict[_Position, list[int]] = {}
+        for k, op in self._ops:
+            location = op.file_location
+            if location is not None:
+                _add(out, (location.line, location.column), k)
+        return out
+
+    @cached_property
+    def _placed(self) -> dict[_Position, list[int]]:
+        """The cases by where their operations are written in the harness."""
+        out: dict[_Position, list[int]] = {}
+        for k, op in self._ops:
+            _add(out, (op.line, op.column), k)
+        return out
 
 
-_LOC = re.compile(r'\bloc\("[^"]*":(\d+):(\d+)\)')
-_OP_START = re.compile(r'^\s*(?:%[\w#:, %]+=\s*)?(?=["\w])')
+def _with_regions(op: Operation) -> Iterator[Operation]:
+    """``op`` and the operations of its regions, nested ones included."""
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                yield from _with_regions(inner)
 
 
-def _op_locations(harness: Harness, case: Any) -> set[tuple[int, int]]:
-    first, last = case.harness_lines
-    text = "\n".join(harness.text.split("\n")[first - 1 : last])
-    return {(int(line), int(column)) for line, column in _LOC.findall(text)}
-
-
-def _op_column(line: str) -> int:
-    """The 1-based column where the op on harness line ``line`` starts (MLIR's location)."""
-    match = _OP_START.match(line)
-    return match.end() + 1 if match else -1
+def _add(cases_at: dict[_Position, list[int]], position: _Position, case: int) -> None:
+    """Note the case at ``position`` (once; cases come in the harness's order)."""
+    listed = cases_at.setdefault(position, [])
+    if case not in listed:
+        listed.append(case)
 
 
 def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> list[CaseVerdict]:
@@ -412,8 +448,9 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     by_text_line = {
         ins.text_line: ins for block in run.function.blocks for ins in block.instructions
     }
+    sources = _Sources(harness)
     for violation in run.violations:
-        cases = _case_of_where(harness, violation.where, by_text_line)
+        cases = _case_of_where(sources, violation.where, by_text_line)
         if not cases:
             # no debug location (2.x code): a violation whose values are one non-commutative
             # reduce's combine in two orders belongs to that reduce; others count against all
@@ -425,7 +462,7 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     notes: dict[int, list[str]] = {case.index: [] for case in harness.cases}
     for read in run.uninitialised:
         # a read with no location (2.x code has no debug info) is noted on every op
-        for case in _case_of_where(harness, read.where, by_text_line) or harness.cases:
+        for case in _case_of_where(sources, read.where, by_text_line) or harness.cases:
             notes[case.index].append(
                 f"reads shared byte {read.address} (thread {read.thread}) that no thread wrote, "
                 f"at {read.where}; its value reaches no output (else the op is refuted)"
@@ -440,7 +477,10 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
     return verdicts
 
 
-def _case_of_where(harness: Harness, where: str, by_text_line: dict[int, Instruction]) -> list[Any]:
+def _case_of_where(
+    sources: _Sources, where: str, by_text_line: dict[int, Instruction]
+) -> list[Case]:
+    """The cases the instruction a message names (``at LLVM IR line N``) may come from."""
     match = re.search(r"at LLVM IR line (\d+)", where)
     instruction = by_text_line.get(int(match.group(1))) if match else None
-    return _cases_of(harness, instruction) if instruction is not None else []
+    return sources.cases_of(instruction) if instruction is not None else []

@@ -63,9 +63,12 @@ from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError, shown
 from llverify.layout import LinearLayout
 from llverify.layout_utils import standard_out_dim_names
 from llverify.ops import IntOps, NumpyOps, Ops
+from llverify.ttgir import ModuleError, balanced_end, parse_type
+from llverify.ttgir.syntax import split_spans
 
 ENCODING = "PaddedSharedLayout"
 _OFFSET, _BLOCK = "offset", "block"
+_SHARED_MEMORY = "#ttg.shared_memory"  # the memory space of a padded_shared memdesc
 _INT = IntOps()
 _NUMPY: NumpyOps[Any] = NumpyOps()
 
@@ -941,34 +944,46 @@ def parse_padded_shared(
             f"Argument '{name}' must be TTGIR text (a str), not {type(text).__name__}."
         )
     parser = _Parser(text, name)
-    parser.skip()
-    alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
-    if alias is not None:
-        parser.pos = alias.end()
-    shape: list[int] | None = None
-    if text.startswith("!ttg.memdesc", parser.pos):
-        parser.pos += len("!ttg.memdesc")
-        parser.expect("<")
-        parser.skip()
-        match = re.compile(r"((?:\d+x)+)([A-Za-z][A-Za-z0-9]*)").match(text, parser.pos)
-        if match is None:
-            raise parser.error("expected a shape like 128x64xf16")
-        shape = [int(d) for d in match.group(1).split("x") if d]
-        parser.pos = match.end()
-        parser.expect(",")
+    parser.after_alias()
+    if not text.startswith("!ttg.memdesc", parser.pos):
         encoding = _attribute(parser)
-        while parser.peek() == ",":  # memory space, mutable, alloc shape
-            parser.pos += 1
-            parser.skip()
-            extra = re.compile(r"#ttg\.shared_memory|mutable|(?:\d+x)*\d+").match(text, parser.pos)
-            if extra is None:
-                raise parser.error("expected '#ttg.shared_memory', 'mutable' or a shape")
-            parser.pos = extra.end()
-        parser.expect(">")
-    else:
-        encoding = _attribute(parser)
+        parser.end()
+        return encoding, None
+    start = parser.pos
+    shape = parser.read_dims("!ttg.memdesc", min_rank=1)
+    encoding = _attribute(parser)
+    if parser.peek() == ",":
+        _memdesc_fields(parser, start)
+    parser.expect(">")
     parser.end()
-    return encoding, shape
+    return encoding, list(shape)
+
+
+def _memdesc_fields(parser: _Parser, start: int) -> None:
+    """Check the fields after the encoding of the memdesc type at ``start`` (the parser at
+    the comma before them), as the TTGIR reader takes them: the memory space
+    ``#ttg.shared_memory`` first, ``mutable``, and the allocation shape last; the parser
+    moves to the type's ``>``."""
+    text = parser.text
+    opening = text.index("<", start)
+    try:
+        end = balanced_end(text, opening)
+    except ModuleError:
+        raise parser.error("'!ttg.memdesc<' is never closed", opening) from None
+    memdesc = parse_type("!ttg.memdesc" + text[opening:end])
+    fields = split_spans(text, ",", parser.pos + 1, end - 1)
+    for k, (first, last) in enumerate(fields):
+        written = text[first:last].strip()
+        known = (
+            written == "mutable"
+            or (k == 0 and written == _SHARED_MEMORY == memdesc.memory_space)
+            or (k == len(fields) - 1 and bool(memdesc.alloc_dims))
+        )
+        if not known:
+            parser.pos = first
+            parser.skip()
+            raise parser.error("expected '#ttg.shared_memory', 'mutable' or a shape")
+    parser.pos = end - 1
 
 
 def _from_gluon(g: Any) -> PaddedSharedLayout:

@@ -2,9 +2,11 @@
 
 ``#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1],
 order = [1, 0]}>`` becomes ``BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])``; a
-``tensor<128x64xf16, #ttg...>`` type gives the shape too.  Each encoding module registers a
-builder for its mnemonic with :func:`register`.  Malformed text raises :class:`TTGIRError`,
-whose message shows the text with a caret at the position.
+``tensor<128x64xf16, #ttg...>`` type gives the shape too.  The attribute is read here; the
+type around it and an alias definition before it (``#blocked = ...``) are read by
+:mod:`llverify.ttgir`, the one TTGIR reader.  Each encoding module registers a builder for its
+mnemonic with :func:`register`.  Malformed text raises :class:`TTGIRError`, whose message
+shows the text with a caret at the position.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 from llverify.errors import LLVerifyError, ParseError
 from llverify.text_format import check_nesting
+from llverify.ttgir import ModuleError, alias_definition, balanced_end, parse_dims
+from llverify.ttgir.syntax import top_level_find
 
 Builder = Callable[[dict[str, Any], "Attribute"], Any]
 _BUILDERS: dict[str, Builder] = {}
@@ -252,24 +256,59 @@ class _Parser:
                 return pairs
             self.pos += 1
 
-    def tensor_type(self) -> tuple[list[int], Any]:
-        self.expect("tensor")
+    def read_dims(self, prefix: str, min_rank: int = 0) -> tuple[int, ...]:
+        """The shape of the ``tensor<...>`` or ``!ttg.memdesc<...>`` type at the position
+        (``prefix`` names which), its ``SHAPExELEMENT`` read by the TTGIR reader; the position
+        moves past the comma after it, to the encoding (this parser's to read)."""
+        self.expect(prefix)
         self.expect("<")
+        opening = self.pos - 1
         self.skip()
-        match = re.compile(r"((?:\d+x)*)([A-Za-z][A-Za-z0-9]*)").match(self.text, self.pos)
-        if match is None:
-            raise self.error("expected a shape like 128x64xf16")
-        shape = [int(d) for d in match.group(1).split("x") if d]
-        self.pos = match.end()
+        start = self.pos
+        comma = top_level_find(self.text, ",", start)
+        if comma < 0:  # no encoding: SHAPExELEMENT runs to the end of the type
+            try:
+                comma = balanced_end(self.text, opening) - 1
+            except ModuleError:
+                comma = len(self.text)
+        try:
+            shape, element = parse_dims(self.text[start:comma])
+        except ModuleError:
+            shape, element = (), ""
+        if len(shape) < min_rank or not _element_name(element):
+            raise self.error("expected a shape like 128x64xf16", start)
+        self.pos = comma
         self.expect(",")
+        return shape
+
+    def tensor_type(self) -> tuple[list[int], Any]:
+        """``tensor<SHAPExELEMENT, #encoding>``: its shape and encoding."""
+        shape = self.read_dims("tensor")
         encoding = self.attribute()
         self.expect(">")
-        return shape, encoding
+        return list(shape), encoding
+
+    def after_alias(self) -> None:
+        """Move past blanks and an alias definition's ``#blocked =`` (as in an IR dump)."""
+        self.skip()
+        definition = alias_definition(self.text, self.pos)
+        if definition is not None:
+            self.pos = definition[1]
 
     def end(self) -> None:
         self.skip()
         if self.pos != len(self.text):
             raise self.error("unexpected text after the attribute")
+
+
+def _element_name(element: str) -> bool:
+    """Whether ``element`` is a plain element type (``f16``, ``i32``, ``f8E4M3FN``): a letter,
+    then letters and digits (ASCII).
+
+    >>> _element_name("f16"), _element_name("!tt.ptr<f16>"), _element_name("64 x f16")
+    (True, False, False)
+    """
+    return element[:1].isalpha() and element.isascii() and element.isalnum()
 
 
 def parse_encoding(text: str, name: str = "text") -> tuple[Any, list[int] | None]:
@@ -288,10 +327,7 @@ def parse_encoding(text: str, name: str = "text") -> tuple[Any, list[int] | None
             f"Argument '{name}' must be TTGIR text (a str), not {type(text).__name__}."
         )
     parser = _Parser(text, name)
-    parser.skip()
-    alias = re.compile(r"#[A-Za-z_][A-Za-z0-9_]*\s*=\s*").match(text, parser.pos)
-    if alias is not None:  # "#blocked = #ttg.blocked<...>" as in an IR dump
-        parser.pos = alias.end()
+    parser.after_alias()
     if text.startswith("tensor", parser.pos):
         shape, encoding = parser.tensor_type()
         parser.end()

@@ -1,5 +1,5 @@
 """The one reader of TTGIR text (Triton 3.9's printed form), below the audit, the harness
-builder and the compiler front.
+builder, the compiler front and the encodings parser.
 
 Modules, bottom to top:
 
@@ -9,7 +9,8 @@ Modules, bottom to top:
   the ``#loc`` aliases to the user's file and line; locations replaced in text.
 * :mod:`~llverify.ttgir.types`: the typed type model :class:`Type` (tensor shape, element
   and encoding, memdesc memory space and allocation shape, pointers, scalars), reading one
-  type, the types a text mentions, and an operation's signature.
+  type (or its ``SHAPExELEMENT``), the types a text mentions, and an operation's signature.
+  The encodings parser reads a layout argument's ``tensor<...>`` or memdesc type with it.
 * :mod:`~llverify.ttgir.attributes`: attribute dictionaries with typed accessors, and the
   module's attributes (``ttg.num-warps``, ``ttg.threads-per-warp``, ``ttg.num-ctas``,
   ``ttg.target``).
@@ -19,10 +20,12 @@ Modules, bottom to top:
   :class:`Operation` (results, name, operands, types, location; on demand its signature,
   attributes, subscripts, words and regions), one operation read or rewritten
   (:func:`read_operation`, :func:`rewrite_operation`), and a module's header without its
-  operations (:func:`read_module_header`, for any Triton release's output).
+  operations (:func:`read_module_header`, for any Triton release's output); an alias
+  definition's name and value (:func:`alias_definition`).
 
 Encoding attributes (``#ttg.blocked<{...}>``) are kept as text here; ``llverify.encodings``
-turns them into layouts.
+turns them into layouts.  An operation without a location sits at its line and
+:attr:`Operation.column` (how ``llverify.emitted`` maps debug locations to the harness).
 
 Examples:
     >>> module = parse_module('module attributes {"ttg.num-warps" = 4 : i32} {\\n'
@@ -43,6 +46,7 @@ from llverify.ttgir.module import (
     Operation,
     Region,
     TTGIRModule,
+    alias_definition,
     parse_module,
     read_aliases,
     read_module_header,
@@ -54,6 +58,7 @@ from llverify.ttgir.types import (
     Type,
     integer_bits,
     mentioned_types,
+    parse_dims,
     parse_signature,
     parse_type,
     type_text,
@@ -71,12 +76,14 @@ __all__ = [
     "Region",
     "TTGIRModule",
     "Type",
+    "alias_definition",
     "balanced_end",
     "check_whole",
     "integer_bits",
     "integer_literal",
     "mentioned_types",
     "parse_attribute_dict",
+    "parse_dims",
     "parse_module",
     "parse_signature",
     "parse_type",

@@ -65,6 +65,7 @@ __all__ = [
     "Operation",
     "Region",
     "TTGIRModule",
+    "alias_definition",
     "parse_module",
     "read_aliases",
     "read_module_header",
@@ -72,7 +73,8 @@ __all__ = [
     "rewrite_operation",
 ]
 
-_ALIAS_DEF = re.compile(r"^(#[A-Za-z_][\w$-]*)\s*=\s*(.*)$")
+_ALIAS_HEAD = re.compile(r"(#[A-Za-z_][\w$-]*)\s*=\s*")  # ``#blocked = `` before a value
+_ALIAS_DEF = re.compile(rf"^{_ALIAS_HEAD.pattern}(.*)$")
 _OP = re.compile(r'^\s*(?:((?:%[\w#.$-]+(?::\d+)?(?:\s*,\s*)?)+)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
 _RESULT = re.compile(r"(%[\w.$-]+)(?::(\d+))?")
 _RESULTS = re.compile(r"^\s*((?:%[\w#.$-]+(?::\d+)?\s*,?\s*)+)=\s*")
@@ -226,7 +228,7 @@ class Operation:
     @cached_property
     def regions(self) -> tuple[Region, ...]:
         """The regions of a generic operation (``({ ... })``), none for others."""
-        if self._parts.region is None:
+        if "({" not in self.text or self._parts.region is None:
             return ()
         start, end = self._parts.region
         return _regions(self.text, start, end, self.line, self.aliases)
@@ -236,6 +238,20 @@ class Operation:
         """The first ``"file":line:column`` its location reaches (for a call site, the
         callee's), or None."""
         return first_file_location(trailing_location(self.text), self.aliases)
+
+    @property
+    def column(self) -> int:
+        """The 1-based column of its name on its first line, from the quote of a generic
+        name: where MLIR places an operation written without a location.
+
+        >>> read_operation('    %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({').column
+        10
+        """
+        match = _OP.match(self.text)
+        start = match.start(2) if match else 0
+        if start > 0 and self.text[start - 1] == '"':
+            start -= 1
+        return start - self.text.rfind("\n", 0, start)
 
 
 @dataclass
@@ -505,6 +521,17 @@ def read_aliases(lines: Sequence[str]) -> Aliases:
         if alias:
             aliases[alias.group(1)] = alias.group(2).strip()
     return aliases
+
+
+def alias_definition(text: str, start: int = 0) -> tuple[str, int] | None:
+    """The alias that ``text`` defines at ``start`` (``#blocked = value``) and the offset of
+    its value, or None when no definition starts there.
+
+    >>> alias_definition("#blocked = #ttg.blocked<{}>"), alias_definition("#ttg.blocked<{}>")
+    (('#blocked', 11), None)
+    """
+    found = _ALIAS_HEAD.match(text, start)
+    return None if found is None else (found.group(1), found.end())
 
 
 def _module_attributes(

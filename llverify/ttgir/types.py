@@ -34,6 +34,7 @@ __all__ = [
     "expand_aliases",
     "integer_bits",
     "mentioned_types",
+    "parse_dims",
     "parse_signature",
     "parse_type",
     "type_text",
@@ -163,6 +164,16 @@ def _dims(text: str, whole: str, line: int) -> tuple[tuple[int, ...], str]:
     if not element:
         raise ModuleError(f"expected SHAPExELEMENT (e.g. 128x64xf16) in {whole[:80]!r}.", line)
     return tuple(shape), element
+
+
+def parse_dims(text: str, line: int = 1) -> tuple[tuple[int, ...], str]:
+    """The shape and element type of ``SHAPExELEMENT``, the first field of a tensor or memdesc
+    type; no element is a :class:`ModuleError`.
+
+    >>> parse_dims("128x64xf16"), parse_dims(" 4x!tt.ptr<f16>"), parse_dims("i32")
+    (((128, 64), 'f16'), ((4,), '!tt.ptr<f16>'), ((), 'i32'))
+    """
+    return _dims(text.strip(), text, line)
 
 
 def _bracketed(
