@@ -29,12 +29,11 @@ from llverify.ops import IntOps
 from llverify.proof.formula import Formula
 from llverify.proof.prove import prove_equal
 from llverify.proof.verdict import Status
-from llverify.ttgir import Attributes, Operation, Type, parse_attribute_dict
+from llverify.ttgir import Attributes, Operation, Type, encoding_name, parse_attribute_dict
 
 __all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]
 
 NAME = "dot-operand-encoding"
-_DOT_OP = "#ttg.dot_op<"
 
 
 def check_dot_encodings(ctx: AuditContext, op: Operation) -> None:
@@ -362,9 +361,9 @@ def operand_instruction(
 def _dot_operand_fields(encoding: str) -> Attributes | None:
     """The fields of a ``#ttg.dot_op<{opIdx = 0, parent = ..., kWidth = 2}>`` encoding text,
     None for any other encoding."""
-    if not encoding.startswith(_DOT_OP):
+    if encoding_name(encoding) != "ttg.dot_op":
         return None
-    return parse_attribute_dict(encoding, len(_DOT_OP))[0]
+    return parse_attribute_dict(encoding, encoding.index("<") + 1)[0]
 
 
 def _k_width(encoding: str) -> int | None:
@@ -556,7 +555,7 @@ class _OperandCheck:
         return None
 
 
-_MMA_PREFIXES = ("#ttg.nvidia_mma<", "#ttg.amd_mfma<", "#ttg.amd_wmma<")
+_MMA_ENCODINGS = ("ttg.nvidia_mma", "ttg.amd_mfma", "ttg.amd_wmma")
 
 
 def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
@@ -566,7 +565,7 @@ def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
         ctx.skip(op, FRAGMENT, "could not read the operand and result types")
         return
     result = tensors[-1]
-    if not result.encoding.startswith(_MMA_PREFIXES):
+    if result.encoding_name not in _MMA_ENCODINGS:
         ctx.skip(
             op,
             FRAGMENT,

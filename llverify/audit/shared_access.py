@@ -177,7 +177,7 @@ def pair_buffers(ctx: AuditContext) -> None:
         loads = books["load"].get(buffer)
         if not loads:
             continue  # read by an MMA instruction from shared memory: its layout is fixed
-        if any(t.encoding.startswith("#ttg.dot_op") for _, t, _ in loads):
+        if any(t.encoding_name == "ttg.dot_op" for _, t, _ in loads):
             continue  # a dot operand: Triton loads it with ldmatrix or MMA-specific code
         (store_op, s_tensor, _), (load_op, l_tensor, _) = stores[0], loads[0]
         bits = s_tensor.bits

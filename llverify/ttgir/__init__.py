@@ -56,6 +56,7 @@ from llverify.ttgir.module import (
 from llverify.ttgir.syntax import ModuleError, balanced_end, integer_literal, split_top
 from llverify.ttgir.types import (
     Type,
+    encoding_name,
     integer_bits,
     mentioned_types,
     parse_dims,
@@ -79,6 +80,7 @@ __all__ = [
     "alias_definition",
     "balanced_end",
     "check_whole",
+    "encoding_name",
     "integer_bits",
     "integer_literal",
     "mentioned_types",

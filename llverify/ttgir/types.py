@@ -78,6 +78,11 @@ class Type:
         return element_type_bits(self.element)
 
     @property
+    def encoding_name(self) -> str:
+        """The encoding attribute's name, "" when there is none (see :func:`encoding_name`)."""
+        return encoding_name(self.encoding)
+
+    @property
     def alloc_shape(self) -> tuple[int, ...]:
         """A memdesc's allocation shape: ``alloc_dims`` when printed, else the shape."""
         return self.alloc_dims or self.shape
@@ -89,6 +94,18 @@ class Type:
             return ""
         parts = split_top(self.text[self.text.index("<") + 1 : -1])
         return parts[0] if parts else ""
+
+
+def encoding_name(encoding: str) -> str:
+    """The name of an encoding attribute's text, "" for no encoding.
+
+    Examples:
+        >>> encoding_name("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>")
+        'ttg.dot_op'
+        >>> encoding_name("")
+        ''
+    """
+    return encoding[1:].partition("<")[0] if encoding.startswith("#") else ""
 
 
 def integer_bits(element: str) -> int | None:
