@@ -34,7 +34,7 @@ import numpy as np
 
 from llverify.emitted.harness import Case, Harness, build_harness
 from llverify.emitted.sim import Execution, UnmodelledAt
-from llverify.emitted.validate import _cases_of, _execute, _op_locations
+from llverify.emitted.validate import _execute, _Sources
 from llverify.errors import LLVerifyError
 from llverify.shared_memory.wavefronts import (
     bank_words,
@@ -155,7 +155,8 @@ def _records_by_case(
     backend's merging of adjacent accesses is applied (:func:`_vectorise`); the second
     result counts the moved records per (case, direction)."""
     by_text_line = {i.text_line: i for block in run.function.blocks for i in block.instructions}
-    own = {case.index: _op_locations(harness, case) for case in harness.cases}
+    sources = _Sources(harness)
+    own = {case.index: sources.own_locations(case) for case in harness.cases}
     ways = {case.index: _directions(module, case) for case in harness.cases}
     out: dict[int, list[tuple[Record, int]]] = {}
     moved: Counter[tuple[int, str]] = Counter()
@@ -168,7 +169,7 @@ def _records_by_case(
             continue
         position = (instruction.line, instruction.column or 0)
         align = instruction.extra.get("align")
-        for case in _cases_of(harness, instruction):
+        for case in sources.cases_of(instruction):
             if position not in own[case.index]:
                 if _direction(record) not in ways[case.index]:
                     continue
@@ -539,13 +540,14 @@ def compare_module(
     threads = harness.num_warps * harness.threads_per_warp
     records, moved = _records_by_case(module, harness, run)
     static = ptx_shared_instructions(ptx)
+    sources = _Sources(harness)
     rows = []
     for case in harness.cases:
         if case.op.name not in SHARED_OPS:
             continue
         mine = records.get(case.index, [])
         predicted, note = _predictions(module, case, threads)
-        own = _op_locations(harness, case)
+        own = sources.own_locations(case)
         first, last = case.harness_lines
         around = [p for p in static if p not in own and first <= p[0] <= last]
         for direction in ("store", "load"):

@@ -391,6 +391,11 @@ class _Sources:
         here = [k for k in self._placed.get(position, []) if k not in own]
         return [self.harness.cases[k] for k in own + here]
 
+    def own_locations(self, case: Case) -> set[_Position]:
+        """The locations (line, column) that the operations of ``case`` carry."""
+        k = next(i for i, listed in enumerate(self.harness.cases) if listed is case)
+        return {position for position, cases in self._located.items() if k in cases}
+
     @cached_property
     def _ops(self) -> list[tuple[int, Operation]]:
         """Each operation in the lines of a case, those of its regions included, with the
