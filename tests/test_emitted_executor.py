@@ -911,3 +911,75 @@ def test_low_bytes_of_a_shift_right_by_whole_bytes() -> None:
     shifted = dag.op("ashr", (x, dag.const(16, 4)), 4)
     assert [byte_of(dag, shifted * 16 + k) for k in (0, 1)] == [x * 16 + 2, x * 16 + 3]
     assert byte_of(dag, shifted * 16 + 2) == shifted * 16 + 2  # the sign: not a byte of x
+
+
+def _hinted_load(load: str, policy: str = "createpolicy.fractional.L2::evict_first.b64") -> str:
+    """Triton's (Inductor's) predicated vector load with a cache policy: four words per thread,
+    threads 0..7 loading and the others keeping 0, stored to ``%out``."""
+    return (
+        "  %o = mul i32 %t, 4\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %o\n"
+        "  %c = icmp ult i32 %t, 8\n"
+        f'  %h = tail call i64 asm "{policy} $0, 1.0;", "=l"()\n'
+        '  %v = tail call { i32, i32, i32, i32 } asm sideeffect "mov.u32 $0, 0x0;\\0A\\09'
+        "mov.u32 $1, 0x0;\\0A\\09mov.u32 $2, 0x0;\\0A\\09mov.u32 $3, 0x0;\\0A\\09"
+        f'@$6 {load} {{ $0, $1, $2, $3 }}, [ $4 + 0 ], $5;", '
+        '"=r,=r,=r,=r,l,l,b"(ptr addrspace(1) %p, i64 %h, i1 %c)\n'
+        "  %r = extractvalue { i32, i32, i32, i32 } %v, 1\n"
+    ) + STORE
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        "ld.global.L1::evict_last.L2::cache_hint.v4.b32",
+        "ld.global.L1::evict_first.L2::cache_hint.v4.b32",
+        "ld.global.L1::no_allocate.L2::cache_hint.v4.b32",
+        "ld.global.L2::evict_last.L2::cache_hint.v4.b32",
+    ],
+)
+def test_cache_hints_and_createpolicy_carry_no_data(load: str) -> None:
+    """createpolicy's value is a hint only and the load's qualifiers change nothing: the words
+    loaded are those of the load without hints."""
+    hinted = stored(execute(_hinted_load(load), inputs=128))
+    plain = stored(execute(_hinted_load("ld.global.v4.b32"), inputs=128))
+    assert hinted == plain
+    assert hinted[:8] == [f"x[{4 * t + 1}]" for t in range(8)]
+
+
+def test_a_store_with_a_cache_policy_stores_its_value() -> None:
+    body = LOAD + (
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        '  %h = tail call i64 asm "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;", "=l"()\n'
+        '  tail call void asm sideeffect "st.global.L1::no_allocate.L2::cache_hint.b32 '
+        '[ $1 + 0 ], { $0 }, $2;", "r,l,l"(i32 %v, ptr addrspace(1) %q, i64 %h)\n'
+    )
+    assert stored(execute(body)) == [f"x[{t}]" for t in range(32)]
+
+
+def test_a_cache_policy_used_as_data_is_no_input_element() -> None:
+    body = (
+        '  %h = tail call i64 asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"()\n'
+        "  %r = trunc i64 %h to i32\n"
+    ) + STORE
+    assert all(not value.startswith("x[") for value in stored(execute(body)))
+
+
+@pytest.mark.parametrize(
+    ("load", "policy", "unknown"),
+    [
+        ("ld.global.L2::bogus.L2::cache_hint.v4.b32", None, "L2::bogus"),
+        ("ld.global.L1::evict_last.L2::cache_hint.v4.b32", "createpolicy.range.b64", "range"),
+        (
+            "ld.global.L1::evict_last.L2::cache_hint.v4.b32",
+            "createpolicy.fractional.L2::bogus.b64",
+            "L2::bogus",
+        ),
+    ],
+)
+def test_unknown_cache_qualifiers_stay_unmodelled(
+    load: str, policy: str | None, unknown: str
+) -> None:
+    body = _hinted_load(load) if policy is None else _hinted_load(load, policy)
+    with pytest.raises(UnmodelledAt, match=unknown):
+        execute(body, inputs=128)

@@ -277,11 +277,35 @@ def _arithmetic(state: _AsmState, opcode: str, operands: list[str], active: np.n
     state.write(operands[0], machine.data_op(f"ptx.{opcode}", sources, max(1, out_bits // 8)))
 
 
+# The qualifiers of ``ld``/``st`` besides the state space, vector and type: memory-model
+# semantics (a CTA run in lockstep orders memory as written) and cache hints (eviction
+# priorities, ``.L2::cache_hint`` with its cache-policy operand, prefetch sizes), which carry
+# no data semantics.  Any other qualifier is unmodelled.
+_QUALIFIERS = {
+    "global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "weak",
+    "volatile", "relaxed", "acquire", "release", "cta", "cluster", "gpu", "sys", "ca", "cg",
+    "cs", "lu", "cv", "wb", "wt", "nc", "L1::evict_normal", "L1::evict_unchanged",
+    "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
+    "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B",
+    "v2", "v4", "v8",
+}  # fmt: skip
+_TYPE = re.compile(r"[bufs](8|16|32|64)")
+
+
+def _check_qualifiers(opcode: str, qualifiers: list[str]) -> None:
+    """Raise :class:`Unmodelled` on a qualifier of ``opcode`` outside :data:`_QUALIFIERS`."""
+    for qualifier in qualifiers:
+        if qualifier not in _QUALIFIERS and not _TYPE.fullmatch(qualifier):
+            raise Unmodelled(f"PTX {opcode} (qualifier .{qualifier})")
+
+
 def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    """``ld``/``st[.space][.vN].TYPE``; a global store's predicated-off threads are recorded
-    as shadow stores (:meth:`~llverify.emitted.sim.machine.Machine.shadow_store`)."""
+    """``ld``/``st[.space][.hints][.vN].TYPE``; the cache-policy operand that follows
+    ``.L2::cache_hint`` is ignored (a hint, no data); a global store's predicated-off threads
+    are recorded as shadow stores (:meth:`~llverify.emitted.sim.machine.Machine.shadow_store`)."""
     machine = state.machine
     words = opcode.split(".")
+    _check_qualifiers(opcode, words[1:])
     known = ("global", "shared", "local", "const", "param")
     spaces = [w for w in words if w.split("::")[0] in known]
     if not spaces:
@@ -322,6 +346,27 @@ def _shadow_store(state: _AsmState, address_text: str, value: Val, skipped: np.n
     offset = int(match.group(2), 0) if match.group(2) else 0
     addresses = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
     state.machine.shadow_store(addresses, value.byte_symbols(), skipped, state.ins)
+
+
+_EVICTIONS = {"evict_last", "evict_normal", "evict_first", "evict_unchanged"}
+
+
+def _create_policy(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``createpolicy.fractional.L2::PRIMARY[.L2::SECONDARY].b64 d[, fraction]``: an opaque
+    64-bit cache policy (a node of no input element: used as data, it is no element), which
+    loads and stores take as a hint only."""
+    words = opcode.split(".")
+    evictions = words[2:-1]
+    if (
+        words[1:2] != ["fractional"]
+        or words[-1] != "b64"
+        or not 1 <= len(evictions) <= 2
+        or any(e.removeprefix("L2::") not in _EVICTIONS or e[:4] != "L2::" for e in evictions)
+    ):
+        raise _unknown(state, opcode)
+    fraction = np.float32(float(operands[1]) if len(operands) > 1 else 1.0)
+    bits = Val.concrete(int(fraction.view(np.uint32)), 32, state.machine.threads)
+    state.write(operands[0], state.machine.data_op(f"ptx.{opcode}", [bits], 8))
 
 
 def _async_copy(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
@@ -412,6 +457,7 @@ _STATEMENTS: dict[str, _Statement] = {
     "fence": _no_op,
     "membar": _no_op,
     "cp": _async_copy,
+    "createpolicy": _create_policy,
     "mma": _mma,
     "ldmatrix": _matrix,
     "stmatrix": _matrix,
