@@ -117,3 +117,24 @@ def test_audit_emitted_with_an_unmodelled_op_exits_3_under_require_proofs(tmp_pa
     module = tmp_path / "k.ttgir"
     module.write_text(UNMODELLED)
     assert main(["audit", str(module), "--emitted", "--require-proofs"]) == EXIT_UNKNOWN
+
+
+def test_a_dump_with_an_unmodelled_instruction_is_unknown_naming_it(tmp_path) -> None:
+    """alloca (private memory, not modelled) makes the kernel unknown: exit 3 under
+    --require-proofs, never the bad-input exit 2 or a traceback."""
+    path = tmp_path / "k.llir"
+    path.write_text(
+        "define ptx_kernel void @k(ptr addrspace(1) %0) #0 {\n"
+        "  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+        "  %3 = alloca [4 x i32], align 16\n"
+        "  %4 = getelementptr i32, ptr %3, i32 %2\n"
+        "  store i32 %2, ptr %4, align 4\n"
+        "  ret void\n"
+        "}\n"
+        'attributes #0 = { "nvvm.reqntid"="32" }\n'
+    )
+    result = cli("validate", str(path), "--json", "--require-proofs")
+    assert result.returncode == EXIT_UNKNOWN, result.stderr
+    assert "Traceback" not in result.stderr
+    [op] = json.loads(result.stdout)["ops"]
+    assert op["status"] == "unknown" and "instruction 'alloca'" in op["reason"]

@@ -119,3 +119,10 @@ def test_predicated_off_duplicate_copies_must_hold_the_stored_value() -> None:
     assert differing.verdicts[0].violation == "inconsistent copies"
     same = validate_llvm_ir(_DUPLICATE_STORE.replace("VALUE", "add i32 0, 7"))
     assert same.status is Status.PROVED
+
+
+def test_a_line_that_is_no_instruction_stays_a_parse_error() -> None:
+    """An unknown opcode is unmodelled (unknown), but a line with no opcode is not LLVM IR."""
+    text = "define void @k() {\n  %1 = 42\n  ret void\n}\n"
+    with pytest.raises(ParseError, match="LLVM IR line 2: expected an instruction, found '42'"):
+        validate_llvm_ir(text, threads=32)

@@ -983,3 +983,17 @@ def test_unknown_cache_qualifiers_stay_unmodelled(
     body = _hinted_load(load) if policy is None else _hinted_load(load, policy)
     with pytest.raises(UnmodelledAt, match=unknown):
         execute(body, inputs=128)
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "  %a = alloca [4 x i32], align 16, addrspace(5)\n",
+        "  %a = cmpxchg ptr addrspace(1) %out, i32 0, i32 %t monotonic monotonic, align 4\n",
+    ],
+)
+def test_an_instruction_with_no_syntax_is_unmodelled_naming_it(instruction: str) -> None:
+    """alloca and cmpxchg are read (not a parse error) and refused by the executor."""
+    opcode = instruction.split()[2]
+    with pytest.raises(UnmodelledAt, match=f"instruction '{opcode}'"):
+        execute(LOAD + instruction + "  %r = add i32 %v, 0\n" + STORE)

@@ -3,8 +3,11 @@
 What is read: global variables (``@global_smem``), function definitions with their arguments,
 basic blocks and instructions, each with its result name, opcode, type, operands (values
 with their types), and its debug location (``!dbg !12`` resolved through ``!DILocation`` to
-a line and column).  Declarations, attributes and other metadata are skipped.  Anything the
-reader cannot parse is an :class:`LLVMParseError` naming the line, never a partial function.
+a line and column).  Declarations, attributes and other metadata are skipped.  An instruction of
+an opcode the reader has no syntax for (``alloca``, ``cmpxchg``) is read whole, with no
+operands and its text in ``extra["text"]``, for the executor to refuse as unmodelled; anything
+else the reader cannot parse is an :class:`LLVMParseError` naming the line, never a partial
+function.
 
 Examples:
     >>> text = '''define void @k(ptr addrspace(1) %0) {
@@ -343,7 +346,9 @@ def _instruction(tokens: _Tokens) -> Instruction:
     extra: dict[str, object] = {"flags": tuple(tokens.skip_flags())}
     syntax = _SYNTAX.get(opcode)
     if syntax is None:
-        raise LLVMParseError(f"instruction {opcode!r} is not modelled", tokens.line)
+        if not _OPCODE.fullmatch(opcode):
+            raise LLVMParseError(f"expected an instruction, found {opcode!r}", tokens.line)
+        syntax = _unmodelled
     ty, operands = syntax(tokens, opcode, extra)
     extra["dbg"] = _debug_ref(tokens)
     return Instruction(result, opcode, ty, operands, extra)
@@ -433,8 +438,17 @@ def _atomicrmw(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[
     return operands[1].type, operands
 
 
-def _cmpxchg(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
-    raise LLVMParseError("cmpxchg is not modelled", tokens.line)
+_OPCODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _unmodelled(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """An opcode with no syntax here (``alloca``, ``cmpxchg``): its words up to the metadata,
+    kept as ``extra["text"]``; no operands (the executor has no handler for it)."""
+    words = []
+    while tokens.peek() and not (tokens.peek() == "," and tokens.peek(1).startswith("!")):
+        words.append(tokens.take())
+    extra["text"] = " ".join(words)
+    return _VOID, []
 
 
 def _vector_op(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
@@ -588,7 +602,6 @@ _SYNTAX: dict[str, _Syntax] = {
     "load": _load,
     "store": _store,
     "atomicrmw": _atomicrmw,
-    "cmpxchg": _cmpxchg,
     "extractelement": _vector_op,
     "insertelement": _vector_op,
     "shufflevector": _vector_op,
