@@ -997,3 +997,34 @@ def test_an_instruction_with_no_syntax_is_unmodelled_naming_it(instruction: str)
     opcode = instruction.split()[2]
     with pytest.raises(UnmodelledAt, match=f"instruction '{opcode}'"):
         execute(LOAD + instruction + "  %r = add i32 %v, 0\n" + STORE)
+
+
+_I8_FROM_C = (
+    '  %h = trunc i32 %v to i16\n  %b = tail call i8 asm "mov.b16 $0, $1;", "=c,h"(i16 %h)\n'
+)
+
+
+def test_an_i8_output_of_a_c_register_is_its_low_byte() -> None:
+    """PTX has no 8-bit registers: an ``i8`` result bound by ``=c`` lives in a 16-bit one and
+    is its low byte (inserted into a vector it used to be a shape mismatch)."""
+    body = (
+        LOAD
+        + _I8_FROM_C
+        + (
+            "  %w = insertelement <4 x i8> zeroinitializer, i8 %b, i32 0\n"
+            "  %r = bitcast <4 x i8> %w to i32\n"
+        )
+        + STORE
+    )
+    assert stored(execute(body)) == [f"bytes(x[{t}].b0, 0x0, 0x0, 0x0)" for t in range(32)]
+    widened = LOAD + _I8_FROM_C + "  %r = zext i8 %b to i32\n" + STORE
+    assert stored(execute(widened)) == stored(execute(body))
+
+
+def test_i8_fields_of_a_struct_output_are_one_byte_each() -> None:
+    body = (
+        '  %s = tail call { i8, i8 } asm "mov.b16 $0, 1;\\0A\\09mov.b16 $1, 2;", "=c,=c"()\n'
+        "  %b = extractvalue { i8, i8 } %s, 1\n"
+        "  %r = zext i8 %b to i32\n"
+    ) + STORE
+    assert set(stored(execute(body))) == {"0x2"}

@@ -5,8 +5,9 @@ Triton 2.x and 3.x emit loads, stores, ``cp.async``, ``ldmatrix``/``stmatrix``, 
 split at ``;``, ``{ }`` scopes, ``.reg`` declarations, ``@p``/``@!p`` guards) and runs each
 statement by the handler of its mnemonic (:data:`_STATEMENTS`); operands ``$k`` are bound
 by the constraint string (outputs ``=r``/``=h``/``=c``/
-``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate).  A statement it does not know
-raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` naming it.
+``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate; an output is cut to its LLVM
+type, so an ``i8`` bound by ``=c`` is the low byte of its 16-bit register).  A statement it
+does not know raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` naming it.
 
 Examples:
     >>> parse_statements("mov.u32 $0, 0x0;\\n\\t@$2 ld.global.b32 { $0 }, [ $1 + 0 ];")
@@ -127,16 +128,31 @@ class _AsmState:
         self.regs[operand] = value
 
     def result(self) -> Val | None:
+        """The outputs as the call's LLVM value: each register cut to its LLVM type's bytes
+        (an ``i8`` output is the low byte of its ``=c`` register, PTX has no 8-bit ones)."""
         if not self.output_names:
             return None
-        parts = []
-        for name, bits in zip(self.output_names, self.output_bits):
-            syms = self.regs[name].byte_symbols()
-            parts.append(syms[:, : max(1, bits // 8)])
-        total = sum(max(1, b // 8) for b in self.output_bits) * 8
+        widths = self._output_bytes()
+        parts = [
+            self.regs[name].byte_symbols()[:, :nbytes]
+            for name, nbytes in zip(self.output_names, widths)
+        ]
         if len(parts) == 1:
-            return Val(self.output_bits[0], syms=parts[0]).normalised()
-        return Val(total, syms=np.concatenate(parts, axis=1))
+            bits = min(self.output_bits[0], 8 * widths[0])
+            return Val(bits, syms=parts[0]).normalised()
+        return Val(8 * sum(widths), syms=np.concatenate(parts, axis=1))
+
+    def _output_bytes(self) -> list[int]:
+        """Bytes of each output: its register's, or fewer where its LLVM type is narrower."""
+        registers = [max(1, bits // 8) for bits in self.output_bits]
+        ty = self.ins.type
+        if ty.kind == "struct" and len(ty.fields) == len(registers):
+            types = list(ty.fields)
+        elif len(registers) == 1 and ty.kind != "struct":
+            types = [ty]
+        else:
+            return registers
+        return [min(size, nbytes_of(t)) for size, t in zip(registers, types)]
 
 
 _MEMORY = re.compile(r"^\[\s*(\S+?)\s*(?:\+\s*(-?\w+))?\s*\]$")
