@@ -4,6 +4,7 @@ checks with their negative controls (no Triton needed)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -1028,3 +1029,121 @@ def test_i8_fields_of_a_struct_output_are_one_byte_each() -> None:
         "  %r = zext i8 %b to i32\n"
     ) + STORE
     assert set(stored(execute(body))) == {"0x2"}
+
+
+def _vector_call(callee: str, ty: str, count: int, per_element: bool) -> str:
+    """Load ``<count x ty>`` per thread, combine it with its reverse by ``callee`` (the vector
+    form, or the scalar form ``per_element``, element by element) and store the result."""
+    vector = f"<{count} x {ty}>"
+    reverse = ", ".join(f"i32 {count - 1 - k}" for k in range(count))
+    body = (
+        f"  %p = getelementptr {vector}, ptr addrspace(1) %in, i32 %t\n"
+        f"  %v = load {vector}, ptr addrspace(1) %p, align 8\n"
+        f"  %w = shufflevector {vector} %v, {vector} poison, <{count} x i32> <{reverse}>\n"
+    )
+    if not per_element:
+        body += f"  %r{count} = call {vector} @{callee}({vector} %v, {vector} %w)\n"
+    else:
+        scalar = re.sub(r"\.v\d+", ".", callee)
+        body += f"  %r0 = bitcast {vector} poison to {vector}\n"
+        for k in range(count):
+            body += (
+                f"  %a{k} = extractelement {vector} %v, i32 {k}\n"
+                f"  %b{k} = extractelement {vector} %w, i32 {k}\n"
+                f"  %e{k} = call {ty} @{scalar}({ty} %a{k}, {ty} %b{k})\n"
+                f"  %r{k + 1} = insertelement {vector} %r{k}, {ty} %e{k}, i32 {k}\n"
+            )
+    return body + (
+        f"  %q = getelementptr {vector}, ptr addrspace(1) %out, i32 %t\n"
+        f"  store {vector} %r{count}, ptr addrspace(1) %q, align 8\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("callee", "ty", "count", "width"),
+    [
+        ("llvm.maxnum.v2f32", "float", 2, 4),
+        ("llvm.minnum.v2f32", "float", 2, 4),
+        ("llvm.smin.v2i32", "i32", 2, 4),
+        ("llvm.umax.v4i16", "i16", 4, 2),
+    ],
+)
+def test_a_vector_intrinsic_is_its_scalar_form_element_by_element(
+    callee: str, ty: str, count: int, width: int
+) -> None:
+    """Vectorised reductions call ``llvm.maxnum.v2f32`` and the like: element k of the result
+    is the scalar call on elements k of the operands (one node each, not one 8-byte value)."""
+    runs = [
+        execute(_vector_call(callee, ty, count, split), outputs=32 * count, element_bytes=width)
+        for split in (False, True)
+    ]
+    vector, scalar = (stored(run, width) for run in runs)
+    assert vector == scalar
+    name = re.sub(r"llvm\.|\.v\d+\w+", "", callee)
+    assert vector[0] == f"{name}(x[0], x[{count - 1}])"  # element 0 reads elements 0 and its mirror
+    leaves = runs[0].dag.leaves(runs[0].output_nodes(runs[0].memory.regions[1], width)[0])
+    assert sorted(leaves) == sorted(
+        [runs[0].dag.leaf(0, 0, width), runs[0].dag.leaf(0, count - 1, width)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("callee", "ty", "left", "right", "expected"),
+    [
+        ("llvm.smin.v2i32", "i32", "i32 -1, i32 5", "i32 3, i32 -7", [-1, -7]),
+        ("llvm.umax.v2i32", "i32", "i32 1, i32 9", "i32 4, i32 2", [4, 9]),
+        ("llvm.smax.v2i16", "i16", "i16 -3, i16 6", "i16 2, i16 -8", [2, 6]),
+    ],
+)
+def test_a_vector_intrinsic_of_constants_folds_element_by_element(
+    callee: str, ty: str, left: str, right: str, expected: list[int]
+) -> None:
+    vector = f"<2 x {ty}>"
+    body = f"  %m = call {vector} @{callee}({vector} <{left}>, {vector} <{right}>)\n"
+    for k in range(2):
+        body += (
+            f"  %e{k} = extractelement {vector} %m, i32 {k}\n"
+            f"  %s{k} = sext {ty} %e{k} to i32\n"
+            f"  %i{k} = add i32 %s{k}, 16\n"
+            f"  %p{k} = getelementptr i32, ptr addrspace(1) %in, i32 %i{k}\n"
+            f"  %l{k} = load i32, ptr addrspace(1) %p{k}, align 4\n"
+        )
+    body += (
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  %r = sub i32 %l0, %l1\n"
+        "  store i32 %r, ptr addrspace(1) %q, align 4\n"
+    )
+    assert set(stored(execute(body))) == {f"sub(x[{16 + expected[0]}], x[{16 + expected[1]}])"}
+
+
+def test_a_vector_intrinsic_with_no_scalar_handler_stays_unmodelled() -> None:
+    body = (
+        "  %p = getelementptr <2 x i32>, ptr addrspace(1) %in, i32 %t\n"
+        "  %v = load <2 x i32>, ptr addrspace(1) %p, align 8\n"
+        "  %r = call <2 x i32> @llvm.ctlz.v2i32(<2 x i32> %v, i1 false)\n"
+        "  %q = getelementptr <2 x i32>, ptr addrspace(1) %out, i32 %t\n"
+        "  store <2 x i32> %r, ptr addrspace(1) %q, align 8\n"
+    )
+    with pytest.raises(UnmodelledAt, match=r"llvm\.ctlz\.v2i32"):
+        execute(body, outputs=64)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        ("<2 x float> @llvm.fabs.v2f32(<2 x float> %v)", "fabs"),
+        ("<2 x i32> @llvm.abs.v2i32(<2 x i32> %v, i1 false)", "abs"),
+    ],
+)
+def test_a_unary_vector_intrinsic_passes_its_scalar_operands_to_every_element(
+    call: str, name: str
+) -> None:
+    vector = call.split(" @")[0]
+    body = (
+        f"  %p = getelementptr {vector}, ptr addrspace(1) %in, i32 %t\n"
+        f"  %v = load {vector}, ptr addrspace(1) %p, align 8\n"
+        f"  %r = call {call}\n"
+        f"  %q = getelementptr {vector}, ptr addrspace(1) %out, i32 %t\n"
+        f"  store {vector} %r, ptr addrspace(1) %q, align 8\n"
+    )
+    assert stored(execute(body, outputs=64))[:4] == [f"{name}(x[{k}])" for k in range(4)]

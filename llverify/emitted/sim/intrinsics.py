@@ -18,16 +18,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 
-from llverify.emitted.sim.instructions import nbytes_of
-from llverify.emitted.sim.llvm_ir import Instruction
+from llverify.emitted.sim.instructions import bits_of, nbytes_of
+from llverify.emitted.sim.llvm_ir import Instruction, Value
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["call", "ldmatrix", "prmt_selectors", "shuffle", "shuffle_sources", "stmatrix"]
+__all__ = [
+    "call",
+    "ldmatrix",
+    "prmt_selectors",
+    "scalar_callee",
+    "shuffle",
+    "shuffle_sources",
+    "stmatrix",
+]
 
 
 def shuffle_sources(
@@ -156,8 +165,14 @@ _Intrinsic = Callable[[Machine, Instruction, re.Match[str], np.ndarray], "Val | 
 
 
 def call(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val | None:
-    """Execute the intrinsic call ``ins`` by the handler of its callee's family."""
+    """Execute the intrinsic call ``ins`` by the handler of its callee's family; the vector
+    form of an element-wise intrinsic (``llvm.maxnum.v2f32``) as one scalar call per element."""
     callee = str(ins.extra["callee"]).lstrip("@")
+    scalar = scalar_callee(callee)
+    if scalar is not None and ins.type.kind == "vector":
+        family = _family(scalar)
+        if family is not None and family[0] in _ELEMENTWISE:
+            return _per_element(machine, ins, scalar, mask)
     family = _family(callee)
     if family is None:
         raise Unmodelled(f"call to {callee}")
@@ -173,6 +188,53 @@ def _family(callee: str) -> tuple[_Intrinsic, re.Match[str]] | None:
         if found is not None:
             return handler, found
     return None
+
+
+_VECTOR_SUFFIX = re.compile(r"\.v\d+((?:i|f|bf)\d+)(?=\.|\Z)")
+
+
+def scalar_callee(callee: str) -> str | None:
+    """The scalar intrinsic a vector-overloaded ``callee`` applies to each element (each
+    ``.vN<type>`` suffix made ``.<type>``), or None if no suffix is a vector's (or ``callee``
+    is an ``llvm.vector.*`` intrinsic, which works on the vector as a whole).
+
+    >>> scalar_callee("llvm.maxnum.v2f32"), scalar_callee("llvm.smin.v4i16")
+    ('llvm.maxnum.f32', 'llvm.smin.i16')
+    >>> scalar_callee("llvm.maxnum.f32"), scalar_callee("llvm.vector.reduce.fmax.v2f32")
+    (None, None)
+    """
+    if callee.startswith("llvm.vector."):
+        return None
+    scalar, replaced = _VECTOR_SUFFIX.subn(r".\1", callee)
+    return scalar if replaced else None
+
+
+def _per_element(machine: Machine, ins: Instruction, scalar: str, mask: np.ndarray) -> Val:
+    """The vector call ``ins`` as the call of ``scalar`` on element k of every vector operand
+    (a scalar operand, such as ``llvm.abs``'s poison flag, goes to every call), for each k."""
+    element = ins.type.element
+    assert element is not None
+    values = [machine.value(o) for o in ins.operands]
+    names = [f"%__element{j}" for j in range(len(values))]
+    types = [o.type.element or o.type for o in ins.operands]
+    parts = []
+    for k in range(ins.type.count):
+        for operand, value, name, part in zip(ins.operands, values, names, types):
+            if operand.type.kind == "vector":
+                width = nbytes_of(part)
+                piece = value.byte_symbols()[:, k * width : (k + 1) * width]
+                value = Val(bits_of(part), syms=piece).normalised()
+            machine.define(name, value)
+        operands = [Value(part, name) for part, name in zip(types, names)]
+        extra = {**ins.extra, "callee": "@" + scalar}
+        try:
+            result = call(machine, replace(ins, type=element, operands=operands, extra=extra), mask)
+        finally:
+            for name in names:
+                machine.forget(name)
+        assert result is not None
+        parts.append(result.byte_symbols())
+    return Val(bits_of(ins.type), syms=np.concatenate(parts, axis=1)).normalised()
 
 
 def _tid(machine: Machine) -> np.ndarray:
@@ -636,6 +698,9 @@ _MATH = (
     r"(?!llvm\.nvvm\.read)(?!" + _NOT_MATH + r")llvm\.(maxnum|minnum|maximum|minimum|fma|fmuladd|"
     r"fabs|sqrt|exp2|log2|nvvm\.\w+|copysign|floor|ceil|trunc|round|rint|canonicalize)\b"
 )
+
+# Families whose vector forms are their scalar semantics on each element
+_ELEMENTWISE = frozenset({_bit_op, _int_minmax, _math})
 
 # The families in order: the first whose pattern matches the callee (from its start) decides.
 _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
