@@ -17,7 +17,7 @@ from llverify.cli.main import main
 from llverify.emitted.dumped import DumpError, validate_artifact, validate_llvm_ir
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
-from llverify.triton.compile import compile_ttgir
+from llverify.triton.compile import CompileError, compile_ttgir
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 # softmax_kernel(out, in, in_row_stride, out_row_stride, n_cols, ...) as the fixture compiles it
@@ -126,3 +126,44 @@ def test_a_line_that_is_no_instruction_stays_a_parse_error() -> None:
     text = "define void @k() {\n  %1 = 42\n  ret void\n}\n"
     with pytest.raises(ParseError, match="LLVM IR line 2: expected an instruction, found '42'"):
         validate_llvm_ir(text, threads=32)
+
+
+_PROVED_KERNEL = 'define void @k() #0 {\n  ret void\n}\nattributes #0 = { "nvvm.reqntid"="32" }\n'
+
+
+def test_a_ttgir_beside_the_dump_that_does_not_parse_is_unknown_and_the_dump_still_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "k.llir").write_text(_PROVED_KERNEL)
+    (tmp_path / "k.ttgir").write_text("this is not ttgir\n")
+    kernel, module = validate_artifact(str(tmp_path / "k.llir"))
+    assert kernel.status is Status.PROVED
+    assert module.status is Status.UNKNOWN
+    reason = module.verdicts[0].reason
+    assert "ModuleError: line 1:" in reason and "\n" not in reason
+    assert main(["validate", str(tmp_path / "k.llir")]) == 0  # unknown: not refuted
+    captured = capsys.readouterr()
+    assert "proved    kernel" in captured.out and "unknown   module" in captured.out
+    assert "Traceback" not in captured.out + captured.err
+    assert main(["validate", str(tmp_path / "k.llir"), "--require-proofs"]) == 3
+
+
+def test_a_ttgir_beside_the_dump_that_fails_to_compile_is_unknown_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compile failure (or any error of the per-op part) leaves that part unknown, its
+    reason on one line, and the dump's own refutation still decides."""
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise CompileError("cuda:80: Triton failed\n  error: op not legal\n  (two lines)")
+
+    monkeypatch.setattr("llverify.emitted.dumped.validate_module", failing)
+    racy = _DUPLICATE_STORE.replace("VALUE", "add i32 %3, 7")
+    (tmp_path / "k.llir").write_text(racy)
+    (tmp_path / "k.ttgir").write_text("module {}\n")
+    kernel, module = validate_artifact(str(tmp_path / "k.llir"))
+    assert kernel.status is Status.REFUTED and module.status is Status.UNKNOWN
+    assert module.verdicts[0].reason.endswith(
+        "CompileError: cuda:80: Triton failed error: op not legal (two lines)"
+    )
+    assert main(["validate", str(tmp_path / "k.llir"), "--quiet"]) == 1  # the dump's refutation

@@ -242,8 +242,29 @@ def validate_artifact(
     ]
     ttgir = artifact.with_suffix(".ttgir")
     if ttgir.is_file():
-        reports.append(validate_module(ttgir.read_text(), source=str(ttgir), python=python))
+        reports.append(_per_op(ttgir, python))
     return reports
+
+
+def _per_op(ttgir: Path, python: str | None) -> ValidationReport:
+    """The TTGIR beside a dump validated per op.  A failure to do so (a module that does not
+    parse or compile, an error of the validator) is one unknown verdict giving the reason in
+    one line: the dump's own verdict, already made, still stands."""
+    started = time.perf_counter()
+    try:
+        return validate_module(ttgir.read_text(), source=str(ttgir), python=python)
+    except Exception as error:  # any failure of this part leaves it unknown, and only it
+        detail = " ".join(str(error).split()) or "no message"
+        reason = f"the TTGIR beside the dump was not validated: {type(error).__name__}: {detail}"
+        site = Site(0, "module", 0, ttgir.name, f"{ttgir.name}: the TTGIR beside the dump")
+        claim = "data semantics of every layout op of the TTGIR"
+        elapsed = time.perf_counter() - started
+        report = ValidationReport(str(ttgir), "unknown target", "", 0)
+        report.verdicts = [
+            CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
+        ]
+        report.timings = {"total": elapsed}
+        return report
 
 
 def _metadata(artifact: Path) -> dict[str, Any]:
