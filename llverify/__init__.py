@@ -26,7 +26,6 @@ from llverify.ops import IntOps, NumpyOps, Ops
 from llverify.proof.explain import explain
 from llverify.proof.family import LayoutFamily, swizzled_shared_2d
 from llverify.proof.formula import Formula, FormulaError
-from llverify.proof.prove import prove_equal, prove_family_equal, prove_family_property
 from llverify.proof.structure import (
     broadcast_bits,
     check_distributed,
@@ -35,6 +34,7 @@ from llverify.proof.structure import (
     check_surjective,
 )
 from llverify.proof.verdict import ProofFailure, Status, Verdict
+from llverify.prove import prove_equal, prove_family_equal, prove_family_property
 from llverify.shared_memory.access import access_analysis, bank_conflicts
 from llverify.shared_memory.predict import predict_wavefronts
 

@@ -1,7 +1,7 @@
 """The Ops protocol: integer and bitwise operations on one backend (int, numpy, ...).
 
 A formula is written once against ``Ops`` and evaluated by any backend: ``IntOps`` (Python
-ints, exact), ``NumpyOps`` (int64 arrays, vectorized) and ``llverify.proof.smt.Z3Ops`` (Z3
+ints, exact), ``NumpyOps`` (int64 arrays, vectorized) and ``llverify.smt.Z3Ops`` (Z3
 bit-vectors, for proofs).  The semantics are Python's on unbounded integers: ``>>`` floors,
 ``//`` and ``%`` follow the sign of the divisor, ``~x == -x - 1``.  Backends of bounded width
 must be used at a width where no value overflows (``llverify.proof.formula`` computes one).

@@ -50,15 +50,13 @@ def test_package_docstrings_name_their_modules() -> None:
 
 def test_real_imports_of_the_package() -> None:
     # known edges of the real tree: a function-level import, `from llverify import gf2`, and a
-    # `from llverify.proof.smt import solver`-style submodule import (smt.lowering's)
+    # `from llverify.smt import solver`-style submodule import (smt.lowering's)
     modules = real_modules()
-    assert (
-        modules["llverify.shared_memory.lowering"].imports["llverify.proof.smt.lowering"] is False
-    )
+    assert modules["llverify.shared_memory.lowering"].imports["llverify.smt.lowering"] is False
     assert modules["llverify.proof.structure"].imports["llverify.gf2"] is True
     assert "llverify" in modules["llverify.cli.main"].imports  # from llverify import __version__
     assert all(
-        not name.startswith("llverify.proof.smt")
+        not name.startswith("llverify.smt")
         for name in modules["llverify.shared_memory.access"].imports
     )
 

@@ -50,8 +50,8 @@ from llverify.encodings.ttgir import TTGIRError
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
 from llverify.ops import IntOps, NumpyOps
 from llverify.proof.formula import FormulaError
-from llverify.proof.smt.ops import Z3Ops
-from llverify.proof.smt.padded import (
+from llverify.smt.ops import Z3Ops
+from llverify.smt.padded import (
     encode_padded,
     evaluate_address,
     prove_padded_equal,

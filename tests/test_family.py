@@ -37,7 +37,7 @@ from llverify.proof.family import (
     swizzled_shared_2d,
 )
 from llverify.proof.formula import Formula, FormulaError
-from llverify.proof.prove import prove_family_equal
+from llverify.prove import prove_family_equal
 
 ORACLE = Path(__file__).parent / "oracle" / "swizzled_oracle.py"
 SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20250917"))

@@ -37,7 +37,7 @@ from llverify.proof.formula import (
     Unary,
     Var,
 )
-from llverify.proof.smt.ops import Z3Ops
+from llverify.smt.ops import Z3Ops
 
 SETTINGS = settings(
     max_examples=120,

@@ -1,4 +1,4 @@
-"""Import hygiene: every module outside ``llverify.proof.smt`` imports alone with z3 and triton
+"""Import hygiene: every module outside ``llverify.smt`` imports alone with z3 and triton
 blocked (each in a fresh interpreter, so the blocking is real); ``__main__`` modules are
 entry points that run the CLI, not modules to import."""
 
@@ -11,7 +11,7 @@ import pytest
 import llverify
 
 #: The one package allowed to import z3 at import time.
-SOLVER_PACKAGE = "llverify.proof.smt"
+SOLVER_PACKAGE = "llverify.smt"
 
 MODULES = ["llverify"] + sorted(
     info.name
@@ -28,9 +28,7 @@ def test_every_module_is_walked() -> None:
         "llverify.shared_memory.swizzle.synthesize",
         "llverify.shared_memory.lowering",
     } <= set(MODULES)
-    assert "llverify.proof.prove" in MODULES and not any(
-        m.startswith("llverify.proof.smt") for m in MODULES
-    )
+    assert "llverify.prove" in MODULES and not any(m.startswith("llverify.smt") for m in MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llverify.ops import CheckedNumpyOps, IntOps, NumpyOps
-from llverify.proof.smt.ops import Z3Ops
+from llverify.smt.ops import Z3Ops
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""llverify.proof.smt.encode: LinearLayouts as Z3 functions, checked against LinearLayout.apply."""
+"""llverify.smt.encode: LinearLayouts as Z3 functions, checked against LinearLayout.apply."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from cases.strategies import all_inputs, layouts
 from llverify import LinearLayout
-from llverify.proof.smt.encode import encode_layout, input_variables, widen
+from llverify.smt.encode import encode_layout, input_variables, widen
 
 
 def _evaluate(expression: z3.ExprRef, inputs: dict, point: dict[str, int]) -> int:

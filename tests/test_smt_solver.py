@@ -1,12 +1,12 @@
-"""llverify.proof.smt.solver: the one time-limited check, in the solver's words and as a Status."""
+"""llverify.smt.solver: the one time-limited check, in the solver's words and as a Status."""
 
 from __future__ import annotations
 
 import pytest
 import z3
 
-from llverify.proof.smt.solver import check, decide, decide_smtlib, model_value, smtlib
 from llverify.proof.verdict import Status
+from llverify.smt.solver import check, decide, decide_smtlib, model_value, smtlib
 
 X, Y = z3.BitVecs("x y", 32)
 #: Factoring a 64-bit semiprime: far beyond a resource limit of 1.

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from cases.strategies import LAW_SETTINGS, all_inputs, layouts, ref_apply
 from llverify import LinearLayout
 from llverify.proof.family import LayoutFamily, swizzled_shared_2d
-from llverify.proof.smt.parametric import PROPERTIES, prove_family_property
 from llverify.proof.structure import (
     broadcast_bits,
     check_distributed,
@@ -33,6 +32,7 @@ from llverify.proof.structure import (
     check_surjective,
 )
 from llverify.proof.verdict import Verdict
+from llverify.smt.parametric import PROPERTIES, prove_family_property
 
 # ---------------------------------------------------------------------- brute force
 

@@ -88,7 +88,7 @@ def test_certificate_is_rechecked_and_not_vacuous() -> None:
     if result.certificate.status is Status.PROVED:
         assert result.certificate.recheck() is Status.PROVED
     # negative control: asking for "< best + 1" is satisfiable (by the result itself)
-    from llverify.proof.smt.swizzle import SwizzleEncoding
+    from llverify.smt.swizzle import SwizzleEncoding
 
     geo = synth._Geometry(9, 32, BANK_MODELS["nvidia"])
     enc = SwizzleEncoding(synth._flat_side(src, None), synth._flat_side(dst, None), geo)

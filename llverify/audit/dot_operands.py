@@ -27,8 +27,8 @@ from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.layout import LinearLayout
 from llverify.ops import IntOps
 from llverify.proof.formula import Formula
-from llverify.proof.prove import prove_equal
 from llverify.proof.verdict import Status
+from llverify.prove import prove_equal
 from llverify.ttgir import Attributes, Operation, Type, encoding_name, parse_attribute_dict
 
 __all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]

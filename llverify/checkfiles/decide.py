@@ -119,7 +119,7 @@ def equivalence(layout: Any, reference: Any, timeout_s: float, method: str = "au
         >>> equivalence(layout, (("dim0", "lane"),), 10.0).status
         <Status.PROVED: 'proved'>
     """
-    from llverify.proof.prove import prove_equal
+    from llverify.prove import prove_equal
 
     target = reference() if callable(reference) else dict(reference)
     timeout_ms = max(1, int(timeout_s * 1000))

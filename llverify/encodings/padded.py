@@ -27,7 +27,7 @@ exact model: tensor coordinate <-> physical address, with Python ints (exact, on
 time) and numpy (vectorized over every offset).  The padding formula is written once, on
 the :class:`~llverify.ops.Ops` protocol (:func:`apply_padding`, :func:`flat_offset`), and
 evaluated by ints, numpy and Z3: the Z3 encoding and ``prove_padded_equal`` are in
-:mod:`llverify.proof.smt.padded`.
+:mod:`llverify.smt.padded`.
 
 :class:`PaddedSharedLayout` is named and parametrized as Gluon's
 ``ttgl.PaddedSharedLayout(interval_padding_pairs, offset_bases, cga_layout, shape)``: the
@@ -153,7 +153,7 @@ def apply_padding(ops: Ops[T, Any], flat: T, shifts: Sequence[tuple[int, int]]) 
     over the ``(log2 interval, log2 padding)`` ``shifts`` (:func:`padding_shifts`), on any
     :class:`~llverify.ops.Ops` backend: the one padding formula, evaluated on ints
     (:func:`padded_offset`, :meth:`PaddedLayout.physical`), numpy arrays
-    (:meth:`PaddedLayout.physical_array`) and Z3 bit-vectors (:mod:`llverify.proof.smt.padded`).
+    (:meth:`PaddedLayout.physical_array`) and Z3 bit-vectors (:mod:`llverify.smt.padded`).
     ``flat`` is non-negative, so shifts may be logical.
 
     Examples:

@@ -11,7 +11,9 @@ Modules:
 * ``structure``: injective / surjective / distributed / memory checks by GF(2) algebra with
   checked witnesses;
 * ``explain``: a layout's closed form, each output a formula of bit fields;
-* ``prove``: ``prove_equal`` and the parametric entry points (linear, exhaustive, Z3);
 * ``library``: collects the built-in spec library and runs it into outcomes;
-* ``smt/``: the only importer of z3 (solver, layout encodings, parametric and swizzle models).
+
+The proofs that use these, ``llverify.prove`` (``prove_equal`` and the parametric entry points)
+and ``llverify.smt`` (the only importer of z3), sit one and two layers above this package, so
+that z3 stays behind ``llverify/smt/``.
 """

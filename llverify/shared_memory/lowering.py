@@ -21,7 +21,7 @@ them carries into higher bits: a wrong address, possibly outside the allocation.
 ``"safe"``: additive only when also disjoint from every XOR-applied register basis, which
 :func:`prove_lowering` proves sufficient pair by pair, and the lemma ``a & b == 0 ->
 a + b == a ^ b`` for all 32-bit values), :func:`prove_lowering` proves it equal to the
-layout for every register, lane and warp (Z3 bit-vectors, in :mod:`llverify.proof.smt.lowering`:
+layout for every register, lane and warp (Z3 bit-vectors, in :mod:`llverify.smt.lowering`:
 this module is the pure model) or returns the counterexample
 replayed with Python ints, and :func:`prove_address_formula` proves index arithmetic written
 as formula text (``+ ^ | << >> &``, e.g. copied from generated code or CuTe) equal to a
@@ -202,10 +202,10 @@ def lowering_of(cvt: Any, elems: int, element_bits: int, strategy: str = "triton
 
 def prove_lowering(model: LoweringModel, timeout_ms: int = 10_000) -> Verdict:
     """Prove ``emitted(x) == right(x)`` for every register, lane and warp (Z3 bit-vectors,
-    :func:`llverify.proof.smt.lowering.decide_lowering`); a counterexample is replayed with
+    :func:`llverify.smt.lowering.decide_lowering`); a counterexample is replayed with
     Python ints and reports the emitted and right byte offsets and whether the emitted one
     is outside the allocation."""
-    from llverify.proof.smt.lowering import decide_lowering
+    from llverify.smt.lowering import decide_lowering
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     clock = Verdict.timed()
@@ -243,7 +243,7 @@ def prove_add_xor_lemma(width: int = 32, timeout_ms: int = 10_000) -> Verdict:
         >>> print(prove_add_xor_lemma(16).status)
         proved
     """
-    from llverify.proof.smt.lowering import decide_add_xor
+    from llverify.smt.lowering import decide_add_xor
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     clock = Verdict.timed()
@@ -283,7 +283,7 @@ def prove_address_formula(
         refuted
     """
     from llverify.layout import LinearLayout
-    from llverify.proof.prove import prove_equal
+    from llverify.prove import prove_equal
 
     if unit not in ("element", "byte"):
         raise LayoutError(f"Argument 'unit' must be 'element' or 'byte', not {unit!r}.")
@@ -329,7 +329,7 @@ def prove_offset_formula(
     """  # noqa: D205
     from llverify.arguments import layout_argument
     from llverify.layout import LinearLayout
-    from llverify.proof.prove import prove_equal
+    from llverify.prove import prove_equal
 
     if unit not in ("element", "byte"):
         raise LayoutError(f"Argument 'unit' must be 'element' or 'byte', not {unit!r}.")

@@ -51,7 +51,7 @@ def equal(layout: Any, reference: Any, timeout_s: float, **options: Any) -> Ruli
         >>> equal(layout, {"dim0": "lane ^ 1"}, 10.0).message  # doctest: +ELLIPSIS
         'refuted by exhaustive in ... ms: lane=0 -> 0, reference says 1'
     """
-    from llverify.proof.prove import prove_equal
+    from llverify.prove import prove_equal
 
     return _ruling(prove_equal(layout, reference, timeout_ms=_timeout_ms(timeout_s), **options))
 
@@ -91,7 +91,7 @@ def control(layout: Any, reference: tuple[Any, Any], timeout_s: float) -> Ruling
         >>> control(layout, ({"dim0": "lane ^ 2"}, {"dim0": "lane"}), 10.0).status
         <Status.ERROR: 'error'>
     """
-    from llverify.proof.prove import prove_equal
+    from llverify.prove import prove_equal
 
     right, wrong = reference
     proved = prove_equal(layout, right, timeout_ms=_timeout_ms(timeout_s))
@@ -114,7 +114,7 @@ def family_equal(family: Any, reference: Any, timeout_s: float) -> Ruling:
         >>> family_equal(swizzled_shared_2d(8, 2), SWIZZLED_REFERENCE, 60.0).status
         <Status.PROVED: 'proved'>
     """
-    from llverify.proof.prove import prove_family_equal
+    from llverify.prove import prove_family_equal
 
     verdict = prove_family_equal(family, reference, timeout_ms=_timeout_ms(timeout_s))
     params = {key: list(value) for key, value in family.params.items()}
@@ -131,7 +131,7 @@ def padded_equal(model: Any, reference: str, timeout_s: float, **options: Any) -
         >>> padded_equal(model, "offset + offset // 4", 10.0).status
         <Status.PROVED: 'proved'>
     """
-    from llverify.proof.smt.padded import prove_padded_equal
+    from llverify.smt.padded import prove_padded_equal
 
     verdict = prove_padded_equal(model, reference, timeout_ms=_timeout_ms(timeout_s), **options)
     return _ruling(verdict)

@@ -21,7 +21,7 @@ the buffer shape, and a closed form of the physical element offset (``address``)
 formula language over the tensor coordinates ``dim0..``, the logical ``offset``,
 ``buffer``, ``block`` and ``params``; ``observe`` may select a function of the address
 instead (its bank).  tests/test_encodings_padded.py proves each with
-``llverify.proof.smt.padded.prove_padded_equal``; ``expect = "refuted"`` marks negative controls
+``llverify.smt.padded.prove_padded_equal``; ``expect = "refuted"`` marks negative controls
 shaped like real mistakes (wrong padding amount, padding before the first row, pairs
 applied multiplicatively or only the largest, a bank claim for the wrong padding).
 """

@@ -69,7 +69,7 @@ def compile_2x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
     import triton
 
     if request["target"]["backend"] != "cuda" and version >= (2, 2):
-        raise NotImplementedError(
+        raise ValueError(
             f"Triton {triton.__version__} has no AMD backend in its wheel "
             "(device_type 'hip' needs a third-party backend)"
         )

@@ -9,7 +9,7 @@
   exhaustive enumeration;
 * :func:`swizzle_cost`: the cost model all of them are measured with.
 
-The modules: ``synthesize`` (constraint solving; the Z3 model is ``llverify.proof.smt.swizzle``),
+The modules: ``synthesize`` (constraint solving; the Z3 model is ``llverify.smt.swizzle``),
 ``constructive`` (Triton's algorithm), ``legacy`` (the legacy families by enumeration) and
 ``cost`` (the cost model).
 """

@@ -2,7 +2,7 @@
 
 The unknown is the memory layout itself (an invertible GF(2) matrix from tensor elements to
 offsets); vector widths, bank conflicts and wavefronts are functions of it, encoded in
-:mod:`llverify.proof.smt.swizzle`.  docs/swizzle.md describes the model, the search and the
+:mod:`llverify.smt.swizzle`.  docs/swizzle.md describes the model, the search and the
 certificates.
 
 Examples:
@@ -37,7 +37,7 @@ from llverify.shared_memory.swizzle.legacy import LegacyResult, search_family
 from llverify.shared_memory.wavefronts import pass_count, total_wavefronts
 
 if TYPE_CHECKING:
-    from llverify.proof.smt.swizzle import Search, SwizzleEncoding
+    from llverify.smt.swizzle import Search, SwizzleEncoding
 
 __all__ = ["Certificate", "SwizzleResult", "synthesize_swizzle"]
 
@@ -168,7 +168,7 @@ class Certificate:
         check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
         if self.status is Status.BOUND:
             return Status.PROVED
-        from llverify.proof.smt.solver import decide_smtlib
+        from llverify.smt.solver import decide_smtlib
 
         return decide_smtlib(self.query, timeout_ms).status
 
@@ -431,7 +431,7 @@ class _Synthesis:
     @cached_property
     def encoding(self) -> SwizzleEncoding:
         """The Z3 encoding, built on the first solver query (none when the bound is met)."""
-        from llverify.proof.smt.swizzle import SwizzleEncoding
+        from llverify.smt.swizzle import SwizzleEncoding
 
         return SwizzleEncoding(self.src, self.dst, self.geo)
 

@@ -1,4 +1,4 @@
-"""The Z3 queries of :func:`llverify.proof.prove.prove_equal`: is the reference GF(2)-affine, and
+"""The Z3 queries of :func:`llverify.prove.prove_equal`: is the reference GF(2)-affine, and
 does it differ from the layout on some input."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import z3
 
 from llverify.layout import LinearLayout
 from llverify.proof.formula import Interval
-from llverify.proof.smt.encode import encode_layout, input_variables, widen
-from llverify.proof.smt.ops import Z3Ops
-from llverify.proof.smt.solver import Decision, decide, model_value
+from llverify.smt.encode import encode_layout, input_variables, widen
+from llverify.smt.ops import Z3Ops
+from llverify.smt.solver import Decision, decide, model_value
 
 
 class Reference(Protocol):
-    """What the queries read of a reference (``llverify.proof.prove``'s normalized reference)."""
+    """What the queries read of a reference (``llverify.prove``'s normalized reference)."""
 
     @property
     def out_dims(self) -> tuple[str, ...]: ...

@@ -6,7 +6,7 @@ parameters, (2) it maps 0 to 0, and (3) it maps each basis input ``in_dim = 2**i
 family's basis ``i``, for all parameters and all ``i`` at once: three small Z3 queries in
 which the bit index is a symbolic variable instead of an unrolled XOR over all input bits.
 Method ``z3`` is the direct encoding (the XOR over all input bits of symbolic bases), kept
-as a cross-check.  (:func:`llverify.proof.prove.prove_family_equal` adds ``enumerate``.)
+as a cross-check.  (:func:`llverify.prove.prove_family_equal` adds ``enumerate``.)
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import z3
 from llverify.ops import IntOps
 from llverify.proof.family import BIT, LayoutFamily
 from llverify.proof.formula import Formula, FormulaError, Interval
-from llverify.proof.smt.ops import Z3Ops
-from llverify.proof.smt.solver import Decision, decide, model_value
 from llverify.proof.verdict import Status, Verdict, VerdictClock
+from llverify.smt.ops import Z3Ops
+from llverify.smt.solver import Decision, decide, model_value
 
 _INT = IntOps()
 METHODS = ("auto", "parametric-linear", "z3")
@@ -403,7 +403,7 @@ def prove_family_equal(
 ) -> Verdict:
     """Prove every member of ``family`` equal to ``reference`` (formulas over the family's
     in dims and parameters) with ``method`` "parametric-linear" (``"auto"``) or "z3" (the
-    public :func:`llverify.proof.prove.prove_family_equal` adds "enumerate").  A refutation names
+    public :func:`llverify.prove.prove_family_equal` adds "enumerate").  A refutation names
     the parameters and the input.
 
     Examples:

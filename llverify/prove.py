@@ -240,7 +240,7 @@ def _prove_affine(
     layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int
 ) -> Verdict | None:
     """None when z3 proves the reference affine; otherwise a refuted/unknown verdict."""
-    from llverify.proof.smt.prove import decide_affine
+    from llverify.smt.prove import decide_affine
 
     width, bounds, checked = _working_width(layout, ref)
     decision, points = decide_affine(layout, ref, width, bounds, checked, timeout_ms)
@@ -286,7 +286,7 @@ def _working_width(layout: LinearLayout, ref: _Reference) -> tuple[int, dict[int
 
 
 def _by_z3(layout: LinearLayout, ref: _Reference, clock: VerdictClock, timeout_ms: int) -> Verdict:
-    from llverify.proof.smt.prove import decide_equal
+    from llverify.smt.prove import decide_equal
 
     width, bounds, checked = _working_width(layout, ref)
     decision, point = decide_equal(layout, ref, width, bounds, checked, timeout_ms)
@@ -481,7 +481,7 @@ def prove_family_equal(
 ) -> Verdict:
     """Prove every member of a :class:`~llverify.proof.family.LayoutFamily` equal to ``reference``
     (formulas over the family's in dims and parameters).  ``method``: "parametric-linear"
-    (``"auto"``) and "z3" prove all members at once (:mod:`llverify.proof.smt.parametric`),
+    (``"auto"``) and "z3" prove all members at once (:mod:`llverify.smt.parametric`),
     "enumerate" proves each member with :func:`prove_equal`.  A refutation names the
     parameters and the input.
 
@@ -492,7 +492,7 @@ def prove_family_equal(
         ... # doctest: +ELLIPSIS
         proved by enumerate in ... ms: all ... members proved
     """
-    from llverify.proof.smt import parametric
+    from llverify.smt import parametric
 
     check_timeout(timeout_ms, "timeout_ms", milliseconds=True)
     if method not in FAMILY_METHODS:
@@ -549,8 +549,8 @@ def _enumerate(
 
 def prove_family_property(family: LayoutFamily, prop: str, **options: Any) -> Verdict:
     """Prove a structural property of every member of a family (see
-    :func:`llverify.proof.smt.parametric.prove_family_property`)."""
-    from llverify.proof.smt.parametric import prove_family_property as prove
+    :func:`llverify.smt.parametric.prove_family_property`)."""
+    from llverify.smt.parametric import prove_family_property as prove
 
     if "timeout_ms" in options:
         check_timeout(options["timeout_ms"], "timeout_ms", milliseconds=True)

@@ -1,6 +1,6 @@
 """The swizzle synthesis problem in Z3: the memory layout as bit-vector unknowns, and the
 width and strictly-better queries of :mod:`llverify.shared_memory.swizzle.synthesize` decided by
-:func:`llverify.proof.smt.solver.decide`.
+:func:`llverify.smt.solver.decide`.
 
 The unknown is an invertible GF(2) matrix ``P`` from tensor elements (``n`` bits) to
 offsets: ``p[j]`` is the offset of element ``2^j`` and ``m[i]`` the element at offset
@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 import z3
 
-from llverify.proof.smt.solver import decide, model_value, smtlib
 from llverify.proof.verdict import Status
+from llverify.smt.solver import decide, model_value, smtlib
 
 __all__ = ["Geometry", "Search", "Side", "SwizzleEncoding"]
 

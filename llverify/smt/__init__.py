@@ -1,6 +1,6 @@
 """Z3-backed symbolic reasoning.  The only package in llverify that imports z3.
 
-Every solver call goes through :func:`llverify.proof.smt.solver.check`, which never reports a
+Every solver call goes through :func:`llverify.smt.solver.check`, which never reports a
 timeout or "unknown" as a proof.
 
 The modules: ``solver`` (the one time-limited check), ``ops`` (``Z3Ops``), ``encode`` (a
@@ -9,6 +9,6 @@ for every parameter value), ``padded`` (padded shared layouts), ``lowering`` (lo
 proofs) and ``swizzle`` (the synthesis model and its queries).
 """
 
-from llverify.proof.smt.ops import Z3Ops
+from llverify.smt.ops import Z3Ops
 
 __all__ = ["Z3Ops"]

@@ -36,10 +36,10 @@ from llverify.encodings.padded import PaddedLayout, apply_padding, flat_offset
 from llverify.errors import LayoutTypeError
 from llverify.ops import IntOps, NumpyOps
 from llverify.proof.formula import Formula, FormulaError, Interval
-from llverify.proof.smt.encode import encode_layout, input_variables, widen
-from llverify.proof.smt.ops import Z3Ops
-from llverify.proof.smt.solver import decide, model_value
 from llverify.proof.verdict import Status, Verdict, VerdictClock
+from llverify.smt.encode import encode_layout, input_variables, widen
+from llverify.smt.ops import Z3Ops
+from llverify.smt.solver import decide, model_value
 
 __all__ = [
     "PaddedEncoding",

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import z3
 
-from llverify.proof.smt.solver import Decision, decide, model_value
+from llverify.smt.solver import Decision, decide, model_value
 
 _WIDTH = 40  # wide enough that the add's carry is kept
 
