@@ -7,6 +7,7 @@ The modules under tests/data/emitted/inductor/ are kernels of the corpus of issu
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,54 @@ def test_region_constants_are_read_at_their_type() -> None:
     assert _constant_value("0x7FC00000", "f32") == 0x7FC00000
     with pytest.raises(ValueError, match="cannot read the constant"):
         _constant_value("dense<1>", "f32")
+
+
+# -- masked copies: only a duplicate-copy mask makes a copy ------------------------------------
+SOFTMAX_BACKWARD = DATA / "softmax_backward_data_sm90.llir.gz"
+
+
+def test_a_copy_the_kernels_own_tail_mask_turned_off_is_no_duplicate() -> None:
+    """vit's ``triton_per_fused__softmax_backward_data_view_13`` (2 warps, rows of 65 in a
+    block of 128): the store of a row's second half is predicated on ``r0_mask & xmask``;
+    lane 1's masked copy there aims at row x + 1's element 0, which another lane stores with
+    its own value.  That lane holds no element: not an inconsistent copy (was refuted)."""
+    from llverify.emitted.dumped import validate_llvm_ir
+
+    text = gzip.decompress(SOFTMAX_BACKWARD.read_bytes()).decode()
+    report = validate_llvm_ir(text, threads=64, shared_bytes=64, arguments={"2": 2080, "3": 65})
+    (verdict,) = report.verdicts
+    assert verdict.status is Status.PROVED, verdict.reason
+
+
+_TWO_REGISTERS = """define ptx_kernel void @k(ptr addrspace(1) %0) #0 {
+  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %3 = lshr i32 %2, 1
+  %4 = and i32 %2, 1
+  %5 = icmp eq i32 %4, 0
+  %6 = getelementptr i32, ptr addrspace(1) %0, i32 %3
+  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", "r,l,b"(i32 %3, ptr addrspace(1) %6, i1 %5)
+  %7 = add i32 %3, 16
+  %8 = getelementptr i32, ptr addrspace(1) %0, i32 %7
+  %9 = VALUE
+  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", "r,l,b"(i32 %9, ptr addrspace(1) %8, i1 %5)
+  ret void
+}
+attributes #0 = { "nvvm.reqntid"="32" }"""  # noqa: E501
+
+
+def test_a_real_duplicate_copy_that_differs_is_still_refuted() -> None:
+    """Negative control: lanes 2k and 2k + 1 hold the same two elements (a free lane bit;
+    the store's predicate masks the odd lane in both registers).  An odd lane whose second
+    register differs is an inconsistent copy; equal copies are proved."""
+    from llverify.emitted.dumped import validate_llvm_ir
+
+    differing = validate_llvm_ir(_TWO_REGISTERS.replace("VALUE", "add i32 %2, 100"))
+    (verdict,) = differing.verdicts
+    assert verdict.status is Status.REFUTED and verdict.violation == "inconsistent copies"
+    assert verdict.verdict.counterexample == {
+        "thread": 1,
+        "address": verdict.verdict.counterexample["address"],
+        "other_thread": 0,
+    }
+    same = validate_llvm_ir(_TWO_REGISTERS.replace("VALUE", "add i32 %3, 100"))
+    assert same.status is Status.PROVED
