@@ -193,3 +193,46 @@ def test_a_real_duplicate_copy_that_differs_is_still_refuted() -> None:
     }
     same = validate_llvm_ir(_TWO_REGISTERS.replace("VALUE", "add i32 %3, 100"))
     assert same.status is Status.PROVED
+
+
+# -- report what was seen: unwritten shared bytes read into registers that go unused ------------
+_UNUSED_LDMATRIX = """define ptx_kernel void @k(ptr addrspace(1) %0) #0 {
+  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %3 = mul i32 %2, 16
+  %4 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %3
+  STORE
+  tail call void @llvm.nvvm.barrier0()
+  %5 = tail call { i32, i32, i32, i32 } asm sideeffect "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r"(ptr addrspace(3) %4)
+  ret void
+}
+attributes #0 = { "nvvm.reqntid"="32" }"""  # noqa: E501
+
+
+def test_an_unused_ldmatrix_of_unwritten_shared_memory_is_noted_and_fails_require_proofs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Triton 2.1's ldmatrix read shared bytes no thread wrote into registers that went unused
+    (PR #2198): not a wrong value, but seen, so reported; ``--require-proofs`` exits 3."""
+    from llverify.cli.main import main
+    from llverify.emitted.dumped import validate_llvm_ir
+
+    unwritten = _UNUSED_LDMATRIX.replace("STORE", "")
+    report = validate_llvm_ir(unwritten, shared_bytes=512)
+    (verdict,) = report.verdicts
+    assert verdict.status is Status.PROVED and report.noted
+    assert "no thread wrote" in verdict.notes[0] and "ldmatrix" not in verdict.reason
+    assert "call at LLVM IR line 7" in verdict.notes[0]
+    assert report.to_dict()["noted"] is True
+    path = tmp_path / "k.llir"
+    path.write_text(unwritten)
+    assert main(["validate", str(path), "--shared-bytes", "512"]) == 0
+    assert "no thread wrote" in capsys.readouterr().out
+    assert main(["validate", str(path), "--shared-bytes", "512", "--require-proofs"]) == 3
+    # negative control: the same ldmatrix of bytes every lane wrote is plainly proved
+    written = _UNUSED_LDMATRIX.replace(
+        "STORE", "store <4 x i32> zeroinitializer, ptr addrspace(3) %4, align 16"
+    )
+    path.write_text(written)
+    clean = validate_llvm_ir(written, shared_bytes=512)
+    assert clean.status is Status.PROVED and not clean.noted
+    assert main(["validate", str(path), "--shared-bytes", "512", "--require-proofs"]) == 0

@@ -57,6 +57,7 @@ __all__ = [
     "expand_combine",
     "is_commutative",
     "mirrored_orders",
+    "unused_reads",
 ]
 
 METHOD = "execution"  # how the verdicts are decided: every thread of the emitted code executed
@@ -488,6 +489,21 @@ def _memory_verdict(
         violation=first,
         time_s=time.perf_counter() - started,
     )
+
+
+def unused_reads(reads: list[Violation], limit: int = 3) -> tuple[str, ...]:
+    """Notes on shared reads of bytes no thread wrote whose values reach no output (an
+    ``ldmatrix`` or load whose registers go unused): seen, so reported, and a verdict that
+    carries one is not plainly proved (``--require-proofs`` fails).  The first ``limit``, and
+    how many more."""
+    notes = [
+        f"reads shared byte {read.address} (thread {read.thread}) that no thread wrote, at "
+        f"{read.where}; its value reaches no output (else it is refuted)"
+        for read in reads[:limit]
+    ]
+    if len(reads) > limit:
+        notes.append(f"and {len(reads) - limit} more reads of unwritten shared bytes")
+    return tuple(notes)
 
 
 def describe_violation(violation: Violation) -> str:
