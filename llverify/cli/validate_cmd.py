@@ -35,16 +35,20 @@ TARGET_HELP = (
 )
 
 
-def exit_code(status: Status, require_proofs: bool) -> int:
-    """1 when an op is refuted; 3 when one is unknown and ``require_proofs``; else 0.
+def exit_code(status: Status, require_proofs: bool, noted: bool = False) -> int:
+    """1 when an op is refuted; 3 when one is unknown, or ``noted`` (a verdict carries a note:
+    something seen, such as a read of unwritten shared memory whose value goes unused), and
+    ``require_proofs``; else 0.
 
     Examples:
         >>> exit_code(Status.REFUTED, False), exit_code(Status.UNKNOWN, False), exit_code(Status.UNKNOWN, True)
         (1, 0, 3)
+        >>> exit_code(Status.PROVED, False, noted=True), exit_code(Status.PROVED, True, noted=True)
+        (0, 3)
     """  # noqa: E501
     if status is Status.REFUTED:
         return EXIT_FAILED
-    if status is Status.UNKNOWN and require_proofs:
+    if (status is Status.UNKNOWN or noted) and require_proofs:
         return EXIT_UNKNOWN
     return EXIT_OK
 
@@ -200,7 +204,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         reports = run_artifact(args, args.source)
     else:
         reports = [run_validation(args, args.source)]
-    codes = [exit_code(report.status, args.require_proofs) for report in reports]
+    codes = [exit_code(r.status, args.require_proofs, r.noted) for r in reports]
     code = EXIT_FAILED if EXIT_FAILED in codes else max(codes)
     if args.json:
         body = [report.to_dict() for report in reports]

@@ -57,6 +57,7 @@ __all__ = [
     "expand_combine",
     "is_commutative",
     "mirrored_orders",
+    "unused_reads",
 ]
 
 METHOD = "execution"  # how the verdicts are decided: every thread of the emitted code executed
@@ -242,7 +243,8 @@ def combine_template(region: Any, dag: Dag) -> list[int]:
     for op in region.ops:
         width = _type_bytes(op.result_types[0]) if op.result_types else 4
         if op.name == "arith.constant":
-            env[op.results[0]] = dag.const(_constant_value(op.attributes), width)
+            ty = op.result_types[0] if op.result_types else "f32"
+            env[op.results[0]] = dag.const(_constant_value(op.attributes, ty), width)
             continue
         if op.name in ("arith.cmpf", "arith.cmpi"):
             predicate = next(
@@ -277,16 +279,29 @@ def _type_bytes(ty: str) -> int:
     return max(1, int(digits) // 8) if digits else 4
 
 
-def _constant_value(attributes: str) -> int:
+def _constant_value(attributes: str, ty: str = "f32") -> int:
+    """The bit pattern of a region constant (``0.000000e+00``, ``true``, ``0x7FC00000``, ``16``)
+    of type ``ty`` (a float literal is rounded to ``ty``: f16, bf16, f32 or f64)."""
     words = attributes.replace(":", " ").split()
     for word in words:
+        if word in ("true", "false"):
+            return int(word == "true")
+        if word.lower().startswith(("0x", "-0x")):
+            return int(word, 16) & ((1 << (8 * _type_bytes(ty))) - 1)
         try:
             value = float(word)
         except ValueError:
             continue
-        if "." in word or "e" in word:
-            return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
-        return int(value)
+        if "." in word or "e" in word or word.lower() in ("inf", "-inf", "nan"):
+            if ty == "f64":
+                return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
+            if ty == "f16":
+                return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
+            bits = int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+            if ty == "bf16":  # round to nearest even (the literal is exact in bf16 as printed)
+                return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+            return bits
+        return int(value) & ((1 << (8 * _type_bytes(ty))) - 1)
     raise ValueError(f"combine region: cannot read the constant {attributes!r}")
 
 
@@ -474,6 +489,21 @@ def _memory_verdict(
         violation=first,
         time_s=time.perf_counter() - started,
     )
+
+
+def unused_reads(reads: list[Violation], limit: int = 3) -> tuple[str, ...]:
+    """Notes on shared reads of bytes no thread wrote whose values reach no output (an
+    ``ldmatrix`` or load whose registers go unused): seen, so reported, and a verdict that
+    carries one is not plainly proved (``--require-proofs`` fails).  The first ``limit``, and
+    how many more."""
+    notes = [
+        f"reads shared byte {read.address} (thread {read.thread}) that no thread wrote, at "
+        f"{read.where}; its value reaches no output (else it is refuted)"
+        for read in reads[:limit]
+    ]
+    if len(reads) > limit:
+        notes.append(f"and {len(reads) - limit} more reads of unwritten shared bytes")
+    return tuple(notes)
 
 
 def describe_violation(violation: Violation) -> str:

@@ -36,13 +36,14 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
 from pathlib import Path
 from typing import Any
 
-from llverify.emitted.checks import CaseVerdict, Site, describe_violation
+from llverify.emitted.checks import CaseVerdict, Site, describe_violation, unused_reads
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
@@ -179,7 +180,8 @@ def _memory_safety(
     elapsed = time.perf_counter() - started
     violations = run.violations
     if not violations:
-        return CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
+        proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
+        return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
     first = violations[0]
     return CaseVerdict.decided(
         site,

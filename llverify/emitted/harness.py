@@ -48,6 +48,7 @@ from llverify.ttgir import (
     Type,
     integer_bits,
     integer_literal,
+    read_operation,
     rewrite_operation,
     type_text,
 )
@@ -303,6 +304,8 @@ def _combine(op: Operation) -> CombineRegion:
 def _combine_op(op: Operation) -> CombineOp:
     """One operation of a combine region, e.g. ``%c = arith.cmpf ogt, %a, %b : f32``."""
     results = op.result_values
+    if op.name == "arith.constant" and op.literals in (("true",), ("false",)) and results:
+        return CombineOp(tuple(results), op.name, (), op.literals[0], ("i1",))  # no `: i1`
     try:
         operand_types, result_types = op.signature
     except ModuleError:
@@ -732,11 +735,82 @@ def _gather(build: _Build, op: Operation) -> None:
         build.add(op, description, write)
 
 
+# Pure scalar operations a combine region may capture from outside it, besides constants:
+# copied into the region with what they use, they compute the same value there.
+_PURE_PREFIXES = ("arith.", "math.")
+_NOT_PURE = {"arith.constant"}  # handled on its own (no operands)
+
+
+def _captured(build: _Build, op: Operation) -> list[Operation]:
+    """The operations of the module that define the values ``op``'s combine region uses
+    but does not define (transitively, in module order): constants and pure scalar ops on
+    constants.  Any other capture (a function argument, a loaded or computed runtime value)
+    is skipped with the reason: its value is not part of the harness's inputs."""
+    try:
+        regions = op.regions
+    except ModuleError as error:
+        raise _SkipError(error.detail) from None
+    defined: set[str] = set()
+    used: list[str] = []
+    for region in regions:
+        for block in region.blocks:
+            defined.update(name for name, _ in block.arguments)
+            for inner in block.ops:
+                used += [name for name in inner.operands if name not in defined]
+                defined.update(inner.result_values)
+                defined.update(inner.results)
+    found: dict[int, Operation] = {}
+    pending = [name for name in dict.fromkeys(used) if name not in defined]
+    while pending:
+        name = pending.pop()
+        definer = build.defs.get(name)
+        if definer is None:
+            raise _SkipError(
+                f"the combine region uses {name}, defined outside it by no operation of the "
+                "module (a function or block argument): a runtime value the harness does not "
+                "supply"
+            )
+        if id(definer) in found:
+            continue
+        pure = definer.name == "arith.constant" or (
+            definer.name.startswith(_PURE_PREFIXES) and definer.name not in _NOT_PURE
+        )
+        if not pure or definer.types or definer.regions:
+            raise _SkipError(
+                f"the combine region uses {name}, defined outside it by {definer.name} "
+                f"(line {definer.line}), which is no scalar constant or pure scalar op on "
+                "constants: a runtime value the harness does not supply"
+            )
+        found[id(definer)] = definer
+        pending += definer.operands
+    return sorted(found.values(), key=lambda d: build.positions.get(id(d), d.line))
+
+
+def _with_captures(op: Operation, captures: Sequence[Operation]) -> Operation:
+    """``op`` with the text of ``captures`` written at the start of its combine region's
+    block (after the block header), so the region no longer uses values from outside it."""
+    if not captures:
+        return op
+    lines = op.text.split("\n")
+    header = next(
+        (i for i, line in enumerate(lines) if line.lstrip().startswith("^")),
+        next(i for i, line in enumerate(lines) if "({" in line),
+    )
+    indent = "      "
+    inserted = [indent + c.text.strip() for c in captures]
+    text = "\n".join(lines[: header + 1] + inserted + lines[header + 1 :])
+    copied = read_operation(text, op.line, op.aliases)
+    if copied is None:  # pragma: no cover - the text starts with op's own head
+        raise _SkipError("the combine region could not be rewritten with its captures")
+    return copied
+
+
 def _reduce_scan(build: _Build, op: Operation) -> None:
     operands, results = _types_or_skip(op)
     _tensors(operands, len(op.operands), "operands")
     if not operands or len(results) != len(operands) or op.result_count != len(results):
         raise _SkipError(f"{len(operands)} operands and {len(results)} results")
+    original, op = op, _with_captures(op, _captured(build, op))
     combine = _combine(op)
     if len(combine.params) != 2 * len(operands) or len(combine.returns) != len(operands):
         raise _SkipError("the combine region does not match the operands")
@@ -773,7 +847,8 @@ def _reduce_scan(build: _Build, op: Operation) -> None:
             )
 
     kind = f"axis={axis}" + (" reverse" if reverse else "")
-    build.add(op, f"{op.name} {kind} {_short(operands[0])} ({_shape_text(operands[0])})", write)
+    description = f"{op.name} {kind} {_short(operands[0])} ({_shape_text(operands[0])})"
+    build.add(original, description, write)
 
 
 def _histogram(build: _Build, op: Operation) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders
+from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders, unused_reads
 from llverify.emitted.harness import Case, Harness, build_harness
 from llverify.emitted.sim import (
     Execution,
@@ -70,6 +70,12 @@ class ValidationReport:
             return Status.PROVED
         return Status.UNKNOWN
 
+    @property
+    def noted(self) -> bool:
+        """Whether a verdict carries a note of something seen that is no refutation (a read
+        of unwritten shared memory whose value goes unused): not plainly proved."""
+        return any(v.notes for v in self.verdicts)
+
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in (Status.PROVED, Status.REFUTED, Status.UNKNOWN)}
         for verdict in self.verdicts:
@@ -84,6 +90,7 @@ class ValidationReport:
             "threads": self.threads,
             "status": self.status.value,
             "counts": self.counts(),
+            "noted": self.noted,
             "ops": [v.to_dict() for v in self.verdicts],
             "skipped": self.skipped,
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
@@ -464,20 +471,17 @@ def _check_all(harness: Harness, compiled: CompiledKernel, run: Execution) -> li
             by_case[case.index].append(violation)
         if not cases:
             unattributed.append(violation)
-    notes: dict[int, list[str]] = {case.index: [] for case in harness.cases}
+    reads: dict[int, list[Violation]] = {case.index: [] for case in harness.cases}
     for read in run.uninitialised:
         # a read with no location (2.x code has no debug info) is noted on every op
         for case in _case_of_where(sources, read.where, by_text_line) or harness.cases:
-            notes[case.index].append(
-                f"reads shared byte {read.address} (thread {read.thread}) that no thread wrote, "
-                f"at {read.where}; its value reaches no output (else the op is refuted)"
-            )
+            reads[case.index].append(read)
     verdicts = []
     for case in harness.cases:
         violations = by_case[case.index] + unattributed
         verdict = check_case(case, run, regions, buffer_ids, claim, violations)
-        if notes[case.index]:
-            verdict = dataclasses.replace(verdict, notes=tuple(notes[case.index][:3]))
+        if reads[case.index]:
+            verdict = dataclasses.replace(verdict, notes=unused_reads(reads[case.index]))
         verdicts.append(verdict)
     return verdicts
 

@@ -138,13 +138,29 @@ class MemoryAccess:
             self.memory.write(grid, values[threads], threads, where)
 
     def shadow_store(
-        self, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray, instruction: Instruction
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        mask: np.ndarray,
+        instruction: Instruction,
+        known: np.ndarray | None = None,
     ) -> None:
-        """A global store the threads of ``mask`` would have made (their predicate was off)."""
+        """A global store the threads of ``mask`` would have made (their predicate was off);
+        the addresses of the ``known`` threads are noted under the store's source location
+        (the instructions of one ``tt.store``)."""
+        key = (
+            (instruction.line, instruction.column or 0)
+            if instruction.line is not None
+            else (-1, instruction.text_line)
+        )
+        if known is not None:
+            self.memory.note_addresses(key, np.where(known, addresses.astype(np.int64), -1))
         threads = np.flatnonzero(mask)
+        if threads.size == 0:
+            return
         base = addresses[threads].astype(np.int64)
         grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
-        self.memory.shadow(grid, values[threads], threads, instruction.where)
+        self.memory.shadow(grid, values[threads], threads, instruction.where, key)
 
 
 def _space(space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:

@@ -85,9 +85,16 @@ class Machine(Protocol):
         """The threads of ``mask`` store byte symbols ``values`` (T, nbytes) at ``addresses``."""
 
     def shadow_store(
-        self, addresses: np.ndarray, values: np.ndarray, mask: np.ndarray, instruction: Instruction
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        mask: np.ndarray,
+        instruction: Instruction,
+        known: np.ndarray | None = None,
     ) -> None:
-        """A global store the threads of ``mask`` would have made (their predicate was off)."""
+        """A global store the threads of ``mask`` would have made (their predicate was off);
+        ``known``: the threads whose ``addresses`` are those of this store (the active and the
+        masked ones), noted to tell duplicate copies from other masked threads."""
 
     def record(
         self,

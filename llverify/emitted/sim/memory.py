@@ -314,7 +314,10 @@ class GlobalMemory:
         #: shared read); a global store of undefined bytes reports it as a violation
         self.undefined_origin: Callable[[], Violation | None] = lambda: None
         self._reported_origin = False
-        self._shadows: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
+        self._shadows: list[tuple[np.ndarray, np.ndarray, np.ndarray, str, object]] = []
+        #: every thread's address (-1: none) of each execution of a global store, by the
+        #: store's source location: the instructions of one ``tt.store``
+        self._addresses: dict[object, list[np.ndarray]] = {}
 
     def _undefined_stored(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -355,18 +358,45 @@ class GlobalMemory:
             )
 
     def shadow(
-        self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        where: str,
+        key: object = None,
     ) -> None:
         """Remember a store that predicated-off ``threads`` would have made (checked at the end
-        by :meth:`check_shadows`)."""
-        self._shadows.append((addresses, values, threads, where))
+        by :meth:`check_shadows`); ``key``: the store's source location."""
+        self._shadows.append((addresses, values, threads, where, key))
+
+    def note_addresses(self, key: object, addresses: np.ndarray) -> None:
+        """Every thread's address (-1: none) of one execution of the global store at source
+        location ``key``."""
+        self._addresses.setdefault(key, []).append(addresses)
+
+    def duplicates(self, key: object, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Whether threads ``first[i]`` and ``second[i]`` hold copies of the same elements in
+        the store at ``key``: in every execution of its instructions where both have an
+        address, the same address (a layout's free variables replicate a thread's whole
+        register-to-element map; a thread the kernel's own bounds mask turned off aims at
+        another element in some register, or at none).  False without such an execution."""
+        records = self._addresses.get(key)
+        if not records:
+            return np.zeros(first.shape, dtype=bool)
+        table = np.stack(records)
+        a, b = table[:, first], table[:, second]
+        both = (a >= 0) & (b >= 0)
+        return both.any(axis=0) & ((a == b) | ~both).all(axis=0)
 
     def check_shadows(self) -> None:
         """Every duplicate copy a predicate kept from storing must equal what was stored at
         its address (values whose copies differ make results depend on the thread that reads
-        them).  Copies aimed outside every output buffer, at bytes nobody stored, or holding
-        undefined bytes are ignored: those threads store nothing."""
-        for addresses, values, threads, where in self._shadows:
+        them).  A masked thread is a duplicate copy of the writer only when the two aim at the
+        same address in every instruction of the store (:meth:`duplicates`): a thread that
+        the kernel's own mask (``xmask & r0_mask``) turned off holds no element, whatever its
+        address aliases.  Copies aimed outside every output buffer, at bytes nobody stored, or
+        holding undefined bytes are ignored: those threads store nothing."""
+        for addresses, values, threads, where, key in self._shadows:
             region_of = self._region_indices(addresses)
             for k in np.unique(region_of[region_of >= 0]):
                 region = self.regions[int(k)]
@@ -384,9 +414,14 @@ class GlobalMemory:
                     & (values[here] != UNDEFINED)
                     & (stored != UNDEFINED)
                 )
+                copier = np.broadcast_to(threads[:, None], addresses.shape)[here]
+                if differs.any():
+                    copy = np.zeros_like(differs)
+                    copy[differs] = self.duplicates(key, copier[differs], writer[differs])
+                    differs &= copy
                 if differs.any():
                     i = int(np.argmax(differs))
-                    thread = int(np.broadcast_to(threads[:, None], addresses.shape)[here][i])
+                    thread = int(copier[i])
                     self.violations.append(
                         Violation(
                             "inconsistent copies",

@@ -344,24 +344,34 @@ def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.n
         addresses = _address(state, address_text)
         value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
         machine.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
-        skipped = state.mask & ~active
-        if space == 1 and skipped.any():  # duplicate copies a predicate kept from storing
-            _shadow_store(state, address_text, value, skipped)
+        if space == 1:  # duplicate copies a predicate kept from storing, and every address
+            _shadow_store(state, address_text, value, addresses, active)
 
 
-def _shadow_store(state: _AsmState, address_text: str, value: Val, skipped: np.ndarray) -> None:
-    """Record what the threads a store's predicate turned off would have stored: Triton masks
-    the duplicate copies of an element, which must hold the same value as the one stored."""
+def _shadow_store(
+    state: _AsmState, address_text: str, value: Val, addresses: np.ndarray, active: np.ndarray
+) -> None:
+    """Record every thread's address of a global store, and what the threads its predicate
+    turned off would have stored: Triton masks the duplicate copies of an element, which must
+    hold the same value as the one stored (a thread whose address cannot be read stores
+    nothing and is left out)."""
+    skipped = state.mask & ~active
+    known = active.copy()
+    everyone = np.where(active, addresses, np.uint64(0))
     match = _MEMORY.match(address_text.strip())
-    if match is None:
-        return
-    try:
-        base = state.read(match.group(1), 64).integers(skipped, "address")
-    except Unmodelled:
-        return  # a thread that stores nothing need not have a valid address
-    offset = int(match.group(2), 0) if match.group(2) else 0
-    addresses = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
-    state.machine.shadow_store(addresses, value.byte_symbols(), skipped, state.ins)
+    if skipped.any() and match is not None:
+        try:
+            base = state.read(match.group(1), 64).integers(skipped, "address")
+        except Unmodelled:
+            skipped = np.zeros_like(skipped)  # need not be valid: such a thread stores nothing
+        else:
+            offset = int(match.group(2), 0) if match.group(2) else 0
+            shifted = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
+            everyone = np.where(skipped, shifted, everyone)
+            known |= skipped
+    else:
+        skipped = np.zeros_like(skipped)
+    state.machine.shadow_store(everyone, value.byte_symbols(), skipped, state.ins, known)
 
 
 _EVICTIONS = {"evict_last", "evict_normal", "evict_first", "evict_unchanged"}
