@@ -84,8 +84,12 @@ def test_a_welford_module_compiles_and_every_op_gets_a_verdict() -> None:
     # lanes 2 and 3 of one warp hold the combine of the same partials in two orders and write
     # them to one shared word.  (The mirrored-order rule of #4962 cannot classify it: Triton
     # lowers the region's arith.divf to div.full.f32, which the region's fdiv does not match.)
-    assert reduce.status is Status.REFUTED, reduce.reason
+    # The two stored values are different expressions, but div.full.f32 is an approximation
+    # with no exact semantics to replay, so no input can be shown on which they differ: the
+    # race is reported unknown with that reason, never refuted without a replay.
+    assert reduce.status is Status.UNKNOWN, reduce.reason
     assert reduce.violation == "nondeterministic store" and "shared memory" in reduce.reason
+    assert "neither proved equal nor found different" in reduce.reason
     assert "use of undeclared" not in " ".join(v.reason for v in report.verdicts)
 
 

@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim.executor import Execution
 from llverify.emitted.sim.memory import Region, Violation
 from llverify.emitted.sim.replay import NotEvaluable, depends_on
@@ -462,23 +463,28 @@ def _memory_verdict(
     violations: list[Violation],
     started: float,
 ) -> CaseVerdict | None:
-    """The verdict of the memory checks, None when none failed: a refutation, or unknown when
-    every violation is a non-commutative combine stored in two orders."""
-    mirrored = [v for v in violations if mirrored_orders(case, run.dag, buffer_ids, v)]
-    violations = [v for v in violations if v not in mirrored]
-    if mirrored and not violations:
-        first = mirrored[0]
-        reason = (
-            f"the combine is not commutative, which tl.reduce assumes "
-            "(triton-lang/triton#4962): threads "
-            f"{first.thread} and {first.other_thread} hold the combine of the same "
-            f"elements in different orders and both store it to {first.space} address "
-            f"{first.address} ({first.kind}); at {first.where}"
+    """The verdict of the memory checks, None when none failed.  Violations about different
+    values are settled first (:mod:`llverify.emitted.settle`): proved equal, dropped; replayed
+    different, refuted; neither, unknown.  Threads storing one combine of the same elements in
+    two orders (``f(x, y)``, ``f(y, x)``) to one address are refuted as an *order race* when
+    the replay shows the two differ (the result depends on which thread wins, as
+    triton-lang/triton#11614's unpredicated store makes it), unknown otherwise."""
+    stand, open_ = settle_violations(run.dag, violations, _float_types(case))
+    mirrored = [v for v in stand + open_ if mirrored_orders(case, run.dag, buffer_ids, v)]
+    races = [v for v in stand if v in mirrored and v.kind in _STORED_BY_BOTH]
+    plain = [v for v in stand if v not in mirrored]
+    open_ += [v for v in stand if v in mirrored and v.kind not in _STORED_BY_BOTH]
+    if plain:
+        first, status, reason = plain[0], Status.REFUTED, describe_violation(plain[0])
+    elif races:
+        first, status, reason = (
+            replace(races[0], kind="order race"),
+            Status.REFUTED,
+            _order_race(races[0]),
         )
-        status = Status.UNKNOWN
-    elif violations:
-        first = violations[0]
-        reason, status = describe_violation(first), Status.REFUTED
+    elif open_:
+        first, status = open_[0], Status.UNKNOWN
+        reason = _mirrored_open(first) if first in mirrored else _open_values(first)
     else:
         return None
     return CaseVerdict.decided(
@@ -488,6 +494,47 @@ def _memory_verdict(
         reason=reason,
         violation=first,
         time_s=time.perf_counter() - started,
+    )
+
+
+#: violations where both threads' values are stored (a masked duplicate copy is not)
+_STORED_BY_BOTH = ("nondeterministic store", "race", "conflicting store")
+
+
+def _float_types(case: Any) -> tuple[str, ...]:
+    """How 2-byte floats of ``case`` read: its element types' (both when it has no 2-byte
+    float)."""
+    elements = {spec.element for spec in case.buffers}
+    return (
+        ("bf16",)
+        if "bf16" in elements and "f16" not in elements
+        else (("f16",) if "f16" in elements and "bf16" not in elements else ("f16", "bf16"))
+    )
+
+
+def _order_race(violation: Violation) -> str:
+    return (
+        f"order race in {violation.space} memory at address {violation.address}: threads "
+        f"{violation.thread} and {violation.other_thread} hold the combine of the same "
+        "elements in two orders and both store it, so the value kept depends on which "
+        f"thread wins ({violation.kind}); {violation.detail}; at {violation.where}"
+    )
+
+
+def _mirrored_open(violation: Violation) -> str:
+    return (
+        "the combine is not commutative, which tl.reduce assumes "
+        f"(triton-lang/triton#4962): threads {violation.thread} and "
+        f"{violation.other_thread} hold the combine of the same elements in different orders "
+        f"and both store it to {violation.space} address {violation.address} "
+        f"({violation.kind}); no input was found on which the two differ; at {violation.where}"
+    )
+
+
+def _open_values(violation: Violation) -> str:
+    return (
+        f"{describe_violation(violation)}; the two values are different expressions, "
+        "neither proved equal nor found different on concrete inputs"
     )
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, describe_violation, unused_reads
+from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
@@ -163,7 +164,9 @@ def _bind_arguments(run: Execution, kernel: str, arguments: dict[str, int]) -> l
 def _memory_safety(
     run: Execution, site: Site, claim: str, tagged: list[str], started: float
 ) -> CaseVerdict:
-    """Run the kernel: proved when no memory check fails, refuted by the first that does,
+    """Run the kernel: proved when no memory check fails (two stored values are settled
+    first: proved equal, no violation; replayed different, a violation; neither, unknown),
+    refuted by the first that does,
     unknown when the code is not modelled (pointing at the tagged scalar arguments when a
     value depends on one)."""
     try:
@@ -177,11 +180,20 @@ def _memory_safety(
             )
         elapsed = time.perf_counter() - started
         return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
+    violations, open_ = settle_violations(run.dag, run.violations)
     elapsed = time.perf_counter() - started
-    violations = run.violations
-    if not violations:
+    if not violations and not open_:
         proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
         return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
+    if not violations:  # two stored values neither proved equal nor replayed different
+        first = open_[0]
+        reason = (
+            f"{describe_violation(first)}; the two values are different expressions, neither "
+            "proved equal nor found different on concrete inputs"
+        )
+        return CaseVerdict.decided(
+            site, Status.UNKNOWN, claim, reason=reason, violation=first, time_s=elapsed
+        )
     first = violations[0]
     return CaseVerdict.decided(
         site,

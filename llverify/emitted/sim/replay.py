@@ -21,6 +21,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -28,7 +29,7 @@ import numpy as np
 
 from llverify.emitted.sim.symbolic import Dag
 
-__all__ = ["NotEvaluable", "depends_on", "evaluate"]
+__all__ = ["NotEvaluable", "depends_on", "differing_inputs", "evaluate"]
 
 
 class NotEvaluable(Exception):  # noqa: N818 - no replay, not an error
@@ -63,13 +64,39 @@ def _signed(value: int, width: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
+def _divide(x: float, y: float) -> float:
+    """IEEE division: a zero divisor gives a signed infinity, or NaN for 0/0."""
+    if y:
+        return x / y
+    if x == 0 or math.isnan(x):
+        return math.nan
+    return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def _max_min(pick: Callable[[float, float], float]) -> Callable[[float, float], float]:
+    """IEEE 754-2008 maxNum/minNum, as ``llvm.maxnum``/``minnum`` define them: a NaN operand
+    gives the other operand; two NaNs, or zeros of opposite signs, whose result the language
+    leaves open, are not evaluated."""
+
+    def apply(x: float, y: float) -> float:
+        if math.isnan(x) and math.isnan(y):
+            raise NotEvaluable("maxnum/minnum of two NaNs (the NaN returned is unspecified)")
+        if math.isnan(x) or math.isnan(y):
+            return y if math.isnan(x) else x
+        if x == y == 0 and math.copysign(1, x) != math.copysign(1, y):
+            raise NotEvaluable("maxnum/minnum of +0 and -0 (either may be returned)")
+        return pick(x, y)
+
+    return apply
+
+
 _FLOAT_BINARY: dict[str, Callable[[float, float], float]] = {
     "fadd": lambda x, y: x + y,
     "fsub": lambda x, y: x - y,
     "fmul": lambda x, y: x * y,
-    "fdiv": lambda x, y: x / y if y else float("nan"),
-    "maxnum": max,
-    "minnum": min,
+    "fdiv": _divide,
+    "maxnum": _max_min(max),
+    "minnum": _max_min(min),
 }
 _INT_BINARY: dict[str, Callable[[int, int], int]] = {
     "add": lambda x, y: x + y,
@@ -92,6 +119,8 @@ _FCMP: dict[str, Callable[[float, float], bool]] = {
     "ule": lambda x, y: not x > y,
     "ugt": lambda x, y: not x <= y,
     "uge": lambda x, y: not x < y,
+    "uno": lambda x, y: x != x or y != y,
+    "ord": lambda x, y: x == x and y == y,
 }
 
 
@@ -156,8 +185,17 @@ def _select(kind: str, args: list[int], widths: list[int], width: int, float_typ
 def _float_binary(
     kind: str, args: list[int], widths: list[int], width: int, float_type: str
 ) -> int:
+    """Arithmetic on floats.  A NaN result is not evaluated: which NaN bit pattern an
+    operation returns differs between the GPU (a canonical NaN) and this host (the first
+    operand's payload), so no replay may rest on one."""
     x, y = (_float(a, w, float_type) for a, w in zip(args, widths))
-    return _bits(_FLOAT_BINARY[kind](x, y), width, float_type)
+    try:
+        result = _FLOAT_BINARY[kind](x, y)
+    except (OverflowError, ZeroDivisionError):
+        raise NotEvaluable(f"{kind} of {x} and {y}") from None
+    if math.isnan(result) and kind not in ("maxnum", "minnum"):
+        raise NotEvaluable(f"{kind} giving NaN (its bit pattern is the hardware's choice)")
+    return _bits(result, width, float_type)
 
 
 def _int_binary(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
@@ -201,8 +239,21 @@ def _min_max(kind: str, args: list[int], widths: list[int], width: int, float_ty
 
 
 def _extend(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
-    """``zext``/``trunc`` keep the bits (the result is masked to its width); ``sext`` its sign."""
-    return _signed(args[0], widths[0]) if kind.startswith("sext.") else args[0]
+    """``zext``/``trunc``/``sext`` at the bit widths the name gives (``trunc.8.1``: bit 0 of
+    a byte; ``sext.1.8``: bit 0 repeated), else at the operands' byte widths."""
+    parts = kind.split(".")
+    source, target = (
+        (int(parts[1]), int(parts[2])) if len(parts) == 3 else (8 * widths[0], 8 * width)
+    )
+    value = args[0] & ((1 << min(source, target)) - 1)
+    if parts[0] == "sext" and args[0] >> (source - 1) & 1:
+        value = args[0] - (1 << source)
+    return value & ((1 << target) - 1)
+
+
+def _bit(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    """``bit.j``: bit ``j`` of the operand (an ``<N x i1>`` element taken from a byte)."""
+    return args[0] >> int(kind.split(".")[1]) & 1
 
 
 _ICMP: dict[str, Callable[[int, int], bool]] = {
@@ -231,6 +282,7 @@ _FAMILIES: dict[str, _Operation] = {
     "zext": _extend,
     "trunc": _extend,
     "sext": _extend,
+    "bit": _bit,
 }
 
 
@@ -273,3 +325,72 @@ def depends_on(
         if first != second:
             return values, other, first, second
     return None
+
+
+#: float values tried first by :func:`differing_inputs`: signed zeros, infinities, NaNs with two
+#: payloads, and small numbers (a combine's order shows on these where it shows at all)
+_SPECIAL_FLOATS = (0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, math.inf, -math.inf)
+_NAN_PAYLOADS = {4: (0x7FC00001, 0x7FC00002), 8: (0x7FF8000000000001, 0x7FF8000000000002)}
+
+
+def differing_inputs(
+    dag: Dag,
+    first: tuple[int, int],
+    second: tuple[int, int],
+    *,
+    float_types: tuple[str, ...] = ("f16",),
+    trials: int = 256,
+    seed: int = 0,
+) -> tuple[dict[int, int], int, int] | None:
+    """Leaf values on which byte ``first[1]`` of node ``first[0]`` and byte ``second[1]`` of
+    node ``second[0]`` differ, under every reading of 2-byte floats in ``float_types``:
+    (leaf values, the two bytes), or None when ``trials`` tries (special floats, then random
+    small numbers) find none.  A try whose evaluation is not defined here (an unknown
+    operation, a NaN from arithmetic) is skipped; so a witness rests only on exact semantics.
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> def nan_max(a, b):  # Inductor's maximum: a if a > b or a is NaN, else b
+    ...     keep = dag.op("or", (dag.op("fcmp.ogt", (a, b), 1), dag.op("fcmp.uno", (a, a), 1)), 1)
+    ...     return dag.op("select", (keep, a, b), 4)
+    >>> found = differing_inputs(dag, (nan_max(x, y), 3), (nan_max(y, x), 3))
+    >>> found is not None   # max(+0, -0) = -0 but max(-0, +0) = +0: the sign byte differs
+    True
+    >>> differing_inputs(dag, (dag.op("fadd", (x, y), 4), 0), (dag.op("fadd", (y, x), 4), 0))
+    """
+    leaves = sorted(set(dag.leaves(first[0])) | set(dag.leaves(second[0])))
+    generator = random.Random(seed)
+    for trial in range(trials):
+        values = {
+            leaf: _draw(dag, leaf, trial, generator, position, len(leaves))
+            for position, leaf in enumerate(leaves)
+        }
+        outcomes = []
+        try:
+            for float_type in float_types:
+                a = evaluate(dag, first[0], values, float_type=float_type) >> 8 * first[1] & 0xFF
+                b = evaluate(dag, second[0], values, float_type=float_type)
+                outcomes.append((a, b >> 8 * second[1] & 0xFF))
+        except NotEvaluable:
+            continue
+        if all(a != b for a, b in outcomes):
+            return values, outcomes[0][0], outcomes[0][1]
+    return None
+
+
+def _draw(
+    dag: Dag, leaf: int, trial: int, generator: random.Random, position: int, count: int
+) -> int:
+    """Leaf ``position`` of ``count``'s value for try ``trial``: every combination of special
+    floats when there are few leaves (two leaves: 121 tries), random special floats when there
+    are many, then random small numbers."""
+    width = dag.width[leaf]
+    if width not in (4, 8):
+        return generator.randrange(1 << (8 * width))
+    specials = [_bits(v, width, "f16") for v in _SPECIAL_FLOATS] + list(_NAN_PAYLOADS[width])
+    combinations = len(specials) ** count
+    if combinations <= 128 and trial < combinations:
+        return specials[trial // len(specials) ** position % len(specials)]
+    if trial < 128:
+        return generator.choice(specials)
+    return _bits(float(generator.randint(-8, 8)) / generator.choice((1, 2, 3)), width, "f16")

@@ -1,0 +1,100 @@
+"""Memory violations about *different values* settled by proof or by concrete replay.
+
+The memory checks (:mod:`llverify.emitted.sim.memory`) compare the values two threads store to
+one byte by their byte symbols: different DAG nodes there are different expressions, not yet
+different values.  Before such a violation (a nondeterministic store, a race of two writes, a
+conflicting global store, an inconsistent duplicate copy) is reported, each pair of values is
+settled:
+
+* **equal**: Z3 proves the two bytes equal on every input (:func:`llverify.smt.values.bytes_equal`:
+  an ``i1`` behind ``trunc``/``zext`` wrappers against the bare bit, say).  The pair is no
+  violation, and a violation all of whose pairs are equal is dropped;
+* **different**: concrete leaf values on which the two bytes differ, found by evaluation
+  (:func:`llverify.emitted.sim.replay.differing_inputs`), with exact semantics only (no NaN
+  from arithmetic, no ``maxnum`` of signed zeros).  The violation is refuted with that replay;
+* **open**: neither.  The violation makes the verdict unknown, never refuted.
+
+Examples:
+    >>> from llverify.emitted.sim.symbolic import Dag
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 0, 1)
+    >>> wrapped = dag.op("zext.1.8", (dag.op("trunc.8.1", (x,), 1),), 1)
+    >>> masked = dag.op("and", (x, dag.const(1, 1)), 1)
+    >>> settle_pair(dag, (wrapped * 16, masked * 16)).outcome
+    'equal'
+    >>> settle_pair(dag, (wrapped * 16, x * 16)).outcome   # differs when x = 2
+    'different'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from llverify.emitted.sim.memory import Violation
+from llverify.emitted.sim.replay import differing_inputs
+from llverify.emitted.sim.symbolic import Dag, node_and_byte
+from llverify.smt.values import bytes_equal
+
+__all__ = ["Settled", "settle_pair", "settle_violations"]
+
+#: at most this many value pairs are settled per violation (the rest make it open unless one
+#: settled pair already differs)
+_PAIRS = 4
+
+
+@dataclass(frozen=True)
+class Settled:
+    """One pair of byte symbols settled: ``outcome`` is equal, different or open; ``replay``
+    says on which leaf values the bytes differ (different only)."""
+
+    outcome: str
+    replay: str = ""
+
+
+def settle_pair(
+    dag: Dag, pair: tuple[int, int], float_types: tuple[str, ...] = ("f16", "bf16")
+) -> Settled:
+    """Settle the byte symbols ``pair``: proved equal, replayed different, or open."""
+    first, second = (_symbol(dag, s) for s in pair)
+    if first is None or second is None:  # an undefined byte: any value, so one that differs
+        return Settled("different", "one of the bytes is undefined (any value)")
+    if bytes_equal(dag, first, second):
+        return Settled("equal")
+    found = differing_inputs(dag, first, second, float_types=float_types)
+    if found is None:
+        return Settled("open")
+    values, a, b = found
+    shown = ", ".join(f"{dag.describe(k)}={hex(v)}" for k, v in list(values.items())[:6])
+    more = ", ..." if len(values) > 6 else ""
+    return Settled("different", f"replayed: with {shown}{more} the bytes are {a:#04x} and {b:#04x}")
+
+
+def _symbol(dag: Dag, symbol: int) -> tuple[int, int] | None:
+    """(node, byte) of a byte symbol; a constant byte as a one-byte constant node."""
+    found = node_and_byte(symbol)
+    if found is not None:
+        return found
+    if symbol >= -256:
+        return dag.const(-1 - symbol, 1), 0
+    return None
+
+
+def settle_violations(
+    dag: Dag, violations: list[Violation], float_types: tuple[str, ...] = ("f16", "bf16")
+) -> tuple[list[Violation], list[Violation]]:
+    """``violations`` after settling their value pairs: (the ones that stand, each different
+    pair's replay added to its detail; the open ones).  A violation whose pairs are all equal
+    is dropped; one without value pairs stands as it is."""
+    stand: list[Violation] = []
+    open_: list[Violation] = []
+    for violation in violations:
+        if not violation.values:
+            stand.append(violation)
+            continue
+        outcomes = [settle_pair(dag, pair, float_types) for pair in violation.values[:_PAIRS]]
+        different = next((s for s in outcomes if s.outcome == "different"), None)
+        if different is not None:
+            stand.append(replace(violation, detail=f"{violation.detail}; {different.replay}"))
+        elif len(violation.values) > _PAIRS or any(s.outcome == "open" for s in outcomes):
+            open_.append(violation)
+    return stand, open_
