@@ -533,3 +533,19 @@ def format_summary(summary: dict[str, Any]) -> str:
             for r in summary["refuted"]
         ]
     return "\n".join(lines)
+
+
+def batch_exit_code(records: list[dict[str, Any]], require_proofs: bool = False) -> int:
+    """As for one file: 1 when a kernel is refuted (whole or per op), 3 with
+    ``require_proofs`` when one is unknown, else 0."""
+    statuses = {record["status"] for record in records}
+    if "refuted" in statuses:
+        return 1
+    return 3 if require_proofs and "unknown" in statuses else 0
+
+
+def batch_report(
+    root: str | Path, records: list[dict[str, Any]], summary: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
+    """The JSON report of a batch (``validate DIR --json``, :mod:`llverify.hook`)."""
+    return {"root": str(root), **extra, "summary": summary, "kernels": records}

@@ -214,7 +214,8 @@ class LaunchTable:
         self.files: list[str] = []
 
     @staticmethod
-    def _add(table: dict[str, list[dict[str, int]]], key: str, scalars: dict[str, int]) -> None:
+    def add(table: dict[str, list[dict[str, int]]], key: str, scalars: dict[str, int]) -> None:
+        """Add one set of values under ``key`` unless the same set is there already."""
         sets = table.setdefault(key, [])
         if scalars not in sets:
             sets.append(scalars)
@@ -235,18 +236,21 @@ def _integers(values: Any) -> dict[str, int]:
 
 
 def read_launches_file(path: str | Path, table: LaunchTable) -> int:
-    """Add the entries of a launches file to ``table``; the number of entries read.
-    Raises ValueError naming the file when it is not a JSON list of objects."""
+    """Add the entries of a launches file to ``table``; the number of entries read.  The
+    file is a JSON list of launches, or an object holding one under ``launches`` (the report
+    of :mod:`llverify.hook`).  Raises ValueError naming the file when it is neither."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
         raise ValueError(f"launches file {str(path)!r}: cannot read it as JSON: {error}") from None
+    if isinstance(data, dict) and isinstance(data.get("launches"), list):
+        data = data["launches"]
     if not isinstance(data, list):
         raise ValueError(f"launches file {str(path)!r}: expected a JSON list of launches")
     count = 0
     for entry in data:
         if isinstance(entry, dict) and isinstance(entry.get("cache_hash"), str):
-            table._add(table.by_hash, entry["cache_hash"], _integers(entry.get("scalars")))
+            table.add(table.by_hash, entry["cache_hash"], _integers(entry.get("scalars")))
             count += 1
     table.files.append(str(path))
     return count
@@ -336,7 +340,7 @@ def read_output_code(path: str | Path, table: LaunchTable) -> int:
             and node.func.value.id in kernels
         ):
             source_file, params = kernels[node.func.value.id]
-            table._add(table.by_source, source_file, _launch_scalars(node, params))
+            table.add(table.by_source, source_file, _launch_scalars(node, params))
             count += 1
     if count:
         table.files.append(str(path))
