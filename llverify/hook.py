@@ -425,4 +425,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module's main, so that the program's `import llverify.hook` (e.g. for
+    # record_launch) sees the recorder this run installed, not a second copy of the module
+    from llverify import hook
+
+    sys.exit(hook.main())

@@ -520,7 +520,13 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"ops: {ops['proved']} proved, {ops['refuted']} refuted, {ops['unknown']} unknown"
         )
     launch = summary["launch_arguments"]
-    lines.append("launch arguments: " + ", ".join(f"{k}: {v}" for k, v in launch.items()))
+    given = total - launch.get("none", 0)
+    lines.append(
+        f"whole-kernel verdicts hold for CTA 0 under the recorded launch arguments ({given} "
+        f"kernels: "
+        + ", ".join(f"{k} {v}" for k, v in launch.items() if k != "none")
+        + f"), for every value of the scalar arguments ({launch.get('none', 0)} kernels)"
+    )
     for part in ("whole", "per_op"):
         reasons = summary["unknown_reasons"][part]
         if reasons:
