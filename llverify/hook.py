@@ -93,6 +93,16 @@ class Recorder:
 _RECORDER: Recorder | None = None
 
 
+def _record_kernel(metadata_group: Any) -> None:
+    if _RECORDER is not None:
+        _RECORDER.add_kernel(metadata_group)
+
+
+def _record_launch(kernel: Any, names: list[str], values: dict[str, Any]) -> None:
+    if _RECORDER is not None:
+        _RECORDER.add_launch(kernel, names, values)
+
+
 def _runtime_names(fn: Any) -> list[str]:
     """The names of a JITFunction's parameters that are not ``tl.constexpr``, in order."""
     params = getattr(fn, "params", None)
@@ -110,14 +120,14 @@ def _patch_compiled_kernel(compiler: Any) -> None:
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)
-        _safely(lambda: _RECORDER and _RECORDER.add_kernel(getattr(self, "metadata_group", None)))
+        _safely(lambda: _record_kernel(getattr(self, "metadata_group", None)))
 
     cls.__init__ = init
     if "__setstate__" not in vars(cls) and "__reduce__" not in vars(cls):
 
         def setstate(self: Any, state: Any) -> None:
             self.__dict__.update(state)
-            _safely(lambda: _RECORDER and _RECORDER.add_kernel(self.__dict__.get("metadata_group")))
+            _safely(lambda: _record_kernel(self.__dict__.get("metadata_group")))
 
         cls.__setstate__ = setstate
     cls._llverify_hooked = True
@@ -131,7 +141,7 @@ def _patch_load_hook(knobs: Any) -> None:
         return
 
     def loaded(module: Any, function: Any, name: Any, metadata_group: Any, hash: Any) -> None:
-        _safely(lambda: _RECORDER and _RECORDER.add_kernel(metadata_group))
+        _safely(lambda: _record_kernel(metadata_group))
 
     current = runtime.kernel_load_end_hook
     if hasattr(current, "add"):
@@ -152,7 +162,7 @@ def _patch_jit(jit: Any) -> None:
         if not kwargs.get("warmup", False):
             names = _runtime_names(self)
             values = {**dict(zip(getattr(self, "arg_names", []), args)), **kwargs}
-            _safely(lambda: _RECORDER and _RECORDER.add_launch(kernel, names, values))
+            _safely(lambda: _record_launch(kernel, names, values))
         return kernel
 
     run._llverify_hooked = True  # type: ignore[attr-defined]

@@ -124,8 +124,8 @@ def load_launches(root: str | Path, explicit: list[str] | None = None) -> Launch
     table = LaunchTable()
     base = Path(root)
     files = explicit if explicit else [str(p) for n in LAUNCH_FILES for p in base.rglob(n)]
-    for path in sorted(files):
-        read_launches_file(path, table)
+    for name in sorted(files):
+        read_launches_file(name, table)
     for path in sorted(base.rglob("*.py")):
         if path.is_file() and path.stat().st_size < 16 << 20:
             read_output_code(path, table)

@@ -291,14 +291,15 @@ def _kernel_definitions(text: str, tree: ast.Module) -> dict[str, tuple[str, lis
     definitions = []
     for node in tree.body:
         call = node.value if isinstance(node, ast.Assign) else None
-        if (
+        if not (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == "triton"
-            and len(call.args) >= 2
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args[:2])
         ):
-            definitions.append((node.lineno, call.args[0].value, call.args[1].value))  # type: ignore[union-attr]
+            continue
+        texts = [a.value for a in call.args[:2] if isinstance(a, ast.Constant)]
+        if len(texts) == 2 and all(isinstance(t, str) for t in texts):
+            definitions.append((node.lineno, str(texts[0]), str(texts[1])))
     out = {}
     lines = [line for line, _, _ in definitions]
     for line, name, source in definitions:
