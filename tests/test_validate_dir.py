@@ -279,3 +279,15 @@ def test_progress_in_place_on_a_terminal_and_lines_otherwise() -> None:
     quiet = io.StringIO()
     Progress(3, stream=quiet, enabled=False).update(record)
     assert quiet.getvalue() == ""
+
+
+def test_per_op_part_runs_unless_whole_only() -> None:
+    report = json.loads(cli(str(SMALL / "norms"), "--json", "--quiet", "--jobs", "2").stdout)
+    records = by_kernel(report)
+    assert records[SUM.name]["per_op"]["status"] == "proved"
+    assert records[SUM.name]["per_op"]["counts"]["proved"] >= 1
+    poi = records["D2XN3YJU2AK6HTCXMJCQPFEXXAKIF7XFTUT5EOMITC532E2GLOCQ"]["per_op"]
+    assert poi["status"] == "none"  # no layout op: counted apart, not unknown
+    assert report["summary"]["per_op"]["none"] == 1 and report["exit_code"] == 0
+    whole_only = json.loads(cli(str(SMALL / "norms"), "--json", "--quiet", "--whole-only").stdout)
+    assert all(k["per_op"] is None for k in whole_only["kernels"])

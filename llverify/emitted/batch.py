@@ -521,11 +521,11 @@ def format_summary(summary: dict[str, Any]) -> str:
         )
     launch = summary["launch_arguments"]
     given = total - launch.get("none", 0)
+    sources = ", ".join(f"{k} {v}" for k, v in launch.items() if k != "none")
     lines.append(
         f"whole-kernel verdicts hold for CTA 0 under the recorded launch arguments ({given} "
-        f"kernels: "
-        + ", ".join(f"{k} {v}" for k, v in launch.items() if k != "none")
-        + f"), for every value of the scalar arguments ({launch.get('none', 0)} kernels)"
+        f"kernels{': ' + sources if sources else ''}), for every value of the scalar "
+        f"arguments ({launch.get('none', 0)} kernels)"
     )
     for part in ("whole", "per_op"):
         reasons = summary["unknown_reasons"][part]
