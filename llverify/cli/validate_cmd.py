@@ -363,6 +363,31 @@ def run_directory(args: argparse.Namespace) -> int:
     return code
 
 
+def _add_launch_options(group: Any) -> None:
+    """Where a directory's launch arguments come from."""
+    group.add_argument(
+        "--launches",
+        action="append",
+        metavar="FILE",
+        type=non_empty,
+        help="a launches file (JSON list of {cache_hash, scalars}); repeatable "
+        "(default: launches.json and llverify-launches.json under DIR)",
+    )
+    group.add_argument(
+        "--no-launches",
+        action="store_true",
+        help="use no recorded launch arguments (every scalar argument tagged)",
+    )
+    group.add_argument(
+        "--max-launch-sets",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="validate a kernel whole under at most its first N distinct sets "
+        "of launch arguments (default %(default)s)",
+    )
+
+
 def add_directory_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``validate DIR``."""
     group = parser.add_argument_group("directories (validate DIR)")
@@ -387,27 +412,7 @@ def add_directory_options(parser: argparse.ArgumentParser) -> None:
         help="validate each kernel whole only (memory safety of the LLVM IR); "
         "skip the per-op part, which compiles harnesses with Triton and is slow",
     )
-    group.add_argument(
-        "--launches",
-        action="append",
-        metavar="FILE",
-        type=non_empty,
-        help="a launches file (JSON list of {cache_hash, scalars}); repeatable "
-        "(default: launches.json and llverify-launches.json under DIR)",
-    )
-    group.add_argument(
-        "--no-launches",
-        action="store_true",
-        help="use no recorded launch arguments (every scalar argument tagged)",
-    )
-    group.add_argument(
-        "--max-launch-sets",
-        type=positive_int,
-        default=4,
-        metavar="N",
-        help="validate a kernel whole under at most its first N distinct sets "
-        "of launch arguments (default %(default)s)",
-    )
+    _add_launch_options(group)
     group.add_argument(
         "--shard",
         type=parse_shard,
