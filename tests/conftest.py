@@ -13,6 +13,10 @@ import pytest
 
 from cases.triton import REQUIRE_TRITON
 
+#: tests/data holds programs and real generated code (Inductor's output code, which imports
+#: torch): data the tests read or run, never modules to collect
+collect_ignore_glob = ["data/*"]
+
 
 def pytest_report_header() -> str:
     """Say whether tests that need the Triton 3.9 oracle fail or skip without it."""

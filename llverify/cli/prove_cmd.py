@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -30,16 +29,13 @@ from llverify.cli.args import (
     parse_timeout,
     read_text_file,
 )
+from llverify.cli.junit import clean, write_xml
 from llverify.cli.message import one_line
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _clean(text: str) -> str:
-    return _XML_INVALID.sub("?", text)
+_clean = clean
 
 
 class _JUnitSuites:
@@ -124,10 +120,7 @@ def write_junit(
         suites.spec_error(error)
     for outcome in outcomes:
         suites.outcome(outcome)
-    try:
-        ET.ElementTree(suites.tree(seconds)).write(path, encoding="utf-8", xml_declaration=True)
-    except OSError as error:
-        raise LLVerifyError(f"--junit: cannot write '{path}': {error.strerror or error}") from None
+    write_xml(path, suites.tree(seconds))
 
 
 def summarize(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:

@@ -17,9 +17,11 @@ from llverify.cli.args import (
     add_gpu_target_option,
     examples,
     non_empty,
+    output_file,
     parse_timeout,
     read_text_file,
 )
+from llverify.cli.junit import clean, write_xml
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
@@ -200,6 +202,8 @@ def print_report(report: Any) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    if Path(args.source).is_dir():
+        return run_directory(args)
     if args.source.endswith(_ARTIFACTS):
         reports = run_artifact(args, args.source)
     else:
@@ -219,6 +223,214 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         for report in reports:
             print_report(report)
     return code
+
+
+#: the directory form of ``validate``, as its description says it
+DIRECTORY_HELP = (
+    "A directory: every kernel under it (NAME.llir with Triton's NAME.json beside it, as in a "
+    "Triton cache, a TRITON_DUMP_DIR or an Inductor cache), each validated as one dumped "
+    "kernel is, with the launch arguments recorded in a launches file (launches.json or "
+    "llverify-launches.json under it, or --launches) or in Inductor's output code; then a "
+    "summary table (kernels proved, refuted, unknown, whole and per op; the top reasons for "
+    "unknown; the refuted kernels). --jobs N runs N processes, --kernel-timeout limits each "
+    "kernel, --whole-only skips the per-op part, --shard K/N validates one shard of a CI "
+    "matrix, --junit FILE writes JUnit XML."
+)
+
+SMALL = "tests/data/inductor_small"
+DIRECTORY_EXAMPLES = (
+    f"llverify validate {SMALL} --whole-only",
+    f"llverify validate {SMALL} --whole-only --jobs 2 --json --junit kernels.xml --quiet",
+    f"llverify validate {SMALL} --whole-only --shard 1/2   # machine 1 of a CI matrix of 2",
+)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """argparse type of ``--shard K/N``: shard K (1 to N) of N.
+
+    Examples:
+        >>> parse_shard("2/4")
+        (2, 4)
+        >>> parse_shard("5/4")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected K/N with 1 <= K <= N (e.g. 1/4), got '5/4'
+    """
+    index, sep, count = text.partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not sep or not 1 <= shard[0] <= shard[1]:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 1/4), got {text!r}")
+    return shard
+
+
+def positive_int(text: str) -> int:
+    """argparse type of ``--jobs`` and ``--max-launch-sets``: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _junit_tree(records: list[dict[str, Any]], summary: dict[str, Any], strict: bool) -> Any:
+    """One testcase per kernel: refuted a <failure>; unknown <skipped>, or a <failure> when
+    ``strict`` (--require-proofs)."""
+    import xml.etree.ElementTree as ET
+
+    suite = ET.Element("testsuite", name="llverify validate", time=f"{summary['seconds']:.3f}")
+    tally = {"tests": 0, "failures": 0, "skipped": 0}
+    for record in records:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            name=clean(record["path"]),
+            classname=clean(record["kernel"]),
+            time=f"{record['time_s']:.3f}",
+        )
+        tally["tests"] += 1
+        status = record["status"]
+        if status == "proved":
+            continue
+        parts = [p for p in (record["whole"], record["per_op"]) if p and p["status"] == status]
+        message = clean("; ".join(" ".join(p["reason"].split()) for p in parts))
+        tag = "failure" if status == "refuted" or strict else "skipped"
+        ET.SubElement(case, tag, type=status, message=message).text = message
+        tally["failures" if tag == "failure" else "skipped"] += 1
+    for key, value in tally.items():
+        suite.set(key, str(value))
+    root = ET.Element("testsuites", name="llverify validate", time=suite.get("time", "0"))
+    root.append(suite)
+    return root
+
+
+def _directory_inputs(args: argparse.Namespace) -> tuple[Path, list[Path], Any]:
+    """The directory, its kernels (of the shard) and the launch arguments recorded."""
+    from llverify.emitted.batch import NoKernelsError, find_kernels, load_launches, select_shard
+    from llverify.emitted.launches import LaunchTable
+
+    if args.arg:
+        raise LLVerifyError(
+            f"--arg: a directory's kernels take their arguments from the launches recorded "
+            f"(--launches FILE), not --arg; got {args.arg}"
+        )
+    root = Path(args.source)
+    try:
+        paths = select_shard(find_kernels(root), root, args.shard)
+        table = LaunchTable() if args.no_launches else load_launches(root, args.launches)
+    except (NoKernelsError, NotADirectoryError, ValueError, OSError) as error:
+        raise LLVerifyError(str(error)) from None
+    return root, paths, table
+
+
+def run_directory(args: argparse.Namespace) -> int:
+    """``validate DIR``: every kernel under DIR, the summary table (or JSON), JUnit XML."""
+    import time
+
+    from llverify.emitted.batch import (
+        BatchOptions,
+        Progress,
+        batch_exit_code,
+        batch_report,
+        format_summary,
+        run_batch,
+        summarize,
+    )
+
+    root, paths, table = _directory_inputs(args)
+    options = BatchOptions(
+        whole_only=args.whole_only,
+        kernel_timeout=args.kernel_timeout,
+        python=_release_python(args),
+        max_launch_sets=args.max_launch_sets,
+        threads=args.threads,
+        shared_bytes=args.shared_bytes,
+    )
+    progress = Progress(len(paths), enabled=not args.quiet)
+    started = time.perf_counter()
+    records = run_batch(paths, root, table, options, args.jobs, progress.update)
+    progress.close()
+    summary = summarize(records, time.perf_counter() - started, args.jobs)
+    code = batch_exit_code(records, args.require_proofs)
+    if args.junit:
+        write_xml(args.junit, _junit_tree(records, summary, args.require_proofs))
+    if args.json:
+        shard = None if args.shard is None else "/".join(map(str, args.shard))
+        report = batch_report(root, records, summary, shard=shard, launch_files=table.files)
+        print(to_json({**report, "exit_code": code}))
+    else:
+        print(format_summary(summary))
+    return code
+
+
+def _add_launch_options(group: Any) -> None:
+    """Where a directory's launch arguments come from."""
+    group.add_argument(
+        "--launches",
+        action="append",
+        metavar="FILE",
+        type=non_empty,
+        help="a launches file (JSON list of {cache_hash, scalars}); repeatable "
+        "(default: launches.json and llverify-launches.json under DIR)",
+    )
+    group.add_argument(
+        "--no-launches",
+        action="store_true",
+        help="use no recorded launch arguments (every scalar argument tagged)",
+    )
+    group.add_argument(
+        "--max-launch-sets",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="validate a kernel whole under at most its first N distinct sets "
+        "of launch arguments (default %(default)s)",
+    )
+
+
+def add_directory_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``validate DIR``."""
+    group = parser.add_argument_group("directories (validate DIR)")
+    group.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="validate N kernels at a time, in N processes (default %(default)s)",
+    )
+    group.add_argument(
+        "--kernel-timeout",
+        type=parse_timeout,
+        default=600.0,
+        metavar="SECONDS",
+        help="time limit of each kernel; one past it is unknown, 'timed out "
+        "after S s' (default %(default)s)",
+    )
+    group.add_argument(
+        "--whole-only",
+        action="store_true",
+        help="validate each kernel whole only (memory safety of the LLVM IR); "
+        "skip the per-op part, which compiles harnesses with Triton and is slow",
+    )
+    _add_launch_options(group)
+    group.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="validate shard K of N only (kernels split by a hash of their "
+        "path: for a CI matrix of N machines)",
+    )
+    group.add_argument(
+        "--junit",
+        type=output_file,
+        metavar="FILE",
+        help="also write JUnit XML: a testcase per kernel, refuted a failure, "
+        "unknown skipped (a failure with --require-proofs)",
+    )
 
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
@@ -243,9 +455,11 @@ def _add_kernel_options(parser: argparse.ArgumentParser) -> None:
     """What is compiled: the source, its target, and a Python kernel's function and arguments."""
     parser.add_argument(
         "source",
-        metavar="KERNEL.ttgir|KERNEL.py",
+        metavar="KERNEL.ttgir|KERNEL.py|KERNEL.llir|DIR",
         type=non_empty,
-        help="a TTGIR module, or a Python file with a @triton.jit/@gluon.jit kernel",
+        help="a TTGIR module, a Python file with a @triton.jit/@gluon.jit kernel, a dumped "
+        "kernel (.llir, or .ptx/.amdgcn with the .llir beside it), or a directory: every "
+        "kernel of a Triton cache, a TRITON_DUMP_DIR or an Inductor cache under it",
     )
     add_gpu_target_option(parser, TARGET_HELP)
     parser.add_argument("--function", metavar="NAME", help="the kernel function of a Python file")
@@ -330,11 +544,13 @@ def register(commands: Any) -> None:
             "triton-releases). A Python kernel: kernel.py --function "
             "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90. A dumped "
             "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
-            "executed for memory safety, and k.ttgir beside it is validated per op."
+            "executed for memory safety, and k.ttgir beside it is validated per op. "
+            + DIRECTORY_HELP
         ),
         epilog=examples(
             f"llverify validate {KERNEL}",
             f"llverify validate {KERNEL} --json --require-proofs   # the CI gate",
+            *DIRECTORY_EXAMPLES,
         ),
         formatter_class=HelpFormatter,
     )
@@ -342,4 +558,5 @@ def register(commands: Any) -> None:
     _add_dump_options(parser)
     add_compile_options(parser)
     _add_report_options(parser)
+    add_directory_options(parser)
     parser.set_defaults(handler=_cmd_validate)

@@ -50,7 +50,13 @@ from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
 
-__all__ = ["DumpError", "LLVMIRError", "validate_artifact", "validate_llvm_ir"]
+__all__ = [
+    "DumpError",
+    "LLVMIRError",
+    "validate_artifact",
+    "validate_llvm_ir",
+    "validate_ttgir_beside",
+]
 
 _REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)')
 _AMD_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
@@ -220,8 +226,10 @@ def validate_artifact(
     threads: int | None = None,
     shared_bytes: int | None = None,
     python: str | None = None,
+    per_op: bool = True,
 ) -> list[ValidationReport]:
-    """Validate a dumped artifact: its LLVM IR (executed) and the TTGIR beside it (per op).
+    """Validate a dumped artifact: its LLVM IR (executed) and, unless ``per_op`` is false,
+    the TTGIR beside it (per op).
 
     ``path`` is a ``.llir``/``.ll`` file, or a ``.ptx``/``.amdgcn``/``.cubin``/``.hsaco`` whose
     ``.llir`` lies beside it.  Triton's ``.json`` metadata beside it gives the shared size and
@@ -255,9 +263,15 @@ def validate_artifact(
         )
     ]
     ttgir = artifact.with_suffix(".ttgir")
-    if ttgir.is_file():
+    if per_op and ttgir.is_file():
         reports.append(_per_op(ttgir, python))
     return reports
+
+
+def validate_ttgir_beside(artifact: str | Path, python: str | None = None) -> ValidationReport:
+    """The per-op part of :func:`validate_artifact` alone: the TTGIR beside ``artifact``
+    (a ``.llir`` or ``.ttgir`` path) validated per op; a failure is one unknown verdict."""
+    return _per_op(Path(artifact).with_suffix(".ttgir"), python)
 
 
 def _per_op(ttgir: Path, python: str | None) -> ValidationReport:
