@@ -5,6 +5,7 @@ The modules: ``harness`` (one kernel that exercises each operation of a TTGIR mo
 values; it imports nothing else of llverify), ``checks`` (each op's outputs checked exactly
 against its meaning, and the verdicts), ``validate`` (the API the CLI calls: build the
 harness, compile it with :mod:`llverify.triton.compile`, execute, check) and ``dumped``
-(artifacts Triton dumped: the memory safety of the kernel itself).  docs/validation.md
+(artifacts Triton dumped: the memory safety of the kernel itself), with ``provenance`` (the
+release that produced a dump, and the one that validates its TTGIR).  docs/validation.md
 explains the method.
 """

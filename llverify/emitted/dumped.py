@@ -36,6 +36,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, describe_violation
+from llverify.emitted.provenance import Checker, choose_checker, read_dump_release
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
@@ -206,12 +208,17 @@ def validate_artifact(
     threads: int | None = None,
     shared_bytes: int | None = None,
     python: str | None = None,
+    release: str | None = None,
 ) -> list[ValidationReport]:
     """Validate a dumped artifact: its LLVM IR (executed) and the TTGIR beside it (per op).
 
     ``path`` is a ``.llir``/``.ll`` file, or a ``.ptx``/``.amdgcn``/``.cubin``/``.hsaco`` whose
     ``.llir`` lies beside it.  Triton's ``.json`` metadata beside it gives the shared size and
-    thread count when the arguments do not.
+    thread count when the arguments do not.  The TTGIR is validated with the dump's own release
+    where it is known and installed (:mod:`~llverify.emitted.provenance`; ``release`` or
+    ``python`` choose one), else with the installed Triton, and the per-op report then says
+    that it checks that release's lowering, not the dump's (its note, its claims, its
+    ``release`` record).
     """
     artifact = Path(path)
     suffix = artifact.suffix
@@ -242,17 +249,39 @@ def validate_artifact(
     ]
     ttgir = artifact.with_suffix(".ttgir")
     if ttgir.is_file():
-        reports.append(_per_op(ttgir, python))
+        try:
+            text: str | None = ttgir.read_text()
+        except (OSError, UnicodeDecodeError):
+            text = None  # _per_op reports the failure
+        dump = read_dump_release(artifact, metadata, text)
+        checker = choose_checker(dump, python=python, release=release)
+        reports.append(_with_release(_per_op(ttgir, checker), checker))
     return reports
 
 
-def _per_op(ttgir: Path, python: str | None) -> ValidationReport:
-    """The TTGIR beside a dump validated per op.  A failure to do so (a module that does not
-    parse or compile, an error of the validator) is one unknown verdict giving the reason in
-    one line: the dump's own verdict, already made, still stands."""
+def _with_release(report: ValidationReport, checker: Checker) -> ValidationReport:
+    """``report`` saying which release it checked: its ``release`` record, the note when that
+    is not the dump's release, and the same in every verdict's claim."""
+    report.release = checker.to_dict()
+    if checker.note:
+        report.notes.append(checker.note)
+    report.verdicts = [
+        dataclasses.replace(
+            v, verdict=dataclasses.replace(v.verdict, claim=f"{v.claim}; {checker.claim}")
+        )
+        for v in report.verdicts
+    ]
+    return report
+
+
+def _per_op(ttgir: Path, checker: Checker) -> ValidationReport:
+    """The TTGIR beside a dump validated per op with the release ``checker`` chose.  A failure
+    to do so (a module that does not parse or compile, an error of the validator) is one
+    unknown verdict giving the reason in one line: the dump's own verdict, already made,
+    still stands."""
     started = time.perf_counter()
     try:
-        return validate_module(ttgir.read_text(), source=str(ttgir), python=python)
+        return validate_module(ttgir.read_text(), source=str(ttgir), python=checker.python)
     except Exception as error:  # any failure of this part leaves it unknown, and only it
         detail = " ".join(str(error).split()) or "no message"
         reason = f"the TTGIR beside the dump was not validated: {type(error).__name__}: {detail}"

@@ -57,6 +57,8 @@ class ValidationReport:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     instructions: int = 0
+    notes: list[str] = field(default_factory=list)  # what the report as a whole must say
+    release: dict[str, Any] = field(default_factory=dict)  # a dump's release and the one checked
 
     @property
     def status(self) -> Status:
@@ -77,6 +79,11 @@ class ValidationReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.notes:
+            extra["notes"] = list(self.notes)
+        if self.release:
+            extra["release"] = dict(self.release)
         return {
             "source": self.source,
             "target": self.target,
@@ -88,6 +95,7 @@ class ValidationReport:
             "skipped": self.skipped,
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "instructions_executed": self.instructions,
+            **extra,
         }
 
 
