@@ -134,6 +134,7 @@ def validate_module(
             return _finished(_new_report(source, harness), list(excluded.values()), timings)
         compiled = _compile(harness, python, timeout_s, timings, say)
         report = _new_report(source, harness, compiled.triton_version)
+        report.notes += _spelling_notes(module, compiled.triton_version)
         say(f"executing {harness.num_warps * harness.threads_per_warp} threads")
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
@@ -148,6 +149,24 @@ def validate_module(
         say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
         chosen = _without(module, harness, culprit)
     return _gave_up(report, harness, compiled, excluded, timings)
+
+
+def _spelling_notes(module: TTGIRModule, version: str) -> list[str]:
+    """What the report must say when the module is spelled for old releases (2.1-3.2, read in
+    3.9's spelling) that exclude the compiling one: it checks that release's lowering of the
+    module's layouts, not theirs."""
+    if not module.normalised or module.spelling is None or not re.match(r"\d+\.\d+", version):
+        return []  # 3.3+'s spelling is the input format of every release's harness
+    (a, b), (c, d) = module.spelling
+    major, minor = (int(x) for x in version.split(".")[:2])
+    if (a, b) <= (major, minor) <= (c, d):
+        return []
+    written = f"{a}.{b}" + ("" if (a, b) == (c, d) else f"-{c}.{d}")
+    return [
+        f"the module is spelled for Triton {written} (read in 3.9's spelling); the per-op part "
+        f"checks the lowering of Triton {version}, not of the release that wrote it: give "
+        "--release X.Y.Z (a virtualenv of that release) to check its own"
+    ]
 
 
 def _gave_up(
