@@ -6,6 +6,7 @@ values; it imports nothing else of llverify), ``checks`` (each op's outputs chec
 against its meaning, and the verdicts), ``validate`` (the API the CLI calls: build the
 harness, compile it with :mod:`llverify.triton.compile`, execute, check) and ``dumped``
 (artifacts Triton dumped: the memory safety of the kernel itself), with ``provenance`` (the
-release that produced a dump, and the one that validates its TTGIR).  docs/validation.md
+release that produced a dump, and the one that validates its TTGIR) and ``relayout`` (whether
+the compiling release re-laid out a harness: its cases are then not applicable).  docs/validation.md
 explains the method.
 """

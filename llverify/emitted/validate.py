@@ -27,6 +27,7 @@ from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders
 from llverify.emitted.harness import Case, Harness, build_harness
+from llverify.emitted.relayout import relaid_cases
 from llverify.emitted.sim import (
     Execution,
     Instruction,
@@ -139,6 +140,7 @@ def validate_module(
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
             verdicts = _checked(report, harness, compiled, outcome, timings)
+            verdicts = _applicable(report, harness, compiled, verdicts)
             timings["total"] = time.perf_counter() - started
             return _finished(report, verdicts + list(excluded.values()), timings)
         culprit = _case_at(harness, outcome)
@@ -230,8 +232,33 @@ def validate_compiled(
         verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
     else:
         verdicts = _checked(report, harness, compiled, outcome, timings)
+    verdicts = _applicable(report, harness, compiled, verdicts)
     timings["total"] = time.perf_counter() - started
     return _finished(report, verdicts, timings)
+
+
+def _applicable(
+    report: ValidationReport,
+    harness: Harness,
+    compiled: CompiledKernel,
+    verdicts: list[CaseVerdict],
+) -> list[CaseVerdict]:
+    """``verdicts`` with those of the cases the release re-laid out before compiling
+    (:func:`~llverify.emitted.relayout.relaid_cases`) made unknown, "not applicable" (never
+    proved, never refuted: the code run is another program's); the report notes how many."""
+    relaid = relaid_cases(harness, compiled.ttgir, compiled.triton_version)
+    if not relaid:
+        return verdicts
+    cases = {case.index: case for case in harness.cases}
+    out = [
+        _unknown(cases[v.index], harness, compiled, relaid[v.index]) if v.index in relaid else v
+        for v in verdicts
+    ]
+    report.notes.append(
+        f"{len(relaid)} of {len(harness.cases)} ops not applicable: Triton "
+        f"{compiled.triton_version} re-laid out the harness before compiling it"
+    )
+    return out
 
 
 def _new_report(source: str, harness: Harness, triton_version: str = "") -> ValidationReport:
