@@ -131,7 +131,9 @@ def extract(store: Path, destination: Path, workloads: list[str] | None = None) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("source", type=Path, help="the unpacked corpus (or, with --extract, the store)")
+    parser.add_argument(
+        "source", type=Path, help="the unpacked corpus (or, with --extract, the store)"
+    )
     parser.add_argument("destination", type=Path)
     parser.add_argument("--extract", action="store_true", help="unpack a store instead")
     args = parser.parse_args(argv)

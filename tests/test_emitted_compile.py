@@ -7,6 +7,7 @@ scripts/triton_releases.py) and skip when there is none.  The translation tests 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -232,6 +233,22 @@ def test_the_releases_folder_is_the_env_var_else_the_user_cache(tmp_path, monkey
     assert releases_folder() == tmp_path / "home" / ".cache" / "llverify" / "triton-releases"
     monkeypatch.setenv("LLVERIFY_TRITON_RELEASES", str(tmp_path / "mine"))
     assert releases_folder() == tmp_path / "mine"
+
+
+def test_no_code_names_a_fixed_releases_folder():
+    """The release virtualenvs are found through ``releases_folder`` only: no module, script or
+    benchmark names a fixed folder (such as the development machine's ``/work/tritons``)."""
+    root = Path(__file__).resolve().parent.parent
+    fixed = re.compile(r"/work/tritons|/opt/tritons|tritons/\{")
+    offenders = [
+        str(path.relative_to(root))
+        for folder in ("llverify", "scripts", "benchmarks")
+        for path in (root / folder).rglob("*.py")
+        if fixed.search(path.read_text())
+    ]
+    assert offenders == []
+    # negative control: the pattern catches the benchmark line this replaced
+    assert fixed.search('python=f"/work/tritons/{release}/bin/python"')
 
 
 def test_a_missing_release_names_the_folder_and_the_env_var(tmp_path, monkeypatch):

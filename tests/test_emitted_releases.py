@@ -17,8 +17,12 @@ from typing import Any
 
 import pytest
 
-from llverify.emitted.validate import validate_compiled
+from llverify.emitted.harness import build_harness
+from llverify.emitted.relayout import relaid_cases
+from llverify.emitted.validate import validate_compiled, validate_module
 from llverify.triton.compile import CompiledKernel
+from llverify.triton.releases import release_pythons
+from llverify.ttgir import parse_module
 
 STORE = Path(__file__).parent / "data" / "emitted" / "releases"
 ARTIFACTS = sorted(STORE.glob("[0-9]*/*.json.gz"))  # validator_defects/: reproducers
@@ -124,3 +128,65 @@ def test_the_2_2_reduce_over_replicated_warps_races_and_the_right_warp_index_is_
     assert validate_compiled(text, fixed, source=name).status.value == "proved"
     text, compiled, _ = _load(STORE / "3.0.0" / name)
     assert validate_compiled(text, compiled, source=name).status.value == "proved"
+
+
+RELAID = STORE / "relaid" / "2.3.1-blocked-reduce_add-f32-w2x2-cuda80-v3.json.gz"
+
+
+def _relaid() -> tuple[str, CompiledKernel]:
+    """The module of the 2.2 reduce bug (item 3 of docs/validation.md, section (b)) as Triton
+    2.3.1 compiled its harness, with the TTGIR 2.3.1 compiled after its own passes."""
+    with gzip.open(RELAID, "rt") as stored:
+        artifact = json.load(stored)
+    fields = {**artifact["compiled"], "ttgir": artifact["ttgir"]}
+    return artifact["module"], CompiledKernel(**fields, ptx=None, amdgcn=None, seconds=0.0)
+
+
+def test_a_harness_re_laid_out_by_2_3_is_not_applicable_never_proved() -> None:
+    """Triton 2.3.1 re-runs its layout passes on the harness (its TTGIR has other layouts),
+    so the code it emitted tests another program: every case is unknown, "not applicable",
+    and the report says so (it came out proved before)."""
+    text, compiled = _relaid()
+    assert compiled.triton_version == "2.3.1" and "triton_gpu." in compiled.ttgir
+    report = validate_compiled(text, compiled, source=RELAID.name)
+    assert report.status.value == "unknown" and report.counts()["proved"] == 0
+    said = "not applicable: Triton 2.3.1's own TTGIR passes re-laid out the harness"
+    assert all(v.reason.startswith(said) for v in report.verdicts)
+    assert report.notes == [
+        f"{len(report.verdicts)} of {len(report.verdicts)} ops not applicable: Triton 2.3.1 "
+        "re-laid out the harness before compiling it"
+    ]
+
+
+def test_relayout_detection_on_stored_text() -> None:
+    """relaid_cases compares the harness with the TTGIR the release compiled: the harness's
+    own text (reprinted as 3.x does) is as written; a layout changed in one op makes that
+    case, and only it, not applicable; 2.3 without a TTGIR is refused by release, 3.2 without
+    one (it prints none for a TTGIR input) compiled the input as given."""
+    text, compiled = _relaid()
+    harness = build_harness(parse_module(text))
+    assert relaid_cases(harness, harness.text, "3.9.0") == {}  # negative control
+    assert set(relaid_cases(harness, compiled.ttgir, "2.3.1")) == {c.index for c in harness.cases}
+    first = harness.cases[0]
+    lines = harness.text.splitlines()
+    start, end = first.harness_lines
+    for k in range(start - 1, end):  # the first case's op becomes another op
+        lines[k] = lines[k].replace(f" {first.op.name} ", " tt.bitcast ")
+    changed = "\n".join(lines)
+    assert set(relaid_cases(harness, changed, "3.9.0")) == {first.index}
+    assert set(relaid_cases(harness, "", "2.3.1")) == {c.index for c in harness.cases}
+    assert "returned no TTGIR" in relaid_cases(harness, "", "2.3.1")[first.index]
+    assert relaid_cases(harness, "", "3.2.0") == {}
+
+
+@pytest.mark.skipif(
+    not {"2.2.0", "2.3.1"} <= set(release_pythons()), reason="no Triton 2.2.0/2.3.1 virtualenvs"
+)
+def test_the_2_2_reduce_bug_with_2_3_1_is_not_applicable_and_2_2_0_still_refuted() -> None:
+    text, _ = _relaid()
+    pythons = release_pythons()
+    relaid = validate_module(text, python=pythons["2.3.1"])
+    assert relaid.status.value == "unknown" and relaid.counts()["proved"] == 0
+    assert all("not applicable" in (v.reason or "") for v in relaid.verdicts)
+    refuted = validate_module(text, python=pythons["2.2.0"])  # negative control
+    assert refuted.status.value == "refuted" and refuted.notes == []

@@ -134,8 +134,13 @@ def workload(name: str) -> None:
     import transformers as tf
 
     torch.manual_seed(0)
-    small = {"num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,
-             "intermediate_size": 512, "vocab_size": 4096}
+    small = {
+        "num_hidden_layers": 2,
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "intermediate_size": 512,
+        "vocab_size": 4096,
+    }
     if name == "llama":
         cfg = tf.LlamaConfig(**small, num_key_value_heads=2, max_position_embeddings=512)
         _train(tf.LlamaForCausalLM(cfg), _tokens(4096))
@@ -143,8 +148,13 @@ def workload(name: str) -> None:
         cfg = tf.Qwen2Config(**small, num_key_value_heads=2, max_position_embeddings=512)
         _train(tf.Qwen2ForCausalLM(cfg), _tokens(4096))
     elif name == "mixtral":
-        cfg = tf.MixtralConfig(**small, num_key_value_heads=2, num_local_experts=4,
-                               num_experts_per_tok=2, max_position_embeddings=512)
+        cfg = tf.MixtralConfig(
+            **small,
+            num_key_value_heads=2,
+            num_local_experts=4,
+            num_experts_per_tok=2,
+            max_position_embeddings=512,
+        )
         _train(tf.MixtralForCausalLM(cfg), _tokens(4096))
     elif name in ("gpt2", "gpt2_dynamic"):
         cfg = tf.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=4096, n_positions=512)
@@ -167,24 +177,44 @@ def workload(name: str) -> None:
         batch["labels"] = torch.randint(0, 2, (4,), device="cuda")
         _train(model, batch)
     elif name == "t5":
-        cfg = tf.T5Config(vocab_size=4096, d_model=256, d_kv=64, d_ff=512, num_layers=2,
-                          num_decoder_layers=2, num_heads=4)
+        cfg = tf.T5Config(
+            vocab_size=4096,
+            d_model=256,
+            d_kv=64,
+            d_ff=512,
+            num_layers=2,
+            num_decoder_layers=2,
+            num_heads=4,
+            decoder_start_token_id=0,
+            pad_token_id=0,
+        )
         model = tf.T5ForConditionalGeneration(cfg)
         batch = _tokens(4096)
         _train(model, batch)
     elif name == "vit":
-        cfg = tf.ViTConfig(hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
-                           intermediate_size=512, image_size=64, patch_size=8, num_labels=10)
+        cfg = tf.ViTConfig(
+            hidden_size=256,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=512,
+            image_size=64,
+            patch_size=8,
+            num_labels=10,
+        )
         model = tf.ViTForImageClassification(cfg)
-        batch = {"pixel_values": torch.randn(8, 3, 64, 64, device="cuda"),
-                 "labels": torch.randint(0, 10, (8,), device="cuda")}
+        batch = {
+            "pixel_values": torch.randn(8, 3, 64, 64, device="cuda"),
+            "labels": torch.randint(0, 10, (8,), device="cuda"),
+        }
         _train(model, batch)
     elif name in ("resnet18", "convnext", "mobilenet"):
         import torchvision
 
-        ctor = {"resnet18": torchvision.models.resnet18,
-                "convnext": torchvision.models.convnext_tiny,
-                "mobilenet": torchvision.models.mobilenet_v3_small}[name]
+        ctor = {
+            "resnet18": torchvision.models.resnet18,
+            "convnext": torchvision.models.convnext_tiny,
+            "mobilenet": torchvision.models.mobilenet_v3_small,
+        }[name]
         model = ctor(num_classes=10)
         images = torch.randn(8, 3, 64, 64, device="cuda")
         _train(model, images)
@@ -195,8 +225,7 @@ def workload(name: str) -> None:
         for dtype in (torch.float16, torch.bfloat16, torch.float32):
             a = torch.randn(512, 384, device="cuda", dtype=dtype)
             b = torch.randn(384, 256, device="cuda", dtype=dtype)
-            f = torch.compile(lambda x, y: torch.relu(x @ y) + 1,
-                              mode="max-autotune-no-cudagraphs")
+            f = torch.compile(lambda x, y: torch.relu(x @ y) + 1, mode="max-autotune-no-cudagraphs")
             f(a, b)
         torch.cuda.synchronize()
     elif name == "flex_attention":
@@ -207,8 +236,10 @@ def workload(name: str) -> None:
 
         mask = create_block_mask(causal, 1, 1, 256, 256, device="cuda")
         fa = torch.compile(flex_attention)
-        q, k, v = (torch.randn(2, 4, 256, 64, device="cuda", dtype=torch.bfloat16,
-                               requires_grad=True) for _ in range(3))
+        q, k, v = (
+            torch.randn(2, 4, 256, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+            for _ in range(3)
+        )
         out = fa(q, k, v, block_mask=mask)
         out.sum().backward()
         torch.cuda.synchronize()
@@ -254,13 +285,23 @@ def child(name: str, out: Path) -> None:
     import triton
 
     (base / "launches.json").write_text(json.dumps(log))
-    (base / "info.json").write_text(json.dumps({
-        "workload": name, "status": status, "seconds": round(time.time() - started, 1),
-        "torch": torch.__version__, "triton": triton.__version__,
-        "device": torch.cuda.get_device_name(), "capability": torch.cuda.get_device_capability(),
-    }))
-    print(f"{name}: {'ok' if status == 'ok' else 'FAILED'} in {time.time() - started:.0f}s",
-          flush=True)
+    (base / "info.json").write_text(
+        json.dumps(
+            {
+                "workload": name,
+                "status": status,
+                "seconds": round(time.time() - started, 1),
+                "torch": torch.__version__,
+                "triton": triton.__version__,
+                "device": torch.cuda.get_device_name(),
+                "capability": torch.cuda.get_device_capability(),
+            }
+        )
+    )
+    print(
+        f"{name}: {'ok' if status == 'ok' else 'FAILED'} in {time.time() - started:.0f}s",
+        flush=True,
+    )
     if status != "ok":
         print(status[-2000:], flush=True)
 
@@ -295,8 +336,9 @@ def main() -> None:
     while pending or running:
         while pending and len(running) < args.jobs:
             name = pending.pop(0)
-            proc = subprocess.Popen([sys.executable, __file__, "--child", "--out",
-                                     str(args.out), name])
+            proc = subprocess.Popen(
+                [sys.executable, __file__, "--child", "--out", str(args.out), name]
+            )
             running.append((name, proc, time.time()))
         time.sleep(1)
         for item in list(running):

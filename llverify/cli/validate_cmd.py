@@ -122,7 +122,8 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
             arguments=_parse_arguments(args.arg or []),
             threads=args.threads,
             shared_bytes=args.shared_bytes,
-            python=_release_python(args),
+            python=str(args.python) if args.python else None,
+            release=args.release,
         )
     except (DumpError, LLVMIRError) as error:
         raise LLVerifyError(f"{source}: {error}") from None
@@ -174,6 +175,8 @@ def print_report(report: Any) -> None:
         f"(Triton {report.triton_version or 'of the dump'}, {report.threads} threads), "
         f"{report.timings.get('total', 0.0):.2f} s"
     )
+    for note in report.notes:
+        print(f"note: {note}")
     print(f"{'status':8}  {'op':22}  {'location':28}  detail")
     for verdict in report.verdicts:
         location = (

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, describe_violation, unused_reads
+from llverify.emitted.provenance import Checker, choose_checker, read_dump_release
 from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.validate import ValidationReport, validate_module
@@ -227,13 +228,18 @@ def validate_artifact(
     shared_bytes: int | None = None,
     python: str | None = None,
     per_op: bool = True,
+    release: str | None = None,
 ) -> list[ValidationReport]:
     """Validate a dumped artifact: its LLVM IR (executed) and, unless ``per_op`` is false,
     the TTGIR beside it (per op).
 
     ``path`` is a ``.llir``/``.ll`` file, or a ``.ptx``/``.amdgcn``/``.cubin``/``.hsaco`` whose
     ``.llir`` lies beside it.  Triton's ``.json`` metadata beside it gives the shared size and
-    thread count when the arguments do not.
+    thread count when the arguments do not.  The TTGIR is validated with the dump's own release
+    where it is known and installed (:mod:`~llverify.emitted.provenance`; ``release`` or
+    ``python`` choose one), else with the installed Triton, and the per-op report then says
+    that it checks that release's lowering, not the dump's (its note, its claims, its
+    ``release`` record).
     """
     artifact = Path(path)
     suffix = artifact.suffix
@@ -264,23 +270,58 @@ def validate_artifact(
     ]
     ttgir = artifact.with_suffix(".ttgir")
     if per_op and ttgir.is_file():
-        reports.append(_per_op(ttgir, python))
+        reports.append(_ttgir_report(artifact, metadata, python, release))
     return reports
 
 
-def validate_ttgir_beside(artifact: str | Path, python: str | None = None) -> ValidationReport:
+def validate_ttgir_beside(
+    artifact: str | Path, python: str | None = None, release: str | None = None
+) -> ValidationReport:
     """The per-op part of :func:`validate_artifact` alone: the TTGIR beside ``artifact``
-    (a ``.llir`` or ``.ttgir`` path) validated per op; a failure is one unknown verdict."""
-    return _per_op(Path(artifact).with_suffix(".ttgir"), python)
+    (a ``.llir`` or ``.ttgir`` path) validated per op, with the dump's release where it is
+    known and installed; a failure is one unknown verdict."""
+    llir = Path(artifact).with_suffix(".llir")
+    return _ttgir_report(llir, _metadata(llir), python, release)
 
 
-def _per_op(ttgir: Path, python: str | None) -> ValidationReport:
-    """The TTGIR beside a dump validated per op.  A failure to do so (a module that does not
-    parse or compile, an error of the validator) is one unknown verdict giving the reason in
-    one line: the dump's own verdict, already made, still stands."""
+def _ttgir_report(
+    artifact: Path, metadata: dict[str, Any], python: str | None, release: str | None
+) -> ValidationReport:
+    """The TTGIR beside ``artifact`` validated per op by the release
+    :func:`~llverify.emitted.provenance.choose_checker` picks, the report saying which."""
+    ttgir = artifact.with_suffix(".ttgir")
+    try:
+        text: str | None = ttgir.read_text()
+    except (OSError, UnicodeDecodeError):
+        text = None  # _per_op reports the failure
+    dump = read_dump_release(artifact, metadata, text)
+    checker = choose_checker(dump, python=python, release=release)
+    return _with_release(_per_op(ttgir, checker), checker)
+
+
+def _with_release(report: ValidationReport, checker: Checker) -> ValidationReport:
+    """``report`` saying which release it checked: its ``release`` record, the note when that
+    is not the dump's release, and the same in every verdict's claim."""
+    report.release = checker.to_dict()
+    if checker.note:
+        report.notes.append(checker.note)
+    report.verdicts = [
+        dataclasses.replace(
+            v, verdict=dataclasses.replace(v.verdict, claim=f"{v.claim}; {checker.claim}")
+        )
+        for v in report.verdicts
+    ]
+    return report
+
+
+def _per_op(ttgir: Path, checker: Checker) -> ValidationReport:
+    """The TTGIR beside a dump validated per op with the release ``checker`` chose.  A failure
+    to do so (a module that does not parse or compile, an error of the validator) is one
+    unknown verdict giving the reason in one line: the dump's own verdict, already made,
+    still stands."""
     started = time.perf_counter()
     try:
-        return validate_module(ttgir.read_text(), source=str(ttgir), python=python)
+        return validate_module(ttgir.read_text(), source=str(ttgir), python=checker.python)
     except Exception as error:  # any failure of this part leaves it unknown, and only it
         detail = " ".join(str(error).split()) or "no message"
         reason = f"the TTGIR beside the dump was not validated: {type(error).__name__}: {detail}"

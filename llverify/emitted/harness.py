@@ -539,7 +539,18 @@ def _tensors(types: list[Type], count: int, what: str) -> list[Type]:
     for t in types:
         if t.element.startswith("!"):
             raise _SkipError(f"{what} of pointer elements ({t.element})")
+        if t.encoding_name in _SHARED_TENSOR_ENCODINGS:
+            raise _SkipError(
+                f"{what} in a shared encoding ({t.encoding_name}): Triton 2.x's tensor in shared "
+                "memory, which 3.0 made a memdesc; no harness loads or stores one"
+            )
     return types
+
+
+#: encodings of shared memory (a tensor of one is Triton 2.x's way to spell a shared buffer)
+_SHARED_TENSOR_ENCODINGS = frozenset(
+    {"ttg.swizzled_shared", "ttg.nvmma_shared", "ttg.shared", "ttg.shared_linear"}
+)
 
 
 @dataclass

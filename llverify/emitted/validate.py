@@ -27,6 +27,7 @@ from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders, unused_reads
 from llverify.emitted.harness import Case, Harness, build_harness
+from llverify.emitted.relayout import relaid_cases
 from llverify.emitted.sim import (
     Execution,
     Instruction,
@@ -57,6 +58,8 @@ class ValidationReport:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     instructions: int = 0
+    notes: list[str] = field(default_factory=list)  # what the report as a whole must say
+    release: dict[str, Any] = field(default_factory=dict)  # a dump's release and the one checked
 
     @property
     def status(self) -> Status:
@@ -83,6 +86,11 @@ class ValidationReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.notes:
+            extra["notes"] = list(self.notes)
+        if self.release:
+            extra["release"] = dict(self.release)
         return {
             "source": self.source,
             "target": self.target,
@@ -95,6 +103,7 @@ class ValidationReport:
             "skipped": self.skipped,
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "instructions_executed": self.instructions,
+            **extra,
         }
 
 
@@ -133,10 +142,12 @@ def validate_module(
             return _finished(_new_report(source, harness), list(excluded.values()), timings)
         compiled = _compile(harness, python, timeout_s, timings, say)
         report = _new_report(source, harness, compiled.triton_version)
+        report.notes += _spelling_notes(module, compiled.triton_version)
         say(f"executing {harness.num_warps * harness.threads_per_warp} threads")
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
             verdicts = _checked(report, harness, compiled, outcome, timings)
+            verdicts = _applicable(report, harness, compiled, verdicts)
             timings["total"] = time.perf_counter() - started
             return _finished(report, verdicts + list(excluded.values()), timings)
         culprit = _case_at(harness, outcome)
@@ -147,6 +158,24 @@ def validate_module(
         say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
         chosen = _without(module, harness, culprit)
     return _gave_up(report, harness, compiled, excluded, timings)
+
+
+def _spelling_notes(module: TTGIRModule, version: str) -> list[str]:
+    """What the report must say when the module is spelled for old releases (2.1-3.2, read in
+    3.9's spelling) that exclude the compiling one: it checks that release's lowering of the
+    module's layouts, not theirs."""
+    if not module.normalised or module.spelling is None or not re.match(r"\d+\.\d+", version):
+        return []  # 3.3+'s spelling is the input format of every release's harness
+    (a, b), (c, d) = module.spelling
+    major, minor = (int(x) for x in version.split(".")[:2])
+    if (a, b) <= (major, minor) <= (c, d):
+        return []
+    written = f"{a}.{b}" + ("" if (a, b) == (c, d) else f"-{c}.{d}")
+    return [
+        f"the module is spelled for Triton {written} (read in 3.9's spelling); the per-op part "
+        f"checks the lowering of Triton {version}, not of the release that wrote it: give "
+        "--release X.Y.Z (a virtualenv of that release) to check its own"
+    ]
 
 
 def _gave_up(
@@ -210,8 +239,33 @@ def validate_compiled(
         verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
     else:
         verdicts = _checked(report, harness, compiled, outcome, timings)
+    verdicts = _applicable(report, harness, compiled, verdicts)
     timings["total"] = time.perf_counter() - started
     return _finished(report, verdicts, timings)
+
+
+def _applicable(
+    report: ValidationReport,
+    harness: Harness,
+    compiled: CompiledKernel,
+    verdicts: list[CaseVerdict],
+) -> list[CaseVerdict]:
+    """``verdicts`` with those of the cases the release re-laid out before compiling
+    (:func:`~llverify.emitted.relayout.relaid_cases`) made unknown, "not applicable" (never
+    proved, never refuted: the code run is another program's); the report notes how many."""
+    relaid = relaid_cases(harness, compiled.ttgir, compiled.triton_version)
+    if not relaid:
+        return verdicts
+    cases = {case.index: case for case in harness.cases}
+    out = [
+        _unknown(cases[v.index], harness, compiled, relaid[v.index]) if v.index in relaid else v
+        for v in verdicts
+    ]
+    report.notes.append(
+        f"{len(relaid)} of {len(harness.cases)} ops not applicable: Triton "
+        f"{compiled.triton_version} re-laid out the harness before compiling it"
+    )
+    return out
 
 
 def _new_report(source: str, harness: Harness, triton_version: str = "") -> ValidationReport:

@@ -9,8 +9,8 @@ variable ``LLVERIFY_TRITON_RELEASES`` where set, else the per-user cache folder
 Examples:
     >>> release_pythons("/nonexistent")
     {}
-    >>> releases_folder({"LLVERIFY_TRITON_RELEASES": "/opt/tritons"}).as_posix()
-    '/opt/tritons'
+    >>> releases_folder({"LLVERIFY_TRITON_RELEASES": "/data/triton-venvs"}).as_posix()
+    '/data/triton-venvs'
     >>> releases_folder({"XDG_CACHE_HOME": "/var/cache"}).as_posix()
     '/var/cache/llverify/triton-releases'
 """

@@ -22,6 +22,8 @@ Modules, bottom to top:
   (:func:`read_operation`, :func:`rewrite_operation`), and a module's header without its
   operations (:func:`read_module_header`, for any Triton release's output); an alias
   definition's name and value (:func:`alias_definition`).
+* :mod:`~llverify.ttgir.spelling`: the Triton releases that print a text's spelling
+  (:func:`spelling_releases`: ``triton_gpu.`` is 2.1-3.2, ``ttg.`` 3.3 and later, ...).
 
 Encoding attributes (``#ttg.blocked<{...}>``) are kept as text here; ``llverify.encodings``
 turns them into layouts.  An operation without a location sits at its line and
@@ -53,6 +55,7 @@ from llverify.ttgir.module import (
     read_operation,
     rewrite_operation,
 )
+from llverify.ttgir.spelling import spelling_releases
 from llverify.ttgir.syntax import ModuleError, balanced_end, integer_literal, split_top
 from llverify.ttgir.types import (
     Type,
@@ -94,6 +97,7 @@ __all__ = [
     "read_operation",
     "replace_locations",
     "rewrite_operation",
+    "spelling_releases",
     "split_top",
     "type_text",
 ]

@@ -47,6 +47,7 @@ from llverify.ttgir.locations import (
     trailing_location_span,
     user_location,
 )
+from llverify.ttgir.spelling import Range, normalise_spelling, old_spelling, spelling_releases
 from llverify.ttgir.syntax import (
     SSA_NAME,
     ModuleError,
@@ -265,6 +266,10 @@ class TTGIRModule:
     threads_per_warp: int | None
     num_ctas: int | None
     lines: int
+    #: the releases that print the text as written (:func:`spelling_releases`), None if unsaid
+    spelling: Range | None = None
+    #: whether it was written in the spelling of Triton 3.2 or older and read as 3.9's
+    normalised: bool = False
 
     def skipped(self, handled: set[str]) -> dict[str, int]:
         """Operation names not in ``handled``, with counts."""
@@ -550,9 +555,16 @@ def _module_attributes(
 
 
 def parse_module(text: str) -> TTGIRModule:
-    """Read a TTGIR module (see the module docstring)."""
+    """Read a TTGIR module (see the module docstring).  A module spelled for Triton 2.1-3.2
+    (``triton_gpu.*``) is read in 3.9's spelling (:func:`~llverify.ttgir.spelling.
+    normalise_spelling`, line for line); the module remembers the releases its text was
+    spelled for (``spelling``) and that it was rewritten (``normalised``)."""
     if not isinstance(text, str):
         raise ParseError(f"Argument 'text' must be the module's text (str), not {type(text)}.")
+    spelling = spelling_releases(text)
+    normalised = old_spelling(text)
+    if normalised:
+        text = normalise_spelling(text)
     check_whole(text)
     lines = text.splitlines()
     aliases = read_aliases(lines)
@@ -574,6 +586,8 @@ def parse_module(text: str) -> TTGIRModule:
         threads_per_warp=attributes.threads_per_warp,
         num_ctas=attributes.num_ctas,
         lines=len(lines),
+        spelling=spelling,
+        normalised=normalised,
     )
 
 

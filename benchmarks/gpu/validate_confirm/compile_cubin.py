@@ -1,7 +1,8 @@
 """Compile one TTGIR file to a cubin with this interpreter's Triton (3.x), for the H100 run.
 
 Run by ``benchmarks/gpu/validate_confirm.py prepare`` under the interpreter of the wanted
-release (``/work/venv/bin/python`` for 3.9, ``/work/tritons/3.2.0/bin/python`` ...); it imports
+release (``release_python("3.2.0")`` of ``llverify.triton.releases``: ``3.2.0/bin/python`` in the
+releases folder); it imports
 only the standard library and Triton.  The TTGIR must already be in that release's dialect
 (``llverify.triton.compile.translate_ttgir``).  Writes ``STEM.cubin``, ``STEM.ptx`` and
 ``STEM.json`` (kernel name, num_warps, shared bytes, Triton version) beside ``--out``.

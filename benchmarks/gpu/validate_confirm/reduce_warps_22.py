@@ -5,7 +5,8 @@ nondeterministic shared store (docs/validation.md, "(b) Triton releases 2.1-3.8"
 module with an ``addf`` combine is refuted the same way, and proved on 2.1.0 and 3.0.0.
 
 * ``prepare DIR`` (CPU; imports llverify): compiles the sweep kernel and its ``addf`` variant
-  with Triton 2.2.0 and 3.0.0 (``/work/tritons/<release>``) for cuda:80, writes
+  with Triton 2.2.0 and 3.0.0 (their virtualenvs: ``llverify.triton.releases.release_python``)
+  for cuda:80, writes
   ``DIR/<name>.ptx`` and ``DIR/kernels.json`` (kernel name, warps, shared bytes).
 * ``run DIR`` (H100; numpy and CuPy): launches each PTX as one CTA of 128 threads, ``--launches``
   times (every other launch on one fixed input) on random small integers (exact sums in any
@@ -41,6 +42,7 @@ def prepare(folder: Path) -> None:
     sys.path.insert(0, str(ROOT / "tests"))  # the cases package (the generated sweep)
     from cases.emitted_sweep import sweep_cases
     from llverify.triton.compile import compile_ttgir
+    from llverify.triton.releases import release_python
 
     first = next(c.text for c in sweep_cases(quick=True) if c.name == CASE)
     add = _FIRST.sub(_ADD, first)
@@ -49,7 +51,7 @@ def prepare(folder: Path) -> None:
     kernels = {}
     for combine, text in (("add", add), ("first", first)):
         for release in RELEASES:
-            compiled = compile_ttgir(text, "cuda:80", python=f"/work/tritons/{release}/bin/python")
+            compiled = compile_ttgir(text, "cuda:80", python=release_python(release))
             name = f"{combine}-{release}"
             (folder / f"{name}.ptx").write_text(compiled.ptx or "")
             (folder / f"{name}.llir").write_text(compiled.llir)
