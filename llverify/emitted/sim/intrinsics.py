@@ -746,12 +746,14 @@ def transposed_read_sources(lane: np.ndarray, bits: int) -> tuple[np.ndarray, np
     order of the rows among the source lanes (row ``k`` from lanes ``16 k / n ..``, the
     16 lanes covering ``M`` in lane order) is the one Modular's documentation of the same
     intrinsics states ("each 16-lane row loads a 4x16 tile ... each lane gets a column";
-    tr8: "16x8 bytes ... two interleaved 8x8 byte transposes": even lanes hold columns
-    0-7, odd lanes 8-15) and a kernel measured on gfx950 (``lane * 4`` base addresses:
-    lane ``r`` of block ``g`` gets ``tile[(4 g + i) * 16 + r]``).  The validation of Triton
-    3.9's gfx950 matmuls cross-checks it: with this mapping their dot-operand loads are
-    proved; with the rows taken in the other order (lane ``16 g + j + n (r // n)``) they
-    are refuted.
+    tr8: "16x8 bytes ... two interleaved 8x8 byte transposes", which this mapping is, with
+    even lanes reading columns 0-7 and odd lanes 8-15) and a public gfx950 kernel whose
+    comment says it was measured (``lane * 4`` base addresses: lane ``r`` of block ``g``
+    gets ``tile[(4 g + i) * 16 + r]``); the AMD texts found do not spell the row order
+    out.  The validation of Triton 3.9's gfx950 matmuls cross-checks it: with this mapping
+    their dot-operand loads are proved; with the rows taken in the other order (lane
+    ``16 g + j + n (r // n)``), or the 16 x n reads transposed and dealt out n per lane,
+    they are refuted.
 
     >>> lane = np.arange(16)
     >>> lanes, elements = transposed_read_sources(lane, 16)
