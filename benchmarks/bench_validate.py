@@ -5,11 +5,12 @@ CPU, load, execute every thread, check), and, measured in the same run, the base
 compile of the same harness (``compile_ttgir``, the worker process included; ``triton.compile``
 alone is the worker's own clock).  The ratio is validation over that compile: what validating
 costs beyond compiling.  Then a per-phase breakdown (``ValidationReport.timings``) and the
-verdicts per op kind.  Targets: a 4-warp matmul <= 10 s, big_2000.ttgir (2,710 lines) <= 60 s,
-on the 2-core development machine.
+verdicts per op kind.  Targets: a 4-warp matmul <= 10 s, an 8-warp gfx950 matmul (ds.read.tr
+dot-operand loads, 512 threads) < 10 s, big_2000.ttgir (2,710 lines) <= 60 s, on the 2-core
+development machine.
 
 Run: ``python benchmarks/bench_validate.py [--repeat N] [MODULE ...]`` (modules by stem, from
-tests/data/ttgir; default: the five below).
+tests/data/ttgir; default: the seven below).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MODULES = (
     "attn_fwd_fp16_sm80",
     "softmax_fp32_sm80",
     "transpose_fp16_gfx942",
+    "matmul_fp16_gfx950",
+    "matmul_fp8e4m3_gfx950",
     "big_2000",
 )
 PHASES = ("parse", "harness", "compile", "load", "execute", "check")

@@ -17,15 +17,15 @@ from llverify.cli import EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, main
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "data" / "ttgir"
 
-# a gfx950 convert whose emitted code uses llvm.amdgcn.permlane16.swap, which the executor
-# does not model (the MFMA -> linear convert of matmul_fp16_gfx950.ttgir, line 153, with lane
-# bits 4 and 5 swapped; the original, with permlane32.swap, is proved)
+# a gfx1250 (wave32) convert from WMMA whose emitted code calls llvm.amdgcn.wave.id and
+# llvm.amdgcn.permlane16.swap in 32-lane waves, neither of which the executor models (its
+# permlane16.swap is CDNA4's, in 64-lane waves)
 UNMODELLED = """\
-#linear2 = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 16], [64, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [16, 0]], warp = [[0, 32], [0, 64], [32, 0]], block = []}>
-#mma = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [32, 32, 16], isTransposed = true}>
-module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.target = "hip:gfx950", "ttg.threads-per-warp" = 64 : i32} {
-  tt.func public @k(%x: tensor<128x128xf16, #mma>) {
-    %y = ttg.convert_layout %x : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #linear2>
+#linear = #ttg.linear<{register = [[0, 1], [0, 2], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 4]], warp = [[16, 0]], block = []}>
+#mma = #ttg.amd_wmma<{version = 3, ctaLayout = {warp = [[1, 0]]}, isTranspose = true, instrShape = [16, 16, 32]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 2 : i32, ttg.target = "hip:gfx1250", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @k(%x: tensor<32x32xf16, #mma>) {
+    %y = ttg.convert_layout %x : tensor<32x32xf16, #mma> -> tensor<32x32xf16, #linear>
     tt.return
   }
 }
@@ -66,7 +66,7 @@ def test_an_unmodelled_op_is_unknown_and_exits_3_under_require_proofs(tmp_path) 
     assert report["status"] == "unknown" and report["exit_code"] == EXIT_UNKNOWN
     [op] = report["ops"]
     assert op["op"] == "ttg.convert_layout" and op["status"] == "unknown"
-    assert "permlane16.swap" in op["reason"]
+    assert "call to llvm.amdgcn." in op["reason"]
 
 
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:

@@ -276,3 +276,27 @@ def test_each_release_compiles_both_kernels_for_sm80(version):
         kernel = compile_ttgir(text, "cuda:80", python=python)
         assert kernel.triton_version == version and kernel.ptx, name
         assert kernel.num_warps == 4 and kernel.threads_per_warp == 32
+
+
+def test_this_interpreters_triton_version_is_read_without_a_second_interpreter(monkeypatch):
+    """The distribution metadata answers for this interpreter (what ``import triton`` gives);
+    another interpreter is still asked in a subprocess."""
+    triton = pytest.importorskip("triton")
+    from llverify.triton import compile as compile_module
+
+    compile_module._triton_version.cache_clear()
+    started = []
+    real_run = subprocess.run
+
+    def counting_run(*args, **kwargs):
+        started.append(args[0])
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module.subprocess, "run", counting_run)
+    try:
+        assert installed_triton_version() == triton.__version__
+        assert started == []
+        assert installed_triton_version("/nonexistent/python") is None
+        assert started and started[0][0] == "/nonexistent/python"
+    finally:
+        compile_module._triton_version.cache_clear()

@@ -742,6 +742,150 @@ def test_permlane32_swap_exchanges_the_halves_of_the_wave() -> None:
     assert got == [f"x[{t ^ 32}]" for t in range(64)]
 
 
+def permlane16_swap_body(mutation: str = "") -> str:
+    """Thread t stores the two results of ``permlane16.swap(x[t], x[t + 64])`` at y[2 t],
+    y[2 t + 1]."""
+    return AMD + (
+        f"  %s = call {{ i32, i32 }} @llvm.amdgcn.permlane16.swap(i32 %v, i32 %old, "
+        f"i1 false, i1 false){mutation}\n"
+        "  %a = extractvalue { i32, i32 } %s, 0\n"
+        "  %b = extractvalue { i32, i32 } %s, 1\n"
+        "  %e = mul i32 %t, 2\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %e\n"
+        "  store i32 %a, ptr addrspace(1) %q, align 4\n"
+        "  %q1 = getelementptr i32, ptr addrspace(1) %q, i32 1\n"
+        "  store i32 %b, ptr addrspace(1) %q1, align 4\n"
+    )
+
+
+def test_permlane16_swap_exchanges_odd_rows_of_vdst_with_even_rows_of_src0() -> None:
+    """CDNA4 ``v_permlane16_swap_b32`` (LLVM: "odd rows of the first operand are swapped with
+    even rows of the second operand", a row being 16 lanes), written out row by row."""
+    run = execute(permlane16_swap_body(), threads=128, warp=64, inputs=192, outputs=256)
+    vdst = {t: t for t in range(128)}  # lane t of the first operand: x[t]
+    src0 = {t: t + 64 for t in range(128)}  # of the second: x[t + 64]
+    new_vdst, new_src0 = dict(vdst), dict(src0)
+    for t in range(128):
+        if (t % 64) // 16 % 2 == 1:  # an odd row of vdst and the even row before it of src0
+            new_vdst[t], new_src0[t - 16] = src0[t - 16], vdst[t]
+    got = stored(run)
+    assert got[0::2] == [f"x[{new_vdst[t]}]" for t in range(128)]
+    assert got[1::2] == [f"x[{new_src0[t]}]" for t in range(128)]
+    assert got[2 * 16] == "x[64]" and got[1] == "x[16]"  # lane 16 of vdst <-> lane 0 of src0
+
+
+def test_permlane16_swap_with_inactive_lanes_or_wave32_is_unmodelled() -> None:
+    divergent = (
+        AMD
+        + "  %c = icmp ult i32 %t, 32\n  br i1 %c, label %in, label %done\nin:\n"
+        + "  %s = call { i32, i32 } @llvm.amdgcn.permlane16.swap(i32 %v, i32 %old, "
+        "i1 false, i1 false)\n  br label %done\ndone:\n"
+    )
+    with pytest.raises(UnmodelledAt, match="permlane16.swap"):
+        execute(divergent, threads=64, warp=64, inputs=128, outputs=128)
+    with pytest.raises(UnmodelledAt, match="permlane16.swap"):
+        execute(permlane16_swap_body(), threads=32, warp=32, inputs=96, outputs=64)
+
+
+def transposed_read_body(bits: int, address: str = "%t", guard: str = "") -> str:
+    """Thread t stores x[n t .. n t + n - 1] (n = 64 / bits elements) at shared byte 8 t, waits
+    at the barrier, reads ``ds.read.tr<bits>.b64`` at shared byte 8 * ``address`` and stores
+    the n elements it gets at y[n t ..]."""
+    n = 64 // bits
+    vector = f"<{n} x i{bits}>"
+    call = (
+        f"  %r = call {vector} @llvm.amdgcn.ds.read.tr{bits}.b64.v{n}i{bits}"
+        "(ptr addrspace(3) %rp)\n"
+    )
+    if guard:
+        call = f"  br i1 {guard}, label %rd, label %done\nrd:\n{call}  br label %done\ndone:\n"
+        call += f"  %r2 = phi {vector} [ %r, %rd ], [ zeroinitializer, %entry2 ]\n"
+    return (
+        f"  %e = mul i32 %t, {n}\n"
+        f"  %p = getelementptr i{bits}, ptr addrspace(1) %in, i32 %e\n"
+        f"  %v = load {vector}, ptr addrspace(1) %p, align 8\n"
+        "  %o = mul i32 %t, 8\n"
+        "  %sp = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o\n"
+        f"  store {vector} %v, ptr addrspace(3) %sp, align 8\n"
+        "  call void @llvm.amdgcn.s.barrier()\n"
+        f"  %ro = mul i32 {address}, 8\n"
+        "  %rp = getelementptr i8, ptr addrspace(3) @global_smem, i32 %ro\n"
+        + ("  br label %entry2\nentry2:\n" if guard else "")
+        + call
+        + f"  %q = getelementptr i{bits}, ptr addrspace(1) %out, i32 %e\n"
+        f"  store {vector} {'%r2' if guard else '%r'}, ptr addrspace(1) %q, align 8\n"
+    )
+
+
+@pytest.mark.parametrize("bits", [16, 8])
+def test_ds_read_tr_gives_each_lane_a_column_of_its_blocks_reads(bits: int) -> None:
+    """CDNA4 ``ds_read_b64_tr_b16/b8``: the 64-bit reads of a 16-lane block, laid end to end in
+    lane order, are an n x 16 matrix (n = 64 / bits); lane r of the block receives column r.
+    Thread t of block g = t // 16 stored x[n t ..] at byte 8 t, so element j of lane t is
+    x[16 n g + 16 j + t % 16]."""
+    n = 64 // bits
+    threads = 128
+    run = execute(
+        transposed_read_body(bits),
+        threads=threads,
+        warp=64,
+        shared=8 * threads,
+        inputs=n * threads,
+        outputs=n * threads,
+        element_bytes=bits // 8,
+    )
+    expected = [
+        f"x[{16 * n * (t // 16) + 16 * j + t % 16}]" for t in range(threads) for j in range(n)
+    ]
+    assert stored(run, bits // 8) == expected
+    assert run.violations == []
+
+
+def test_ds_read_tr_takes_each_lanes_own_address() -> None:
+    """The rows come from wherever each lane's address points: with lane t of each block
+    reading the 8 bytes thread 15 - t stored, lane r gets column r of the reversed rows."""
+    threads = 64
+    body = transposed_read_body(16, address="%rev").replace(
+        "  %ro = mul i32 %rev, 8\n", "  %rev = xor i32 %t, 15\n  %ro = mul i32 %rev, 8\n"
+    )
+    run = execute(
+        body,
+        threads=threads,
+        warp=64,
+        shared=8 * threads,
+        inputs=4 * threads,
+        outputs=4 * threads,
+        element_bytes=2,
+    )
+
+    def x(t: int, j: int) -> str:
+        source = 16 * (t // 16) + (15 - (4 * j + (t % 16) // 4))  # the thread that stored it
+        return f"x[{4 * source + (t % 16) % 4}]"
+
+    assert stored(run, 2) == [x(t, j) for t in range(threads) for j in range(4)]
+
+
+def test_ds_read_tr_in_divergent_code_or_of_4_bit_elements_is_unmodelled() -> None:
+    """The ISA requires EXEC to be all ones; tr4/tr6 pack elements below a byte."""
+    body = transposed_read_body(16, guard="%c").replace(
+        "  call void @llvm.amdgcn.s.barrier()\n",
+        "  call void @llvm.amdgcn.s.barrier()\n  %c = icmp ult i32 %t, 32\n",
+    )
+    with pytest.raises(UnmodelledAt, match="ds.read.tr16"):
+        execute(body, threads=64, warp=64, shared=512, inputs=256, element_bytes=2)
+    tr4 = (
+        LOAD
+        + (
+            "  %sp = getelementptr i8, ptr addrspace(3) @global_smem, i32 0\n"
+            "  %w = call <2 x i32> @llvm.amdgcn.ds.read.tr4.b64.v2i32(ptr addrspace(3) %sp)\n"
+            "  %r = extractelement <2 x i32> %w, i32 0\n"
+        )
+        + STORE
+    )
+    with pytest.raises(UnmodelledAt, match="tr4"):
+        execute(tr4, threads=64, warp=64, shared=512, inputs=64)
+
+
 @pytest.mark.parametrize(
     ("control", "source"),
     [

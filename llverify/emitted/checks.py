@@ -614,15 +614,11 @@ def _check_move(output: _Output) -> _Finding | None:
     case, run = output.case, output.run
     source_buffer = np.asarray(output.expectation.source_buffer).reshape(-1)
     source_index = np.asarray(output.expectation.source_index).reshape(-1)
-    names = [case.buffers[int(b)].name for b in source_buffer]
     rows = output.rows
-    expected = _expected_bytes(output, names, source_index)
+    expected = _expected_bytes(output, source_buffer, source_index)
     wrong = np.flatnonzero((rows != expected).any(axis=1))
     if output.spec.element == "i1" and wrong.size:
-        wrong = np.array(
-            [k for k in wrong if not same_bool(run.dag, _symbols(rows[k]), _symbols(expected[k]))],
-            dtype=np.int64,
-        )
+        wrong = wrong[~_same_bools(run.dag, rows[wrong], expected[wrong])]
     if wrong.size == 0:
         return None
     flat = int(wrong[0])
@@ -630,9 +626,9 @@ def _check_move(output: _Output) -> _Finding | None:
     got = (
         "nothing (never written)" if (rows[flat] == UNDEFINED).all() else run.dag.describe(got_node)
     )
-    source_spec = next(b for b in case.buffers if b.name == names[flat])
+    source_spec = case.buffers[int(source_buffer[flat])]
     coordinates = ", ".join(map(str, _element(source_spec, int(source_index[flat]))))
-    want = f"{names[flat]}[{coordinates}]"
+    want = f"{source_spec.name}[{coordinates}]"
     replay = _replay_move(rows[flat], expected[flat])
     return (
         Status.REFUTED,
@@ -641,22 +637,39 @@ def _check_move(output: _Output) -> _Finding | None:
     )
 
 
-def _expected_bytes(output: _Output, names: list[str], source_index: np.ndarray) -> np.ndarray:
+def _same_bools(dag: Dag, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """:func:`~llverify.emitted.sim.rewrite.same_bool` of each row pair of ``got`` and
+    ``expected`` (shape (n, nbytes)), decided once per distinct pair (a broadcast repeats
+    each of its few input elements many times)."""
+    pairs, inverse = np.unique(np.concatenate([got, expected], axis=1), axis=0, return_inverse=True)
+    width = got.shape[1]
+    same = np.array(
+        [same_bool(dag, _symbols(pair[:width]), _symbols(pair[width:])) for pair in pairs],
+        dtype=bool,
+    )
+    return same[inverse.reshape(-1)]
+
+
+def _expected_bytes(
+    output: _Output, source_buffer: np.ndarray, source_index: np.ndarray
+) -> np.ndarray:
     """The byte symbols each output element must hold: its source element's (a tagged leaf,
-    or the concrete bytes of a values buffer)."""
+    or the concrete bytes of a values buffer), looked up for all elements of a buffer at once
+    (``source_buffer``: indices into the case's buffers)."""
     run, element_bytes = output.run, output.element_bytes
     expected = np.empty_like(output.rows)
-    buffers = {b.name: b for b in output.case.buffers}
-    leaves = np.full(len(names), -1, dtype=np.int64)
-    for k, (name, index) in enumerate(zip(names, source_index)):
-        if buffers[name].role == "values":
-            region = run.memory.regions[output.buffer_ids[name]]
+    offsets = np.arange(element_bytes, dtype=np.int64)[None, :]
+    for b in np.unique(source_buffer):
+        spec = output.case.buffers[int(b)]
+        here = source_buffer == b
+        indices = source_index[here].astype(np.int64)
+        if spec.role == "values":
+            region = run.memory.regions[output.buffer_ids[spec.name]]
             assert isinstance(region, Region)  # a harness's buffers all have a size
-            expected[k] = region.data[int(index) * element_bytes : (int(index) + 1) * element_bytes]
-        else:
-            leaves[k] = run.dag.leaf(output.buffer_ids[name], int(index), element_bytes)
-    tagged = leaves >= 0
-    expected[tagged] = symbols_of(leaves[tagged], element_bytes)
+            expected[here] = region.data[indices[:, None] * element_bytes + offsets]
+            continue
+        leaves = run.dag.leaves_of(output.buffer_ids[spec.name], indices, element_bytes)
+        expected[here] = symbols_of(leaves, element_bytes)
     return expected
 
 

@@ -21,6 +21,7 @@ Examples:
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import json
 import os
 import re
@@ -601,6 +602,13 @@ def installed_triton_version(python: str | None = None) -> str | None:
 
 @functools.cache
 def _triton_version(python: str) -> str | None:
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
+        # this interpreter: its installed distribution's metadata, without starting a second
+        # interpreter to import triton (most of a second of every validation)
+        try:
+            return importlib.metadata.version("triton")
+        except importlib.metadata.PackageNotFoundError:
+            pass  # importable some other way (a source tree on the path): ask it
     try:
         proc = subprocess.run(
             [python, "-c", "import triton; print(triton.__version__)"],

@@ -44,11 +44,7 @@ class Buffers:
         """Pointer argument ``arg`` points at ``count`` tagged elements (leaves of the DAG)."""
         buffer = len(self.memory.regions)
         self.dag.buffer_names[buffer] = name
-        first = len(self.dag.nodes)
-        nodes = np.array(
-            [self.dag.leaf(buffer, i, element_bytes) for i in range(count)], dtype=np.int64
-        )
-        assert nodes[0] == first or count == 0
+        nodes = self.dag.new_leaves(buffer, count, element_bytes)  # a new buffer: new leaves
         data = (nodes[:, None] * 16 + np.arange(element_bytes)[None, :]).reshape(-1)
         return self.memory.add(name, _base(arg), data, "input")
 

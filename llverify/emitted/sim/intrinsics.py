@@ -36,6 +36,7 @@ __all__ = [
     "shuffle",
     "shuffle_sources",
     "stmatrix",
+    "transposed_read_sources",
 ]
 
 
@@ -678,6 +679,121 @@ def _permlane32_swap(
     return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
 
 
+def _permlane16_swap_call(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    lane, base = _lanes(machine)
+    return _permlane16_swap(_operands(machine, ins), lane, base, mask, machine.warp_size)
+
+
+def _permlane16_swap(
+    operands: list[Val], lane: np.ndarray, base: np.ndarray, mask: np.ndarray, warp: int
+) -> Val:
+    """``v_permlane16_swap_b32`` (CDNA4): the odd rows of ``vdst`` swap with the even rows of
+    ``src0`` (a row is 16 lanes), lane for lane: lane ``16 (2 p + 1) + i`` of ``vdst`` and
+    lane ``16 (2 p) + i`` of ``src0`` exchange their values; the even rows of ``vdst`` and
+    the odd rows of ``src0`` stay.  The result is ``{new vdst, new src0}``.
+
+    Source: LLVM's ``llvm.amdgcn.permlane16.swap`` (IntrinsicsAMDGPU.td, the text Rust's
+    ``core::arch::amdgpu::permlane16_swap`` repeats): "Odd rows of the first operand are
+    swapped with even rows of the second operand (one row is 16 lanes).  Returns a pair for
+    the swapped registers.  The first element of the return corresponds to the swapped
+    element of the first argument."  The sibling ``permlane32.swap`` (rows 2, 3 of the
+    first with rows 0, 1 of the second) pairs its rows lane for lane the same way.
+    Inactive lanes (the EXEC mask is not all ones) and waves of other than 64 lanes stay
+    unmodelled.
+
+    >>> lane, base = np.arange(64), np.zeros(64, dtype=np.int64)
+    >>> vdst = Val(32, syms=np.repeat(np.arange(64)[:, None], 4, axis=1))  # lane t: t
+    >>> src0 = Val(32, syms=np.repeat(100 + np.arange(64)[:, None], 4, axis=1))  # 100 + t
+    >>> out = _permlane16_swap([vdst, src0], lane, base, np.ones(64, bool), 64).byte_symbols()
+    >>> [int(out[t, 0]) for t in (0, 16, 32, 48)], [int(out[t, 4]) for t in (0, 16, 32, 48)]
+    ([0, 100, 32, 132], [16, 116, 48, 148])
+    """
+    if warp != 64 or not mask.all():
+        raise Unmodelled("permlane16.swap outside a full 64-lane wave")
+    vdst, src0 = operands[0].byte_symbols(), operands[1].byte_symbols()
+    odd = (lane // 16) % 2 == 1
+    new_vdst = np.where(odd[:, None], src0[base + lane - 16 * odd], vdst)
+    new_src0 = np.where(odd[:, None], src0, vdst[base + np.where(odd, lane, lane + 16)])
+    bits = operands[0].bits + operands[1].bits
+    return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
+
+
+# -- CDNA4 transposed LDS reads --------------------------------------------------------------------
+def transposed_read_sources(lane: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a CDNA4 ``ds_read_b64_tr_b<bits>`` (``bits`` 8 or 16), element ``j`` of the result of
+    each thread of ``lane`` (thread ids, waves of 64 in order): the thread whose 64-bit read
+    supplies it, and which element of that read it is; both of shape (T, 64 // bits).
+
+    The 16 lanes of a block (lanes ``16 g .. 16 g + 15``) each read 64 bits, ``n = 64 / bits``
+    elements, at their own address.  Laid end to end in lane order the 16 reads are an
+    ``n x 16`` matrix ``M`` (row ``k`` is elements ``16 k .. 16 k + 15``: lane ``s`` holds
+    ``M[s // (16 / n)][n (s % (16 / n)) ..]``), and the instruction transposes it: lane ``r``
+    of the block receives column ``r`` of ``M``, so its element ``j`` is ``M[j][r]``, element
+    ``(16 j + r) % n`` of lane ``16 g + (16 j + r) // n``.  For b16: lane ``16 g + 4 j + r // 4``,
+    element ``r % 4``; for b8: lane ``16 g + 2 j + r // 8``, element ``r % 8``.
+
+    Sources.  AMD CDNA4 ISA, section 11.4 "MFMA Transpose Load from LDS" (as quoted in
+    public kernel sources): "Read N bits of data per lane from data share.  Interpret the
+    data as a matrix with 16 bit elements and transpose the matrix"; DS_READ_B64_TR_B16
+    loads "column major matrix A or row major matrix B ... Each lane (one VGPR) holds 4
+    consecutive M or N values", the first of two instructions K = 0..3 and 8..11.  AMD's
+    ROCm reference for ``__builtin_amdgcn_ds_read_tr*`` ("CDNA4 MFMA transpose load
+    intrinsics"): B is stored row-major in LDS and the load "distributes each column to
+    the corresponding lane's VGPRs", with the same K split (tr8: 0..7, 16..23, ...).  These
+    fix that a 16-lane block's reads are one matrix whose columns go to the lanes; the
+    order of the rows among the source lanes (row ``k`` from lanes ``16 k / n ..``, the
+    16 lanes covering ``M`` in lane order) is the one Modular's documentation of the same
+    intrinsics states ("each 16-lane row loads a 4x16 tile ... each lane gets a column";
+    tr8: "16x8 bytes ... two interleaved 8x8 byte transposes", which this mapping is, with
+    even lanes reading columns 0-7 and odd lanes 8-15) and a public gfx950 kernel whose
+    comment says it was measured (``lane * 4`` base addresses: lane ``r`` of block ``g``
+    gets ``tile[(4 g + i) * 16 + r]``); the AMD texts found do not spell the row order
+    out.  The validation of Triton 3.9's gfx950 matmuls cross-checks it: with this mapping
+    their dot-operand loads are proved; with the rows taken in the other order (lane
+    ``16 g + j + n (r // n)``), or the 16 x n reads transposed and dealt out n per lane,
+    they are refuted.
+
+    >>> lane = np.arange(16)
+    >>> lanes, elements = transposed_read_sources(lane, 16)
+    >>> lanes[5].tolist(), elements[5].tolist()  # lane 5: column 5 = lane 1, 5, 9, 13, element 1
+    ([1, 5, 9, 13], [1, 1, 1, 1])
+    >>> lanes, elements = transposed_read_sources(lane, 8)
+    >>> lanes[9].tolist(), elements[9].tolist()
+    ([1, 3, 5, 7, 9, 11, 13, 15], [1, 1, 1, 1, 1, 1, 1, 1])
+    """
+    if bits not in (8, 16):
+        raise ValueError(f"transposed read element bits: got {bits}, expected 8 or 16")
+    n = 64 // bits
+    lane = np.asarray(lane, dtype=np.int64)
+    flat = 16 * np.arange(n, dtype=np.int64)[None, :] + (lane % 16)[:, None]
+    return (lane - lane % 16)[:, None] + flat // n, flat % n
+
+
+def _transposed_read(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """``llvm.amdgcn.ds.read.tr{8,16}.b64`` (CDNA4 ``ds_read_b64_tr_b8/b16``): every lane reads
+    8 bytes of shared memory at its address, and each 16-lane block transposes the 16 reads
+    (:func:`transposed_read_sources`).  The ISA requires EXEC to be all ones: a read in
+    divergent code, or in a wave of other than 64 lanes, is unmodelled; so are ``tr4`` and
+    ``tr6`` (4- and 6-bit elements, below the executor's byte granularity)."""
+    bits = int(found.group(1))
+    if bits not in (8, 16):
+        raise Unmodelled(f"ds.read.tr{bits} (sub-byte elements)")
+    if machine.warp_size != 64 or not mask.all():
+        raise Unmodelled(f"ds.read.tr{bits}.b64 outside a full 64-lane wave")
+    addresses = machine.value(ins.operands[0]).integers(mask, "ds.read.tr address")
+    read = machine.load_bytes(3, addresses, 8, mask, ins)
+    source, element = transposed_read_sources(np.arange(machine.threads), bits)
+    width = bits // 8
+    byte = (element * width)[:, :, None] + np.arange(width)[None, None, :]
+    rows = np.broadcast_to(source[:, :, None], byte.shape)
+    out = read[rows, byte].reshape(machine.threads, 8)
+    return Val(64, syms=out).normalised()
+
+
 # -- the families ----------------------------------------------------------------------------------
 def _names(*names: str) -> str:
     """A pattern matching exactly one of ``names``."""
@@ -765,6 +881,8 @@ _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
         (_prefixes("llvm.amdgcn.ballot"), _ballot),
         (_prefixes("llvm.amdgcn.permlanex16"), _permlanex16_call),
         (_prefixes("llvm.amdgcn.permlane32.swap"), _permlane32_swap_call),
+        (_prefixes("llvm.amdgcn.permlane16.swap"), _permlane16_swap_call),
+        (r"llvm\.amdgcn\.ds\.read\.tr(\d+)\.b\d+", _transposed_read),
         (r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)\Z", _redux),
         (_MATH, _math),
     )
