@@ -218,8 +218,7 @@ def choose_checker(
     installed = installed_triton_version()
     if dump.version and dump.version == installed:
         return Checker(None, installed, dump, "the dump's release, installed")
-    interpreter = release_pythons(releases_root).get(dump.version or "")
-    if interpreter is not None:
-        version = installed_triton_version(interpreter)
-        return Checker(interpreter, version, dump, "the dump's release")
+    own = release_pythons(releases_root).get(dump.version or "")
+    if own is not None:
+        return Checker(own, installed_triton_version(own), dump, "the dump's release")
     return Checker(None, installed, dump, "the installed Triton")
