@@ -4,10 +4,12 @@ bit-vector bitcasts, and odd instructions that stay unknown (issue 25)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from llverify.emitted.sim import Execution, UnmodelledAt
 from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+from llverify.emitted.sim.replay import evaluate
 
 
 def run_kernel(text: str, *, threads: int = 32, inputs: int = 64, outputs: int = 32) -> Execution:
@@ -111,3 +113,120 @@ def test_funnel_shift_is_exact_on_concrete_values() -> None:
     )
     run = run_kernel(kernel(body))
     assert stored(run)[:3] == ["0xf", "0x1f", "0x2f"]
+
+
+# -- branches on tagged data: if-conversion -----------------------------------------------------
+DATA_BRANCH = (
+    "  %c = fcmp olt float %v, 0.000000e+00\n"
+    "  br i1 %c, label %neg, label %pos\n"
+    "neg:\n"
+    "  %a = fsub float 0.000000e+00, %v\n"
+    "  br label %join\n"
+    "pos:\n"
+    "  %z = fcmp oeq float %v, 0.000000e+00\n"
+    "  br i1 %z, label %join, label %big\n"
+    "big:\n"
+    "  %b = fmul float %v, 2.000000e+00\n"
+    "  br label %join\n"
+    "join:\n"
+    "  %r = phi float [ %a, %neg ], [ %v, %pos ], [ %b, %big ]\n" + STORE_R
+)
+
+
+def test_a_branch_on_data_with_a_pure_region_is_if_converted_to_selects() -> None:
+    run = run_kernel(kernel(DATA_BRANCH))
+    assert run.violations == []
+    (first,) = {s.replace("[0]", "[i]") for s in stored(run)[:1]}
+    assert first.startswith("select(fcmp.olt(x[i], 0x0), fsub(0x0, x[i]), select(")
+    assert "fmul(x[i], 0x40000000)" in first and "fcmp.oeq(x[i], 0x0)" in first
+    # replayed on numbers: -2 -> 2, 0 -> 0, 3 -> 6 (the kernel's own branches)
+    node = run.output_nodes(run.memory.regions[1], 4)[0]
+    (leaf,) = run.dag.leaves(int(node))
+    for x, want in ((-2.0, 2.0), (0.0, 0.0), (3.0, 6.0)):
+        bits = int(np.array([x], dtype=np.float32).view(np.uint32)[0])
+        got = evaluate(run.dag, int(node), {leaf: bits})
+        assert np.array([got], dtype=np.uint32).view(np.float32)[0] == want
+
+
+def test_a_branch_on_data_whose_region_stores_stays_unknown() -> None:
+    body = DATA_BRANCH.replace(
+        "  %b = fmul float %v, 2.000000e+00\n",
+        "  %b = fmul float %v, 2.000000e+00\n"
+        "  %w = getelementptr float, ptr addrspace(1) %out, i32 %t\n"
+        "  store float %b, ptr addrspace(1) %w, align 4\n",
+    )
+    with pytest.raises(UnmodelledAt, match="branch condition depends on tagged data.*store"):
+        run_kernel(kernel(body))
+
+
+def test_a_branch_on_data_whose_region_loads_stays_unknown() -> None:
+    body = DATA_BRANCH.replace(
+        "  %a = fsub float 0.000000e+00, %v\n",
+        "  %g = getelementptr float, ptr addrspace(1) %in, i32 40\n"
+        "  %a = load float, ptr addrspace(1) %g, align 4\n",
+    )
+    with pytest.raises(UnmodelledAt, match="not if-converted.*load"):
+        run_kernel(kernel(body))
+
+
+def test_a_loop_on_data_stays_unknown() -> None:
+    body = (
+        "  br label %head\n"
+        "head:\n"
+        "  %x = phi float [ %v, %0 ], [ %h, %head ]\n"
+        "  %h = fmul float %x, 5.000000e-01\n"
+        "  %c = fcmp ogt float %h, 1.000000e+00\n"
+        "  br i1 %c, label %head, label %done\n"
+        "done:\n"
+        "  %r = fadd float %h, %h\n" + STORE_R
+    )
+    with pytest.raises(UnmodelledAt, match="not if-converted"):
+        run_kernel(kernel(body.replace("[ %v, %0 ]", "[ %v, %2 ]")))
+
+
+# -- switch ------------------------------------------------------------------------------------
+SWITCH = (
+    "  %m = and i32 %t, 3\n"
+    "  switch i32 %m, label %other [\n"
+    "    i32 0, label %zero\n"
+    "    i32 2, label %two\n"
+    "  ]\n"
+    "zero:\n"
+    "  %a = fneg float %v\n"
+    "  br label %join\n"
+    "two:\n"
+    "  %b = fmul float %v, %v\n"
+    "  br label %join\n"
+    "other:\n"
+    "  br label %join\n"
+    "join:\n"
+    "  %r = phi float [ %a, %zero ], [ %b, %two ], [ %v, %other ]\n" + STORE_R
+)
+
+
+def test_a_multi_line_switch_is_read_and_each_thread_takes_its_case() -> None:
+    run = run_kernel(kernel(SWITCH))
+    assert stored(run)[:5] == ["fneg(x[0])", "x[1]", "fmul(x[2], x[2])", "x[3]", "fneg(x[4])"]
+
+
+def test_a_switch_on_data_is_if_converted() -> None:
+    body = SWITCH.replace("  %m = and i32 %t, 3\n", "  %m = bitcast float %v to i32\n")
+    out = stored(run_kernel(kernel(body)))[0]
+    assert out.startswith("select(icmp.eq(") and "fneg(x[0])" in out and "fmul(x[0], x[0])" in out
+
+
+def test_a_two_block_loop_on_data_stays_unknown() -> None:
+    body = (
+        "  br label %head\n"
+        "head:\n"
+        "  %x = phi float [ %v, %2 ], [ %h, %latch ]\n"
+        "  %h = fmul float %x, 5.000000e-01\n"
+        "  br label %latch\n"
+        "latch:\n"
+        "  %c = fcmp ogt float %h, 1.000000e+00\n"
+        "  br i1 %c, label %head, label %done\n"
+        "done:\n"
+        "  %r = fadd float %h, %h\n" + STORE_R
+    )
+    with pytest.raises(UnmodelledAt, match="not if-converted: the region loops"):
+        run_kernel(kernel(body))

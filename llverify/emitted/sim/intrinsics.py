@@ -32,6 +32,7 @@ __all__ = [
     "call",
     "ldmatrix",
     "prmt_selectors",
+    "pure_call",
     "scalar_callee",
     "shuffle",
     "shuffle_sources",
@@ -757,6 +758,24 @@ def _permlane32_swap(
     return Val(bits, syms=np.concatenate([new_vdst, new_src0], axis=1))
 
 
+def pure_call(callee: str, ins: Instruction, module: object) -> bool:
+    """Whether a call of ``callee`` only computes its result from its operands (no memory,
+    no other lane, no synchronisation): the math, bit and reflect families, special
+    registers, ``llvm.assume`` and declared libdevice functions of scalars."""
+    found = _family(callee.lstrip("@"))
+    if found is None:
+        return False
+    handler = found[0]
+    if handler is _pure_external:
+        defined = getattr(module, "functions", {})
+        return (
+            callee.lstrip("@") not in defined
+            and ins.type.kind not in ("void", "ptr")
+            and not any(o.type.kind == "ptr" for o in ins.operands)
+        )
+    return handler in _PURE or callee.lstrip("@") == "llvm.assume"
+
+
 # -- the families ----------------------------------------------------------------------------------
 def _names(*names: str) -> str:
     """A pattern matching exactly one of ``names``."""
@@ -780,6 +799,11 @@ _MATH = (
 
 # Families whose vector forms are their scalar semantics on each element
 _ELEMENTWISE = frozenset({_bit_op, _int_minmax, _math, _funnel_shift})
+
+# Families that compute their result from their operands alone
+_PURE = frozenset(
+    {_math, _reflect, _funnel_shift, _bit_op, _int_minmax, _special_register, _vector_reduce}
+)
 
 # The families in order: the first whose pattern matches the callee (from its start) decides.
 _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(

@@ -526,6 +526,29 @@ def _branch(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Typ
     return _VOID, operands
 
 
+def _switch(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``switch <ty> <value>, label %default [ <ty> <const>, label %dest ... ]``: targets are
+    the default then each case's destination; ``extra["cases"]`` the case values."""
+    operands = [_parse_typed(tokens)]
+    tokens.take(",")
+    tokens.take("label")
+    targets = [tokens.take()]
+    cases: list[int] = []
+    tokens.take("[")
+    while not tokens.accept("]"):
+        ty = parse_type(tokens)
+        value = tokens.take()
+        if ty.kind != "int" or not re.fullmatch(r"-?\d+", value):
+            raise LLVMParseError(f"a switch case {ty} {value} (expected an integer)", tokens.line)
+        cases.append(int(value) & ((1 << ty.bits) - 1))
+        tokens.take(",")
+        tokens.take("label")
+        targets.append(tokens.take())
+    extra["targets"] = tuple(targets)
+    extra["cases"] = tuple(cases)
+    return _VOID, operands
+
+
 def _return(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
     return _VOID, [] if tokens.accept("void") else [_parse_typed(tokens)]
 
@@ -620,6 +643,7 @@ _SYNTAX: dict[str, _Syntax] = {
     "phi": _phi,
     "call": _call,
     "br": _branch,
+    "switch": _switch,
     "ret": _return,
     "unreachable": _words,
     "fence": _words,
@@ -776,11 +800,21 @@ def _function(
             continue
         if not blocks and not current.instructions and current.label == "entry":
             current = Block(f"%{next_number}", [])
-        tokens = _Tokens(stripped, index)
+        first = index
+        if stripped.startswith("switch") and stripped.endswith("["):
+            # the case list of a switch spans lines up to its closing ']'
+            while index < len(lines) and not lines[index].strip().startswith("]"):
+                stripped += " " + lines[index].split(";", 1)[0].strip()
+                index += 1
+            if index == len(lines):
+                raise LLVMParseError("a switch whose case list is never closed", first)
+            stripped += " " + lines[index].split(";", 1)[0].strip()
+            index += 1
+        tokens = _Tokens(stripped, first)
         instruction = _instruction(tokens)
         if tokens.peek():
-            raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", index)
-        instruction.text_line = index
+            raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", first)
+        instruction.text_line = first
         dbg = instruction.extra.pop("dbg")
         if isinstance(dbg, str) and dbg in locations:
             instruction.line, instruction.column = locations[dbg]
