@@ -102,7 +102,7 @@ def test_a_declared_libdevice_function_is_an_uninterpreted_node() -> None:
         "  %s = alloca float, align 4\n"
         "  %r = tail call float @__nv_frexpf(float %v, ptr %s)\n" + STORE_R
     )
-    with pytest.raises(UnmodelledAt):  # writes through its pointer: not pure
+    with pytest.raises(UnmodelledAt, match="a pointer operand"):  # writes through it
         run_kernel(kernel(writer))
 
 
@@ -230,3 +230,79 @@ def test_a_two_block_loop_on_data_stays_unknown() -> None:
     )
     with pytest.raises(UnmodelledAt, match="not if-converted: the region loops"):
         run_kernel(kernel(body))
+
+
+# -- alloca: private memory ----------------------------------------------------------------------
+def alloca_body(index: str, store_index: str = "%k") -> str:
+    """Each thread writes its value at element ``store_index`` of its own [4 x float], reads
+    element ``index`` back and stores it."""
+    return (
+        "  %buf = alloca [4 x float], align 4\n"
+        "  %k = and i32 %t, 3\n"
+        f"  %w = getelementptr inbounds [4 x float], ptr %buf, i32 0, i32 {store_index}\n"
+        "  store float %v, ptr %w, align 4\n"
+        f"  %g = getelementptr inbounds float, ptr %buf, i32 {index}\n"
+        "  %r = load float, ptr %g, align 4\n" + STORE_R
+    )
+
+
+def test_alloca_is_each_threads_own_memory() -> None:
+    run = run_kernel(kernel(alloca_body("%k")))
+    assert run.violations == [] and run.uninitialised == []
+    assert stored(run)[:3] == ["x[0]", "x[1]", "x[2]"]  # no thread sees another's bytes
+
+
+def test_alloca_read_out_of_bounds_is_refuted() -> None:
+    run = run_kernel(kernel(alloca_body("4")))
+    assert [(v.kind, v.space) for v in run.violations] == [("out of bounds", "private")]
+
+
+def test_alloca_read_of_a_byte_the_thread_did_not_write_is_uninitialised() -> None:
+    run = run_kernel(kernel(alloca_body("3", store_index="0")))
+    assert {(v.kind, v.space) for v in run.uninitialised} == {("uninitialised read", "private")}
+    assert run.uninitialised[0].thread == 0
+    # its undefined bytes reach a global store: the read is the violation
+    (violation,) = run.violations
+    assert (violation.kind, violation.space) == ("uninitialised read", "private")
+    assert "undefined bytes reach the global store" in violation.detail
+
+
+def test_an_alloca_in_a_branch_region_keeps_the_branch_unknown() -> None:
+    body = DATA_BRANCH.replace(
+        "big:\n", "big:\n  %s = alloca float, align 4\n  store float %v, ptr %s, align 4\n"
+    )
+    with pytest.raises(UnmodelledAt, match="not if-converted"):
+        run_kernel(kernel(body))
+
+
+# -- odd instructions: unknown with the instruction named, never an error ----------------------
+ODD = [
+    (
+        "  %a = cmpxchg ptr addrspace(1) %out, i32 0, i32 %t monotonic monotonic, align 4\n",
+        "cmpxchg",
+    ),
+    ("  %a = va_arg ptr addrspace(1) %out, i32\n", "va_arg"),
+    ("  %a = alloca float, i32 %t, align 4\n", "alloca"),
+    ("  %a = atomicrmw add ptr addrspace(1) %out, i32 1 monotonic, align 4\n", "atomicrmw"),
+    ("  %a = tail call i32 @made_up_function(i32 %t)\n", "made_up_function"),
+    ("  %a = tail call float @__nv_sinf(ptr addrspace(1) %in)\n", "__nv_sinf"),
+    ("  %a = load i32, ptr addrspace(4) @.c, align 4\n", "global @.c"),
+    ("  %a = addrspacecast ptr addrspace(1) %in to ptr addrspace(7)\n", "addrspacecast"),
+    ("  unreachable\n", "unreachable"),
+    ("  %a = tail call i32 @llvm.nvvm.wgmma.made.up(i32 %t)\n", "wgmma"),
+]
+
+
+@pytest.mark.parametrize(("line", "named"), ODD)
+def test_an_odd_instruction_is_an_unknown_verdict_naming_it(line: str, named: str) -> None:
+    from llverify.emitted.dumped import validate_llvm_ir
+    from llverify.proof.verdict import Status
+
+    text = (
+        "@.c = internal addrspace(4) constant [1 x i32] [i32 7]\n"
+        "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n" + line + "  ret void\n}\n"
+    )
+    (verdict,) = validate_llvm_ir(text, threads=32).verdicts
+    assert verdict.status is Status.UNKNOWN
+    assert named in (verdict.reason or "")

@@ -336,7 +336,7 @@ class ControlFlow(ABC):
 
 
 # Plain instructions that touch no memory (terminators are checked by the region's walk)
-_PURE_OPCODES = frozenset(set(HANDLERS) - {"load", "store", "atomicrmw", "fence"})
+_PURE_OPCODES = frozenset(set(HANDLERS) - {"load", "store", "atomicrmw", "fence", "alloca"})
 
 
 def _targets(instruction: Instruction) -> list[str]:

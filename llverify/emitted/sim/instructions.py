@@ -25,9 +25,10 @@ from llverify.emitted.sim.llvm_ir import Instruction, Type, Value
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["HANDLERS", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
+__all__ = ["HANDLERS", "PRIVATE_WINDOW", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
 
 SHARED_WINDOW = 1 << 60  # generic addresses of shared memory
+PRIVATE_WINDOW = 1 << 59  # generic addresses of private memory (allocas)
 
 
 def merge(mask: np.ndarray, new: Val, old: Val) -> Val:
@@ -357,6 +358,10 @@ def _address_space_cast(source: Val, src_ty: Type, ty: Type) -> Val:
         return Val(64, ints=(values & np.uint64(0xFFFFFFFF)) + np.uint64(SHARED_WINDOW))
     if src_ty.space == 0 and ty.space == 3:
         return Val(32, ints=(values - np.uint64(SHARED_WINDOW)) & np.uint64(0xFFFFFFFF))
+    if src_ty.space == 5 and ty.space == 0:
+        return Val(64, ints=(values & np.uint64(0xFFFFFFFF)) + np.uint64(PRIVATE_WINDOW))
+    if src_ty.space == 0 and ty.space == 5:
+        return Val(32, ints=(values - np.uint64(PRIVATE_WINDOW)) & np.uint64(0xFFFFFFFF))
     if {src_ty.space, ty.space} <= {0, 1}:
         return Val(64, ints=values.copy())
     raise Unmodelled(f"addrspacecast from {src_ty} to {ty}")
@@ -582,6 +587,21 @@ def _float_unary(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     return machine.data_op(ins.opcode, [machine.value(ins.operands[0])], nbytes_of(ins.type))
 
 
+def _alloca(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``alloca``: each thread's own private buffer of the allocated type times its count; the
+    pointer is the same in every thread (private memory is per thread)."""
+    allocated = ins.extra["allocated"]
+    assert isinstance(allocated, Type)
+    count, align = ins.extra.get("count", 1), ins.extra.get("align", 1)
+    assert isinstance(count, int) and isinstance(align, int)
+    if count < 0:
+        raise Unmodelled("an alloca of a variable number of elements")
+    if not mask.all():
+        raise Unmodelled("an alloca in divergent code")
+    address = machine.allocate_private(ins, allocated.size_bytes * count, align)
+    return Val.concrete(address, bits_of(ins.type), machine.threads)
+
+
 def _no_op(machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
     """``fence``: the executor runs each warp in lockstep and orders memory as written."""
 
@@ -605,6 +625,7 @@ HANDLERS: dict[str, _Handler] = {
     "load": _load,
     "store": _store,
     "atomicrmw": _atomic,
+    "alloca": _alloca,
     "extractelement": _extract_element,
     "insertelement": _insert_element,
     "shufflevector": _shuffle_vector,

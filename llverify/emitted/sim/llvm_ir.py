@@ -461,6 +461,29 @@ def _unmodelled(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple
     return _VOID, []
 
 
+def _alloca(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``alloca [inalloca] <type>[, <ty> <count>][, align N][, addrspace(N)]``: the result is a
+    pointer (of address space N); ``extra``: the allocated type, its count (-1: not a
+    constant), alignment."""
+    tokens.accept("inalloca")
+    extra["allocated"] = parse_type(tokens)
+    count, align, space = 1, 1, 0
+    while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+        tokens.take(",")
+        if tokens.accept("align"):
+            align = int(tokens.take())
+        elif tokens.accept("addrspace"):
+            tokens.take("(")
+            space = int(tokens.take())
+            tokens.take(")")
+        else:
+            counted = _parse_typed(tokens)
+            count = int(counted.text) if re.fullmatch(r"\d+", counted.text) else -1
+    extra["count"] = count
+    extra["align"] = align
+    return Type("ptr", space=space), []
+
+
 def _vector_op(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
     """``extractelement``, ``insertelement`` and ``shufflevector``."""
     operands = [_parse_typed(tokens)]
@@ -642,6 +665,7 @@ _SYNTAX: dict[str, _Syntax] = {
     "insertvalue": _aggregate,
     "phi": _phi,
     "call": _call,
+    "alloca": _alloca,
     "br": _branch,
     "switch": _switch,
     "ret": _return,

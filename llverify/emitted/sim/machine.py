@@ -88,6 +88,10 @@ class Machine(Protocol):
     ) -> None:
         """The threads of ``mask`` store byte symbols ``values`` (T, nbytes) at ``addresses``."""
 
+    def allocate_private(self, instruction: Instruction, size: int, align: int) -> int:
+        """The address of the private allocation (``size`` bytes, each thread its own) of the
+        alloca ``instruction``."""
+
     def shadow_store(
         self,
         addresses: np.ndarray,
