@@ -306,3 +306,36 @@ def test_an_odd_instruction_is_an_unknown_verdict_naming_it(line: str, named: st
     (verdict,) = validate_llvm_ir(text, threads=32).verdicts
     assert verdict.status is Status.UNKNOWN
     assert named in (verdict.reason or "")
+
+
+# -- bitcasts of bit vectors ---------------------------------------------------------------------
+def test_a_bit_vector_bitcast_puts_element_k_at_bit_k() -> None:
+    body = (
+        "  %k = and i32 %t, 15\n"
+        "  %n = trunc i32 %k to i4\n"
+        "  %bits = bitcast i4 %n to <4 x i1>\n"  # and back, with element 0 cleared
+        "  %cleared = insertelement <4 x i1> %bits, i1 false, i64 0\n"
+        "  %back = bitcast <4 x i1> %cleared to i4\n"
+        "  %count = tail call i4 @llvm.ctpop.i4(i4 %back)\n"
+        "  %w = zext i4 %back to i32\n"
+        "  %c = zext i4 %count to i32\n"
+        "  %s = shl i32 %c, 8\n"
+        "  %o = or i32 %w, %s\n"
+        "  %r = bitcast i32 %o to float\n" + STORE_R
+    )
+    got = [int(s, 16) for s in stored(run_kernel(kernel(body)))[:16]]
+    assert got == [(k & 14) | (bin(k & 14).count("1") << 8) for k in range(16)]
+
+
+def test_a_bit_vector_of_data_bitcast_is_a_node_and_a_mismatched_one_unknown() -> None:
+    body = (
+        "  %c = fcmp olt <2 x float> <float 0.0, float 1.0>, <float 0.5, float 0.5>\n"
+        "  %d = fcmp olt float %v, 0.000000e+00\n"
+        "  %e = insertelement <2 x i1> %c, i1 %d, i64 1\n"
+        "  %b = bitcast <2 x i1> %e to i2\n"
+        "  %z = zext i2 %b to i32\n"
+        "  %r = bitcast i32 %z to float\n" + STORE_R
+    )
+    assert stored(run_kernel(kernel(body)))[0].startswith("zext.2.32(bitcast.<2 x i1>(")
+    with pytest.raises(UnmodelledAt, match="a bitcast from <2 x i1> to i8"):
+        run_kernel(kernel(body.replace("to i2\n", "to i8\n").replace("zext i2", "zext i8")))

@@ -279,11 +279,45 @@ def _reinterpret(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     source = machine.value(ins.operands[0])
     if op == "addrspacecast":
         return _address_space_cast(source, src_ty, ty)
+    if op == "bitcast" and (_bit_vector(src_ty) or _bit_vector(ty)):
+        return _bit_vector_cast(machine, source, src_ty, ty)
     if nbytes_of(src_ty) != nbytes_of(ty) and op == "bitcast":
         raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
     if op == "bitcast" and ty.kind == "vector" and ty.element is not None and ty.element.bits < 8:
         raise Unmodelled(f"a bitcast to {ty}")
     return _retype(source, ty)
+
+
+def _bit_vector(ty: Type) -> bool:
+    """A vector of i1 (one byte per element in the executor, bit-packed in LLVM's bitcasts)."""
+    return ty.kind == "vector" and ty.element is not None and ty.element.bits == 1
+
+
+def _bit_vector_cast(machine: Machine, source: Val, src_ty: Type, ty: Type) -> Val:
+    """``bitcast <N x i1>`` to ``iN`` and back (LangRef: element k is bit k of the integer):
+    exact on concrete values; of tagged data, the integer is a node of the elements and an
+    element ``bit.k`` of the integer (``trunc`` for bit 0)."""
+    if _bit_vector(src_ty) and ty.kind == "int" and ty.bits == src_ty.count and ty.bits <= 64:
+        if source.is_concrete():
+            elements = source.byte_symbols()
+            bits = (-1 - elements).astype(np.uint64) & np.uint64(1)
+            shifts = np.arange(src_ty.count, dtype=np.uint64)
+            value = np.bitwise_or.reduce(bits << shifts[None, :], axis=1)
+            return Val.concrete(value, ty.bits, machine.threads)
+        return machine.data_op(f"bitcast.{src_ty}.{ty}", [source], nbytes_of(ty))
+    if _bit_vector(ty) and src_ty.kind == "int" and src_ty.bits == ty.count and ty.count <= 64:
+        if source.is_concrete():
+            value = source.normalised().integers()
+            shifts = np.arange(ty.count, dtype=np.uint64)
+            bits = (value[:, None] >> shifts[None, :]) & np.uint64(1)
+            return Val(bits_of(ty), syms=-1 - bits.astype(np.int64)).normalised()
+        parts = [
+            machine.data_op(f"trunc.{src_ty.bits}.1" if k == 0 else f"bit.{k}", [source], 1)
+            for k in range(ty.count)
+        ]
+        syms = np.concatenate([p.byte_symbols() for p in parts], axis=1)
+        return Val(bits_of(ty), syms=syms).normalised()
+    raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
 
 
 def _integer_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:

@@ -481,10 +481,13 @@ def prmt_selectors(selector: int) -> list[int]:
 def _bit_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
     """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
     reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
-    tagged data they are unmodelled."""
+    tagged data, a node."""
     name, bits = found.group(1), int(found.group(2))
     if bits > 64:
         raise Unmodelled(f"llvm.{name}.i{bits}")
+    operand = machine.value(ins.operands[0])
+    if not operand.is_concrete():
+        return machine.data_op(f"{name}.i{bits}", [operand], nbytes_of(ins.type))
     values = machine.value(ins.operands[0]).integers(mask, f"{name} operand")
     out = np.zeros_like(values)
     for k in range(bits):
