@@ -4,6 +4,9 @@ bit-vector bitcasts, and odd instructions that stay unknown (issue 25)."""
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -339,3 +342,63 @@ def test_a_bit_vector_of_data_bitcast_is_a_node_and_a_mismatched_one_unknown() -
     assert stored(run_kernel(kernel(body)))[0].startswith("zext.2.32(bitcast.<2 x i1>(")
     with pytest.raises(UnmodelledAt, match="a bitcast from <2 x i1> to i8"):
         run_kernel(kernel(body.replace("to i2\n", "to i8\n").replace("zext i2", "zext i8")))
+
+
+# -- inline assembly in an if-converted region -----------------------------------------------------
+def test_pure_inline_asm_in_a_branch_region_is_if_converted_and_a_side_effect_one_is_not() -> None:
+    rcp = '  %a = tail call float asm "rcp.approx.ftz.f32 $0,$1;", "=f,f"(float %v)\n'
+    body = DATA_BRANCH.replace("  %a = fsub float 0.000000e+00, %v\n", rcp)
+    out = stored(run_kernel(kernel(body)))[0]
+    assert out.startswith("select(fcmp.olt(x[0], 0x0), ")
+    with pytest.raises(UnmodelledAt, match="not if-converted.*call"):
+        run_kernel(kernel(body.replace("asm ", "asm sideeffect ")))
+
+
+# -- real kernels (PyTorch 2.11 Inductor, Triton 3.6, sm_90; paths scrubbed) ----------------------
+REAL = Path(__file__).parent / "data" / "emitted" / "inductor"
+
+
+def real_kernel(name: str) -> str:
+    return gzip.decompress((REAL / name).read_bytes()).decode()
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("gelu_erf_libdevice_sm90.llir.gz", {}),
+        ("tanh_backward_libdevice_sm90.llir.gz", {"3": 1024}),
+    ],
+)
+def test_real_libdevice_kernels_are_proved(name: str, arguments: dict[str, int]) -> None:
+    """vit's ``triton_poi_fused_gelu_view_9`` (erf) and bert's
+    ``triton_poi_fused_native_dropout_backward_tanh_tanh_backward`` (tanh, with inline
+    ``rcp.approx``): libdevice inlined, ``__nvvm_reflect("__CUDA_FTZ")`` and branches on the
+    data (was unknown: call to __nvvm_reflect)."""
+    from llverify.emitted.dumped import validate_llvm_ir
+    from llverify.proof.verdict import Status
+
+    text = real_kernel(name)
+    assert "__nvvm_reflect" in text
+    (verdict,) = validate_llvm_ir(text, threads=128, arguments=arguments).verdicts
+    assert verdict.status is Status.PROVED, verdict.reason
+    # negative control: a store into the erf/tanh region leaves the branch unknown
+    join = text.index("br i1", text.index("__nvvm_reflect"))
+    line_end = text.index("\n", join)
+    branch = text[join:line_end]
+    target = branch.split("label ")[1].split(",")[0]
+    label = target.lstrip("%") + ":"
+    at = text.index("\n" + label) + len(label) + 1
+    at = text.index("\n", at) + 1
+    bad = text[:at] + "  store i32 0, ptr addrspace(1) %0, align 4\n" + text[at:]
+    (verdict,) = validate_llvm_ir(bad, threads=128, arguments=arguments).verdicts
+    assert verdict.status is Status.UNKNOWN and "not if-converted" in (verdict.reason or "")
+
+
+def test_a_real_combo_kernels_multi_line_switch_is_read() -> None:
+    """bert's ``triton_for_fused_0`` switches on the program id over 41 sub-kernels."""
+    module = parse_llvm_ir(real_kernel("combo_switch_sm90.llir.gz"))
+    (switch,) = [
+        i for b in next(iter(module.functions.values())).blocks for i in b.instructions
+        if i.opcode == "switch"
+    ]  # fmt: skip
+    assert switch.extra["cases"][:2] == (0, 1) and len(switch.extra["targets"]) >= 3

@@ -331,12 +331,46 @@ class ControlFlow(ABC):
         """Whether ``instruction`` computes only values (no memory, no synchronisation)."""
         if instruction.opcode == "call":
             callee = str(instruction.extra.get("callee", ""))
-            return callee != "asm" and pure_call(callee, instruction, self.module)
+            if callee == "asm":
+                return _pure_asm(instruction)
+            return pure_call(callee, instruction, self.module)
         return instruction.opcode in _PURE_OPCODES
 
 
 # Plain instructions that touch no memory (terminators are checked by the region's walk)
 _PURE_OPCODES = frozenset(set(HANDLERS) - {"load", "store", "atomicrmw", "fence", "alloca"})
+
+
+# PTX instructions that compute registers from registers (no memory, no other lane, no
+# synchronisation): inline assembly made only of these, without ``sideeffect``, is pure
+_PURE_PTX = frozenset(
+    {
+        "rcp", "sqrt", "rsqrt", "ex2", "lg2", "tanh", "sin", "cos", "mov", "cvt", "add", "sub",
+        "mul", "mad", "madc", "fma", "min", "max", "neg", "abs", "and", "or", "xor", "not",
+        "shl", "shr", "selp", "setp", "div", "rem", "copysign", "testp", "mul24", "mad24",
+        "addc", "subc", "popc", "clz", "brev", "bfe", "bfi", "lop3", "cvta", "prmt",
+    }
+)  # fmt: skip
+
+
+def _pure_asm(instruction: Instruction) -> bool:
+    """Inline assembly that only computes: no ``sideeffect``, every statement's mnemonic in
+    :data:`_PURE_PTX` (braces, declarations of registers and labels allowed), no predicate
+    guard on a statement that is not."""
+    flags = instruction.extra.get("asm_flags", ())
+    assert isinstance(flags, tuple)
+    if "sideeffect" in flags:
+        return False
+    text = str(instruction.extra.get("asm", ""))
+    for statement in text.replace("\n", ";").split(";"):
+        words = statement.strip().strip("{}").strip().split()
+        if not words or words[0].startswith(".reg"):
+            continue
+        if words[0].startswith("@"):
+            words = words[1:]
+        if not words or words[0].split(".")[0] not in _PURE_PTX:
+            return False
+    return True
 
 
 def _targets(instruction: Instruction) -> list[str]:

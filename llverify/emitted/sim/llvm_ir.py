@@ -610,6 +610,7 @@ def _call(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type,
         flags = []
         while tokens.peek() in ("sideeffect", "alignstack", "inteldialect", "convergent"):
             flags.append(tokens.take())
+        extra["asm_flags"] = tuple(flags)
         extra["asm"] = _unescape(tokens.take())
         tokens.take(",")
         extra["constraints"] = _unescape(tokens.take())
