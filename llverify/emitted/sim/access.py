@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from llverify.emitted.sim.instructions import SHARED_WINDOW
+from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
-from llverify.emitted.sim.memory import GlobalMemory, SharedMemory, Violation
+from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
@@ -49,19 +49,25 @@ class MemoryAccess:
     trace: list[AccessRecord] | None
     shared: SharedMemory
     memory: GlobalMemory
+    private: PrivateMemory
     _finished_shared: list[SharedMemory]
+    _finished_private: list[PrivateMemory]
 
     def _start_memory(self) -> None:
         """Empty global memory and the first CTA's shared memory."""
         self.memory = GlobalMemory()
         self._finished_shared = []
+        self._finished_private = []
         self.shared = self._fresh_shared()
+        self.private = PrivateMemory(self.threads)
         self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
         self._finished_shared.append(self.shared)
         self.shared = self._fresh_shared()
+        self._finished_private.append(self.private)
+        self.private = PrivateMemory(self.threads)
 
     def _fresh_shared(self) -> SharedMemory:
         return SharedMemory(
@@ -72,13 +78,24 @@ class MemoryAccess:
     def violations(self) -> list[Violation]:
         """Every failed memory check, in every CTA run so far."""
         earlier = [v for shared in self._finished_shared for v in shared.violations]
-        return earlier + self.shared.violations + self.memory.violations
+        earlier += [v for private in self._finished_private for v in private.violations]
+        return earlier + self.shared.violations + self.private.violations + self.memory.violations
 
     @property
     def uninitialised(self) -> list[Violation]:
-        """Every read of a shared byte no thread wrote, in every CTA run so far."""
+        """Every read of a shared byte no thread wrote (or of a private byte its thread did
+        not write), in every CTA run so far."""
         earlier = [v for shared in self._finished_shared for v in shared.uninitialised]
-        return earlier + self.shared.uninitialised
+        earlier += [v for private in self._finished_private for v in private.uninitialised]
+        return earlier + self.shared.uninitialised + self.private.uninitialised
+
+    def allocate_private(self, instruction: Instruction, size: int, align: int) -> int:
+        """The address (the same in every thread: each has its own bytes there) of the
+        private allocation of ``size`` bytes that the alloca ``instruction`` makes."""
+        offset = self.private.allocate(instruction.text_line, size, align)
+        if instruction.type.space == 5:
+            return offset
+        return PRIVATE_WINDOW + offset
 
     def record(
         self,
@@ -112,6 +129,8 @@ class MemoryAccess:
         self.record("load", space, nbytes, threads, base, where)
         if space == 3:
             out[threads] = self.shared.read(grid, threads, where)
+        elif space == 5:
+            out[threads] = self.private.read(grid, threads, where)
         else:
             out[threads] = self.memory.read(grid, threads, where)
         return out
@@ -134,6 +153,8 @@ class MemoryAccess:
         self.record("store", space, values.shape[1], threads, base, where)
         if space == 3:
             self.shared.write(grid, values[threads], threads, where)
+        elif space == 5:
+            self.private.write(grid, values[threads], threads, where)
         else:
             self.memory.write(grid, values[threads], threads, where)
 
@@ -164,14 +185,22 @@ class MemoryAccess:
 
 
 def _space(space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:
-    """The address space (3 or 1) and the byte addresses in it of an access to ``space``."""
+    """The address space (3 shared, 5 private or 1 global) and the byte addresses in it of an
+    access to ``space`` (generic addresses: by window)."""
     if space == 3:
         return 3, (addresses & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    if space == 5:
+        return 5, (addresses & np.uint64(0xFFFFFFFF)).astype(np.int64)
     if space in (1, 0):
-        if space == 0 and (addresses >= np.uint64(SHARED_WINDOW)).any():
-            if not (addresses >= np.uint64(SHARED_WINDOW)).all():
-                raise Unmodelled("a generic access mixing shared and global addresses")
-            return 3, (addresses - np.uint64(SHARED_WINDOW)).astype(np.int64)
+        if space == 0:
+            shared = addresses >= np.uint64(SHARED_WINDOW)
+            private = ~shared & (addresses >= np.uint64(PRIVATE_WINDOW))
+            if shared.any() or private.any():
+                if shared.all():
+                    return 3, (addresses - np.uint64(SHARED_WINDOW)).astype(np.int64)
+                if private.all():
+                    return 5, (addresses - np.uint64(PRIVATE_WINDOW)).astype(np.int64)
+                raise Unmodelled("a generic access mixing shared, private and global addresses")
         return 1, addresses.astype(np.int64)
     raise Unmodelled(f"memory in address space {space}")
 

@@ -25,9 +25,10 @@ from llverify.emitted.sim.llvm_ir import Instruction, Type, Value
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["HANDLERS", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
+__all__ = ["HANDLERS", "PRIVATE_WINDOW", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
 
 SHARED_WINDOW = 1 << 60  # generic addresses of shared memory
+PRIVATE_WINDOW = 1 << 59  # generic addresses of private memory (allocas)
 
 
 def merge(mask: np.ndarray, new: Val, old: Val) -> Val:
@@ -278,11 +279,45 @@ def _reinterpret(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     source = machine.value(ins.operands[0])
     if op == "addrspacecast":
         return _address_space_cast(source, src_ty, ty)
+    if op == "bitcast" and (_bit_vector(src_ty) or _bit_vector(ty)):
+        return _bit_vector_cast(machine, source, src_ty, ty)
     if nbytes_of(src_ty) != nbytes_of(ty) and op == "bitcast":
         raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
     if op == "bitcast" and ty.kind == "vector" and ty.element is not None and ty.element.bits < 8:
         raise Unmodelled(f"a bitcast to {ty}")
     return _retype(source, ty)
+
+
+def _bit_vector(ty: Type) -> bool:
+    """A vector of i1 (one byte per element in the executor, bit-packed in LLVM's bitcasts)."""
+    return ty.kind == "vector" and ty.element is not None and ty.element.bits == 1
+
+
+def _bit_vector_cast(machine: Machine, source: Val, src_ty: Type, ty: Type) -> Val:
+    """``bitcast <N x i1>`` to ``iN`` and back (LangRef: element k is bit k of the integer):
+    exact on concrete values; of tagged data, the integer is a node of the elements and an
+    element ``bit.k`` of the integer (``trunc`` for bit 0)."""
+    if _bit_vector(src_ty) and ty.kind == "int" and ty.bits == src_ty.count and ty.bits <= 64:
+        if source.is_concrete():
+            elements = source.byte_symbols()
+            bits = (-1 - elements).astype(np.uint64) & np.uint64(1)
+            shifts = np.arange(src_ty.count, dtype=np.uint64)
+            value = np.bitwise_or.reduce(bits << shifts[None, :], axis=1)
+            return Val.concrete(value, ty.bits, machine.threads)
+        return machine.data_op(f"bitcast.{src_ty}.{ty}", [source], nbytes_of(ty))
+    if _bit_vector(ty) and src_ty.kind == "int" and src_ty.bits == ty.count and ty.count <= 64:
+        if source.is_concrete():
+            value = source.normalised().integers()
+            shifts = np.arange(ty.count, dtype=np.uint64)
+            bits = (value[:, None] >> shifts[None, :]) & np.uint64(1)
+            return Val(bits_of(ty), syms=-1 - bits.astype(np.int64)).normalised()
+        parts = [
+            machine.data_op(f"trunc.{src_ty.bits}.1" if k == 0 else f"bit.{k}", [source], 1)
+            for k in range(ty.count)
+        ]
+        syms = np.concatenate([p.byte_symbols() for p in parts], axis=1)
+        return Val(bits_of(ty), syms=syms).normalised()
+    raise Unmodelled(f"a bitcast from {src_ty} to {ty}")
 
 
 def _integer_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
@@ -357,6 +392,10 @@ def _address_space_cast(source: Val, src_ty: Type, ty: Type) -> Val:
         return Val(64, ints=(values & np.uint64(0xFFFFFFFF)) + np.uint64(SHARED_WINDOW))
     if src_ty.space == 0 and ty.space == 3:
         return Val(32, ints=(values - np.uint64(SHARED_WINDOW)) & np.uint64(0xFFFFFFFF))
+    if src_ty.space == 5 and ty.space == 0:
+        return Val(64, ints=(values & np.uint64(0xFFFFFFFF)) + np.uint64(PRIVATE_WINDOW))
+    if src_ty.space == 0 and ty.space == 5:
+        return Val(32, ints=(values - np.uint64(PRIVATE_WINDOW)) & np.uint64(0xFFFFFFFF))
     if {src_ty.space, ty.space} <= {0, 1}:
         return Val(64, ints=values.copy())
     raise Unmodelled(f"addrspacecast from {src_ty} to {ty}")
@@ -582,6 +621,21 @@ def _float_unary(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     return machine.data_op(ins.opcode, [machine.value(ins.operands[0])], nbytes_of(ins.type))
 
 
+def _alloca(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``alloca``: each thread's own private buffer of the allocated type times its count; the
+    pointer is the same in every thread (private memory is per thread)."""
+    allocated = ins.extra["allocated"]
+    assert isinstance(allocated, Type)
+    count, align = ins.extra.get("count", 1), ins.extra.get("align", 1)
+    assert isinstance(count, int) and isinstance(align, int)
+    if count < 0:
+        raise Unmodelled("an alloca of a variable number of elements")
+    if not mask.all():
+        raise Unmodelled("an alloca in divergent code")
+    address = machine.allocate_private(ins, allocated.size_bytes * count, align)
+    return Val.concrete(address, bits_of(ins.type), machine.threads)
+
+
 def _no_op(machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
     """``fence``: the executor runs each warp in lockstep and orders memory as written."""
 
@@ -605,6 +659,7 @@ HANDLERS: dict[str, _Handler] = {
     "load": _load,
     "store": _store,
     "atomicrmw": _atomic,
+    "alloca": _alloca,
     "extractelement": _extract_element,
     "insertelement": _insert_element,
     "shufflevector": _shuffle_vector,

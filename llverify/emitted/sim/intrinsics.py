@@ -32,6 +32,7 @@ __all__ = [
     "call",
     "ldmatrix",
     "prmt_selectors",
+    "pure_call",
     "scalar_callee",
     "shuffle",
     "shuffle_sources",
@@ -481,10 +482,13 @@ def prmt_selectors(selector: int) -> list[int]:
 def _bit_op(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
     """``llvm.bitreverse.iN`` / ``llvm.ctpop.iN`` of a concrete value (index arithmetic: Triton
     reverses the lane bits of a linear layout's index, counts ballot bits in histograms); of
-    tagged data they are unmodelled."""
+    tagged data, a node."""
     name, bits = found.group(1), int(found.group(2))
     if bits > 64:
         raise Unmodelled(f"llvm.{name}.i{bits}")
+    operand = machine.value(ins.operands[0])
+    if not operand.is_concrete():
+        return machine.data_op(f"{name}.i{bits}", [operand], nbytes_of(ins.type))
     values = machine.value(ins.operands[0]).integers(mask, f"{name} operand")
     out = np.zeros_like(values)
     for k in range(bits):
@@ -510,6 +514,85 @@ def _int_minmax(machine: Machine, ins: Instruction, found: re.Match[str], mask: 
     else:
         pick_a = a >= b if name == "umax" else a <= b
     return Val.concrete(np.where(pick_a, a, b), bits, machine.threads)
+
+
+def _funnel_shift(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """``llvm.fshl.iN`` / ``llvm.fshr.iN`` (LangRef): the concatenation ``a:b`` (``a`` high)
+    shifted left (``fshl``: its high half) or right (``fshr``: its low half) by the amount
+    modulo N; exact on concrete values, a node of tagged data."""
+    name, bits = found.group(1), int(found.group(2))
+    operands = [machine.value(o) for o in ins.operands]
+    if bits > 64 or not all(o.is_concrete() for o in operands):
+        return machine.data_op(name, operands, nbytes_of(ins.type))
+    a, b, amount = (o.normalised().integers() for o in operands)
+    out = []
+    for x, y, z in zip(a.tolist(), b.tolist(), amount.tolist()):
+        joined = (int(x) << bits) | int(y)
+        shift = int(z) % bits
+        if name == "fshl":
+            out.append((joined << shift) >> bits)
+        else:
+            out.append(joined >> shift)
+    values = np.array([v & ((1 << bits) - 1) for v in out], dtype=np.uint64)
+    return Val.concrete(values, bits, machine.threads)
+
+
+# The values ``__nvvm_reflect`` folds to (LLVM's NVVMReflect pass): the argument names a
+# module flag; a name of none of these is unmodelled.
+_REFLECT_FLAGS = {"__CUDA_FTZ": "nvvm-reflect-ftz", "__CUDA_PREC_SQRT": "nvvm-reflect-prec-sqrt"}
+
+
+def _reflect(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
+    """``__nvvm_reflect("NAME")`` / ``llvm.nvvm.reflect``, as LLVM's NVVMReflect pass folds
+    it before code generation: ``__CUDA_FTZ`` is the module flag ``nvvm-reflect-ftz`` (0 when
+    the module has none), ``__CUDA_PREC_SQRT`` the flag ``nvvm-reflect-prec-sqrt`` (unmodelled
+    when absent: its default differs between LLVM releases), ``__CUDA_ARCH`` the SM version
+    times 10 from the module's ``"target-cpu"="sm_XX"`` (unmodelled when the module does not
+    name it).  Any other name is unmodelled (a value given on LLVM's command line)."""
+    module = machine.module
+    name = _reflected_name(ins.operands[0] if ins.operands else None, module.strings)
+    if name == "__CUDA_FTZ":
+        value = module.flags.get("nvvm-reflect-ftz", 0)
+    elif name == "__CUDA_PREC_SQRT" and "nvvm-reflect-prec-sqrt" in module.flags:
+        value = module.flags["nvvm-reflect-prec-sqrt"]
+    elif name == "__CUDA_ARCH" and module.target_cpu.startswith("sm_"):
+        value = int(re.sub(r"\D", "", module.target_cpu)) * 10
+    else:
+        raise Unmodelled(f"__nvvm_reflect of {name!r} (not folded by a known rule)")
+    return Val.concrete(value & 0xFFFFFFFF, bits_of(ins.type), machine.threads)
+
+
+def _reflected_name(operand: Value | None, strings: dict[str, bytes]) -> str | None:
+    """The string a reflect argument points at: a constant global's ``c"..."`` bytes up to
+    the NUL, through address-space casts and a zero ``getelementptr``; None when it is not."""
+    while operand is not None and operand.text in ("addrspacecast", "bitcast", "gep"):
+        if operand.text == "gep":
+            if any(e.text not in ("0",) for e in operand.elements[2:]):
+                return None
+            operand = operand.elements[1]
+        else:
+            operand = operand.elements[0]
+    if operand is None or operand.text not in strings:
+        return None
+    return strings[operand.text].split(b"\0", 1)[0].decode("latin-1")
+
+
+def _pure_external(
+    machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
+) -> Val:
+    """A call of a pure function the module only declares (libdevice's ``__nv_*`` math of
+    scalars, not inlined): an uninterpreted function of its operands, one node per thread.
+    A callee the module defines, a void one, or one taking a pointer (``__nv_sincosf``,
+    ``__nv_frexpf`` write through it) is unmodelled."""
+    callee = found.string
+    if callee in machine.module.functions or ins.type.kind in ("void", "ptr"):
+        raise Unmodelled(f"call to {callee}")
+    if any(o.type.kind == "ptr" for o in ins.operands):
+        raise Unmodelled(f"call to {callee} (a pointer operand)")
+    operands = [machine.value(o) for o in ins.operands]
+    return machine.data_op(callee, operands, nbytes_of(ins.type))
 
 
 def _math(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:
@@ -794,6 +877,24 @@ def _transposed_read(
     return Val(64, syms=out).normalised()
 
 
+def pure_call(callee: str, ins: Instruction, module: object) -> bool:
+    """Whether a call of ``callee`` only computes its result from its operands (no memory,
+    no other lane, no synchronisation): the math, bit and reflect families, special
+    registers, ``llvm.assume`` and declared libdevice functions of scalars."""
+    found = _family(callee.lstrip("@"))
+    if found is None:
+        return False
+    handler = found[0]
+    if handler is _pure_external:
+        defined = getattr(module, "functions", {})
+        return (
+            callee.lstrip("@") not in defined
+            and ins.type.kind not in ("void", "ptr")
+            and not any(o.type.kind == "ptr" for o in ins.operands)
+        )
+    return handler in _PURE or callee.lstrip("@") == "llvm.assume"
+
+
 # -- the families ----------------------------------------------------------------------------------
 def _names(*names: str) -> str:
     """A pattern matching exactly one of ``names``."""
@@ -816,7 +917,12 @@ _MATH = (
 )
 
 # Families whose vector forms are their scalar semantics on each element
-_ELEMENTWISE = frozenset({_bit_op, _int_minmax, _math})
+_ELEMENTWISE = frozenset({_bit_op, _int_minmax, _math, _funnel_shift})
+
+# Families that compute their result from their operands alone
+_PURE = frozenset(
+    {_math, _reflect, _funnel_shift, _bit_op, _int_minmax, _special_register, _vector_reduce}
+)
 
 # The families in order: the first whose pattern matches the callee (from its start) decides.
 _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
@@ -884,6 +990,9 @@ _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
         (_prefixes("llvm.amdgcn.permlane16.swap"), _permlane16_swap_call),
         (r"llvm\.amdgcn\.ds\.read\.tr(\d+)\.b\d+", _transposed_read),
         (r"llvm\.nvvm\.redux\.sync\.(add|min|max|umin|umax|and|or|xor)\Z", _redux),
+        (_names("__nvvm_reflect", "llvm.nvvm.reflect"), _reflect),
         (_MATH, _math),
+        (r"llvm\.(fshl|fshr)\.i(\d+)\Z", _funnel_shift),
+        (r"__nv_[a-z0-9_]+\Z", _pure_external),
     )
 )

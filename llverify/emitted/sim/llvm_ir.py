@@ -158,9 +158,19 @@ class Function:
 
 @dataclass
 class LLVMModule:
+    """A module: its function definitions, the type of each global (``@name``), the source
+    files of its debug information; ``target_cpu`` the ``"target-cpu"`` attribute (``sm_90a``,
+    ``gfx942``; empty when not given); ``spaces`` the address space of each global, ``strings``
+    the bytes of each constant global initialised by a ``c"..."`` string, ``flags`` the
+    integer module flags (``!llvm.module.flags``: ``nvvm-reflect-ftz`` -> 1)."""
+
     functions: dict[str, Function]
     globals: dict[str, Type]
     source_files: tuple[str, ...]
+    spaces: dict[str, int] = field(default_factory=dict)
+    strings: dict[str, bytes] = field(default_factory=dict)
+    flags: dict[str, int] = field(default_factory=dict)
+    target_cpu: str = ""
 
 
 _TOKEN = re.compile(
@@ -451,6 +461,29 @@ def _unmodelled(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple
     return _VOID, []
 
 
+def _alloca(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``alloca [inalloca] <type>[, <ty> <count>][, align N][, addrspace(N)]``: the result is a
+    pointer (of address space N); ``extra``: the allocated type, its count (-1: not a
+    constant), alignment."""
+    tokens.accept("inalloca")
+    extra["allocated"] = parse_type(tokens)
+    count, align, space = 1, 1, 0
+    while tokens.peek() == "," and not tokens.peek(1).startswith("!"):
+        tokens.take(",")
+        if tokens.accept("align"):
+            align = int(tokens.take())
+        elif tokens.accept("addrspace"):
+            tokens.take("(")
+            space = int(tokens.take())
+            tokens.take(")")
+        else:
+            counted = _parse_typed(tokens)
+            count = int(counted.text) if re.fullmatch(r"\d+", counted.text) else -1
+    extra["count"] = count
+    extra["align"] = align
+    return Type("ptr", space=space), []
+
+
 def _vector_op(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
     """``extractelement``, ``insertelement`` and ``shufflevector``."""
     operands = [_parse_typed(tokens)]
@@ -516,6 +549,29 @@ def _branch(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Typ
     return _VOID, operands
 
 
+def _switch(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
+    """``switch <ty> <value>, label %default [ <ty> <const>, label %dest ... ]``: targets are
+    the default then each case's destination; ``extra["cases"]`` the case values."""
+    operands = [_parse_typed(tokens)]
+    tokens.take(",")
+    tokens.take("label")
+    targets = [tokens.take()]
+    cases: list[int] = []
+    tokens.take("[")
+    while not tokens.accept("]"):
+        ty = parse_type(tokens)
+        value = tokens.take()
+        if ty.kind != "int" or not re.fullmatch(r"-?\d+", value):
+            raise LLVMParseError(f"a switch case {ty} {value} (expected an integer)", tokens.line)
+        cases.append(int(value) & ((1 << ty.bits) - 1))
+        tokens.take(",")
+        tokens.take("label")
+        targets.append(tokens.take())
+    extra["targets"] = tuple(targets)
+    extra["cases"] = tuple(cases)
+    return _VOID, operands
+
+
 def _return(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type, list[Value]]:
     return _VOID, [] if tokens.accept("void") else [_parse_typed(tokens)]
 
@@ -554,6 +610,7 @@ def _call(tokens: _Tokens, opcode: str, extra: dict[str, object]) -> tuple[Type,
         flags = []
         while tokens.peek() in ("sideeffect", "alignstack", "inteldialect", "convergent"):
             flags.append(tokens.take())
+        extra["asm_flags"] = tuple(flags)
         extra["asm"] = _unescape(tokens.take())
         tokens.take(",")
         extra["constraints"] = _unescape(tokens.take())
@@ -609,7 +666,9 @@ _SYNTAX: dict[str, _Syntax] = {
     "insertvalue": _aggregate,
     "phi": _phi,
     "call": _call,
+    "alloca": _alloca,
     "br": _branch,
+    "switch": _switch,
     "ret": _return,
     "unreachable": _words,
     "fence": _words,
@@ -642,13 +701,21 @@ def parse_llvm_ir(text: str) -> LLVMModule:
             files.append(file_match.group(1))
     functions: dict[str, Function] = {}
     globals_: dict[str, Type] = {}
+    spaces: dict[str, int] = {}
+    strings: dict[str, bytes] = {}
     index = 0
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
         glob = _GLOBAL.match(stripped)
         if glob:
-            globals_["@" + glob.group(1)] = _global_type(glob.group(2), index + 1)
+            name = "@" + glob.group(1)
+            globals_[name] = _global_type(glob.group(2), index + 1)
+            space = _ADDRSPACE.search(glob.group(2).split("global", 1)[0].split("constant", 1)[0])
+            spaces[name] = int(space.group(1)) if space else 0
+            initial = _STRING_INIT.search(glob.group(2))
+            if initial and re.search(r"\bconstant\b", glob.group(2)):
+                strings[name] = _string_bytes(initial.group(1))
         if stripped.startswith("define"):
             function, index = _function(lines, index, locations)
             functions[function.name] = function
@@ -656,7 +723,60 @@ def parse_llvm_ir(text: str) -> LLVMModule:
         index += 1
     if not functions:
         raise LLVMParseError("no function definition (is this LLVM IR?)", 1)
-    return LLVMModule(functions, globals_, tuple(files))
+    cpu = re.search(r'"target-cpu"="([\w.]+)"', text)
+    return LLVMModule(
+        functions,
+        globals_,
+        tuple(files),
+        spaces,
+        strings,
+        _module_flags(lines),
+        cpu.group(1) if cpu else "",
+    )
+
+
+_ADDRSPACE = re.compile(r"\baddrspace\((\d+)\)")
+_STRING_INIT = re.compile(r'\bc"((?:[^"\\]|\\.)*)"')
+_METADATA_NODE = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!\{(.*)\}\s*$")
+_FLAG = re.compile(r'^i32\s+\d+\s*,\s*!"([^"]*)"\s*,\s*i\d+\s+(-?\d+)$')
+
+
+def _string_bytes(body: str) -> bytes:
+    """The bytes of a ``c"..."`` initialiser's body (``\\HH`` escapes, ``\\\\``)."""
+    out = bytearray()
+    k = 0
+    while k < len(body):
+        if body[k] == "\\" and body[k + 1 : k + 2] == "\\":
+            out.append(0x5C)
+            k += 2
+        elif body[k] == "\\" and re.fullmatch(r"[0-9A-Fa-f]{2}", body[k + 1 : k + 3]):
+            out.append(int(body[k + 1 : k + 3], 16))
+            k += 3
+        else:
+            out.extend(body[k].encode())
+            k += 1
+    return bytes(out)
+
+
+def _module_flags(lines: list[str]) -> dict[str, int]:
+    """The integer module flags: ``!llvm.module.flags = !{!2, !3}`` with ``!3 = !{i32 4,
+    !"nvvm-reflect-ftz", i32 1}`` gives ``{"nvvm-reflect-ftz": 1}``."""
+    nodes: dict[str, str] = {}
+    listed: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("!llvm.module.flags"):
+            listed = re.findall(r"![\w.]+", stripped.split("=", 1)[1])
+            continue
+        node = _METADATA_NODE.match(stripped)
+        if node:
+            nodes[node.group(1)] = node.group(2).strip()
+    flags: dict[str, int] = {}
+    for ref in listed:
+        flag = _FLAG.match(nodes.get(ref, ""))
+        if flag:
+            flags[flag.group(1)] = int(flag.group(2))
+    return flags
 
 
 def _global_type(rest: str, line: int) -> Type:
@@ -705,11 +825,21 @@ def _function(
             continue
         if not blocks and not current.instructions and current.label == "entry":
             current = Block(f"%{next_number}", [])
-        tokens = _Tokens(stripped, index)
+        first = index
+        if stripped.startswith("switch") and stripped.endswith("["):
+            # the case list of a switch spans lines up to its closing ']'
+            while index < len(lines) and not lines[index].strip().startswith("]"):
+                stripped += " " + lines[index].split(";", 1)[0].strip()
+                index += 1
+            if index == len(lines):
+                raise LLVMParseError("a switch whose case list is never closed", first)
+            stripped += " " + lines[index].split(";", 1)[0].strip()
+            index += 1
+        tokens = _Tokens(stripped, first)
         instruction = _instruction(tokens)
         if tokens.peek():
-            raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", index)
-        instruction.text_line = index
+            raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", first)
+        instruction.text_line = first
         dbg = instruction.extra.pop("dbg")
         if isinstance(dbg, str) and dbg in locations:
             instruction.line, instruction.column = locations[dbg]

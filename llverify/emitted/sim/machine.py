@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from llverify.emitted.sim.llvm_ir import Instruction, Value
+from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule, Value
 from llverify.emitted.sim.memory import SharedMemory
 from llverify.emitted.sim.symbolic import Val
 
@@ -41,6 +41,10 @@ class Machine(Protocol):
     @property
     def ctas(self) -> int:
         """CTAs of the cluster."""
+
+    @property
+    def module(self) -> LLVMModule:
+        """The module the kernel belongs to (its globals' strings, its module flags)."""
 
     # -- values ----------------------------------------------------------------------------
     def value(self, operand: Value) -> Val:
@@ -83,6 +87,10 @@ class Machine(Protocol):
         instruction: Instruction,
     ) -> None:
         """The threads of ``mask`` store byte symbols ``values`` (T, nbytes) at ``addresses``."""
+
+    def allocate_private(self, instruction: Instruction, size: int, align: int) -> int:
+        """The address of the private allocation (``size`` bytes, each thread its own) of the
+        alloca ``instruction``."""
 
     def shadow_store(
         self,

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llverify.emitted.sim.symbolic import UNDEFINED
+from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled
 
-__all__ = ["GlobalMemory", "OpenRegion", "Region", "SharedMemory", "Violation"]
+__all__ = ["GlobalMemory", "OpenRegion", "PrivateMemory", "Region", "SharedMemory", "Violation"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Violation:
 
     # uninitialised read | out of bounds | race | nondeterministic store | conflicting store
     kind: str
-    space: str  # "shared" or "global"
+    space: str  # "shared", "global" or "private"
     thread: int
     other_thread: int | None
     address: int
@@ -301,6 +301,92 @@ class OpenRegion:
             page[0][slots] = values[here]
             page[1][slots] = who[here]
             page[2][slots] = site
+
+
+class PrivateMemory:
+    """Each thread's private (local) memory: the kernel's ``alloca``s, every thread with its own
+    bytes at the same offsets.  An access must lie inside one allocation (else out of bounds);
+    a read of a byte the thread did not write is an uninitialised read; no two threads share
+    a byte, so there are no races."""
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self.data = np.full((threads, 0), UNDEFINED, dtype=np.int64)
+        self.written = np.zeros((threads, 0), dtype=bool)
+        self.owner = np.zeros(0, dtype=np.int64)  # the allocation of each offset (-1: padding)
+        self.sites: dict[int, int] = {}  # the alloca (its LLVM IR line) -> its offset
+        self.violations: list[Violation] = []
+        self.uninitialised: list[Violation] = []
+
+    def allocate(self, site: int, size: int, align: int) -> int:
+        """The offset of the allocation of ``size`` bytes made by the alloca at ``site``."""
+        if site in self.sites:
+            raise Unmodelled("an alloca executed more than once (a dynamic allocation)")
+        size = max(size, 1)
+        align = max(align, 1)
+        start = -(-self.owner.size // align) * align
+        owner = np.full(start + size, -1, dtype=np.int64)
+        owner[: self.owner.size] = self.owner
+        owner[start:] = len(self.sites)
+        self.owner = owner
+        grow = owner.size - self.data.shape[1]
+        pad = np.full((self.threads, grow), UNDEFINED, dtype=np.int64)
+        self.data = np.concatenate([self.data, pad], axis=1)
+        self.written = np.concatenate([self.written, np.zeros(pad.shape, dtype=bool)], axis=1)
+        self.sites[site] = start
+        return start
+
+    def _in_bounds(self, offsets: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        """Rows (accesses) whose bytes all lie in one allocation; a violation for the first
+        other one."""
+        inside = (offsets >= 0) & (offsets < self.owner.size)
+        owner = np.where(inside, self.owner[np.where(inside, offsets, 0)], -1)
+        ok = (owner >= 0).all(axis=1) & (owner == owner[:, :1]).all(axis=1)
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            self.violations.append(
+                Violation(
+                    "out of bounds",
+                    "private",
+                    int(threads[row]),
+                    None,
+                    int(offsets[row, 0]),
+                    where,
+                    "outside the thread's allocation (alloca)",
+                )
+            )
+        return ok
+
+    def read(self, offsets: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        """The byte symbols at ``offsets`` (n, nbytes) of each of ``threads`` (n,)."""
+        ok = self._in_bounds(offsets, threads, where)
+        rows = threads[:, None]
+        safe = np.where(ok[:, None], offsets, 0)
+        values = np.where(ok[:, None], self.data[rows, safe], UNDEFINED)
+        unwritten = ok[:, None] & ~self.written[rows, safe]
+        if unwritten.any():
+            row, col = np.argwhere(unwritten)[0]
+            self.uninitialised.append(
+                Violation(
+                    "uninitialised read",
+                    "private",
+                    int(threads[row]),
+                    None,
+                    int(offsets[row, col]),
+                    where,
+                    "the thread did not write this byte of its allocation before it is read",
+                )
+            )
+        return values
+
+    def write(
+        self, offsets: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
+        """Store ``values`` (n, nbytes) at ``offsets`` of each of ``threads``."""
+        ok = self._in_bounds(offsets, threads, where)
+        rows = np.broadcast_to(threads[:, None], offsets.shape)[ok]
+        self.data[rows, offsets[ok]] = values[ok]
+        self.written[rows, offsets[ok]] = True
 
 
 class GlobalMemory:

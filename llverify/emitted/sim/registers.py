@@ -91,10 +91,14 @@ class Registers(ABC):
 
     def _global_address(self, name: str) -> Val:
         """The address of global ``name``: shared memory's base for ``@global_smem`` and the
-        other arrays (shared allocations); other globals are not modelled."""
-        if name == "@global_smem" or self.module.globals.get(name, Type("void")).kind == "array":
+        other arrays of address space 3 (shared allocations); other globals (constant tables,
+        strings) are not modelled."""
+        shared = self.module.spaces.get(name, 3) == 3
+        if name == "@global_smem" or (
+            shared and self.module.globals.get(name, Type("void")).kind == "array"
+        ):
             return Val.concrete(0, 32, self.threads)
-        raise Unmodelled(f"global {name}")
+        raise Unmodelled(f"the address of global {name}")
 
 
 def _expression_instruction(operand: Value) -> Instruction:
