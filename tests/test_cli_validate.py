@@ -120,8 +120,27 @@ def test_audit_emitted_with_an_unmodelled_op_exits_3_under_require_proofs(tmp_pa
 
 
 def test_a_dump_with_an_unmodelled_instruction_is_unknown_naming_it(tmp_path) -> None:
-    """alloca (private memory, not modelled) makes the kernel unknown: exit 3 under
-    --require-proofs, never the bad-input exit 2 or a traceback."""
+    """va_arg (no semantics here) makes the kernel unknown: exit 3 under --require-proofs,
+    never the bad-input exit 2 or a traceback."""
+    path = tmp_path / "k.llir"
+    path.write_text(
+        "define ptx_kernel void @k(ptr addrspace(1) %0) #0 {\n"
+        "  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+        "  %3 = va_arg ptr addrspace(1) %0, i32\n"
+        "  store i32 %3, ptr addrspace(1) %0, align 4\n"
+        "  ret void\n"
+        "}\n"
+        'attributes #0 = { "nvvm.reqntid"="32" }\n'
+    )
+    result = cli("validate", str(path), "--json", "--require-proofs")
+    assert result.returncode == EXIT_UNKNOWN, result.stderr
+    assert "Traceback" not in result.stderr
+    [op] = json.loads(result.stdout)["ops"]
+    assert op["status"] == "unknown" and "instruction 'va_arg'" in op["reason"]
+
+
+def test_a_dump_whose_private_array_is_indexed_out_of_bounds_is_refuted(tmp_path) -> None:
+    """alloca is private memory now: lanes 4..31 index past a [4 x i32] array (exit 1)."""
     path = tmp_path / "k.llir"
     path.write_text(
         "define ptx_kernel void @k(ptr addrspace(1) %0) #0 {\n"
@@ -133,8 +152,7 @@ def test_a_dump_with_an_unmodelled_instruction_is_unknown_naming_it(tmp_path) ->
         "}\n"
         'attributes #0 = { "nvvm.reqntid"="32" }\n'
     )
-    result = cli("validate", str(path), "--json", "--require-proofs")
-    assert result.returncode == EXIT_UNKNOWN, result.stderr
-    assert "Traceback" not in result.stderr
+    result = cli("validate", str(path), "--json")
+    assert result.returncode == 1, result.stderr
     [op] = json.loads(result.stdout)["ops"]
-    assert op["status"] == "unknown" and "instruction 'alloca'" in op["reason"]
+    assert op["status"] == "refuted" and "out of bounds" in op["reason"]

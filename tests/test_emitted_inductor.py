@@ -189,12 +189,9 @@ def test_a_real_duplicate_copy_that_differs_is_still_refuted() -> None:
 
     differing = validate_llvm_ir(_TWO_REGISTERS.replace("VALUE", "add i32 %2, 100"))
     (verdict,) = differing.verdicts
-    assert verdict.status is Status.REFUTED and verdict.violation == "inconsistent copies"
-    assert verdict.verdict.counterexample == {
-        "thread": 1,
-        "address": verdict.verdict.counterexample["address"],
-        "other_thread": 0,
-    }
+    # found and replayed, but a dumped kernel cannot tell this mask from a bounds mask
+    assert verdict.status is Status.UNKNOWN and verdict.violation == "inconsistent copies"
+    assert "thread 1 (and thread 0)" in verdict.reason and "replayed" in verdict.reason
     same = validate_llvm_ir(_TWO_REGISTERS.replace("VALUE", "add i32 %3, 100"))
     assert same.status is Status.PROVED
 

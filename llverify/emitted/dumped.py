@@ -47,6 +47,7 @@ from llverify.emitted.checks import CaseVerdict, Site, describe_violation, unuse
 from llverify.emitted.provenance import Checker, choose_checker, read_dump_release
 from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
+from llverify.emitted.sim.memory import Violation
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
@@ -63,6 +64,12 @@ _REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)')
 _AMD_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
 _AMD_TARGET = re.compile(r'"target-cpu"="(gfx\w+)"')
 _EXECUTED = (".llir", ".ll")
+#: refuted per op only: a masked copy that differs from the stored one is a defect only when
+#: the mask is a duplicate-copy mask, which the harness's stores guarantee; in a kernel's own
+#: code the mask may be its bounds mask (Inductor's combo kernels store one address from every
+#: thread under ``xindex < 1``: the masked threads hold no element), and without the TTGIR the
+#: executor cannot tell the two apart, so a dumped kernel is unknown there
+_PER_OP_ONLY = ("inconsistent copies",)
 _GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
 
 
@@ -187,28 +194,45 @@ def _memory_safety(
             )
         elapsed = time.perf_counter() - started
         return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
-    violations, open_ = settle_violations(run.dag, run.violations)
+    stand, open_ = settle_violations(run.dag, run.violations)
     elapsed = time.perf_counter() - started
-    if not violations and not open_:
-        proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
-        return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
-    if not violations:  # two stored values neither proved equal nor replayed different
-        first = open_[0]
-        reason = (
-            f"{describe_violation(first)}; the two values are different expressions, neither "
-            "proved equal nor found different on concrete inputs"
-        )
+    refuting = [v for v in stand if v.kind not in _PER_OP_ONLY]
+    if refuting:
+        first = refuting[0]
         return CaseVerdict.decided(
-            site, Status.UNKNOWN, claim, reason=reason, violation=first, time_s=elapsed
+            site,
+            Status.REFUTED,
+            claim,
+            reason=describe_violation(first),
+            violation=first,
+            time_s=elapsed,
         )
-    first = violations[0]
-    return CaseVerdict.decided(
-        site,
-        Status.REFUTED,
-        claim,
-        reason=describe_violation(first),
-        violation=first,
-        time_s=elapsed,
+    if stand or open_:
+        first = (stand + open_)[0]
+        return CaseVerdict.decided(
+            site,
+            Status.UNKNOWN,
+            claim,
+            reason=_undecided(first, first in stand),
+            violation=first,
+            time_s=elapsed,
+        )
+    proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
+    return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
+
+
+def _undecided(violation: Violation, replayed: bool) -> str:
+    """Why a violation left the kernel unknown: a masked copy that differs (the mask may be
+    the kernel's own), or two stored values that are neither equal nor replayed different."""
+    if replayed:
+        return (
+            f"{describe_violation(violation)}; without the TTGIR it is not known whether the "
+            "store's mask is a duplicate-copy mask (a defect) or the kernel's own bounds mask "
+            "(the masked thread holds no element): checked per op with the TTGIR"
+        )
+    return (
+        f"{describe_violation(violation)}; the two values are different expressions, neither "
+        "proved equal nor found different on concrete inputs"
     )
 
 
