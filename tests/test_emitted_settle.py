@@ -113,3 +113,22 @@ def test_a_dumped_kernel_storing_two_different_values_is_refuted_with_a_replay()
     verdict = report.verdicts[0]
     assert report.status is Status.REFUTED, verdict.reason
     assert "replayed" in verdict.reason
+
+
+def test_the_order_of_a_wide_max_reduction_shows_on_sparse_inputs() -> None:
+    """Two lanes hold max(A, B) and max(B, A) of two 32-element partial maxima: random inputs
+    almost never show the difference (an infinity wins); all -inf but one +0 and one -0 do."""
+    dag = Dag()
+    leaves = [dag.leaf(0, k, 4) for k in range(64)]
+
+    def tree(items: list[int]) -> int:
+        while len(items) > 1:
+            items = [_max(dag, items[k], items[k + 1]) for k in range(0, len(items), 2)]
+        return items[0]
+
+    left, right = tree(leaves[:32]), tree(leaves[32:])
+    found = differing_inputs(dag, (_max(dag, left, right), 3), (_max(dag, right, left), 3))
+    assert found is not None
+    values, a, b = found
+    assert {a, b} == {0x00, 0x80}  # the sign of zero
+    assert sorted(v for v in values.values() if v not in (0xFF800000, 0xBF800000)) != []

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -341,12 +342,17 @@ def differing_inputs(
     float_types: tuple[str, ...] = ("f16",),
     trials: int = 256,
     seed: int = 0,
+    seconds: float = 3.0,
 ) -> tuple[dict[int, int], int, int] | None:
     """Leaf values on which byte ``first[1]`` of node ``first[0]`` and byte ``second[1]`` of
     node ``second[0]`` differ, under every reading of 2-byte floats in ``float_types``:
-    (leaf values, the two bytes), or None when ``trials`` tries (special floats, then random
-    small numbers) find none.  A try whose evaluation is not defined here (an unknown
-    operation, a NaN from arithmetic) is skipped; so a witness rests only on exact semantics.
+    (leaf values, the two bytes), or None when the tries find none (at most ``trials`` of each
+    kind, within about ``seconds``).  The tries: every combination of special floats when
+    there are few leaves; *sparse* tries for many leaves (all leaves one value, -inf, +inf,
+    -1 or 1, but two set to +0/-0, two NaN payloads or 1/2: how the order of a reduction of
+    thousands of elements shows); random special floats; random small numbers.  A try whose
+    evaluation is not defined here (an unknown operation, a NaN from arithmetic) is skipped,
+    so a witness rests only on exact semantics.
 
     >>> dag = Dag()
     >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
@@ -360,11 +366,10 @@ def differing_inputs(
     """
     leaves = sorted(set(dag.leaves(first[0])) | set(dag.leaves(second[0])))
     generator = random.Random(seed)
-    for trial in range(trials):
-        values = {
-            leaf: _draw(dag, leaf, trial, generator, position, len(leaves))
-            for position, leaf in enumerate(leaves)
-        }
+    deadline = time.perf_counter() + seconds
+    for values in _tries(dag, leaves, trials, generator):
+        if time.perf_counter() > deadline:
+            return None
         outcomes = []
         try:
             for float_type in float_types:
@@ -376,6 +381,45 @@ def differing_inputs(
         if all(a != b for a, b in outcomes):
             return values, outcomes[0][0], outcomes[0][1]
     return None
+
+
+def _tries(
+    dag: Dag, leaves: list[int], trials: int, generator: random.Random
+) -> Iterator[dict[int, int]]:
+    """The leaf assignments :func:`differing_inputs` tries, in order."""
+    count = len(leaves)
+    for trial in range(trials):
+        yield {
+            leaf: _draw(dag, leaf, trial, generator, position, count)
+            for position, leaf in enumerate(leaves)
+        }
+        if trial >= 128 and count > 2:
+            yield _sparse(dag, leaves, trial, generator)
+
+
+_BASELINES = (-math.inf, math.inf, -1.0, 1.0)
+_PAIRS = ((0.0, -0.0), (-0.0, 0.0), (1.0, 2.0), "nan")
+
+
+def _sparse(dag: Dag, leaves: list[int], trial: int, generator: random.Random) -> dict[int, int]:
+    """All float leaves one baseline value but two, which hold a pair whose order shows."""
+    baseline = _BASELINES[trial % len(_BASELINES)]
+    pair = _PAIRS[trial // len(_BASELINES) % len(_PAIRS)]
+    values = {
+        leaf: _bits(baseline, dag.width[leaf], "f16") if dag.width[leaf] in (4, 8) else 0
+        for leaf in leaves
+    }
+    floats = [leaf for leaf in leaves if dag.width[leaf] in (4, 8)]
+    if len(floats) >= 2:
+        one, two = generator.sample(floats, 2)
+        if pair == "nan":
+            values[one], values[two] = _NAN_PAYLOADS[dag.width[one]][0], _NAN_PAYLOADS[
+                dag.width[two]
+            ][1]
+        else:
+            values[one] = _bits(pair[0], dag.width[one], "f16")
+            values[two] = _bits(pair[1], dag.width[two], "f16")
+    return values
 
 
 def _draw(
