@@ -237,3 +237,24 @@ def test_an_unused_ldmatrix_of_unwritten_shared_memory_is_noted_and_fails_requir
     clean = validate_llvm_ir(written, shared_bytes=512)
     assert clean.status is Status.PROVED and not clean.noted
     assert main(["validate", str(path), "--shared-bytes", "512", "--require-proofs"]) == 0
+
+
+NAN_MAX_ROW = Path(__file__).parent / "data" / "emitted" / "inductor" / "nan_max_row_sm90.ttgir"
+
+
+def test_triton_39_races_on_the_nan_propagating_max_of_a_row() -> None:
+    """The live bug (triton-lang/triton#11614): one 2048-element row, 8 warps, Inductor's
+    NaN-propagating maximum (the combine of every softmax and logsumexp).  Triton 3.9 lets two
+    lanes that hold max(x, y) and max(y, x) store to one shared word; with two NaN payloads
+    (or +0 and -0) and every other element -inf, the two bytes differ: refuted with that
+    replay.  (On an H200, compute-sanitizer racecheck reports write-after-write hazards for
+    3.9.0's kernel of this shape with NaN payloads or signed zeros, and none for 3.7.1's.)"""
+    require_triton()
+    from llverify.emitted.validate import validate_module
+
+    report = validate_module(NAN_MAX_ROW.read_text())
+    (reduce,) = [v for v in report.verdicts if v.op == "tt.reduce"]
+    assert reduce.status is Status.REFUTED, reduce.reason
+    assert "shared memory" in reduce.reason and "replayed" in reduce.reason
+    assert "every other element 0xff800000" in reduce.reason  # all -inf but the two
+    assert any(p in reduce.reason for p in ("0x7fc00001", "0x80000000", "0x0,"))

@@ -64,9 +64,24 @@ def settle_pair(
     if found is None:
         return Settled("open")
     values, a, b = found
-    shown = ", ".join(f"{dag.describe(k)}={hex(v)}" for k, v in list(values.items())[:6])
-    more = ", ..." if len(values) > 6 else ""
-    return Settled("different", f"replayed: with {shown}{more} the bytes are {a:#04x} and {b:#04x}")
+    return Settled(
+        "different", f"replayed: with {_shown(dag, values)} the bytes are {a:#04x} and {b:#04x}"
+    )
+
+
+def _shown(dag: Dag, values: dict[int, int], limit: int = 6) -> str:
+    """The leaf values of a replay, the ones that stand out first: when most leaves share one
+    value (a sparse try), "every other element <that value>"."""
+    counts: dict[int, int] = {}
+    for value in values.values():
+        counts[value] = counts.get(value, 0) + 1
+    common = max(counts, key=lambda v: counts[v])
+    if counts[common] < 3:
+        shown = ", ".join(f"{dag.describe(k)}={hex(v)}" for k, v in list(values.items())[:limit])
+        return shown + (", ..." if len(values) > limit else "")
+    rare = [(k, v) for k, v in values.items() if v != common][:limit]
+    parts = [f"{dag.describe(k)}={hex(v)}" for k, v in rare]
+    return ", ".join(parts + [f"every other element {hex(common)}"])
 
 
 def _symbol(dag: Dag, symbol: int) -> tuple[int, int] | None:

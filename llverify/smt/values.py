@@ -171,6 +171,10 @@ class _Encoder:
         if len(args) != 1:
             return None
         (value,) = args
+        if kind.startswith("bitcast.<") and " x i1>" in kind:  # element k is bit k
+            bits_of = [z3.Extract(8 * k, 8 * k, value) for k in reversed(range(value.size() // 8))]
+            packed = bits_of[0] if len(bits_of) == 1 else z3.Concat(*bits_of)
+            return z3.ZeroExt(bits - packed.size(), packed) if bits > packed.size() else packed
         if parts[0] == "bit" and len(parts) == 2 and parts[1].isdigit():
             j = int(parts[1])
             return z3.ZeroExt(bits - 1, z3.Extract(j, j, value)) if j < value.size() else None

@@ -252,6 +252,14 @@ def _extend(kind: str, args: list[int], widths: list[int], width: int, float_typ
     return value & ((1 << target) - 1)
 
 
+def _bitcast(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    """``bitcast.<N x i1>.iN``: element ``k`` of the vector (byte ``k`` of the operand, one
+    byte per ``i1``) is bit ``k`` of the integer (LLVM's LangRef)."""
+    if not kind.startswith("bitcast.<") or " x i1>" not in kind:
+        raise NotEvaluable(f"operation {kind}")
+    return sum((args[0] >> (8 * k) & 1) << k for k in range(widths[0]))
+
+
 def _bit(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
     """``bit.j``: bit ``j`` of the operand (an ``<N x i1>`` element taken from a byte)."""
     return args[0] >> int(kind.split(".")[1]) & 1
@@ -284,6 +292,7 @@ _FAMILIES: dict[str, _Operation] = {
     "trunc": _extend,
     "sext": _extend,
     "bit": _bit,
+    "bitcast": _bitcast,
 }
 
 
@@ -367,7 +376,8 @@ def differing_inputs(
     leaves = sorted(set(dag.leaves(first[0])) | set(dag.leaves(second[0])))
     generator = random.Random(seed)
     deadline = time.perf_counter() + seconds
-    for values in _tries(dag, leaves, trials, generator):
+    sides = _sides(dag, first[0], second[0])
+    for values in _tries(dag, leaves, trials, generator, sides):
         if time.perf_counter() > deadline:
             return None
         outcomes = []
@@ -383,26 +393,61 @@ def differing_inputs(
     return None
 
 
+def _sides(dag: Dag, first: int, second: int) -> tuple[list[int], list[int]] | None:
+    """Where two expressions part: follow the one operand in which they differ down to the
+    first pair of nodes that differ in several operands (``f(x, y)`` against ``f(y, x)``),
+    and return the leaves only under its first operand and those only under its second."""
+    for _ in range(10_000):
+        a, b = dag.nodes[first], dag.nodes[second]
+        if a[0] in ("leaf", "const", "bytes") or a[0] != b[0] or len(a) != len(b):
+            return None
+        differ = [k for k in range(1, len(a)) if a[k] != b[k]]
+        if len(differ) == 1:
+            first, second = a[differ[0]], b[differ[0]]
+            continue
+        operands = [o for o in a[1:] if dag.width[o] == dag.width[first]] or list(a[1:])
+        if len(operands) < 2:
+            return None
+        one, two = set(dag.leaves(operands[-2])), set(dag.leaves(operands[-1]))
+        return sorted(one - two), sorted(two - one)
+    return None
+
+
 def _tries(
-    dag: Dag, leaves: list[int], trials: int, generator: random.Random
+    dag: Dag,
+    leaves: list[int],
+    trials: int,
+    generator: random.Random,
+    sides: tuple[list[int], list[int]] | None,
 ) -> Iterator[dict[int, int]]:
-    """The leaf assignments :func:`differing_inputs` tries, in order."""
+    """The leaf assignments :func:`differing_inputs` tries, in order: sparse ones on the two
+    sides of where the expressions part first, when that is known."""
     count = len(leaves)
+    if sides is not None and sides[0] and sides[1] and count > 2:
+        for trial in range(64):
+            yield _sparse(dag, leaves, trial, generator, sides)
     for trial in range(trials):
         yield {
             leaf: _draw(dag, leaf, trial, generator, position, count)
             for position, leaf in enumerate(leaves)
         }
         if trial >= 128 and count > 2:
-            yield _sparse(dag, leaves, trial, generator)
+            yield _sparse(dag, leaves, trial, generator, None)
 
 
 _BASELINES = (-math.inf, math.inf, -1.0, 1.0)
 _PAIRS = ((0.0, -0.0), (-0.0, 0.0), (1.0, 2.0), "nan")
 
 
-def _sparse(dag: Dag, leaves: list[int], trial: int, generator: random.Random) -> dict[int, int]:
-    """All float leaves one baseline value but two, which hold a pair whose order shows."""
+def _sparse(
+    dag: Dag,
+    leaves: list[int],
+    trial: int,
+    generator: random.Random,
+    sides: tuple[list[int], list[int]] | None,
+) -> dict[int, int]:
+    """All float leaves one baseline value but two (one on each of ``sides`` when given),
+    which hold a pair whose order shows."""
     baseline = _BASELINES[trial % len(_BASELINES)]
     pair = _PAIRS[trial // len(_BASELINES) % len(_PAIRS)]
     values = {
@@ -410,12 +455,16 @@ def _sparse(dag: Dag, leaves: list[int], trial: int, generator: random.Random) -
         for leaf in leaves
     }
     floats = [leaf for leaf in leaves if dag.width[leaf] in (4, 8)]
-    if len(floats) >= 2:
+    if sides is not None:
+        one, two = generator.choice(sides[0]), generator.choice(sides[1])
+    elif len(floats) >= 2:
         one, two = generator.sample(floats, 2)
+    else:
+        return values
+    if dag.width[one] in (4, 8) and dag.width[two] in (4, 8):
         if pair == "nan":
-            values[one], values[two] = _NAN_PAYLOADS[dag.width[one]][0], _NAN_PAYLOADS[
-                dag.width[two]
-            ][1]
+            values[one] = _NAN_PAYLOADS[dag.width[one]][0]
+            values[two] = _NAN_PAYLOADS[dag.width[two]][1]
         else:
             values[one] = _bits(pair[0], dag.width[one], "f16")
             values[two] = _bits(pair[1], dag.width[two], "f16")
