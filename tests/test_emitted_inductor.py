@@ -258,3 +258,24 @@ def test_triton_39_races_on_the_nan_propagating_max_of_a_row() -> None:
     assert "shared memory" in reduce.reason and "replayed" in reduce.reason
     assert "every other element 0xff800000" in reduce.reason  # all -inf but the two
     assert any(p in reduce.reason for p in ("0x7fc00001", "0x80000000", "0x0,"))
+
+
+SAFE_SOFTMAX = (
+    Path(__file__).parent / "data" / "emitted" / "inductor" / "safe_softmax_t5_sm90.ttgir"
+)
+
+
+def test_a_masked_copy_holding_the_other_order_of_a_max_is_unknown_not_refuted() -> None:
+    """T5's _safe_softmax (a real Inductor kernel): Triton 3.9 leaves lane 1 a masked
+    duplicate of the row max lane 0 stores, combined in the other order (LLVM rewrote the
+    region's ogt as olt, so the region matching cannot name the order).  On two NaN payloads
+    the copies differ (replayed), but the masked one is never stored: no wrong value is
+    written, so the reduce is unknown citing triton-lang/triton#4962, never refuted."""
+    require_triton()
+    from llverify.emitted.validate import validate_module
+
+    report = validate_module(SAFE_SOFTMAX.read_text())
+    assert not [v for v in report.verdicts if v.status is Status.REFUTED]
+    masked = [v for v in report.verdicts if "masked duplicate copy" in v.reason]
+    assert masked and all(v.status is Status.UNKNOWN for v in masked)
+    assert "triton-lang/triton#4962" in masked[0].reason and "replayed" in masked[0].reason

@@ -470,7 +470,11 @@ def _memory_verdict(
     the replay shows the two differ (the result depends on which thread wins, as
     triton-lang/triton#11614's unpredicated store makes it), unknown otherwise."""
     stand, open_ = settle_violations(run.dag, violations, _float_types(case))
-    mirrored = [v for v in stand + open_ if mirrored_orders(case, run.dag, buffer_ids, v)]
+    mirrored = [
+        v
+        for v in stand + open_
+        if mirrored_orders(case, run.dag, buffer_ids, v) or _masked_reorder(case, run.dag, v)
+    ]
     races = [v for v in stand if v in mirrored and v.kind in _STORED_BY_BOTH]
     plain = [v for v in stand if v not in mirrored]
     open_ += [v for v in stand if v in mirrored and v.kind not in _STORED_BY_BOTH]
@@ -495,6 +499,22 @@ def _memory_verdict(
         violation=first,
         time_s=time.perf_counter() - started,
     )
+
+
+def _masked_reorder(case: Any, dag: Dag, violation: Violation) -> bool:
+    """A reduce's masked duplicate copy that combines exactly the elements of the stored copy
+    (the same leaves), only not as the same expression: another order of the combine, which
+    the region matching cannot always name (LLVM rewrites ``ogt(a, b)`` as ``olt(b, a)``).
+    Never stored, so no wrong value is written; not proved either."""
+    if case.op.name != "tt.reduce" or violation.kind != "inconsistent copies":
+        return False
+    for pair in violation.values:
+        first, second = (node_and_byte(symbol) for symbol in pair)
+        if first is None or second is None:
+            return False
+        if set(dag.leaves(first[0])) != set(dag.leaves(second[0])):
+            return False
+    return bool(violation.values)
 
 
 #: violations where both threads' values are stored (a masked duplicate copy is not)
@@ -522,6 +542,14 @@ def _order_race(violation: Violation) -> str:
 
 
 def _mirrored_open(violation: Violation) -> str:
+    if violation.kind == "inconsistent copies":
+        return (
+            f"thread {violation.thread}'s masked duplicate copy combines the elements of the "
+            f"copy thread {violation.other_thread} stores in another order ({violation.detail}); "
+            "it is never stored, so no wrong value is written, but the copies are not one "
+            "value: tl.reduce assumes a bitwise commutative combine (triton-lang/triton#4962); "
+            f"at {violation.where}"
+        )
     return (
         "the combine is not commutative, which tl.reduce assumes "
         f"(triton-lang/triton#4962): threads {violation.thread} and "
