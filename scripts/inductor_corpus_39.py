@@ -25,8 +25,8 @@ Resumable: a kernel whose record exists in ``<out>/<workload>/records/`` is skip
 
 Usage::
 
-    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39 --jobs 2 [--sample]
-    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39 --pack tests/data/inductor_39
+    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39_build --jobs 2 --sample 630
+    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39_build --pack tests/data/inductor_39
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ _SAMPLE_WORDS = (
 #: this machine's paths in the outputs, beside those :func:`scrub` replaces
 _LOCAL = (
     (re.compile(r"/work/venv/lib/python3\.\d+/site-packages/"), "<site-packages>/"),
-    (re.compile(r"/tmp/inductor_39/"), "<corpus39>/"),
+    (re.compile(r"/tmp/inductor_39(_build)?/"), "<corpus39>/"),
 )
 
 
@@ -345,11 +345,12 @@ def pack(args: argparse.Namespace) -> int:
         for record in mine:
             entry = {k: record.get(k) for k in ("workload", "name", "hash36", "status")}
             if record["status"] == "compiled":
-                meta = json.loads(
-                    (folder / "triton" / record["hash"] / f"{record['name']}.json").read_text()
-                )
+                # the file's stem: Triton truncates "@<name>" to 150 characters
+                (sidecar,) = (folder / "triton" / record["hash"]).glob("*.json")
+                meta = json.loads(sidecar.read_text())
                 entry |= {
                     "hash": record["hash"],
+                    "file": sidecar.stem,
                     "route": record["route"],
                     "num_warps": meta.get("num_warps"),
                     "num_stages": meta.get("num_stages"),
