@@ -26,7 +26,8 @@ Resumable: a kernel whose record exists in ``<out>/<workload>/records/`` is skip
 Usage::
 
     python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39_build --jobs 2 --sample 630
-    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39_build --pack tests/data/inductor_39
+    python scripts/inductor_corpus_39.py /tmp/corpus /tmp/inductor_39_build \
+        --pack tests/data/inductor_39
 """
 
 from __future__ import annotations
@@ -280,8 +281,7 @@ def compile_all(args: argparse.Namespace) -> int:
     counts: Counter[str] = Counter()
     with ThreadPoolExecutor(args.jobs) as pool:
         futures = {
-            pool.submit(run_one, k, args.out, not args.no_respell, args.timeout): k
-            for k in pending
+            pool.submit(run_one, k, args.out, not args.no_respell, args.timeout): k for k in pending
         }
         for number, future in enumerate(as_completed(futures), 1):
             record = future.result()
