@@ -11,6 +11,7 @@ default; ``--per-op`` adds the TTGIR part), prints the summary table on stderr a
 the report (the JSON of ``validate DIR --json``).  The program's output and exit code are
 its own; only ``--fail-on-refuted`` makes the exit code 1 when a kernel is refuted.  In
 code, :func:`install` does the same (validation at exit, or when :func:`finish` is called).
+The package's ``__main__`` runs :func:`main` for ``python -m llverify.hook``.
 
 What is recorded (no torch needed; each hook installed only where the running Triton has it):
 
@@ -433,10 +434,3 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     return code
 
-
-if __name__ == "__main__":
-    # run the imported module's main, so that the program's `import llverify.hook` (e.g. for
-    # record_launch) sees the recorder this run installed, not a second copy of the module
-    from llverify import hook
-
-    sys.exit(hook.main())
