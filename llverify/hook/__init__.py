@@ -433,4 +433,3 @@ def main(argv: list[str] | None = None) -> int:
     if options.fail_on_refuted and report and report["exit_code"] == 1:
         return 1
     return code
-

@@ -436,7 +436,8 @@ def _tries(
 
 
 _BASELINES = (-math.inf, math.inf, -1.0, 1.0)
-_PAIRS = ((0.0, -0.0), (-0.0, 0.0), (1.0, 2.0), "nan")
+#: the pairs two sparse leaves hold; None: two NaN payloads
+_PAIRS: tuple[tuple[float, float] | None, ...] = ((0.0, -0.0), (-0.0, 0.0), (1.0, 2.0), None)
 
 
 def _sparse(
@@ -462,7 +463,7 @@ def _sparse(
     else:
         return values
     if dag.width[one] in (4, 8) and dag.width[two] in (4, 8):
-        if pair == "nan":
+        if pair is None:
             values[one] = _NAN_PAYLOADS[dag.width[one]][0]
             values[two] = _NAN_PAYLOADS[dag.width[two]][1]
         else:
