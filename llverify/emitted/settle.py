@@ -72,6 +72,8 @@ def settle_pair(
 def _shown(dag: Dag, values: dict[int, int], limit: int = 6) -> str:
     """The leaf values of a replay, the ones that stand out first: when most leaves share one
     value (a sparse try), "every other element <that value>"."""
+    if not values:
+        return "no input element (both values are constants)"
     counts: dict[int, int] = {}
     for value in values.values():
         counts[value] = counts.get(value, 0) + 1
