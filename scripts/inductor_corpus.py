@@ -124,7 +124,10 @@ def extract(store: Path, destination: Path, workloads: list[str] | None = None) 
         folder = destination / name
         folder.mkdir(parents=True, exist_ok=True)
         with tarfile.open(archive) as tar:
-            tar.extractall(folder, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.10.12+/3.11.4+: refuse odd members
+                tar.extractall(folder, filter="data")
+            else:
+                tar.extractall(folder)  # noqa: S202 - the repository's own archives
         folders.append(folder)
     return folders
 
