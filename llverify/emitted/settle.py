@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 from llverify.emitted.sim.memory import Violation
 from llverify.emitted.sim.replay import differing_inputs
 from llverify.emitted.sim.symbolic import Dag, node_and_byte
-from llverify.smt.values import bytes_equal
 
 __all__ = ["Settled", "settle_pair", "settle_violations"]
 
@@ -54,7 +53,9 @@ class Settled:
 def settle_pair(
     dag: Dag, pair: tuple[int, int], float_types: tuple[str, ...] = ("f16", "bf16")
 ) -> Settled:
-    """Settle the byte symbols ``pair``: proved equal, replayed different, or open."""
+    """Settle the byte symbols ``pair``: proved equal, replayed different, or open.  (Z3 is
+    imported here, when a pair is settled: the executor and its checks import without it.)"""
+    from llverify.smt.values import bytes_equal
     first, second = (_symbol(dag, s) for s in pair)
     if first is None or second is None:  # an undefined byte: any value, so one that differs
         return Settled("different", "one of the bytes is undefined (any value)")
