@@ -56,6 +56,7 @@ def settle_pair(
     """Settle the byte symbols ``pair``: proved equal, replayed different, or open.  (Z3 is
     imported here, when a pair is settled: the executor and its checks import without it.)"""
     from llverify.smt.values import bytes_equal
+
     first, second = (_symbol(dag, s) for s in pair)
     if first is None or second is None:  # an undefined byte: any value, so one that differs
         return Settled("different", "one of the bytes is undefined (any value)")
