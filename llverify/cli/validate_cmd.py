@@ -332,16 +332,12 @@ def _directory_inputs(args: argparse.Namespace) -> tuple[Path, list[Path], Any]:
 
 def run_directory(args: argparse.Namespace) -> int:
     """``validate DIR``: every kernel under DIR, the summary table (or JSON), JUnit XML."""
-    import time
-
     from llverify.emitted.batch import (
         BatchOptions,
-        Progress,
         batch_exit_code,
         batch_report,
         format_summary,
-        run_batch,
-        summarize,
+        run_summarized,
     )
 
     root, paths, table = _directory_inputs(args)
@@ -353,11 +349,7 @@ def run_directory(args: argparse.Namespace) -> int:
         threads=args.threads,
         shared_bytes=args.shared_bytes,
     )
-    progress = Progress(len(paths), enabled=not args.quiet)
-    started = time.perf_counter()
-    records = run_batch(paths, root, table, options, args.jobs, progress.update)
-    progress.close()
-    summary = summarize(records, time.perf_counter() - started, args.jobs)
+    records, summary = run_summarized(paths, root, table, options, args.jobs, args.quiet)
     code = batch_exit_code(records, args.require_proofs)
     if args.junit:
         write_xml(args.junit, _junit_tree(records, summary, args.require_proofs))

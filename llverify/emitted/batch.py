@@ -409,6 +409,23 @@ def run_batch(
     return [records[p] for p in paths]
 
 
+def run_summarized(
+    paths: list[Path],
+    root: str | Path,
+    table: LaunchTable,
+    options: BatchOptions,
+    jobs: int = 1,
+    quiet: bool = False,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`run_batch` with the progress bar on stderr (unless ``quiet``), timed: the
+    records and their :func:`summarize` summary (``validate DIR`` and the hook)."""
+    progress = Progress(len(paths), enabled=not quiet)
+    started = time.perf_counter()
+    records = run_batch(paths, root, table, options, jobs, progress.update)
+    progress.close()
+    return records, summarize(records, time.perf_counter() - started, jobs)
+
+
 def _pool(jobs: int) -> ProcessPoolExecutor:
     """A pool of ``jobs`` processes, forked where the platform can (the workers then need
     not re-import the program that runs them, e.g. under :mod:`llverify.hook`)."""

@@ -58,6 +58,7 @@ __all__ = [
     "expand_combine",
     "is_commutative",
     "mirrored_orders",
+    "open_values",
     "unused_reads",
 ]
 
@@ -488,7 +489,7 @@ def _memory_verdict(
         )
     elif open_:
         first, status = open_[0], Status.UNKNOWN
-        reason = _mirrored_open(first) if first in mirrored else _open_values(first)
+        reason = _mirrored_open(first) if first in mirrored else open_values(first)
     else:
         return None
     return CaseVerdict.decided(
@@ -522,14 +523,9 @@ _STORED_BY_BOTH = ("nondeterministic store", "race", "conflicting store")
 
 
 def _float_types(case: Any) -> tuple[str, ...]:
-    """How 2-byte floats of ``case`` read: its element types' (both when it has no 2-byte
-    float)."""
-    elements = {spec.element for spec in case.buffers}
-    return (
-        ("bf16",)
-        if "bf16" in elements and "f16" not in elements
-        else (("f16",) if "f16" in elements and "bf16" not in elements else ("f16", "bf16"))
-    )
+    """How 2-byte floats of ``case`` read: its one 2-byte float type, else both."""
+    floats = {spec.element for spec in case.buffers} & {"f16", "bf16"}
+    return tuple(floats) if len(floats) == 1 else ("f16", "bf16")
 
 
 def _order_race(violation: Violation) -> str:
@@ -559,7 +555,9 @@ def _mirrored_open(violation: Violation) -> str:
     )
 
 
-def _open_values(violation: Violation) -> str:
+def open_values(violation: Violation) -> str:
+    """Why ``violation`` leaves a verdict unknown: its two stored values were neither proved
+    equal nor replayed different (:mod:`llverify.emitted.settle`)."""
     return (
         f"{describe_violation(violation)}; the two values are different expressions, "
         "neither proved equal nor found different on concrete inputs"

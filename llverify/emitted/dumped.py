@@ -43,7 +43,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llverify.emitted.checks import CaseVerdict, Site, describe_violation, unused_reads
+from llverify.emitted.checks import (
+    CaseVerdict,
+    Site,
+    describe_violation,
+    open_values,
+    unused_reads,
+)
 from llverify.emitted.provenance import Checker, choose_checker, read_dump_release
 from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
@@ -230,10 +236,7 @@ def _undecided(violation: Violation, replayed: bool) -> str:
             "store's mask is a duplicate-copy mask (a defect) or the kernel's own bounds mask "
             "(the masked thread holds no element): checked per op with the TTGIR"
         )
-    return (
-        f"{describe_violation(violation)}; the two values are different expressions, neither "
-        "proved equal nor found different on concrete inputs"
-    )
+    return open_values(violation)
 
 
 def _threads_of(text: str) -> int | None:

@@ -38,7 +38,6 @@ import json
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -289,12 +288,10 @@ def _validate(recorder: Recorder) -> tuple[dict[str, Any], int]:
     """Validate the recorded kernels: the report and its exit code (as ``validate DIR``)."""
     from llverify.emitted.batch import (
         BatchOptions,
-        Progress,
         batch_exit_code,
         batch_report,
         format_summary,
-        run_batch,
-        summarize,
+        run_summarized,
     )
     from llverify.emitted.launches import LaunchTable
 
@@ -305,11 +302,7 @@ def _validate(recorder: Recorder) -> tuple[dict[str, Any], int]:
     for entry in recorder.launches:
         table.add(table.by_hash, entry["cache_hash"], entry["scalars"])
     batch = BatchOptions(whole_only=not options["per_op"], kernel_timeout=options["kernel_timeout"])
-    progress = Progress(len(paths), enabled=not options["quiet"])
-    started = time.perf_counter()
-    records = run_batch(paths, root, table, batch, options["jobs"], progress.update)
-    progress.close()
-    summary = summarize(records, time.perf_counter() - started, options["jobs"])
+    records, summary = run_summarized(paths, root, table, batch, options["jobs"], options["quiet"])
     if not options["quiet"] or summary["refuted"]:
         print(
             f"llverify.hook: {len(paths)} kernels recorded, "
