@@ -291,3 +291,17 @@ def test_per_op_part_runs_unless_whole_only() -> None:
     assert report["summary"]["per_op"]["none"] == 1 and report["exit_code"] == 0
     whole_only = json.loads(cli(str(SMALL / "norms"), "--json", "--quiet", "--whole-only").stdout)
     assert all(k["per_op"] is None for k in whole_only["kernels"])
+
+
+def test_whole_only_on_one_dumped_kernel_skips_its_ttgir() -> None:
+    """``--whole-only`` on one ``.llir`` runs the LLVM IR only (one report, no per-op part
+    though the ``.ttgir`` lies beside it); on a ``.ttgir`` there is nothing to run whole: a
+    one-line error, exit 2."""
+    (llir,) = SUM.glob("*.llir")
+    assert llir.with_suffix(".ttgir").is_file()
+    run = cli(str(llir), "--whole-only", "--json")
+    report = json.loads(run.stdout)
+    assert "reports" not in report and report["source"] == str(llir), report
+    refused = cli(str(llir.with_suffix(".ttgir")), "--whole-only")
+    assert refused.returncode == 2 and "--whole-only" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr

@@ -123,6 +123,7 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
             threads=args.threads,
             shared_bytes=args.shared_bytes,
             python=str(args.python) if args.python else None,
+            per_op=not args.whole_only,
             release=args.release,
         )
     except (DumpError, LLVMIRError) as error:
@@ -209,6 +210,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         return run_directory(args)
     if args.source.endswith(_ARTIFACTS):
         reports = run_artifact(args, args.source)
+    elif args.whole_only:
+        raise LLVerifyError(
+            f"--whole-only: validates a dumped kernel's LLVM IR (a .llir, or a DIR of them) "
+            f"whole; {args.source!r} has no LLVM IR to run (validate it per op without "
+            "--whole-only)"
+        )
     else:
         reports = [run_validation(args, args.source)]
     codes = [exit_code(r.status, args.require_proofs, r.noted) for r in reports]
@@ -409,7 +416,8 @@ def add_directory_options(parser: argparse.ArgumentParser) -> None:
         "--whole-only",
         action="store_true",
         help="validate each kernel whole only (memory safety of the LLVM IR); "
-        "skip the per-op part, which compiles harnesses with Triton and is slow",
+        "skip the per-op part, which compiles harnesses with Triton and is slow "
+        "(a DIR, or one dumped KERNEL.llir)",
     )
     _add_launch_options(group)
     group.add_argument(
