@@ -305,3 +305,29 @@ def test_whole_only_on_one_dumped_kernel_skips_its_ttgir() -> None:
     refused = cli(str(llir.with_suffix(".ttgir")), "--whole-only")
     assert refused.returncode == 2 and "--whole-only" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr
+
+
+def test_a_time_out_that_surfaces_as_another_exception_is_still_a_time_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """numpy turns an exception raised inside a comparison (the timer's) into a TypeError;
+    the record must say "timed out", not "not validated: TypeError" (seen on a real
+    max-autotune matmul)."""
+    import time
+
+    import llverify.emitted.dumped as dumped
+    from llverify.emitted.batch import KernelTimeout, validate_kernel_dir
+
+    def slow(*args: object, **kwargs: object) -> object:
+        try:
+            time.sleep(5)
+        except KernelTimeout as error:
+            raise TypeError("Cannot compare structured arrays") from error
+        raise AssertionError("the time limit did not fire")
+
+    monkeypatch.setattr(dumped, "validate_artifact", slow)
+    (kernel,) = SUM.glob("*.llir")
+    options = BatchOptions(whole_only=True, kernel_timeout=0.2)
+    record = validate_kernel_dir(kernel, SMALL, [], "none", options)
+    assert record["whole"]["reason"] == "timed out after 0.2 s", record
+    assert record["status"] == "unknown"

@@ -144,18 +144,26 @@ def normalise_reason(reason: str) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
+#: whether the running kernel's time limit has expired: the timer's exception can surface as
+#: another one (numpy turns an exception raised inside a comparison into a TypeError), which
+#: must still read as the time-out it is
+_EXPIRED = [False]
+
+
 @contextmanager
 def _time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`KernelTimeout` in this thread after ``seconds`` (a real-time timer: only
     in the main thread of a process, where signals are delivered; elsewhere no limit)."""
     import threading
 
+    _EXPIRED[0] = False
     usable = seconds and hasattr(signal, "setitimer")
     if not usable or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(signum: int, frame: Any) -> None:
+        _EXPIRED[0] = True
         raise KernelTimeout()
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -244,6 +252,8 @@ def _whole_run(
             per_op=False,
         )
     except Exception as error:  # a kernel that cannot be run is unknown, not fatal
+        if _EXPIRED[0]:  # the time-out, surfacing as another exception
+            raise KernelTimeout() from error
         elapsed = time.perf_counter() - started
         return _part("unknown", f"not validated: {_one_line(error)}", elapsed, arguments=scalars)
     return _whole_part(reports[0], scalars)
@@ -279,6 +289,9 @@ def validate_kernel_dir(
             whole.append(_part("unknown", limit, options.kernel_timeout or 0.0))
         if want_per_op and per_op is None:
             per_op = _part("unknown", limit)
+    if _EXPIRED[0] and per_op is not None and per_op["status"] == "unknown":
+        # the time-out raised inside the per-op validation and was reported as its failure
+        per_op = _part("unknown", f"timed out after {options.kernel_timeout:g} s")
     return _record(path, root, whole, per_op, launches, time.perf_counter() - started)
 
 

@@ -70,11 +70,12 @@ _REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)')
 _AMD_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
 _AMD_TARGET = re.compile(r'"target-cpu"="(gfx\w+)"')
 _EXECUTED = (".llir", ".ll")
-#: refuted per op only: a masked copy that differs from the stored one is a defect only when
-#: the mask is a duplicate-copy mask, which the harness's stores guarantee; in a kernel's own
-#: code the mask may be its bounds mask (Inductor's combo kernels store one address from every
-#: thread under ``xindex < 1``: the masked threads hold no element), and without the TTGIR the
-#: executor cannot tell the two apart, so a dumped kernel is unknown there
+#: data semantics, not memory safety: a masked copy that differs from the stored one is a
+#: defect only when the mask is a duplicate-copy mask, which the harness's stores guarantee
+#: per op; in a kernel's own code the mask may be its bounds mask (Inductor's combo kernels
+#: store one address from every thread under ``xindex < 1``: the masked threads hold no
+#: element).  The masked store writes nothing, so the whole kernel's claim (memory safety)
+#: stands, and the report says what was seen and that the TTGIR decides it per op
 _PER_OP_ONLY = ("inconsistent copies",)
 _GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
 
@@ -202,9 +203,11 @@ def _memory_safety(
         return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
     stand, open_ = settle_violations(run.dag, run.violations)
     elapsed = time.perf_counter() - started
-    refuting = [v for v in stand if v.kind not in _PER_OP_ONLY]
-    if refuting:
-        first = refuting[0]
+    copies = [v for v in stand + open_ if v.kind in _PER_OP_ONLY]
+    stand = [v for v in stand if v.kind not in _PER_OP_ONLY]
+    open_ = [v for v in open_ if v.kind not in _PER_OP_ONLY]
+    if stand:
+        first = stand[0]
         return CaseVerdict.decided(
             site,
             Status.REFUTED,
@@ -213,30 +216,31 @@ def _memory_safety(
             violation=first,
             time_s=elapsed,
         )
-    if stand or open_:
-        first = (stand + open_)[0]
+    if open_:
         return CaseVerdict.decided(
             site,
             Status.UNKNOWN,
             claim,
-            reason=_undecided(first, first in stand),
-            violation=first,
+            reason=open_values(open_[0]),
+            violation=open_[0],
             time_s=elapsed,
         )
-    proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
+    reason = _masked_copies(copies[0], len(copies)) if copies else ""
+    proved = CaseVerdict.decided(site, Status.PROVED, claim, reason=reason, time_s=elapsed)
     return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
 
 
-def _undecided(violation: Violation, replayed: bool) -> str:
-    """Why a violation left the kernel unknown: a masked copy that differs (the mask may be
-    the kernel's own), or two stored values that are neither equal nor replayed different."""
-    if replayed:
-        return (
-            f"{describe_violation(violation)}; without the TTGIR it is not known whether the "
-            "store's mask is a duplicate-copy mask (a defect) or the kernel's own bounds mask "
-            "(the masked thread holds no element): checked per op with the TTGIR"
-        )
-    return open_values(violation)
+def _masked_copies(violation: Violation, count: int) -> str:
+    """What a proved kernel's report says of masked copies that differ from the stored ones:
+    no memory-safety question (a masked store writes nothing), a data-semantics one that the
+    TTGIR decides per op."""
+    more = f" ({count} such copies)" if count > 1 else ""
+    return (
+        f"memory safety holds; seen, not a memory-safety question: {describe_violation(violation)}"
+        f"{more}; a masked store writes nothing, and whether its mask is a duplicate-copy mask "
+        "(a data defect) or the kernel's own bounds mask (the masked thread holds no element) "
+        "is decided per op with the TTGIR"
+    )
 
 
 def _threads_of(text: str) -> int | None:
