@@ -54,6 +54,7 @@ from llverify.emitted.provenance import Checker, choose_checker, read_dump_relea
 from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.sim.memory import Violation
+from llverify.emitted.sim.replay import assumptions_witness
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
@@ -191,6 +192,7 @@ def _memory_safety(
     value depends on one)."""
     try:
         run.run()
+        claim += _assumed(run)
     except UnmodelledAt as exc:
         reason = str(exc)
         if tagged and "tagged data" in reason:
@@ -200,9 +202,16 @@ def _memory_safety(
             )
         elapsed = time.perf_counter() - started
         return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
-    stand, open_ = settle_violations(run.dag, run.violations)
+    facts = tuple(run.ranges.facts)
+    stand, open_ = settle_violations(run.dag, run.violations, facts=facts)
     elapsed = time.perf_counter() - started
     refuting = [v for v in stand if v.kind not in _PER_OP_ONLY]
+    if refuting and assumptions_witness(run.dag, facts) is None:
+        reason = (
+            f"{describe_violation(refuting[0])}; but no input was found on which every device "
+            "assert passes (the claim covers only those inputs)"
+        )
+        return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
     if refuting:
         first = refuting[0]
         return CaseVerdict.decided(
@@ -224,7 +233,23 @@ def _memory_safety(
             time_s=elapsed,
         )
     proved = CaseVerdict.decided(site, Status.PROVED, claim, time_s=elapsed)
-    return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
+    notes = unused_reads(run.uninitialised) + tuple(
+        f"the device assert at {where} fails in thread {thread} on every input: the kernel "
+        "aborts whenever it gets there"
+        for thread, where in run.aborted
+    )
+    return dataclasses.replace(proved, notes=notes)
+
+
+def _assumed(run: Execution) -> str:
+    """What a whole-kernel claim adds for the device asserts ``run`` met: it holds for the
+    inputs on which none fails (a failing assert traps the grid), each condition assumed."""
+    if not run.asserts:
+        return ""
+    return (
+        "; for every input on which no device assert fails (each executed assert's condition "
+        "is assumed: a failing one aborts the kernel)"
+    )
 
 
 def _undecided(violation: Violation, replayed: bool) -> str:
