@@ -115,6 +115,45 @@ def test_an_assert_on_the_wrapped_index_does_not_bound_the_raw_one() -> None:
         run(embedding(row="%i"))
 
 
+def test_an_assert_and_an_address_spelling_one_select_two_ways() -> None:
+    # nll_loss: the assert wraps x == -100 ? 0 : x, the address x != -100 ? x : 0
+    def check(ignored: int) -> str:
+        return (
+            "  %is = icmp eq i64 %i, -100\n"
+            "  %a = select i1 %is, i64 0, i64 %i\n"
+            "  %an = icmp slt i64 %a, 0\n"
+            "  %a16 = add i64 %a, 16\n"
+            "  %aw = select i1 %an, i64 %a16, i64 %a\n"
+            "  %bad = icmp ugt i64 %aw, 15\n"
+            "  %ok = xor i1 %bad, true\n"
+            f"  %not = icmp ne i64 %i, {ignored}\n"
+            "  %b = select i1 %not, i64 %i, i64 0\n"
+            "  %bn = icmp slt i64 %b, 0\n"
+            "  %b16 = add i64 %b, 16\n"
+            "  %bw = select i1 %bn, i64 %b16, i64 %b\n"
+        )
+
+    assert run(embedding(check(-100), row="%bw")).violations == []
+    with pytest.raises(UnmodelledAt, match="not within one buffer"):
+        run(embedding(check(-99), row="%bw"))  # another value ignored: another index
+
+
+def test_an_assert_on_no_element_of_a_vector_of_failures_bounds_each() -> None:
+    # LLVM tests a vector of asserts at once: bitcast <2 x i1> to i2, compared with 0
+    check = (
+        "  %j = load i64, ptr addrspace(1) %idx, align 8\n"
+        "  %bad0 = icmp uge i64 %w, 16\n"
+        "  %bad1 = icmp uge i64 %j, 16\n"
+        "  %v0 = insertelement <2 x i1> poison, i1 %bad0, i64 0\n"
+        "  %v1 = insertelement <2 x i1> %v0, i1 %bad1, i64 1\n"
+        "  %bits = bitcast <2 x i1> %v1 to i2\n"
+        "  %ok = icmp eq i2 %bits, 0\n"
+    )
+    assert run(embedding(check)).violations == []
+    with pytest.raises(UnmodelledAt, match="not within one buffer"):
+        run(embedding(check.replace("icmp eq i2 %bits, 0", "icmp ne i2 %bits, 3")))
+
+
 def test_an_assert_whose_failure_branch_does_more_is_not_an_assumption() -> None:
     text = embedding().replace(
         "  tail call void @__assertfail", "  %x = add i32 %t, 1\n  tail call void @__assertfail"

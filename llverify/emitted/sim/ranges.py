@@ -46,6 +46,8 @@ _NEGATED = {
 }  # fmt: skip
 #: operations that mean the same on an i1 and an i8 held in one byte (casts name their bit widths)
 _ONE_BYTE = frozenset({"and", "or", "xor", "select", "icmp", "zext", "sext", "trunc"})
+#: the predicate of each pair of inverse compares that a canonical ``select`` does not test
+_TURNED = frozenset({"ne", "uge", "ugt", "sge", "sgt"})
 #: operations whose range is computed from their operands' (the others' is full or fixed)
 _COMPUTED = frozenset(
     {"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "umax", "umin", "udiv",
@@ -197,8 +199,9 @@ class Ranges:
         self.dag = dag
         self.facts: list[tuple[int, bool]] = []
         self.max_nodes = max_nodes
-        self._bounds: dict[int, list[Interval]] = {}
-        self._memo: dict[int, Interval] = {}
+        self._bounds: dict[int, list[Interval]] = {}  # by canonical node
+        self._memo: dict[int, Interval] = {}  # by canonical node
+        self._canonical: dict[int, int] = {}
 
     # -- reading ranges ------------------------------------------------------------------------
     def bits(self, node: int) -> int:
@@ -222,8 +225,10 @@ class Ranges:
         return False if hi == 0 else None
 
     def interval(self, node: int) -> Interval:
-        """The wrapped interval of ``node``'s values (bottom-up over the nodes below it, each
-        once; more than ``max_nodes`` new ones give the full range)."""
+        """The wrapped interval of ``node``'s values: that of its canonical form
+        (:meth:`canonical`), bottom-up over the nodes below it, each once (more than
+        ``max_nodes`` new ones give the full range)."""
+        node = self.canonical(node)
         memo = self._memo
         if node in memo:
             return memo[node]
@@ -244,6 +249,63 @@ class Ranges:
                 return _full(self.bits(node))
             memo[n] = self._narrowed(n, self._compute(n))
         return memo[node]
+
+    def canonical(self, node: int) -> int:
+        """The node of ``node``'s canonical form, equal to it on every input: below it, each
+        ``select`` on a compare whose predicate is ``ne``, ``uge``, ``ugt``, ``sge`` or ``sgt``
+        is the ``select`` on the inverse compare with its ways swapped (LLVM writes one value
+        both ways: ``x == -100 ? 0 : x`` for an assert, ``x != -100 ? x : 0`` for the
+        address).  Only the nodes ranges are computed from are rebuilt.
+
+        >>> dag = Dag()
+        >>> x, zero = dag.leaf(0, 0, 8), dag.const(0, 8)
+        >>> minus = dag.const(2**64 - 100, 8)
+        >>> a = dag.op("select", (dag.op("icmp.eq", (x, minus), 1), zero, x), 8)
+        >>> b = dag.op("select", (dag.op("icmp.ne", (x, minus), 1), x, zero), 8)
+        >>> ranges = Ranges(dag)
+        >>> a != b and ranges.canonical(a) == ranges.canonical(b) == a
+        True
+        """
+        memo = self._canonical
+        if node in memo:
+            return memo[node]
+        stack = [node]
+        while stack:
+            n = stack[-1]
+            if n in memo:
+                stack.pop()
+                continue
+            missing = [m for m in self._below(n) if m not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            rebuilt = self._rebuilt(n)
+            memo[n] = rebuilt
+            memo.setdefault(rebuilt, rebuilt)
+        return memo[node]
+
+    def _rebuilt(self, node: int) -> int:
+        """``node`` over the canonical forms of the nodes below it, a ``select`` on an
+        inverted compare turned round."""
+        dag, memo = self.dag, self._canonical
+        pieces = dag.pieces(node)
+        if pieces is not None:
+            mapped = tuple(memo[s // 16] * 16 + s % 16 if s >= 0 else s for s in pieces)
+            return node if mapped == pieces else dag.from_symbols(mapped)
+        if not self._below(node):
+            return node
+        kind = dag.kind(node)
+        operands = tuple(memo[o] for o in dag.operands(node))
+        condition = dag.kind(operands[0]) if kind == "select" else ""
+        if condition[:5] == "icmp." and condition[5:] in _TURNED:
+            inverse = "icmp." + _NEGATED[condition[5:]]
+            turned = dag.op(inverse, dag.operands(operands[0]), 1)
+            memo.setdefault(turned, turned)
+            operands = (turned, operands[2], operands[1])
+        if operands == dag.operands(node):
+            return node
+        return dag.op(kind, operands, dag.width[node])
 
     def _below(self, node: int) -> list[int]:
         """The nodes whose ranges ``node``'s is computed from (none for an operation whose
@@ -322,6 +384,26 @@ class Ranges:
         if kind.startswith("icmp.") and len(operands) == 2:
             predicate = kind[5:] if want else _NEGATED.get(kind[5:], "")
             found.extend(self._compared(predicate, operands[0], operands[1]))
+            if predicate == "eq":
+                return self._all_false(operands)
+        return []
+
+    def _all_false(self, operands: tuple[int, ...]) -> list[tuple[int, bool]]:
+        """When ``icmp eq`` of ``operands`` holds and they are 0 and a ``bitcast`` of an
+        ``<N x i1>`` (LLVM tests ``any`` of a vector of asserts so): each element is false."""
+        for one, other in (operands, operands[::-1]):
+            kind = self.dag.kind(other)
+            if self.dag.constant_value(one) != 0 or not kind.startswith("bitcast.<"):
+                continue
+            if " x i1>" not in kind or len(self.dag.operands(other)) != 1:
+                continue
+            vector = self.dag.operands(other)[0]
+            pieces = self.dag.pieces(vector) or tuple(int(s) for s in self.dag.symbols(vector))
+            return [
+                (s // 16, False)
+                for s in pieces
+                if s >= 0 and s % 16 == 0 and self.dag.width[s // 16] == 1
+            ]
         return []
 
     def _compared(self, predicate: str, first: int, second: int) -> list[tuple[int, Interval]]:
@@ -360,6 +442,7 @@ class Ranges:
         """``node``'s values lie in ``bound`` (memoised ranges are cleared by the caller); an
         unsigned upper bound of ``or(a, b)`` bounds ``a`` and ``b`` too (``a | b`` is at least
         each: LLVM merges ``a < 2**k && b < 2**k`` into ``(a | b) < 2**k``)."""
+        node = self.canonical(node)
         self._bounds.setdefault(node, []).append(bound)
         bits = self.bits(node)
         lo, hi = _fit(bound, bits)
