@@ -347,3 +347,24 @@ def test_an_inductor_embedding_backward_scatter_adds_are_proved() -> None:
     (verdict,) = validate_llvm_ir(unasserted, arguments={"3": 512, "4": 256}).verdicts
     assert verdict.status is Status.UNKNOWN
     assert "atomic address depends on tagged data" in (verdict.reason or "")
+
+
+def test_the_batch_summary_counts_proofs_that_assume_asserts(tmp_path: Path) -> None:
+    from llverify.emitted.batch import BatchOptions, format_summary, summarize, validate_kernel_dir
+
+    threads = 'attributes #0 = { "nvvm.reqntid"="32" }\n'
+    for name, text in (("gather", embedding()), ("plain", embedding(check="", row="0"))):
+        (tmp_path / f"{name}.llir").write_text(text + threads)
+        (tmp_path / f"{name}.json").write_text('{"name": "k", "num_warps": 1}')
+    options = BatchOptions(whole_only=True)
+    records = [
+        validate_kernel_dir(tmp_path / f"{name}.llir", tmp_path, [], "", options)
+        for name in ("gather", "plain")
+    ]
+    assert [r["status"] for r in records] == ["proved", "proved"]
+    assert [r["whole"].get("asserts_assumed") for r in records] == [True, None]
+    summary = summarize(records, 1.0)
+    assert summary["whole_proved_assuming_asserts"] == 1
+    assert "1 of the kernels proved are proved for the inputs on which no device assert" in (
+        format_summary(summary)
+    )

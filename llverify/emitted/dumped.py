@@ -60,6 +60,7 @@ from llverify.errors import ParseError
 from llverify.proof.verdict import Status
 
 __all__ = [
+    "ASSERTS_ASSUMED",
     "DumpError",
     "LLVMIRError",
     "validate_artifact",
@@ -78,6 +79,8 @@ _EXECUTED = (".llir", ".ll")
 #: executor cannot tell the two apart, so a dumped kernel is unknown there
 _PER_OP_ONLY = ("inconsistent copies",)
 _GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
+#: what a whole-kernel claim adds when the kernel's device asserts were assumed
+ASSERTS_ASSUMED = "for every input on which no device assert fails"
 
 
 class DumpError(ValueError):
@@ -247,8 +250,8 @@ def _assumed(run: Execution) -> str:
     if not run.asserts:
         return ""
     return (
-        "; for every input on which no device assert fails (each executed assert's condition "
-        "is assumed: a failing one aborts the kernel)"
+        f"; {ASSERTS_ASSUMED} (each executed assert's condition is assumed: a failing one "
+        "aborts the kernel)"
     )
 
 
