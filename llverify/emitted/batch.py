@@ -180,9 +180,20 @@ def _part(status: str, reason: str = "", time_s: float = 0.0, **extra: Any) -> d
 
 
 def _whole_part(report: Any, scalars: dict[str, int] | None) -> dict[str, Any]:
+    """One whole-kernel run's part: status, reason, time, the arguments, and whether its
+    claim holds only for the inputs on which no device assert fails (``asserts_assumed``)."""
+    from llverify.emitted.dumped import ASSERTS_ASSUMED
+
     verdict = report.verdicts[0]
     elapsed = report.timings.get("total", 0.0)
-    return _part(verdict.status.value, verdict.reason or "", elapsed, arguments=scalars)
+    assumed = ASSERTS_ASSUMED in verdict.claim
+    return _part(
+        verdict.status.value,
+        verdict.reason or "",
+        elapsed,
+        arguments=scalars,
+        **({"asserts_assumed": True} if assumed else {}),
+    )
 
 
 def _per_op_part(report: Any) -> dict[str, Any]:
@@ -465,12 +476,16 @@ class _Tally:
     whole_reasons: Counter[str] = field(default_factory=Counter)
     per_op_reasons: Counter[str] = field(default_factory=Counter)
     refuted: list[dict[str, str]] = field(default_factory=list)
+    assumed: int = 0
 
     def add(self, record: dict[str, Any]) -> None:
         """Count one kernel's record."""
         whole, per_op = record["whole"], record["per_op"]
         self.overall[record["status"]] += 1
         self.whole[whole["status"]] += 1
+        runs = whole.get("runs", [whole])
+        if whole["status"] == "proved" and any(r.get("asserts_assumed") for r in runs):
+            self.assumed += 1
         self.launches[record["launches"].get("source") or "none"] += 1
         if whole["status"] == "unknown":
             self.whole_reasons[normalise_reason(whole["reason"])] += 1
@@ -502,6 +517,7 @@ def summarize(records: list[dict[str, Any]], seconds: float, jobs: int = 1) -> d
         "kernels": len(records),
         "status": {s: tally.overall[s] for s in statuses},
         "whole": {s: tally.whole[s] for s in statuses},
+        "whole_proved_assuming_asserts": tally.assumed,
         "per_op": {s: tally.per_op[s] for s in (*statuses, "none", "not run")},
         "ops": {s: tally.ops[s] for s in statuses},
         "launch_arguments": dict(sorted(tally.launches.items())),
@@ -537,6 +553,13 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(
             f"{label:22}"
             + "".join(f"{_share(row[s], total):>15}" for s in ("proved", "refuted", "unknown"))
+        )
+    assumed = summary.get("whole_proved_assuming_asserts", 0)
+    if assumed:
+        lines.append(
+            f"whole kernel: {assumed} of the kernels proved are proved for the inputs on which "
+            "no device assert fails (each assert's condition assumed: a failing one aborts "
+            "the kernel)"
         )
     per_op = summary["per_op"]
     if per_op["none"] or per_op["not run"]:

@@ -54,11 +54,13 @@ from llverify.emitted.provenance import Checker, choose_checker, read_dump_relea
 from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.sim.memory import Violation
+from llverify.emitted.sim.replay import assumptions_witness
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
 
 __all__ = [
+    "ASSERTS_ASSUMED",
     "DumpError",
     "LLVMIRError",
     "validate_artifact",
@@ -78,6 +80,8 @@ _EXECUTED = (".llir", ".ll")
 #: stands, and the report says what was seen and that the TTGIR decides it per op
 _PER_OP_ONLY = ("inconsistent copies",)
 _GENERATED = (".ptx", ".amdgcn", ".cubin", ".hsaco")
+#: what a whole-kernel claim adds when the kernel's device asserts were assumed
+ASSERTS_ASSUMED = "for every input on which no device assert fails"
 
 
 class DumpError(ValueError):
@@ -192,6 +196,7 @@ def _memory_safety(
     value depends on one)."""
     try:
         run.run()
+        claim += _assumed(run)
     except UnmodelledAt as exc:
         reason = str(exc)
         if tagged and "tagged data" in reason:
@@ -201,11 +206,18 @@ def _memory_safety(
             )
         elapsed = time.perf_counter() - started
         return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
-    stand, open_ = settle_violations(run.dag, run.violations)
+    facts = tuple(run.ranges.facts)
+    stand, open_ = settle_violations(run.dag, run.violations, facts=facts)
     elapsed = time.perf_counter() - started
     copies = [v for v in stand + open_ if v.kind in _PER_OP_ONLY]
     stand = [v for v in stand if v.kind not in _PER_OP_ONLY]
     open_ = [v for v in open_ if v.kind not in _PER_OP_ONLY]
+    if stand and assumptions_witness(run.dag, facts) is None:
+        reason = (
+            f"{describe_violation(stand[0])}; but no input was found on which every device "
+            "assert passes (the claim covers only those inputs)"
+        )
+        return CaseVerdict.decided(site, Status.UNKNOWN, claim, reason=reason, time_s=elapsed)
     if stand:
         first = stand[0]
         return CaseVerdict.decided(
@@ -227,7 +239,12 @@ def _memory_safety(
         )
     reason = _masked_copies(copies[0], len(copies)) if copies else ""
     proved = CaseVerdict.decided(site, Status.PROVED, claim, reason=reason, time_s=elapsed)
-    return dataclasses.replace(proved, notes=unused_reads(run.uninitialised))
+    notes = unused_reads(run.uninitialised) + tuple(
+        f"the device assert at {where} fails in thread {thread} on every input: the kernel "
+        "aborts whenever it gets there"
+        for thread, where in run.aborted
+    )
+    return dataclasses.replace(proved, notes=notes)
 
 
 def _masked_copies(violation: Violation, count: int) -> str:

@@ -51,10 +51,14 @@ class Settled:
 
 
 def settle_pair(
-    dag: Dag, pair: tuple[int, int], float_types: tuple[str, ...] = ("f16", "bf16")
+    dag: Dag,
+    pair: tuple[int, int],
+    float_types: tuple[str, ...] = ("f16", "bf16"),
+    facts: tuple[tuple[int, bool], ...] = (),
 ) -> Settled:
-    """Settle the byte symbols ``pair``: proved equal, replayed different, or open.  (Z3 is
-    imported here, when a pair is settled: the executor and its checks import without it.)"""
+    """Settle the byte symbols ``pair``: proved equal, replayed different (on inputs where the
+    ``facts``, the run's assumptions, hold), or open.  (Z3 is imported here, when a pair is
+    settled: the executor and its checks import without it.)"""
     from llverify.smt.values import bytes_equal
 
     first, second = (_symbol(dag, s) for s in pair)
@@ -62,7 +66,7 @@ def settle_pair(
         return Settled("different", "one of the bytes is undefined (any value)")
     if bytes_equal(dag, first, second):
         return Settled("equal")
-    found = differing_inputs(dag, first, second, float_types=float_types)
+    found = differing_inputs(dag, first, second, float_types=float_types, facts=facts)
     if found is None:
         return Settled("open")
     values, a, b = found
@@ -99,18 +103,24 @@ def _symbol(dag: Dag, symbol: int) -> tuple[int, int] | None:
 
 
 def settle_violations(
-    dag: Dag, violations: list[Violation], float_types: tuple[str, ...] = ("f16", "bf16")
+    dag: Dag,
+    violations: list[Violation],
+    float_types: tuple[str, ...] = ("f16", "bf16"),
+    facts: tuple[tuple[int, bool], ...] = (),
 ) -> tuple[list[Violation], list[Violation]]:
     """``violations`` after settling their value pairs: (the ones that stand, each different
     pair's replay added to its detail; the open ones).  A violation whose pairs are all equal
-    is dropped; one without value pairs stands as it is."""
+    is dropped; one without value pairs stands as it is.  ``facts``: the run's assumptions
+    (device asserts' conditions), which a replay must satisfy."""
     stand: list[Violation] = []
     open_: list[Violation] = []
     for violation in violations:
         if not violation.values:
             stand.append(violation)
             continue
-        outcomes = [settle_pair(dag, pair, float_types) for pair in violation.values[:_PAIRS]]
+        outcomes = [
+            settle_pair(dag, pair, float_types, facts) for pair in violation.values[:_PAIRS]
+        ]
         different = next((s for s in outcomes if s.outcome == "different"), None)
         if different is not None:
             stand.append(replace(violation, detail=f"{violation.detail}; {different.replay}"))

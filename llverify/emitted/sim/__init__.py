@@ -13,6 +13,8 @@ The modules, bottom up:
 * ``rewrite``: the DAG's rewriting laws (identity steps, equivalent forms LLVM emits) and
   matching a template against a node;
 * ``replay``: concrete evaluation of DAG nodes (counterexample replays);
+* ``ranges``: sound ranges of DAG nodes under the run's assumptions (device asserts), which
+  decide loads and atomics at addresses that depend on tagged data (gathers);
 * ``memory``: shared and global memory with their checks (uninitialised reads, bounds,
   races, conflicting stores);
 * ``machine``: :class:`Machine`, what instruction semantics need from the executor;

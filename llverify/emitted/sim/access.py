@@ -29,7 +29,8 @@ import numpy as np
 from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
-from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled
+from llverify.emitted.sim.ranges import Ranges
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, symbols_of
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
 
@@ -47,6 +48,8 @@ class MemoryAccess:
     warp_size: int
     shared_bytes: int
     trace: list[AccessRecord] | None
+    dag: Dag
+    ranges: Ranges
     shared: SharedMemory
     memory: GlobalMemory
     private: PrivateMemory
@@ -61,6 +64,7 @@ class MemoryAccess:
         self.shared = self._fresh_shared()
         self.private = PrivateMemory(self.threads)
         self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
+        self._atomic_results = 0  # old values of atomics made so far (each its own node)
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
@@ -135,6 +139,112 @@ class MemoryAccess:
             out[threads] = self.memory.read(grid, threads, where)
         return out
 
+    def load_at(
+        self,
+        space: int,
+        address: Val,
+        nbytes: int,
+        element_bytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Byte symbols (T, nbytes) the threads of ``mask`` read at ``address`` (a pointer
+        value): :meth:`load_bytes` where it is concrete; where it depends on tagged data, a
+        *gather* (:meth:`_gather`)."""
+        tagged = mask & _tagged_rows(address)
+        plain = mask & ~tagged
+        out = self.load_bytes(
+            space, address.integers(plain, "load address"), nbytes, plain, instruction
+        )
+        if tagged.any():
+            out[tagged] = self._gather(space, address, nbytes, element_bytes, tagged)[tagged]
+        return out
+
+    def _gather(
+        self, space: int, address: Val, nbytes: int, element_bytes: int, tagged: np.ndarray
+    ) -> np.ndarray:
+        """The loads of the threads of ``tagged``, whose addresses depend on tagged data.
+        Each distinct address node's range (:class:`~llverify.emitted.sim.ranges.Ranges`,
+        under the run's assumptions) must lie, with the access's bytes, inside one input
+        buffer that nothing wrote there (:meth:`GlobalMemory.check_gather`), else the load is
+        unmodelled naming the range; each ``element_bytes`` element read is the node
+        ``gather.<buffer>(address, offset)``: one per address, so equal addresses give equal
+        values.  Shared and private memory are unmodelled (which bytes are initialised is not
+        known)."""
+        if space not in (0, 1):
+            where = "shared" if space == 3 else "private"
+            raise Unmodelled(f"a {where}-memory load at an address that depends on tagged data")
+        nodes = self.dag.nodes_of(address)
+        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        for node in np.unique(nodes[tagged]):
+            k, start, end = self._span(int(node), nbytes, "load")
+            self.memory.check_gather(k, start, end)
+            offsets = range(0, nbytes, element_bytes)
+            elements = np.array(
+                [
+                    self.dag.op(f"gather.{k}", (int(node), self.dag.const(j, 8)), element_bytes)
+                    for j in offsets
+                ],
+                dtype=np.int64,
+            )
+            out[tagged & (nodes == node)] = symbols_of(elements, element_bytes).reshape(-1)
+        return out
+
+    def _span(self, node: int, nbytes: int, what: str) -> tuple[int, int, int]:
+        """(region, start, end): the global buffer holding every byte an access of ``nbytes``
+        at address ``node`` may touch, and those bytes' span; unmodelled (naming the span)
+        when no one buffer holds them all."""
+        lo, hi = self.ranges.unsigned(node)
+        start, end = lo, hi + nbytes
+        k = self.memory.region_spanning(start, end)
+        if k is None:
+            raise Unmodelled(
+                f"the {what} address depends on tagged data; its range, "
+                f"{self.memory.describe_span(start, end)}, is not within one buffer "
+                f"(address {self.dag.describe(node, depth=4)})"
+            )
+        return k, start, end
+
+    def atomic_at(
+        self,
+        space: int,
+        address: Val,
+        nbytes: int,
+        element_bytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Atomic read-modify-writes of ``nbytes`` at ``address`` in global memory by the
+        threads of ``mask`` (the address concrete or depending on tagged data, checked as a
+        gather's): their spans are recorded (:meth:`GlobalMemory.atomic`,
+        :meth:`GlobalMemory.atomic_span`); the old values (T, nbytes), which depend on the
+        order of the atomics, are new nodes, one per thread and element."""
+        if element_bytes > 16 or nbytes % element_bytes:
+            raise Unmodelled(f"an atomic on {nbytes} bytes in {element_bytes}")
+        tagged = mask & _tagged_rows(address)
+        plain = np.flatnonzero(mask & ~tagged)
+        if plain.size:
+            where, base = _space(space, address.integers(mask & ~tagged, "atomic address")[plain])
+            if where != 1:
+                raise Unmodelled("an atomic on shared or private memory through inline assembly")
+            grid = base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
+            self.memory.atomic(grid, plain, instruction.where)
+        if tagged.any():
+            if space not in (0, 1):
+                raise Unmodelled("an atomic on shared memory at an address of tagged data")
+            nodes = self.dag.nodes_of(address)
+            for node in np.unique(nodes[tagged]):
+                self.memory.atomic_span(*self._span(int(node), nbytes, "atomic"))
+        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        for t in np.flatnonzero(mask):
+            made = []
+            for _ in range(nbytes // element_bytes):
+                self._atomic_results += 1
+                serial = self.dag.const(self._atomic_results, 8)
+                made.append(self.dag.op("atomic.old", (serial,), element_bytes))
+            out[t] = symbols_of(np.array(made, dtype=np.int64), element_bytes).reshape(-1)
+        return out
+
     def store_bytes(
         self,
         space: int,
@@ -182,6 +292,14 @@ class MemoryAccess:
         base = addresses[threads].astype(np.int64)
         grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
         self.memory.shadow(grid, values[threads], threads, instruction.where, key)
+
+
+def _tagged_rows(value: Val) -> np.ndarray:
+    """The threads whose ``value`` depends on tagged data (a byte that is no constant)."""
+    if value.ints is not None:
+        return np.zeros(value.ints.shape[0], dtype=bool)
+    assert value.syms is not None
+    return np.asarray(((value.syms >= 0) | (value.syms < -256)).any(axis=1), dtype=bool)
 
 
 def _space(space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:

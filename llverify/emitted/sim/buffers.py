@@ -1,10 +1,12 @@
 """The kernel's arguments: global buffers (tagged, concrete, outputs, open) and scalars.
 
 Pointer argument ``k`` points at a buffer at its own base address, ``(k + 1)`` times
-:data:`GLOBAL_STRIDE`.  An *input* holds tagged elements (leaves of the DAG: ``x[i]``), a
-*values* buffer concrete integers, an *output* or *scratch* buffer undefined bytes until
-stored; an *open* buffer (a dumped kernel's argument) has unknown size and contents, each
-byte tagged when first read.  A scalar argument holds a concrete value, or a tagged one.
+:data:`GLOBAL_STRIDE`; the module's constant tables (integer arrays and strings in global
+memory) are buffers of their values, each at its own base address far above.  An *input*
+holds tagged elements (leaves of the DAG: ``x[i]``), a *values* buffer concrete integers, an
+*output* or *scratch* buffer undefined bytes until stored; an *open* buffer (a dumped
+kernel's argument) has unknown size and contents, each byte tagged when first read.  A
+scalar argument holds a concrete value, or a tagged one.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from llverify.emitted.sim.instructions import bits_of
-from llverify.emitted.sim.llvm_ir import Function
+from llverify.emitted.sim.llvm_ir import Function, LLVMModule
 from llverify.emitted.sim.memory import GlobalMemory, OpenRegion, Region
 from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Val
 
 __all__ = ["GLOBAL_STRIDE", "Buffers"]
 
 GLOBAL_STRIDE = 1 << 40  # buffer k lives at (k + 1) * GLOBAL_STRIDE
+_TABLES = 512  # the module's constant table k lives at (_TABLES + k) * GLOBAL_STRIDE
 
 
 def _base(arg: int) -> int:
@@ -31,6 +34,7 @@ class Buffers:
 
     threads: int
     function: Function
+    module: LLVMModule
     dag: Dag
     memory: GlobalMemory
     env: dict[str, Val]
@@ -39,6 +43,21 @@ class Buffers:
         """Every argument holds its buffer's base address."""
         for k, (_, name) in enumerate(self.function.arguments):
             self.env[name] = Val.concrete(_base(k), 64, self.threads)
+        self._tables: dict[str, Region] = {}
+
+    def _global_table(self, name: str) -> Val | None:
+        """The address of the module's constant global ``name`` (an integer table or a
+        string): a buffer of its concrete bytes, made on first use; None for another global."""
+        data = self.module.tables.get(name) or self.module.strings.get(name)
+        if not data:
+            return None
+        region = self._tables.get(name)
+        if region is None:
+            base = (_TABLES + len(self._tables)) * GLOBAL_STRIDE
+            raw = -1 - np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+            region = self.memory.add(name, base, raw, "values")
+            self._tables[name] = region
+        return Val.concrete(region.base, 64, self.threads)
 
     def add_input(self, arg: int, name: str, *, element_bytes: int, count: int) -> Region:
         """Pointer argument ``arg`` points at ``count`` tagged elements (leaves of the DAG)."""

@@ -4,7 +4,9 @@ A branch every active thread takes the same way is followed; a divergent branch 
 side under its thread mask and the two meet again at the branch's immediate post-dominator
 (phis pick each thread's incoming value by the block it came from).  Loops with uniform trip
 counts run as they are; a run of more than :data:`MAX_STEPS` instructions is declared
-non-terminating.  A barrier needs every thread of the CTA there.
+non-terminating.  A barrier needs every thread of the CTA there.  A device assert (a branch
+to a block that only calls ``__assertfail``) is an assumption: its condition holds on every
+input the claim covers (:meth:`ControlFlow._assume`).
 
 Examples:
     >>> from llverify.emitted.sim.llvm_ir import parse_llvm_ir
@@ -31,9 +33,10 @@ from llverify.emitted.sim.instructions import HANDLERS, merge
 from llverify.emitted.sim.intrinsics import pure_call
 from llverify.emitted.sim.llvm_ir import Block, Function, Instruction, LLVMModule, Value
 from llverify.emitted.sim.memory import SharedMemory
+from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
 
-__all__ = ["MAX_STEPS", "ControlFlow", "UnmodelledAt", "post_dominators", "region_of"]
+__all__ = ["MAX_STEPS", "ControlFlow", "UnmodelledAt", "aborts", "post_dominators", "region_of"]
 
 MAX_STEPS = 5_000_000  # instructions executed before the run is declared non-terminating
 
@@ -67,6 +70,7 @@ class ControlFlow(ABC):
     steps: int
     shared: SharedMemory
     dag: Dag
+    ranges: Ranges
 
     @abstractmethod
     def _execute(self, instruction: Instruction, mask: np.ndarray) -> None:
@@ -91,6 +95,9 @@ class ControlFlow(ABC):
         self.finished = np.zeros(self.threads, dtype=bool)
         self._ipdom = post_dominators(self.function)
         self._phis_done: str | None = None
+        #: (thread, where) of the first thread each device assert fails in on every input
+        self.aborted: list[tuple[int, str]] = []
+        self.asserts = 0  # device asserts executed (each an assumption)
 
     def _restart_control(self) -> None:
         """A new CTA: its threads are at the entry."""
@@ -169,6 +176,9 @@ class ControlFlow(ABC):
         if len(targets) == 1:
             self.came_from[mask] = here
             return targets[0]
+        if instruction.opcode == "br" and self._aborting(targets[0]) != self._aborting(targets[1]):
+            self.came_from[mask] = here
+            return self._assume(instruction, mask, targets)
         try:
             ways = self._ways(instruction, mask)
         except Unmodelled as exc:
@@ -205,6 +215,41 @@ class ControlFlow(ABC):
             ways[label] = ways.get(label, np.zeros_like(mask)) | hit
         ways[targets[0]] = ways.get(targets[0], np.zeros_like(mask)) | unmatched
         return list(ways.items())
+
+    # -- device asserts -----------------------------------------------------------------------
+    def _aborting(self, label: str) -> bool:
+        """Whether block ``label`` is a device assert's failure: a call of ``__assertfail``
+        and ``unreachable``, nothing else (:func:`aborts`)."""
+        return aborts(self.function.block(label))
+
+    def _assume(self, instruction: Instruction, mask: np.ndarray, targets: list[str]) -> str:
+        """A device assert: ``br i1 %ok, label %go_on, label %fail`` (or the ways swapped)
+        where ``%fail`` only calls ``__assertfail``.  A failing assert traps the whole grid, so
+        the claim is made for the inputs on which none fails: a thread whose condition is a
+        concrete failure ends there (every input aborts: noted in ``aborted``), and a
+        condition on tagged data is assumed to hold (:meth:`Ranges.assume`, one fact per
+        distinct node; a fact the ranges show false ends its threads as well).  The others
+        go on to ``%go_on``."""
+        self.asserts += 1
+        ok_way = 0 if self._aborting(targets[1]) else 1
+        condition = self.value(instruction.operands[0])
+        symbols = condition.byte_symbols()
+        concrete = np.asarray(((symbols < 0) & (symbols >= -256)).all(axis=1), dtype=bool)
+        values = np.where(concrete[:, None], symbols, -1)[:, 0]
+        holds = ((-1 - values) & 1).astype(bool) == (ok_way == 0)
+        failing = mask & concrete & ~holds
+        tagged = mask & ~concrete
+        if tagged.any():
+            nodes = self.dag.nodes_of(condition)
+            distinct = [int(node) for node in np.unique(nodes[tagged])]
+            outcomes = self.ranges.assume_all([(node, ok_way == 0) for node in distinct])
+            for node, possible in zip(distinct, outcomes):
+                if not possible:
+                    failing |= tagged & (nodes == node)
+        if failing.any():
+            self.aborted.append((int(np.flatnonzero(failing)[0]), instruction.where))
+            self.finished |= failing
+        return targets[ok_way]
 
     # -- if-conversion of branches on tagged data ---------------------------------------------
     def _if_convert(self, block: Block, instruction: Instruction, mask: np.ndarray) -> str:
@@ -431,13 +476,44 @@ def region_of(
     return order
 
 
+def aborts(block: Block) -> bool:
+    """Whether ``block`` is a device assert's failure, exactly: ``call void @__assertfail(...)``
+    then ``unreachable``.
+
+    >>> from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+    >>> text = '''define void @k(i1 %0) {
+    ...   br i1 %0, label %3, label %2
+    ... 2:
+    ...   tail call void @__assertfail(ptr null, ptr null, i32 7, ptr null, i64 1)
+    ...   unreachable
+    ... 3:
+    ...   ret void
+    ... }'''
+    >>> [aborts(b) for b in parse_llvm_ir(text).functions["k"].blocks]
+    [False, True, False]
+    """
+    body = block.instructions
+    return (
+        len(body) == 2
+        and body[0].opcode == "call"
+        and body[0].type.kind == "void"
+        and str(body[0].extra.get("callee", "")) == "@__assertfail"
+        and body[1].opcode == "unreachable"
+    )
+
+
 def post_dominators(function: Function) -> dict[str, str | None]:
-    """Immediate post-dominator of each block (None: the exit)."""
+    """Immediate post-dominator of each block (None: the exit).  A device assert's failure
+    block (:func:`aborts`) is no way out: the kernel aborts there, so the block that branches
+    to it has the other way only."""
     labels = [b.label for b in function.blocks]
     successors: dict[str, list[str]] = {}
+    failing = {b.label for b in function.blocks if aborts(b)}
     for block in function.blocks:
         last = block.instructions[-1]
         successors[block.label] = _targets(last) if last.opcode in ("br", "switch") else []
+        if len(successors[block.label]) == 2 and len(failing & set(successors[block.label])) == 1:
+            successors[block.label] = [t for t in successors[block.label] if t not in failing]
     exit_label = "<exit>"
     everything = set(labels) | {exit_label}
     post: dict[str, set[str]] = {label: set(everything) for label in labels}

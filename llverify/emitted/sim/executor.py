@@ -43,6 +43,7 @@ from llverify.emitted.sim.buffers import Buffers
 from llverify.emitted.sim.control import ControlFlow
 from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule
 from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.registers import Registers
 from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
 
@@ -77,6 +78,7 @@ class Execution(Registers, ControlFlow, MemoryAccess, AsyncCopies, Buffers):
         self.function = self.module.functions[self.kernel]
         self.cta = 0
         self.env: dict[str, Val] = {}
+        self.ranges = Ranges(self.dag)
         self._start_memory()
         self._start_copies()
         self._start_control()
@@ -110,6 +112,9 @@ class Execution(Registers, ControlFlow, MemoryAccess, AsyncCopies, Buffers):
         result = handler(self, instruction, mask)
         if result is not None:
             self.assign(instruction, result, mask)
+
+    def _global_table(self, name: str) -> Val | None:
+        return Buffers._global_table(self, name)
 
     def _evaluate(self, instruction: Instruction) -> Val:
         result = _HANDLERS[instruction.opcode](self, instruction, np.ones(self.threads, dtype=bool))

@@ -25,7 +25,15 @@ from llverify.emitted.sim.llvm_ir import Instruction, Type, Value
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
-__all__ = ["HANDLERS", "PRIVATE_WINDOW", "SHARED_WINDOW", "bits_of", "merge", "nbytes_of"]
+__all__ = [
+    "HANDLERS",
+    "PRIVATE_WINDOW",
+    "SHARED_WINDOW",
+    "bits_of",
+    "merge",
+    "nbytes_of",
+    "store_addresses",
+]
 
 SHARED_WINDOW = 1 << 60  # generic addresses of shared memory
 PRIVATE_WINDOW = 1 << 59  # generic addresses of private memory (allocas)
@@ -327,21 +335,33 @@ def _integer_cast(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     src_ty, ty = ins.operands[0].type, ins.type
     if src_ty.kind == "vector":
         return _elementwise_cast(machine, ins, mask)
-    bits = ty.bits
-    source = machine.value(ins.operands[0]).normalised()
+    source = machine.value(ins.operands[0])
+    return _extended(machine, op, source, src_ty.bits, ty.bits)
+
+
+def _extended(machine: Machine, op: str, source: Val, src_bits: int, bits: int) -> Val:
+    """``zext``/``sext``/``trunc`` of ``source`` from ``src_bits`` to ``bits`` (see
+    :func:`_integer_cast`); a thread whose source is concrete gets the concrete result."""
+    source = source.normalised()
     if source.ints is not None:
         values = source.ints
         if op == "sext":
-            values = _signed(values, src_ty.bits).astype(np.uint64)
+            values = _signed(values, src_bits).astype(np.uint64)
         return Val.concrete(values & _mask(bits), bits, values.shape[0])
     syms = source.byte_symbols()
-    nbytes = nbytes_of(ty)
-    if src_ty.bits % 8 or bits % 8:
-        return machine.data_op(f"{op}.{src_ty.bits}.{bits}", [source], nbytes)
+    nbytes = max(1, (bits + 7) // 8)
+    if src_bits % 8 or bits % 8:
+        return machine.data_op(f"{op}.{src_bits}.{bits}", [source], nbytes)
     if op == "sext":  # the low bytes are the source's own; the rest its sign
-        high = machine.data_op(f"sext.{src_ty.bits}.{bits}", [source], nbytes).syms
+        high = machine.data_op(f"sext.{src_bits}.{bits}", [source], nbytes).syms
         assert high is not None
-        return Val(bits, syms=np.concatenate([syms, high[:, syms.shape[1] :]], axis=1))
+        extended = np.concatenate([syms, high[:, syms.shape[1] :]], axis=1)
+        concrete = np.asarray(((syms < 0) & (syms >= -256)).all(axis=1), dtype=bool)
+        if concrete.any() and src_bits <= 64:
+            values = _signed(source.integers(concrete), src_bits).astype(np.uint64)
+            exact = Val.concrete(values & _mask(bits), bits, values.shape[0]).byte_symbols()
+            extended = np.where(concrete[:, None], exact, extended)
+        return Val(bits, syms=extended).normalised()
     if op == "trunc":
         return Val(bits, syms=syms[:, :nbytes].copy()).normalised()
     pad = np.full((syms.shape[0], nbytes - syms.shape[1]), _BYTE, dtype=np.int64)
@@ -401,13 +421,24 @@ def _address_space_cast(source: Val, src_ty: Type, ty: Type) -> Val:
     raise Unmodelled(f"addrspacecast from {src_ty} to {ty}")
 
 
+def _tagged_on(value: Val, mask: np.ndarray) -> bool:
+    """Whether ``value`` depends on tagged data in a thread of ``mask``."""
+    if value.syms is None:
+        return False
+    rows = value.syms[mask]
+    return bool(((rows >= 0) | (rows < -256)).any())
+
+
 def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
-    base = machine.value(ins.operands[0]).integers(mask, "pointer")
+    values = [machine.value(o) for o in ins.operands]
+    if ins.type.kind == "ptr" and any(_tagged_on(v, mask) for v in values):
+        return _tagged_gep(machine, ins, mask, values)
+    base = values[0].integers(mask, "pointer")
     ty = ins.extra["source"]
     assert isinstance(ty, Type)
     offset = np.zeros_like(base)
     for position, index_value in enumerate(ins.operands[1:]):
-        index = machine.value(index_value).integers(mask, "address index")
+        index = values[position + 1].integers(mask, "address index")
         bits = index_value.type.bits if index_value.type.kind == "int" else 64
         signed = _signed(index, bits)
         if position == 0:
@@ -428,19 +459,77 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     return Val(pointer_bits, ints=(base + offset) & _mask(pointer_bits))
 
 
+def _tagged_gep(machine: Machine, ins: Instruction, mask: np.ndarray, values: list[Val]) -> Val:
+    """A ``getelementptr`` whose base or an index depends on tagged data: the address as
+    integer arithmetic at the pointer's width, as LLVM defines it (``base + sext(index) *
+    size`` for each index, wrapping), built in the DAG (``add``/``mul`` nodes; a thread whose
+    operands are concrete gets its concrete address).  A struct field index must be
+    concrete."""
+    ty = ins.extra["source"]
+    assert isinstance(ty, Type)
+    bits = bits_of(ins.type)
+    threads = machine.threads
+    address = _extended(machine, "zext", values[0], bits_of(ins.operands[0].type), bits)
+    for position, (operand, index) in enumerate(zip(ins.operands[1:], values[1:])):
+        if position == 0:
+            scale = ty.size_bytes
+        elif ty.kind in ("array", "vector"):
+            assert ty.element is not None
+            ty = ty.element
+            scale = ty.size_bytes
+        elif ty.kind == "struct":
+            field = int(index.integers(mask, "struct field index")[np.flatnonzero(mask)[0]])
+            start = sum(f.size_bytes for f in ty.fields[:field])
+            address = _arithmetic(machine, "add", address, Val.concrete(start, bits, threads))
+            ty = ty.fields[field]
+            continue
+        else:
+            raise Unmodelled(f"getelementptr into {ty}")
+        width = operand.type.bits if operand.type.kind == "int" else 64
+        wide = _extended(machine, "sext" if width < bits else "trunc", index, width, bits)
+        if scale != 1:
+            wide = _arithmetic(machine, "mul", wide, Val.concrete(scale, bits, threads))
+        address = _arithmetic(machine, "add", address, wide)
+    return address
+
+
+def _arithmetic(machine: Machine, op: str, a: Val, b: Val) -> Val:
+    """The integer ``op`` of ``a`` and ``b`` (of one width): exact where both are concrete,
+    else a DAG node (folded to its constant in the threads where both are)."""
+    if a.ints is not None and b.ints is not None:
+        return _integer_op(op, a, b, Type("int", bits=a.bits))
+    return machine.data_op(op, [a, b], a.nbytes)
+
+
 def _load(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
+    """``load``: at a concrete address, or at one that depends on tagged data (a gather,
+    :meth:`~llverify.emitted.sim.machine.Machine.load_at`)."""
     pointer = ins.operands[0]
-    addresses = machine.value(pointer).integers(mask, "load address")
     nbytes = ins.type.size_bytes
-    syms = machine.load_bytes(pointer.type.space, addresses, nbytes, mask, ins)
+    element = ins.type.element if ins.type.kind == "vector" else None
+    size = element.size_bytes if element is not None and element.size_bytes else nbytes
+    address = machine.value(pointer)
+    syms = machine.load_at(pointer.type.space, address, nbytes, size, mask, ins)
     return Val(bits_of(ins.type), syms=_widen(machine, syms, ins.type)).normalised()
 
 
 def _store(machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
     value, pointer = ins.operands
-    addresses = machine.value(pointer).integers(mask, "store address")
+    addresses = store_addresses(machine.value(pointer), mask)
     syms = _narrow(machine.value(value).byte_symbols(), value.type)
     machine.store_bytes(pointer.type.space, addresses, syms, mask, ins)
+
+
+def store_addresses(address: Val, mask: np.ndarray) -> np.ndarray:
+    """The concrete addresses of a store by the threads of ``mask``; unmodelled when one
+    depends on tagged data (a scatter: which bytes each thread writes, and so whether two
+    threads store different values to one byte, is not decided)."""
+    if _tagged_on(address, mask):
+        raise Unmodelled(
+            "a store at an address that depends on tagged data (a scatter: whether two "
+            "threads store different values to one byte is not decided)"
+        )
+    return address.integers(mask, "store address")
 
 
 def _widen(machine: Machine, syms: np.ndarray, ty: Type) -> np.ndarray:
@@ -493,11 +582,16 @@ _ATOMIC_OPS: dict[str, Callable[[np.uint64, np.uint64], object]] = {
 
 
 def _atomic(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
-    """``atomicrmw`` on shared memory, one thread after the other."""
+    """``atomicrmw`` on shared memory, one thread after the other; on global memory, its
+    bounds checked and its old value a new node
+    (:meth:`~llverify.emitted.sim.machine.Machine.atomic_at`)."""
     pointer, operand = ins.operands
     operation = str(ins.extra["operation"])
     if pointer.type.space != 3:
-        raise Unmodelled(f"a global atomicrmw {operation}")
+        nbytes = nbytes_of(ins.type)
+        address = machine.value(pointer)
+        old = machine.atomic_at(pointer.type.space, address, nbytes, nbytes, mask, ins)
+        return Val(bits_of(ins.type), syms=old)
     threads = np.flatnonzero(mask)
     addresses = (
         machine.value(pointer).integers(mask, "atomic address") & np.uint64(0xFFFFFFFF)

@@ -161,7 +161,8 @@ class LLVMModule:
     """A module: its function definitions, the type of each global (``@name``), the source
     files of its debug information; ``target_cpu`` the ``"target-cpu"`` attribute (``sm_90a``,
     ``gfx942``; empty when not given); ``spaces`` the address space of each global, ``strings``
-    the bytes of each constant global initialised by a ``c"..."`` string, ``flags`` the
+    the bytes of each constant global initialised by a ``c"..."`` string, ``tables`` those of
+    each constant global initialised by an array of integers (little-endian), ``flags`` the
     integer module flags (``!llvm.module.flags``: ``nvvm-reflect-ftz`` -> 1)."""
 
     functions: dict[str, Function]
@@ -171,6 +172,7 @@ class LLVMModule:
     strings: dict[str, bytes] = field(default_factory=dict)
     flags: dict[str, int] = field(default_factory=dict)
     target_cpu: str = ""
+    tables: dict[str, bytes] = field(default_factory=dict)
 
 
 _TOKEN = re.compile(
@@ -703,6 +705,7 @@ def parse_llvm_ir(text: str) -> LLVMModule:
     globals_: dict[str, Type] = {}
     spaces: dict[str, int] = {}
     strings: dict[str, bytes] = {}
+    tables: dict[str, bytes] = {}
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -716,6 +719,9 @@ def parse_llvm_ir(text: str) -> LLVMModule:
             initial = _STRING_INIT.search(glob.group(2))
             if initial and re.search(r"\bconstant\b", glob.group(2)):
                 strings[name] = _string_bytes(initial.group(1))
+            table = _TABLE_INIT.search(glob.group(2))
+            if table and re.search(r"\bconstant\b", glob.group(2)):
+                tables[name] = _table_bytes(table)
         if stripped.startswith("define"):
             function, index = _function(lines, index, locations)
             functions[function.name] = function
@@ -732,13 +738,29 @@ def parse_llvm_ir(text: str) -> LLVMModule:
         strings,
         _module_flags(lines),
         cpu.group(1) if cpu else "",
+        tables,
     )
 
 
 _ADDRSPACE = re.compile(r"\baddrspace\((\d+)\)")
 _STRING_INIT = re.compile(r'\bc"((?:[^"\\]|\\.)*)"')
+_TABLE_INIT = re.compile(r"\[(\d+) x i(8|16|32|64)\]\s*\[((?:\s*i\d+\s+-?\d+\s*,?)*)\]")
 _METADATA_NODE = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!\{(.*)\}\s*$")
 _FLAG = re.compile(r'^i32\s+\d+\s*,\s*!"([^"]*)"\s*,\s*i\d+\s+(-?\d+)$')
+
+
+def _table_bytes(table: re.Match[str]) -> bytes:
+    """The little-endian bytes of an ``[N x iK] [iK v, ...]`` initialiser.
+
+    >>> _table_bytes(_TABLE_INIT.search("constant [2 x i16] [i16 1, i16 -2], align 2")).hex()
+    '0100feff'
+    """
+    count, bits = int(table.group(1)), int(table.group(2))
+    values = [int(v) for v in re.findall(r"i\d+\s+(-?\d+)", table.group(3))]
+    if len(values) != count:
+        return b""
+    size = bits // 8
+    return b"".join((v & ((1 << bits) - 1)).to_bytes(size, "little") for v in values)
 
 
 def _string_bytes(body: str) -> bytes:

@@ -78,6 +78,30 @@ class Machine(Protocol):
         """Byte symbols (T, nbytes) the threads of ``mask`` read at ``addresses`` (uint64, (T,))
         in address space ``space`` (0 generic, 1 global, 3 shared)."""
 
+    def load_at(
+        self,
+        space: int,
+        address: Val,
+        nbytes: int,
+        element_bytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Byte symbols (T, nbytes) the threads of ``mask`` read at the pointer ``address``,
+        concrete or depending on tagged data (a gather: ``element_bytes`` per element)."""
+
+    def atomic_at(
+        self,
+        space: int,
+        address: Val,
+        nbytes: int,
+        element_bytes: int,
+        mask: np.ndarray,
+        instruction: Instruction,
+    ) -> np.ndarray:
+        """Atomic read-modify-writes of ``nbytes`` of global memory at the pointer ``address``
+        by the threads of ``mask``; the old values (T, nbytes), each a new node."""
+
     def store_bytes(
         self,
         space: int,

@@ -38,7 +38,15 @@ import numpy as np
 
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled
 
-__all__ = ["GlobalMemory", "OpenRegion", "PrivateMemory", "Region", "SharedMemory", "Violation"]
+__all__ = [
+    "GlobalMemory",
+    "OpenRegion",
+    "PrivateMemory",
+    "Region",
+    "SharedMemory",
+    "Spans",
+    "Violation",
+]
 
 
 @dataclass(frozen=True)
@@ -292,6 +300,17 @@ class OpenRegion:
             writer[here] = page[1][offsets[here] % self.PAGE]
         return data, writer
 
+    def written_between(self, start: int, end: int) -> bool:
+        """Whether a store wrote a byte at an offset in ``[start, end)``."""
+        for number, page in self._pages.items():
+            low, high = number * self.PAGE, (number + 1) * self.PAGE
+            if high <= start or low >= end:
+                continue
+            written = page[1][max(start, low) - low : min(end, high) - low]
+            if (written >= 0).any():
+                return True
+        return False
+
     def set(self, offsets: np.ndarray, values: np.ndarray, who: np.ndarray, site: int) -> None:
         numbers = offsets // self.PAGE
         for number in np.unique(numbers):
@@ -389,11 +408,58 @@ class PrivateMemory:
         self.written[rows, offsets[ok]] = True
 
 
+class Spans:
+    """Byte ranges ``[start, end)`` (of one buffer), asked whether accesses overlap them.
+
+    >>> spans = Spans()
+    >>> spans.add(np.array([8, 32]), np.array([16, 40]))
+    >>> spans.overlaps(np.array([0, 15, 16, 39]), np.array([8, 16, 32, 41])).tolist()
+    [False, True, False, True]
+    """
+
+    def __init__(self) -> None:
+        self._added: list[tuple[np.ndarray, np.ndarray]] = []
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._ends = np.zeros(0, dtype=np.int64)
+
+    def add(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Add the ranges ``[starts[i], ends[i])``."""
+        self._added.append((np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)))
+
+    def _merged(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._added:
+            starts = np.concatenate([self._starts] + [a for a, _ in self._added])
+            ends = np.concatenate([self._ends] + [b for _, b in self._added])
+            self._added = []
+            order = np.argsort(starts, kind="stable")
+            starts, ends = starts[order], np.maximum.accumulate(ends[order])
+            # a range that starts after every earlier one ends begins a new merged range
+            first = np.ones(starts.size, dtype=bool)
+            first[1:] = starts[1:] > ends[:-1]
+            group = np.cumsum(first) - 1
+            self._starts = starts[first]
+            self._ends = np.zeros(self._starts.size, dtype=np.int64)
+            np.maximum.at(self._ends, group, ends)
+        return self._starts, self._ends
+
+    def overlaps(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Whether each access ``[starts[i], ends[i])`` shares a byte with a range."""
+        merged_starts, merged_ends = self._merged()
+        if merged_starts.size == 0:
+            return np.zeros(np.shape(starts), dtype=bool)
+        before = np.searchsorted(merged_starts, ends, side="left") - 1
+        safe = np.clip(before, 0, None)
+        return (before >= 0) & (merged_ends[safe] > starts)
+
+
 class GlobalMemory:
-    """The kernel's global buffers, each at its own base address."""
+    """The kernel's global buffers, each at its own base address.  Bytes an atomic
+    read-modify-write may have updated (``atomics``: their spans, by region) hold a value that
+    depends on the order of the atomics: a plain load or store of one is unmodelled."""
 
     def __init__(self) -> None:
         self.regions: list[Region | OpenRegion] = []
+        self.atomics: dict[int, Spans] = {}
         self.violations: list[Violation] = []
         self.sites: list[str] = []
         #: where undefined bytes come from (the executor points it at the first uninitialised
@@ -544,6 +610,106 @@ class GlobalMemory:
         self.regions.append(region)
         return region
 
+    def _after_atomics(self, region_of: np.ndarray, addresses: np.ndarray, what: str) -> None:
+        """Raise :class:`Unmodelled` when a plain access touches a byte an atomic updated."""
+        for k, spans in self.atomics.items():
+            here = region_of == k
+            if here.any() and spans.overlaps(addresses[here], addresses[here] + 1).any():
+                raise Unmodelled(
+                    f"a {what} of bytes of {self.regions[k].name} that an atomic updated "
+                    "(their value depends on the order of the atomics)"
+                )
+
+    def region_spanning(self, start: int, end: int) -> int | None:
+        """The index of the region holding every byte of ``[start, end)``, None if none does."""
+        if end <= start or start < 0 or end > 1 << 62:  # no buffer lies that high
+            return None
+        found = self._region_indices(np.array([start, end - 1], dtype=np.int64))
+        first, last = int(found[0]), int(found[1])
+        return first if first >= 0 and first == last else None
+
+    def describe_span(self, start: int, end: int) -> str:
+        """``[start, end)`` relative to the region holding ``start`` (or in absolute bytes)."""
+        k = int(self._region_indices(np.array([min(start, 1 << 62)], dtype=np.int64))[0])
+        if k < 0:
+            return f"bytes [{start:#x}, {end:#x}) (outside every buffer at the start)"
+        region = self.regions[k]
+        size = "of unknown size" if isinstance(region, OpenRegion) else f"of {region.size} bytes"
+        return (
+            f"bytes [{start - region.base:#x}, {end - region.base:#x}) of {region.name} "
+            f"(a buffer {size})"
+        )
+
+    def _written(self, k: int, start: int, end: int) -> bool:
+        """Whether a store wrote a byte of ``[start, end)`` of region ``k``."""
+        region = self.regions[k]
+        if isinstance(region, OpenRegion):
+            return region.written_between(start - region.base, end - region.base)
+        return bool((region.writer[start - region.base : end - region.base] >= 0).any())
+
+    def check_gather(self, k: int, start: int, end: int) -> None:
+        """A load from somewhere in ``[start, end)`` of region ``k`` (an address that depends on
+        tagged data) reads the buffer's input values: raise :class:`Unmodelled` unless the
+        region is an input (tagged, concrete, or a dumped kernel's) whose bytes there neither a
+        store nor an atomic wrote."""
+        region = self.regions[k]
+        if region.kind not in ("input", "values", "open"):
+            raise Unmodelled(
+                f"a load at an address that depends on tagged data from {region.name}, an "
+                f"{region.kind} buffer (what it holds there is not known)"
+            )
+        span = self.describe_span(start, end)
+        if self._written(k, start, end):
+            raise Unmodelled(f"a data-dependent load from {span}, where the kernel stored")
+        spans = self.atomics.get(k)
+        if spans is not None and spans.overlaps(np.array([start]), np.array([end]))[0]:
+            raise Unmodelled(f"a data-dependent load from {span}, where an atomic updated")
+
+    def atomic_span(self, k: int, start: int, end: int) -> None:
+        """An atomic read-modify-write somewhere in ``[start, end)`` of region ``k``: the region
+        must be one the kernel may write (an input is unmodelled here) with no byte there a
+        plain store wrote; the span is recorded."""
+        region = self.regions[k]
+        if region.kind in ("input", "values"):
+            raise Unmodelled(
+                f"an atomic at an address that depends on tagged data into the input {region.name}"
+            )
+        if self._written(k, start, end):
+            raise Unmodelled(
+                f"an atomic on {self.describe_span(start, end)}, where a plain store wrote"
+            )
+        self.atomics.setdefault(k, Spans()).add(np.array([start]), np.array([end]))
+
+    def atomic(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> None:
+        """Atomic read-modify-writes of the bytes ``addresses`` (n, nbytes) by ``threads``: out
+        of bounds outside every buffer, or into an input; unmodelled on a byte a plain store
+        wrote; the spans are recorded."""
+        region_of, ok = self._locate(addresses, threads, where)
+        for k in np.unique(region_of[region_of >= 0]):
+            region = self.regions[int(k)]
+            rows = (region_of == k).all(axis=1)
+            if region.kind in ("input", "values"):
+                row = int(np.flatnonzero(region_of == k)[0] // addresses.shape[1])
+                self.violations.append(
+                    Violation(
+                        "out of bounds",
+                        "global",
+                        int(threads[row]),
+                        None,
+                        int(addresses[row, 0]),
+                        where,
+                        f"an atomic update of the input buffer {region.name}",
+                    )
+                )
+                continue
+            starts, ends = addresses[rows, 0], addresses[rows, -1] + 1
+            for start, end in zip(starts.tolist(), ends.tolist()):
+                if self._written(int(k), start, end):
+                    raise Unmodelled(
+                        f"an atomic on {self.describe_span(start, end)}, where a plain store wrote"
+                    )
+            self.atomics.setdefault(int(k), Spans()).add(starts, ends)
+
     def _region_indices(self, addresses: np.ndarray) -> np.ndarray:
         """The index of the region holding each address, -1 for none (binary search)."""
         bases = np.array([r.base for r in self.regions], dtype=np.int64)
@@ -578,6 +744,7 @@ class GlobalMemory:
 
     def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
         region_of, ok = self._locate(addresses, threads, where)
+        self._after_atomics(region_of, addresses, "load")
         out = np.full(addresses.shape, UNDEFINED, dtype=np.int64)
         for k in np.unique(region_of[region_of >= 0]):
             region = self.regions[int(k)]
@@ -595,6 +762,7 @@ class GlobalMemory:
         a store into an input is out of bounds; two threads storing different values to one
         byte (in this store or against an earlier one) conflict."""
         region_of, ok = self._locate(addresses, threads, where)
+        self._after_atomics(region_of, addresses, "store")
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         if (values == UNDEFINED).any():
             self._undefined_stored(addresses, values, threads, where)

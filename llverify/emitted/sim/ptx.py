@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from llverify.emitted.sim import intrinsics
-from llverify.emitted.sim.instructions import merge, nbytes_of
+from llverify.emitted.sim.instructions import merge, nbytes_of, store_addresses
 from llverify.emitted.sim.intrinsics import prmt_selectors
 from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
 from llverify.emitted.sim.machine import Machine
@@ -184,12 +184,29 @@ def _bits_of_suffix(opcode: str) -> int:
 
 
 def _address(state: _AsmState, operand: str) -> np.ndarray:
+    """The concrete byte address of the memory operand ``[ base + offset ]``."""
     match = _MEMORY.match(operand.strip())
     if match is None:
         raise Unmodelled(f"PTX address {operand!r}")
     base = state.read(match.group(1), 64).integers(state.active, "address")
     offset = int(match.group(2), 0) if match.group(2) else 0
     return base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
+
+
+def _address_value(state: _AsmState, operand: str) -> Val:
+    """The address of the memory operand ``[ base + offset ]`` as a value: concrete, or a
+    node where the base depends on tagged data (a gather's or a scatter's)."""
+    match = _MEMORY.match(operand.strip())
+    if match is None:
+        raise Unmodelled(f"PTX address {operand!r}")
+    base = state.read(match.group(1), 64)
+    offset = int(match.group(2), 0) if match.group(2) else 0
+    if offset == 0:
+        return base
+    if base.is_concrete():
+        return Val(64, ints=base.normalised().integers() + np.uint64(offset & (2**64 - 1)))
+    constant = Val.concrete(offset & (2**64 - 1), base.bits, state.machine.threads)
+    return state.machine.data_op("add", [base, constant], base.nbytes)
 
 
 def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
@@ -336,12 +353,12 @@ def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.n
     bits = _bits_of_suffix(opcode)
     if words[0] == "ld":
         target, address_text = operands[0], operands[1]
-        addresses = _address(state, address_text)
-        syms = machine.load_bytes(space, addresses, vector * bits // 8, active, state.ins)
+        address = _address_value(state, address_text)
+        syms = machine.load_at(space, address, vector * bits // 8, bits // 8, active, state.ins)
         state.write(target, Val(vector * bits, syms=syms).normalised())
     else:
         address_text, source = operands[0], operands[1]
-        addresses = _address(state, address_text)
+        addresses = store_addresses(_address_value(state, address_text), active)
         value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
         machine.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
         if space == 1:  # duplicate copies a predicate kept from storing, and every address
@@ -372,6 +389,37 @@ def _shadow_store(
     else:
         skipped = np.zeros_like(skipped)
     state.machine.shadow_store(everyone, value.byte_symbols(), skipped, state.ins, known)
+
+
+_ATOMIC_OPERATIONS = {"add", "inc", "dec", "min", "max", "and", "or", "xor", "exch"}
+# the other qualifiers of ``atom``/``red`` on global memory: memory-model semantics and scopes
+# (the atomic is one indivisible update whatever they are), vector widths, a cache hint
+_ATOMIC_QUALIFIERS = {
+    "global", "relaxed", "acquire", "release", "acq_rel", "cta", "cluster", "gpu", "sys",
+    "noftz", "v2", "v4", "v8", "L2::cache_hint",
+}  # fmt: skip
+
+
+def _atomic(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``atom.global[.sem][.scope].OP[.vN].TYPE d, [a], b`` and ``red.global... [a], b``
+    (``OP`` add, inc, dec, min, max, and, or, xor, exch; ``cas`` is unmodelled): an atomic
+    read-modify-write of global memory at a concrete address or one that depends on tagged
+    data (:meth:`~llverify.emitted.sim.machine.Machine.atomic_at`: bounds checked, the span
+    recorded); ``d`` gets the old values, new nodes."""
+    qualifiers = opcode.split(".")[1:]
+    operations = [w for w in qualifiers if w in _ATOMIC_OPERATIONS]
+    types = [w for w in qualifiers if _TYPE.fullmatch(w)]
+    others = [w for w in qualifiers if w not in _ATOMIC_OPERATIONS and w not in _ATOMIC_QUALIFIERS]
+    if len(operations) != 1 or len(types) != 1 or others != types or "global" not in qualifiers:
+        raise _unknown(state, opcode)
+    vector = next((int(w[1:]) for w in qualifiers if re.fullmatch(r"v\d", w)), 1)
+    bits = _bits_of_suffix(opcode)
+    target = operands[0] if opcode.startswith("atom") else None
+    address = _address_value(state, operands[1] if target is not None else operands[0])
+    nbytes = vector * bits // 8
+    old = state.machine.atomic_at(1, address, nbytes, bits // 8, active, state.ins)
+    if target is not None:
+        state.write(target, Val(vector * bits, syms=old).normalised())
 
 
 _EVICTIONS = {"evict_last", "evict_normal", "evict_first", "evict_unchanged"}
@@ -475,6 +523,8 @@ _STATEMENTS: dict[str, _Statement] = {
     "mov": _move,
     "ld": _load_store,
     "st": _load_store,
+    "atom": _atomic,
+    "red": _atomic,
     "setp": _set_predicate,
     "prmt": _permute,
     "shfl": _shuffle,

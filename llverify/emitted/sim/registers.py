@@ -45,6 +45,11 @@ class Registers(ABC):
     def _evaluate(self, instruction: Instruction) -> Val:
         """The value ``instruction`` computes in every thread (a constant expression's)."""
 
+    @abstractmethod
+    def _global_table(self, name: str) -> Val | None:
+        """The address of the module's constant global ``name`` when its contents are known
+        (an integer table or a string), None otherwise."""
+
     def value(self, operand: Value) -> Val:
         """The value of ``operand`` in every thread."""
         if operand.is_local:
@@ -91,14 +96,17 @@ class Registers(ABC):
 
     def _global_address(self, name: str) -> Val:
         """The address of global ``name``: shared memory's base for ``@global_smem`` and the
-        other arrays of address space 3 (shared allocations); other globals (constant tables,
-        strings) are not modelled."""
-        shared = self.module.spaces.get(name, 3) == 3
+        other arrays of address space 3 (shared allocations); a constant table or string of
+        address space 0 or 1, a buffer of its values; other globals are not modelled."""
+        space = self.module.spaces.get(name, 3)
         if name == "@global_smem" or (
-            shared and self.module.globals.get(name, Type("void")).kind == "array"
+            space == 3 and self.module.globals.get(name, Type("void")).kind == "array"
         ):
             return Val.concrete(0, 32, self.threads)
-        raise Unmodelled(f"the address of global {name}")
+        table = self._global_table(name) if space in (0, 1) else None
+        if table is None:
+            raise Unmodelled(f"the address of global {name}")
+        return table
 
 
 def _expression_instruction(operand: Value) -> Instruction:

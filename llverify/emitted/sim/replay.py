@@ -30,7 +30,14 @@ import numpy as np
 
 from llverify.emitted.sim.symbolic import Dag
 
-__all__ = ["NotEvaluable", "depends_on", "differing_inputs", "evaluate"]
+__all__ = [
+    "NotEvaluable",
+    "assumptions_hold",
+    "assumptions_witness",
+    "depends_on",
+    "differing_inputs",
+    "evaluate",
+]
 
 
 class NotEvaluable(Exception):  # noqa: N818 - no replay, not an error
@@ -343,6 +350,67 @@ _SPECIAL_FLOATS = (0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, math.inf, -math.inf)
 _NAN_PAYLOADS = {4: (0x7FC00001, 0x7FC00002), 8: (0x7FF8000000000001, 0x7FF8000000000002)}
 
 
+def assumptions_hold(
+    dag: Dag,
+    facts: list[tuple[int, bool]] | tuple[tuple[int, bool], ...],
+    values: dict[int, int],
+    *,
+    float_types: tuple[str, ...] = ("f16",),
+) -> dict[int, int] | None:
+    """``values`` with every other leaf of the ``facts`` (condition node, holds) set to 0, when
+    each fact's node evaluates to ``holds`` there under every reading of 2-byte floats; None
+    when one does not, or cannot be evaluated (an input on which a device assert fails, or
+    may: no replay may rest on it).
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> fact = (dag.op("icmp.ult", (x, dag.const(8, 4)), 1), True)
+    >>> assumptions_hold(dag, [fact], {y: 5}), assumptions_hold(dag, [fact], {x: 9})
+    ({1: 5, 0: 0}, None)
+    """
+    extended = dict(values)
+    for node, _ in facts:
+        for leaf in dag.leaves(node):
+            extended.setdefault(leaf, 0)
+    try:
+        for node, holds in facts:
+            for float_type in float_types:
+                if bool(evaluate(dag, node, extended, float_type=float_type) & 1) != holds:
+                    return None
+    except NotEvaluable:
+        return None
+    return extended
+
+
+def assumptions_witness(
+    dag: Dag,
+    facts: list[tuple[int, bool]] | tuple[tuple[int, bool], ...],
+    *,
+    trials: int = 64,
+    seed: int = 0,
+) -> dict[int, int] | None:
+    """Leaf values on which every fact holds (:func:`assumptions_hold`): all zeros first, then
+    small random numbers; None when no try finds one.  No facts: the empty assignment.
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 0, 4)
+    >>> assumptions_witness(dag, [(dag.op("icmp.ult", (x, dag.const(8, 4)), 1), True)])
+    {0: 0}
+    >>> found = assumptions_witness(dag, [(dag.op("icmp.eq", (x, dag.const(0, 4)), 1), False),
+    ...                                   (dag.op("icmp.ult", (x, dag.const(4, 4)), 1), True)])
+    >>> found[x] in (1, 2, 3)
+    True
+    """
+    generator = random.Random(seed)
+    leaves = sorted({leaf for node, _ in facts for leaf in dag.leaves(node)})
+    for trial in range(trials):
+        values = {leaf: 0 if trial == 0 else generator.randrange(8) for leaf in leaves}
+        found = assumptions_hold(dag, facts, values)
+        if found is not None:
+            return found
+    return None
+
+
 def differing_inputs(
     dag: Dag,
     first: tuple[int, int],
@@ -352,6 +420,7 @@ def differing_inputs(
     trials: int = 256,
     seed: int = 0,
     seconds: float = 3.0,
+    facts: list[tuple[int, bool]] | tuple[tuple[int, bool], ...] = (),
 ) -> tuple[dict[int, int], int, int] | None:
     """Leaf values on which byte ``first[1]`` of node ``first[0]`` and byte ``second[1]`` of
     node ``second[0]`` differ, under every reading of 2-byte floats in ``float_types``:
@@ -361,7 +430,10 @@ def differing_inputs(
     -1 or 1, but two set to +0/-0, two NaN payloads or 1/2: how the order of a reduction of
     thousands of elements shows); random special floats; random small numbers.  A try whose
     evaluation is not defined here (an unknown operation, a NaN from arithmetic) is skipped,
-    so a witness rests only on exact semantics.
+    so a witness rests only on exact semantics.  With ``facts`` (the run's assumptions: device
+    asserts' conditions), a try is used only where every fact holds
+    (:func:`assumptions_hold`, the facts' other leaves 0), and the values returned include
+    those leaves.
 
     >>> dag = Dag()
     >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
@@ -380,6 +452,11 @@ def differing_inputs(
     for values in _tries(dag, leaves, trials, generator, sides):
         if time.perf_counter() > deadline:
             return None
+        if facts:
+            admitted = assumptions_hold(dag, facts, values, float_types=float_types)
+            if admitted is None:
+                continue
+            values = admitted
         outcomes = []
         try:
             for float_type in float_types:
