@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from llverify.encodings import _cached, from_gluon, to_linear_layout
+from llverify.encodings import clear_cache, from_gluon, to_linear_layout
 
 
 def _gluon_cases() -> dict[str, list[tuple[Any, list[int]]]]:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             for attr, shape in fresh_attrs:
                 fresh_builder.to_linear_layout(attr, shape)
             cold_t.append((time.perf_counter() - start) / len(cases) * 1e6)
-            _cached.cache_clear()
+            clear_cache()
             start = time.perf_counter()
             for enc, shape in mine:
                 to_linear_layout(enc, shape)
