@@ -160,8 +160,11 @@ class LayoutBuilder:
         return cols
 
     def identity(self, size: int, in_dim: str, out: int) -> None:
-        """``self * identity_1d(size, in_dim, dim{out})``."""
+        """``self * identity_1d(size, in_dim, dim{out})`` (size 0: the empty layout, no
+        change)."""
         if size <= 0 or size & (size - 1):
+            if size == 0:
+                return
             raise NotCoveredError
         bits = size.bit_length() - 1
         # _columns written out: this is the builder's most frequent step.
@@ -185,7 +188,9 @@ class LayoutBuilder:
             self.identity(sizes[out], in_dim, out)
 
     def zeros(self, size: int, in_dim: str, out: int) -> None:
-        """``self * zeros_1d(size, in_dim, dim{out})`` (out size 1)."""
+        """``self * zeros_1d(size, in_dim, dim{out})`` (out size 1; size 0: no change)."""
+        if size == 0:
+            return
         bits = _log2_size(size)
         cols = self._columns(in_dim, out)
         if len(cols) + bits > MAX_DIM_LOG2:
