@@ -441,5 +441,5 @@ def test_the_cache_is_bounded(monkeypatch) -> None:
     monkeypatch.setattr(encodings, "_MAX_CONVERTED", 3)
     for size in (2, 4, 8, 16, 32):
         to_linear_layout(BlockedLayout([1], [1], [1], [0]), [size])
-    assert len(encodings._CONVERTED) == 3
+    assert 0 < len(encodings._CONVERTED) <= 3
     clear_cache()

@@ -45,7 +45,7 @@ from llverify.encodings.tmem import (
 )
 from llverify.encodings.ttgir import TTGIRError, parse_encoding
 from llverify.errors import LayoutError, LayoutTypeError
-from llverify.layout import LinearLayout
+from llverify.layout import LinearLayout, clear_from_bases_memo
 
 __all__ = [
     "AMDMFMALayout",
@@ -171,7 +171,7 @@ def _parsed(text: str) -> tuple[Encoding, tuple[int, ...] | None]:
 #: Conversions made, each under (encoding, shape) as the caller gave them (a shape of plain
 #: ints as a tuple) and as normalised (the llverify encoding, the checked shape), so that
 #: other spellings of one encoding share the result.  A key is only stored once its
-#: arguments passed every check.  Oldest entries leave first beyond _MAX_CONVERTED.
+#: arguments passed every check.  A full cache (_MAX_CONVERTED entries) is emptied.
 _CONVERTED: dict[tuple[Any, tuple[int, ...] | None], LinearLayout] = {}
 _MAX_CONVERTED = 4096
 _PLAIN_SHAPES = (list, tuple)
@@ -191,14 +191,16 @@ def _call_key(encoding: Any, shape: Any) -> tuple[Any, tuple[int, ...] | None] |
 
 def _remember(key: tuple[Any, tuple[int, ...] | None], layout: LinearLayout) -> None:
     if len(_CONVERTED) >= _MAX_CONVERTED:
-        del _CONVERTED[next(iter(_CONVERTED))]
+        _CONVERTED.clear()  # a new generation (a FIFO eviction scans)
     _CONVERTED[key] = layout
 
 
 def clear_cache() -> None:
-    """Forget every conversion made (benchmarks of cold conversions call it).
+    """Forget every conversion made, and the layouts ``LinearLayout.from_bases`` memoised
+    (benchmarks of cold conversions call it).
 
     Examples:
         >>> clear_cache()
     """
     _CONVERTED.clear()
+    clear_from_bases_memo()
