@@ -73,6 +73,10 @@ def as_bool(value: Any, name: str) -> bool:
     return value
 
 
+_PLAIN_SEQUENCES = (list, tuple)
+_INT_TYPE = {int}
+
+
 def as_shape(value: Any, name: str = "shape") -> tuple[int, ...]:
     """A tensor shape as a tuple of ints: a sequence of ints (never a str, which would be
     read one character at a time), else LayoutTypeError.  The sizes are the caller's to
@@ -86,6 +90,10 @@ def as_shape(value: Any, name: str = "shape") -> tuple[int, ...]:
         ...
         llverify.errors.LayoutTypeError: Argument 'shape' must be a sequence of ints such as [128, 64], not str '128x64'.
     """  # noqa: E501
+    if value.__class__ in _PLAIN_SEQUENCES:
+        dims = tuple(value)
+        if set(map(type, dims)) <= _INT_TYPE:  # plain ints: nothing to convert
+            return dims
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise LayoutTypeError(
             f"Argument '{name}' must be a sequence of ints such as [128, 64], not "

@@ -9,7 +9,7 @@ every solution chosen here ("free variables = 0") is the one Triton chooses.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 class EchelonBasis:
@@ -51,6 +51,53 @@ class EchelonBasis:
             column ^= entry[0]
             expression ^= entry[1]
         return False
+
+    def extend(self, columns: Iterable[int]) -> None:
+        """Insert the next columns in order (``insert`` for each, in one call).
+
+        Examples:
+            >>> basis = EchelonBasis()
+            >>> basis.extend([0b01, 0b11, 0b10])
+            >>> basis.rank
+            2
+        """
+        vectors = self._vectors
+        count = self._count
+        for column in columns:
+            expression = 1 << count
+            count += 1
+            while column:
+                top = column.bit_length() - 1
+                entry = vectors.get(top)
+                if entry is None:
+                    vectors[top] = (column, expression)
+                    break
+                column ^= entry[0]
+                expression ^= entry[1]
+        self._count = count
+
+    def express_all(self, targets: Iterable[int]) -> list[int | None]:
+        """``express`` of each target, in one call.
+
+        Examples:
+            >>> basis = EchelonBasis()
+            >>> basis.extend([0b01, 0b10])
+            >>> basis.express_all([0b11, 0b100])
+            [3, None]
+        """
+        vectors = self._vectors
+        result: list[int | None] = []
+        for target in targets:
+            expression: int | None = 0
+            while target:
+                entry = vectors.get(target.bit_length() - 1)
+                if entry is None:
+                    expression = None
+                    break
+                target ^= entry[0]
+                expression ^= entry[1]  # type: ignore[operator]
+            result.append(expression)
+        return result
 
     def express(self, target: int) -> int | None:
         """Bitmask of pivot columns whose XOR is ``target``, or None if not in the span."""

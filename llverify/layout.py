@@ -93,6 +93,7 @@ the packed representation (described above ``class LinearLayout``) and words the
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -135,6 +136,31 @@ Bases = list[tuple[str, list[list[int]]]]
 _APPLY_CHUNK = 8
 #: apply_all refuses layouts with more inputs than this unless told otherwise.
 DEFAULT_MAX_INPUTS = 1 << 26
+# from_bases's memo: layouts it built on the fast tier, keyed on the marshal serialisation
+# (version 0, no back-references) of all four arguments.  marshal writes only exact
+# builtin types, each with its own type code (an int subclass, a str subclass or a list
+# subclass cannot be written; a bool is not written as an int, nor a float), so equal keys
+# mean arguments of the same exact types and values, hence the same layout.  Only inputs
+# the fast tier accepted are stored (exact lists, tuples, dicts, strs and ints): an input
+# marshal writes as bytes (a numpy array, say) never matches one of them.  Layouts are
+# immutable, so a hit returns the same object.  A full memo is emptied (evicting the oldest
+# entry one at a time would scan the dict's deleted slots).
+_FROM_BASES: dict[bytes, LinearLayout] = {}
+_MAX_MEMO = 4096
+_MAX_MEMO_KEY = 1024  # bytes; larger arguments are built every time
+_marshal_dumps: Any = marshal.dumps  # Any: it takes any object, raising ValueError
+
+
+def clear_from_bases_memo() -> None:
+    """Forget the layouts ``LinearLayout.from_bases`` memoised (benchmarks of cold
+    construction call it).
+
+    Examples:
+        >>> clear_from_bases_memo()
+    """
+    _FROM_BASES.clear()
+
+
 # Positions in LinearLayout._cache, the per-instance list of lazily derived data.
 _RANK, _HASH, _NESTED, _TABLES, _IN_INDEX, _OUT_INDEX = range(6)
 
@@ -298,6 +324,16 @@ class LinearLayout:
             and bases.__class__ in BASES_CONTAINERS
             and require_surjective.__class__ is bool
         ):
+            # Arguments built before are one look-up (_FROM_BASES explains the key).
+            key: bytes | None
+            try:
+                key = _marshal_dumps((bases, out_dim_names, out_dim_sizes, require_surjective), 0)
+            except ValueError:  # not plain data (numpy, a subclass, ...): no memo
+                key = None
+            if key is not None:
+                layout = _FROM_BASES.get(key)
+                if layout is not None:
+                    return layout
             # The common case without the constructor's dispatch (same checks, same result):
             # bulk-checked columns, with a known full rank when surjectivity is required.
             # Anything else (None from the fast tier, a rank unknown or short) goes through
@@ -312,6 +348,10 @@ class LinearLayout:
                 _set_out_log2(layout, parts[3])
                 _set_out_offsets(layout, parts[4])
                 _set_cache(layout, [parts[5], -1, None, None, None, None])
+                if key is not None and len(key) <= _MAX_MEMO_KEY:
+                    if len(_FROM_BASES) >= _MAX_MEMO:
+                        _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
+                    _FROM_BASES[key] = layout
                 return layout
         return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
 
@@ -521,27 +561,35 @@ class LinearLayout:
         # over bits, each in dim looks its value up in precomputed XOR tables (built on first
         # use, _build_tables), 8 bits per lookup, and one packed int is unpacked at the end.
         per_dim, fields = self._cache[_TABLES] or self._build_tables()
-        # A plain dict with exactly the in dims (keys views compare as sets: any order) skips
-        # the argument checks.
-        if ins.__class__ is not dict or ins.keys() != per_dim.keys():
+        # A plain dict with as many keys as there are in dims skips the argument checks: its
+        # keys are distinct, so they are exactly the in dims unless one is unknown, which the
+        # look-up below finds (KeyError).
+        if ins.__class__ is not dict or len(ins) != len(per_dim):
             ins = self._checked_ins(ins)
         packed = 0
-        for name, value in ins.items():
-            size, table, chunks = per_dim[name]
-            # Triton ignores the bits of a value at or above the size; llverify refuses it.
-            if value.__class__ is not int or not 0 <= value < size:
+        try:
+            for name, value in ins.items():
+                size, table, chunks = per_dim[name]
+                # Triton ignores the bits of a value at or above the size; llverify refuses it.
+                if value.__class__ is int and 0 <= value < size and table is not None:
+                    packed ^= table[value]  # at most 8 bits: one lookup (the common case)
+                    continue
                 value = as_int(value, f"ins['{name}']")
                 if not 0 <= value < size:
                     raise LayoutError(
                         f"Argument 'ins['{name}']' must be in [0, {size}), not {value}."
                     )
-            if table is not None:  # at most 8 bits: one lookup
-                packed ^= table[value]
-            else:  # chunk k covers bits [8k, 8k + 8) of the value
-                for chunk in chunks:
+                for chunk in chunks:  # chunk k covers bits [8k, 8k + 8) of the value
                     packed ^= chunk[value & 0xFF]  # 0xFF: the low _APPLY_CHUNK bits
                     value >>= _APPLY_CHUNK
-        return {name: (packed >> offset) & mask for name, offset, mask in fields}
+        except KeyError:
+            self._checked_ins(ins)  # raises: a key is not an in dim
+            raise
+        # A loop rather than a dict comprehension: no comprehension frame (Python 3.11).
+        result = {}
+        for name, offset, mask in fields:
+            result[name] = (packed >> offset) & mask
+        return result
 
     def _checked_ins(self, ins: Any) -> dict[str, Any]:
         if not isinstance(ins, Mapping):
@@ -614,19 +662,22 @@ class LinearLayout:
             [('i', [[1, 0], [0, 1]])]
         """
         _require_layout(outer, "outer")
-        if set(self._outs) != set(outer._ins) or len(self._outs) != len(outer._ins):
+        if self._outs != outer._ins and (
+            set(self._outs) != set(outer._ins) or len(self._outs) != len(outer._ins)
+        ):
             raise DimensionError(
                 f"compose: this layout's out dims {list(self._outs)} must equal the outer "
                 f"layout's in dims {list(outer._ins)} (ignoring order)."
             )
         # The matrix product outer @ self, column by column.  Bit j of self's packed output
         # is bit b of one out dim d (self's fields in self's out order), that is the outer
-        # input d = 2**b, whose image is outer's column b of in dim d.  bit_cols lists those
-        # images in self's packed-bit order; the image of a self column is the XOR of the
-        # bit_cols of its set bits.  Outer's bits of d from log2(size of d) up are never
-        # reached: self's coordinates stay below its out sizes.
+        # input d = 2**b, whose image is outer's column b of in dim d.  images[j + 1] is that
+        # image (images[0] = 0); the image of a self column is the XOR of the images of its
+        # set bits: images[c.bit_length()] for a column of at most one bit, the common case.
+        # Outer's bits of d from log2(size of d) up are never reached: self's coordinates
+        # stay below its out sizes.
         outer_in = outer._in_idx()
-        bit_cols: list[int] = []
+        images = [0]
         for name, log2 in zip(self._outs, self._out_log2):
             outer_cols = outer._cols[outer_in[name]]
             if log2 > len(outer_cols):
@@ -634,22 +685,21 @@ class LinearLayout:
                     f"compose: this layout's out dim '{name}' has size {1 << log2}, larger "
                     f"than the outer layout's in dim '{name}' of size {1 << len(outer_cols)}."
                 )
-            bit_cols.extend(outer_cols[:log2])
-        by_low_bit = {1 << i: c for i, c in enumerate(bit_cols)}
-        cols = []
-        for in_cols in self._cols:
-            new = []
-            for column in in_cols:
-                image = 0
-                while column:  # one set bit at a time, lowest first
-                    low = column & -column
-                    image ^= by_low_bit[low]
-                    column ^= low
-                new.append(image)
-            cols.append(tuple(new))
+            images += outer_cols[:log2]
+        cols = tuple(
+            tuple(
+                [
+                    _image(column, images) if column & (column - 1) else images[column.bit_length()]
+                    for column in in_cols
+                ]
+            )
+            for in_cols in self._cols
+        )
         # self's in dims, outer's out dims and sizes.  Not required to be surjective (Triton
         # requires it only when both are and every size matches, when it then holds).
-        return _make(self._ins, tuple(cols), outer._outs, outer._out_log2)
+        layout = _new_layout(LinearLayout)
+        _fill(layout, self._ins, cols, outer._outs, outer._out_log2, outer._out_offsets, -1)
+        return layout
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """C with ``self(x) == outer(C(x))`` for every x, chosen exactly as Triton does.
@@ -709,10 +759,13 @@ class LinearLayout:
         # maps to identically from the in dim of the same name, apart from its other dims,
         # maps to itself; the rest get the smallest preimage.
         identity_cols = tuple(
-            tuple(1 << (offset + j) for j in range(log2))
+            tuple([1 << (offset + j) for j in range(log2)])
             for offset, log2 in zip(self._out_offsets, self._out_log2)
         )
-        identity = _make(self._outs, identity_cols, self._outs, self._out_log2)
+        identity = _new_layout(LinearLayout)
+        _fill(
+            identity, self._outs, identity_cols, self._outs, self._out_log2, self._out_offsets, -1
+        )
         return identity.invert_and_compose(self)
 
     def invert(self) -> LinearLayout:
@@ -1559,6 +1612,16 @@ def _make(
     return layout
 
 
+def _image(column: int, images: Sequence[int]) -> int:
+    """XOR of ``images[b + 1]`` over the set bits ``b`` of ``column`` (compose's image)."""
+    image = 0
+    while column:  # one set bit at a time, lowest first
+        low = column & -column
+        image ^= images[low.bit_length()]
+        column ^= low
+    return image
+
+
 def _mover(fields: Sequence[tuple[int, int, int]]) -> Any:
     """A function moving the bit fields ``(src_offset, width, dst_offset)`` of packed
     columns; the identity or one shift when every field moves by the same amount.
@@ -1683,7 +1746,8 @@ def _preimage_cols(
     result_offsets = field_offsets(result_log2)
     # Eliminate over outer's columns minus the self-mapped in dims (nothing is lost: no other
     # in dim of either layout touches their output bits), in outer's order.  `fields` moves
-    # each in dim's bits from its position among those columns to its field in the result.
+    # each in dim's bits from its position among those columns to its field in the result
+    # (nothing to move when no in dim is self-mapped: the positions are the fields).
     basis = gf2.EchelonBasis()
     fields = []
     position = 0
@@ -1691,8 +1755,8 @@ def _preimage_cols(
         if not identity[i]:
             fields.append((position, len(cols), result_offsets[i]))
             position += len(cols)
-            for c in cols:
-                basis.insert(c)
+            basis.extend(cols)
+    moved = any(identity)
     identity_names = {d for d, same in zip(outer_t._ins, identity) if same}
     outer_in = outer_t._in_idx()
     result_cols = []
@@ -1701,21 +1765,23 @@ def _preimage_cols(
             base = result_offsets[outer_in[d]]
             result_cols.append(tuple(1 << (base + j) for j in range(len(layout._cols[i]))))
             continue
-        # express() uses the pivot columns only (the earliest independent ones; free variables
-        # 0): the RREF solution of Triton's f2reduce, and the smallest preimage as a flat index
-        # (any other adds a kernel vector, whose highest bit is a free column, 0 in this one).
-        solved = []
-        for bit, target in enumerate(repacked[i]):
-            expression = basis.express(target)
-            if expression is None:
-                raise NotInvertibleError(
-                    f"invert_and_compose: the outer layout does not cover this "
-                    f"layout's image: {d}={1 << bit} -> "
-                    f"{_coords(layout._cols[i][bit], layout._out_offsets, layout._out_log2)} "
-                    f"is not the image of any outer input.{outer.to_string()}"
-                )
-            solved.append(_remap(expression, fields))
-        result_cols.append(tuple(solved))
+        # The expressions use the pivot columns only (the earliest independent ones; free
+        # variables 0): the RREF solution of Triton's f2reduce, and the smallest preimage as
+        # a flat index (any other adds a kernel vector, whose highest bit is a free column, 0
+        # in this one).
+        solved = basis.express_all(repacked[i])
+        if None in solved:
+            bit = solved.index(None)
+            raise NotInvertibleError(
+                f"invert_and_compose: the outer layout does not cover this "
+                f"layout's image: {d}={1 << bit} -> "
+                f"{_coords(layout._cols[i][bit], layout._out_offsets, layout._out_log2)} "
+                f"is not the image of any outer input.{outer.to_string()}"
+            )
+        if moved:
+            result_cols.append(tuple([_remap(e, fields) for e in solved]))  # type: ignore[arg-type]
+        else:
+            result_cols.append(tuple(solved))  # type: ignore[arg-type]
     return tuple(result_cols)
 
 

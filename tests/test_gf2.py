@@ -203,3 +203,20 @@ def test_empty_basis() -> None:
     assert basis.express(1) is None
     assert basis.insert(0) is False  # a zero column is dependent
     assert basis.rank == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices(), st.lists(st.integers(0, (1 << MAX_ROWS) - 1), max_size=6))
+def test_batch_methods_equal_one_call_per_column(matrix, targets) -> None:
+    # EchelonBasis.extend / express_all (invert_and_compose's inner loops) against insert /
+    # express one at a time, unsolvable targets (None) included.
+    _, columns = matrix
+    one, batch = gf2.EchelonBasis(), gf2.EchelonBasis()
+    for column in columns:
+        one.insert(column)
+    batch.extend(columns)
+    assert batch.rank == one.rank
+    assert batch.express_all(targets) == [one.express(t) for t in targets]
+    batch.extend([1])  # the count of inserted columns carries on
+    one.insert(1)
+    assert batch.express_all([1]) == [one.express(1)]

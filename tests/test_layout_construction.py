@@ -63,3 +63,65 @@ def test_from_bases_and_constructor_agree(bases, outs, sizes, surjective):
         except LLVerifyError as error:
             outcomes.append(type(error))
     assert outcomes[0] == outcomes[1]
+
+
+def test_from_bases_memo_returns_the_same_layout_for_the_same_plain_arguments() -> None:
+    from llverify.layout import clear_from_bases_memo
+
+    clear_from_bases_memo()
+    bases = [("register", [[0, 1], [1, 0]]), ("lane", [[0, 2]])]
+    first = LinearLayout.from_bases(bases, ["dim0", "dim1"])
+    assert LinearLayout.from_bases(bases, ["dim0", "dim1"]) is first
+    # Other arguments, or the same values spelled with other containers, are other keys
+    # (built, and equal where they mean the same layout).
+    same = LinearLayout.from_bases(tuple(bases), ("dim0", "dim1"))
+    assert same == first
+    assert LinearLayout.from_bases(bases, ["dim0", "dim1"], [2, 4], False) == first
+    assert LinearLayout.from_bases(bases, ["dim1", "dim0"]) != first
+
+
+def test_from_bases_memo_does_not_skip_checks_of_other_types() -> None:
+    # Negative controls: values equal to memoised ones but of other types (bool, float, a
+    # numpy array whose bytes match, a str subclass) are checked as ever.
+    import numpy as np
+    import pytest
+
+    from llverify.errors import LayoutTypeError
+
+    LinearLayout.from_bases([("lane", [[1], [2]])], ["o"])
+    for bad in ([("lane", [[True], [2]])], [("lane", [[1.0], [2]])]):
+        with pytest.raises(LayoutTypeError):
+            LinearLayout.from_bases(bad, ["o"])
+    # numpy arrays marshal as raw bytes: shape (2, 1) is accepted and not memoised, so the
+    # same bytes in shape (2,) (each basis an int, not a list) are still refused.
+    assert LinearLayout.from_bases({"lane": np.array([[1], [2]])}, ["o"]).bases == [
+        ("lane", [[1], [2]])
+    ]
+    with pytest.raises(LayoutTypeError):
+        LinearLayout.from_bases({"lane": np.array([1, 2])}, ["o"])
+
+    class Name(str):
+        pass
+
+    named = LinearLayout.from_bases([(Name("lane"), [[1], [2]])], ["o"])
+    assert named == LinearLayout.from_bases([("lane", [[1], [2]])], ["o"])
+
+
+def test_from_bases_memo_keys_are_snapshots_and_bounded(monkeypatch) -> None:
+    import pytest
+
+    from llverify import layout as layout_module
+    from llverify.errors import LayoutError
+
+    bases = [("lane", [[1], [2]])]
+    LinearLayout.from_bases(bases, ["o"])
+    bases[0][1][0][0] = -1  # the caller mutates its list: the memo kept the old key
+    with pytest.raises(LayoutError):
+        LinearLayout.from_bases(bases, ["o"])
+    monkeypatch.setattr(layout_module, "_MAX_MEMO", 3)
+    for size in range(1, 8):
+        LinearLayout.from_bases([("lane", [[1 << k] for k in range(size)])], ["o"])
+    assert 0 < len(layout_module._FROM_BASES) <= 3
+    huge = [("lane", [[1 << k, 0, 0] for k in range(30)]), ("warp", [[0, 0, 0]] * 30)]
+    outs = ["a", "b", "c"]  # a key over _MAX_MEMO_KEY bytes: built, never stored
+    assert LinearLayout.from_bases(huge, outs) is not LinearLayout.from_bases(huge, outs)

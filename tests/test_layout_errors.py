@@ -695,6 +695,17 @@ def test_apply_extra_dim() -> None:
     )
 
 
+def test_apply_unknown_dim_among_as_many_keys() -> None:
+    # As many keys as in dims (apply's fast path), one of them unknown: still refused.
+    expect(
+        ValueError,
+        lambda: two_in_dims().apply({"i": 1, "zz": 0}),
+        "'ins'",
+        "'zz'",
+        "exactly",
+    )
+
+
 def test_apply_out_of_range_value() -> None:
     # Triton silently drops the high bits; llverify must raise.
     expect(ValueError, lambda: ident(4).apply({"i": 4}), "ins['i']", "[0, 4)", "not 4")

@@ -4,7 +4,8 @@ The single entry point :func:`to_linear_layout` mirrors Gluon's
 ``ttgl.to_linear_layout(layout, shape)`` and accepts llverify encoding objects, TTGIR
 attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layout objects.
 
-The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``ttgir`` (the TTGIR
+The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``builder`` (the
+converters' fast path: a layout built directly from its bases), ``ttgir`` (the TTGIR
 attribute parser), ``gluon`` (Gluon layout objects), and one per family: ``blocked``
 (blocked, slice, linear, dot operands), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
 (swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``) and
@@ -44,7 +45,7 @@ from llverify.encodings.tmem import (
 )
 from llverify.encodings.ttgir import TTGIRError, parse_encoding
 from llverify.errors import LayoutError, LayoutTypeError
-from llverify.layout import LinearLayout
+from llverify.layout import LinearLayout, clear_from_bases_memo
 
 __all__ = [
     "AMDMFMALayout",
@@ -68,6 +69,7 @@ __all__ = [
     "TTGIRError",
     "cga_from_split_params",
     "check_carried_shape",
+    "clear_cache",
     "from_gluon",
     "parse_encoding",
     "parse_padded_shared",
@@ -96,22 +98,44 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
     """The LinearLayout Triton 3.9 builds for ``encoding`` on a tensor of ``shape``.
 
     ``shape`` may be left out when ``encoding`` is a ``tensor<...>`` type text; given with
-    one, it must be the type's shape.
+    one, it must be the type's shape.  Results are cached (converters are pure, layouts
+    immutable): a call with arguments converted before (a hashable encoding, a shape of
+    plain ints) is one dictionary look-up, with no argument checked again.
 
     Examples:
         >>> ll = to_linear_layout("#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = "
         ...                       "[4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>", [4, 16])
         >>> ll.bases[0]
         ('register', [[0, 1]])
+        >>> to_linear_layout(BlockedLayout([1, 2], [4, 8], [1, 1], [1, 0]), (4, 16)) is ll
+        True
     """
+    key = _call_key(encoding, shape)
+    if key is not None:
+        try:
+            layout = _CONVERTED.get(key)
+        except TypeError:  # an unhashable encoding (a Gluon object holding lists)
+            key = None
+        else:
+            if layout is not None:
+                return layout
     parsed, carried = to_encoding(encoding)
     if shape is None:
         if carried is None:
             raise LayoutTypeError(
                 "Argument 'shape' is needed unless the encoding is a tensor<...> type."
             )
-        return _cached(parsed, tuple(carried))
-    return _cached(parsed, check_carried_shape(shape, carried, "encoding"))
+        dims = tuple(carried)
+    else:
+        dims = check_carried_shape(shape, carried, "encoding")
+    normalised = (parsed, dims)
+    layout = _CONVERTED.get(normalised)
+    if layout is None:
+        layout = parsed.to_linear_layout(dims)
+        _remember(normalised, layout)
+    if key is not None and key != normalised:
+        _remember(key, layout)
+    return layout
 
 
 def check_carried_shape(
@@ -144,8 +168,39 @@ def _parsed(text: str) -> tuple[Encoding, tuple[int, ...] | None]:
     return parsed, None if shape is None else tuple(shape)
 
 
-@lru_cache(maxsize=4096)
-def _cached(encoding: Encoding, shape: tuple[int, ...]) -> LinearLayout:
-    """Converters are pure and LinearLayouts immutable, so results are shared (as Triton's
-    dialect caches them)."""
-    return encoding.to_linear_layout(shape)
+#: Conversions made, each under (encoding, shape) as the caller gave them (a shape of plain
+#: ints as a tuple) and as normalised (the llverify encoding, the checked shape), so that
+#: other spellings of one encoding share the result.  A key is only stored once its
+#: arguments passed every check.  A full cache (_MAX_CONVERTED entries) is emptied.
+_CONVERTED: dict[tuple[Any, tuple[int, ...] | None], LinearLayout] = {}
+_MAX_CONVERTED = 4096
+_PLAIN_SHAPES = (list, tuple)
+_INT_TYPE = {int}
+
+
+def _call_key(encoding: Any, shape: Any) -> tuple[Any, tuple[int, ...] | None] | None:
+    """The cache key of a call (``shape`` as a tuple), or None when the shape is not a
+    list or tuple of plain ints (bools, numpy ints, ... take the checked path)."""
+    if shape is None:
+        return encoding, None
+    if shape.__class__ not in _PLAIN_SHAPES:
+        return None
+    dims = tuple(shape)
+    return (encoding, dims) if set(map(type, dims)) <= _INT_TYPE else None
+
+
+def _remember(key: tuple[Any, tuple[int, ...] | None], layout: LinearLayout) -> None:
+    if len(_CONVERTED) >= _MAX_CONVERTED:
+        _CONVERTED.clear()  # a new generation (a FIFO eviction scans)
+    _CONVERTED[key] = layout
+
+
+def clear_cache() -> None:
+    """Forget every conversion made, and the layouts ``LinearLayout.from_bases`` memoised
+    (benchmarks of cold conversions call it).
+
+    Examples:
+        >>> clear_cache()
+    """
+    _CONVERTED.clear()
+    clear_from_bases_memo()

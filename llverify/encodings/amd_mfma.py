@@ -30,6 +30,7 @@ from llverify.encodings.base import (
     int_list,
     list_text,
 )
+from llverify.encodings.builder import LayoutBuilder, NotCoveredError, cga_builder
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutTypeError, shown
@@ -213,8 +214,47 @@ class AMDMFMALayout(Encoding):
             )
         return tile.transpose_outs([dim_n, dim_m])
 
+    def _build_tile(self, builder: LayoutBuilder, m_index: int, n_index: int) -> None:
+        """_tile_layout's steps on ``builder`` (M and N are ``dim{m_index}``,
+        ``dim{n_index}``)."""
+        m, n = self.m_dim, self.n_dim
+        if (m, n) == (64, 4) and not self.transposed:
+            raise NotCoveredError  # the reference raises the error
+        height = 1 if self.element_bitwidth == 64 else 4
+        tiles = (m * n) // (WAVE_SIZE * height)
+        fast, slow = (m_index, n_index) if self.transposed else (n_index, m_index)
+        lanes_fast = m if self.transposed else n
+        builder.identity(height, "register", slow)
+        builder.identity(lanes_fast, "lane", fast)
+        builder.identity(WAVE_SIZE // lanes_fast, "lane", slow)
+        builder.identity(tiles, "register", slow)
+        builder.transpose_outs([n_index, m_index])
+
+    def _built(self, dims: Sequence[int]) -> LinearLayout:
+        """to_linear_layout's fast path (``LayoutBuilder``), the same steps."""
+        rank = self.rank
+        m_index, n_index = rank - 2, rank - 1
+        builder = LayoutBuilder(rank)
+        self._build_tile(builder, m_index, n_index)
+        warps = self.warps_per_cta
+        n_tile_size = self.n_dim * warps[n_index] * self._tiles[n_index]
+        builder.identity(self._tiles[n_index], "register", n_index)
+        builder.identity(warps[n_index], "warp", n_index)
+        builder.identity(-(-dims[n_index] // n_tile_size), "register", n_index)
+        builder.identity(self._tiles[m_index], "register", m_index)
+        builder.identity(warps[m_index], "warp", m_index)
+        if rank == 3:
+            builder.identity(1, "register", 0)
+            builder.identity(1, "lane", 0)
+            builder.identity(warps[0], "warp", 0)
+        return builder.combine(cga_builder(self.cga_layout, rank), dims)
+
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = check_shape(shape, self.rank, _NAME)
+        try:
+            return self._built(dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         rank = self.rank
         names = standard_out_dim_names(rank)
         m_index, n_index = rank - 2, rank - 1
@@ -273,6 +313,10 @@ class AMDMFMALayout(Encoding):
         self.validate_dot_operand(operand_index, k_width)
         rank = self.rank
         dims = check_shape(shape, rank, "DotOperandLayout")
+        try:
+            return self._built_dot_operand(operand_index, k_width, dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         names = standard_out_dim_names(rank)
         k_index = rank - 1 if operand_index == 0 else rank - 2
         non_k_index = rank - 2 if operand_index == 0 else rank - 1
@@ -304,6 +348,34 @@ class AMDMFMALayout(Encoding):
         cta = tile * warps.transpose_outs(tile.get_out_dim_names())
         cga = cga_linear_layout(self.cga_layout, rank, "DotOperandLayout")
         return combine_cta_cga_with_shape(cta, cga, dims).transpose_outs(names)
+
+    def _built_dot_operand(
+        self, operand_index: int, k_width: int, dims: Sequence[int]
+    ) -> LinearLayout:
+        """dot_operand_layout's fast path (``LayoutBuilder``), the same steps."""
+        rank = self.rank
+        k_index = rank - 1 if operand_index == 0 else rank - 2
+        non_k_index = rank - 2 if operand_index == 0 else rank - 1
+        m, n = self.m_dim, self.n_dim
+        non_k = m if operand_index == 0 else n
+        builder = LayoutBuilder(rank)
+        builder.identity(k_width, "register", k_index)
+        builder.identity(non_k, "lane", non_k_index)
+        builder.identity(WAVE_SIZE // non_k, "lane", k_index)
+        k_tile = WAVE_SIZE // non_k * k_width
+        if (m, n, operand_index) in ((64, 4, 0), (4, 64, 1)):
+            builder.identity(16, "register", k_index)
+            k_tile *= 16
+        if dims[k_index] > k_tile:
+            builder.identity(dims[k_index] // k_tile, "register", k_index)
+        builder.identity(self._tiles[non_k_index], "register", non_k_index)
+        builder.transpose_outs([k_index, non_k_index])
+        if rank == 3:
+            builder.identity(1, "register", 0)
+            builder.identity(1, "lane", 0)
+        for d in reversed(range(rank)):
+            builder.identity(self.warps_per_cta[d], "warp", d)
+        return builder.combine(cga_builder(self.cga_layout, rank), dims)
 
     def ttgir(self) -> str:
         text = (

@@ -39,6 +39,7 @@ from llverify.encodings.base import (
     int_list,
     list_text,
 )
+from llverify.encodings.builder import LayoutBuilder, NotCoveredError, cga_builder
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutError, LayoutTypeError, shown
@@ -268,9 +269,17 @@ class AMDWMMALayout(Encoding):
         """One WMMA accumulator tile, ``register, lane -> dim0..`` (``getTileLayout``)."""
         rank = self.rank
         names = standard_out_dim_names(rank)
+        registers, lanes = self._tile_bases()
         thread_order = matrix_order(rank, not self.transposed)
-        # Coordinates are (fastest, slowest) = (N, M), or (M, N) when transposed.
         outs = [names[thread_order[0]], names[thread_order[1]]]
+        tile = LinearLayout.from_bases([("register", registers), ("lane", lanes)], outs)
+        if rank == 3:
+            tile = tile * _identity(1, "register", names[0]) * _identity(1, "lane", names[0])
+        return tile.transpose_outs(names)
+
+    def _tile_bases(self) -> tuple[list[list[int]], list[list[int]]]:
+        """The tile's register and lane bases, coordinates (fastest, slowest): (N, M), or
+        (M, N) when transposed."""
         lanes = [[1, 0], [2, 0], [4, 0], [8, 0]]
         if self.version == 1:
             # RDNA3: the registers skip every other row; lane bit 4 is the row in between.
@@ -283,13 +292,35 @@ class AMDWMMALayout(Encoding):
         else:
             registers = [[0, 1], [0, 2], [0, 4]]
             lanes.append([0, 8])
-        tile = LinearLayout.from_bases([("register", registers), ("lane", lanes)], outs)
+        return registers, lanes
+
+    def _cta_builder(self) -> LayoutBuilder:
+        """cta_layout as a ``LayoutBuilder``."""
+        bases = [("register", self.reg_bases or ()), ("warp", self.warp_bases)]
+        return LayoutBuilder.from_bases(self.rank, bases, range(self.rank))
+
+    def _built(self, dims: Sequence[int]) -> LinearLayout:
+        """to_linear_layout's fast path (``LayoutBuilder``), the same steps."""
+        rank = self.rank
+        registers, lanes = self._tile_bases()
+        thread_order = matrix_order(rank, not self.transposed)
+        tile = LayoutBuilder.from_bases(
+            rank, [("register", registers), ("lane", lanes)], thread_order[:2]
+        )
         if rank == 3:
-            tile = tile * _identity(1, "register", names[0]) * _identity(1, "lane", names[0])
-        return tile.transpose_outs(names)
+            tile.identity(1, "register", 0)
+            tile.identity(1, "lane", 0)
+        tile.transpose_outs(range(rank))
+        tile.times(self._cta_builder())
+        tile.transpose_outs(matrix_order(rank, True))
+        return tile.combine(cga_builder(self.cga_layout, rank), dims)
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = check_shape(shape, self.rank, _NAME)
+        try:
+            return self._built(dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         names = standard_out_dim_names(self.rank)
         wmma = self.tile_layout() * self.cta_layout()
         rep_names = [names[d] for d in matrix_order(self.rank, True)]
@@ -346,8 +377,12 @@ class AMDWMMALayout(Encoding):
                 f"DotOperandLayout: kWidth = {k_width} must be a power of 2 for a WMMA "
                 f"parent (Triton's identity1D asserts it)."
             )
-        names = standard_out_dim_names(rank)
         order = order_for_dot_operand(operand_index, rank, True)
+        try:
+            return self._built_dot_operand(operand_index, k_width, order, dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
+        names = standard_out_dim_names(rank)
         dim_k, dim_non_k = names[order[0]], names[order[1]]
         k_depth = WAVE_SIZE // _TILE_DIM
         tile = _identity(k_width, "register", dim_k) * _identity(_TILE_DIM, "lane", dim_non_k)
@@ -376,6 +411,32 @@ class AMDWMMALayout(Encoding):
         return combine_cta_cga_with_shape(
             dot.transpose_outs(rep_names), self.dot_cga_layout(operand_index), dims
         )
+
+    def _built_dot_operand(
+        self, operand_index: int, k_width: int, order: Sequence[int], dims: Sequence[int]
+    ) -> LinearLayout:
+        """dot_operand_layout's fast path (``LayoutBuilder``), the same steps."""
+        k_index, non_k_index = order[0], order[1]
+        k_depth = WAVE_SIZE // _TILE_DIM
+        tile = LayoutBuilder(self.rank)
+        tile.identity(k_width, "register", k_index)
+        tile.identity(_TILE_DIM, "lane", non_k_index)
+        if self.version == 1:
+            tile.zeros(k_depth, "lane", k_index)
+        else:
+            tile.identity(k_depth, "lane", k_index)
+        tile.identity(self.k_dim // (k_depth * k_width), "register", k_index)
+        non_k_repeat = self.operand_non_k_dim(operand_index) // _TILE_DIM
+        if non_k_repeat > 1:
+            tile.identity(non_k_repeat, "register", non_k_index)
+        cta = self._cta_builder()
+        cta.project_away(k_index)
+        cta.remove_zero_registers()
+        cta.transpose_outs(order)
+        tile.times(cta)
+        tile.transpose_outs(order)
+        k_dim = self.rank - 1 if operand_index == 0 else self.rank - 2
+        return tile.combine(cga_builder(self.cga_layout, self.rank, k_dim), dims)
 
     # ------------------------------------------------------------------ text
 

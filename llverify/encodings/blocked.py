@@ -27,6 +27,7 @@ from llverify.encodings.base import (
     require_powers_of_2,
     require_same_rank,
 )
+from llverify.encodings.builder import LayoutBuilder, NotCoveredError, cga_builder, slice_layout
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutError, LayoutTypeError, shown
 from llverify.layout import LinearLayout
@@ -119,10 +120,26 @@ class BlockedLayout(Encoding):
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = check_shape(shape, self.rank, "BlockedLayout")
+        try:
+            return self._built(dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         cga = cga_linear_layout(self.cga_layout, self.rank, "BlockedLayout")
         # Triton 3.9 drops the register bases that fall outside the shape (lanes and warps
         # broadcast); found by the differential tests.
         return combine_cta_cga_with_shape(self.cta_layout(), cga, dims, broadcast_registers=False)
+
+    def _built(self, dims: Sequence[int]) -> LinearLayout:
+        """to_linear_layout's fast path (``LayoutBuilder``), the same steps."""
+        builder = LayoutBuilder(self.rank)
+        for in_dim, sizes in (
+            ("register", self.size_per_thread),
+            ("lane", self.threads_per_warp),
+            ("warp", self.warps_per_cta),
+        ):
+            builder.identity_standard(in_dim, sizes, self.order)
+        cga = cga_builder(self.cga_layout, self.rank)
+        return builder.combine(cga, dims, broadcast_registers=False)
 
     def dot_operand_layout(
         self, operand_index: int, k_width: int, shape: Sequence[int]
@@ -140,6 +157,10 @@ class BlockedLayout(Encoding):
             )
         dims = check_shape(shape, rank, "DotOperandLayout")
         k_dim = rank - 1 if operand_index == 0 else rank - 2
+        try:
+            return self._built_dot_operand(k_dim, dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         thread_size = list(self.size_per_thread)
         thread_size[k_dim] = dims[k_dim]
         rep_names = permute_dim_names(self.order)
@@ -153,6 +174,19 @@ class BlockedLayout(Encoding):
         )
         cga = dot_operand_cga_layout(self.cga_layout, rank, operand_index, "DotOperandLayout")
         return combine_cta_cga_with_shape(cta, cga, dims)
+
+    def _built_dot_operand(self, k_dim: int, dims: Sequence[int]) -> LinearLayout:
+        """dot_operand_layout's fast path (``LayoutBuilder``), the same steps."""
+        builder = LayoutBuilder(self.rank)
+        for d in self.order:
+            builder.identity(dims[d] if d == k_dim else self.size_per_thread[d], "register", d)
+        for in_dim, sizes in (("lane", self.threads_per_warp), ("warp", self.warps_per_cta)):
+            for d in self.order:
+                if d == k_dim:
+                    builder.zeros(sizes[d], in_dim, d)
+                else:
+                    builder.identity(sizes[d], in_dim, d)
+        return builder.combine(cga_builder(self.cga_layout, self.rank, k_dim), dims)
 
     def ttgir(self) -> str:
         text = (
@@ -203,7 +237,12 @@ class SliceLayout(Encoding):
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = list(check_shape(shape, self.rank, "SliceLayout"))
         parent_shape = dims[: self.dim] + [1] + dims[self.dim :]
-        sliced = remove_standard_dim(self.parent.to_linear_layout(parent_shape), self.dim)
+        parent = self.parent.to_linear_layout(parent_shape)
+        try:
+            return slice_layout(parent, self.dim)
+        except NotCoveredError:
+            pass  # the reference path below decides
+        sliced = remove_standard_dim(parent, self.dim)
         bases = [
             (name, [b for b in values if any(b)] if name == "register" else values)
             for name, values in sliced.bases

@@ -30,6 +30,7 @@ from llverify.encodings.base import (
     require_powers_of_2,
 )
 from llverify.encodings.blocked import broadcasted_dot_operand_layout
+from llverify.encodings.builder import LayoutBuilder, NotCoveredError, cga_builder
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
 from llverify.errors import shown
@@ -89,6 +90,34 @@ def nvidia_mma_tile(
         * LinearLayout.identity_1d(m // 8, "register", names[outer])
         * LinearLayout.identity_1d(n // (k_width * 4), "register", names[inner])
     )
+
+
+def build_nvidia_mma_tile(
+    builder: LayoutBuilder,
+    tile_shape: Sequence[int],
+    k_width: int,
+    order: Sequence[int],
+    rep_order: Sequence[int],
+) -> None:
+    """:func:`nvidia_mma_tile`'s steps on ``builder`` (the converters' fast path).
+
+    Examples:
+        >>> builder = LayoutBuilder(2)
+        >>> build_nvidia_mma_tile(builder, [16, 8], 2, [1, 0], [1, 0])
+        >>> builder.layout() == nvidia_mma_tile([16, 8], 2, [1, 0], [1, 0])
+        True
+    """
+    inner, outer = order[0], order[1]
+    m, n = tile_shape[outer], tile_shape[inner]
+    if k_width <= 0 or m % 8 or n % (k_width * 4):
+        raise NotCoveredError  # the reference asserts
+    for d in rep_order:
+        builder.identity(1, "register", d)
+    builder.identity(k_width, "register", inner)
+    builder.identity(4, "lane", inner)
+    builder.identity(8, "lane", outer)
+    builder.identity(m // 8, "register", outer)
+    builder.identity(n // (k_width * 4), "register", inner)
 
 
 def _multiple_of_8(value: int) -> bool:
@@ -238,8 +267,21 @@ class NVMMADistributedLayout(Encoding):
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         dims = check_shape(shape, self.rank, _NAME)
+        try:
+            return self._built(dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
         cga = cga_linear_layout(self.cga_layout, self.rank, _NAME)
         return combine_cta_cga_with_shape(self.cta_layout(), cga, dims)
+
+    def _built(self, dims: Sequence[int]) -> LinearLayout:
+        """to_linear_layout's fast path (``LayoutBuilder``), the same steps."""
+        rep_order = matrix_order(self.rank, row_major=True)
+        builder = LayoutBuilder(self.rank)
+        build_nvidia_mma_tile(builder, self.tile_shape(), 2, rep_order, rep_order)
+        for d in self.warp_order():
+            builder.identity(self.warps_per_cta[d], "warp", d)
+        return builder.combine(cga_builder(self.cga_layout, self.rank), dims)
 
     # ------------------------------------------------------------------ dot operands
 
@@ -283,12 +325,34 @@ class NVMMADistributedLayout(Encoding):
         else:
             tile[rank - 2], tile[rank - 1] = k_tile, 8
         order = dot_operand_order(operand_index, rank, k_contig=True)
-        cta = nvidia_mma_tile(tile, k_width, order, order)
         k_dim = rank - 1 if operand_index == 0 else rank - 2
+        try:
+            return self._built_dot_operand(tile, k_width, order, k_dim, dims)
+        except NotCoveredError:
+            pass  # the reference path below decides
+        cta = nvidia_mma_tile(tile, k_width, order, order)
         warps = broadcasted_dot_operand_layout(self.warps_per_cta, self.warp_order(), k_dim, "warp")
         cta = cta * warps.transpose_outs(cta.get_out_dim_names())
         cga = dot_operand_cga_layout(self.cga_layout, rank, operand_index, "DotOperandLayout")
         return combine_cta_cga_with_shape(cta, cga, dims)
+
+    def _built_dot_operand(
+        self,
+        tile: Sequence[int],
+        k_width: int,
+        order: Sequence[int],
+        k_dim: int,
+        dims: Sequence[int],
+    ) -> LinearLayout:
+        """dot_operand_layout's fast path (``LayoutBuilder``), the same steps."""
+        builder = LayoutBuilder(self.rank)
+        build_nvidia_mma_tile(builder, tile, k_width, order, order)
+        for d in self.warp_order():
+            if d == k_dim:
+                builder.zeros(self.warps_per_cta[d], "warp", d)
+            else:
+                builder.identity(self.warps_per_cta[d], "warp", d)
+        return builder.combine(cga_builder(self.cga_layout, self.rank, k_dim), dims)
 
     # ------------------------------------------------------------------ text
 
