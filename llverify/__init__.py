@@ -3,7 +3,8 @@
 The public names below are imported on first use (PEP 562), so that ``import llverify`` and
 the command line's ``--help`` do not pay for numpy and the layout machinery up front;
 ``benchmarks/bench_import.py`` measures it.  Submodules are reachable as attributes too
-(``llverify.encodings`` imports :mod:`llverify.encodings`).
+(``llverify.encodings`` imports :mod:`llverify.encodings`), except ``llverify.conversion``,
+which is the function :func:`llverify.conversion.conversion`, as it always was.
 
 Examples:
     >>> import llverify
@@ -18,6 +19,8 @@ Examples:
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
@@ -176,3 +179,18 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """The package's module type: the import system binds every submodule it loads to the
+    package's attribute of that name, and the submodule ``llverify.conversion`` shares its
+    name with the public function ``llverify.conversion``; the function stays bound (as
+    it was when this package imported its names eagerly)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "conversion" and isinstance(value, types.ModuleType):
+            value = value.conversion
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
