@@ -10,8 +10,9 @@ operating system's file cache), the commands interleaved so that machine drift h
 * ``import llverify; llverify.LinearLayout``: what the first use of the layout core adds.
 
 Per command: the median and the minimum wall time of the whole process, the median wall time
-above the interpreter's, the process's peak memory (max RSS), and for imports the package's
-cumulative time as ``python -X importtime`` reports it.  Issue 26's targets: ``import
+above the interpreter's, the median CPU time (user + system: less sensitive than the wall time
+to other work on the machine), the process's peak memory (max RSS), and for imports the
+package's cumulative time as ``python -X importtime`` reports it.  Issue 26's targets: ``import
 llverify`` under 0.08 s, ``llverify --help`` under 0.15 s (whole process, median).
 
 Run: ``python benchmarks/bench_import.py [--runs N] [--pythonpath DIR]`` (DIR: whose llverify
@@ -47,8 +48,8 @@ COMMANDS: list[tuple[str, list[str], str | None, float | None]] = [
 ]
 
 
-def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one ``python ARGS`` process."""
+def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one ``python ARGS`` process."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, *args],
@@ -63,7 +64,8 @@ def run_once(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, flo
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode:
         raise RuntimeError(f"python {' '.join(args)} failed: {stderr}")
-    return wall, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def import_time(package: str, env: dict[str, str], cwd: str) -> float:
@@ -95,12 +97,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("peer skipped: tensor-layouts not installed (pip install '.[bench]')")
         commands = [c for c in COMMANDS if c[2] != "tensor_layouts"]
     walls: dict[str, list[float]] = {c[0]: [] for c in commands}
+    cpus: dict[str, list[float]] = {c[0]: [] for c in commands}
     rss: dict[str, list[float]] = {c[0]: [] for c in commands}
     importtimes: dict[str, list[float]] = {c[0]: [] for c in commands if c[2]}
     for _ in range(args.runs):
         for label, python_args, package, _ in commands:
-            wall, peak = run_once(python_args, env, args.pythonpath)
+            wall, cpu, peak = run_once(python_args, env, args.pythonpath)
             walls[label].append(wall)
+            cpus[label].append(cpu)
             rss[label].append(peak)
             if package:
                 importtimes[label].append(import_time(package, env, args.pythonpath))
@@ -110,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"llverify from {args.pythonpath}"
     )
     print(
-        f"{'command':<40}{'median s':>9}{'min s':>8}{'- python':>9}{'MB':>7}"
+        f"{'command':<40}{'median s':>9}{'min s':>8}{'- python':>9}{'CPU s':>7}{'MB':>6}"
         f"{'importtime s':>13}  target"
     )
     for label, _, package, target in commands:
@@ -121,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             verdict = f"< {target} s: {'met' if median < target else 'NOT met'}"
         print(
             f"{label:<40}{median:>9.3f}{min(walls[label]):>8.3f}{median - floor:>9.3f}"
-            f"{statistics.median(rss[label]):>7.1f}{shown_import:>13}  {verdict}"
+            f"{statistics.median(cpus[label]):>7.3f}{statistics.median(rss[label]):>6.1f}"
+            f"{shown_import:>13}  {verdict}"
         )
 
 

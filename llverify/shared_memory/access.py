@@ -552,7 +552,9 @@ def _addresses_argument(value: Any, tgt: Target) -> list[int]:
             f"Argument 'addresses' must hold one address per lane ({tgt.lanes} on {tgt.name}), "
             f"not {len(value)}."
         )
-    addresses = [as_int(a, f"addresses[{i}]") for i, a in enumerate(value)]
+    addresses = list(value)
+    if not all(a.__class__ is int for a in addresses):  # the common case needs no conversion
+        addresses = [as_int(a, f"addresses[{i}]") for i, a in enumerate(addresses)]
     if min(addresses) < 0:
         raise LayoutError(
             f"Argument 'addresses' must hold element addresses >= 0, not {shown(value)}."

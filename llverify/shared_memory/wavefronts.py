@@ -20,6 +20,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -368,21 +369,20 @@ def warp_wavefronts(
             [lo + k if lo + k <= hi else -1 for lo, hi in zip(first, last)]
             for k in range(max(hi - lo for lo, hi in zip(first, last)) + 1)
         ]
-    distinct = {(passes[lane], w) for row in words for lane, w in enumerate(row) if w >= 0}
-    sizes: dict[tuple[int, int], int] = {}
-    for group, word in distinct:
-        bucket = (group, word % banks)
-        sizes[bucket] = sizes.get(bucket, 0) + 1
-    per_group = [0] * (max(passes) + 1)
-    for (group, _), size in sizes.items():
-        per_group[group] = max(per_group[group], size)
+    # the distinct words of each pass, then per pass the distinct words in each bank
+    distinct: list[set[int]] = [set() for _ in range(max(passes) + 1)]
+    for row in words:
+        for group, w in zip(passes, row):
+            distinct[group].add(w)
+    by_bank = [Counter(w % banks for w in group if w >= 0) for group in distinct]
+    per_group = [max(counts.values()) for counts in by_bank]
     worst = max(per_group)
     return WavefrontCount(
         wavefronts=sum(per_group),
         min_wavefronts=len(per_group),
         max_per_pass=worst,
         homogeneous=all(size == worst for size in per_group),
-        colliding_lanes=_warp_colliding_lanes(words, passes, banks, sizes, worst),
+        colliding_lanes=_warp_colliding_lanes(words, passes, banks, by_bank, worst),
     )
 
 
@@ -390,14 +390,15 @@ def _warp_colliding_lanes(
     words: list[list[int]],
     passes: tuple[int, ...],
     banks: int,
-    sizes: dict[tuple[int, int], int],
+    by_bank: list[Counter[int]],
     worst: int,
 ) -> tuple[int, ...]:
     """:func:`_colliding_lanes` for :func:`warp_wavefronts`: the lanes that first touch
     the words of the first largest (pass, bank) bucket, or none when no bucket has two."""
     if worst <= 1:
         return ()
-    group, bank = min(key for key, size in sizes.items() if size == worst)
+    group = next(g for g, counts in enumerate(by_bank) if max(counts.values()) == worst)
+    bank = min(b for b, size in by_bank[group].items() if size == worst)
     owner: dict[int, int] = {}
     for row in words:
         for lane, w in enumerate(row):
