@@ -21,9 +21,12 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
+#: typing.TYPE_CHECKING without importing typing (type checkers read the name as True)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
+    from typing import Any
+
     from llverify.column_action import ColumnAction
     from llverify.conversion import Conversion, conversion
     from llverify.encodings import to_linear_layout
