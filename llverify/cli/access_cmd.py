@@ -23,12 +23,12 @@ from llverify.cli.args import (
 )
 from llverify.cli.convert_cmd import add_common
 from llverify.cli.output import to_json
-from llverify.shared_memory.access import access_analysis
-from llverify.shared_memory.predict import predict_wavefronts
 
 
 def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
     """What an sm_90 GPU executes for local_store / local_load (llverify.shared_memory.predict)."""
+    from llverify.shared_memory.predict import predict_wavefronts
+
     out = {}
     for direction in ("store", "load"):
         p = predict_wavefronts(reg, shared, shape, bits, direction)
@@ -88,6 +88,8 @@ def _print_analysis(a: Any, sm90: dict[str, dict[str, Any]] | None) -> None:
 
 
 def _cmd_bank(args: argparse.Namespace) -> int:
+    from llverify.shared_memory.access import access_analysis
+
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     reg = layout_argument(args.reg, shape, "REG")

@@ -9,12 +9,9 @@ import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llverify import arguments
-from llverify.arguments import LayoutTextError, ShapeNeededError, is_encoding_text, layout_value
 from llverify.bits import MAX_TIMEOUT_S, check_timeout
-from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 from llverify.hardware import (
     BANK_MODELS,
@@ -24,7 +21,13 @@ from llverify.hardware import (
     TARGETS,
     dtype_bits,
 )
-from llverify.layout import LinearLayout
+
+if TYPE_CHECKING:
+    from llverify.encodings.padded import PaddedLayout
+    from llverify.layout import LinearLayout
+
+# The layout machinery (llverify.arguments, numpy) is imported in the functions that read
+# layouts, so that the parser and ``--help`` stay light (benchmarks/bench_import.py).
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -293,6 +296,8 @@ def read_layouts(
     it is a type), a file, a directory of files, or inline Triton text or JSON; the values are
     :func:`llverify.arguments.layout_value`'s (a PaddedLayout for padded shared layouts).
     Text that cannot be a path (multi-line, longer than a file name may be) is read as text."""
+    from llverify.arguments import LayoutTextError, is_encoding_text
+
     if not source.strip():
         raise LLVerifyError(f"{name} must not be empty (give a file or a layout), not {source!r}.")
     stripped = source.lstrip()
@@ -328,6 +333,8 @@ def read_layouts(
 
 def _read(text: str, source: str, shape: list[int] | None, name: str) -> Any:
     """:func:`llverify.arguments.layout_value`, with the command line's missing-shape message."""
+    from llverify.arguments import ShapeNeededError, layout_value
+
     try:
         return layout_value(text, shape, name)
     except ShapeNeededError:
@@ -338,6 +345,8 @@ def load_layouts(
     sources: Sequence[str], shape: list[int] | None = None
 ) -> list[tuple[str, LinearLayout]]:
     """(label, LinearLayout) for each source (:func:`read_layouts`)."""
+    from llverify import arguments
+
     return [
         (label, arguments.layout_argument(value, shape, "LAYOUT"))
         for source in sources
@@ -361,6 +370,8 @@ def shared_argument(
 
 def layout_argument(source: str, shape: list[int] | None, name: str) -> LinearLayout:
     """One LinearLayout from a command-line argument (:func:`shared_argument`)."""
+    from llverify import arguments
+
     value = shared_argument(source, shape, name)[1]
     try:
         return arguments.layout_argument(value, shape, name)

@@ -25,7 +25,6 @@ from llverify.cli.validate_cmd import add_compile_options, print_report, run_val
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
-from llverify.ttgir import ModuleError
 
 #: what ``audit --target`` says of its choices (those of validate; some have no bank model)
 TARGET_HELP = (
@@ -101,6 +100,7 @@ def _check_rules(names: list[str] | None) -> None:
 def _audit_file(args: argparse.Namespace) -> Any:
     """The audit report of the KERNEL file; a malformed module is ``FILE:LINE: ...``."""
     from llverify.audit.analyze import audit
+    from llverify.ttgir import ModuleError
 
     text = read_text_file(args.kernel)
     try:

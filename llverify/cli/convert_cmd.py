@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llverify.arguments import check_one_kernel
 from llverify.bits import counted
 from llverify.cli.args import (
     COL,
@@ -24,9 +23,10 @@ from llverify.cli.args import (
     parse_timeout,
 )
 from llverify.cli.output import to_json
-from llverify.conversion import Conversion
 from llverify.proof.verdict import Status
-from llverify.shared_memory.swizzle import synthesize_swizzle
+
+if TYPE_CHECKING:
+    from llverify.conversion import Conversion
 
 
 def conversion_report(
@@ -55,10 +55,11 @@ def conversion_report(
             "verify": checked.to_dict() | {"text": str(checked)},
         }
     if conv.kind == "shared memory" and verify.proved and coverage.proved:
+        from llverify.shared_memory.access import access_analysis
+        from llverify.shared_memory.swizzle import synthesize_swizzle
+
         result = synthesize_swizzle(conv.src, conv.dst, shape, bits, target, timeout_s=timeout_s)
         report["swizzle"] = swizzle_summary(result)
-        from llverify.shared_memory.access import access_analysis
-
         for side, layout in (("store", conv.src), ("load", conv.dst)):
             bad = access_analysis(layout, result.layout, shape, bits, target).triton_miscompile
             report["swizzle"][f"triton_{side}_miscompile"] = bad
@@ -131,6 +132,9 @@ def exit_code(statuses: list[Status | str]) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    from llverify.arguments import check_one_kernel
+    from llverify.conversion import Conversion
+
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")

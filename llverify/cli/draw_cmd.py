@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from llverify.arguments import is_encoding_text
 from llverify.cli.args import (
     COL,
     EXIT_OK,
@@ -25,13 +24,15 @@ from llverify.cli.args import (
     shared_argument,
 )
 from llverify.cli.output import to_json
-from llverify.encodings.padded import PaddedLayout
 from llverify.errors import LLVerifyError
 
 
 def _argument(source: str, shape: list[int] | None, name: str) -> tuple[Any, Any]:
     """``(value to draw, its LinearLayout)``: TTGIR text stays text (the picture quotes it;
     padded shared layouts are not linear: no LinearLayout), anything else is read here."""
+    from llverify.arguments import is_encoding_text
+    from llverify.encodings.padded import PaddedLayout
+
     label, layout = shared_argument(source, shape, name)
     value = label if is_encoding_text(label) else layout
     return value, None if isinstance(layout, PaddedLayout) else layout

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -30,6 +29,8 @@ def write_xml(path: str, root: ET.Element, option: str = "--junit") -> None:
     """Write the tree ``root`` to ``path`` atomically (a file beside it, then renamed), so a
     reader never sees half a report.  Raises LLVerifyError naming ``option`` and the path
     when it cannot be written."""
+    import tempfile  # here: it pulls in random and hashlib, which --help does not need
+
     target = Path(path)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llverify.cli.args import (
     EXIT_OK,
@@ -16,9 +16,9 @@ from llverify.cli.args import (
 )
 from llverify.cli.output import to_json
 from llverify.errors import DimensionError, LLVerifyError
-from llverify.layout import LinearLayout
-from llverify.proof.explain import explain
-from llverify.views import layout_view
+
+if TYPE_CHECKING:
+    from llverify.layout import LinearLayout
 
 #: Views print at most this many cells by default (a 128x128 tile prints whole).
 DEFAULT_MAX_CELLS = 16384
@@ -30,6 +30,7 @@ def vector_width(layout: LinearLayout) -> dict[str, int] | None:
     layouts without registers.
 
     Examples:
+        >>> from llverify import LinearLayout
         >>> vector_width(LinearLayout.from_bases([("register", [[0, 1], [0, 2], [1, 0]])],
         ...     ["dim0", "dim1"]))
         {'dim1': 4}
@@ -54,9 +55,12 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
     """The properties ``llverify layout`` reports, as JSON-ready data.
 
     Examples:
+        >>> from llverify import LinearLayout
         >>> describe_layout(LinearLayout.identity_1d(4, "lane", "dim0"))["injective"]
         True
     """
+    from llverify.proof.explain import explain
+
     masks = layout.get_free_variable_masks()
     return {
         **layout.to_dict(),
@@ -75,6 +79,8 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 
 
 def _cmd_layout(args: argparse.Namespace) -> int:
+    from llverify.views import layout_view
+
     if args.max_cells < 0:
         raise LLVerifyError(f"--max-cells must be >= 0 (0: every cell), not {args.max_cells}.")
     layouts = load_layouts(args.layout, parse_shape(args.shape))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from llverify.arguments import check_one_kernel
 from llverify.cli.args import (
     COL,
     EXIT_OK,
@@ -21,10 +20,12 @@ from llverify.cli.args import (
 from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
-from llverify.shared_memory.swizzle import synthesize_swizzle
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
+    from llverify.arguments import check_one_kernel
+    from llverify.shared_memory.swizzle import synthesize_swizzle
+
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")

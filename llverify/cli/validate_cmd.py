@@ -26,7 +26,6 @@ from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
-from llverify.ttgir import ModuleError
 
 #: what ``validate --target`` says of its choices (all of llverify.hardware.TARGETS)
 TARGET_HELP = (
@@ -134,6 +133,7 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.emitted.validate import validate_kernel, validate_module
     from llverify.triton.compile import CompileError
+    from llverify.ttgir import ModuleError
 
     progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
     target = TARGETS[args.target].triton if args.target else None

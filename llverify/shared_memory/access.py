@@ -20,6 +20,12 @@ conflicts two ways:
 
 Both counts are :mod:`llverify.shared_memory.wavefronts`'s; this module supplies the lane addresses.
 
+:func:`bank_conflicts` computes only what its answer needs (the conversion, its vector width
+and the two algebraic counts: no simulation, ldmatrix check or lowering check, which
+:func:`access_analysis` adds), and :func:`warp_bank_conflicts` counts one warp's accesses
+given as a list of addresses, linear or not, without building any layout
+(``benchmarks/bench_bank_query.py`` times both).
+
 Padded shared layouts (``#ttg.padded_shared``, :class:`~llverify.encodings.padded.
 PaddedSharedLayout`, or its TTGIR text) are not linear, so the algebraic model does not
 apply: the conversion goes to the *logical* offsets of the linear component, the simulator
@@ -77,6 +83,7 @@ from llverify.shared_memory.wavefronts import (
     pass_count,
     total_wavefronts,
     triton_conflicts,
+    warp_wavefronts,
 )
 
 __all__ = [
@@ -87,6 +94,7 @@ __all__ = [
     "bank_conflicts",
     "conversion_analysis",
     "simulate_bank_conflicts",
+    "warp_bank_conflicts",
 ]
 
 
@@ -176,6 +184,19 @@ class BankConflicts:
         return self.triton is not None and self.conflicts != self.triton
 
 
+def _algebraic_bank_conflicts(hardware: int, triton: int, access_bits: int) -> BankConflicts:
+    """The :class:`BankConflicts` of a linear shared layout: the two algebraic counts and,
+    when they differ, why."""
+    reason = ""
+    if hardware != triton:
+        reason = (
+            f"{access_bits}-bit accesses: lanes hit the same bank in different "
+            "32-bit words whose byte offsets differ inside a word; Triton's model only "
+            "counts offsets that are whole bank rows apart"
+        )
+    return BankConflicts(hardware, triton, reason)
+
+
 @dataclass(frozen=True)
 class AccessAnalysis:
     """What storing/loading a register layout to/from a shared layout costs."""
@@ -228,21 +249,16 @@ class AccessAnalysis:
     @property
     def bank_conflicts(self) -> BankConflicts:
         """The hardware count with Triton's beside it and why they differ."""
-        reason = ""
-        if self.padded:
+        if self.padded or self.triton_conflicts is None:
             reason = (
                 "padded shared layout: padding is not linear, so the count comes from the "
                 "exact simulator over the padded physical addresses (no algebraic or Triton "
                 "count)"
             )
             return BankConflicts(self.hardware_conflicts, None, reason, "simulator")
-        if self.hardware_conflicts != self.triton_conflicts:
-            reason = (
-                f"{self.access_bits}-bit accesses: lanes hit the same bank in different "
-                "32-bit words whose byte offsets differ inside a word; Triton's model only "
-                "counts offsets that are whole bank rows apart"
-            )
-        return BankConflicts(self.hardware_conflicts, self.triton_conflicts, reason)
+        return _algebraic_bank_conflicts(
+            self.hardware_conflicts, self.triton_conflicts, self.access_bits
+        )
 
 
 def _ldmatrix(cvt: LinearLayout, element_bits: int) -> tuple[bool, bool]:
@@ -461,7 +477,9 @@ def bank_conflicts(
     target: str | Target = "nvidia",
 ) -> BankConflicts:
     """Per-wavefront excess accesses (Triton's ``ttgl.bank_conflicts`` definition), exact for
-    the hardware, with Triton's count and the reason when they differ.
+    the hardware, with Triton's count and the reason when they differ: the
+    :attr:`AccessAnalysis.bank_conflicts` of :func:`access_analysis`, computed without the
+    rest of the analysis (a linear shared layout needs only the conversion's lane offsets).
 
     Examples:
         >>> reg = LinearLayout.from_bases([("register", [[0, 2], [0, 4], [0, 8], [0, 16],
@@ -473,9 +491,75 @@ def bank_conflicts(
         >>> r.conflicts, r.triton, r.differs
         (1, 0, True)
     """
-    return access_analysis(
-        register_layout, shared_layout, shape, element_bits, target
-    ).bank_conflicts
+    element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
+    tgt = resolve_target(target)
+    reg = layout_argument(register_layout, shape, "register_layout")
+    shared = shared_layout_argument(shared_layout, shape, "shared_layout")
+    if isinstance(shared, PaddedLayout):
+        return _padded_access_analysis(reg, shared, element_bits, tgt).bank_conflicts
+    cvt, elems = vectorised_conversion(reg, shared, element_bits)
+    _check_lane_count(cvt, tgt)
+    words = _words_per_lane(elems * element_bits)
+    hardware = hardware_conflicts(lane_offsets(cvt, tgt.pass_lanes(words)), element_bits, tgt.banks)
+    triton = triton_conflicts(lane_offsets(cvt, tgt.triton_lanes(words)), element_bits, tgt.banks)
+    return _algebraic_bank_conflicts(hardware, triton, elems * element_bits)
+
+
+def warp_bank_conflicts(
+    addresses: Sequence[int], element_bits: int, target: str | Target = "nvidia"
+) -> WavefrontCount:
+    """Wavefronts and bank conflicts of one warp instruction in which lane ``l`` accesses
+    the element at element address ``addresses[l]``, each ``element_bits`` wide (a scalar,
+    or a whole vector of up to 128 bits): the exact count of
+    :func:`simulate_bank_conflicts`, with the target's passes (a 64-bit access is split
+    into passes of 16 lanes, a 128-bit one into passes of 8 on NVIDIA), straight from the
+    addresses, which need not be linear in the lane.
+
+    ``conflicts`` is the extra wavefronts per pass (Triton's ``ttgl.bank_conflicts``
+    definition), ``wavefronts`` the total over the passes and ``max_per_pass`` the worst
+    pass; ``homogeneous`` is False where the passes cost differently.
+
+    Examples:
+        >>> c = warp_bank_conflicts([lane for lane in range(32)], 128)  # 16 bytes per lane
+        >>> c.conflicts, c.wavefronts, c.min_wavefronts  # 4 passes of 8 lanes, no conflict
+        (0, 4, 4)
+        >>> warp_bank_conflicts([33 * lane for lane in range(32)], 32).conflicts
+        0
+        >>> warp_bank_conflicts([32 * lane for lane in range(32)], 32).colliding_lanes[:3]
+        (0, 1, 2)
+        >>> warp_bank_conflicts([0, 1], 32)
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'addresses' must hold one address per lane (32 on nvidia), not 2.
+    """  # noqa: E501
+    element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
+    tgt = resolve_target(target)
+    addresses = _addresses_argument(addresses, tgt)
+    pass_lanes = tgt.pass_lanes(_words_per_lane(element_bits))
+    return warp_wavefronts(addresses, element_bits, tgt.banks, pass_lanes)
+
+
+def _addresses_argument(value: Any, tgt: Target) -> list[int]:
+    """``value`` as one int >= 0 per lane of ``tgt``, else a LayoutTypeError (not a
+    sequence of ints) or LayoutError naming the argument."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise LayoutTypeError(
+            f"Argument 'addresses' must be a sequence of element addresses, not "
+            f"{type(value).__name__} {shown(value)}."
+        )
+    if len(value) != tgt.lanes:
+        raise LayoutError(
+            f"Argument 'addresses' must hold one address per lane ({tgt.lanes} on {tgt.name}), "
+            f"not {len(value)}."
+        )
+    addresses = list(value)
+    if not all(a.__class__ is int for a in addresses):  # the common case needs no conversion
+        addresses = [as_int(a, f"addresses[{i}]") for i, a in enumerate(addresses)]
+    if min(addresses) < 0:
+        raise LayoutError(
+            f"Argument 'addresses' must hold element addresses >= 0, not {shown(value)}."
+        )
+    return addresses
 
 
 def conversion_analysis(

@@ -1,8 +1,10 @@
 """Wavefront counting: the passes, bank conflicts and wavefronts of shared-memory accesses.
 
 The one owner of the count, given the addresses the lanes access: the exact simulator
-(:func:`count_wavefronts`), the same count for a linear access without enumerating the
-tensor (:func:`linear_wavefronts`), the algebraic conflict counts (:func:`triton_conflicts`,
+(:func:`count_wavefronts`), the same count of one warp's scalar accesses in plain Python
+(:func:`warp_wavefronts`, no arrays: the bank-conflict query of a list of addresses), the
+same count for a linear access without enumerating the tensor (:func:`linear_wavefronts`),
+the algebraic conflict counts (:func:`triton_conflicts`,
 :func:`hardware_conflicts`), the pieces of one pass (:func:`pass_span`,
 :func:`word_bounds`, :func:`bank_words`, :func:`pass_conflicts`), the total
 (:func:`total_wavefronts`) and ldmatrix/stmatrix (:func:`matrix_wavefronts`,
@@ -18,8 +20,10 @@ Examples:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,6 +50,7 @@ __all__ = [
     "pass_span",
     "total_wavefronts",
     "triton_conflicts",
+    "warp_wavefronts",
     "word_bounds",
 ]
 
@@ -128,7 +133,10 @@ def lane_offsets(cvt: LinearLayout, lanes: Sequence[int]) -> list[int]:
         >>> lane_offsets(cvt, [1, 2, 3])
         [2, 4, 6]
     """
-    bases = [b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1]]
+    if cvt.get_out_dim_names() == ["offset"]:  # one out dim: its columns are the offsets
+        bases = cvt._cols[cvt.get_in_dim_names().index("lane")]
+    else:
+        bases = tuple(b[0] for b in cvt.bases[cvt.get_in_dim_names().index("lane")][1])
     out = []
     for lane in lanes:
         value = 0
@@ -318,6 +326,85 @@ def _colliding_lanes(
         return ()
     hits = first_index[bucket == buckets[worst]]
     return tuple(sorted({int(lane_of[i]) for i in hits}))
+
+
+@lru_cache(maxsize=64)
+def _pass_ids(lanes: int, pass_lanes: tuple[int, ...]) -> tuple[int, ...]:
+    """The pass of every lane (the passes numbered by their smallest lane), as
+    :func:`_pass_groups` numbers them for one warp and one register."""
+    span = pass_span(pass_lanes)
+    cosets = [min(lane ^ s for s in span) for lane in range(lanes)]
+    number = {c: i for i, c in enumerate(sorted(set(cosets)))}
+    return tuple(number[c] for c in cosets)
+
+
+def warp_wavefronts(
+    addresses: Sequence[int], element_bits: int, banks: int, pass_lanes: Sequence[int]
+) -> WavefrontCount:
+    """:func:`count_wavefronts` of one warp instruction in which lane ``l`` accesses the one
+    element at element address ``addresses[l]`` (``element_bits`` wide, up to a 128-bit
+    vector), in plain Python: for a warp's few addresses this is many times faster than the
+    array version, with the same result (``tests/test_wavefront_count.py`` compares them).
+    The addresses need not be linear in the lane; they must be ints >= 0.
+
+    Examples:
+        >>> c = warp_wavefronts([2 * lane for lane in range(32)], 32, 32, [1, 2, 4, 8, 16])
+        >>> c.wavefronts, c.conflicts, c.colliding_lanes
+        (2, 1, (0, 16))
+        >>> c == count_wavefronts(np.arange(0, 64, 2).reshape(1, 32, 1), 1, 32, 32,
+        ...     [1, 2, 4, 8, 16])
+        True
+    """
+    passes = _pass_ids(len(addresses), tuple(pass_lanes))
+    # the words of every lane's element, in count_wavefronts' order: the k-th word of every
+    # element, then the next k (whole aligned words when elements are words or multiples)
+    if element_bits % 32 == 0:
+        span = element_bits >> 5
+        words = [[a * span + k for a in addresses] for k in range(span)]
+    elif 32 % element_bits == 0:
+        words = [[(a * element_bits) >> 5 for a in addresses]]
+    else:
+        first, last = zip(*(word_bounds(a, element_bits) for a in addresses))
+        words = [
+            [lo + k if lo + k <= hi else -1 for lo, hi in zip(first, last)]
+            for k in range(max(hi - lo for lo, hi in zip(first, last)) + 1)
+        ]
+    # the distinct words of each pass, then per pass the distinct words in each bank
+    distinct: list[set[int]] = [set() for _ in range(max(passes) + 1)]
+    for row in words:
+        for group, w in zip(passes, row):
+            distinct[group].add(w)
+    by_bank = [Counter(w % banks for w in group if w >= 0) for group in distinct]
+    per_group = [max(counts.values()) for counts in by_bank]
+    worst = max(per_group)
+    return WavefrontCount(
+        wavefronts=sum(per_group),
+        min_wavefronts=len(per_group),
+        max_per_pass=worst,
+        homogeneous=all(size == worst for size in per_group),
+        colliding_lanes=_warp_colliding_lanes(words, passes, banks, by_bank, worst),
+    )
+
+
+def _warp_colliding_lanes(
+    words: list[list[int]],
+    passes: tuple[int, ...],
+    banks: int,
+    by_bank: list[Counter[int]],
+    worst: int,
+) -> tuple[int, ...]:
+    """:func:`_colliding_lanes` for :func:`warp_wavefronts`: the lanes that first touch
+    the words of the first largest (pass, bank) bucket, or none when no bucket has two."""
+    if worst <= 1:
+        return ()
+    group = next(g for g, counts in enumerate(by_bank) if max(counts.values()) == worst)
+    bank = min(b for b, size in by_bank[group].items() if size == worst)
+    owner: dict[int, int] = {}
+    for row in words:
+        for lane, w in enumerate(row):
+            if w >= 0 and passes[lane] == group and w % banks == bank:
+                owner.setdefault(w, lane)
+    return tuple(sorted(set(owner.values())))
 
 
 def _require_linear_words(element_bits: int) -> None:
