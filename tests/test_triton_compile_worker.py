@@ -44,14 +44,17 @@ TTGIR = {name: (KERNELS / f"{name}.ttgir").read_text() for name in ("cvt", "red"
 
 #: a stand-in worker: says ready (version 9.9.0), then for each request line acts on the text
 #: of its "text" field: DIE-ONCE:<marker> ends the process unless the marker file exists (and
-#: makes it), ABORT aborts, SLEEP sleeps a minute; then answers ok with its pid, noise around
+#: makes it), ABORT aborts, SLEEP sleeps a minute, LINGER makes it stay a minute after its
+#: stdin closes; then answers ok with its pid, noise around
 STUB = r"""
 import json, os, sys, time
 print("noise before the first answer", flush=True)
 print("@@ " + json.dumps({"ready": True, "version": "9.9.0"}), flush=True)
+linger = False
 for line in iter(sys.stdin.readline, ""):
     request = json.loads(line)
     text = request.get("text", "")
+    linger = linger or "LINGER" in text
     marker = text.partition("DIE-ONCE:")[2].split("\n")[0].strip()
     if marker and not os.path.exists(marker):
         open(marker, "w").close()
@@ -64,6 +67,8 @@ for line in iter(sys.stdin.readline, ""):
         time.sleep(60)
     print("Triton noise", flush=True)
     print("@@ " + json.dumps({"ok": True, "pid": os.getpid(), "text": text}), flush=True)
+if linger:
+    time.sleep(60)
 """
 
 #: a module for the stand-in; compile_ttgir sets its target and sends it (release 9.9: as is)
@@ -197,6 +202,31 @@ def test_a_fork_child_gets_its_own_worker_and_leaves_the_parents(stub):
     # the parent's worker is untouched: same process, still answering
     assert worker_for(stub) is parent and parent.pid == parent_pid
     assert parent.request(_request("parent again"), timeout_s=30)["pid"] == parent_pid
+
+
+def _pool_task(stub: str) -> tuple[int, int]:
+    """In a pool process: its pid and the pid of its worker."""
+    return os.getpid(), worker_for(stub).request(_request("LINGER"), timeout_s=30)["pid"]
+
+
+def test_a_process_pool_child_closes_its_worker_when_it_ends(stub):
+    """validate DIR's fork pool: each child has its own worker, ended with the child (which
+    runs no atexit handlers), even one that does not end when its stdin closes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+        pairs = set(pool.map(_pool_task, [stub] * 4))
+    children = {child for child, _ in pairs}
+    workers_of = {child: {w for c, w in pairs if c == child} for child in children}
+    assert all(len(pids) == 1 for pids in workers_of.values())  # one worker per child
+    assert os.getpid() not in children
+    deadline = time.monotonic() + 10
+    pids = {w for _, w in pairs}
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(_alive(pid) for pid in pids)
 
 
 def test_a_changed_environment_starts_a_fresh_worker(stub, monkeypatch):

@@ -13,10 +13,11 @@ After :data:`REQUESTS_PER_WORKER` requests a worker is replaced by a fresh one (
 
 A worker belongs to the process that started it: a forked child (the process pool of
 ``validate DIR``) never writes to its parent's pipes; it closes its copies of them and
-starts its own worker.  A worker is also started afresh when the environment it would get
-has changed since it started (``TRITON_*`` variables, for instance).  Its stderr goes to an
-unnamed temporary file, emptied before each request, so that a failure's report holds what
-that request printed.
+starts its own worker, closed when the child ends (``atexit``, or multiprocessing's
+finalizers in a multiprocessing child, which ends without ``atexit``).  A worker is also
+started afresh when the environment it would get has changed since it started (``TRITON_*``
+variables, for instance).  Its stderr goes to an unnamed temporary file, emptied before each
+request, so that a failure's report holds what that request printed.
 
 Examples:
     >>> worker = worker_for("/nonexistent/python")
@@ -301,8 +302,27 @@ def worker_for(interpreter: str | None = None) -> CompileWorker:
             worker.abandon()
             worker = None
         if worker is None:
+            _close_with_multiprocessing_child()
             worker = _workers[key] = CompileWorker(key)
         return worker
+
+
+_finalizer_in: int | None = None  # the process that registered the finalizer below
+
+
+def _close_with_multiprocessing_child() -> None:
+    """In a multiprocessing child (a worker of ``validate DIR --jobs N``'s pool), which ends
+    without running ``atexit``: close this process's workers when it ends (registered once
+    per process)."""
+    global _finalizer_in
+    multiprocessing = sys.modules.get("multiprocessing")  # imported by whoever made the child
+    if _finalizer_in == os.getpid() or multiprocessing is None:
+        return
+    if multiprocessing.parent_process() is not None:
+        import multiprocessing.util
+
+        multiprocessing.util.Finalize(None, close_workers, exitpriority=0)
+    _finalizer_in = os.getpid()
 
 
 def close_workers() -> None:
