@@ -10,8 +10,10 @@ per op; ``--kernel-timeout``) runs for each shard K with this checkout's llverif
 the baseline's (``--baseline-tree``), alternating which goes first, so that a shared
 machine's load hits both alike.  Printed: per tree, the kernels, the batch seconds (the
 summary's, as ``validate DIR`` prints them), the wall seconds of the commands (start-up and
-discovery included), kernels per minute, the verdicts (which must agree), and the load
-average before and after.  Target: 200 kernels per minute on 2 cores with ``--jobs 2``.
+discovery included), kernels per minute, the CPU seconds of the commands and their children
+(the pool, the compile workers: the load-independent cost), the verdicts (which must
+agree), and the load average before and after.  Target: 200 kernels per minute on 2 cores
+with ``--jobs 2``.
 
 Run: ``PYTHONPATH=$PWD python benchmarks/bench_validate_dir.py CORPUS --baseline-tree OTHER
 [--sample 500] [--shards 10] [--jobs 2] [--kernel-timeout 60]``
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -74,13 +77,16 @@ def run_shard(tree: Path, sample: Path, shard: str, args: argparse.Namespace) ->
         "--json", "--quiet",
     ]  # fmt: skip
     load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 1, 3):
         raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
     summary = json.loads(done.stdout)["summary"]
-    return {"summary": summary, "wall": wall, "load": (load, os.getloadavg()[0])}
+    return {"summary": summary, "wall": wall, "cpu": cpu, "load": (load, os.getloadavg()[0])}
 
 
 def main() -> None:
@@ -93,7 +99,7 @@ def main() -> None:
     parser.add_argument("--kernel-timeout", type=float, default=60.0)
     args = parser.parse_args()
     trees = {"this": ROOT, "baseline": args.baseline_tree.resolve()}
-    totals = {name: {"kernels": 0, "seconds": 0.0, "wall": 0.0, "status": Counter(),
+    totals = {name: {"kernels": 0, "seconds": 0.0, "wall": 0.0, "cpu": 0.0, "status": Counter(),
                      "whole": Counter(), "per_op": Counter(), "ops": Counter(), "loads": []}
               for name in trees}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-validate-dir-") as folder:
@@ -111,17 +117,19 @@ def main() -> None:
                 total["kernels"] += summary["kernels"]
                 total["seconds"] += summary["seconds"]
                 total["wall"] += result["wall"]
+                total["cpu"] += result["cpu"]
                 total["loads"] += list(result["load"])
                 for key in ("status", "whole", "per_op", "ops"):
                     total[key].update(summary[key])
                 print(
                     f"shard {k}/{args.shards} {name:8} {summary['kernels']:4d} kernels "
-                    f"{summary['seconds']:7.1f} s batch {result['wall']:7.1f} s wall  "
+                    f"{summary['seconds']:7.1f} s batch {result['wall']:7.1f} s wall "
+                    f"{result['cpu']:7.1f} s CPU  "
                     f"load {result['load'][0]:.1f} -> {result['load'][1]:.1f}",
                     flush=True,
                 )
     print(f"\n{'tree':10}{'kernels':>8}{'batch s':>9}{'wall s':>9}{'kernels/min':>12}"
-          f"{'(wall)':>8}{'mean load':>10}")  # fmt: skip
+          f"{'(wall)':>8}{'CPU s':>8}{'CPU s/kernel':>13}{'mean load':>10}")  # fmt: skip
     rates = {}
     for name, total in totals.items():
         rates[name] = 60 * total["kernels"] / total["seconds"]
@@ -129,7 +137,8 @@ def main() -> None:
         load = sum(total["loads"]) / len(total["loads"])
         print(
             f"{name:10}{total['kernels']:>8}{total['seconds']:>9.1f}{total['wall']:>9.1f}"
-            f"{rates[name]:>12.1f}{wall_rate:>8.1f}{load:>10.1f}"
+            f"{rates[name]:>12.1f}{wall_rate:>8.1f}{total['cpu']:>8.1f}"
+            f"{total['cpu'] / total['kernels']:>13.2f}{load:>10.1f}"
         )
     print(f"this / baseline: {rates['this'] / rates['baseline']:.2f}x kernels per minute")
     for name, total in totals.items():
