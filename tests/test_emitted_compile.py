@@ -116,8 +116,8 @@ def test_worker_failure_without_triton_is_a_compile_error(tmp_path):
 
 def test_reverse_scan_is_refused_for_releases_without_it(tmp_path):
     # Triton 2.x parses tt.scan's reverse attribute and compiles a forward scan
-    fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\necho 2.2.0\n")
+    fake = tmp_path / "python"  # a worker that says it holds Triton 2.2.0, then ends
+    fake.write_text('#!/bin/sh\necho \'@@ {"ready": true, "version": "2.2.0"}\'\n')
     fake.chmod(0o755)
     scan = (
         '%1 = "tt.scan"(%0) <{axis = 1 : i32, reverse = true}> ({\n^bb0(%a: f32, %b: f32):\n'
@@ -193,8 +193,8 @@ def test_bad_arguments_are_refused_by_name():
 
 
 def test_the_worker_answers_by_the_protocol(tmp_path):
-    """compile_worker, run as a script without llverify on its path, reads the protocol's
-    request and writes its one answer (here a refusal, with the Triton version)."""
+    """compile_worker, run as a script without llverify on its path, says it is ready with
+    its Triton version, reads the protocol's request and answers it (here a refusal)."""
     require_triton()
     request = {"kind": "ttgir", "text": "not ttgir", "target": parse_target("cuda:90")}
     out = subprocess.run(
@@ -205,7 +205,8 @@ def test_the_worker_answers_by_the_protocol(tmp_path):
         timeout=300,
         cwd=tmp_path,  # -I and another folder: protocol.py is found by its path only
     )
-    (answer,) = protocol.answers(out.stdout)
+    ready, answer = protocol.answers(out.stdout)
+    assert ready == {"ready": True, "version": installed_triton_version()}
     assert answer["ok"] is False and answer["version"] == installed_triton_version()
     assert answer["error"], out.stderr[-2000:]
 
@@ -280,23 +281,24 @@ def test_each_release_compiles_both_kernels_for_sm80(version):
 
 def test_this_interpreters_triton_version_is_read_without_a_second_interpreter(monkeypatch):
     """The distribution metadata answers for this interpreter (what ``import triton`` gives);
-    another interpreter is still asked in a subprocess."""
+    another interpreter is asked by starting its compile worker, nothing else."""
     triton = pytest.importorskip("triton")
     from llverify.triton import compile as compile_module
+    from llverify.triton import workers
 
     compile_module._triton_version.cache_clear()
     started = []
-    real_run = subprocess.run
+    real_popen = subprocess.Popen
 
-    def counting_run(*args, **kwargs):
+    def counting_popen(*args, **kwargs):
         started.append(args[0])
-        return real_run(*args, **kwargs)
+        return real_popen(*args, **kwargs)
 
-    monkeypatch.setattr(compile_module.subprocess, "run", counting_run)
+    monkeypatch.setattr(workers.subprocess, "Popen", counting_popen)
     try:
         assert installed_triton_version() == triton.__version__
         assert started == []
         assert installed_triton_version("/nonexistent/python") is None
-        assert started and started[0][0] == "/nonexistent/python"
+        assert started == [["/nonexistent/python", str(WORKER)]]
     finally:
         compile_module._triton_version.cache_clear()

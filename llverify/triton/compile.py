@@ -1,10 +1,12 @@
 """Compile a TTGIR module or a Triton kernel with an installed Triton release, out of process.
 
-Triton is an oracle here, never a dependency: this module does not import it.  Each compile
-runs ``compile_worker.py`` as a script under the interpreter of the virtualenv that holds the
-wanted release (2.1 to 3.9; default: the current interpreter; :mod:`llverify.triton.releases`
-finds the release virtualenvs), since Triton aborts the process on a failed precondition and
-releases cannot share a virtualenv; the two speak :mod:`llverify.triton.protocol`.  TTGIR
+Triton is an oracle here, never a dependency: this module does not import it.  Compiles run
+in ``compile_worker.py``, a persistent worker process under the interpreter of the virtualenv
+that holds the wanted release (2.1 to 3.9; default: the current interpreter;
+:mod:`llverify.triton.releases` finds the release virtualenvs), one per interpreter and
+process (:mod:`llverify.triton.workers`), since Triton aborts the process on a failed
+precondition and releases cannot share a virtualenv; the two speak
+:mod:`llverify.triton.protocol`.  TTGIR
 written in Triton 3.9's spelling is translated to the dialect the release parses
 (:data:`TRANSLATIONS`, keyed by the release that introduced each 3.9 spelling).
 docs/validation.md, "Compiling with Triton releases", records what each release compiles for
@@ -25,14 +27,19 @@ import importlib.metadata
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llverify.triton import protocol
+from llverify.triton.workers import (
+    SCRIPT,
+    WorkerDiedError,
+    WorkerError,
+    WorkerTimeoutError,
+    worker_for,
+)
 from llverify.ttgir import (
     Attributes,
     ModuleAttributes,
@@ -60,7 +67,7 @@ __all__ = [
     "translate_ttgir",
 ]
 
-WORKER = Path(__file__).resolve().with_name("compile_worker.py")
+WORKER = SCRIPT
 
 
 @dataclass(frozen=True)
@@ -535,19 +542,9 @@ def _run_worker(
 ) -> dict[str, Any]:
     """The worker's result record; CompileError when it fails, aborts or times out."""
     interpreter = python or sys.executable
-    env = dict(os.environ, TRITON_DEFAULT_FP_FUSION=os.environ.get("TRITON_DEFAULT_FP_FUSION", "1"))
-    env.pop("PYTHONPATH", None)  # the release's own site-packages only
     try:
-        proc = subprocess.run(
-            [interpreter, str(WORKER)],
-            input=protocol.request_text(request),
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
+        result = worker_for(interpreter).request(request, timeout_s)
+    except WorkerTimeoutError as exc:
         raise CompileError(
             f"compiling for {target} with {interpreter}: no answer within {timeout_s} s (timeout_s)"
         ) from exc
@@ -555,15 +552,21 @@ def _run_worker(
         raise CompileError(
             f"compiling for {target}: cannot run python={interpreter!r}: {exc}"
         ) from exc
-    result = next(iter(protocol.answers(proc.stdout)), None)
-    version = installed_triton_version(interpreter) if result is None else None
-    if result is None or not result["ok"]:
-        release = result.get("version") if result else version
-        what = result["error"] if result else f"the worker died (exit status {proc.returncode})"
-        detail = _useful_stderr(proc.stderr)
+    except WorkerDiedError as exc:
+        detail = _useful_stderr(exc.stderr)
         raise CompileError(
-            f"Triton {release or '(not found)'} failed to compile for {target}: "
-            f"{what}" + (f"\n{detail}" if detail else "")
+            f"Triton {exc.version or '(not found)'} failed to compile for {target}: "
+            f"{exc.reason}" + (f"\n{detail}" if detail else "")
+        ) from None
+    except WorkerError as exc:  # it cannot import Triton
+        raise CompileError(
+            f"compiling for {target}: python={interpreter!r} cannot import triton ({exc.reason})"
+        ) from None
+    if not result["ok"]:
+        detail = _useful_stderr(result.get("stderr", ""))
+        raise CompileError(
+            f"Triton {result.get('version') or '(not found)'} failed to compile for {target}: "
+            f"{result['error']}" + (f"\n{detail}" if detail else "")
         )
     return result
 
@@ -592,7 +595,8 @@ def _kernel(result: dict[str, Any], target: str) -> CompiledKernel:
 
 def installed_triton_version(python: str | None = None) -> str | None:
     """The Triton version ``python`` (default: this interpreter) imports, or None (asked once
-    per interpreter and process).
+    per interpreter and process: this interpreter's from its distribution metadata, another's
+    from the first answer of its compile worker, which then serves the compiles).
 
     >>> installed_triton_version("/nonexistent/python") is None
     True
@@ -603,23 +607,13 @@ def installed_triton_version(python: str | None = None) -> str | None:
 @functools.cache
 def _triton_version(python: str) -> str | None:
     if os.path.abspath(python) == os.path.abspath(sys.executable):
-        # this interpreter: its installed distribution's metadata, without starting a second
-        # interpreter to import triton (most of a second of every validation)
+        # this interpreter: its installed distribution's metadata, without waiting for a worker
+        # to import triton (most of a second)
         try:
             return importlib.metadata.version("triton")
         except importlib.metadata.PackageNotFoundError:
             pass  # importable some other way (a source tree on the path): ask it
-    try:
-        proc = subprocess.run(
-            [python, "-c", "import triton; print(triton.__version__)"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout.strip() or None if proc.returncode == 0 else None
+    return worker_for(python).version(timeout_s=120)
 
 
 def _reverse_scans(text: str) -> bool:
@@ -629,13 +623,28 @@ def _reverse_scans(text: str) -> bool:
     )
 
 
+def _stages_until(until: str | None) -> dict[str, str]:
+    """The request's field for ``until`` (None: every stage)."""
+    if until is None:
+        return {}
+    if until != "llir":
+        raise ValueError(f"until={until!r}: expected None (every stage) or 'llir'")
+    return {"until": until}
+
+
 def compile_ttgir(
-    text: str, target: str, *, python: str | None = None, timeout_s: float = 120
+    text: str,
+    target: str,
+    *,
+    python: str | None = None,
+    timeout_s: float = 120,
+    until: str | None = None,
 ) -> CompiledKernel:
     """Compile ``text``, a TTGIR module in Triton 3.9's spelling, for ``target`` with the Triton
     of ``python`` (default: this interpreter), translated to that release's dialect.  The
     module's ``ttg.target`` is set to ``target``; its num-warps, threads-per-warp and layouts are
-    kept.
+    kept.  ``until="llir"`` stops after the LLVM IR (``ptx``/``amdgcn`` None, no binary made;
+    releases before 3.0 run every stage).
 
     >>> compile_ttgir("module {}", "cuda:91x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -645,6 +654,7 @@ def compile_ttgir(
     spec = parse_target(target)
     if not isinstance(text, str):
         raise TypeError(f"text: expected the TTGIR module as str, got {type(text).__name__}")
+    stages = _stages_until(until)
     release = installed_triton_version(python)
     if release is None:
         raise CompileError(
@@ -660,10 +670,8 @@ def compile_ttgir(
         module = translate_ttgir(_retarget(text, target), release)
     except ModuleError as error:
         raise CompileError(f"compiling for {target} with Triton {release}: {error}") from None
-    result = _run_worker(
-        {"kind": "ttgir", "text": module, "target": spec}, target, python, timeout_s
-    )
-    return _kernel(result, target)
+    request = {"kind": "ttgir", "text": module, "target": spec, **stages}
+    return _kernel(_run_worker(request, target, python, timeout_s), target)
 
 
 def compile_python(
@@ -676,11 +684,12 @@ def compile_python(
     num_warps: int = 4,
     python: str | None = None,
     timeout_s: float = 120,
+    until: str | None = None,
 ) -> CompiledKernel:
     """Compile the ``@triton.jit`` function ``function`` of the file ``path`` for ``target``
     with the Triton of ``python`` (default: this interpreter).  ``signature`` types each runtime
     argument (``"*fp32"``, ``"i32"``, ...), ``constexprs`` gives each constexpr's value (JSON
-    values only).
+    values only); ``until`` as for :func:`compile_ttgir`.
 
     >>> compile_python("k.py", "k", signature={}, constexprs={}, target="cuda:90", num_warps=3)
     Traceback (most recent call last):
@@ -704,5 +713,6 @@ def compile_python(
         "constexprs": dict(constexprs),
         "num_warps": num_warps,
         "target": spec,
+        **_stages_until(until),
     }
     return _kernel(_run_worker(request, target, python, timeout_s), target)

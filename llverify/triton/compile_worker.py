@@ -1,14 +1,18 @@
-"""Worker process of :mod:`llverify.triton.compile`: one compile with this interpreter's Triton.
+"""Worker process of :mod:`llverify.triton.compile`: compiles with this interpreter's Triton.
 
 Run as a script by any interpreter holding a Triton release from 2.1 to 3.9; it imports only
 the standard library, Triton, and ``protocol.py`` beside it by its path (never llverify: other
-releases live in other virtualenvs).  It speaks :mod:`llverify.triton.protocol`: the request
-is ``{"kind": "ttgir", "text": ..., "target": T}`` or ``{"kind": "python", "path": ...,
-"function": ..., "signature": {arg: type}, "constexprs": {arg: value}, "num_warps": n,
-"target": T}`` with ``T = {"backend": "cuda"|"hip", "arch": 90|"gfx942", "warp_size": 32|64}``;
-the one answer is ``{"ok": true, "name", "version", "shared", "num_warps", "asm": {stage:
-text}, "seconds"}`` or ``{"ok": false, "version", "error": "Type: message"}``.  Triton may abort
-the process instead (a failed C++ assertion): the caller reads stderr then.
+releases live in other virtualenvs).  It serves many requests, one after another, and speaks
+:mod:`llverify.triton.protocol`: first ``{"ready": true, "version": V}`` once Triton is
+imported, then, for each request line, ``{"kind": "ttgir", "text": ..., "target": T}`` or
+``{"kind": "python", "path": ..., "function": ..., "signature": {arg: type}, "constexprs":
+{arg: value}, "num_warps": n, "target": T}`` with ``T = {"backend": "cuda"|"hip", "arch":
+90|"gfx942", "warp_size": 32|64}`` and optionally ``"until": "llir"`` (stop after the LLVM IR:
+no PTX/AMDGCN and no binary; releases before 3.0 always run every stage), one answer,
+``{"ok": true, "name", "version", "shared", "num_warps", "asm": {stage: text}, "seconds"}`` or
+``{"ok": false, "version", "error": "Type: message"}``.  Each compile has a Triton cache of its
+own (a temporary folder).  Triton may abort the process instead
+(a failed C++ assertion): the caller reads stderr then.
 """
 
 from __future__ import annotations
@@ -151,6 +155,67 @@ def _rocm_linker() -> bool:
     return any(c and Path(c).is_file() for c in candidates)
 
 
+class StoppedAfter(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by the first stage after the one asked for: compiling stops there."""
+
+    def __init__(self, metadata: dict[str, Any]) -> None:
+        super().__init__("stopped")
+        self.metadata = metadata
+
+
+def _stopping(backend: Any, last: str) -> Any:
+    """``backend`` whose stages after ``last`` stop the compile (:class:`StoppedAfter`) once
+    the metadata the answer needs is there (``shared``: set with the LLVM IR; without it the
+    stage runs)."""
+    add_stages = backend.add_stages
+
+    def stop_or(stage: Any) -> Any:
+        def run(src: Any, metadata: dict[str, Any]) -> Any:
+            if "shared" in metadata:
+                raise StoppedAfter(metadata)
+            return stage(src, metadata)
+
+        return run
+
+    def add(stages: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        add_stages(stages, *args, **kwargs)
+        names = list(stages)
+        if last in names:
+            for name in names[names.index(last) + 1 :]:
+                stages[name] = stop_or(stages[name])
+
+    backend.add_stages = add
+    return backend
+
+
+def _stages(compiled: Any) -> tuple[dict[str, str], Any]:
+    """The IR stages (text) and the metadata (a dict) of Triton's compiled kernel."""
+    metadata = compiled.metadata
+    if not isinstance(metadata, dict):
+        metadata = metadata._asdict()
+    return {k: v for k, v in compiled.asm.items() if k in TEXT_STAGES}, metadata
+
+
+def _compile_until(request: dict[str, Any], compile_it: Any) -> tuple[dict[str, str], Any]:
+    """``compile_it()`` (a ``triton.compile``) stopped after the stage ``request["until"]``:
+    the IR stages read back from the request's own Triton cache, the metadata as the last
+    stage left it.  Without ``until`` (or a release without ``make_backend``): every stage."""
+    from triton.compiler import compiler
+
+    make_backend = getattr(compiler, "make_backend", None)
+    if not request.get("until") or make_backend is None:
+        return _stages(compile_it())
+    compiler.make_backend = lambda target: _stopping(make_backend(target), request["until"])
+    try:
+        return _stages(compile_it())  # every stage ran: the metadata was not there
+    except StoppedAfter as stop:
+        files = Path(os.environ["TRITON_CACHE_DIR"]).glob("*/*.*")
+        asm = {p.suffix[1:]: p.read_text() for p in files if p.suffix[1:] in TEXT_STAGES}
+        return asm, stop.metadata
+    finally:
+        compiler.make_backend = make_backend
+
+
 def compile_3x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[str, str], Any]:
     """Compile with Triton 3.0-3.9 (``triton.compile`` with a ``GPUTarget``)."""
     import triton
@@ -168,23 +233,19 @@ def compile_3x(request: dict[str, Any], version: tuple[int, int]) -> tuple[dict[
         hip_backend.make_hsaco = staticmethod(lambda *args, **kwargs: b"")
         hip_backend.hash = lambda self: f"llverify-no-lld-{self.target}"
     if request["kind"] == "ttgir":
-        compiled = triton.compile(request["file"], target=target)
-    else:
-        fn, runtime, constant = request["fn"], request["runtime"], request["constant"]
-        if version < (3, 1):  # keyed by parameter index
-            src = ASTSource(fn, {i: t for i, _, t in runtime}, {i: v for i, _, v in constant})
-        elif version < (3, 3):  # keyed by name; constexprs are not in the signature
-            src = ASTSource(fn, {n: t for _, n, t in runtime}, {n: v for _, n, v in constant})
-        else:  # every parameter in the signature, constexprs typed "constexpr"
-            values = {n: v for _, n, v in constant}
-            types = {n: t for _, n, t in runtime}
-            signature = {n: types.get(n, "constexpr") for n in fn.arg_names}
-            src = ASTSource(fn, signature, constexprs=values)
-        compiled = triton.compile(src, target=target, options={"num_warps": request["num_warps"]})
-    metadata = compiled.metadata
-    if not isinstance(metadata, dict):
-        metadata = metadata._asdict()
-    return {k: v for k, v in compiled.asm.items() if k in TEXT_STAGES}, metadata
+        return _compile_until(request, lambda: triton.compile(request["file"], target=target))
+    fn, runtime, constant = request["fn"], request["runtime"], request["constant"]
+    if version < (3, 1):  # keyed by parameter index
+        src = ASTSource(fn, {i: t for i, _, t in runtime}, {i: v for i, _, v in constant})
+    elif version < (3, 3):  # keyed by name; constexprs are not in the signature
+        src = ASTSource(fn, {n: t for _, n, t in runtime}, {n: v for _, n, v in constant})
+    else:  # every parameter in the signature, constexprs typed "constexpr"
+        values = {n: v for _, n, v in constant}
+        types = {n: t for _, n, t in runtime}
+        signature = {n: types.get(n, "constexpr") for n in fn.arg_names}
+        src = ASTSource(fn, signature, constexprs=values)
+    options = {"num_warps": request["num_warps"]}
+    return _compile_until(request, lambda: triton.compile(src, target=target, options=options))
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
@@ -219,6 +280,25 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def without_cache_key_hash(version: str) -> None:
+    """Replace Triton's ``triton_key`` (the hash of its own sources and of its ~500 MB library,
+    a second once per process; only a part of the on-disk cache's key) by ``version``: each
+    compile here has an empty cache of its own, so the key never finds anything.  Triton's
+    compile-warmup workers do the same."""
+    original = None  # defined in one of these (both loaded by ``import triton``)
+    for name in ("triton.runtime.cache", "triton.compiler.compiler"):
+        original = getattr(sys.modules.get(name), "triton_key", None)
+        if original is not None:
+            break
+    if original is None:
+        return
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("triton") and (
+            getattr(module, "triton_key", None) is original
+        ):
+            module.triton_key = lambda: f"llverify-{version}"  # type: ignore[attr-defined]
+
+
 def load_protocol() -> Any:
     """``protocol.py`` beside this file (:mod:`llverify.triton.protocol`), loaded by its path:
     under a release's interpreter llverify is not importable, and that module imports only
@@ -233,22 +313,30 @@ def load_protocol() -> Any:
 
 
 def main() -> None:
-    """Read the request from stdin, compile, write the answer (the protocol's ``@@`` line)."""
+    """Say ready with Triton's version, then answer each request line of stdin (the
+    protocol's ``@@`` lines) until stdin closes."""
     protocol = load_protocol()
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    request = protocol.read_request(sys.stdin)
     try:
-        result = run(request)
-    except Exception as error:  # Triton's refusal, reported to the caller as data
         import triton
-
-        message = str(error).strip() or repr(error)
-        result = {
-            "ok": False,
-            "version": triton.__version__,
-            "error": f"{type(error).__name__}: {message}",
-        }
-    protocol.answer(result)
+    except Exception as error:  # no Triton here: said once, then the worker ends
+        protocol.answer(
+            {"ready": False, "version": None, "error": f"{type(error).__name__}: {error}"}
+        )
+        return
+    without_cache_key_hash(triton.__version__)
+    protocol.answer({"ready": True, "version": triton.__version__})
+    for request in protocol.read_requests(sys.stdin):
+        try:
+            result = run(request)
+        except Exception as error:  # Triton's refusal, reported to the caller as data
+            message = str(error).strip() or repr(error)
+            result = {
+                "ok": False,
+                "version": triton.__version__,
+                "error": f"{type(error).__name__}: {message}",
+            }
+        protocol.answer(result)
 
 
 if __name__ == "__main__":
