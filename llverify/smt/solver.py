@@ -38,12 +38,20 @@ class Decision:
     time_s: float
 
 
-def _solver(timeout_ms: int, rlimit: int | None, logic: str | None) -> Any:
+def _context(constraints: Sequence[Any]) -> Any:
+    """The Z3 context the constraints live in (None, z3's global one, for plain values)."""
+    for constraint in constraints:
+        if isinstance(constraint, z3.AstRef):
+            return constraint.ctx
+    return None
+
+
+def _solver(timeout_ms: int, rlimit: int | None, logic: str | None, ctx: Any = None) -> Any:
     # The general solver by default: it picks the bit-vector tactic for pure bit-vector
     # queries, and stays sound if a query mixes in another theory (SolverFor("QF_BV") would
     # silently treat integer arithmetic as uninterpreted functions).  A restricted `logic`
     # only for queries that provably fit it (the caller says why).
-    solver = z3.SolverFor(logic) if logic is not None else z3.Solver()
+    solver = z3.SolverFor(logic, ctx=ctx) if logic is not None else z3.Solver(ctx=ctx)
     solver.set("timeout", max(1, int(timeout_ms)))
     if rlimit is not None:
         solver.set("rlimit", int(rlimit))
@@ -72,7 +80,9 @@ def check(
 ) -> SolverResult:
     """Is the conjunction of ``constraints`` satisfiable?  Bounded by ``timeout_ms`` (and
     ``rlimit``, z3's deterministic resource limit, when given); ``logic`` (e.g. "QF_BV")
-    restricts the solver, for queries that provably fit that logic only.
+    restricts the solver, for queries that provably fit that logic only.  The solver lives
+    in the constraints' Z3 context (a caller that wants a query free of any other query's
+    history builds its constraints in a ``z3.Context()`` of its own).
 
     Examples:
         >>> x = z3.BitVec("x", 8)
@@ -82,7 +92,7 @@ def check(
         >>> result.status, model_value(result.model, x) * 3 % 256
         ('sat', 7)
     """
-    solver = _solver(timeout_ms, rlimit, logic)
+    solver = _solver(timeout_ms, rlimit, logic, _context(constraints))
     solver.add(*constraints)
     return _run(solver)
 
@@ -121,20 +131,21 @@ def smtlib(constraints: Sequence[Any], logic: str | None = None) -> str:
         >>> "(check-sat)" in smtlib([z3.BitVec("x", 4) == 3])
         True
     """
-    solver = _solver(1, None, logic)
+    solver = _solver(1, None, logic, _context(constraints))
     solver.add(*constraints)
     return str(solver.to_smt2())
 
 
 def decide_smtlib(text: str, timeout_ms: int, rlimit: int | None = None) -> Decision:
-    """:func:`decide` for a violation query given as SMT-LIB 2 text (from :func:`smtlib`).
+    """:func:`decide` for a violation query given as SMT-LIB 2 text (from :func:`smtlib`),
+    solved in a Z3 context of its own (the answer does not depend on earlier queries).
 
     Examples:
         >>> x = z3.BitVec("x", 8)
         >>> decide_smtlib(smtlib([x * 2 == 3]), 1000).status
         <Status.PROVED: 'proved'>
     """
-    solver = _solver(timeout_ms, rlimit, None)
+    solver = _solver(timeout_ms, rlimit, None, z3.Context())
     try:
         solver.from_string(text)
     except z3.Z3Exception as error:

@@ -29,7 +29,6 @@ __all__ = ["Geometry", "Search", "Side", "SwizzleEncoding"]
 #: used, and the faster one here (150 sweep cases: 18 s against 21 s with the general one).
 LOGIC = "QF_BV"
 _COUNT_BITS = 16  # wide enough for 2^c * (1 + 2^t) with t <= 7 lane bits
-_ONE, _ZERO = z3.BitVecVal(1, _COUNT_BITS), z3.BitVecVal(0, _COUNT_BITS)
 
 
 class Side(Protocol):
@@ -76,7 +75,8 @@ class Search:
 
 
 class SwizzleEncoding:
-    """Z3 variables and constraints for one synthesis problem.
+    """Z3 variables and constraints for one synthesis problem, in a Z3 context of its own:
+    its queries' answers and times do not depend on what was solved before in the process.
 
     Examples:
         >>> from types import SimpleNamespace as NS
@@ -92,79 +92,114 @@ class SwizzleEncoding:
 
     def __init__(self, src: Side, dst: Side, geo: Geometry) -> None:
         self.src, self.dst, self.geo = src, dst, geo
+        self.ctx = z3.Context()
         n = geo.n
-        self.p = [z3.BitVec(f"p{j}", n) for j in range(n)]  # offset of element 2^j
-        self.m = [z3.BitVec(f"m{i}", n) for i in range(n)]  # element at offset 2^i
+        self.p = [z3.BitVec(f"p{j}", n, self.ctx) for j in range(n)]  # offset of element 2^j
+        self.m = [z3.BitVec(f"m{i}", n, self.ctx) for i in range(n)]  # element at offset 2^i
+        self.zero = z3.BitVecVal(0, n, self.ctx)
+        self.one_count = z3.BitVecVal(1, _COUNT_BITS, self.ctx)
+        self.zero_count = z3.BitVecVal(0, _COUNT_BITS, self.ctx)
+        self._offsets: dict[int, Any] = {}
+        self._vectors: dict[tuple[int, int], Any] = {}
+        self._counts: dict[tuple[int, int], tuple[Any, Any] | None] = {}
         self.base: list[Any] = [self.apply(self.m[i]) == (1 << i) for i in range(n)]
+
+    def _bool(self, value: bool) -> Any:
+        return z3.BoolVal(value, self.ctx)
+
+    def _and(self, terms: Sequence[Any]) -> Any:
+        return z3.And(*terms) if terms else self._bool(True)
+
+    def _or(self, terms: Sequence[Any]) -> Any:
+        return z3.Or(*terms) if terms else self._bool(False)
 
     def offset(self, element: int) -> Any:
         """Offset of a constant element."""
-        terms = [self.p[j] for j in range(self.geo.n) if element >> j & 1]
-        if not terms:
-            return z3.BitVecVal(0, self.geo.n)
-        out = terms[0]
-        for t in terms[1:]:
-            out = out ^ t
+        out = self._offsets.get(element)
+        if out is None:
+            terms = [self.p[j] for j in range(self.geo.n) if element >> j & 1]
+            out = self.zero if not terms else terms[0]
+            for t in terms[1:]:
+                out = out ^ t
+            self._offsets[element] = out
         return out
 
     def apply(self, element: Any) -> Any:
         """Offset of a variable element."""
-        n = self.geo.n
-        out = z3.BitVecVal(0, n)
-        for j in range(n):
+        out = self.zero
+        for j in range(self.geo.n):
             bit = z3.Extract(j, j, element) == 1
-            out = out ^ z3.If(bit, self.p[j], z3.BitVecVal(0, n))
+            out = out ^ z3.If(bit, self.p[j], self.zero)
         return out
 
     def vector_at_least(self, side: Side, k: int) -> Any:
         """``side`` vectorises at least ``2^k`` elements (largestVectorisation)."""
+        key = (id(side), k)
+        if key not in self._vectors:
+            self._vectors[key] = self._vector_at_least(side, k)
+        return self._vectors[key]
+
+    def _vector_at_least(self, side: Side, k: int) -> Any:
         if k == 0:
-            return z3.BoolVal(True)
+            return self._bool(True)
         low = (1 << k) - 1
         units = [1 << i for i in range(k)]
         conds = []
         for i in range(k):
-            conds.append(z3.Or([self.offset(r) == units[i] for r in side.regs] or [False]))
+            conds.append(self._or([self.offset(r) == units[i] for r in side.regs]))
         for r in side.regs:
             off = self.offset(r)
             conds.append(z3.Or([off == u for u in units] + [(off & low) == 0]))
         for b in side.others:
             conds.append((self.offset(b) & low) == 0)
-        return z3.And(conds)
+        return self._and(conds)
 
     def vector_exactly(self, side: Side, k: int) -> Any:
         if k >= self.geo.max_vec_log2():
             return self.vector_at_least(side, k)
         return z3.And(self.vector_at_least(side, k), z3.Not(self.vector_at_least(side, k + 1)))
 
+    def _conflict_counts(self, side: Side, k: int) -> tuple[Any, Any]:
+        """``1 +`` the number of non-zero combinations of the pass tile's basis in bank 0's
+        position (``Z``) and in element 0's word (``Q``), as 16-bit sums (built once)."""
+        key = (id(side), k)
+        counts = self._counts.get(key)
+        if counts is None:
+            offs = [self.offset(t) for t in self.geo.pass_tile(side, k)]
+            bank, word = self.geo.bank_mask(), self.geo.word_mask()
+            one, zero = self.one_count, self.zero_count
+            combos: list[Any] = [self.zero]  # combos[c]: the XOR of the offsets in c
+            in_z, in_q = [], []
+            for combo in range(1, 1 << len(offs)):
+                low = combo & -combo
+                o = offs[low.bit_length() - 1]
+                if combo != low:
+                    o = combos[combo ^ low] ^ o
+                combos.append(o)
+                in_z.append(z3.If((o & bank) == 0, one, zero))
+                in_q.append(z3.If((o & word) == 0, one, zero))
+            # bit-vector counts (the query stays pure bit-vector): at most 2^6 combos
+            counts = (one + z3.Sum(in_z), one + z3.Sum(in_q))
+            self._counts[key] = counts
+        return counts
+
     def conflicts_at_most(self, side: Side, k: int, c: int) -> Any:
         """Conflict exponent of ``side`` at width ``2^k`` is at most ``c``."""
-        tile = self.geo.pass_tile(side, k)
-        if c >= len(tile):
-            return z3.BoolVal(True)
-        offs = [self.offset(t) for t in tile]
-        bank, word = self.geo.bank_mask(), self.geo.word_mask()
-        in_z, in_q = [], []
-        for combo in range(1, 1 << len(tile)):
-            o: Any = z3.BitVecVal(0, self.geo.n)
-            for i, off in enumerate(offs):
-                if combo >> i & 1:
-                    o = o ^ off
-            in_z.append(z3.If((o & bank) == 0, _ONE, _ZERO))
-            in_q.append(z3.If((o & word) == 0, _ONE, _ZERO))
-        # bit-vector counts (the query stays pure bit-vector): at most 2^6 combos
-        return z3.ULE(_ONE + z3.Sum(in_z), (1 << c) * (_ONE + z3.Sum(in_q)))
+        if c >= len(self.geo.pass_tile(side, k)):
+            return self._bool(True)
+        in_z, in_q = self._conflict_counts(side, k)
+        return z3.ULE(in_z, (1 << c) * in_q)
 
     def triton_lowers_correctly(self, side: Side, k: int) -> Any:
         """Triton's ld/st lowering computes the right addresses (shared_memory.lowering): no
         register basis it applies with ADD (outside the vector, disjoint from every lane and
         warp offset) shares a bit with one it applies with XOR."""
         units = [1 << i for i in range(k)]
-        addr_bits: Any = z3.BitVecVal(0, self.geo.n)
+        addr_bits: Any = self.zero
         for b in side.others:
             addr_bits = addr_bits | self.offset(b)
         offs = [self.offset(r) for r in side.regs]
-        in_vec = [z3.Or([o == u for u in units]) if units else z3.BoolVal(False) for o in offs]
+        in_vec = [self._or([o == u for u in units]) for o in offs]
         additive = [z3.And(z3.Not(v), (o & addr_bits) == 0) for o, v in zip(offs, in_vec)]
         conds = []
         for i, oi in enumerate(offs):
@@ -173,7 +208,7 @@ class SwizzleEncoding:
                     continue
                 xor_j = z3.And(z3.Not(in_vec[j]), z3.Not(additive[j]))
                 conds.append(z3.Not(z3.And(additive[i], xor_j, (oi & oj) != 0)))
-        return z3.And(conds) if conds else z3.BoolVal(True)
+        return self._and(conds)
 
     def cheaper_than(
         self, widths: Sequence[tuple[int, int]], bound: int | None, triton_safe: bool = False
@@ -211,8 +246,8 @@ class SwizzleEncoding:
                         )
                     )
             if stairs:
-                options.append(z3.And(width, z3.Or(stairs)))
-        return z3.Or(options) if options else z3.BoolVal(False)
+                options.append(z3.And(width, self._or(stairs)))
+        return self._or(options)
 
     def widths_unreachable(self, ks: int, kl: int, timeout_ms: int) -> Search:
         """Decide "no layout vectorises the store by ``2^ks`` and the load by ``2^kl``"."""

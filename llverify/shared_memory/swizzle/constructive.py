@@ -41,6 +41,7 @@ __all__ = [
     "constructive_layout",
     "constructive_swizzle",
     "convert_layout_swizzle",
+    "pass_tile_layout",
 ]
 
 _IN_DIMS = ("register", "lane", "warp", "block")
@@ -366,6 +367,78 @@ def _bank_order(
         first = in_src if src_fills else in_dst
     order = first + [i for i in range(len(bank)) if i not in first]
     return [bank[i] for i in order]
+
+
+def pass_tile_layout(
+    vector: Sequence[int],
+    tile_src: Sequence[int],
+    tile_dst: Sequence[int],
+    reg_src: Sequence[int],
+    reg_dst: Sequence[int],
+    dim: int,
+    bits: int,
+    tgt: Target,
+    first: bool | None,
+) -> list[int]:
+    """The construction around ``vector`` for any pass tiles: offset bases (bit vectors of
+    the flattened tensor) vector, bank, segment, reps.
+
+    Triton's construction, generalised from its lane tiles (unit vectors, consecutive lanes)
+    to the elements one pass really touches (``tile_src``/``tile_dst``: any GF(2) bases,
+    e.g. the XOR phases of AMD's ds_read_b128), and used by the synthesiser for vectors of
+    unequal widths too (``vector``: the wider side's register bases after the common ones).
+    The segment (the bases above the bank row) avoids the span of vector + tile of each
+    side, so that neither tile meets a bank twice where that is possible (:func:`_segment`
+    for unit-vector tiles); ``first``: whose register bases lead the bank (src True, dst
+    False, None: the side with more of them), so that side may vectorise further.
+
+    Examples:
+        :func:`constructive_swizzle`'s 32x16 f32 transpose (flattened, dim0 minor): the
+        segment pairs a store-tile lane with a load-tile lane (``34 = 32 ^ 2``, ...), as
+        Triton's, and dst's registers lead the bank:
+
+        >>> pass_tile_layout([], [32, 64, 128, 256, 1], [1, 2, 4, 8, 16], [4, 8, 16],
+        ...                  [64, 128, 256], 9, 32, BANK_MODELS["nvidia"], None)
+        [64, 128, 256, 1, 32, 34, 68, 136, 272]
+    """
+    length = max(0, dim - log2_exact(tgt.banks * 32 // bits))
+    segment = _avoiding_segment([*vector, *tile_src], [*vector, *tile_dst], dim, length)
+    bank = _complement([*vector, *segment], dim)
+    if (1 << len(vector)) * bits < 128:
+        bank = _bank_order(bank, list(reg_src), list(reg_dst), first)
+    both = set(reg_src) & set(reg_dst)
+    kept = [b for b in segment if b not in both]
+    return [*vector, *bank, *kept, *(b for b in segment if b in both)]
+
+
+def _avoiding_segment(avoid_a: list[int], avoid_b: list[int], dim: int, length: int) -> list[int]:
+    """``length`` independent bases whose span meets neither span(``avoid_a``) nor
+    span(``avoid_b``) where possible (then one of them, then neither): unit vectors first,
+    then sums of an ``a`` and a ``b`` basis, then sums of two unit vectors.  Two proper
+    subspaces never hold every unit vector and every sum of two, so the first round only
+    falls short when no such segment exists."""
+    units = [1 << b for b in range(dim)]
+    candidates = [
+        *units,
+        *(x ^ y for x in avoid_a for y in avoid_b if x != y),
+        *(x ^ y for i, x in enumerate(units) for y in units[i + 1 :]),
+    ]
+    chosen, span_a, span_b = gf2.EchelonBasis(), gf2.EchelonBasis(), gf2.EchelonBasis()
+    for vector in avoid_a:
+        span_a.insert(vector)
+    for vector in avoid_b:
+        span_b.insert(vector)
+    segment: list[int] = []
+    for needed_outside in (2, 1, 0):
+        for vector in candidates:
+            if len(segment) == length:
+                return segment
+            outside = (span_a.express(vector) is None) + (span_b.express(vector) is None)
+            if vector and outside >= needed_outside and chosen.express(vector) is None:
+                segment.append(vector)
+                for basis in (chosen, span_a, span_b):
+                    basis.insert(vector)
+    return segment
 
 
 # ------------------------------------------------- convert_layout: instruction tile pairs

@@ -34,6 +34,7 @@ from llverify.shared_memory.access import analyse_access
 from llverify.shared_memory.swizzle.constructive import constructive_layout
 from llverify.shared_memory.swizzle.cost import SwizzleCost, cost_of
 from llverify.shared_memory.swizzle.legacy import LegacyResult, search_family
+from llverify.shared_memory.swizzle.starts import best_construction
 from llverify.shared_memory.wavefronts import pass_count, total_wavefronts
 
 if TYPE_CHECKING:
@@ -274,7 +275,9 @@ def synthesize_swizzle(
             (then each side as wide as it can get, store first, keeping the other's).
         min_vector: (store, load) minimum elements per access instead of ``vector``.
         src_tile, dst_tile: lane indices of one pass (ldmatrix/stmatrix tiles, AMD phases).
-        start: a shared layout to start from (default: the constructive algorithm's).
+        start: a shared layout to start from (default: the constructive algorithm's, or
+            the construction with the hardware's pass tiles where that is cheaper:
+            :mod:`~llverify.shared_memory.swizzle.starts`).
         padding: also search padded layouts (:func:`~llverify.shared_memory.swizzle.legacy.
             best_padded_shared`: every order and one (interval, padding) pair, certified
             by enumeration) and return the padded member with at least the required vector
@@ -404,7 +407,10 @@ class _Synthesis:
         start_cols = self.start_columns(start)
         baseline = self.cost_of(start_cols)
         need = self.required_widths(vector, min_vector, baseline)
-        best_cols, best, certificate = self.optimize(need, start_cols, baseline)
+        first = (start_cols, baseline, "start")
+        if start is None:
+            first = self.constructed_start(need, start_cols, baseline)
+        best_cols, best, certificate = self.optimize(need, *first)
         padded = None
         if padding:
             padded = search_family(
@@ -511,20 +517,49 @@ class _Synthesis:
                 kl += 1
         return 1 << ks, 1 << kl
 
-    def optimize(
-        self, need: tuple[int, int], start_columns: list[int], start: SwizzleCost
-    ) -> tuple[list[int], SwizzleCost, Certificate]:
-        """Improve on the start until the solver proves that nothing with at least the
-        widths ``need`` is cheaper, the trivial lower bound is met, or the budget runs out."""
-        best: tuple[list[int], SwizzleCost] | None = None
-        if _meets(start, need) and self.acceptable(start_columns):
-            best = (start_columns, start)
-            self.iterations.append({"source": "start", "wavefronts": start.total_wavefronts})
-        widths = _width_pairs(self.geo, need)
-        lower = min(
+    def lower_bound(self, widths: Sequence[tuple[int, int]]) -> int:
+        """Wavefronts no layout with one of the log2 width pairs ``widths`` goes below (both
+        sides conflict-free)."""
+        return min(
             self.geo.wavefronts(self.src, ks, 0) + self.geo.wavefronts(self.dst, kl, 0)
             for ks, kl in widths
         )
+
+    def constructed_start(
+        self, need: tuple[int, int], columns: list[int], cost: SwizzleCost
+    ) -> tuple[list[int], SwizzleCost, str]:
+        """The start: the constructive layout, or the cheapest construction with the
+        hardware's pass tiles (:func:`~llverify.shared_memory.swizzle.starts.
+        best_construction`) where, re-measured, it meets ``need`` with fewer wavefronts
+        (and, with ``triton_safe``, Triton lowers it correctly)."""
+        widths = _width_pairs(self.geo, need)
+        if _meets(cost, need) and cost.total_wavefronts <= self.lower_bound(widths):
+            return columns, cost, "start"
+        found = best_construction(self.geo, self.src, self.dst, widths, self.bits, self.tgt)
+        if found is None:
+            return columns, cost, "start"
+        other = self.cost_of(found[0])
+        cheaper = not _meets(cost, need) or other.total_wavefronts < cost.total_wavefronts
+        if cheaper and _meets(other, need) and self.acceptable(found[0]):
+            return found[0], other, "construction"
+        return columns, cost, "start"
+
+    def optimize(
+        self,
+        need: tuple[int, int],
+        start_columns: list[int],
+        start: SwizzleCost,
+        source: str = "start",
+    ) -> tuple[list[int], SwizzleCost, Certificate]:
+        """Improve on the start until the solver proves that nothing with at least the
+        widths ``need`` is cheaper, the trivial lower bound is met, or the budget runs out
+        (``source`` names the start in :attr:`SwizzleResult.iterations`)."""
+        best: tuple[list[int], SwizzleCost] | None = None
+        if _meets(start, need) and self.acceptable(start_columns):
+            best = (start_columns, start)
+            self.iterations.append({"source": source, "wavefronts": start.total_wavefronts})
+        widths = _width_pairs(self.geo, need)
+        lower = self.lower_bound(widths)
         while True:
             if best is not None and best[1].total_wavefronts <= lower:
                 claim = _claim(need, self.bits, best[1].total_wavefronts)
