@@ -510,11 +510,9 @@ class WarpgroupMMA:
         if accumulator is not None:
             flat = accumulator.reshape(-1, width)
             undefined |= (flat == UNDEFINED).any(axis=1).reshape(rows.shape)
-            unique, inverse = unique_rows(flat)
-            made = np.array([dag.from_symbols(tuple(int(s) for s in r)) for r in unique])
-            columns.insert(0, made[inverse])
+            columns.insert(0, _value_nodes(dag, flat))
         operands, inverse = unique_rows(np.stack(columns, axis=1))
-        nodes = np.array([dag.op(name, tuple(int(x) for x in row), width) for row in operands])
+        nodes = np.array([dag.op(name, tuple(row), width) for row in operands.tolist()])
         symbols = symbols_of(nodes[inverse], width).reshape(WARPGROUP, -1, width)
         symbols[undefined] = UNDEFINED
         return symbols.reshape(WARPGROUP, -1)
@@ -531,11 +529,32 @@ def _row_nodes(dag: Dag, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     an undefined byte (no node: -1)."""
     undefined = (rows == UNDEFINED).any(axis=1)
     nodes = np.array(
-        [-1 if bad else dag.from_symbols(tuple(int(s) for s in row)) for row, bad in
-         zip(rows, undefined)],
+        [-1 if bad else dag.from_symbols(tuple(row)) for row, bad in
+         zip(rows.tolist(), undefined.tolist())],
         dtype=np.int64,
     )  # fmt: skip
     return nodes, undefined
+
+
+def _value_nodes(dag: Dag, values: np.ndarray) -> np.ndarray:
+    """The node of each row of byte symbols ``values`` (n, width), as
+    :meth:`~llverify.emitted.sim.symbolic.Dag.from_symbols` gives it: a row holding the
+    bytes of one ``width``-byte node in order (the previous wgmma's D, the common case) is
+    that node, found at array speed; the other rows one call per distinct row."""
+    width = values.shape[1]
+    first = values[:, 0]
+    whole = (first >= 0) & (first % 16 == 0)
+    whole &= (values == first[:, None] + np.arange(width, dtype=np.int64)[None, :]).all(axis=1)
+    nodes = np.where(whole, first // 16, -1)
+    candidates = np.unique(nodes[whole])
+    wide = [n for n in candidates.tolist() if dag.width[n] != width]
+    whole &= ~np.isin(nodes, wide)
+    rest = np.flatnonzero(~whole)
+    if rest.size:
+        unique, inverse = unique_rows(values[rest])
+        made = np.array([dag.from_symbols(tuple(row)) for row in unique.tolist()])
+        nodes[rest] = made[inverse]
+    return nodes
 
 
 def _uniform(value: Val, mask: np.ndarray, group: int, what: str) -> int:
