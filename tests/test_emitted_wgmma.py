@@ -334,7 +334,11 @@ def test_scale_d_false_drops_the_accumulator_and_negated_a_is_another_op() -> No
 
 
 def test_the_whole_kernel_is_proved() -> None:
-    (verdict,) = validate_llvm_ir(wgmma_kernel(), shared_bytes=SHARED).verdicts
+    assert_proved(wgmma_kernel())
+
+
+def assert_proved(text: str) -> None:
+    (verdict,) = validate_llvm_ir(text, shared_bytes=SHARED).verdicts
     assert verdict.status is Status.PROVED, verdict.reason
 
 
@@ -353,8 +357,7 @@ def test_a_write_of_a_pending_operand_before_the_wait_is_a_race() -> None:
     write = "  store i32 0, ptr addrspace(3) @global_smem, align 4\n"
     reason = refuted(wgmma_kernel(after_issue=write))
     assert "race" in reason and "asynchronously" in reason
-    (verdict,) = validate_llvm_ir(wgmma_kernel(after_wait=write), shared_bytes=SHARED).verdicts
-    assert verdict.status is Status.PROVED, verdict.reason  # after the wait: the read is done
+    assert_proved(wgmma_kernel(after_wait=write))  # after the wait: the read is done
 
 
 def test_a_cp_async_into_a_pending_operand_is_a_race() -> None:
@@ -365,8 +368,7 @@ def test_a_cp_async_into_a_pending_operand_is_a_race() -> None:
     )
     wait = "  tail call void @llvm.nvvm.cp.async.wait.group(i32 0)\n"
     assert "race" in refuted(wgmma_kernel(after_issue=copy, after_wait=wait))
-    (verdict,) = validate_llvm_ir(wgmma_kernel(after_wait=copy + wait), shared_bytes=SHARED).verdicts
-    assert verdict.status is Status.PROVED, verdict.reason
+    assert_proved(wgmma_kernel(after_wait=copy + wait))
 
 
 def test_a_wgmma_reading_bytes_a_cp_async_in_flight_writes_is_a_race() -> None:
@@ -391,11 +393,9 @@ def test_two_warpgroups_need_a_barrier_between_writes_and_the_other_warpgroups_w
     barrier, warpgroup 0's wgmma reads bytes warpgroup 1's warps wrote: a race.  With one
     warpgroup the issuing warps' own earlier writes are ordered (the op starts once all four
     warps issued it)."""
-    (verdict,) = validate_llvm_ir(wgmma_kernel(threads=256), shared_bytes=SHARED).verdicts
-    assert verdict.status is Status.PROVED, verdict.reason
+    assert_proved(wgmma_kernel(threads=256))
     assert "another warpgroup" in refuted(wgmma_kernel(threads=256, barrier=False))
-    (verdict,) = validate_llvm_ir(wgmma_kernel(barrier=False), shared_bytes=SHARED).verdicts
-    assert verdict.status is Status.PROVED, verdict.reason
+    assert_proved(wgmma_kernel(barrier=False))
 
 
 def test_a_write_after_another_warpgroups_wait_needs_a_barrier() -> None:
@@ -405,10 +405,7 @@ def test_a_write_after_another_warpgroups_wait_needs_a_barrier() -> None:
     )
     assert "retired by its wgmma.wait_group" in refuted(wgmma_kernel(threads=256, after_wait=write))
     fenced = "  tail call void @llvm.nvvm.barrier0()\n" + write
-    (verdict,) = validate_llvm_ir(
-        wgmma_kernel(threads=256, after_wait=fenced), shared_bytes=SHARED
-    ).verdicts
-    assert verdict.status is Status.PROVED, verdict.reason
+    assert_proved(wgmma_kernel(threads=256, after_wait=fenced))
 
 
 @pytest.mark.parametrize(
