@@ -227,8 +227,19 @@ class AsyncCopies:
         """No copy issued: one open group; no wgmma issued (the state watches the writes of
         the CTA's shared memory)."""
         self.async_groups = [[]]
-        self.wgmma = WarpgroupMMA(self.shared, self.dag, self.threads, self.warp_size)
+        self.wgmma = WarpgroupMMA(
+            self.shared, self.dag, self.threads, self.warp_size, self._copies_in_flight
+        )
         self.shared.watch = self.wgmma.check_write
+
+    def _copies_in_flight(self) -> np.ndarray:
+        """The shared bytes the copies issued and not yet landed write (flat, repeated)."""
+        grids = [
+            _grid(addresses, np.flatnonzero(mask), data.shape[1]).reshape(-1)
+            for group in self.async_groups
+            for addresses, data, mask, _ in group
+        ]
+        return np.concatenate(grids) if grids else np.zeros(0, dtype=np.int64)
 
     def start_async_copy(
         self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str
@@ -250,7 +261,6 @@ class AsyncCopies:
             for addresses, data, mask, where in group:
                 threads = np.flatnonzero(mask)
                 grid = _grid(addresses, threads, data.shape[1])
-                self.wgmma.copy_landed(grid)
                 self.shared.write(grid, data[threads], threads, where)
         self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]
 

@@ -260,19 +260,36 @@ Reader = Callable[[str, int], Val]
 
 class WarpgroupMMA:
     """The wgmma state of one CTA: each warpgroup's wgmma-groups (the open one last) and, per
-    shared byte, the reads in flight, the retired reads of the current barrier interval, and
-    the ``cp.async`` copies in flight (their destinations).  Its :meth:`check_write` is
-    called for every shared-memory write."""
+    shared byte, the reads in flight and the retired reads of the current barrier interval.
+    ``copies_in_flight`` gives the shared bytes the ``cp.async`` copies not yet waited for
+    write.  Its :meth:`check_write` is called for every shared-memory write; the per-byte
+    state is made at the first wgmma, so a kernel without one pays nothing."""
 
-    def __init__(self, shared: SharedMemory, dag: Dag, threads: int, warp_size: int) -> None:
+    def __init__(
+        self,
+        shared: SharedMemory,
+        dag: Dag,
+        threads: int,
+        warp_size: int,
+        copies_in_flight: Callable[[], np.ndarray],
+    ) -> None:
         self.shared, self.dag = shared, dag
         self.threads, self.warp_size = threads, warp_size
-        size = shared.size
-        self.pending = np.zeros(size, dtype=np.int32)  # reads in flight, per byte
-        self.read_interval = np.full(size, -1, dtype=np.int64)  # interval of retired reads
-        self.reader_groups = np.zeros(size, dtype=np.int64)  # warpgroups (bits) that read
-        self.copying = np.zeros(size, dtype=np.int32)  # cp.async copies in flight, per byte
+        self.copies_in_flight = copies_in_flight
         self.groups: dict[int, list[list[_Reads]]] = {}
+        self.issued = False
+        empty = np.zeros(0, dtype=np.int64)
+        self.pending, self.read_interval, self.reader_groups = empty, empty, empty
+
+    def _start(self) -> None:
+        """The per-byte state, at the first wgmma: reads in flight, the barrier interval of
+        the last retired reads, the warpgroups (bits) that read in it."""
+        if not self.issued:
+            size = self.shared.size
+            self.pending = np.zeros(size, dtype=np.int64)
+            self.read_interval = np.full(size, -1, dtype=np.int64)
+            self.reader_groups = np.zeros(size, dtype=np.int64)
+            self.issued = True
 
     # -- the warpgroups -----------------------------------------------------------------------
     def warpgroups(self, mask: np.ndarray, what: str) -> list[int]:
@@ -318,20 +335,15 @@ class WarpgroupMMA:
                     self.reader_groups[flat] |= np.int64(1) << np.int64(group)
             self.groups[group] = committed[len(done) :] + [groups[-1]]
 
-    # -- cp.async, as the writes it makes ------------------------------------------------------
+    # -- writes ---------------------------------------------------------------------------------
     def copy_started(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> None:
         """A ``cp.async`` by ``threads`` (n,) to the shared bytes ``addresses`` (n, nbytes) is
         issued: it may write them at any time until its group is waited for."""
+        if not self.issued:
+            return
         ok = (addresses >= 0) & (addresses < self.shared.size)
-        flat = addresses[ok]
         who = np.broadcast_to(threads[:, None], addresses.shape)[ok]
-        self.shared.violations.extend(self.check_write(flat, who, where))
-        np.add.at(self.copying, flat, 1)
-
-    def copy_landed(self, addresses: np.ndarray) -> None:
-        """A ``cp.async`` to ``addresses`` (n, nbytes) has completed."""
-        ok = (addresses >= 0) & (addresses < self.shared.size)
-        np.subtract.at(self.copying, addresses[ok], 1)
+        self.shared.violations.extend(self.check_write(addresses[ok], who, where))
 
     def check_write(
         self, addresses: np.ndarray, threads: np.ndarray, where: str
@@ -339,7 +351,9 @@ class WarpgroupMMA:
         """The races of a write of the shared bytes ``addresses`` (flat, in bounds) by
         ``threads`` (flat): a byte a wgmma reads and no wait has retired yet, or a byte a
         wgmma of another warpgroup read, retired in this barrier interval."""
-        found = []
+        found: list[Violation] = []
+        if not self.issued:
+            return found
         pending = self.pending[addresses] > 0
         if pending.any():
             i = int(np.argmax(pending))
@@ -391,6 +405,7 @@ class WarpgroupMMA:
         """The byte symbols at ``grid`` (rows, nbytes) that warpgroup ``group``'s wgmma reads,
         checked (bounds, uninitialised, races with earlier writes and copies in flight) and
         recorded in its open wgmma-group."""
+        self._start()
         shared = self.shared
         first = group * WARPGROUP
         threads = np.full(grid.shape[0], first, dtype=np.int64)
@@ -414,7 +429,7 @@ class WarpgroupMMA:
                     "barrier interval",
                 )
             )
-        copying = self.copying[flat] > 0
+        copying = np.isin(flat, self.copies_in_flight())
         if copying.any():
             address = int(flat[int(np.argmax(copying))])
             shared.violations.append(
