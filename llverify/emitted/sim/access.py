@@ -5,12 +5,17 @@ memory, 0 generic (shared where the address lies in the window at
 :data:`~llverify.emitted.sim.instructions.SHARED_WINDOW`, else global).  Each CTA of a cluster
 has its own shared memory; global memory is the cluster's.  ``cp.async`` copies read their
 source when issued and land in shared memory only at a ``wait_group``/``wait_all`` that
-covers their group (never before).
+covers their group (never before).  Hopper's ``wgmma`` groups
+(:class:`~llverify.emitted.sim.wgmma.WarpgroupMMA`) are the other asynchronous operations of a
+CTA: a copy may write its destination at any time from its issue to its wait, so a copy to a
+byte a wgmma reads in flight, or a wgmma reading a byte a copy in flight writes, is a race.
 
 Examples:
     >>> from llverify.emitted.sim.memory import SharedMemory
+    >>> from llverify.emitted.sim.symbolic import Dag
     >>> copies = AsyncCopies()
     >>> copies.shared = SharedMemory(8, threads=1, warp_size=32)
+    >>> copies.dag, copies.threads, copies.warp_size = Dag(), 1, 32
     >>> copies._start_copies()
     >>> copies.start_async_copy(np.array([4], dtype=np.uint64), np.array([[-8]]),
     ...                         np.array([True]), "cp.async")
@@ -31,6 +36,7 @@ from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, symbols_of
+from llverify.emitted.sim.wgmma import WarpgroupMMA
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
 
@@ -326,19 +332,39 @@ def _space(space: int, addresses: np.ndarray) -> tuple[int, np.ndarray]:
 class AsyncCopies:
     """The ``cp.async`` groups of a CTA (a part of the
     :class:`~llverify.emitted.sim.executor.Execution`): copies issued, committed in groups,
-    landing in shared memory when waited for."""
+    landing in shared memory when waited for; and its ``wgmma`` state."""
 
     shared: SharedMemory
+    dag: Dag
+    threads: int
+    warp_size: int
     async_groups: list[list[_Copy]]
+    wgmma: WarpgroupMMA
 
     def _start_copies(self) -> None:
-        """No copy issued: one open group."""
+        """No copy issued: one open group; no wgmma issued (the state watches the writes of
+        the CTA's shared memory)."""
         self.async_groups = [[]]
+        self.wgmma = WarpgroupMMA(
+            self.shared, self.dag, self.threads, self.warp_size, self._copies_in_flight
+        )
+        self.shared.watch = self.wgmma.check_write
+
+    def _copies_in_flight(self) -> np.ndarray:
+        """The shared bytes the copies issued and not yet landed write (flat, repeated)."""
+        grids = [
+            _grid(addresses, np.flatnonzero(mask), data.shape[1]).reshape(-1)
+            for group in self.async_groups
+            for addresses, data, mask, _ in group
+        ]
+        return np.concatenate(grids) if grids else np.zeros(0, dtype=np.int64)
 
     def start_async_copy(
         self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str
     ) -> None:
         """A copy of ``data`` (T, nbytes) to shared ``destination`` by the threads of ``mask``."""
+        threads = np.flatnonzero(mask)
+        self.wgmma.copy_started(_grid(destination, threads, data.shape[1]), threads, where)
         self.async_groups[-1].append((destination.copy(), data, mask.copy(), where))
 
     def commit_async_copies(self) -> None:
@@ -352,8 +378,13 @@ class AsyncCopies:
         for group in landing:
             for addresses, data, mask, where in group:
                 threads = np.flatnonzero(mask)
-                grid = (addresses[threads] & np.uint64(0xFFFFFFFF)).astype(np.int64)[
-                    :, None
-                ] + np.arange(data.shape[1])[None, :]
+                grid = _grid(addresses, threads, data.shape[1])
                 self.shared.write(grid, data[threads], threads, where)
         self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]
+
+
+def _grid(destination: np.ndarray, threads: np.ndarray, nbytes: int) -> np.ndarray:
+    """The shared byte addresses (n, nbytes) a copy of ``nbytes`` to ``destination`` (T,)
+    writes in each of ``threads`` (n,)."""
+    base = (destination[threads] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]

@@ -359,6 +359,20 @@ def _prmt(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.nda
     return Val(32, syms=both[:, prmt_selectors(int(chosen[0]))].copy()).normalised()
 
 
+# -- wgmma ----------------------------------------------------------------------------------------
+def _wgmma(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> None:
+    """``llvm.nvvm.wgmma.fence``/``commit_group``/``wait_group(N)`` ``.sync.aligned``
+    (:class:`~llverify.emitted.sim.wgmma.WarpgroupMMA`)."""
+    kind = found.group(1)
+    if kind == "fence":
+        machine.wgmma.fence(mask)
+    elif kind == "commit_group":
+        machine.wgmma.commit(mask)
+    else:
+        keep = machine.value(ins.operands[0]).integers(mask, "wait count")
+        machine.wgmma.wait(mask, int(keep[np.flatnonzero(mask)[0]]))
+
+
 # -- cp.async --------------------------------------------------------------------------------------
 def _cp_async_commit(
     machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray
@@ -969,6 +983,7 @@ _FAMILIES: tuple[tuple[re.Pattern[str], _Intrinsic], ...] = tuple(
         (r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)(p?)\Z", _shuffle),
         (r"llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _ldmatrix),
         (r"llvm\.nvvm\.stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16", _stmatrix),
+        (r"llvm\.nvvm\.wgmma\.(fence|commit_group|wait_group)\.sync\.aligned\Z", _wgmma),
         (_names("llvm.nvvm.cp.async.commit.group"), _cp_async_commit),
         (r"llvm\.nvvm\.cp\.async\.wait\.(group|all)\Z", _cp_async_wait),
         (r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?\Z", _cp_async_copy),

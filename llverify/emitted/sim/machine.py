@@ -3,8 +3,8 @@
 The handlers of :mod:`~llverify.emitted.sim.instructions`, :mod:`~llverify.emitted.sim.intrinsics`
 and :mod:`~llverify.emitted.sim.ptx` see the running kernel only through :class:`Machine`:
 the CTA's shape, its threads' values, memory by address space (with the access trace), the
-CTA's barrier, and the ``cp.async`` groups.  :class:`~llverify.emitted.sim.executor.Execution`
-is the machine.
+CTA's barrier, the ``cp.async`` groups and the ``wgmma`` state.
+:class:`~llverify.emitted.sim.executor.Execution` is the machine.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule, Value
 from llverify.emitted.sim.memory import SharedMemory
 from llverify.emitted.sim.symbolic import Val
+from llverify.emitted.sim.wgmma import WarpgroupMMA
 
 __all__ = ["Machine"]
 
@@ -155,3 +156,7 @@ class Machine(Protocol):
 
     def wait_async_copies(self, keep: int = 0) -> None:
         """``cp.async.wait_group keep``: land every committed group but the newest ``keep``."""
+
+    @property
+    def wgmma(self) -> WarpgroupMMA:
+        """The CTA's ``wgmma`` state: wgmma-groups, operand reads in flight."""

@@ -83,6 +83,9 @@ class SharedMemory:
         self.violations: list[Violation] = []
         self.uninitialised: list[Violation] = []  # reads of unwritten bytes, used or not
         self.accessed_bytes = 0
+        #: called with the (flat) addresses and threads of every write, and where: the races
+        #: it finds with asynchronous readers (wgmma operands in flight)
+        self.watch: Callable[[np.ndarray, np.ndarray, str], list[Violation]] | None = None
 
     def barrier(self) -> None:
         """A CTA-wide barrier: the next barrier interval begins."""
@@ -173,6 +176,8 @@ class SharedMemory:
         warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
         if not atomic and flat_addr.size:
             self._write_races(flat_addr, flat_val, thread_of, warp_bit, where)
+        if self.watch is not None and flat_addr.size:
+            self.violations.extend(self.watch(flat_addr, thread_of, where))
         fresh = self.written_interval[flat_addr] != self.interval
         self.writer_warps[flat_addr[fresh]] = 0
         self.written_interval[flat_addr] = self.interval

@@ -1,8 +1,9 @@
 """The PTX inside the inline-assembly strings Triton emits, executed for every thread.
 
 Triton 2.x and 3.x emit loads, stores, ``cp.async``, ``ldmatrix``/``stmatrix``, ``shfl``,
-``prmt`` and ``mov`` packing as inline assembly.  This module reads the string (statements
-split at ``;``, ``{ }`` scopes, ``.reg`` declarations, ``@p``/``@!p`` guards) and runs each
+``prmt``, ``mov`` packing and Hopper's ``wgmma`` as inline assembly.  This module reads the
+string (statements split at ``;``, ``//`` comments dropped, ``{ }`` scopes, ``.reg``
+declarations, ``@p``/``@!p`` guards) and runs each
 statement by the handler of its mnemonic (:data:`_STATEMENTS`); operands ``$k`` are bound
 by the constraint string (outputs ``=r``/``=h``/``=c``/
 ``=l``/``=f``/``=d`` first, then inputs; ``b`` is a predicate; an output is cut to its LLVM
@@ -37,15 +38,21 @@ _GUARD = re.compile(r"^@(!?)(\S+)\s+(.*)$", re.S)
 
 
 def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
-    """The statements of an asm string: (guard, opcode, operands)."""
+    """The statements of an asm string: (guard, opcode, operands); ``//`` comments run to
+    the end of their line (Triton's ``// wait for regs: ...`` before ``wgmma.wait_group``).
+
+    >>> parse_statements("// wait for regs: $0\\n\\twgmma.wait_group.sync.aligned 1;")
+    [(None, 'wgmma.wait_group.sync.aligned', ['1'])]
+    """
     statements = []
+    text = re.sub(r"//[^\n]*", "", text)
     for raw in re.split(r";", text.replace("{\n", "{ \n")):
         body = raw.strip()
         while body.startswith("{") and not re.match(r"^\{\s*\$", body):
             body = body[1:].strip()
         while body.startswith("}"):
             body = body[1:].strip()
-        if not body or body.startswith(".reg") or body.startswith("//"):
+        if not body or body.startswith(".reg"):
             continue
         guard = None
         match = _GUARD.match(body)
@@ -513,6 +520,23 @@ def _matrix(state: _AsmState, opcode: str, operands: list[str], active: np.ndarr
         intrinsics.stmatrix(machine, addresses, registers, transposed, active, state.ins.where)
 
 
+def _warpgroup(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``wgmma.fence``/``commit_group``/``wait_group N`` and ``wgmma.mma_async``
+    (:mod:`~llverify.emitted.sim.wgmma`), executed by whole warpgroups."""
+    wgmma = state.machine.wgmma
+    if opcode == "wgmma.fence.sync.aligned":
+        wgmma.fence(active)
+    elif opcode == "wgmma.commit_group.sync.aligned":
+        wgmma.commit(active)
+    elif opcode == "wgmma.wait_group.sync.aligned" and len(operands) == 1:
+        wgmma.wait(active, int(state.read(operands[0], 32).integers(active, "wait count")[0]))
+    elif opcode.startswith("wgmma.mma_async."):
+        result = wgmma.mma_async(opcode, operands, state.read, active, state.ins.where)
+        state.write(operands[0], result)
+    else:
+        raise _unknown(state, opcode)
+
+
 # Each statement's handler by mnemonic: (state, opcode, operands, active threads).
 _Statement = Callable[[_AsmState, str, list[str], np.ndarray], None]
 _ARITHMETIC = (
@@ -537,5 +561,6 @@ _STATEMENTS: dict[str, _Statement] = {
     "mma": _mma,
     "ldmatrix": _matrix,
     "stmatrix": _matrix,
+    "wgmma": _warpgroup,
     **{root: _arithmetic for root in _ARITHMETIC},
 }
