@@ -349,6 +349,12 @@ def expand_combine(
     if not match(dag, templates[result], node, bindings):
         raise _NotCombined(f"{dag.describe(node, 3)} is not an application of the combine region")
     count = len(inputs)
+    if count == 1 and len(bindings) == 2:  # one operand: each side is its one placeholder
+        out = expand_combine(dag, bindings[0], 0, templates, inputs, memo) + expand_combine(
+            dag, bindings[1], 0, templates, inputs, memo
+        )
+        memo[(node, result)] = out
+        return out
     sides = []
     for side in (range(count), range(count, 2 * count)):
         sequences = {
