@@ -25,6 +25,7 @@ Examples:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -290,7 +291,8 @@ class Dag:
         first, count = self._leaf_runs.get((buffer, nbytes), (0, 0))
         if indices.size and indices.min() >= 0 and indices.max() < count:
             return first + indices
-        return np.array([self.leaf(buffer, int(i), nbytes) for i in indices], dtype=np.int64)
+        keys = [("leaf", buffer, i) for i in indices.tolist()]
+        return np.array(self._intern_all(keys, nbytes, lambda k: -1), dtype=np.int64)
 
     def const(self, value: int, nbytes: int) -> int:
         return self._intern(("const", value), nbytes)
@@ -448,14 +450,38 @@ class Dag:
             canonical = np.where(swap[:, None], rows[:, ::-1], rows)
             other = name[:5] + SWAPPED[name[5:]]
             names = [other if s else name for s in swap.tolist()]
-        made = []
-        listed = zip(rows.tolist(), canonical.tolist(), names, slow.tolist())
-        for row, ordered, row_name, fold in listed:
-            if fold:
-                made.append(self.op(name, tuple(row), nbytes))
-            else:
-                made.append(self._intern((row_name, *ordered), nbytes))
-        return np.array(made, dtype=np.int64)
+        folds = slow.tolist()
+        keys = [
+            None if fold else (row_name, *ordered)
+            for row_name, ordered, fold in zip(names, canonical.tolist(), folds)
+        ]
+        return np.array(
+            self._intern_all(keys, nbytes, lambda k: self.op(name, tuple(rows[k].tolist()), nbytes)),
+            dtype=np.int64,
+        )
+
+    def _intern_all(
+        self, keys: list[tuple | None], nbytes: int, other: Callable[[int], int]
+    ) -> list[int]:
+        """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
+        in order; the node of a key None is ``other(its position)``, made in its turn."""
+        index, nodes = self._index, self.nodes
+        entries = [(key, nbytes) for key in keys]
+        made = list(map(index.get, entries))
+        if None in made:
+            for k, entry in enumerate(entries):
+                if made[k] is not None:
+                    continue
+                if entry[0] is None:
+                    made[k] = other(k)
+                    continue
+                found = index.get(entry)  # an earlier key of the batch may have made it
+                if found is None:
+                    found = index[entry] = len(nodes)
+                    nodes.append(entry[0])
+                    self.width.append(nbytes)
+                made[k] = found
+        return made
 
     def nodes_of(self, value: Val) -> np.ndarray:
         """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
@@ -488,13 +514,17 @@ class Dag:
             for k, v in zip(np.flatnonzero(plain).tolist(), _or_rows(raw << shifts).tolist()):
                 values[k] = v
         rest = np.flatnonzero(~whole)
-        for k, row, fits in zip(rest.tolist(), unique[rest].tolist(), constant[rest].tolist()):
-            if values[k] is not None:
-                made[k] = self.const(values[k], nbytes)
-            elif fits:
-                made[k] = self.from_symbols(tuple(row))
-            else:
-                made[k] = self._intern(("bytes", tuple(row)), nbytes)
+        rows_left = unique[rest].tolist()
+        fits = constant[rest].tolist()
+        keys = [None if fit else ("bytes", tuple(row)) for row, fit in zip(rows_left, fits)]
+
+        def constant_node(k: int) -> int:
+            value = values[int(rest[k])]
+            if value is not None:
+                return self.const(value, nbytes)
+            return self.from_symbols(tuple(rows_left[k]))
+
+        made[rest] = self._intern_all(keys, nbytes, constant_node)
         return made[inverse.reshape(-1)]
 
     def leaves(self, node: int) -> list[int]:
