@@ -25,7 +25,7 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -455,19 +455,20 @@ class Dag:
             None if fold else (row_name, *ordered)
             for row_name, ordered, fold in zip(names, canonical.tolist(), folds)
         ]
-        return np.array(
-            self._intern_all(keys, nbytes, lambda k: self.op(name, tuple(rows[k].tolist()), nbytes)),
-            dtype=np.int64,
-        )
+
+        def folded(k: int) -> int:
+            return self.op(name, tuple(rows[k].tolist()), nbytes)
+
+        return np.array(self._intern_all(keys, nbytes, folded), dtype=np.int64)
 
     def _intern_all(
-        self, keys: list[tuple | None], nbytes: int, other: Callable[[int], int]
+        self, keys: Sequence[tuple | None], nbytes: int, other: Callable[[int], int]
     ) -> list[int]:
         """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
         in order; the node of a key None is ``other(its position)``, made in its turn."""
         index, nodes = self._index, self.nodes
         entries = [(key, nbytes) for key in keys]
-        made = list(map(index.get, entries))
+        made: list[int | None] = list(map(index.get, entries))
         if None in made:
             for k, entry in enumerate(entries):
                 if made[k] is not None:
@@ -481,7 +482,7 @@ class Dag:
                     nodes.append(entry[0])
                     self.width.append(nbytes)
                 made[k] = found
-        return made
+        return made  # type: ignore[return-value]  # every None replaced
 
     def nodes_of(self, value: Val) -> np.ndarray:
         """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
@@ -501,10 +502,10 @@ class Dag:
         count, nbytes = unique.shape
         widths = self._mirror()[0]
         first = unique[:, 0]
-        whole = (first >= 0) & (first % _SLOTS == 0)
+        whole: np.ndarray = (first >= 0) & (first % _SLOTS == 0)
         whole[whole] = widths[first[whole] // _SLOTS] == nbytes
         whole &= (unique == first[:, None] + np.arange(nbytes, dtype=np.int64)).all(axis=1)
-        constant = ((unique >= -257) & (unique <= -1)).all(axis=1)
+        constant: np.ndarray = ((unique >= -257) & (unique <= -1)).all(axis=1)
         made = np.where(whole, first // _SLOTS, -1)
         values: list[int | None] = [None] * count
         if nbytes <= 8:  # the constants' values at array speed
