@@ -505,7 +505,7 @@ class Dag:
         whole: np.ndarray = (first >= 0) & (first % _SLOTS == 0)
         whole[whole] = widths[first[whole] // _SLOTS] == nbytes
         whole &= (unique == first[:, None] + np.arange(nbytes, dtype=np.int64)).all(axis=1)
-        constant: np.ndarray = ((unique >= -257) & (unique <= -1)).all(axis=1)
+        constant = np.asarray(((unique >= -257) & (unique <= -1)).all(axis=1))
         made = np.where(whole, first // _SLOTS, -1)
         values: list[int | None] = [None] * count
         if nbytes <= 8:  # the constants' values at array speed
