@@ -335,6 +335,22 @@ def expand_combine(
     """The input element indices (in order) that ``node`` (result ``result`` of the combine)
     combines; ``inputs[k]`` is the DAG buffer id of operand k.  Raises ``_NotCombined``."""
     memo = {} if memo is None else memo
+    if len(inputs) == 1 and result == 0:
+        steps = _one_op(dag, templates[0])
+        if steps is not None:
+            return _expand_one_op(dag, node, steps, templates, inputs, memo)
+    return _expand(dag, node, result, templates, inputs, memo)
+
+
+def _expand(
+    dag: Dag,
+    node: int,
+    result: int,
+    templates: list[int],
+    inputs: list[int],
+    memo: dict[tuple[int, int], tuple[int, ...]],
+) -> tuple[int, ...]:
+    """:func:`expand_combine` by matching ``node`` against the template."""
     node = simplified(dag, node)
     cached = memo.get((node, result))
     if cached is not None:
@@ -366,6 +382,50 @@ def expand_combine(
     out = sides[0] + sides[1]
     memo[(node, result)] = out
     return out
+
+
+def _one_op(dag: Dag, template: int) -> tuple[str, bool] | None:
+    """``(op, swapped)`` when ``template`` is one binary op over the two placeholders of a
+    one-operand combine (``fadd(a, b)``; ``swapped``: its first operand is ``b``), else
+    None."""
+    key = dag.nodes[template]
+    if len(key) != 3 or key[0] in ("const", "leaf", "bytes"):
+        return None
+    indices = [dag.placeholder_index(o) for o in key[1:]]
+    if sorted(i for i in indices if i is not None) != [0, 1]:
+        return None
+    return key[0], indices[0] == 1
+
+
+def _expand_one_op(
+    dag: Dag,
+    node: int,
+    steps: tuple[str, bool],
+    templates: list[int],
+    inputs: list[int],
+    memo: dict[tuple[int, int], tuple[int, ...]],
+) -> tuple[int, ...]:
+    """:func:`expand_combine` of a one-operand combine of one op (:func:`_one_op`), each
+    application of the op taken apart directly (what matching finds first: the op's operands
+    simplified, bound in the template's order); any other node goes to the general
+    matching."""
+    name, swapped = steps
+    nodes = dag.nodes
+
+    def walk(given: int) -> tuple[int, ...]:
+        node = simplified(dag, given)
+        cached = memo.get((node, 0))
+        if cached is not None:
+            return cached
+        key = nodes[node]
+        if key[0] != name or len(key) != 3:
+            return _expand(dag, given, 0, templates, inputs, memo)
+        first, second = (key[2], key[1]) if swapped else (key[1], key[2])
+        out = walk(simplified(dag, first)) + walk(simplified(dag, second))
+        memo[(node, 0)] = out
+        return out
+
+    return walk(node)
 
 
 # -- checking one case ---------------------------------------------------------------------------

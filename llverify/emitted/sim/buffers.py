@@ -92,8 +92,7 @@ class Buffers:
         self.dag.buffer_names[buffer] = name
 
         def fresh(offsets: np.ndarray) -> np.ndarray:
-            nodes = [self.dag.leaf(buffer, int(offset), 1) for offset in offsets]
-            return np.asarray(nodes, dtype=np.int64) * 16
+            return self.dag.leaves_of(buffer, offsets, 1) * 16
 
         return self.memory.add_open(name, _base(arg), GLOBAL_STRIDE // 2, fresh)
 

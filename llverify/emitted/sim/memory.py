@@ -475,6 +475,8 @@ class GlobalMemory:
         #: every thread's address (-1: none) of each execution of a global store, by the
         #: store's source location: the instructions of one ``tt.store``
         self._addresses: dict[object, list[np.ndarray]] = {}
+        self._index_size = -1  # len(self.regions) when the interval index was built
+        self._index = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 
     def _undefined_stored(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -715,16 +717,26 @@ class GlobalMemory:
                     )
             self.atomics.setdefault(int(k), Spans()).add(starts, ends)
 
+    def _interval_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The regions' interval index: their bases sorted, the region of each, its end; built
+        again only when regions were added since (a kernel has up to thousands of buffers
+        and makes as many accesses)."""
+        if self._index_size != len(self.regions):
+            bases = np.array([r.base for r in self.regions], dtype=np.int64)
+            ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
+            order = np.argsort(bases, kind="stable")
+            self._index = (bases[order], order, ends[order])
+            self._index_size = len(self.regions)
+        return self._index
+
     def _region_indices(self, addresses: np.ndarray) -> np.ndarray:
         """The index of the region holding each address, -1 for none (binary search)."""
-        bases = np.array([r.base for r in self.regions], dtype=np.int64)
-        ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
-        order = np.argsort(bases, kind="stable")
+        bases, order, ends = self._interval_index()
         if order.size:
-            slot = np.searchsorted(bases[order], addresses, side="right") - 1
-            candidate = order[np.clip(slot, 0, None)]
-            inside = (slot >= 0) & (addresses < ends[candidate])
-            return np.where(inside, candidate, -1)
+            slot = np.searchsorted(bases, addresses, side="right") - 1
+            clipped = np.clip(slot, 0, None)
+            inside = (slot >= 0) & (addresses < ends[clipped])
+            return np.where(inside, order[clipped], -1)
         return np.full(addresses.shape, -1, dtype=np.int64)
 
     def _locate(

@@ -50,6 +50,16 @@ def simplified(dag: Dag, node: int) -> int:
     >>> simplified(dag, node) == x
     True
     """
+    memo = dag.memo.get("simplified")
+    if memo is None:  # a node never changes once made: neither does its simplified form
+        memo = dag.memo["simplified"] = {}
+    found = memo.get(node)
+    if found is None:
+        found = memo[node] = _simplify(dag, node)
+    return found
+
+
+def _simplify(dag: Dag, node: int) -> int:
     for _ in range(64):
         key = dag.nodes[node]
         if key[0] == "select" and dag.nodes[key[1]][0] == "const":
@@ -254,11 +264,41 @@ def match(dag: Dag, template: int, actual: int, bindings: dict[int, int]) -> boo
     """Whether ``actual`` is the template node ``template`` applied to some nodes; on success
     ``bindings`` maps each placeholder's index to its node (the first way found, with
     backtracking over every alternative of every operand)."""
+    direct = _direct_match(dag, template, actual, bindings)
+    if direct is not None:
+        bindings.update(direct)
+        return True
     for found in _matches(dag, template, actual, dict(bindings)):
         bindings.clear()
         bindings.update(found)
         return True
     return False
+
+
+def _direct_match(
+    dag: Dag, template: int, actual: int, bindings: dict[int, int]
+) -> dict[int, int] | None:
+    """The first way :func:`_matches` finds when it is found without search, else None: a
+    template that is one op over distinct placeholders not yet bound (a combine region of
+    one op, ``fadd(a, b)``) matches an ``actual`` that is, simplified, that op, binding each
+    placeholder to its operand simplified (the first candidate and order tried)."""
+    key = dag.nodes[template]
+    shapes = dag.memo.setdefault("placeholders", {})
+    indices = shapes.get(template)
+    if indices is None:
+        if key[0] in ("const", "leaf", "bytes"):
+            indices = ()
+        else:
+            indices = tuple(dag.placeholder_index(o) for o in key[1:])
+            if None in indices or len(set(indices)) != len(indices):
+                indices = ()
+        shapes[template] = indices
+    if not indices or not bindings.keys().isdisjoint(indices):
+        return None
+    found = dag.nodes[simplified(dag, actual)]
+    if found[0] != key[0] or len(found) != len(key):
+        return None
+    return {index: simplified(dag, operand) for index, operand in zip(indices, found[1:])}
 
 
 def _matches(

@@ -25,6 +25,7 @@ Examples:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,8 +171,38 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if rows.shape[1] == 1:
         unique, inverse = np.unique(rows[:, 0], return_inverse=True)
         return unique[:, None], inverse.reshape(-1)
+    packed = _packed(rows)
+    if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        return rows[first], inverse.reshape(-1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1)
+
+
+def _packed(rows: np.ndarray) -> np.ndarray | None:
+    """Each row of the 2-D integer array ``rows`` as one int64, the columns as digits of a
+    mixed radix (the first most significant), so that the packed rows sort as the rows do;
+    None when the digits do not fit in 62 bits or ``rows`` is empty."""
+    if rows.size == 0 or rows.dtype.kind != "i":
+        return None
+    low, high = rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
+    spans = [h - lo + 1 for lo, h in zip(low, high)]
+    total = 1
+    for span in spans:
+        total *= span
+    if total >= 1 << 62:
+        return None
+    packed = np.zeros(rows.shape[0], dtype=np.int64)
+    for k, span in enumerate(spans):
+        packed = packed * span + (rows[:, k].astype(np.int64) - low[k])
+    return packed
+
+
+def _or_rows(raw: np.ndarray) -> np.ndarray:
+    """The bitwise or of each row of the uint64 array ``raw`` (zero for no columns)."""
+    if raw.shape[1] == 0:
+        return np.zeros(raw.shape[0], dtype=np.uint64)
+    return np.bitwise_or.reduce(raw, axis=1)
 
 
 class Dag:
@@ -188,6 +219,30 @@ class Dag:
         self.buffer_names: dict[int, str] = {}
         self._leaf_runs: dict[tuple[int, int], tuple[int, int]] = {}  # (buffer, nbytes) ->
         # (first node, count) of the leaves :meth:`new_leaves` made
+        self._mirrored = 0  # nodes whose width and constness the arrays below hold
+        self._widths = np.zeros(0, dtype=np.int64)
+        self._consts = np.zeros(0, dtype=bool)
+        #: memoised results of functions of nodes (:mod:`~llverify.emitted.sim.rewrite`'s):
+        #: a node never changes once made, so neither does what is computed from it
+        self.memo: dict[str, dict] = {}
+
+    def _mirror(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every node's width and whether it is a constant, as arrays (grown as nodes are
+        made, so each node is mirrored once)."""
+        count = len(self.nodes)
+        if self._mirrored < count:
+            if count > self._widths.size:
+                capacity = max(count, 2 * self._widths.size, 1024)
+                widths = np.zeros(capacity, dtype=np.int64)
+                consts = np.zeros(capacity, dtype=bool)
+                widths[: self._mirrored] = self._widths[: self._mirrored]
+                consts[: self._mirrored] = self._consts[: self._mirrored]
+                self._widths, self._consts = widths, consts
+            start = self._mirrored
+            self._widths[start:count] = self.width[start:count]
+            self._consts[start:count] = [key[0] == "const" for key in self.nodes[start:count]]
+            self._mirrored = count
+        return self._widths[:count], self._consts[:count]
 
     def _intern(self, key: tuple, nbytes: int) -> int:
         found = self._index.get((key, nbytes))
@@ -236,7 +291,8 @@ class Dag:
         first, count = self._leaf_runs.get((buffer, nbytes), (0, 0))
         if indices.size and indices.min() >= 0 and indices.max() < count:
             return first + indices
-        return np.array([self.leaf(buffer, int(i), nbytes) for i in indices], dtype=np.int64)
+        keys = [("leaf", buffer, i) for i in indices.tolist()]
+        return np.array(self._intern_all(keys, nbytes, lambda k: -1), dtype=np.int64)
 
     def const(self, value: int, nbytes: int) -> int:
         return self._intern(("const", value), nbytes)
@@ -365,13 +421,10 @@ class Dag:
         name = canonical_op(name)
         stacked = np.stack([self.nodes_of(v) for v in operands], axis=1)
         unique, inverse = unique_rows(stacked)
-        made = np.array(
-            [self.op(name, tuple(int(x) for x in row), out_bytes) for row in unique],
-            dtype=np.int64,
-        )
+        made = self._ops_of_rows(name, unique, out_bytes)
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * _SLOTS + np.arange(out_bytes, dtype=np.int64)[None, :]
-        folded = [k for k, n in enumerate(made) if self.nodes[n][0] == "const"]
+        folded = np.flatnonzero(self._mirror()[1][made]).tolist()
         for k in folded:  # a thread whose operands were constants holds constant bytes
             number = int(self.nodes[int(made[k])][1])
             constant = -1 - np.array([(number >> (8 * b)) & 0xFF for b in range(out_bytes)])
@@ -379,14 +432,100 @@ class Dag:
         result = Val(out_bytes * 8, syms=syms)
         return result.normalised() if folded else result
 
+    def _ops_of_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
+        """:meth:`op` ``name`` of each row of operand nodes ``rows`` (distinct, shape (n, k)),
+        made in row order: the operands are put in canonical order for all rows at once and
+        each row is interned with one lookup; rows that may fold (all operands constant, or
+        a ``select`` on a constant condition) go through :meth:`op` itself."""
+        consts = self._mirror()[1]
+        slow = consts[rows].all(axis=1)
+        if name == "select" and rows.shape[1] == 3:
+            slow |= consts[rows[:, 0]]
+        names = [name] * rows.shape[0]
+        canonical = rows
+        if name in COMMUTATIVE:
+            canonical = np.sort(rows, axis=1)
+        elif name[:5] in ("fcmp.", "icmp.") and rows.shape[1] == 2 and name[5:] in SWAPPED:
+            swap = rows[:, 0] > rows[:, 1]  # a < b is b > a: one node for both spellings
+            canonical = np.where(swap[:, None], rows[:, ::-1], rows)
+            other = name[:5] + SWAPPED[name[5:]]
+            names = [other if s else name for s in swap.tolist()]
+        folds = slow.tolist()
+        keys = [
+            None if fold else (row_name, *ordered)
+            for row_name, ordered, fold in zip(names, canonical.tolist(), folds)
+        ]
+
+        def folded(k: int) -> int:
+            return self.op(name, tuple(rows[k].tolist()), nbytes)
+
+        return np.array(self._intern_all(keys, nbytes, folded), dtype=np.int64)
+
+    def _intern_all(
+        self, keys: Sequence[tuple | None], nbytes: int, other: Callable[[int], int]
+    ) -> list[int]:
+        """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
+        in order; the node of a key None is ``other(its position)``, made in its turn."""
+        index, nodes = self._index, self.nodes
+        entries = [(key, nbytes) for key in keys]
+        made: list[int | None] = list(map(index.get, entries))
+        if None in made:
+            for k, entry in enumerate(entries):
+                if made[k] is not None:
+                    continue
+                if entry[0] is None:
+                    made[k] = other(k)
+                    continue
+                found = index.get(entry)  # an earlier key of the batch may have made it
+                if found is None:
+                    found = index[entry] = len(nodes)
+                    nodes.append(entry[0])
+                    self.width.append(nbytes)
+                made[k] = found
+        return made  # type: ignore[return-value]  # every None replaced
+
     def nodes_of(self, value: Val) -> np.ndarray:
         """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
-        one node's bytes in order), shape (T,)."""
+        one node's bytes in order), shape (T,).  What :meth:`from_symbols` gives each
+        distinct row, decided for all rows at once: a row that is one node's bytes in
+        order is that node, a row of constant bytes the constant, any other a ``bytes``
+        node (made in row order)."""
         rows = value.byte_symbols()
+        first = rows[:, 0]
+        if (first >= 0).all() and (first % _SLOTS == 0).all():  # every thread's one node's bytes
+            nodes = first // _SLOTS
+            if (self._mirror()[0][nodes] == rows.shape[1]).all() and (
+                rows == first[:, None] + np.arange(rows.shape[1], dtype=np.int64)
+            ).all():
+                return nodes
         unique, inverse = unique_rows(rows)
-        made = np.array(
-            [self.from_symbols(tuple(int(s) for s in row)) for row in unique], dtype=np.int64
-        )
+        count, nbytes = unique.shape
+        widths = self._mirror()[0]
+        first = unique[:, 0]
+        whole: np.ndarray = (first >= 0) & (first % _SLOTS == 0)
+        whole[whole] = widths[first[whole] // _SLOTS] == nbytes
+        whole &= (unique == first[:, None] + np.arange(nbytes, dtype=np.int64)).all(axis=1)
+        constant = np.asarray(((unique >= -257) & (unique <= -1)).all(axis=1))
+        made = np.where(whole, first // _SLOTS, -1)
+        values: list[int | None] = [None] * count
+        if nbytes <= 8:  # the constants' values at array speed
+            plain = constant & (unique >= -256).all(axis=1)
+            raw = (-1 - unique[plain]).astype(np.uint64)
+            shifts = np.arange(nbytes, dtype=np.uint64) * np.uint64(8)
+            for k, v in zip(np.flatnonzero(plain).tolist(), _or_rows(raw << shifts).tolist()):
+                values[k] = v
+        rest = np.flatnonzero(~whole)
+        rows_left = unique[rest].tolist()
+        fits = constant[rest].tolist()
+        keys = [None if fit else ("bytes", tuple(row)) for row, fit in zip(rows_left, fits)]
+
+        def constant_node(k: int) -> int:
+            value = values[int(rest[k])]
+            if value is not None:
+                return self.const(value, nbytes)
+            return self.from_symbols(tuple(rows_left[k]))
+
+        made[rest] = self._intern_all(keys, nbytes, constant_node)
         return made[inverse.reshape(-1)]
 
     def leaves(self, node: int) -> list[int]:
