@@ -247,6 +247,17 @@ def _memory_safety(
     return dataclasses.replace(proved, notes=notes)
 
 
+def _assumed(run: Execution) -> str:
+    """What a whole-kernel claim adds for the device asserts ``run`` met: it holds for the
+    inputs on which none fails (a failing assert traps the grid), each condition assumed."""
+    if not run.asserts:
+        return ""
+    return (
+        f"; {ASSERTS_ASSUMED} (each executed assert's condition is assumed: a failing one "
+        "aborts the kernel)"
+    )
+
+
 def _masked_copies(violation: Violation, count: int) -> str:
     """What a proved kernel's report says of masked copies that differ from the stored ones:
     no memory-safety question (a masked store writes nothing), a data-semantics one that the
