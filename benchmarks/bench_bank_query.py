@@ -21,9 +21,11 @@ hardware.md), so its counts are wrong for wide accesses.  llverify's two queries
 with each other on every linear pattern (checked here).
 
 Each figure is the median over interleaved samples (the three methods alternate, so machine
-drift hits all alike) of the time per query, then the median over the patterns.
+drift hits all alike) of the time per query, then the median over the patterns; samples are
+timed with the process's CPU time by default (on a machine shared with other work, waiting
+for a core is not counted), ``--clock wall`` for wall time.
 
-Run: ``python benchmarks/bench_bank_query.py [--samples N]``.
+Run: ``python benchmarks/bench_bank_query.py [--samples N] [--clock process|wall]``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ except ImportError:  # the peer is optional (pip install '.[bench]')
 
 LANES = 32
 ELEMENT_BITS = (32, 128)
+
+#: The clocks a sample can be timed with: the process's CPU time (the default) or wall time.
+CLOCKS = {"process": time.process_time, "wall": time.perf_counter}
 
 
 @dataclass
@@ -112,15 +117,17 @@ def patterns() -> list[Pattern]:
     return out
 
 
-def per_call(fn: Callable[[], Any], calls: int) -> float:
-    """Microseconds per call of ``fn`` over ``calls`` calls."""
-    start = time.perf_counter()
+def per_call(fn: Callable[[], Any], calls: int, clock: Callable[[], float]) -> float:
+    """Microseconds per call of ``fn`` over ``calls`` calls, timed with ``clock``."""
+    start = clock()
     for _ in range(calls):
         fn()
-    return (time.perf_counter() - start) / calls * 1e6
+    return (clock() - start) / calls * 1e6
 
 
-def time_pattern(p: Pattern, bits: int, samples: int, calls: int) -> dict[str, float]:
+def time_pattern(
+    p: Pattern, bits: int, samples: int, calls: int, clock: Callable[[], float]
+) -> dict[str, float]:
     """Median microseconds per query of each method on one pattern (interleaved samples)."""
     methods: dict[str, Callable[[], Any]] = {
         "tensor-layouts": lambda: tl_bank_conflicts(p.layout, element_bytes=bits // 8),
@@ -134,7 +141,7 @@ def time_pattern(p: Pattern, bits: int, samples: int, calls: int) -> dict[str, f
         fn()  # warm caches (llverify's pass table, tensor-layouts' nothing)
     for _ in range(samples):
         for name, fn in methods.items():
-            times[name].append(per_call(fn, calls))
+            times[name].append(per_call(fn, calls, clock))
     return {name: statistics.median(t) for name, t in times.items()}
 
 
@@ -142,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=15, help="samples per pattern and method")
     parser.add_argument("--calls", type=int, default=20, help="calls per sample")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="process", help="process (CPU) or wall time"
+    )
     args = parser.parse_args(argv)
     if tl_bank_conflicts is None:
         print("skipped: tensor-layouts not installed (pip install '.[bench]')")
@@ -153,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"{len(pats)} one-warp patterns ({linear} GF(2)-linear), 32-bit and 128-bit elements; "
         f"tensor-layouts {tensor_layouts.__version__}; median of {args.samples} interleaved "
-        f"samples of {args.calls} calls"
+        f"samples of {args.calls} calls, {args.clock} clock"
     )
     disagreements = []
     rows = []
@@ -167,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 assert by_layout.conflicts == mine.conflicts, (p.name, bits, by_layout, mine)
             if peer["max_ways"] - 1 != mine.conflicts:
                 disagreements.append((p.name, bits, peer["max_ways"] - 1, mine))
-            for name, t in time_pattern(p, bits, args.samples, args.calls).items():
+            timed = time_pattern(p, bits, args.samples, args.calls, CLOCKS[args.clock])
+            for name, t in timed.items():
                 medians.setdefault(name, []).append(t)
         peer_us = statistics.median(medians["tensor-layouts"])
         for name, values in medians.items():
