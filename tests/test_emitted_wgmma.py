@@ -235,6 +235,7 @@ def wgmma_kernel(
     scale = scale_d.replace("$10", p_operand)
     trans_b = "1" if b_major == "mn" else "0"
     imms = immediates.format(trans_b=trans_b)
+    imms = f", {imms}" if imms else ""
     if registers_a:
         imms = imms.replace("1, 1, 0, ", "1, 1, ")
     lines.append("  tail call void @llvm.nvvm.wgmma.fence.sync.aligned()\n")
@@ -243,7 +244,7 @@ def wgmma_kernel(
         lines.append("issue:\n")
     lines += [
         "  %acc = tail call { float, float, float, float } asm sideeffect "
-        f'"{opcode} {{$0,$1,$2,$3}}, {a_operand}, {b_operand}, {scale}, {imms};", '
+        f'"{opcode} {{$0,$1,$2,$3}}, {a_operand}, {b_operand}, {scale}{imms};", '
         f'"=f,=f,=f,=f,0,1,2,3,{a_types},l,b"(float 0.0, float 0.0, float 0.0, float 0.0, '
         f"{a_values}, i64 {b_desc}, i1 true)\n",
         "  tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()\n",
@@ -331,6 +332,57 @@ def test_scale_d_false_drops_the_accumulator_and_negated_a_is_another_op() -> No
     run = run_wgmma(wgmma_kernel(immediates="-1, 1, 0, {trans_b}"))
     node = run.output_nodes(run.memory.regions[2], 4)[0]
     assert run.dag.kind(node) == "wgmma.f32.f16.f16.neg_a"
+
+
+@pytest.mark.parametrize(
+    ("shape", "immediates", "name"),
+    [
+        ("m64n8k8.f32.tf32.tf32", "1, 1", "wgmma.f32.tf32.tf32"),
+        ("m64n8k32.f32.e4m3.e5m2", "1, -1", "wgmma.f32.e4m3.e5m2.neg_b"),
+        ("m64n8k32.s32.s8.u8", "", "wgmma.s32.s8.u8"),
+        ("m64n8k32.satfinite.s32.u8.u8", "", "wgmma.s32.u8.u8.satfinite"),
+    ],
+)
+def test_other_types_read_32_bytes_of_k_per_row(shape: str, immediates: str, name: str) -> None:
+    """tf32 (k8), fp8 (k32) and integer (k32) operands: the same 32 bytes of each row and
+    column as the f16 kernel's, under their own op (and their operand lists)."""
+    f16 = run_wgmma(wgmma_kernel())
+    run = run_wgmma(
+        wgmma_kernel(opcode=f"wgmma.mma_async.sync.aligned.{shape}", immediates=immediates)
+    )
+    for mine, theirs in zip(
+        run.output_nodes(run.memory.regions[2], 4), f16.output_nodes(f16.memory.regions[2], 4)
+    ):
+        assert run.dag.kind(mine) == name
+        assert [run.dag.describe(o) for o in run.dag.operands(mine)] == [
+            f16.dag.describe(o) for o in f16.dag.operands(theirs)
+        ]
+
+
+def test_f16_accumulators_pack_two_elements_per_register() -> None:
+    """``.f16`` D: N/4 registers, element ``2 j`` in the low half of register ``j``."""
+    from llverify.emitted.sim.memory import SharedMemory
+    from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
+    from llverify.emitted.sim.wgmma import WarpgroupMMA
+
+    shared = SharedMemory(4096, threads=128, warp_size=32)
+    shared.write(np.arange(4096)[None, :], np.full((1, 4096), -2), np.array([0]), "init")
+    wgmma = WarpgroupMMA(shared, Dag(), 128, 32, lambda: np.zeros(0, dtype=np.int64))
+    zero = Val.concrete(0, 32, 128)
+    values = {"$2": Val.concrete(0, 64, 128), "$3": Val.concrete(2048 >> 4, 64, 128)}
+
+    def read(operand: str, bits: int) -> Val:
+        return values.get(operand, zero if bits != 1 else Val.concrete(0, 1, 128))
+
+    operands = ["{$0,$1}", "$2", "$3", "0", "1", "1", "0", "0"]
+    opcode = "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16"
+    out = wgmma.mma_async(opcode, operands, read, np.ones(128, dtype=bool), "here")
+    assert out.bits == 64 and out.syms is not None and out.syms.shape == (128, 8)
+    nodes = out.syms[:, ::2] // 16
+    assert (out.syms[:, 1::2] == out.syms[:, ::2] + 1).all()
+    assert len({int(n) for n in nodes.ravel()}) == 1  # every A row and B column is 0x01 bytes
+    with pytest.raises(Unmodelled, match="expected 2 D"):
+        wgmma.mma_async(opcode, ["{$0,$1,$4,$5}", *operands[1:]], read, np.ones(128, bool), "")
 
 
 def test_the_whole_kernel_is_proved() -> None:

@@ -21,8 +21,11 @@ The modules, bottom up:
 * ``instructions``, ``intrinsics``, ``ptx``: the semantics of plain LLVM instructions, of
   NVIDIA/AMD intrinsics and of inline PTX, as dispatch tables (opcode, callee family,
   statement mnemonic -> handler);
+* ``wgmma``: Hopper's warpgroup MMA (matrix descriptors, shared-memory operand layouts,
+  fragments, wgmma-groups whose operand reads are in flight until waited for);
 * ``registers``, ``access``, ``control``, ``buffers``: the parts of the executor (values,
-  memory by address space and ``cp.async`` groups, SIMT control flow, the kernel's arguments);
+  memory by address space, ``cp.async`` and wgmma groups, SIMT control flow, the kernel's
+  arguments);
 * ``executor``: :class:`Execution`, one run of a kernel over every thread of its CTAs.
 
 Examples:

@@ -1,4 +1,4 @@
-"""Memory as the kernel addresses it: address spaces, the access trace, and ``cp.async`` groups.
+"""Memory as the kernel addresses it: address spaces, the access trace, async-copy and wgmma groups.
 
 A load or store names an address space: 3 is shared memory (32-bit addresses), 1 global
 memory, 0 generic (shared where the address lies in the window at
