@@ -423,8 +423,9 @@ def _expand_one_op(
             return cached
         key = nodes[node]
         if key[0] == "leaf" and key[1] == buffer:
-            memo[(node, 0)] = out = (int(key[2]),)
-            return out
+            element: tuple[int, ...] = (int(key[2]),)
+            memo[(node, 0)] = element
+            return element
         if key[0] != name or len(key) != 3:
             return _expand(dag, given, 0, templates, inputs, memo)
         first, second = (key[2], key[1]) if swapped else (key[1], key[2])

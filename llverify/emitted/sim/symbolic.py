@@ -476,7 +476,7 @@ class Dag:
         if None in made and None not in keys:  # new nodes in the order of first mention
             new = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
             first = len(nodes)
-            nodes.extend(key for key, _ in new)
+            nodes.extend(key for key, _ in new if key is not None)  # (no key is None)
             self.width.extend(repeat(nbytes, len(new)))
             index.update(zip(new, range(first, first + len(new))))
             return list(map(index.__getitem__, entries))
