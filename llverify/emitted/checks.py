@@ -410,14 +410,22 @@ def _expand_one_op(
     simplified, bound in the template's order); any other node goes to the general
     matching."""
     name, swapped = steps
-    nodes = dag.nodes
+    nodes, buffer = dag.nodes, inputs[0]
+    simplified(dag, node)
+    simple = dag.memo["simplified"]  # simplified's memo, looked up in line
 
     def walk(given: int) -> tuple[int, ...]:
-        node = simplified(dag, given)
+        node = simple.get(given)
+        if node is None:
+            node = simplified(dag, given)
         cached = memo.get((node, 0))
         if cached is not None:
             return cached
         key = nodes[node]
+        if key[0] == "leaf" and key[1] == buffer:
+            element: tuple[int, ...] = (int(key[2]),)
+            memo[(node, 0)] = element
+            return element
         if key[0] != name or len(key) != 3:
             return _expand(dag, given, 0, templates, inputs, memo)
         first, second = (key[2], key[1]) if swapped else (key[1], key[2])

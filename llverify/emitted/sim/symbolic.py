@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -46,6 +47,7 @@ __all__ = [
 
 UNDEFINED = -1000  # a byte nobody wrote (poison, undef, uninitialised memory)
 _SLOTS = 16  # byte slots per node: values up to 128 bits
+_ROWS_REMEMBERED = 4096  # rows of byte symbols whose nodes a Dag remembers (about 25 MiB)
 _PLACEHOLDERS = -1  # the buffer of a template's placeholder leaves
 
 COMMUTATIVE = frozenset(
@@ -225,6 +227,10 @@ class Dag:
         #: memoised results of functions of nodes (:mod:`~llverify.emitted.sim.rewrite`'s):
         #: a node never changes once made, so neither does what is computed from it
         self.memo: dict[str, dict] = {}
+        #: :meth:`nodes_of` of recently seen rows of byte symbols, by their shape and bytes
+        #: (the nodes rows stand for never change: a vector's element taken apart again
+        #: gives the nodes it gave before)
+        self._rows_seen: dict[tuple[tuple[int, ...], bytes], np.ndarray] = {}
 
     def _mirror(self) -> tuple[np.ndarray, np.ndarray]:
         """Every node's width and whether it is a constant, as arrays (grown as nodes are
@@ -450,11 +456,9 @@ class Dag:
             canonical = np.where(swap[:, None], rows[:, ::-1], rows)
             other = name[:5] + SWAPPED[name[5:]]
             names = [other if s else name for s in swap.tolist()]
-        folds = slow.tolist()
-        keys = [
-            None if fold else (row_name, *ordered)
-            for row_name, ordered, fold in zip(names, canonical.tolist(), folds)
-        ]
+        keys: list[tuple | None] = list(zip(names, *canonical.T.tolist()))
+        for k in np.flatnonzero(slow).tolist():
+            keys[k] = None
 
         def folded(k: int) -> int:
             return self.op(name, tuple(rows[k].tolist()), nbytes)
@@ -467,8 +471,15 @@ class Dag:
         """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
         in order; the node of a key None is ``other(its position)``, made in its turn."""
         index, nodes = self._index, self.nodes
-        entries = [(key, nbytes) for key in keys]
+        entries = list(zip(keys, repeat(nbytes)))
         made: list[int | None] = list(map(index.get, entries))
+        if None in made and None not in keys:  # new nodes in the order of first mention
+            new = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
+            first = len(nodes)
+            nodes.extend(key for key, _ in new if key is not None)  # (no key is None)
+            self.width.extend(repeat(nbytes, len(new)))
+            index.update(zip(new, range(first, first + len(new))))
+            return list(map(index.__getitem__, entries))
         if None in made:
             for k, entry in enumerate(entries):
                 if made[k] is not None:
@@ -498,6 +509,18 @@ class Dag:
                 rows == first[:, None] + np.arange(rows.shape[1], dtype=np.int64)
             ).all():
                 return nodes
+        key = (rows.shape, rows.tobytes())
+        known = self._rows_seen.get(key)  # what these rows were made into before
+        if known is not None:
+            return known
+        if len(self._rows_seen) >= _ROWS_REMEMBERED:
+            self._rows_seen.clear()
+        known = self._rows_seen[key] = self._nodes_of_rows(rows)
+        known.flags.writeable = False  # shared by every later call on the same rows
+        return known
+
+    def _nodes_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`nodes_of` of the byte symbol rows ``rows``."""
         unique, inverse = unique_rows(rows)
         count, nbytes = unique.shape
         widths = self._mirror()[0]

@@ -1,0 +1,262 @@
+"""The simulator's array-speed paths give exactly what their one-at-a-time definitions give:
+DAG nodes of every thread made in bulk (issue 26), the global regions' interval index, the
+reduce check's direct walk of a one-op combine and matching without search."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as Ns
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llverify.emitted.checks import _expand, _NotCombined, combine_template, expand_combine
+from llverify.emitted.sim import symbolic
+from llverify.emitted.sim.memory import GlobalMemory
+from llverify.emitted.sim.rewrite import _matches, match
+from llverify.emitted.sim.symbolic import Dag, Val, canonical_op, unique_rows
+
+
+class _OneByOne(Dag):
+    """The definitions: :meth:`Dag.op` and :meth:`Dag.from_symbols` row by row."""
+
+    def nodes_of(self, value: Val) -> np.ndarray:
+        unique, inverse = np.unique(value.byte_symbols(), axis=0, return_inverse=True)
+        made = [self.from_symbols(tuple(int(s) for s in row)) for row in unique]
+        return np.array(made, dtype=np.int64)[inverse.reshape(-1)]
+
+    def _ops_of_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
+        made = [self.op(name, tuple(int(x) for x in row), nbytes) for row in rows]
+        return np.array(made, dtype=np.int64)
+
+
+_NAMES = ("fadd", "fsub", "add", "sub", "mul", "sdiv", "and", "icmp.slt", "icmp.eq", "fcmp.olt")
+
+
+def _program(seed: int, dag: Dag) -> list[object]:
+    """A random sequence of data ops on values mixing whole nodes, pieces of nodes (bytes
+    nodes), constant bytes (with the odd -257), undefined bytes and concrete values; what
+    each op gives in every thread."""
+    rng = np.random.default_rng(seed)
+    for k in range(6):
+        dag.leaf(0, k, 4)
+    for k in range(3):
+        dag.leaf(1, k, 1)
+
+    def value(nbytes: int) -> Val:
+        if rng.random() < 0.25:
+            return Val(8 * nbytes, ints=rng.integers(0, 3, 8).astype(np.uint64))
+        rows = []
+        for _ in range(8):
+            pick = rng.random()
+            node = int(rng.integers(len(dag.nodes)))
+            if pick < 0.3:
+                rows.append([-1 - int(b) for b in rng.integers(0, 3, nbytes)])
+            elif pick < 0.8 and dag.width[node] == nbytes:
+                rows.append([node * 16 + b for b in range(nbytes)])
+            else:
+                symbols = [-257, -1000, -5, 17, 33, 1, node * 16]
+                rows.append([symbols[int(i)] for i in rng.integers(0, len(symbols), nbytes)])
+        return Val(8 * nbytes, syms=np.array(rows, dtype=np.int64))
+
+    results: list[object] = []
+    for _ in range(20):
+        nbytes = int(rng.choice([1, 2, 4, 4, 8, 12]))
+        if rng.random() < 0.2:
+            name, operands, out = "select", [value(1), value(nbytes), value(nbytes)], nbytes
+        else:
+            name = str(rng.choice(_NAMES))
+            operands = [value(nbytes), value(nbytes)]
+            out = 1 if "cmp" in name else nbytes
+        try:
+            got = dag.apply(name, operands, out)
+        except symbolic.Unmodelled as exc:
+            results.append(str(exc))
+            continue
+        results.append((None if got.ints is None else got.ints.tolist(), got.syms is None))
+        if got.syms is not None:
+            results.append(got.syms.tolist())
+    return results
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int) -> None:
+    """Same values in every thread, and the same nodes made in the same order (the node
+    numbers are the byte symbols)."""
+    fast, slow = Dag(), _OneByOne()
+    assert _program(seed, fast) == _program(seed, slow)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def test_operands_in_canonical_order_are_one_node_made_once() -> None:
+    """Threads holding ``a + b`` and ``b + a`` share one node; ``a < b`` and ``b > a`` too;
+    a thread on constants folds to constant bytes, others stay tagged."""
+    dag = Dag()
+    a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    x = Val(32, syms=symbolic.symbols_of(np.array([a, b, a]), 4))
+    y = Val(32, syms=symbolic.symbols_of(np.array([b, a, a]), 4))
+    total = dag.apply("fadd", [x, y], 4).syms
+    assert total is not None and total[0, 0] == total[1, 0] != total[2, 0]
+    less = dag.apply("icmp.slt", [x, y], 1).syms
+    assert less is not None and dag.kind(int(less[1, 0]) // 16) == "icmp.sgt"
+    mixed = dag.apply("add", [Val.concrete(np.array([2, 3, 4]), 32, 3), x], 4)
+    constant = dag.apply("add", [Val.concrete(2, 32, 3), Val.concrete(5, 32, 3)], 4)
+    assert mixed.syms is not None and constant.ints is not None
+    assert constant.ints.tolist() == [7, 7, 7]
+
+
+def test_rows_seen_again_give_the_same_nodes_and_make_none(monkeypatch) -> None:
+    """nodes_of remembers rows by their bytes: asked again (after the memory is cleared,
+    too) it gives the same nodes, makes no new one, and what it gives cannot be changed."""
+    dag = Dag()
+    a = dag.leaf(0, 0, 4)
+    rows = np.array([[a * 16 + 1, a * 16, -1, -2], [-3, -1, -1, -1]], dtype=np.int64)
+    first = dag.nodes_of(Val(32, syms=rows))
+    made = len(dag.nodes)
+    again = dag.nodes_of(Val(32, syms=rows.copy()))
+    assert again.tolist() == first.tolist() and len(dag.nodes) == made
+    with pytest.raises(ValueError):
+        again[0] = 0
+    monkeypatch.setattr(symbolic, "_ROWS_REMEMBERED", 1)
+    other = np.array([[a * 16 + 2, a * 16, -1, -2], [-3, -1, -1, -1]], dtype=np.int64)
+    dag.nodes_of(Val(32, syms=other))  # the memory is full: cleared
+    assert dag.nodes_of(Val(32, syms=rows)).tolist() == first.tolist()
+    assert dag.kind(int(first[0])) == "bytes" and dag.constant_value(int(first[1])) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(2, 4),
+    st.integers(-(2**63), 2**63 - 1 - 2**62),
+    st.integers(0, 62),
+    st.integers(0, 2**32 - 1),
+)
+def test_packed_unique_rows_are_numpys(rows: int, cols: int, low: int, bits: int, seed: int):
+    """One sort key per row (mixed radix) or numpy's own row sort when the digits do not fit:
+    the same distinct rows, in the same order, and the same inverse."""
+    rng = np.random.default_rng(seed)
+    table = rng.integers(low, low + 2**bits, size=(rows, cols), dtype=np.int64, endpoint=True)
+    unique, inverse = unique_rows(table)
+    expected, expected_inverse = np.unique(table, axis=0, return_inverse=True)
+    assert unique.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.reshape(-1).tolist()
+
+
+def test_regions_added_after_accesses_are_found() -> None:
+    """The interval index is rebuilt when a buffer is added: an address in it is in bounds
+    once it exists, and out of bounds (a violation) before."""
+    memory = GlobalMemory()
+    memory.add("a", 1000, np.full(16, -1), "input")
+    addresses, threads = np.array([[2000], [1004]]), np.array([0, 1])
+    assert memory.read(addresses, threads, "ld").tolist() == [[symbolic.UNDEFINED], [-1]]
+    assert [v.kind for v in memory.violations] == ["out of bounds"]
+    memory.add("b", 1990, np.full(32, -3), "input")
+    assert memory.read(addresses, threads, "ld").tolist() == [[-3], [-1]]
+    assert len(memory.violations) == 1
+    assert memory._region_indices(np.array([999, 1000, 1015, 1016, 2021, 2022])).tolist() == [
+        -1,
+        0,
+        0,
+        -1,
+        1,
+        -1,
+    ]
+
+
+def _add_region(name: str = "arith.addf") -> object:
+    op = Ns(
+        results=("%s",),
+        name=name,
+        operands=("%b", "%a"),
+        attributes="",
+        result_types=("f32",),
+    )
+    return Ns(params=("%a", "%b"), param_types=("f32", "f32"), returns=("%s",), ops=(op,))
+
+
+def _general(dag: Dag, node: int, templates: list[int], inputs: list[int]) -> object:
+    """expand_combine by matching alone (no direct walk), or the refusal's text."""
+    try:
+        return _expand(dag, node, 0, templates, inputs, {})
+    except _NotCombined as exc:
+        return str(exc)
+
+
+def _walked(dag: Dag, node: int, templates: list[int], inputs: list[int]) -> object:
+    """expand_combine as the checks call it, or the refusal's text."""
+    try:
+        return expand_combine(dag, node, 0, templates, inputs)
+    except _NotCombined as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("region, op", [("arith.addf", "fadd"), ("arith.subf", "fsub")])
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_walking_a_one_op_combine_is_matching_it(region: str, op: str, seed: int) -> None:
+    """Trees of the combine's op over elements (``b - a``: its first operand is the second
+    placeholder), with identity steps (``x + -0.0``, a select on a constant), elements of
+    another buffer, other ops and constants: the direct walk finds what matching finds,
+    refusals included."""
+    rng = np.random.default_rng(seed)
+    dag = Dag()
+    templates = combine_template(_add_region(region), dag)
+    pool = [dag.leaf(0, k, 4) for k in range(6)] + [dag.leaf(1, 0, 4)]
+    for _ in range(30):
+        a, b = (int(pool[int(i)]) for i in rng.integers(len(pool), size=2))
+        pick = rng.random()
+        if pick < 0.6:
+            made = dag.op(op, (a, b), 4)
+        elif pick < 0.7:
+            made = dag.op("fadd", (a, dag.const(0x80000000, 4)), 4)
+        elif pick < 0.8:
+            made = dag.op("select", (dag.const(int(rng.integers(2)), 1), a, b), 4)
+        elif pick < 0.9:
+            made = dag.op("fmul", (a, b), 4)
+        else:
+            made = dag.const(int(rng.integers(4)), 4)
+        pool.append(made)
+    for node in pool:
+        assert _walked(dag, node, templates, [0]) == _general(dag, node, templates, [0])
+
+
+def test_walking_a_combine_refuses_what_matching_refuses() -> None:
+    """Negative controls: an element of another operand and a foreign op are refused."""
+    dag = Dag()
+    templates = combine_template(_add_region(), dag)
+    x, y, z = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4), dag.leaf(1, 0, 4)
+    assert expand_combine(dag, dag.op("fadd", (y, x), 4), 0, templates, [0]) in ((0, 1), (1, 0))
+    with pytest.raises(_NotCombined, match="not an element of operand 0"):
+        expand_combine(dag, dag.op("fadd", (x, z), 4), 0, templates, [0])
+    with pytest.raises(_NotCombined, match="not an application of the combine region"):
+        expand_combine(dag, dag.op("fmul", (x, y), 4), 0, templates, [0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_matching_without_search_binds_what_the_search_binds_first(seed: int) -> None:
+    """``match`` on a one-op template over distinct placeholders takes the node apart
+    directly; the bindings are the search's first, from empty and from partial bindings."""
+    rng = np.random.default_rng(seed)
+    dag = Dag()
+    p, q = dag.placeholder(0, 4), dag.placeholder(1, 4)
+    templates = [dag.op(canonical_op(n), (p, q), 4) for n in ("fadd", "fsub", "maxnum")]
+    templates.append(dag.op("fsub", (q, p), 4))
+    pool = [dag.leaf(0, k, 4) for k in range(4)]
+    for _ in range(20):
+        a, b = (int(pool[int(i)]) for i in rng.integers(len(pool), size=2))
+        name = str(rng.choice(["fadd", "fsub", "maxnum", "fmul"]))
+        pool.append(dag.op(name, (a, b), 4))
+        if rng.random() < 0.3:
+            pool.append(dag.op("fadd", (pool[-1], dag.const(0x80000000, 4)), 4))
+    for template in templates:
+        for node in pool:
+            for start in ({}, {0: int(pool[0])}):
+                bindings = dict(start)
+                found = match(dag, template, node, bindings)
+                first = next(iter(_matches(dag, template, node, dict(start))), None)
+                assert found == (first is not None)
+                assert bindings == (first if first is not None else start)
