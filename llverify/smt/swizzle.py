@@ -108,7 +108,7 @@ class SwizzleEncoding:
         self.m = [z3.BitVec(f"m{i}", n, self.ctx) for i in range(n)]  # element at offset 2^i
         self._definitions: dict[str, str] = {}  # name -> define-fun command, in order
         self._offsets: dict[int, str] = {}
-        self._counts: dict[tuple[int, ...], tuple[str, str]] = {}
+        self._tiles: dict[tuple[int, ...], _Tile] = {}
         declare = [f"(declare-fun {v}{i} () {self.sort})" for v in "pm" for i in range(n)]
         self._declarations = "\n".join(declare)
         #: invertibility: P(m[i]) = 2^i
@@ -174,19 +174,19 @@ class SwizzleEncoding:
             return self.vector_at_least(side, k)
         return _and([self.vector_at_least(side, k), f"(not {self.vector_at_least(side, k + 1)})"])
 
-    def _conflict_counts(self, tile: tuple[int, ...]) -> tuple[str, str]:
-        """``1 +`` the number of non-zero combinations of the pass tile's basis in bank 0's
-        position (``Z``) and in element 0's word (``Q``), as 16-bit sums (defined once per
-        tile)."""
-        counts = self._counts.get(tile)
-        if counts is None:
-            index = len(self._counts)
+    def _tile(self, tile: tuple[int, ...]) -> _Tile:
+        """The non-zero combinations of a pass tile's basis (built once per tile): for each,
+        "its offset is in bank 0's position" (``Z``) and "in element 0's word" (``Q``), and
+        ``1 +`` the number of each as 16-bit sums."""
+        built = self._tiles.get(tile)
+        if built is None:
+            index = len(self._tiles)
             offs = [self.offset(t) for t in tile]
             bank, word = self.const(self.geo.bank_mask()), self.const(self.geo.word_mask())
             one, zero = self.const(1, _COUNT_BITS), self.const(0, _COUNT_BITS)
             sort = f"(_ BitVec {_COUNT_BITS})"
             combos = [self.zero]  # combos[c]: the XOR of the offsets in c
-            in_z, in_q = [one], [one]
+            in_z, in_q = [], []
             for combo in range(1, 1 << len(offs)):
                 low = combo & -combo
                 o = offs[low.bit_length() - 1]
@@ -195,23 +195,31 @@ class SwizzleEncoding:
                         f"t{index}_{combo}", self.sort, f"(bvxor {combos[combo ^ low]} {o})"
                     )
                 combos.append(o)
-                in_z.append(f"(ite (= (bvand {o} {bank}) {self.zero}) {one} {zero})")
-                in_q.append(f"(ite (= (bvand {o} {word}) {self.zero}) {one} {zero})")
+                in_z.append(f"(= (bvand {o} {bank}) {self.zero})")
+                in_q.append(f"(= (bvand {o} {word}) {self.zero})")
             # bit-vector counts (the query stays pure bit-vector): at most 2^6 combos
-            counts = (
-                self._define(f"z{index}", sort, _apply("bvadd", in_z, one)),
-                self._define(f"q{index}", sort, _apply("bvadd", in_q, one)),
+            count_z = [one, *(f"(ite {z} {one} {zero})" for z in in_z)]
+            count_q = [one, *(f"(ite {q} {one} {zero})" for q in in_q)]
+            built = _Tile(
+                self._define(f"z{index}", sort, _apply("bvadd", count_z, one)),
+                self._define(f"q{index}", sort, _apply("bvadd", count_q, one)),
+                _and([f"(=> {z} {q})" for z, q in zip(in_z, in_q)]),
             )
-            self._counts[tile] = counts
-        return counts
+            self._tiles[tile] = built
+        return built
 
     def conflicts_at_most(self, side: Side, k: int, c: int) -> str:
-        """Conflict exponent of ``side`` at width ``2^k`` is at most ``c``."""
+        """Conflict exponent of ``side`` at width ``2^k`` is at most ``c``:
+        ``|T ∩ Z| <= 2^c |T ∩ Q|``.  For ``c = 0`` that is ``T ∩ Z ⊆ T ∩ Q`` (``Q ⊆ Z``:
+        bank bits are word bits), written combination by combination without counting
+        (an equivalent formula that Z3 decides with less work)."""
         tile = tuple(self.geo.pass_tile(side, k))
         if c >= len(tile):
             return "true"
-        in_z, in_q = self._conflict_counts(tile)
-        return f"(bvule {in_z} (bvmul {self.const(1 << c, _COUNT_BITS)} {in_q}))"
+        built = self._tile(tile)
+        if c == 0:
+            return built.conflict_free
+        return f"(bvule {built.in_z} (bvmul {self.const(1 << c, _COUNT_BITS)} {built.in_q}))"
 
     def triton_lowers_correctly(self, side: Side, k: int) -> str:
         """Triton's ld/st lowering computes the right addresses (shared_memory.lowering): no
@@ -326,6 +334,16 @@ class SwizzleEncoding:
             columns = [model_value(decision.model, m) for m in self.m]
             return Search(decision.status, columns, "", "", decision.time_s)
         return Search(decision.status, None, text, decision.reason, decision.time_s)
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """A pass tile's terms: ``1 +`` the combinations in ``Z`` and in ``Q`` (named sums) and
+    "every combination in ``Z`` is in ``Q``" (conflict-free)."""
+
+    in_z: str
+    in_q: str
+    conflict_free: str
 
 
 def _apply(operator: str, terms: Sequence[str], empty: str) -> str:

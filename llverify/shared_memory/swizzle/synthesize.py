@@ -541,8 +541,8 @@ class _Synthesis:
         if _meets(cost, need) and cost.total_wavefronts <= self.lower_bound(widths):
             return columns, cost, "start"
         found = best_construction(self.geo, self.src, self.dst, widths, self.bits, self.tgt)
-        if found is None:
-            return columns, cost, "start"
+        if found is None or (_meets(cost, need) and found[1] >= cost.total_wavefronts):
+            return columns, cost, "start"  # not cheaper, by the model: not measured
         other = self.cost_of(found[0])
         cheaper = not _meets(cost, need) or other.total_wavefronts < cost.total_wavefronts
         if cheaper and _meets(other, need) and self.acceptable(found[0]):
