@@ -98,7 +98,7 @@ def test_certificate_is_rechecked_and_not_vacuous() -> None:
     assert cheaper.status is Status.REFUTED and cheaper.columns is not None
     assert enc.none_cheaper(widths, best, False, 60_000).status is Status.PROVED
     # the queries fit the QF_BV logic they are solved in: every subterm is Bool or a bit-vector
-    _assert_qf_bv([*enc.base, enc.cheaper_than(widths, best, triton_safe=True)])
+    _assert_qf_bv(enc.terms([enc.cheaper_than(widths, best, triton_safe=True)]))
 
 
 def _assert_qf_bv(terms) -> None:

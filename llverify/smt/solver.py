@@ -46,7 +46,9 @@ def _context(constraints: Sequence[Any]) -> Any:
     return None
 
 
-def _solver(timeout_ms: int, rlimit: int | None, logic: str | None, ctx: Any = None) -> Any:
+def _solver(
+    timeout_ms: int, rlimit: int | None, logic: str | None, ctx: Any = None, seed: int = 0
+) -> Any:
     # The general solver by default: it picks the bit-vector tactic for pure bit-vector
     # queries, and stays sound if a query mixes in another theory (SolverFor("QF_BV") would
     # silently treat integer arithmetic as uninterpreted functions).  A restricted `logic`
@@ -55,6 +57,8 @@ def _solver(timeout_ms: int, rlimit: int | None, logic: str | None, ctx: Any = N
     solver.set("timeout", max(1, int(timeout_ms)))
     if rlimit is not None:
         solver.set("rlimit", int(rlimit))
+    if seed:
+        solver.set("random_seed", int(seed))
     return solver
 
 
@@ -136,16 +140,32 @@ def smtlib(constraints: Sequence[Any], logic: str | None = None) -> str:
     return str(solver.to_smt2())
 
 
-def decide_smtlib(text: str, timeout_ms: int, rlimit: int | None = None) -> Decision:
-    """:func:`decide` for a violation query given as SMT-LIB 2 text (from :func:`smtlib`),
-    solved in a Z3 context of its own (the answer does not depend on earlier queries).
+def decide_smtlib(
+    text: str,
+    timeout_ms: int,
+    rlimit: int | None = None,
+    *,
+    logic: str | None = None,
+    ctx: Any = None,
+    seed: int = 0,
+) -> Decision:
+    """:func:`decide` for a violation query given as SMT-LIB 2 text (from :func:`smtlib` or
+    written directly), solved in the Z3 context ``ctx``: by default a context of its own
+    (the answer does not depend on earlier queries); a caller passes its own to read the
+    model with its variables (``logic`` as for :func:`check`; ``seed``: the solver's random
+    seed, for a retry that searches differently).
 
     Examples:
         >>> x = z3.BitVec("x", 8)
         >>> decide_smtlib(smtlib([x * 2 == 3]), 1000).status
         <Status.PROVED: 'proved'>
+        >>> ctx = z3.Context()
+        >>> text = "(declare-fun y () (_ BitVec 8)) (assert (= (bvmul y #x03) #x07))"
+        >>> found = decide_smtlib(text, 1000, logic="QF_BV", ctx=ctx)
+        >>> model_value(found.model, z3.BitVec("y", 8, ctx)) * 3 % 256
+        7
     """
-    solver = _solver(timeout_ms, rlimit, None, z3.Context())
+    solver = _solver(timeout_ms, rlimit, logic, z3.Context() if ctx is None else ctx, seed)
     try:
         solver.from_string(text)
     except z3.Z3Exception as error:

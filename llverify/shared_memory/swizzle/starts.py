@@ -18,68 +18,138 @@ it (or improve on it, as from any start).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from llverify import gf2
 from llverify.shared_memory.swizzle.constructive import pass_tile_layout
 
-__all__ = ["best_construction", "model_cost"]
+__all__ = ["CostModel", "best_construction", "improve", "model_cost"]
+
+
+class CostModel:
+    """The synthesiser's cost model of one problem (``geo``: its ``_Geometry``; ``src``/
+    ``dst``: its ``_Side`` objects), evaluated on integers, with the pass tiles cached."""
+
+    def __init__(self, geo: Any, src: Any, dst: Any) -> None:
+        self.geo, self.src, self.dst = geo, src, dst
+        self._tiles: dict[tuple[int, int], list[int]] = {}
+
+    def cost(self, columns: Sequence[int]) -> tuple[int, int, int]:
+        """(store log2 width, load log2 width, total wavefronts) of the layout whose offset
+        bit ``i`` holds element ``columns[i]``."""
+        n = self.geo.n
+        inverse = gf2.solve(columns, [1 << j for j in range(n)])
+        if inverse is None or len(columns) != n:
+            raise ValueError(
+                f"Argument 'columns' must be a basis of {n}-bit elements, not {list(columns)}."
+            )
+
+        def offset(element: int) -> int:
+            out = 0
+            for j, column in enumerate(inverse):
+                if element >> j & 1:
+                    out ^= column
+            return out
+
+        ks, kl = self._width(self.src, offset), self._width(self.dst, offset)
+        return ks, kl, self._wavefronts(0, ks, offset) + self._wavefronts(1, kl, offset)
+
+    def _width(self, side: Any, offset: Callable[[int], int]) -> int:
+        """The largest ``k`` (up to the geometry's) at which ``side`` vectorises ``2^k``:
+        offsets ``1 .. 2^(k-1)`` are images of its registers, no other basis touches the
+        low ``k`` bits (the encoding's ``vector_at_least``; monotone in ``k``)."""
+        regs = [offset(r) for r in side.regs]
+        others = [offset(b) for b in side.others]
+        k = 0
+        while k < self.geo.max_vec_log2():
+            low, units = (1 << (k + 1)) - 1, {1 << i for i in range(k + 1)}
+            if not units <= set(regs):
+                break
+            if any(o not in units and o & low for o in regs) or any(o & low for o in others):
+                break
+            k += 1
+        return k
+
+    def _wavefronts(self, which: int, k: int, offset: Callable[[int], int]) -> int:
+        """Wavefronts of side ``which`` (0 src, 1 dst) at width ``2^k``: the conflict
+        exponent ``dim(T ∩ Z) - dim(T ∩ Q)`` is ``rank(word bits of T) - rank(bank bits
+        of T)``."""
+        side = (self.src, self.dst)[which]
+        tile = self._tiles.get((which, k))
+        if tile is None:
+            tile = self._tiles[which, k] = self.geo.pass_tile(side, k)
+        offsets = [offset(t) for t in tile]
+        bank, word = self.geo.bank_mask(), self.geo.word_mask()
+        exponent = gf2.rank([o & word for o in offsets]) - gf2.rank([o & bank for o in offsets])
+        return int(self.geo.wavefronts(side, k, exponent))
 
 
 def model_cost(geo: Any, src: Any, dst: Any, columns: Sequence[int]) -> tuple[int, int, int]:
-    """(store log2 width, load log2 width, total wavefronts) of the layout whose offset bit
-    ``i`` holds element ``columns[i]``, in the synthesiser's model (``geo``: its
-    ``_Geometry``; ``src``/``dst``: its ``_Side`` objects).
+    """:meth:`CostModel.cost` of one layout.
 
     Examples:
         >>> from llverify.hardware import BANK_MODELS
         >>> from llverify.shared_memory.swizzle.synthesize import _Geometry, _Side
         >>> geo = _Geometry(3, 32, BANK_MODELS["nvidia"])
         >>> side = _Side((1,), (2, 4), (), None)  # 1 register, 2 lanes over 8 elements
-        >>> model_cost(geo, side, side, [1, 2, 4])  # 64-bit vectors, one wavefront each
-        (1, 1, 2)
+        >>> model_cost(geo, side, side, [1, 2, 4])  # 64-bit vectors, 2 + 2 wavefronts
+        (1, 1, 4)
     """
-    n = geo.n
-    inverse = gf2.solve(columns, [1 << j for j in range(n)])
-    if inverse is None or len(columns) != n:
-        raise ValueError(f"Argument 'columns' must be a basis of {n}-bit elements, not {columns}.")
-
-    def offset(element: int) -> int:
-        out = 0
-        for j, column in enumerate(inverse):
-            if element >> j & 1:
-                out ^= column
-        return out
-
-    ks, kl = _width(geo, src, offset), _width(geo, dst, offset)
-    return ks, kl, _wavefronts(geo, src, ks, offset) + _wavefronts(geo, dst, kl, offset)
+    return CostModel(geo, src, dst).cost(columns)
 
 
-def _width(geo: Any, side: Any, offset: Callable[[int], int]) -> int:
-    """The largest ``k`` (up to the geometry's) at which ``side`` vectorises ``2^k``:
-    offsets ``1 .. 2^(k-1)`` are images of its registers, no other basis touches the low
-    ``k`` bits (the encoding's ``vector_at_least``; the condition is monotone in ``k``)."""
-    regs = [offset(r) for r in side.regs]
-    others = [offset(b) for b in side.others]
-    k = 0
-    while k < geo.max_vec_log2():
-        low, units = (1 << (k + 1)) - 1, {1 << i for i in range(k + 1)}
-        if not units <= set(regs):
+def improve(
+    model: CostModel, columns: Sequence[int], need: tuple[int, int], deadline: float
+) -> tuple[list[int], int] | None:
+    """A cheaper layout by steepest descent from ``columns`` (columns and model wavefronts),
+    or None when no neighbour is cheaper.  A neighbour adds one offset basis to another or
+    swaps two (both keep the layout invertible); a layout counts only with at least the
+    log2 widths ``need``.  Stops at ``deadline`` (``time.perf_counter()``) with the best
+    found so far.
+
+    Examples:
+        >>> import time
+        >>> from llverify.hardware import BANK_MODELS
+        >>> from llverify.shared_memory.swizzle.synthesize import _Geometry, _Side
+        >>> src = _Side((8, 16, 32), (1, 2, 4, 0, 0), (), None)  # an 8x8 f32 transpose
+        >>> dst = _Side((1, 2, 4), (8, 16, 32, 0, 0), (), None)
+        >>> model = CostModel(_Geometry(6, 32, BANK_MODELS["nvidia"]), src, dst)
+        >>> model.cost([1, 2, 4, 8, 16, 32])  # row-major: the load is 4-way conflicted
+        (0, 2, 24)
+        >>> improve(model, [1, 2, 4, 8, 16, 32], (0, 0), time.perf_counter() + 10)
+        ([1, 2, 4, 8, 16, 33], 16)
+    """
+
+    def score(candidate: Sequence[int]) -> tuple[bool, int]:
+        ks, kl, wavefronts = model.cost(candidate)
+        return (ks < need[0] or kl < need[1], wavefronts)
+
+    current, current_score = list(columns), score(columns)
+    improved = False
+    n = len(current)
+    while time.perf_counter() < deadline:
+        best: tuple[tuple[bool, int], list[int]] | None = None
+        for i in range(n):
+            for j in range(n):
+                if i == j:
+                    continue
+                added = list(current)
+                added[i] ^= current[j]
+                swapped = list(current)
+                swapped[i], swapped[j] = current[j], current[i]
+                for candidate in (added, swapped):
+                    value = score(candidate)
+                    if value < current_score and (best is None or value < best[0]):
+                        best = (value, candidate)
+        if best is None:
             break
-        if any(o not in units and o & low for o in regs) or any(o & low for o in others):
-            break
-        k += 1
-    return k
-
-
-def _wavefronts(geo: Any, side: Any, k: int, offset: Callable[[int], int]) -> int:
-    """Wavefronts of ``side`` at width ``2^k``: the conflict exponent is
-    ``dim(T ∩ Z) - dim(T ∩ Q) = rank(word bits of T) - rank(bank bits of T)``."""
-    offsets = [offset(t) for t in geo.pass_tile(side, k)]
-    bank, word = geo.bank_mask(), geo.word_mask()
-    exponent = gf2.rank([o & word for o in offsets]) - gf2.rank([o & bank for o in offsets])
-    return int(geo.wavefronts(side, k, exponent))
+        current_score, current = best
+        improved = True
+    if not improved or current_score[0]:
+        return None
+    return current, current_score[1]
 
 
 def best_construction(
@@ -99,12 +169,13 @@ def best_construction(
         >>> geo = _Geometry(3, 32, BANK_MODELS["nvidia"])
         >>> side = _Side((1,), (2, 4), (), None)
         >>> best_construction(geo, side, side, [(0, 0), (1, 1)], 32, BANK_MODELS["nvidia"])
-        ([1, 2, 4], 2)
+        ([1, 2, 4], 4)
     """
     common = [r for r in src.regs if r in dst.regs]
     own = {True: [r for r in src.regs if r not in dst.regs],
            False: [r for r in dst.regs if r not in src.regs]}  # fmt: skip
     need = (min(ks for ks, _ in widths), min(kl for _, kl in widths)) if widths else (0, 0)
+    model = CostModel(geo, src, dst)
     best: tuple[list[int], int] | None = None
     for ks, kl in widths:
         wider = None if ks == kl else ks > kl
@@ -118,7 +189,7 @@ def best_construction(
         )  # fmt: skip
         if gf2.rank(columns) != geo.n:
             continue
-        got_s, got_l, wavefronts = model_cost(geo, src, dst, columns)
+        got_s, got_l, wavefronts = model.cost(columns)
         if got_s >= need[0] and got_l >= need[1] and (best is None or wavefronts < best[1]):
             best = (columns, wavefronts)
     return best
