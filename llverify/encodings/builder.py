@@ -32,7 +32,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
+from operator import itemgetter, lshift
 from typing import Any
 
 from llverify import gf2
@@ -124,25 +124,25 @@ class LayoutBuilder:
         """
         builder = cls(rank)
         builder._outs = list(outs)
-        union = [0] * rank
+        shifts = [k * _WIDTH for k in outs]
+        count = len(shifts)
+        union = 0
         for in_dim, values in bases:
             if in_dim in builder._cols or len(values) > MAX_DIM_LOG2:
                 raise NotCoveredError
             cols = []
             for basis in values:
-                if len(basis) != len(outs):
+                if len(basis) != count or (
+                    count and (min(basis) < 0 or max(basis) >> MAX_DIM_LOG2)
+                ):
                     raise NotCoveredError
-                column = 0
-                for k, v in zip(outs, basis):
-                    if v < 0 or v >> MAX_DIM_LOG2:
-                        raise NotCoveredError
-                    column |= v << (k * _WIDTH)
-                    union[k] |= v
-                cols.append(column)
+                cols.append(sum(map(lshift, basis, shifts)))  # fields apart: + is |
             builder._ins.append(in_dim)
             builder._cols[in_dim] = cols
-        for k in outs:
-            builder._log2[k] = union[k].bit_length()
+            for column in cols:
+                union |= column
+        for k in outs:  # inferred sizes: the next power of 2 above each coordinate
+            builder._log2[k] = ((union >> (k * _WIDTH)) & _FIELD).bit_length()
         builder._require_surjective()  # from_bases refuses a layout that is not
         return builder
 
