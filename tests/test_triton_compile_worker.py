@@ -109,6 +109,20 @@ def test_one_worker_serves_many_requests_and_skips_noise(stub):
     assert len(pids) == 1 and worker.started == 1 and worker.pid in pids
 
 
+def test_start_runs_the_worker_ahead_of_its_first_request(stub, tmp_path):
+    worker = worker_for(stub)
+    worker.start()
+    pid = worker.pid
+    assert pid is not None and worker.started == 1
+    worker.start()  # one runs: nothing more
+    assert worker.request(_request("x"), timeout_s=30)["pid"] == pid and worker.started == 1
+    absent = worker_for(str(tmp_path / "absent"))
+    absent.start()  # cannot be run: said by the first request
+    assert absent.pid is None
+    with pytest.raises(FileNotFoundError):
+        absent.request(_request("x"), timeout_s=30)
+
+
 def test_a_worker_killed_between_requests_is_restarted(stub):
     worker = worker_for(stub)
     first = worker.request(_request("a"), timeout_s=30)["pid"]

@@ -58,6 +58,7 @@ from llverify.emitted.sim.replay import assumptions_witness
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
+from llverify.triton.workers import worker_for
 
 __all__ = [
     "ASSERTS_ASSUMED",
@@ -318,6 +319,10 @@ def validate_artifact(
     count = threads
     if count is None and "num_warps" in metadata:
         count = int(metadata["num_warps"]) * int(metadata.get("warp_size", 32))
+    checker = None
+    if per_op and artifact.with_suffix(".ttgir").is_file():
+        checker = _checker(artifact, metadata, python, release)
+        worker_for(checker.python).start()  # it imports Triton while the kernel runs
     reports = [
         validate_llvm_ir(
             artifact.read_text(),
@@ -327,9 +332,8 @@ def validate_artifact(
             arguments=arguments,
         )
     ]
-    ttgir = artifact.with_suffix(".ttgir")
-    if per_op and ttgir.is_file():
-        reports.append(_ttgir_report(artifact, metadata, python, release))
+    if checker is not None:
+        reports.append(_with_release(_per_op(artifact.with_suffix(".ttgir"), checker), checker))
     return reports
 
 
@@ -348,14 +352,21 @@ def _ttgir_report(
 ) -> ValidationReport:
     """The TTGIR beside ``artifact`` validated per op by the release
     :func:`~llverify.emitted.provenance.choose_checker` picks, the report saying which."""
-    ttgir = artifact.with_suffix(".ttgir")
+    checker = _checker(artifact, metadata, python, release)
+    return _with_release(_per_op(artifact.with_suffix(".ttgir"), checker), checker)
+
+
+def _checker(
+    artifact: Path, metadata: dict[str, Any], python: str | None, release: str | None
+) -> Checker:
+    """The release that validates the TTGIR beside ``artifact`` (the dump's own where it is
+    known and installed, else as ``python``/``release`` say, else the installed one)."""
     try:
-        text: str | None = ttgir.read_text()
+        text: str | None = artifact.with_suffix(".ttgir").read_text()
     except (OSError, UnicodeDecodeError):
         text = None  # _per_op reports the failure
     dump = read_dump_release(artifact, metadata, text)
-    checker = choose_checker(dump, python=python, release=release)
-    return _with_release(_per_op(ttgir, checker), checker)
+    return choose_checker(dump, python=python, release=release)
 
 
 def _with_release(report: ValidationReport, checker: Checker) -> ValidationReport:

@@ -6,10 +6,12 @@ Modules:
 * ``check_worker``: the subprocess that runs Triton's converters (Triton may abort);
 * ``compile``: compile a TTGIR module with the installed Triton or a release's virtualenv,
   with the dialect translation table per release;
-* ``compile_worker``: the script the compiling interpreter runs (imports only Triton);
+* ``compile_worker``: the script the compiling interpreter runs, serving compile after
+  compile (imports only Triton);
 * ``protocol``: the request/answer protocol of both workers and their parents;
 * ``releases``: where the release virtualenvs live (``LLVERIFY_TRITON_RELEASES``, else the
-  per-user cache folder).
+  per-user cache folder);
+* ``workers``: the persistent compile workers, one per interpreter and process.
 
 Importing this package never imports Triton.
 """

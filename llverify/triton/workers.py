@@ -132,6 +132,16 @@ class CompileWorker:
                 pass  # perhaps killed from outside, or by what an earlier request left: again
             return self._answer(request, time.monotonic() + timeout_s)
 
+    def start(self) -> None:
+        """Start the worker process now, without waiting for it, so that it imports Triton
+        while this process does something else (nothing when one runs; an interpreter that
+        cannot be run is reported by the first request)."""
+        with self._lock:
+            try:
+                self._running()
+            except OSError:
+                pass
+
     def close(self) -> None:
         """End the worker (its stdin closed; killed if still there a second later)."""
         with self._lock:
@@ -177,15 +187,8 @@ class CompileWorker:
         return answer
 
     def _hello(self, deadline: float) -> dict[str, Any]:
-        """The worker's first answer, the worker started first when none runs (or it runs
-        with an environment other than the one a worker would get now)."""
-        env = worker_environment()
-        if self._proc is not None and (
-            self._proc.poll() is not None or env != self._env or self._served >= REQUESTS_PER_WORKER
-        ):
-            self._stop(kill=True)  # idle: nothing is lost
-        if self._proc is None:
-            self._start(env)
+        """The worker's first answer, the worker started first when none runs."""
+        self._running()
         if self._ready is None:
             try:
                 ready = self._read_answer(deadline, None)
@@ -197,6 +200,17 @@ class CompileWorker:
                 return ready
             self._ready = ready
         return self._ready
+
+    def _running(self) -> None:
+        """A worker process started when none runs, or when the one running has served its
+        share or runs with an environment other than the one a worker would get now."""
+        env = worker_environment()
+        if self._proc is not None and (
+            self._proc.poll() is not None or env != self._env or self._served >= REQUESTS_PER_WORKER
+        ):
+            self._stop(kill=True)  # idle: nothing is lost
+        if self._proc is None:
+            self._start(env)
 
     def _start(self, env: dict[str, str]) -> None:
         stderr = tempfile.TemporaryFile()
