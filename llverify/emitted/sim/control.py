@@ -36,7 +36,15 @@ from llverify.emitted.sim.memory import SharedMemory
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
 
-__all__ = ["MAX_STEPS", "ControlFlow", "UnmodelledAt", "aborts", "post_dominators", "region_of"]
+__all__ = [
+    "MAX_STEPS",
+    "ControlFlow",
+    "UnmodelledAt",
+    "aborts",
+    "branch_targets",
+    "post_dominators",
+    "region_of",
+]
 
 MAX_STEPS = 5_000_000  # instructions executed before the run is declared non-terminating
 
@@ -170,8 +178,8 @@ class ControlFlow(ABC):
     ) -> str | None:
         """A ``br`` or ``switch``: followed when every active thread goes one way; divergent
         threads run each way under their mask up to the immediate post-dominator; a condition
-        on tagged data is if-converted (:meth:`_if_convert`) or unmodelled."""
-        targets = _targets(instruction)
+        on tagged data goes to :meth:`_branch_on_data`."""
+        targets = branch_targets(instruction)
         here = self.block_ids[block.label]
         if len(targets) == 1:
             self.came_from[mask] = here
@@ -182,10 +190,7 @@ class ControlFlow(ABC):
         try:
             ways = self._ways(instruction, mask)
         except Unmodelled as exc:
-            try:
-                return self._if_convert(block, instruction, mask)
-            except Unmodelled as region:
-                raise UnmodelledAt(f"{exc}; not if-converted: {region}", instruction) from None
+            return self._branch_on_data(block, instruction, mask, str(exc))
         self.came_from[mask] = here
         taken = [(label, way) for label, way in ways if way.any()]
         if len(taken) == 1:
@@ -198,7 +203,7 @@ class ControlFlow(ABC):
     def _ways(self, instruction: Instruction, mask: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """Each distinct target of a terminator with the threads of ``mask`` that go there
         (a ``br``: the true target first)."""
-        targets = _targets(instruction)
+        targets = branch_targets(instruction)
         value = self.value(instruction.operands[0]).integers(mask, "branch condition")
         if instruction.opcode == "br":
             condition = value.astype(bool)
@@ -252,6 +257,16 @@ class ControlFlow(ABC):
         return targets[ok_way]
 
     # -- if-conversion of branches on tagged data ---------------------------------------------
+    def _branch_on_data(
+        self, block: Block, instruction: Instruction, mask: np.ndarray, why: str
+    ) -> str:
+        """A branch on tagged data (``why`` says which value): if-converted
+        (:meth:`_if_convert`), else unmodelled."""
+        try:
+            return self._if_convert(block, instruction, mask)
+        except Unmodelled as region:
+            raise UnmodelledAt(f"{why}; not if-converted: {region}", instruction) from None
+
     def _if_convert(self, block: Block, instruction: Instruction, mask: np.ndarray) -> str:
         """A branch on tagged data whose region (the blocks between it and its immediate
         post-dominator) touches no memory, synchronises nothing and calls only pure functions
@@ -301,7 +316,7 @@ class ControlFlow(ABC):
     def _edge_conditions(self, instruction: Instruction, reach: Val) -> list[tuple[str, Val]]:
         """Each target of a terminator with the condition (an i1 per thread) that a thread
         reaching it with ``reach`` goes there."""
-        targets = _targets(instruction)
+        targets = branch_targets(instruction)
         if len(targets) == 1:
             return [(targets[0], reach)]
         value = self.value(instruction.operands[0])
@@ -418,7 +433,8 @@ def _pure_asm(instruction: Instruction) -> bool:
     return True
 
 
-def _targets(instruction: Instruction) -> list[str]:
+def branch_targets(instruction: Instruction) -> list[str]:
+    """The labels a ``br`` or ``switch`` may go to (a ``switch``: its default first)."""
     targets = instruction.extra.get("targets", ())
     assert isinstance(targets, tuple)
     return [str(t) for t in targets]
@@ -431,7 +447,7 @@ def region_of(
     in a topological order; unmodelled when they loop, end the kernel, or hold an
     instruction ``pure`` rejects (a memory access, a barrier, an impure call)."""
     successors = {
-        b.label: _targets(b.instructions[-1]) if b.instructions[-1].opcode in ("br", "switch")
+        b.label: branch_targets(b.instructions[-1]) if b.instructions[-1].opcode in ("br", "switch")
         else []
         for b in function.blocks
     }  # fmt: skip
@@ -511,7 +527,7 @@ def post_dominators(function: Function) -> dict[str, str | None]:
     failing = {b.label for b in function.blocks if aborts(b)}
     for block in function.blocks:
         last = block.instructions[-1]
-        successors[block.label] = _targets(last) if last.opcode in ("br", "switch") else []
+        successors[block.label] = branch_targets(last) if last.opcode in ("br", "switch") else []
         if len(successors[block.label]) == 2 and len(failing & set(successors[block.label])) == 1:
             successors[block.label] = [t for t in successors[block.label] if t not in failing]
     exit_label = "<exit>"
