@@ -21,8 +21,9 @@ The modules, bottom up:
 * ``instructions``, ``intrinsics``, ``ptx``: the semantics of plain LLVM instructions, of
   NVIDIA/AMD intrinsics and of inline PTX, as dispatch tables (opcode, callee family,
   statement mnemonic -> handler);
-* ``registers``, ``access``, ``control``, ``buffers``: the parts of the executor (values,
-  memory by address space and ``cp.async`` groups, SIMT control flow, the kernel's arguments);
+* ``registers``, ``access``, ``control``, ``guarded``, ``buffers``: the parts of the executor
+  (values, memory by address space and ``cp.async`` groups, SIMT control flow, the regions of
+  branches on tagged data run under a path condition, the kernel's arguments);
 * ``executor``: :class:`Execution`, one run of a kernel over every thread of its CTAs.
 
 Examples:

@@ -74,6 +74,7 @@ class MemoryAccess:
         self.guard = None
         self._guard_ranges: dict[tuple[int, int], Ranges] = {}  # by (guard, facts assumed)
         self._implied: dict[tuple[int, int], bool] = {}  # memo of :func:`implies`
+        self._zero_bits: dict[int, int] = {}  # memo of :func:`low_zero_bits`
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
@@ -195,8 +196,8 @@ class MemoryAccess:
         rows, _ = np.nonzero(conditions >= 0)
         if rows.size == 0:
             return
-        pairs = np.unique(np.stack([guards[rows], conditions[conditions >= 0]], axis=1), axis=0)
-        for guard, condition in pairs.tolist():
+        pairs = set(zip(guards[rows].tolist(), conditions[conditions >= 0].tolist()))
+        for guard, condition in pairs:
             if guard < 0 or not implies(self.dag, guard, condition, self._implied):
                 raise Unmodelled(
                     "a read of private bytes a store wrote only under a condition on tagged "
@@ -374,7 +375,7 @@ class MemoryAccess:
         unconditionally: the address is one of them)."""
         dag = self.dag
         lo, hi = interval[0] - window, interval[1] - window
-        step = 1 << min(low_zero_bits(dag, node), 12)
+        step = 1 << min(low_zero_bits(dag, node, self._zero_bits), 12)
         first = -(-lo // step) * step
         count = (hi - first) // step + 1 if first <= hi else 0
         place = f"bytes [{lo:#x}, {hi + nbytes:#x}) of private memory"

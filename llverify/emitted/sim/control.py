@@ -102,7 +102,9 @@ class ControlFlow(ABC):
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.finished = np.zeros(self.threads, dtype=bool)
         self._ipdom = post_dominators(self.function)
-        self._phis_done: str | None = None
+        #: the joins whose phis a region on tagged data has set, with the threads it set
+        #: them in (the others, arriving by other ways, evaluate them as usual)
+        self._phis_done: dict[str, np.ndarray] = {}
         #: (thread, where) of the first thread each device assert fails in on every input
         self.aborted: list[tuple[int, str]] = []
         self.asserts = 0  # device asserts executed (each an assumption)
@@ -111,7 +113,7 @@ class ControlFlow(ABC):
         """A new CTA: its threads are at the entry."""
         self.came_from[:] = -1
         self.finished[:] = False
-        self._phis_done = None
+        self._phis_done = {}
 
     def _run_cluster(self) -> None:
         """Run every CTA of the cluster, one after the other, from the entry block."""
@@ -146,9 +148,17 @@ class ControlFlow(ABC):
     def _run_block(self, block: Block, mask: np.ndarray, stop: str | None) -> str | None:
         """Run ``block`` in the threads of ``mask``; the label to go on with (None: done)."""
         instructions = block.instructions
-        if self._phis_done == block.label:  # an if-converted region has set them
-            self._phis_done = None
+        done = self._phis_done.pop(block.label, None)
+        if done is not None:  # a region on tagged data has set them in the threads of done
+            phis = [i for i in instructions if i.opcode == "phi"]
             instructions = [i for i in instructions if i.opcode != "phi"]
+            if (mask & ~done).any():
+                for phi in phis:
+                    self._count(phi)
+                    try:
+                        self._execute(phi, mask & ~done)
+                    except Unmodelled as exc:
+                        raise UnmodelledAt(str(exc), phi) from None
         for instruction in instructions:
             self._count(instruction)
             opcode = instruction.opcode
@@ -304,8 +314,14 @@ class ControlFlow(ABC):
                     raise UnmodelledAt(str(exc), ins) from None
         join_block = self.function.block(join)
         self._select_phis(join_block, edges, mask)
-        self._phis_done = join
+        self._phis_set(join, mask)
         return join
+
+    def _phis_set(self, join: str, mask: np.ndarray) -> None:
+        """The phis of block ``join`` are set in the threads of ``mask``: the walk does not
+        evaluate them there again."""
+        done = self._phis_done.get(join)
+        self._phis_done[join] = mask.copy() if done is None else done | mask
 
     def _add_edge(
         self, edges: dict[tuple[str, str], Val], source: str, target: str, condition: Val

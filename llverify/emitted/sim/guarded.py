@@ -281,7 +281,7 @@ class GuardedControl(ControlFlow):
         self._split(block, instruction, mask, true, true, join, arrivals, frozenset())
         self.guard = None
         self._arrive(join, arrivals)
-        self._phis_done = join
+        self._phis_set(join, mask)
         return join
 
     def _split(

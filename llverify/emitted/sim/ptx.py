@@ -28,6 +28,7 @@ from llverify.emitted.sim.instructions import merge, nbytes_of, store_addresses
 from llverify.emitted.sim.intrinsics import prmt_selectors
 from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
 from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.replay import carry_step
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
@@ -341,7 +342,7 @@ def _carry_chain(state: _AsmState, opcode: str, operands: list[str], active: np.
     name = f"ptx.{mnemonic}.{kind}{width}" + (f".{half}" if half else "")
     if all(source.is_concrete() for source in sources):
         values = [[int(v) for v in source.normalised().integers()] for source in sources]
-        results = [_carry_step(mnemonic, half, kind == "s", bits, row) for row in zip(*values)]
+        results = [carry_step(mnemonic, half, kind == "s", bits, row) for row in zip(*values)]
         total = Val.concrete(
             np.array([r for r, _ in results], dtype=np.uint64), bits, machine.threads
         )
@@ -352,25 +353,6 @@ def _carry_chain(state: _AsmState, opcode: str, operands: list[str], active: np.
     state.write(operands[0], total)
     if sets_carry:
         state.carry = carry if state.carry is None else merge(active, carry, state.carry)
-
-
-def _carry_step(
-    mnemonic: str, half: str | None, signed: bool, bits: int, row: tuple[int, ...]
-) -> tuple[int, int]:
-    """One thread's ``(d, carry out)`` of :func:`_carry_chain`'s instruction on ``row``
-    (its operands' bit patterns, the carry in last for ``madc``/``addc``)."""
-    size = 1 << bits
-    if mnemonic.startswith("mad"):
-        a, b = row[0], row[1]
-        if signed:
-            a, b = (v - size if v >> (bits - 1) else v for v in (a, b))
-        product = (a * b) % (size * size)
-        first = product % size if half == "lo" else product // size
-        addends = row[2:]
-    else:
-        first, addends = row[0], row[1:]
-    total = first + sum(addends)
-    return total % size, total // size & 1
 
 
 # The qualifiers of ``ld``/``st`` besides the state space, vector and type: memory-model

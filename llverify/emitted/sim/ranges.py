@@ -296,6 +296,10 @@ class Ranges:
         self._pieces: dict[int, list[Interval]] = {}  # by canonical node
         self._memo: dict[int, Interval] = {}  # by canonical node
         self._canonical: dict[int, int] = {}
+        #: the ranges of each combination of pieces :meth:`interval_by_cases` tried (their
+        #: memos kept), and the nodes split below each node; both cleared with ``_memo``
+        self._cases: dict[tuple[tuple[int, Interval], ...], Ranges] = {}
+        self._split: dict[int, list[int]] = {}
 
     def _copy(self) -> Ranges:
         """These ranges with the same assumptions, to assume more of (nothing memoised but
@@ -352,9 +356,12 @@ class Ranges:
         bits = self.bits(node)
         result: Interval | None = None
         for combination in itertools.product(*(self._pieces[below] for below in kept)):
-            case = self._copy()
-            for below, piece in zip(kept, combination):
-                case._bounds.setdefault(below, []).append(piece)
+            key = tuple(zip(kept, combination))
+            case = self._cases.get(key)
+            if case is None:
+                case = self._cases[key] = self._copy()
+                for below, piece in key:
+                    case._bounds.setdefault(below, []).append(piece)
             found = case.interval(node)
             result = found if result is None else _union(result, found, bits)
         assert result is not None
@@ -365,6 +372,9 @@ class Ranges:
         pieces, in first-visit order."""
         if not self._pieces:
             return []
+        node = self.canonical(node)
+        if node in self._split:
+            return self._split[node]
         found: list[int] = []
         seen: set[int] = set()
         stack = [self.canonical(node)]
@@ -376,6 +386,7 @@ class Ranges:
             if len(self._pieces.get(n, ())) > 1:
                 found.append(n)
             stack.extend(self.canonical(m) for m in self._below(n))
+        self._split[node] = found
         return found
 
     # -- reading ranges ------------------------------------------------------------------------
@@ -535,6 +546,8 @@ class Ranges:
             self._constrain(constrained, bound)
         if found:
             self._memo.clear()
+            self._cases.clear()
+            self._split.clear()
         return outcomes
 
     def _implied(
