@@ -127,6 +127,41 @@ def test_a_read_after_the_join_of_bytes_written_only_under_the_guard_is_unknown(
     assert run.violations == []
 
 
+def test_bytes_written_on_both_ways_of_a_branch_are_read_after_its_join() -> None:
+    """``if (x < 4) a[0] = x * 2; else a[0] = 5;`` then ``a[0]``: written under ``c`` and
+    under ``not c``, so everywhere; the value is the select of the two stores."""
+    text = (
+        "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "entry:\n"
+        "  %a = alloca [4 x i32], align 4\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+        "  %x = load i32, ptr addrspace(1) %p, align 4\n"
+        "  %c = icmp ult i32 %x, 4\n"
+        "  br i1 %c, label %yes, label %no\n"
+        "yes:\n"
+        "  %d = shl i32 %x, 1\n"
+        "  store i32 %d, ptr %a, align 4\n"
+        "  br label %join\n"
+        "no:\n"
+        "  store i32 5, ptr %a, align 4\n"
+        "  br label %join\n"
+        "join:\n"
+        "  %r = load i32, ptr %a, align 4\n"
+        "  %o = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %r, ptr addrspace(1) %o, align 4\n"
+        "  ret void\n"
+        "}\n"
+    )
+    run = run_kernel(text)
+    assert run.violations == [] and run.uninitialised == []
+    assert [output_value(run, 1, x) for x in (0, 3, 4, 9)] == [0, 6, 5, 5]
+    # written on one way only: unknown after the join
+    one_way = text.replace("  store i32 5, ptr %a, align 4\n", "")
+    with pytest.raises(UnmodelledAt, match="wrote only under a condition"):
+        run_kernel(one_way)
+
+
 def test_a_read_of_bytes_no_store_wrote_under_a_guard_is_unknown() -> None:
     region = FILL_AND_READ.replace(
         "%e = icmp eq i32 %n, 4", "%e = icmp eq i32 %n, 3"

@@ -192,13 +192,14 @@ class MemoryAccess:
     def _conditions_hold(self, conditions: np.ndarray, guards: np.ndarray) -> None:
         """Reads of conditionally written private bytes: the condition of each byte of row
         ``r`` (``conditions`` (n, nbytes), -1 for none) must hold where the path condition
-        ``guards[r]`` does (:func:`~llverify.emitted.sim.guarded.implies`), else unmodelled."""
+        ``guards[r]`` does (-1: everywhere; :func:`~llverify.emitted.sim.guarded.implies`),
+        else unmodelled."""
         rows, _ = np.nonzero(conditions >= 0)
         if rows.size == 0:
             return
         pairs = set(zip(guards[rows].tolist(), conditions[conditions >= 0].tolist()))
         for guard, condition in pairs:
-            if guard < 0 or not implies(self.dag, guard, condition, self._implied):
+            if not implies(self.dag, guard, condition, self._implied):
                 raise Unmodelled(
                     "a read of private bytes a store wrote only under a condition on tagged "
                     "data not known to hold here"
@@ -334,7 +335,7 @@ class MemoryAccess:
             ranges = self._ranges_under(guard)
             lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
             window = 0 if space == 5 else PRIVATE_WINDOW
-            if space == 5 or (PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
+            if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
                 out[who] = self._private_gather(node, (lo, hi), window, nbytes, who, guard)[who]
                 continue
             k, start, end = self._span(node, (lo, hi), nbytes, "load")

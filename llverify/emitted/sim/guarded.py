@@ -97,9 +97,11 @@ def _conjuncts(dag: Dag, node: int) -> set[int]:
 
 
 def implies(dag: Dag, guard: int, condition: int, memo: dict[tuple[int, int], bool]) -> bool:
-    """Whether the ``i1`` node ``condition`` holds wherever the ``i1`` node ``guard`` does, as
-    their forms show: ``condition`` is a conjunct of ``guard``, a conjunction of such, or a
-    disjunction with one (False when it is not shown: the caller does not rely on it).
+    """Whether the ``i1`` node ``condition`` holds wherever the ``i1`` node ``guard`` does
+    (``guard`` -1: everywhere), as their forms show: ``condition`` is a conjunct of ``guard``,
+    a constant true, a conjunction of such, a disjunction with one, or ``(p and c) or (q and not
+    c)`` with ``p`` and ``q`` such (the two ways of a branch on ``c``); False when it is not
+    shown (the caller does not rely on it).
 
     >>> dag = Dag()
     >>> a, b, c = (dag.leaf(0, k, 1) for k in range(3))
@@ -109,10 +111,13 @@ def implies(dag: Dag, guard: int, condition: int, memo: dict[tuple[int, int], bo
     (True, True)
     >>> implies(dag, a, guard, memo)
     False
+    >>> either = dag.op("or", (c, dag.op("xor", (c, dag.const(1, 1)), 1)), 1)
+    >>> implies(dag, -1, either, memo), implies(dag, -1, c, memo)
+    (True, False)
     """
     key = (guard, condition)
     if key not in memo:
-        conjuncts = _conjuncts(dag, guard)
+        conjuncts = _conjuncts(dag, guard) if guard >= 0 else set()
         shown: dict[int, bool] = {}
         stack = [condition]
         while stack:  # each node once, after its operands
@@ -135,9 +140,34 @@ def implies(dag: Dag, guard: int, condition: int, memo: dict[tuple[int, int], bo
                 or (constant is not None and constant & 1 == 1)
                 or (kind == "and" and dag.width[n] == 1 and all(operands))
                 or (kind == "or" and dag.width[n] == 1 and any(operands))
+                or (kind == "or" and dag.width[n] == 1 and _both_ways(dag, n, shown))
             )
         memo[key] = shown[condition]
     return memo[key]
+
+
+def _both_ways(dag: Dag, node: int, shown: dict[int, bool]) -> bool:
+    """Whether ``node`` is ``or(p and c, q and not c)`` with every conjunct of ``p`` and ``q``
+    but ``c`` and ``not c`` in ``shown`` as holding (``not c``: ``xor(c, 1)``)."""
+    operands = dag.operands(node)
+    if len(operands) != 2:
+        return False
+    sides = [
+        [n for n in _conjuncts(dag, side) if not (dag.kind(n) == "and" and dag.width[n] == 1)]
+        for side in operands
+    ]
+    for first, second in (sides, sides[::-1]):
+        for c in first:
+            negation = [
+                d
+                for d in second
+                if dag.kind(d) == "xor" and set(dag.operands(d)) == {c, dag.const(1, 1)}
+            ]
+            for d in negation:
+                rest = [n for n in first if n != c] + [n for n in second if n != d]
+                if all(shown.get(n, False) for n in rest):
+                    return True
+    return False
 
 
 def low_zero_bits(dag: Dag, node: int, memo: dict[int, int] | None = None) -> int:
