@@ -351,6 +351,27 @@ def test_the_carry_of_mad_lo_cc_reaches_madc_hi() -> None:
         run_kernel(TRIG.replace("mad.lo.cc.u32", "mad.lo.u32"))
 
 
+def test_a_64_bit_addition_by_add_cc_and_addc_replays_exactly() -> None:
+    text = (
+        "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+        "  %x = load i32, ptr addrspace(1) %p, align 4\n"
+        "  %y = add i32 %x, 3\n"
+        '  %s = tail call { i32, i32 } asm "add.cc.u32 $0, $2, $4;\\0A\\09addc.u32 $1, $3, $5;", '
+        '"=r,=r,r,r,r,r"(i32 %x, i32 7, i32 %y, i32 9)\n'
+        "  %h = extractvalue { i32, i32 } %s, 1\n"
+        "  %o = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %h, ptr addrspace(1) %o, align 4\n"
+        "  ret void\n"
+        "}\n"
+    )
+    run = run_kernel(text)
+    for x in (0, 5, 2**32 - 1, 2**31, 2**31 - 2):  # the low words carry from 2**31 - 1 on
+        want = (((7 << 32) | x) + ((9 << 32) | (x + 3) % 2**32)) >> 32 & 0xFFFFFFFF
+        assert output_value(run, 2, x) == want
+
+
 # -- the helpers --------------------------------------------------------------------------------
 def test_float_bounds_of_compares() -> None:
     assert float_bound("ogt", 0x3F800000, 4) == [(0x3F800001, 0x7F800000)]

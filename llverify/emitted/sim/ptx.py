@@ -339,7 +339,9 @@ def _carry_chain(state: _AsmState, opcode: str, operands: list[str], active: np.
         if state.carry is None:
             raise Unmodelled(f"PTX {opcode} reads a carry flag no instruction of its block set")
         sources.append(state.carry)
-    name = f"ptx.{mnemonic}.{kind}{width}" + (f".{half}" if half else "")
+    # ``ptx.add.u32.sum``, ``ptx.mad.u32.lo``: a last word no type suffix, so that
+    # :func:`~llverify.emitted.sim.symbolic.canonical_op` keeps the name (``ptx.add`` is fadd)
+    name = f"ptx.{mnemonic}.{kind}{width}.{half or 'sum'}"
     if all(source.is_concrete() for source in sources):
         values = [[int(v) for v in source.normalised().integers()] for source in sources]
         results = [carry_step(mnemonic, half, kind == "s", bits, row) for row in zip(*values)]

@@ -307,12 +307,12 @@ def carry_step(
     return total % size, total // size & 1
 
 
-_CARRY_NODE = re.compile(r"ptx\.(mad|madc|add|addc)\.([us])(32|64)(?:\.(lo|hi))?(\.carry)?\Z")
+_CARRY_NODE = re.compile(r"ptx\.(mad|madc|add|addc)\.([us])(32|64)\.(lo|hi|sum)(\.carry)?\Z")
 
 
 def _carry_chain(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
-    """The nodes of :func:`carry_step`'s instructions (``ptx.mad.u32.lo``) and of their
-    carries out (``ptx.mad.u32.lo.carry``)."""
+    """The nodes of :func:`carry_step`'s instructions (``ptx.mad.u32.lo``, ``ptx.add.u32.sum``)
+    and of their carries out (``ptx.mad.u32.lo.carry``)."""
     found = _CARRY_NODE.match(kind)
     if found is None:
         raise NotEvaluable(f"operation {kind}")
