@@ -23,9 +23,9 @@ The modules, bottom up:
   statement mnemonic -> handler);
 * ``wgmma``: Hopper's warpgroup MMA (matrix descriptors, shared-memory operand layouts,
   fragments, wgmma-groups whose operand reads are in flight until waited for);
-* ``registers``, ``access``, ``control``, ``buffers``: the parts of the executor (values,
-  memory by address space, ``cp.async`` and wgmma groups, SIMT control flow, the kernel's
-  arguments);
+* ``registers``, ``access``, ``control``, ``guarded``, ``buffers``: the parts of the executor
+  (values, memory by address space, ``cp.async`` and wgmma groups, SIMT control flow, the
+  regions of branches on tagged data run under a path condition, the kernel's arguments);
 * ``executor``: :class:`Execution`, one run of a kernel over every thread of its CTAs.
 
 Examples:

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from llverify.emitted.sim.guarded import implies, low_zero_bits
 from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
-from llverify.emitted.sim.ranges import Ranges
-from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, symbols_of
+from llverify.emitted.sim.ranges import Ranges, unsigned
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, const_bytes, symbols_of
 from llverify.emitted.sim.wgmma import WarpgroupMMA
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
@@ -43,6 +44,8 @@ __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
 #: One traced access: (kind, space, bytes per thread, threads, byte addresses, where).
 AccessRecord = tuple[str, int, int, np.ndarray, np.ndarray, str]
 _Copy = tuple[np.ndarray, np.ndarray, np.ndarray, str]  # destinations, data, mask, where
+#: places a private load at an address of tagged data may read (a ``select`` over them)
+_PLACES = 64
 
 
 class MemoryAccess:
@@ -59,6 +62,9 @@ class MemoryAccess:
     shared: SharedMemory
     memory: GlobalMemory
     private: PrivateMemory
+    #: the path condition of the threads running a region under a guard (None outside one,
+    #: :class:`~llverify.emitted.sim.guarded.GuardedControl` sets it)
+    guard: Val | None
     _finished_shared: list[SharedMemory]
     _finished_private: list[PrivateMemory]
 
@@ -71,6 +77,10 @@ class MemoryAccess:
         self.private = PrivateMemory(self.threads)
         self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
         self._atomic_results = 0  # old values of atomics made so far (each its own node)
+        self.guard = None
+        self._guard_ranges: dict[tuple[int, int], Ranges] = {}  # by (guard, facts assumed)
+        self._implied: dict[tuple[int, int], bool] = {}  # memo of :func:`implies`
+        self._zero_bits: dict[int, int] = {}  # memo of :func:`low_zero_bits`
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
@@ -136,14 +146,154 @@ class MemoryAccess:
         space, base = _space(space, addresses[threads])
         grid = base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
         where = instruction.where
+        guards = self._guard_nodes(threads)
+        if (guards >= 0).any() and space != 5:
+            self._table_load(space, base[guards >= 0], nbytes)
         self.record("load", space, nbytes, threads, base, where)
         if space == 3:
             out[threads] = self.shared.read(grid, threads, where)
         elif space == 5:
-            out[threads] = self.private.read(grid, threads, where)
+            out[threads] = self._private_read(grid, threads, guards, where)
         else:
             out[threads] = self.memory.read(grid, threads, where)
         return out
+
+    # -- under a guard (a region on tagged data, :mod:`~llverify.emitted.sim.guarded`) -------
+    def _guard_nodes(self, threads: np.ndarray) -> np.ndarray:
+        """The path condition node of each of ``threads``, -1 for one that runs whatever the
+        data (no guard, or a guard that is concretely true in it)."""
+        out = np.full(threads.size, -1, dtype=np.int64)
+        guard = self.guard
+        if guard is None or guard.ints is not None:
+            return out
+        tagged = _tagged_rows(guard)[threads]
+        if tagged.any():
+            out[tagged] = self.dag.nodes_of(guard)[threads[tagged]]
+        return out
+
+    def _ranges_under(self, guard: int) -> Ranges:
+        """The ranges where path condition ``guard`` holds (-1: the run's own)."""
+        if guard < 0:
+            return self.ranges
+        key = (guard, len(self.ranges.facts))
+        found = self._guard_ranges.get(key)
+        if found is None:
+            found = self._guard_ranges[key] = self.ranges.under([(guard, True)])
+        return found
+
+    def _table_load(self, space: int, addresses: np.ndarray, nbytes: int) -> None:
+        """Loads under a guard on tagged data at ``addresses`` (n,) of ``space``: each must
+        lie inside one of the module's constant tables, else unmodelled (not refuted: the
+        guard may hold on no input)."""
+        if space == 3:
+            raise Unmodelled("a shared-memory load under a guard on tagged data")
+        for address in np.unique(addresses).tolist():
+            k = self.memory.region_spanning(address, address + nbytes)
+            if k is None or k not in self.memory.tables:
+                raise Unmodelled(
+                    "a global load under a guard on tagged data outside the module's constant "
+                    f"tables ({self.memory.describe_span(address, address + nbytes)})"
+                )
+
+    def _conditions_hold(self, conditions: np.ndarray, guards: np.ndarray) -> None:
+        """Reads of conditionally written private bytes: the condition of each byte of row
+        ``r`` (``conditions`` (n, nbytes), -1 for none) must hold where the path condition
+        ``guards[r]`` does (-1: everywhere; :func:`~llverify.emitted.sim.guarded.implies`),
+        else unmodelled."""
+        rows, _ = np.nonzero(conditions >= 0)
+        if rows.size == 0:
+            return
+        pairs = set(zip(guards[rows].tolist(), conditions[conditions >= 0].tolist()))
+        for guard, condition in pairs:
+            if not implies(self.dag, guard, condition, self._implied):
+                raise Unmodelled(
+                    "a read of private bytes a store wrote only under a condition on tagged "
+                    "data not known to hold here"
+                )
+
+    def _private_read(
+        self, grid: np.ndarray, threads: np.ndarray, guards: np.ndarray, where: str
+    ) -> np.ndarray:
+        """Private bytes at ``grid`` (n, nbytes) read by ``threads`` with path conditions
+        ``guards``: under a guard, inside an allocation and written before (unconditionally
+        or under a condition the guard implies), else unmodelled."""
+        guarded = guards >= 0
+        if guarded.any():
+            cells = grid[guarded]
+            if not self.private.inside(cells).all():
+                raise Unmodelled(
+                    "a private access outside its allocation under a guard on tagged data (not "
+                    "refuted: the guard may hold on no input)"
+                )
+            rows = threads[guarded][:, None]
+            unwritten = ~self.private.written[rows, cells] & (
+                self.private.condition[rows, cells] < 0
+            )
+            if unwritten.any():
+                raise Unmodelled(
+                    "a read of private bytes not written before, under a guard on tagged data "
+                    "(not refuted: the guard may hold on no input)"
+                )
+        inside = self.private.inside(grid)
+        safe = np.where(inside[:, None], grid, 0)
+        conditions = np.where(inside[:, None], self.private.condition[threads[:, None], safe], -1)
+        self._conditions_hold(conditions, guards)
+        return self.private.read(grid, threads, where, conditions_checked=True)
+
+    def _private_write(
+        self,
+        grid: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        guards: np.ndarray,
+        where: str,
+    ) -> None:
+        """Private stores of ``values`` at ``grid`` (n, nbytes) by ``threads`` with path
+        conditions ``guards``.  Under guard ``g``: bytes written before get ``select(g, new,
+        old)``, bytes not written become written under ``g`` (under ``c or g`` when they were
+        under ``c``); outside the allocation, or with undefined bytes, unmodelled."""
+        guarded = guards >= 0
+        if (~guarded).any():
+            self.private.write(grid[~guarded], values[~guarded], threads[~guarded], where)
+        if not guarded.any():
+            return
+        if not self.private.inside(grid[guarded]).all():
+            raise Unmodelled(
+                "a private store outside its allocation under a guard on tagged data (not "
+                "refuted: the guard may hold on no input)"
+            )
+        nbytes = values.shape[1]
+        private, dag = self.private, self.dag
+        for row in np.flatnonzero(guarded).tolist():
+            thread, guard, cells, new = int(threads[row]), int(guards[row]), grid[row], values[row]
+            written = private.written[thread, cells]
+            conditions = private.condition[thread, cells]
+            unwritten = ~written & (conditions < 0)
+            old = np.where(unwritten, new, private.data[thread, cells])
+            stored = new
+            if (old != new).any():
+                if nbytes > 16 or (new == UNDEFINED).any() or (old == UNDEFINED).any():
+                    raise Unmodelled(
+                        f"a private store of {nbytes} bytes under a guard on tagged data over "
+                        "written bytes (wider than 16, or undefined)"
+                    )
+                chosen = dag.op(
+                    "select",
+                    (
+                        guard,
+                        dag.from_symbols(tuple(new.tolist())),
+                        dag.from_symbols(tuple(old.tolist())),
+                    ),
+                    nbytes,
+                )
+                stored = dag.symbols(chosen)
+            under = np.full(nbytes, guard, dtype=np.int64)  # for the bytes not written
+            for k, condition in enumerate(conditions.tolist()):
+                if condition >= 0 and not implies(dag, guard, condition, self._implied):
+                    under[k] = dag.op("or", (condition, guard), 1)
+                elif condition >= 0:
+                    under[k] = condition
+            private.store_under(cells, stored, thread, under)
 
     def load_at(
         self,
@@ -171,20 +321,37 @@ class MemoryAccess:
     ) -> np.ndarray:
         """The loads of the threads of ``tagged``, whose addresses depend on tagged data.
         Each distinct address node's range (:class:`~llverify.emitted.sim.ranges.Ranges`,
-        under the run's assumptions) must lie, with the access's bytes, inside one input
-        buffer that nothing wrote there (:meth:`GlobalMemory.check_gather`), else the load is
-        unmodelled naming the range; each ``element_bytes`` element read is the node
-        ``gather.<buffer>(address, offset)``: one per address, so equal addresses give equal
-        values.  Shared and private memory are unmodelled (which bytes are initialised is not
-        known)."""
-        if space not in (0, 1):
-            where = "shared" if space == 3 else "private"
-            raise Unmodelled(f"a {where}-memory load at an address that depends on tagged data")
+        under the run's assumptions and the thread's path condition) decides the load:
+
+        * inside one input buffer (or, under a guard, one of the module's constant tables)
+          that nothing wrote there (:meth:`GlobalMemory.check_gather`): each
+          ``element_bytes`` element read is the node ``gather.<buffer>(address, offset)``,
+          one per address, so equal addresses give equal values;
+        * inside one private allocation: :meth:`_private_gather`;
+        * else the load is unmodelled naming the range, as is a shared-memory one."""
+        if space == 3:
+            raise Unmodelled("a shared-memory load at an address that depends on tagged data")
         nodes = self.dag.nodes_of(address)
+        guards = np.full(self.threads, -1, dtype=np.int64)
+        guards[tagged] = self._guard_nodes(np.flatnonzero(tagged))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
-        for node in np.unique(nodes[tagged]):
-            k, start, end = self._span(int(node), nbytes, "load")
+        pairs = np.unique(np.stack([nodes[tagged], guards[tagged]], axis=1), axis=0)
+        for node, guard in pairs.tolist():
+            who = tagged & (nodes == node) & (guards == guard)
+            ranges = self._ranges_under(guard)
+            lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
+            window = 0 if space == 5 else PRIVATE_WINDOW
+            if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
+                out[who] = self._private_gather(node, (lo, hi), window, nbytes, who, guard)[who]
+                continue
+            k, start, end = self._span(node, (lo, hi), nbytes, "load")
             self.memory.check_gather(k, start, end)
+            if guard >= 0 and k not in self.memory.tables:
+                raise Unmodelled(
+                    "a load at an address that depends on tagged data under a guard on tagged "
+                    f"data from {self.memory.regions[k].name}, not one of the module's constant "
+                    "tables"
+                )
             offsets = range(0, nbytes, element_bytes)
             elements = np.array(
                 [
@@ -193,14 +360,84 @@ class MemoryAccess:
                 ],
                 dtype=np.int64,
             )
-            out[tagged & (nodes == node)] = symbols_of(elements, element_bytes).reshape(-1)
+            out[who] = symbols_of(elements, element_bytes).reshape(-1)
         return out
 
-    def _span(self, node: int, nbytes: int, what: str) -> tuple[int, int, int]:
+    def _private_gather(
+        self,
+        node: int,
+        interval: tuple[int, int],
+        window: int,
+        nbytes: int,
+        who: np.ndarray,
+        guard: int,
+    ) -> np.ndarray:
+        """A private load of ``nbytes`` at the address node ``node``, whose unsigned range is
+        ``interval`` (private offsets from ``window``), by the threads of ``who`` under path
+        condition ``guard``: every place it
+        may read (the offsets there at the address's alignment, :data:`_PLACES` at most)
+        must lie inside one allocation and be written before (unconditionally or under a
+        condition the guard implies), else unmodelled; each thread reads ``select(address ==
+        a1, its bytes at a1, select(address == a2, ...))`` over those places (the last one
+        unconditionally: the address is one of them)."""
+        dag = self.dag
+        lo, hi = interval[0] - window, interval[1] - window
+        step = 1 << min(low_zero_bits(dag, node, self._zero_bits), 12)
+        first = -(-lo // step) * step
+        count = (hi - first) // step + 1 if first <= hi else 0
+        place = f"bytes [{lo:#x}, {hi + nbytes:#x}) of private memory"
+        if not 0 < count <= _PLACES or nbytes > 16:
+            raise Unmodelled(
+                f"a private load at an address that depends on tagged data, in {place}: "
+                f"{count} places of {nbytes} bytes to choose from (at most {_PLACES} of at "
+                "most 16 are)"
+            )
+        starts = [first + step * k for k in range(count)]
+        cells = np.array(starts, dtype=np.int64)[:, None] + np.arange(nbytes, dtype=np.int64)
+        if not self.private.inside(cells).all():
+            raise Unmodelled(
+                f"a private load at an address that depends on tagged data: {place} is not "
+                f"within one allocation (address {dag.describe(node, depth=4)})"
+            )
+        width = dag.width[node]
+        hits = [
+            dag.op("icmp.eq", (node, dag.const((a + window) % (1 << (8 * width)), width)), 1)
+            for a in starts
+        ]
+        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        for thread in np.flatnonzero(who).tolist():
+            data = self.private.data[thread][cells]
+            conditions = np.where(
+                self.private.written[thread][cells], -1, self.private.condition[thread][cells]
+            )
+            if ((~self.private.written[thread][cells]) & (conditions < 0)).any() or (
+                data == UNDEFINED
+            ).any():
+                raise Unmodelled(
+                    f"a private load at an address that depends on tagged data may read bytes "
+                    f"not written before, in {place}"
+                )
+            self._conditions_hold(conditions, np.full(count, guard, dtype=np.int64))
+            value = dag.from_symbols(tuple(data[-1].tolist()))
+            for k in range(count - 2, -1, -1):
+                value = dag.op(
+                    "select", (hits[k], dag.from_symbols(tuple(data[k].tolist())), value), nbytes
+                )
+            constant = dag.constant_value(value)
+            out[thread] = (
+                const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
+                if constant is not None
+                else dag.symbols(value)
+            )
+        return out
+
+    def _span(
+        self, node: int, interval: tuple[int, int], nbytes: int, what: str
+    ) -> tuple[int, int, int]:
         """(region, start, end): the global buffer holding every byte an access of ``nbytes``
-        at address ``node`` may touch, and those bytes' span; unmodelled (naming the span)
-        when no one buffer holds them all."""
-        lo, hi = self.ranges.unsigned(node)
+        at address ``node``, whose unsigned range is ``interval``, may touch, and those
+        bytes' span; unmodelled (naming the span) when no one buffer holds them all."""
+        lo, hi = interval
         start, end = lo, hi + nbytes
         k = self.memory.region_spanning(start, end)
         if k is None:
@@ -239,8 +476,9 @@ class MemoryAccess:
             if space not in (0, 1):
                 raise Unmodelled("an atomic on shared memory at an address of tagged data")
             nodes = self.dag.nodes_of(address)
-            for node in np.unique(nodes[tagged]):
-                self.memory.atomic_span(*self._span(int(node), nbytes, "atomic"))
+            for node in np.unique(nodes[tagged]).tolist():
+                interval = unsigned(self.ranges.interval_by_cases(node), self.ranges.bits(node))
+                self.memory.atomic_span(*self._span(node, interval, nbytes, "atomic"))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
         for t in np.flatnonzero(mask):
             made = []
@@ -266,11 +504,15 @@ class MemoryAccess:
         space, base = _space(space, addresses[threads])
         grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
         where = instruction.where
+        guards = self._guard_nodes(threads)
+        if (guards >= 0).any() and space != 5:
+            memory = "shared" if space == 3 else "global"
+            raise Unmodelled(f"a store to {memory} memory under a guard on tagged data")
         self.record("store", space, values.shape[1], threads, base, where)
         if space == 3:
             self.shared.write(grid, values[threads], threads, where)
         elif space == 5:
-            self.private.write(grid, values[threads], threads, where)
+            self._private_write(grid, values[threads], threads, guards, where)
         else:
             self.memory.write(grid, values[threads], threads, where)
 

@@ -56,6 +56,7 @@ class Buffers:
             base = (_TABLES + len(self._tables)) * GLOBAL_STRIDE
             raw = -1 - np.frombuffer(data, dtype=np.uint8).astype(np.int64)
             region = self.memory.add(name, base, raw, "values")
+            self.memory.tables.add(len(self.memory.regions) - 1)
             self._tables[name] = region
         return Val.concrete(region.base, 64, self.threads)
 

@@ -36,7 +36,15 @@ from llverify.emitted.sim.memory import SharedMemory
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
 
-__all__ = ["MAX_STEPS", "ControlFlow", "UnmodelledAt", "aborts", "post_dominators", "region_of"]
+__all__ = [
+    "MAX_STEPS",
+    "ControlFlow",
+    "UnmodelledAt",
+    "aborts",
+    "branch_targets",
+    "post_dominators",
+    "region_of",
+]
 
 MAX_STEPS = 5_000_000  # instructions executed before the run is declared non-terminating
 
@@ -94,7 +102,9 @@ class ControlFlow(ABC):
         self.came_from = np.full(self.threads, -1, dtype=np.int64)
         self.finished = np.zeros(self.threads, dtype=bool)
         self._ipdom = post_dominators(self.function)
-        self._phis_done: str | None = None
+        #: the joins whose phis a region on tagged data has set, with the threads it set
+        #: them in (the others, arriving by other ways, evaluate them as usual)
+        self._phis_done: dict[str, np.ndarray] = {}
         #: (thread, where) of the first thread each device assert fails in on every input
         self.aborted: list[tuple[int, str]] = []
         self.asserts = 0  # device asserts executed (each an assumption)
@@ -103,7 +113,7 @@ class ControlFlow(ABC):
         """A new CTA: its threads are at the entry."""
         self.came_from[:] = -1
         self.finished[:] = False
-        self._phis_done = None
+        self._phis_done = {}
 
     def _run_cluster(self) -> None:
         """Run every CTA of the cluster, one after the other, from the entry block."""
@@ -138,9 +148,17 @@ class ControlFlow(ABC):
     def _run_block(self, block: Block, mask: np.ndarray, stop: str | None) -> str | None:
         """Run ``block`` in the threads of ``mask``; the label to go on with (None: done)."""
         instructions = block.instructions
-        if self._phis_done == block.label:  # an if-converted region has set them
-            self._phis_done = None
+        done = self._phis_done.pop(block.label, None)
+        if done is not None:  # a region on tagged data has set them in the threads of done
+            phis = [i for i in instructions if i.opcode == "phi"]
             instructions = [i for i in instructions if i.opcode != "phi"]
+            if (mask & ~done).any():
+                for phi in phis:
+                    self._count(phi)
+                    try:
+                        self._execute(phi, mask & ~done)
+                    except Unmodelled as exc:
+                        raise UnmodelledAt(str(exc), phi) from None
         for instruction in instructions:
             self._count(instruction)
             opcode = instruction.opcode
@@ -170,8 +188,8 @@ class ControlFlow(ABC):
     ) -> str | None:
         """A ``br`` or ``switch``: followed when every active thread goes one way; divergent
         threads run each way under their mask up to the immediate post-dominator; a condition
-        on tagged data is if-converted (:meth:`_if_convert`) or unmodelled."""
-        targets = _targets(instruction)
+        on tagged data goes to :meth:`_branch_on_data`."""
+        targets = branch_targets(instruction)
         here = self.block_ids[block.label]
         if len(targets) == 1:
             self.came_from[mask] = here
@@ -182,10 +200,7 @@ class ControlFlow(ABC):
         try:
             ways = self._ways(instruction, mask)
         except Unmodelled as exc:
-            try:
-                return self._if_convert(block, instruction, mask)
-            except Unmodelled as region:
-                raise UnmodelledAt(f"{exc}; not if-converted: {region}", instruction) from None
+            return self._branch_on_data(block, instruction, mask, str(exc))
         self.came_from[mask] = here
         taken = [(label, way) for label, way in ways if way.any()]
         if len(taken) == 1:
@@ -198,7 +213,7 @@ class ControlFlow(ABC):
     def _ways(self, instruction: Instruction, mask: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """Each distinct target of a terminator with the threads of ``mask`` that go there
         (a ``br``: the true target first)."""
-        targets = _targets(instruction)
+        targets = branch_targets(instruction)
         value = self.value(instruction.operands[0]).integers(mask, "branch condition")
         if instruction.opcode == "br":
             condition = value.astype(bool)
@@ -252,6 +267,16 @@ class ControlFlow(ABC):
         return targets[ok_way]
 
     # -- if-conversion of branches on tagged data ---------------------------------------------
+    def _branch_on_data(
+        self, block: Block, instruction: Instruction, mask: np.ndarray, why: str
+    ) -> str:
+        """A branch on tagged data (``why`` says which value): if-converted
+        (:meth:`_if_convert`), else unmodelled."""
+        try:
+            return self._if_convert(block, instruction, mask)
+        except Unmodelled as region:
+            raise UnmodelledAt(f"{why}; not if-converted: {region}", instruction) from None
+
     def _if_convert(self, block: Block, instruction: Instruction, mask: np.ndarray) -> str:
         """A branch on tagged data whose region (the blocks between it and its immediate
         post-dominator) touches no memory, synchronises nothing and calls only pure functions
@@ -289,8 +314,14 @@ class ControlFlow(ABC):
                     raise UnmodelledAt(str(exc), ins) from None
         join_block = self.function.block(join)
         self._select_phis(join_block, edges, mask)
-        self._phis_done = join
+        self._phis_set(join, mask)
         return join
+
+    def _phis_set(self, join: str, mask: np.ndarray) -> None:
+        """The phis of block ``join`` are set in the threads of ``mask``: the walk does not
+        evaluate them there again."""
+        done = self._phis_done.get(join)
+        self._phis_done[join] = mask.copy() if done is None else done | mask
 
     def _add_edge(
         self, edges: dict[tuple[str, str], Val], source: str, target: str, condition: Val
@@ -301,7 +332,7 @@ class ControlFlow(ABC):
     def _edge_conditions(self, instruction: Instruction, reach: Val) -> list[tuple[str, Val]]:
         """Each target of a terminator with the condition (an i1 per thread) that a thread
         reaching it with ``reach`` goes there."""
-        targets = _targets(instruction)
+        targets = branch_targets(instruction)
         if len(targets) == 1:
             return [(targets[0], reach)]
         value = self.value(instruction.operands[0])
@@ -418,7 +449,8 @@ def _pure_asm(instruction: Instruction) -> bool:
     return True
 
 
-def _targets(instruction: Instruction) -> list[str]:
+def branch_targets(instruction: Instruction) -> list[str]:
+    """The labels a ``br`` or ``switch`` may go to (a ``switch``: its default first)."""
     targets = instruction.extra.get("targets", ())
     assert isinstance(targets, tuple)
     return [str(t) for t in targets]
@@ -431,7 +463,7 @@ def region_of(
     in a topological order; unmodelled when they loop, end the kernel, or hold an
     instruction ``pure`` rejects (a memory access, a barrier, an impure call)."""
     successors = {
-        b.label: _targets(b.instructions[-1]) if b.instructions[-1].opcode in ("br", "switch")
+        b.label: branch_targets(b.instructions[-1]) if b.instructions[-1].opcode in ("br", "switch")
         else []
         for b in function.blocks
     }  # fmt: skip
@@ -511,7 +543,7 @@ def post_dominators(function: Function) -> dict[str, str | None]:
     failing = {b.label for b in function.blocks if aborts(b)}
     for block in function.blocks:
         last = block.instructions[-1]
-        successors[block.label] = _targets(last) if last.opcode in ("br", "switch") else []
+        successors[block.label] = branch_targets(last) if last.opcode in ("br", "switch") else []
         if len(successors[block.label]) == 2 and len(failing & set(successors[block.label])) == 1:
             successors[block.label] = [t for t in successors[block.label] if t not in failing]
     exit_label = "<exit>"

@@ -1,7 +1,8 @@
 """Run an emitted LLVM IR kernel over every thread of one CTA at once, on tagged values.
 
 :class:`Execution` is the running kernel, composed of one part per concern: the SIMT walk
-of its blocks (:mod:`~llverify.emitted.sim.control`), its threads' values
+of its blocks (:mod:`~llverify.emitted.sim.control`, with the regions of branches on tagged
+data run under a guard, :mod:`~llverify.emitted.sim.guarded`), its threads' values
 (:mod:`~llverify.emitted.sim.registers`), memory by address space and ``cp.async`` groups
 (:mod:`~llverify.emitted.sim.access`, over :mod:`~llverify.emitted.sim.memory`) and its
 arguments (:mod:`~llverify.emitted.sim.buffers`).  Each instruction goes to its handler by
@@ -40,7 +41,7 @@ import numpy as np
 from llverify.emitted.sim import instructions, intrinsics, ptx
 from llverify.emitted.sim.access import AccessRecord, AsyncCopies, MemoryAccess
 from llverify.emitted.sim.buffers import Buffers
-from llverify.emitted.sim.control import ControlFlow
+from llverify.emitted.sim.guarded import GuardedControl
 from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.ranges import Ranges
@@ -51,7 +52,7 @@ __all__ = ["Execution"]
 
 
 @dataclass(repr=False)
-class Execution(Registers, ControlFlow, MemoryAccess, AsyncCopies, Buffers):
+class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
     """One run of ``kernel`` of ``module`` by ``threads`` threads in each of ``ctas`` CTAs (a
     cluster: the CTAs run one after the other, each with its own shared memory, all sharing
     global memory; ``%ctaid.x`` and ``%cluster_ctarank`` are the CTA's index).  ``trace``,

@@ -331,12 +331,19 @@ class PrivateMemory:
     """Each thread's private (local) memory: the kernel's ``alloca``s, every thread with its own
     bytes at the same offsets.  An access must lie inside one allocation (else out of bounds);
     a read of a byte the thread did not write is an uninitialised read; no two threads share
-    a byte, so there are no races."""
+    a byte, so there are no races.
+
+    A store made under a path condition on tagged data (a region run under a guard) leaves a
+    byte it was the first to write *conditionally* written: ``condition`` holds the node of
+    the condition under which it is (-1: the byte is written or not, as ``written`` says).
+    Only a reader that knows the condition holds may read it (:meth:`read` with
+    ``conditions_checked``); any other read of it is unmodelled."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
         self.data = np.full((threads, 0), UNDEFINED, dtype=np.int64)
         self.written = np.zeros((threads, 0), dtype=bool)
+        self.condition = np.full((threads, 0), -1, dtype=np.int64)
         self.owner = np.zeros(0, dtype=np.int64)  # the allocation of each offset (-1: padding)
         self.sites: dict[int, int] = {}  # the alloca (its LLVM IR line) -> its offset
         self.violations: list[Violation] = []
@@ -357,15 +364,29 @@ class PrivateMemory:
         pad = np.full((self.threads, grow), UNDEFINED, dtype=np.int64)
         self.data = np.concatenate([self.data, pad], axis=1)
         self.written = np.concatenate([self.written, np.zeros(pad.shape, dtype=bool)], axis=1)
+        self.condition = np.concatenate(
+            [self.condition, np.full(pad.shape, -1, dtype=np.int64)], axis=1
+        )
         self.sites[site] = start
         return start
+
+    def inside(self, offsets: np.ndarray) -> np.ndarray:
+        """Whether the bytes of each row of ``offsets`` (n, nbytes) all lie in one allocation.
+
+        >>> private = PrivateMemory(1)
+        >>> private.allocate(7, 8, 4)
+        0
+        >>> private.inside(np.array([[4, 5, 6, 7], [6, 7, 8, 9]])).tolist()
+        [True, False]
+        """
+        inside = (offsets >= 0) & (offsets < self.owner.size)
+        owner = np.where(inside, self.owner[np.where(inside, offsets, 0)], -1)
+        return np.asarray((owner >= 0).all(axis=1) & (owner == owner[:, :1]).all(axis=1))
 
     def _in_bounds(self, offsets: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
         """Rows (accesses) whose bytes all lie in one allocation; a violation for the first
         other one."""
-        inside = (offsets >= 0) & (offsets < self.owner.size)
-        owner = np.where(inside, self.owner[np.where(inside, offsets, 0)], -1)
-        ok = (owner >= 0).all(axis=1) & (owner == owner[:, :1]).all(axis=1)
+        ok = self.inside(offsets)
         if not ok.all():
             row = int(np.flatnonzero(~ok)[0])
             self.violations.append(
@@ -381,13 +402,28 @@ class PrivateMemory:
             )
         return ok
 
-    def read(self, offsets: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
-        """The byte symbols at ``offsets`` (n, nbytes) of each of ``threads`` (n,)."""
+    def read(
+        self,
+        offsets: np.ndarray,
+        threads: np.ndarray,
+        where: str,
+        *,
+        conditions_checked: bool = False,
+    ) -> np.ndarray:
+        """The byte symbols at ``offsets`` (n, nbytes) of each of ``threads`` (n,).  A byte
+        written only under a condition is unmodelled unless ``conditions_checked`` (the
+        caller showed each such condition holds where the read is made)."""
         ok = self._in_bounds(offsets, threads, where)
         rows = threads[:, None]
         safe = np.where(ok[:, None], offsets, 0)
         values = np.where(ok[:, None], self.data[rows, safe], UNDEFINED)
-        unwritten = ok[:, None] & ~self.written[rows, safe]
+        conditional = ok[:, None] & (self.condition[rows, safe] >= 0)
+        if conditional.any() and not conditions_checked:
+            raise Unmodelled(
+                f"a read of private bytes a store wrote only under a condition on tagged data "
+                f"({where})"
+            )
+        unwritten = ok[:, None] & ~self.written[rows, safe] & ~conditional
         if unwritten.any():
             row, col = np.argwhere(unwritten)[0]
             self.uninitialised.append(
@@ -411,6 +447,18 @@ class PrivateMemory:
         rows = np.broadcast_to(threads[:, None], offsets.shape)[ok]
         self.data[rows, offsets[ok]] = values[ok]
         self.written[rows, offsets[ok]] = True
+        self.condition[rows, offsets[ok]] = -1
+
+    def store_under(
+        self, offsets: np.ndarray, values: np.ndarray, thread: int, conditions: np.ndarray
+    ) -> None:
+        """Thread ``thread`` stores ``values`` (nbytes,) at ``offsets`` (nbytes,), inside one
+        allocation, under a path condition: each byte not written before becomes written
+        under ``conditions`` (nodes, one per byte); a written byte stays written (the caller
+        merged its value)."""
+        self.data[thread, offsets] = values
+        unwritten = ~self.written[thread, offsets]
+        self.condition[thread, offsets[unwritten]] = conditions[unwritten]
 
 
 class Spans:
@@ -464,6 +512,8 @@ class GlobalMemory:
 
     def __init__(self) -> None:
         self.regions: list[Region | OpenRegion] = []
+        #: the regions holding the module's constant tables (read-only, initialised)
+        self.tables: set[int] = set()
         self.atomics: dict[int, Spans] = {}
         self.violations: list[Violation] = []
         self.sites: list[str] = []

@@ -29,6 +29,7 @@ from llverify.emitted.sim.instructions import merge, nbytes_of, store_addresses
 from llverify.emitted.sim.intrinsics import prmt_selectors
 from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
 from llverify.emitted.sim.machine import Machine
+from llverify.emitted.sim.replay import carry_step
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
 
 __all__ = ["parse_statements", "prmt_selectors", "run_inline_asm"]
@@ -86,6 +87,7 @@ class _AsmState:
         outputs = [c for c in constraints if c.startswith("=")]
         inputs = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]
         self.regs: dict[str, Val] = {}
+        self.carry: Val | None = None  # the carry flag CC.CF, once a ``.cc`` wrote it
         threads = machine.threads
         self.output_names = [f"${k}" for k in range(len(outputs))]
         self.output_bits = [_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs]
@@ -217,8 +219,10 @@ def _address_value(state: _AsmState, operand: str) -> Val:
 
 
 def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    """Execute one statement by the handler of its mnemonic (the opcode's first word)."""
-    handler = _STATEMENTS.get(opcode.split(".")[0])
+    """Execute one statement by the handler of its mnemonic (the opcode's first word; an
+    ``add.cc`` writes the carry flag, so it is one of :func:`_carry_chain`'s)."""
+    words = opcode.split(".")
+    handler = _carry_chain if "cc" in words[1:] else _STATEMENTS.get(words[0])
     if handler is None:
         raise _unknown(state, opcode)
     handler(state, opcode, operands, active)
@@ -315,6 +319,49 @@ def _arithmetic(state: _AsmState, opcode: str, operands: list[str], active: np.n
     if root == "cvt":
         out_bits = int(re.findall(r"(8|16|32|64)", opcode)[0])
     state.write(operands[0], machine.data_op(f"ptx.{opcode}", sources, max(1, out_bits // 8)))
+
+
+_CARRY_CHAIN = re.compile(r"(mad|madc|add|addc)(?:\.(lo|hi))?(\.cc)?\.([us])(32|64)\Z")
+
+
+def _carry_chain(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """The extended-precision integer instructions (PTX ISA, "Extended-Precision Integer
+    Arithmetic"): ``add.cc`` (``d = a + b``), ``addc`` (``d = a + b + CC.CF``),
+    ``mad.lo``/``mad.hi`` (``d`` = the low or high half of the full product ``a * b``, signed
+    for ``.s``, plus ``c``) and ``madc`` (that plus ``CC.CF``); with ``.cc`` the carry out of
+    the addition is the new ``CC.CF``.  The carry flag lives in one inline-assembly block: a
+    ``madc``/``addc`` before any ``.cc`` there is unmodelled.  Exact on concrete operands, else
+    a node of the operands and the carry in (the carry out another one)."""
+    found = _CARRY_CHAIN.match(opcode)
+    if found is None:
+        raise _unknown(state, opcode)
+    mnemonic, half, sets_carry, kind, width = found.groups()
+    if mnemonic.startswith("mad") and half is None:
+        raise _unknown(state, opcode)
+    bits = int(width)
+    machine = state.machine
+    count = 3 if mnemonic.startswith("mad") else 2
+    sources = [state.read(o, bits) for o in operands[1 : 1 + count]]
+    if mnemonic.endswith("c"):
+        if state.carry is None:
+            raise Unmodelled(f"PTX {opcode} reads a carry flag no instruction of its block set")
+        sources.append(state.carry)
+    # ``ptx.add.u32.sum``, ``ptx.mad.u32.lo``: a last word no type suffix, so that
+    # :func:`~llverify.emitted.sim.symbolic.canonical_op` keeps the name (``ptx.add`` is fadd)
+    name = f"ptx.{mnemonic}.{kind}{width}.{half or 'sum'}"
+    if all(source.is_concrete() for source in sources):
+        values = [[int(v) for v in source.normalised().integers()] for source in sources]
+        results = [carry_step(mnemonic, half, kind == "s", bits, row) for row in zip(*values)]
+        total = Val.concrete(
+            np.array([r for r, _ in results], dtype=np.uint64), bits, machine.threads
+        )
+        carry = Val.concrete(np.array([c for _, c in results], dtype=np.uint64), 1, machine.threads)
+    else:
+        total = machine.data_op(name, sources, bits // 8)
+        carry = machine.data_op(name + ".carry", sources, 1)
+    state.write(operands[0], total)
+    if sets_carry:
+        state.carry = carry if state.carry is None else merge(active, carry, state.carry)
 
 
 # The qualifiers of ``ld``/``st`` besides the state space, vector and type: memory-model
@@ -559,6 +606,9 @@ _STATEMENTS: dict[str, _Statement] = {
     "cp": _async_copy,
     "createpolicy": _create_policy,
     "mma": _mma,
+    "mad": _carry_chain,
+    "madc": _carry_chain,
+    "addc": _carry_chain,
     "ldmatrix": _matrix,
     "stmatrix": _matrix,
     "wgmma": _warpgroup,

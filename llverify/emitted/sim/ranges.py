@@ -18,6 +18,14 @@ which name their bit widths), anything else is the full byte.  An operation whos
 not follow from its operands' (float arithmetic, calls, loads) is full, and the nodes below it
 are not visited.
 
+A float compare with a normal constant bounds the bit pattern of what it compares: ``fcmp oge
+x, C`` holding puts ``x`` in ``[bits(C), bits(+inf)]``, and ``fcmp ult (fabs x), C`` failing puts
+``x`` in *two* pieces (``|x| >= C`` of either sign).  A bound of several pieces is kept as
+their cover, and :meth:`Ranges.interval_by_cases` splits on it: the range of a node is the union
+of its ranges with each piece in turn (so ``(x >> 23) & 224`` of such an ``x`` stays exact).
+:meth:`Ranges.under` gives the ranges under further conditions (a path condition) without
+changing these.
+
 Examples:
     >>> dag = Dag()
     >>> ranges = Ranges(dag)
@@ -33,9 +41,20 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
+
 from llverify.emitted.sim.symbolic import SWAPPED, Dag
 
-__all__ = ["Interval", "Ranges", "bound_of", "cover", "intersect", "signed", "unsigned"]
+__all__ = [
+    "Interval",
+    "Ranges",
+    "bound_of",
+    "cover",
+    "float_bound",
+    "intersect",
+    "signed",
+    "unsigned",
+]
 
 #: a wrapped interval ``(lo, hi)``: the bit patterns of the integers from lo to hi
 Interval = tuple[int, int]
@@ -44,6 +63,21 @@ _NEGATED = {
     "eq": "ne", "ne": "eq", "ult": "uge", "uge": "ult", "ule": "ugt", "ugt": "ule",
     "slt": "sge", "sge": "slt", "sle": "sgt", "sgt": "sle",
 }  # fmt: skip
+#: the float predicate that holds exactly when the other does not (NaN flips ordered/unordered)
+_FLOAT_NEGATED = {
+    "oeq": "une", "une": "oeq", "one": "ueq", "ueq": "one", "olt": "uge", "uge": "olt",
+    "ole": "ugt", "ugt": "ole", "ogt": "ule", "ule": "ogt", "oge": "ult", "ult": "oge",
+    "ord": "uno", "uno": "ord",
+}  # fmt: skip
+#: the absolute-value operations on a float's bits (``fabs`` clears the sign bit; the ``.ftz``
+#: forms, spelt the same in the DAG, flush a subnormal to zero first)
+_FABS = frozenset({"fabs", "nvvm.fabs"})
+#: bits of the mantissa of the floats a compare bounds, by bytes (f32, f64)
+_MANTISSA = {4: 23, 8: 52}
+#: values of an operand an ``and``/``or``/``xor`` with a constant enumerates (exact results)
+_ENUMERATED = 1 << 12
+#: combinations of pieces :meth:`Ranges.interval_by_cases` tries
+_CASES = 16
 #: operations that mean the same on an i1 and an i8 held in one byte (casts name their bit widths)
 _ONE_BYTE = frozenset({"and", "or", "xor", "select", "icmp", "zext", "sext", "trunc"})
 #: the predicate of each pair of inverse compares that a canonical ``select`` does not test
@@ -53,6 +87,9 @@ _COMPUTED = frozenset(
     {"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "umax", "umin", "udiv",
      "urem", "smax", "smin", "sdiv", "srem", "select", "icmp", "zext", "sext", "trunc"}
 )  # fmt: skip
+
+
+_BITWISE_OPS = {"and": int.__and__, "or": int.__or__, "xor": int.__xor__}
 
 
 def _full(bits: int) -> Interval:
@@ -174,6 +211,61 @@ def bound_of(predicate: str, value: int, bits: int) -> Interval | None:
     return bounds.get(predicate)
 
 
+def float_bound(
+    predicate: str, constant: int, nbytes: int, magnitude: bool = False
+) -> list[Interval] | None:
+    """The unsigned pieces of the bit patterns ``x`` of an ``nbytes`` float (f32, f64) for
+    which ``fcmp predicate x, C`` holds, or with ``magnitude`` ``fcmp predicate |x|, C``
+    (``C`` the constant's bit pattern); None when no bound is known: an unordered predicate
+    (it holds on NaN), ``one``, or a constant that is not a normal finite number (then a
+    subnormal flushed to zero may fall on either side; with a normal ``C`` it does not).
+
+    >>> [tuple(map(hex, p)) for p in float_bound("oge", 0x47CE4780, 4, magnitude=True)]
+    [('0x47ce4780', '0x7f800000'), ('0xc7ce4780', '0xff800000')]
+    >>> [tuple(map(hex, p)) for p in float_bound("olt", 0xBF800000, 4)]  # x < -1.0
+    [('0xbf800001', '0xff800000')]
+    >>> float_bound("ult", 0x47CE4780, 4) is None
+    True
+    """
+    mantissa = _MANTISSA.get(nbytes)
+    if mantissa is None:
+        return None
+    bits = 8 * nbytes
+    sign = 1 << (bits - 1)
+    infinity = ((1 << (bits - 1 - mantissa)) - 1) << mantissa
+    size = constant & (sign - 1)
+    negative = bool(constant & sign)
+    if not (1 << mantissa) <= size < infinity or (magnitude and negative):
+        return None
+    if magnitude or not negative:  # a non-negative x (or |x|) against C = size
+        non_negative = {
+            "oeq": (size, size), "oge": (size, infinity), "ogt": (size + 1, infinity),
+            "ole": (0, size), "olt": (0, size - 1),
+        }.get(predicate)  # fmt: skip
+        if non_negative is None:
+            return None
+        lo, hi = non_negative
+        if magnitude:
+            return [(lo, hi), (lo | sign, hi | sign)]
+        if predicate in ("ole", "olt"):  # every negative x as well
+            return [(lo, hi), (sign, sign | infinity)]
+        return [(lo, hi)]
+    # a negative C: more negative is a larger bit pattern, from -0 (sign) to -inf
+    pieces: dict[str, list[Interval]] = {
+        "oeq": [(constant, constant)],
+        "ole": [(constant, sign | infinity)],
+        "olt": [(constant + 1, sign | infinity)],
+        "oge": [(0, infinity), (sign, constant)],
+        "ogt": [(0, infinity), (sign, constant - 1)],
+    }
+    return pieces.get(predicate)
+
+
+def _pieces_meet(first: list[Interval], second: list[Interval]) -> list[Interval]:
+    """The unsigned intervals in both lists of unsigned intervals."""
+    return [(max(a, c), min(b, d)) for a, b in first for c, d in second if max(a, c) <= min(b, d)]
+
+
 def _smallest(interval: Interval, bits: int) -> Interval:
     """The representative of ``interval`` nearest zero (a small negative range stays one)."""
     lo, hi = _fit(interval, bits)
@@ -200,8 +292,102 @@ class Ranges:
         self.facts: list[tuple[int, bool]] = []
         self.max_nodes = max_nodes
         self._bounds: dict[int, list[Interval]] = {}  # by canonical node
+        #: the nodes whose bound is several unsigned pieces (the cover is in ``_bounds``)
+        self._pieces: dict[int, list[Interval]] = {}  # by canonical node
         self._memo: dict[int, Interval] = {}  # by canonical node
         self._canonical: dict[int, int] = {}
+        #: the ranges of each combination of pieces :meth:`interval_by_cases` tried (their
+        #: memos kept), and the nodes split below each node; both cleared with ``_memo``
+        self._cases: dict[tuple[tuple[int, Interval], ...], Ranges] = {}
+        self._split: dict[int, list[int]] = {}
+
+    def _copy(self) -> Ranges:
+        """These ranges with the same assumptions, to assume more of (nothing memoised but
+        the canonical forms, which depend on the DAG alone)."""
+        other = Ranges(self.dag, self.max_nodes)
+        other.facts = list(self.facts)
+        other._bounds = {node: list(bounds) for node, bounds in self._bounds.items()}
+        other._pieces = dict(self._pieces)
+        other._canonical = self._canonical
+        return other
+
+    def under(self, conditions: list[tuple[int, bool]]) -> Ranges:
+        """The ranges when each ``(node, holds)`` of ``conditions`` holds as well as the
+        assumptions made so far (a path condition: what holds where a branch went); these
+        ranges are unchanged.
+
+        >>> dag = Dag()
+        >>> x = dag.leaf(0, 0, 4)
+        >>> ranges = Ranges(dag)
+        >>> small = ranges.under([(dag.op("icmp.ult", (x, dag.const(10, 4)), 1), True)])
+        >>> small.unsigned(x), ranges.unsigned(x) == (0, 2**32 - 1)
+        ((0, 9), True)
+        """
+        other = self._copy()
+        other.assume_all(conditions)
+        return other
+
+    def interval_by_cases(self, node: int) -> Interval:
+        """:meth:`interval` of ``node``, split on the bounds of several pieces below it: the
+        union of its intervals with each such node in one of its pieces (at most
+        :data:`_CASES` combinations; the other nodes keep their cover).
+
+        >>> dag = Dag()
+        >>> x = dag.leaf(0, 0, 4)
+        >>> magnitude = dag.op("nvvm.fabs", (x,), 4)
+        >>> ranges = Ranges(dag)
+        >>> ranges.assume(dag.op("fcmp.ult", (magnitude, dag.const(0x47CE4780, 4)), 1), False)
+        True
+        >>> exponent = dag.op("and", (dag.op("lshr", (x, dag.const(23, 4)), 4),
+        ...                           dag.const(224, 4)), 4)
+        >>> ranges.unsigned(exponent), ranges.interval_by_cases(exponent)
+        ((0, 224), (128, 224))
+        """
+        split = self._split_below(node)
+        kept: list[int] = []
+        total = 1
+        for below in split:
+            if total * len(self._pieces[below]) > _CASES:
+                break
+            total *= len(self._pieces[below])
+            kept.append(below)
+        if not kept:
+            return self.interval(node)
+        bits = self.bits(node)
+        result: Interval | None = None
+        for combination in itertools.product(*(self._pieces[below] for below in kept)):
+            key = tuple(zip(kept, combination))
+            case = self._cases.get(key)
+            if case is None:
+                case = self._cases[key] = self._copy()
+                for below, piece in key:
+                    case._bounds.setdefault(below, []).append(piece)
+            found = case.interval(node)
+            result = found if result is None else _union(result, found, bits)
+        assert result is not None
+        return result
+
+    def _split_below(self, node: int) -> list[int]:
+        """The nodes at or below ``node`` (as its range is computed) bounded by several
+        pieces, in first-visit order."""
+        if not self._pieces:
+            return []
+        node = self.canonical(node)
+        if node in self._split:
+            return self._split[node]
+        found: list[int] = []
+        seen: set[int] = set()
+        stack = [self.canonical(node)]
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if len(self._pieces.get(n, ())) > 1:
+                found.append(n)
+            stack.extend(self.canonical(m) for m in self._below(n))
+        self._split[node] = found
+        return found
 
     # -- reading ranges ------------------------------------------------------------------------
     def bits(self, node: int) -> int:
@@ -360,6 +546,8 @@ class Ranges:
             self._constrain(constrained, bound)
         if found:
             self._memo.clear()
+            self._cases.clear()
+            self._split.clear()
         return outcomes
 
     def _implied(
@@ -386,7 +574,41 @@ class Ranges:
             found.extend(self._compared(predicate, operands[0], operands[1]))
             if predicate == "eq":
                 return self._all_false(operands)
+        if kind.startswith("fcmp.") and len(operands) == 2:
+            predicate = kind[5:] if want else _FLOAT_NEGATED.get(kind[5:], "")
+            found.extend(self._float_compared(predicate, operands[0], operands[1]))
         return []
+
+    def _float_compared(
+        self, predicate: str, first: int, second: int
+    ) -> list[tuple[int, Interval]]:
+        """The bounds ``fcmp predicate first, second`` holding puts on the bit pattern of the
+        float compared with a constant, or of ``x`` where that float is ``fabs(x)``
+        (:func:`float_bound`); a bound of two pieces is noted for
+        :meth:`interval_by_cases`, its cover returned."""
+        bounds = []
+        for node, other, compare in (
+            (first, second, predicate),
+            (second, first, SWAPPED.get(predicate, predicate)),
+        ):
+            value = self.dag.constant_value(other)
+            if value is None or self.dag.constant_value(node) is not None:
+                continue
+            nbytes = self.dag.width[node]
+            operands = self.dag.operands(node)
+            magnitude = self.dag.kind(node) in _FABS and len(operands) == 1
+            target = operands[0] if magnitude else node
+            pieces = float_bound(compare, value, nbytes, magnitude)
+            if pieces is None or self.dag.width[target] != nbytes:
+                continue
+            bits = 8 * nbytes
+            target = self.canonical(target)
+            known = self._pieces.get(target)
+            self._pieces[target] = pieces if known is None else _pieces_meet(known, pieces)
+            bound = cover(pieces, bits)
+            if bound is not None:
+                bounds.append((target, bound))
+        return bounds
 
     def _all_false(self, operands: tuple[int, ...]) -> list[tuple[int, bool]]:
         """When ``icmp eq`` of ``operands`` holds and they are 0 and a ``bitcast`` of an
@@ -509,7 +731,16 @@ class Ranges:
         return _full(bits)
 
     def _unsigned_op(self, kind: str, x: Interval, y: Interval, bits: int) -> Interval:
-        """Bitwise ops, unsigned min/max and division on unsigned ranges ``x``, ``y``."""
+        """Bitwise ops, unsigned min/max and division on unsigned ranges ``x``, ``y``; a
+        bitwise op with a constant on at most :data:`_ENUMERATED` values is exact (each
+        value computed)."""
+        if kind in ("and", "or", "xor"):
+            for value, other in ((x, y), (y, x)):
+                if value[0] == value[1] and other[1] - other[0] < _ENUMERATED:
+                    results = [
+                        _BITWISE_OPS[kind](v, value[0]) for v in range(other[0], other[1] + 1)
+                    ]
+                    return min(results), max(results)
         if kind == "and":
             for value, other in ((x, y), (y, x)):
                 if value[0] == value[1]:  # a constant mask keeping every bit ``other`` uses

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 
@@ -34,6 +35,7 @@ __all__ = [
     "NotEvaluable",
     "assumptions_hold",
     "assumptions_witness",
+    "carry_step",
     "depends_on",
     "differing_inputs",
     "evaluate",
@@ -272,6 +274,53 @@ def _bit(kind: str, args: list[int], widths: list[int], width: int, float_type: 
     return args[0] >> int(kind.split(".")[1]) & 1
 
 
+def _fabs(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    """``llvm.fabs``: the sign bit cleared (the ``nvvm`` forms, spelt ``nvvm.fabs`` whether
+    they flush subnormals or not, are not evaluated)."""
+    return args[0] & ~(1 << (8 * width - 1))
+
+
+def carry_step(
+    mnemonic: str, half: str | None, signed: bool, bits: int, row: tuple[int, ...]
+) -> tuple[int, int]:
+    """``(d, carry out)`` of the PTX extended-precision instruction ``mnemonic`` (``mad``,
+    ``madc``, ``add``, ``addc``) at ``bits`` on the bit patterns ``row`` (for ``madc`` and
+    ``addc`` the carry in last): ``mad`` adds ``c`` to the ``half`` (``lo``/``hi``) of the
+    full product ``a * b`` (signed for ``.s``), the ``c`` forms add the carry in too.
+
+    >>> carry_step("mad", "lo", False, 32, (2**31, 4, 7))  # 2**33 + 7: low word 7
+    (7, 0)
+    >>> carry_step("madc", "hi", False, 32, (2**31, 4, 0, 1))  # high word 2, carry in 1
+    (3, 0)
+    """
+    size = 1 << bits
+    if mnemonic.startswith("mad"):
+        a, b = row[0], row[1]
+        if signed:
+            a, b = (v - size if v >> (bits - 1) else v for v in (a, b))
+        product = (a * b) % (size * size)
+        first = product % size if half == "lo" else product // size
+        addends = row[2:]
+    else:
+        first, addends = row[0], row[1:]
+    total = first + sum(addends)
+    return total % size, total // size & 1
+
+
+_CARRY_NODE = re.compile(r"ptx\.(mad|madc|add|addc)\.([us])(32|64)\.(lo|hi|sum)(\.carry)?\Z")
+
+
+def _carry_chain(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
+    """The nodes of :func:`carry_step`'s instructions (``ptx.mad.u32.lo``, ``ptx.add.u32.sum``)
+    and of their carries out (``ptx.mad.u32.lo.carry``)."""
+    found = _CARRY_NODE.match(kind)
+    if found is None:
+        raise NotEvaluable(f"operation {kind}")
+    mnemonic, sign, bits, half, carry = found.groups()
+    total, out = carry_step(mnemonic, half, sign == "s", int(bits), tuple(args))
+    return out if carry else total
+
+
 _ICMP: dict[str, Callable[[int, int], bool]] = {
     "eq": lambda x, y: x == y,
     "ne": lambda x, y: x != y,
@@ -291,8 +340,10 @@ _OPERATIONS: dict[str, _Operation] = {
     **{name: _int_binary for name in _INT_BINARY},
     **{name: _shift for name in ("shl", "lshr", "ashr")},
     **{name: _min_max for name in ("smax", "smin", "umax", "umin")},
+    "fabs": _fabs,
 }
 _FAMILIES: dict[str, _Operation] = {
+    "ptx": _carry_chain,
     "fcmp": _fcmp,
     "icmp": _icmp,
     "zext": _extend,
