@@ -411,8 +411,8 @@ def _expand_one_op(
     matching."""
     name, swapped = steps
     nodes, buffer = dag.nodes, inputs[0]
-    simplified(dag, node)
-    simple = dag.memo["simplified"]  # simplified's memo, looked up in line
+    simplified(dag, node)  # (makes simplified's memo, looked up in line below)
+    simple = dag.memo["simplified"]
 
     def walk(given: int) -> tuple[int, ...]:
         node = simple.get(given)

@@ -296,7 +296,7 @@ class Dag:
 
     def leaves_of(self, buffer: int, indices: np.ndarray, nbytes: int) -> np.ndarray:
         """:meth:`leaf` of each of ``indices``, at array speed for a buffer whose leaves
-        :meth:`new_leaves` made.
+        :meth:`new_leaves` made (else looked up at once, the missing ones made in order).
 
         >>> dag = Dag()
         >>> _ = dag.leaf(1, 0, 4); _ = dag.new_leaves(0, 4, 2)
