@@ -9,6 +9,12 @@ verdicts per op kind.  Targets: a 4-warp matmul <= 10 s, an 8-warp gfx950 matmul
 dot-operand loads, 512 threads) < 10 s, big_2000.ttgir (2,710 lines) <= 60 s, on the 2-core
 development machine.
 
+Cost per instruction (issue 26): execute + check over the LLVM instructions executed, each
+module against the first one's (the peer: ``matmul_fp16_sm80`` by default), measured in the
+same run; target: big_2000 within 1.5x of the matmul's, and its execute + check under 10 s.
+"cpu s" is this process's CPU time for the whole validation (the compile worker excluded),
+steadier than wall time on a shared machine.
+
 Run: ``python benchmarks/bench_validate.py [--repeat N] [MODULE ...]`` (modules by stem, from
 tests/data/ttgir; default: the seven below).
 """
@@ -57,6 +63,27 @@ def _kinds(report: ValidationReport) -> str:
     )
 
 
+def _per_instruction(rows: list[tuple[str, ValidationReport, float]]) -> None:
+    """Execute + check per instruction executed, and each module's over the first's (the
+    peer's, measured in the same run)."""
+    print(
+        f"{'module':24} {'exec+check s':>12} {'instrs':>7} {'us/instr':>8} "
+        f"{'x ' + rows[0][0][:14]:>16} {'cpu s':>6} {'cpu us/instr':>12}"
+    )
+    peer = peer_cpu = 0.0
+    for k, (stem, report, cpu) in enumerate(rows):
+        spent = report.timings.get("execute", 0.0) + report.timings.get("check", 0.0)
+        each = 1e6 * spent / max(1, report.instructions)
+        cpu_each = 1e6 * cpu / max(1, report.instructions)
+        if k == 0:
+            peer, peer_cpu = each, cpu_each
+        print(
+            f"{stem:24} {spent:>12.2f} {report.instructions:>7} {each:>8.1f} "
+            f"{each / peer:>16.2f} {cpu:>6.2f} {cpu_each:>12.1f}"
+        )
+    print(f"(peer: {rows[0][0]}, {peer:.1f} us per instruction, {peer_cpu:.1f} cpu us)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", default=list(MODULES))
@@ -69,11 +96,12 @@ def main() -> None:
     )
     for stem in args.modules:
         text = (DATA / f"{stem}.ttgir").read_text()
-        times, report = [], None
+        times, cpus, report = [], [], None
         for _ in range(args.repeat):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             report = validate_module(text, source=stem)
             times.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu)
         assert report is not None
         compile_wall, triton_seconds = _compile_baseline(text)
         counts = report.counts()
@@ -83,18 +111,20 @@ def main() -> None:
             f"{counts['proved']:>3}/{counts['refuted']}/{counts['unknown']:<3} {total:>10.2f} "
             f"{compile_wall:>9.2f} {triton_seconds:>8.2f} {total / compile_wall:>6.2f}"
         )
-        rows.append((stem, report))
+        rows.append((stem, report, statistics.median(cpus)))
     print()
     print(f"{'module':24} " + " ".join(f"{p:>8}" for p in PHASES) + f" {'instrs':>9}")
-    for stem, report in rows:
+    for stem, report, _ in rows:
         print(
             f"{stem:24} "
             + " ".join(f"{report.timings.get(p, 0.0):>8.2f}" for p in PHASES)
             + f" {report.instructions:>9}"
         )
     print()
+    _per_instruction(rows)
+    print()
     print("verdicts per op kind (proved/refuted/unknown):")
-    for stem, report in rows:
+    for stem, report, _ in rows:
         print(f"  {stem}: {_kinds(report)}; skipped {len(report.skipped)} ops")
 
 

@@ -45,7 +45,7 @@ from llverify.emitted.sim.executor import Execution
 from llverify.emitted.sim.memory import Region, Violation
 from llverify.emitted.sim.replay import NotEvaluable, depends_on
 from llverify.emitted.sim.rewrite import match, same_bool, simplified
-from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of
+from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of, unique_rows
 from llverify.proof.verdict import Status, Verdict
 
 __all__ = [
@@ -411,8 +411,8 @@ def _expand_one_op(
     matching."""
     name, swapped = steps
     nodes, buffer = dag.nodes, inputs[0]
-    simplified(dag, node)
-    simple = dag.memo["simplified"]  # simplified's memo, looked up in line
+    simplified(dag, node)  # (makes simplified's memo, looked up in line below)
+    simple = dag.memo["simplified"]
 
     def walk(given: int) -> tuple[int, ...]:
         node = simple.get(given)
@@ -735,7 +735,7 @@ def _same_bools(dag: Dag, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """:func:`~llverify.emitted.sim.rewrite.same_bool` of each row pair of ``got`` and
     ``expected`` (shape (n, nbytes)), decided once per distinct pair (a broadcast repeats
     each of its few input elements many times)."""
-    pairs, inverse = np.unique(np.concatenate([got, expected], axis=1), axis=0, return_inverse=True)
+    pairs, inverse = unique_rows(np.concatenate([got, expected], axis=1))
     width = got.shape[1]
     same = np.array(
         [same_bool(dag, _symbols(pair[:width]), _symbols(pair[width:])) for pair in pairs],

@@ -129,11 +129,12 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
     else:
         dims = check_carried_shape(shape, carried, "encoding")
     normalised = (parsed, dims)
-    layout = _CONVERTED.get(normalised)
+    same = key is not None and key == normalised  # an llverify encoding, a plain shape
+    layout = None if same else _CONVERTED.get(normalised)  # (the key just missed)
     if layout is None:
         layout = parsed.to_linear_layout(dims)
         _remember(normalised, layout)
-    if key is not None and key != normalised:
+    if key is not None and not same:
         _remember(key, layout)
     return layout
 

@@ -302,11 +302,17 @@ class AMDWMMALayout(Encoding):
     def _built(self, dims: Sequence[int]) -> LinearLayout:
         """to_linear_layout's fast path (``LayoutBuilder``), the same steps."""
         rank = self.rank
-        registers, lanes = self._tile_bases()
-        thread_order = matrix_order(rank, not self.transposed)
-        tile = LayoutBuilder.from_bases(
-            rank, [("register", registers), ("lane", lanes)], thread_order[:2]
-        )
+        fast, slow = matrix_order(rank, not self.transposed)[:2]
+        if self.version == 1 or (self.m_dim, self.n_dim) == (32, 16):
+            registers, lanes = self._tile_bases()
+            tile = LayoutBuilder.from_bases(
+                rank, [("register", registers), ("lane", lanes)], [fast, slow]
+            )
+        else:  # _tile_bases's: registers on rows 0-7, lanes on columns 0-15, then row 8
+            tile = LayoutBuilder(rank)
+            tile.identity(8, "register", slow)
+            tile.identity(16, "lane", fast)
+            tile.identity(2, "lane", slow)
         if rank == 3:
             tile.identity(1, "register", 0)
             tile.identity(1, "lane", 0)

@@ -283,7 +283,9 @@ def _direct_match(
     one op, ``fadd(a, b)``) matches an ``actual`` that is, simplified, that op, binding each
     placeholder to its operand simplified (the first candidate and order tried)."""
     key = dag.nodes[template]
-    shapes = dag.memo.setdefault("placeholders", {})
+    shapes = dag.memo.get("placeholders")
+    if shapes is None:
+        shapes = dag.memo["placeholders"] = {}
     indices = shapes.get(template)
     if indices is None:
         if key[0] in ("const", "leaf", "bytes"):

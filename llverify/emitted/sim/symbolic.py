@@ -94,10 +94,18 @@ def canonical_op(name: str) -> str:
     >>> canonical_op("llvm.maxnum.f32"), canonical_op("llvm.nvvm.fmax.f"), canonical_op("fadd")
     ('maxnum', 'maxnum', 'fadd')
     """
+    found = _CANONICAL.get(name)
+    if found is not None:
+        return found
+    spelt = name
     if name.startswith("llvm."):
         name = name[len("llvm.") :]
     stem = _TYPE_SUFFIX.sub("", name) if not name.startswith(("fcmp.", "icmp.")) else name
-    return _ALIASES.get(stem, stem)
+    found = _CANONICAL[spelt] = _ALIASES.get(stem, stem)
+    return found
+
+
+_CANONICAL: dict[str, str] = {}  # canonical_op of each spelling met so far
 
 
 _ICMP = {
@@ -170,6 +178,8 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     if rows.ndim != 2:
         raise ValueError(f"rows: expected a 2-D array, got shape {rows.shape}")
+    if rows.shape[0] == 1:
+        return rows, np.zeros(1, dtype=np.intp)
     if rows.shape[1] == 1:
         unique, inverse = np.unique(rows[:, 0], return_inverse=True)
         return unique[:, None], inverse.reshape(-1)
@@ -286,7 +296,7 @@ class Dag:
 
     def leaves_of(self, buffer: int, indices: np.ndarray, nbytes: int) -> np.ndarray:
         """:meth:`leaf` of each of ``indices``, at array speed for a buffer whose leaves
-        :meth:`new_leaves` made.
+        :meth:`new_leaves` made (else looked up at once, the missing ones made in order).
 
         >>> dag = Dag()
         >>> _ = dag.leaf(1, 0, 4); _ = dag.new_leaves(0, 4, 2)
@@ -474,12 +484,13 @@ class Dag:
         entries = list(zip(keys, repeat(nbytes)))
         made: list[int | None] = list(map(index.get, entries))
         if None in made and None not in keys:  # new nodes in the order of first mention
-            new = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
             first = len(nodes)
+            missing = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
+            new = dict(zip(missing, range(first, first + len(missing))))
             nodes.extend(key for key, _ in new if key is not None)  # (no key is None)
             self.width.extend(repeat(nbytes, len(new)))
-            index.update(zip(new, range(first, first + len(new))))
-            return list(map(index.__getitem__, entries))
+            index.update(new)
+            return [new[entry] if node is None else node for entry, node in zip(entries, made)]
         if None in made:
             for k, entry in enumerate(entries):
                 if made[k] is not None:
