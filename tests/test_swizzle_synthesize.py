@@ -6,6 +6,8 @@ the strictly-better query is not vacuous."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from cases.swizzle import SWIZZLE_TEST_CASES, LOAD_16x32, SHAPE_16x32, STORE_16x32
@@ -341,3 +343,62 @@ def test_layouts_of_two_kernels_are_refused(index: int) -> None:
         assert "warp=4, block=1 ('src')" in str(info.value)
         assert f"{counts}, block=1 ('dst')" in str(info.value)
     call(four, BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1]))
+
+
+def _sweep_case(index: int) -> tuple:
+    from cases.swizzle_sweep import sweep_cases
+
+    case = sweep_cases(index + 1)[index]
+    return case["src"], case["dst"], case["shape"], case["bits"], case["target"]
+
+
+def _answer(result: synth.SwizzleResult) -> tuple:
+    certificate = result.certificate
+    return (result.offset_bases, result.cost, certificate.status, certificate.claim,
+            certificate.query, result.iterations[:1])  # fmt: skip
+
+
+def test_results_do_not_depend_on_what_ran_before() -> None:
+    """Each synthesis solves in a Z3 context of its own with deterministic resource limits:
+    two syntheses give the same layouts, costs and certificates (the query text included)
+    in either order (sweep cases whose certificates need the solver: an MFMA dot operand on
+    gfx950 and an NVIDIA MMA operand)."""
+    first, second = _sweep_case(651), _sweep_case(1)
+    a1 = _answer(synthesize_swizzle(*first))
+    b1 = _answer(synthesize_swizzle(*second))
+    b2 = _answer(synthesize_swizzle(*second))
+    a2 = _answer(synthesize_swizzle(*first))
+    assert a1 == a2 and b1 == b2
+    assert a1[2] is Status.PROVED and b1[2] is Status.PROVED
+
+
+def test_undecided_queries_are_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a resource limit too small for any query, each try is undecided and the next has
+    twice the limit and another seed: the certificate is still proved, the same as with the
+    default limit."""
+    case = _sweep_case(651)
+    expected = _answer(synthesize_swizzle(*case))
+    monkeypatch.setattr(synth, "_RLIMIT", 1)
+    retried = synthesize_swizzle(*case)
+    assert retried.certificate.status is Status.PROVED
+    assert _answer(retried)[1:4] == expected[1:4]
+
+
+@pytest.mark.parametrize(("bits", "target"), [(32, "nvidia"), (8, "nvidia"), (64, "gfx950")])
+def test_conflict_free_is_the_count_at_exponent_zero(bits: int, target: str) -> None:
+    """``conflicts_at_most(side, k, 0)`` is written without counting; Z3 proves it equal to
+    the counting formula ``|T ∩ Z| <= |T ∩ Q|`` for every layout (and, as a negative
+    control, not to the count at exponent 1).  Three-lane pass tiles keep the counting
+    proofs small."""
+    from llverify.smt.solver import decide
+    from llverify.smt.swizzle import SwizzleEncoding
+
+    src = dataclasses.replace(synth._flat_side(STORE_16x32, None), tile=(0, 2, 4))
+    dst = dataclasses.replace(synth._flat_side(LOAD_16x32, None), tile=(1, 2, 3))
+    enc = SwizzleEncoding(src, dst, synth._Geometry(9, bits, BANK_MODELS[target]))
+    for side in (src, dst):
+        tile = enc._tile(tuple(enc.geo.pass_tile(side, 0)))
+        for c, verdict in ((0, Status.PROVED), (1, Status.REFUTED)):
+            count = f"(bvule {tile.in_z} (bvmul {enc.const(1 << c, 16)} {tile.in_q}))"
+            differ = enc.terms([f"(not (= {enc.conflicts_at_most(side, 0, 0)} {count}))"])
+            assert decide(differ, 60_000).status is verdict, (side, c)

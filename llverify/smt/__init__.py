@@ -1,8 +1,10 @@
 """Z3-backed symbolic reasoning.  The only package in llverify that imports z3.
 
-Every solver call goes through :func:`llverify.smt.solver.check`, which never reports a
-timeout or "unknown" as a proof; ``values`` runs each of its queries in a Z3 context of its
-own (no history shared with other queries), where a timeout or "unknown" is "not proved" too.
+Every solver call goes through :func:`llverify.smt.solver.check` (or its SMT-LIB text form
+``decide_smtlib``), which never reports a timeout or "unknown" as a proof; ``values`` runs
+each of its queries, and ``swizzle`` each synthesis, in a Z3 context of its own (no history
+shared with other queries: their answers and times do not depend on what ran before), where
+a timeout or "unknown" is "not proved" too.
 
 The modules: ``solver`` (the one time-limited check), ``ops`` (``Z3Ops``), ``encode`` (a
 layout as Z3 functions), ``prove`` (the queries of ``prove_equal``), ``parametric`` (families

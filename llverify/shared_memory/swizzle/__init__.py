@@ -10,8 +10,9 @@
 * :func:`swizzle_cost`: the cost model all of them are measured with.
 
 The modules: ``synthesize`` (constraint solving; the Z3 model is ``llverify.smt.swizzle``),
-``constructive`` (Triton's algorithm), ``legacy`` (the legacy families by enumeration) and
-``cost`` (the cost model).
+``starts`` (the synthesiser's starts and local search: the construction with the hardware's
+pass tiles, the cost model on integers), ``constructive`` (Triton's algorithm), ``legacy``
+(the legacy families by enumeration) and ``cost`` (the cost model).
 """
 
 from llverify.shared_memory.swizzle.constructive import (

@@ -1,5 +1,5 @@
-"""Start layouts for the synthesiser: the construction for each vector width pair with the
-hardware's pass tiles, ranked by the synthesiser's cost model evaluated on integers.
+"""Start layouts for the synthesiser: constructions with the hardware's pass tiles, and a
+local search on its cost model.
 
 Triton's constructive algorithm assumes that one pass of an access is a run of consecutive
 lanes and that both sides vectorise equally.  On AMD's ds_read_b128 the passes are XOR
@@ -13,7 +13,9 @@ magnitude).  :func:`best_construction` builds
 the widest width whose conditions hold, the conflict exponent ``dim(T ∩ Z) - dim(T ∩ Q)``
 as a difference of ranks).  The synthesiser re-measures it with the access analysis and
 starts from it when it beats the constructive layout; the solver then only has to certify
-it (or improve on it, as from any start).
+it (or improve on it, as from any start).  :func:`improve` is a local search on the same
+model, which the synthesiser runs on each layout the solver finds and when a query stays
+undecided.
 """
 
 from __future__ import annotations
