@@ -116,6 +116,8 @@ def closed_value(dag: Dag, node: int) -> int | None:
             for operand in dag.operands(n):
                 if _subnormal(dag, operand):
                     return None
+        if kind.startswith("icmp.s") and dag.width[dag.operands(n)[0]] == 1:
+            return None  # a byte may hold an i1, whose sign bit is its only bit
         pieces = dag.pieces(n)
         stack.extend(dag.operands(n))
         stack.extend(s // 16 for s in pieces or () if s >= 0)
@@ -573,12 +575,18 @@ class GuardedControl(ControlFlow):
 
     def _choose(self, condition: Val, a: Val, b: Val, where: np.ndarray) -> Val:
         """In the threads of ``where``, ``a`` where the ``i1`` ``condition`` holds, else
-        ``b`` (a ``select`` node where it is tagged); ``b`` elsewhere."""
+        ``b`` (a ``select`` node where it is tagged: unmodelled when ``a`` or ``b`` has
+        undefined bytes there, which a node would hide); ``b`` elsewhere."""
         out = merge(where & _concrete_rows(condition, 1), a, b)
         tagged = where & ~_concrete_rows(condition, 1) & ~_concrete_rows(condition, 0)
         if tagged.any():
             if a.nbytes > 16:
                 raise Unmodelled(f"a {a.bits}-bit phi after a branch on tagged data")
+            undefined = (a.byte_symbols() < -256).any(axis=1) | (b.byte_symbols() < -256).any(
+                axis=1
+            )
+            if (undefined & tagged).any():  # a select would hide which bytes are undefined
+                raise Unmodelled("a phi of undefined bytes after a branch on tagged data")
             out = merge(tagged, self._apply("select", [condition, a, b], a.nbytes), out)
         return out
 
