@@ -330,6 +330,21 @@ def test_the_payne_hanek_slow_path_is_proved_in_bounds_by_its_guard() -> None:
     assert verdict.status is Status.UNKNOWN and "is not within one" in (verdict.reason or "")
 
 
+def test_threads_whose_condition_is_built_from_constants_take_their_own_way() -> None:
+    """A masked load's default 0.0 in threads 16-31: ``fabs(0.0) < 105615.0`` is a node of
+    constants there, decided (true): those threads do not take the slow path, whose index
+    would be out of bounds for them."""
+    masked = TRIG.replace(
+        "  %x = load i32, ptr addrspace(1) %p, align 4\n",
+        "  %y = load i32, ptr addrspace(1) %p, align 4\n"
+        "  %lo = icmp ult i32 %t, 16\n"
+        "  %x = select i1 %lo, i32 %y, i32 0\n",
+    ).replace("@llvm.fabs.f32", "@llvm.nvvm.fabs.f32")
+    run = run_kernel(masked)
+    assert run.violations == []
+    assert run.dag.constant_value(int(run.output_nodes(run.memory.regions[1], 4)[20])) == 0
+
+
 def test_the_carry_of_mad_lo_cc_reaches_madc_hi() -> None:
     """``mad.lo.cc`` then ``madc.hi``: the 64-bit ``a * b + c`` (exact on numbers); on tagged
     data the high word is a node of the carry, which the low addition decides."""

@@ -329,13 +329,17 @@ class ControlFlow(ABC):
         key = (source, target)
         edges[key] = condition if key not in edges else self._apply("or", [edges[key], condition])
 
-    def _edge_conditions(self, instruction: Instruction, reach: Val) -> list[tuple[str, Val]]:
+    def _edge_conditions(
+        self, instruction: Instruction, reach: Val, value: Val | None = None
+    ) -> list[tuple[str, Val]]:
         """Each target of a terminator with the condition (an i1 per thread) that a thread
-        reaching it with ``reach`` goes there."""
+        reaching it with ``reach`` goes there (``value``: the terminator's operand, when
+        the caller has it)."""
         targets = branch_targets(instruction)
         if len(targets) == 1:
             return [(targets[0], reach)]
-        value = self.value(instruction.operands[0])
+        if value is None:
+            value = self.value(instruction.operands[0])
         if instruction.opcode == "br":
             negated = self._apply("xor", [value, Val.concrete(1, 1, self.threads)])
             return [

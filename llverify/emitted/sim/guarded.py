@@ -74,12 +74,73 @@ import numpy as np
 from llverify.emitted.sim.control import ControlFlow, UnmodelledAt, branch_targets
 from llverify.emitted.sim.instructions import merge
 from llverify.emitted.sim.llvm_ir import Block, Instruction
-from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
+from llverify.emitted.sim.replay import NotEvaluable, evaluate
+from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val, const_bytes
 
-__all__ = ["GuardedControl", "implies", "low_zero_bits"]
+__all__ = ["GuardedControl", "closed_value", "implies", "low_zero_bits"]
 
 #: calls that do nothing to the values or memory the executor models, allowed under a guard
 _NO_OPS = ("llvm.lifetime.", "llvm.assume", "llvm.dbg.", "llvm.experimental.noalias")
+
+
+#: the operations a value built from constants alone is evaluated through: compares, ``fabs``,
+#: casts and bitwise ops, exact in :func:`~llverify.emitted.sim.replay.evaluate` (no float
+#: arithmetic, whose flushing of subnormals the replay does not share)
+_CLOSED = frozenset({"const", "bytes", "and", "or", "xor", "select", "fabs", "nvvm.fabs"})
+_CLOSED_FAMILIES = frozenset({"icmp", "fcmp", "zext", "sext", "trunc"})
+
+
+def closed_value(dag: Dag, node: int) -> int | None:
+    """The value of ``node`` when it is built from constants alone (no input element) by
+    compares, ``fabs``, casts and bitwise ops, a float compare of no subnormal: a masked load's
+    default, ``0.0``, tested by libdevice's ``fabs(x) < 105615.0``; None otherwise.
+
+    >>> dag = Dag()
+    >>> zero = dag.const(0, 4)
+    >>> small = dag.op("fcmp.ult", (dag.op("nvvm.fabs", (zero,), 4), dag.const(0x47CE4780, 4)), 1)
+    >>> closed_value(dag, small)
+    1
+    >>> closed_value(dag, dag.op("fcmp.olt", (dag.leaf(0, 0, 4), zero), 1)) is None
+    True
+    """
+    stack, seen = [node], set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        kind = dag.kind(n)
+        if kind not in _CLOSED and kind.split(".")[0] not in _CLOSED_FAMILIES:
+            return None
+        if kind.startswith("fcmp."):
+            for operand in dag.operands(n):
+                if _subnormal(dag, operand):
+                    return None
+        if kind.startswith("icmp.s") and dag.width[dag.operands(n)[0]] == 1:
+            return None  # a byte may hold an i1, whose sign bit is its only bit
+        pieces = dag.pieces(n)
+        stack.extend(dag.operands(n))
+        stack.extend(s // 16 for s in pieces or () if s >= 0)
+        if pieces is not None and any(s < -256 for s in pieces):
+            return None  # an undefined byte
+    try:
+        return evaluate(dag, node, {})
+    except NotEvaluable:
+        return None
+
+
+def _subnormal(dag: Dag, node: int) -> bool:
+    """Whether the float ``node`` (built from constants) may be a subnormal: its value is not
+    known, a subnormal f32 or f64, or a float of another width (f16 and bf16 share it)."""
+    mantissa = {4: 23, 8: 52}.get(dag.width[node])
+    try:
+        value = evaluate(dag, node, {}) if mantissa is not None else None
+    except NotEvaluable:
+        value = None
+    if value is None or mantissa is None:
+        return True
+    magnitude = value & ((1 << (8 * dag.width[node] - 1)) - 1)
+    return magnitude != 0 and magnitude >> mantissa == 0
 
 
 def _conjuncts(dag: Dag, node: int) -> set[int]:
@@ -347,9 +408,10 @@ class GuardedControl(ControlFlow):
         inner = outer if owned else outer | {stop}
         true = Val.concrete(1, 1, self.threads)
         here = self.block_ids[label]
+        decided = self._decided(self.value(instruction.operands[0]))
         self._splitting.add(label)
         try:
-            for target, condition in self._edge_conditions(instruction, true):
+            for target, condition in self._edge_conditions(instruction, true, decided):
                 way = mask & ~_concrete_rows(condition, 0)
                 if not way.any():
                     continue
@@ -513,14 +575,36 @@ class GuardedControl(ControlFlow):
 
     def _choose(self, condition: Val, a: Val, b: Val, where: np.ndarray) -> Val:
         """In the threads of ``where``, ``a`` where the ``i1`` ``condition`` holds, else
-        ``b`` (a ``select`` node where it is tagged); ``b`` elsewhere."""
+        ``b`` (a ``select`` node where it is tagged: unmodelled when ``a`` or ``b`` has
+        undefined bytes there, which a node would hide); ``b`` elsewhere."""
         out = merge(where & _concrete_rows(condition, 1), a, b)
         tagged = where & ~_concrete_rows(condition, 1) & ~_concrete_rows(condition, 0)
         if tagged.any():
             if a.nbytes > 16:
                 raise Unmodelled(f"a {a.bits}-bit phi after a branch on tagged data")
+            undefined = (a.byte_symbols() < -256).any(axis=1) | (b.byte_symbols() < -256).any(
+                axis=1
+            )
+            if (undefined & tagged).any():  # a select would hide which bytes are undefined
+                raise Unmodelled("a phi of undefined bytes after a branch on tagged data")
             out = merge(tagged, self._apply("select", [condition, a, b], a.nbytes), out)
         return out
+
+    def _decided(self, value: Val) -> Val:
+        """``value`` with each thread's node that is built from constants alone replaced by
+        its value (:func:`closed_value`): that thread's way is known."""
+        if value.syms is None:
+            return value
+        nodes = self.dag.nodes_of(value)
+        syms = value.syms.copy()
+        for node in np.unique(nodes).tolist():
+            if self.dag.kind(node) == "const":
+                continue
+            found = closed_value(self.dag, node)
+            if found is not None:
+                constant = np.array([found], dtype=np.uint64)
+                syms[nodes == node] = const_bytes(constant, syms.shape[1])[0]
+        return Val(value.bits, syms=syms).normalised()
 
     def _conjoin(self, a: Val, b: Val) -> Val:
         """``a and b`` of ``i1`` values, per thread: one of them where the other is true."""

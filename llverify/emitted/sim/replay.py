@@ -275,9 +275,22 @@ def _bit(kind: str, args: list[int], widths: list[int], width: int, float_type: 
 
 
 def _fabs(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
-    """``llvm.fabs``: the sign bit cleared (the ``nvvm`` forms, spelt ``nvvm.fabs`` whether
-    they flush subnormals or not, are not evaluated)."""
-    return args[0] & ~(1 << (8 * width - 1))
+    """``llvm.fabs``: the sign bit cleared.  The ``nvvm`` forms, spelt ``nvvm.fabs`` whether
+    they flush subnormals to zero or not, only where the two agree: on a zero, or on an f32
+    or f64 that is normal or infinite (not a subnormal, nor a NaN, whose result PTX leaves
+    open)."""
+    sign = 1 << (8 * width - 1)
+    magnitude = args[0] & (sign - 1)
+    if kind == "nvvm.fabs" and magnitude:
+        mantissa = {4: 23, 8: 52}.get(width)
+        if mantissa is None:
+            raise NotEvaluable(f"nvvm.fabs of a {width}-byte float")
+        exponent = magnitude >> mantissa
+        if exponent == 0 or (
+            exponent == (sign - 1) >> mantissa and magnitude & ((1 << mantissa) - 1)
+        ):
+            raise NotEvaluable("nvvm.fabs of a subnormal or a NaN (flushed or not, payload)")
+    return magnitude
 
 
 def carry_step(
@@ -341,6 +354,7 @@ _OPERATIONS: dict[str, _Operation] = {
     **{name: _shift for name in ("shl", "lshr", "ashr")},
     **{name: _min_max for name in ("smax", "smin", "umax", "umin")},
     "fabs": _fabs,
+    "nvvm.fabs": _fabs,
 }
 _FAMILIES: dict[str, _Operation] = {
     "ptx": _carry_chain,
