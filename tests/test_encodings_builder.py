@@ -434,6 +434,22 @@ def test_a_cached_call_is_a_lookup_and_new_arguments_are_still_checked() -> None
     assert to_linear_layout(encoding, [2, 16]) is not first
 
 
+@pytest.mark.triton
+def test_a_gluon_object_is_keyed_once_converted() -> None:
+    # Negative control: a Gluon layout holds lists the caller may change; the cache must not
+    # answer for the object as it was.
+    pytest.importorskip("triton")
+    from triton.experimental.gluon import language as ttgl
+
+    clear_cache()
+    gluon = ttgl.BlockedLayout([1, 2], [4, 8], [1, 1], [1, 0])
+    before = to_linear_layout(gluon, [4, 16])
+    gluon.size_per_thread[1] = 4
+    after = to_linear_layout(gluon, [4, 16])
+    assert after == to_linear_layout(BlockedLayout([1, 4], [4, 8], [1, 1], [1, 0]), [4, 16])
+    assert after != before
+
+
 def test_the_cache_is_bounded(monkeypatch) -> None:
     from llverify import encodings
 

@@ -99,8 +99,8 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
 
     ``shape`` may be left out when ``encoding`` is a ``tensor<...>`` type text; given with
     one, it must be the type's shape.  Results are cached (converters are pure, layouts
-    immutable): a call with arguments converted before (a hashable encoding, a shape of
-    plain ints) is one dictionary look-up, with no argument checked again.
+    immutable): a call with arguments converted before (an llverify encoding or TTGIR
+    text, a shape of plain ints) is one dictionary look-up, with no argument checked again.
 
     Examples:
         >>> ll = to_linear_layout("#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = "
@@ -112,13 +112,9 @@ def to_linear_layout(encoding: Any, shape: Sequence[int] | None = None) -> Linea
     """
     key = _call_key(encoding, shape)
     if key is not None:
-        try:
-            layout = _CONVERTED.get(key)
-        except TypeError:  # an unhashable encoding (a Gluon object holding lists)
-            key = None
-        else:
-            if layout is not None:
-                return layout
+        layout = _CONVERTED.get(key)
+        if layout is not None:
+            return layout
     parsed, carried = to_encoding(encoding)
     if shape is None:
         if carried is None:
@@ -176,12 +172,21 @@ def _parsed(text: str) -> tuple[Encoding, tuple[int, ...] | None]:
 _CONVERTED: dict[tuple[Any, tuple[int, ...] | None], LinearLayout] = {}
 _MAX_CONVERTED = 4096
 _PLAIN_SHAPES = (list, tuple)
+#: Classes of encodings that are immutable values (str, llverify's frozen encodings), filled
+#: as they are met.
+_KEYABLE: set[type] = set()
 _INT_TYPE = {int}
 
 
 def _call_key(encoding: Any, shape: Any) -> tuple[Any, tuple[int, ...] | None] | None:
-    """The cache key of a call (``shape`` as a tuple), or None when the shape is not a
-    list or tuple of plain ints (bools, numpy ints, ... take the checked path)."""
+    """The cache key of a call (``shape`` as a tuple), or None when the encoding is not an
+    immutable value (a Gluon object may hold lists the caller can change: it is keyed once
+    converted) or the shape is not a list or tuple of plain ints (bools, numpy ints, ...
+    take the checked path)."""
+    if encoding.__class__ not in _KEYABLE:
+        if not isinstance(encoding, (str, Encoding)):
+            return None
+        _KEYABLE.add(encoding.__class__)
     if shape is None:
         return encoding, None
     if shape.__class__ not in _PLAIN_SHAPES:
