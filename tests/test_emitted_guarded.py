@@ -162,6 +162,35 @@ def test_bytes_written_on_both_ways_of_a_branch_are_read_after_its_join() -> Non
         run_kernel(one_way)
 
 
+def test_a_private_array_read_at_a_masked_index_without_a_branch() -> None:
+    """No guard: ``a[x & 3]`` after a[0..3] are written is a select over the four slots
+    (was unknown: a private load at a data-dependent address); ``a[x & 7]`` may leave it."""
+    text = (
+        "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "entry:\n"
+        "  %a = alloca [4 x i32], align 4\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+        "  %p = getelementptr i32, ptr addrspace(1) %in, i32 %t\n"
+        "  %x = load i32, ptr addrspace(1) %p, align 4\n"
+        "  br label %fill\n"
+        "fill:\n"
+        + FILL_AND_READ.replace(
+            "%q = getelementptr i32, ptr %a, i32 %x",
+            "%m = and i32 %x, 3\n  %q = getelementptr i32, ptr %a, i32 %m",
+        )
+        + "done:\n"
+        "  %o = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %w, ptr addrspace(1) %o, align 4\n"
+        "  ret void\n"
+        "}\n"
+    )
+    run = run_kernel(text)
+    assert run.violations == []
+    assert [output_value(run, 0, x) for x in (1, 6, 7)] == [1, 12, 21]  # (x & 3) * x
+    with pytest.raises(UnmodelledAt, match="not within one allocation"):
+        run_kernel(text.replace("and i32 %x, 3", "and i32 %x, 7"))
+
+
 def test_a_read_of_bytes_no_store_wrote_under_a_guard_is_unknown() -> None:
     region = FILL_AND_READ.replace(
         "%e = icmp eq i32 %n, 4", "%e = icmp eq i32 %n, 3"

@@ -336,13 +336,15 @@ class MemoryAccess:
         guards[tagged] = self._guard_nodes(np.flatnonzero(tagged))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
         pairs = np.unique(np.stack([nodes[tagged], guards[tagged]], axis=1), axis=0)
+        window = 0 if space == 5 else PRIVATE_WINDOW
+        private: dict[tuple[int, int, int], list[tuple[int, int]]] = {}  # places: node, guard
         for node, guard in pairs.tolist():
             who = tagged & (nodes == node) & (guards == guard)
             ranges = self._ranges_under(guard)
             lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
-            window = 0 if space == 5 else PRIVATE_WINDOW
             if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
-                out[who] = self._private_gather(node, (lo, hi), window, nbytes, who, guard)[who]
+                step = 1 << min(low_zero_bits(self.dag, node, self._zero_bits), 12)
+                private.setdefault((lo - window, hi - window, step), []).append((node, guard))
                 continue
             k, start, end = self._span(node, (lo, hi), nbytes, "load")
             self.memory.check_gather(k, start, end)
@@ -361,28 +363,34 @@ class MemoryAccess:
                 dtype=np.int64,
             )
             out[who] = symbols_of(elements, element_bytes).reshape(-1)
+        for (lo, hi, step), members in private.items():
+            who = np.zeros(self.threads, dtype=bool)
+            for node, guard in members:
+                who |= tagged & (nodes == node) & (guards == guard)
+            self._private_gather((lo, hi), step, window, nbytes, who, nodes, guards, out)
         return out
 
     def _private_gather(
         self,
-        node: int,
         interval: tuple[int, int],
+        step: int,
         window: int,
         nbytes: int,
         who: np.ndarray,
-        guard: int,
-    ) -> np.ndarray:
-        """A private load of ``nbytes`` at the address node ``node``, whose unsigned range is
-        ``interval`` (private offsets from ``window``), by the threads of ``who`` under path
-        condition ``guard``: every place it
-        may read (the offsets there at the address's alignment, :data:`_PLACES` at most)
-        must lie inside one allocation and be written before (unconditionally or under a
-        condition the guard implies), else unmodelled; each thread reads ``select(address ==
-        a1, its bytes at a1, select(address == a2, ...))`` over those places (the last one
-        unconditionally: the address is one of them)."""
+        nodes: np.ndarray,
+        guards: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        """Private loads of ``nbytes`` by the threads of ``who`` at address nodes ``nodes``
+        (each thread's, under path condition ``guards``), whose offsets from ``window`` lie
+        in ``interval`` at multiples of ``step`` (the addresses' alignment): every place they
+        may read (:data:`_PLACES` at most) must lie inside one allocation and be written
+        before (unconditionally or under a condition the guard implies), else unmodelled;
+        each thread reads ``select(address == a1, its bytes at a1, select(address == a2,
+        ...))`` over those places (the last one unconditionally: the address is one of
+        them), into ``out`` (T, nbytes)."""
         dag = self.dag
-        lo, hi = interval[0] - window, interval[1] - window
-        step = 1 << min(low_zero_bits(dag, node, self._zero_bits), 12)
+        lo, hi = interval
         first = -(-lo // step) * step
         count = (hi - first) // step + 1 if first <= hi else 0
         place = f"bytes [{lo:#x}, {hi + nbytes:#x}) of private memory"
@@ -394,42 +402,40 @@ class MemoryAccess:
             )
         starts = [first + step * k for k in range(count)]
         cells = np.array(starts, dtype=np.int64)[:, None] + np.arange(nbytes, dtype=np.int64)
+        threads = np.flatnonzero(who)
         if not self.private.inside(cells).all():
+            node = int(nodes[threads[0]])
             raise Unmodelled(
                 f"a private load at an address that depends on tagged data: {place} is not "
                 f"within one allocation (address {dag.describe(node, depth=4)})"
             )
-        width = dag.width[node]
-        hits = [
-            dag.op("icmp.eq", (node, dag.const((a + window) % (1 << (8 * width)), width)), 1)
-            for a in starts
-        ]
-        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
-        for thread in np.flatnonzero(who).tolist():
-            data = self.private.data[thread][cells]
-            conditions = np.where(
-                self.private.written[thread][cells], -1, self.private.condition[thread][cells]
+        rows = threads[:, None]
+        flat = cells.reshape(-1)[None, :]
+        written = self.private.written[rows, flat]
+        conditions = np.where(written, -1, self.private.condition[rows, flat])
+        data = self.private.data[rows, flat]
+        if (~written & (conditions < 0)).any() or (data == UNDEFINED).any():
+            raise Unmodelled(
+                "a private load at an address that depends on tagged data may read bytes "
+                f"not written before, in {place}"
             )
-            if ((~self.private.written[thread][cells]) & (conditions < 0)).any() or (
-                data == UNDEFINED
-            ).any():
-                raise Unmodelled(
-                    f"a private load at an address that depends on tagged data may read bytes "
-                    f"not written before, in {place}"
-                )
-            self._conditions_hold(conditions, np.full(count, guard, dtype=np.int64))
-            value = dag.from_symbols(tuple(data[-1].tolist()))
+        self._conditions_hold(conditions, guards[threads])
+        width = 8 * dag.width[int(nodes[threads[0]])]
+        places = [(a + window) % (1 << width) for a in starts]
+        for row, thread in enumerate(threads.tolist()):
+            node = int(nodes[thread])
+            constants = [dag.const(a, width // 8) for a in places]
+            slots = data[row].reshape(count, nbytes).tolist()
+            value = dag.from_symbols(tuple(slots[-1]))
             for k in range(count - 2, -1, -1):
-                value = dag.op(
-                    "select", (hits[k], dag.from_symbols(tuple(data[k].tolist())), value), nbytes
-                )
+                hit = dag.op("icmp.eq", (node, constants[k]), 1)
+                value = dag.op("select", (hit, dag.from_symbols(tuple(slots[k])), value), nbytes)
             constant = dag.constant_value(value)
             out[thread] = (
                 const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
                 if constant is not None
                 else dag.symbols(value)
             )
-        return out
 
     def _span(
         self, node: int, interval: tuple[int, int], nbytes: int, what: str

@@ -300,6 +300,7 @@ class Ranges:
         #: memos kept), and the nodes split below each node; both cleared with ``_memo``
         self._cases: dict[tuple[tuple[int, Interval], ...], Ranges] = {}
         self._split: dict[int, list[int]] = {}
+        self._below_memo: dict[int, list[int]] = {}  # :meth:`_below`: the DAG's alone
 
     def _copy(self) -> Ranges:
         """These ranges with the same assumptions, to assume more of (nothing memoised but
@@ -309,6 +310,7 @@ class Ranges:
         other._bounds = {node: list(bounds) for node, bounds in self._bounds.items()}
         other._pieces = dict(self._pieces)
         other._canonical = self._canonical
+        other._below_memo = self._below_memo
         return other
 
     def under(self, conditions: list[tuple[int, bool]]) -> Ranges:
@@ -385,7 +387,7 @@ class Ranges:
             seen.add(n)
             if len(self._pieces.get(n, ())) > 1:
                 found.append(n)
-            stack.extend(self.canonical(m) for m in self._below(n))
+            stack.extend(self._below(n))  # the operands of a canonical node are canonical
         self._split[node] = found
         return found
 
@@ -496,13 +498,19 @@ class Ranges:
     def _below(self, node: int) -> list[int]:
         """The nodes whose ranges ``node``'s is computed from (none for an operation whose
         range is full or fixed whatever its operands: floats, calls, loads...)."""
+        found = self._below_memo.get(node)
+        if found is not None:
+            return found
         pieces = self.dag.pieces(node)
-        if pieces is not None:
-            return sorted({s // 16 for s in pieces if s >= 0})
         family = self.dag.kind(node).split(".")[0]
-        if family not in _COMPUTED or self.dag.width[node] == 1 and family not in _ONE_BYTE:
-            return []
-        return list(self.dag.operands(node))
+        if pieces is not None:
+            found = sorted({s // 16 for s in pieces if s >= 0})
+        elif family not in _COMPUTED or self.dag.width[node] == 1 and family not in _ONE_BYTE:
+            found = []
+        else:
+            found = list(self.dag.operands(node))
+        self._below_memo[node] = found
+        return found
 
     def _narrowed(self, node: int, interval: Interval) -> Interval:
         bits = self.bits(node)
