@@ -45,11 +45,11 @@ MODULES = (
 PHASES = ("parse", "harness", "compile", "load", "execute", "check")
 
 
-def _compile_baseline(text: str) -> tuple[float, float]:
+def _compile_baseline(text: str, timeout_s: float) -> tuple[float, float]:
     """Wall seconds of one compile of the module's full harness, and triton.compile's own."""
     harness = build_harness(parse_module(text))
     start = time.perf_counter()
-    compiled = compile_ttgir(harness.text, harness.target)
+    compiled = compile_ttgir(harness.text, harness.target, timeout_s=timeout_s)
     return time.perf_counter() - start, compiled.seconds
 
 
@@ -88,6 +88,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", default=list(MODULES))
     parser.add_argument("--repeat", type=int, default=1, help="validations per module (median)")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="time limit of each compile (s)"
+    )
     args = parser.parse_args()
     rows = []
     print(
@@ -99,11 +102,11 @@ def main() -> None:
         times, cpus, report = [], [], None
         for _ in range(args.repeat):
             start, cpu = time.perf_counter(), time.process_time()
-            report = validate_module(text, source=stem)
+            report = validate_module(text, source=stem, timeout_s=args.timeout)
             times.append(time.perf_counter() - start)
             cpus.append(time.process_time() - cpu)
         assert report is not None
-        compile_wall, triton_seconds = _compile_baseline(text)
+        compile_wall, triton_seconds = _compile_baseline(text, args.timeout)
         counts = report.counts()
         total = statistics.median(times)
         print(
