@@ -97,7 +97,7 @@ WHOLE = [
         "LYQKZYZ5HBTVMJCW6L2YXHEHD5SOLZYPDIFH4DB6FOXO7RME7NJQ",
         "safe_softmax",
         Status.UNKNOWN,
-        "the address index depends on tagged data",
+        "give them values",
     ),
     # a batch_norm Welford reduction: the lanes' different values race on one shared word,
     # and no concrete input told them apart, so it stays unknown (not refuted)
