@@ -402,3 +402,15 @@ def test_conflict_free_is_the_count_at_exponent_zero(bits: int, target: str) -> 
             count = f"(bvule {tile.in_z} (bvmul {enc.const(1 << c, 16)} {tile.in_q}))"
             differ = enc.terms([f"(not (= {enc.conflicts_at_most(side, 0, 0)} {count}))"])
             assert decide(differ, 60_000).status is verdict, (side, c)
+
+
+def test_local_search_when_the_solver_is_undecided(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the row-major start (272 wavefronts) with every first try undecided, the local
+    search on the cost model finds the conflict-free layout (the bound, 32): a re-measured
+    layout and a BOUND certificate."""
+    monkeypatch.setattr(synth, "_RLIMIT", 1)
+    src, dst, shape = STORE_16x32, LOAD_16x32, SHAPE_16x32
+    result = synthesize_swizzle(src, dst, shape, 32, start=_xor_swizzle(0))
+    assert [step["source"] for step in result.iterations] == ["start", "local search"]
+    assert result.certificate.status is Status.BOUND and result.cost.total_wavefronts == 32
+    _check_measured(result, src, dst, shape, 32)

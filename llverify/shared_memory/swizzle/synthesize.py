@@ -190,6 +190,8 @@ class SwizzleResult:
     element_bits: int
     target: str
     baseline: SwizzleCost | None  # the constructive algorithm's cost, when it ran
+    #: the steps: {"source": "start" | "construction" | "z3" | "local search", "wavefronts"}
+    #: (and "s", the solving time, for "z3")
     iterations: list[dict[str, Any]] = field(default_factory=list)
     padded: LegacyResult | None = None  # the padded family searched (``padding=True``)
     padded_encoding: Any = None  # the chosen PaddedSharedLayout, when padding won
@@ -585,11 +587,11 @@ class _Synthesis:
             )
             if search.status is Status.REFUTED:
                 best = self._accept(search.columns, need, bound, search.time_s)
-                best = self._improved(model, best[0], need) or best
+                best = self._improved(model, *best, need) or best
                 attempt, searched = 0, True
                 continue
             if search.status is Status.UNKNOWN and self.budget_ms() > 0:
-                found = None if searched else self._improved(model, (best or first)[0], need)
+                found = None if searched else self._improved(model, *(best or first), need)
                 searched = True
                 if found is not None:
                     best, attempt = found, 0
@@ -607,23 +609,23 @@ class _Synthesis:
             return (*best, certificate)
 
     def _improved(
-        self, model: CostModel, columns: list[int], need: tuple[int, int]
+        self, model: CostModel, columns: list[int], cost: SwizzleCost, need: tuple[int, int]
     ) -> tuple[list[int], SwizzleCost] | None:
-        """A cheaper layout than ``columns`` by local search on the cost model
-        (:func:`~llverify.shared_memory.swizzle.starts.improve`, within the budget),
-        re-measured: kept only if it meets ``need`` with fewer wavefronts (and, with
-        ``triton_safe``, Triton lowers it correctly)."""
-        before = self.cost_of(columns)
+        """A cheaper layout than ``columns`` (measured ``cost``) by local search on the cost
+        model (:func:`~llverify.shared_memory.swizzle.starts.improve`, within the budget),
+        re-measured: kept only if it meets ``need``, with fewer wavefronts where ``cost``
+        meets it too (and, with ``triton_safe``, Triton lowers it correctly)."""
         need_log2 = (_width_log2(need[0]), _width_log2(need[1]))
         found = improve(model, columns, need_log2, self.deadline)
         if found is None:
             return None
-        cost = self.cost_of(found[0])
-        meets = _meets(cost, need) and self.acceptable(found[0])
-        if not meets or (_meets(before, need) and cost.total_wavefronts >= before.total_wavefronts):
+        other = self.cost_of(found[0])
+        if not _meets(other, need) or not self.acceptable(found[0]):
             return None
-        self.iterations.append({"source": "local search", "wavefronts": cost.total_wavefronts})
-        return found[0], cost
+        if _meets(cost, need) and other.total_wavefronts >= cost.total_wavefronts:
+            return None
+        self.iterations.append({"source": "local search", "wavefronts": other.total_wavefronts})
+        return found[0], other
 
     def _accept(
         self, columns: list[int] | None, need: tuple[int, int], bound: int | None, seconds: float
