@@ -7,9 +7,10 @@ of the branch with that way's condition as their *guard*, a path condition (an `
 node per thread).  The walk follows a branch that is concrete as the SIMT walk does (a loop
 with a concrete trip count runs, divergent threads meet at the branch's immediate
 post-dominator) and splits again at a nested branch on tagged data (each way's guard the
-conjunction of the guard and the way's condition).  Each way that reaches a join arrives with
-the values its phis take from it; a phi there is a ``select`` over the ways' conditions
-(exactly one holds in each thread that gets there), as if-conversion makes it.
+conjunction of the guard and the way's condition; a thread whose condition is built from
+constants alone takes its own way, :func:`closed_value`).  Each way that reaches a join
+arrives with the values its phis take from it; a phi there is a ``select`` over the ways'
+conditions (exactly one holds in each thread that gets there), as if-conversion makes it.
 
 Under a guard, what an instruction does need only be right where the guard holds, and an
 access need only be safe there.  Modelled (:class:`~llverify.emitted.sim.access.MemoryAccess`
@@ -21,7 +22,8 @@ makes the accesses):
 * private memory (allocas): a store under guard ``g`` over written bytes writes
   ``select(g, new, old)``; bytes it is the first to write are *conditionally written* (under
   ``g``), and only a read where ``g`` is known to hold may read them (:func:`implies`: ``g``
-  is a conjunct of the reader's guard), any other read is unmodelled;
+  is a conjunct of the reader's guard, or the bytes were written on both ways of a branch),
+  any other read is unmodelled;
 * an access at an address that depends on tagged data, decided by the address's range under
   the run's assumptions *and the guard's conjuncts*
   (:meth:`~llverify.emitted.sim.ranges.Ranges.under`); a private load there reads a
