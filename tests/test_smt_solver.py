@@ -74,3 +74,23 @@ def test_smtlib_text_round_trips() -> None:
 def test_decide_smtlib_rejects_bad_text() -> None:
     with pytest.raises(ValueError, match="text"):
         decide_smtlib("(assert (= x", 1000)
+
+
+def test_queries_in_a_context_of_their_own() -> None:
+    """Constraints built in a ``z3.Context()`` are checked, decided and written in that
+    context; ``decide_smtlib`` solves in a fresh one unless given one (then the model is
+    read with that context's variables), with a seed for retries."""
+    ctx = z3.Context()
+    a = z3.BitVec("a", 8, ctx)
+    result = check([a * 3 == 7], 10_000, logic="QF_BV")
+    assert result.status == "sat" and model_value(result.model, a) * 3 % 256 == 7
+    assert result.model.ctx is ctx
+    assert decide([a * 2 == 3], 10_000).status is Status.PROVED
+    text = smtlib([a * 3 == 7])
+    for seed in (0, 1):
+        found = decide_smtlib(text, 10_000, logic="QF_BV", ctx=ctx, seed=seed)
+        assert found.status is Status.REFUTED and model_value(found.model, a) * 3 % 256 == 7
+    fresh = decide_smtlib(text, 10_000)
+    assert fresh.status is Status.REFUTED and fresh.model.ctx not in (ctx, z3.main_ctx())
+    with pytest.raises(ValueError, match="constraints"):  # one query, one context
+        check([a == 1, X == 1], 10_000)

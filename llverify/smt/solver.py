@@ -39,11 +39,11 @@ class Decision:
 
 
 def _context(constraints: Sequence[Any]) -> Any:
-    """The Z3 context the constraints live in (None, z3's global one, for plain values)."""
-    for constraint in constraints:
-        if isinstance(constraint, z3.AstRef):
-            return constraint.ctx
-    return None
+    """The one Z3 context the constraints live in (None, z3's global one, for plain values)."""
+    contexts = {c.ctx for c in constraints if isinstance(c, z3.AstRef)}
+    if len(contexts) > 1:
+        raise ValueError("Argument 'constraints' must live in one Z3 context, not several.")
+    return contexts.pop() if contexts else None
 
 
 def _solver(

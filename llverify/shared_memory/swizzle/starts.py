@@ -9,7 +9,7 @@ one was the solver's slowest work (satisfiable queries whose time varies by orde
 magnitude).  :func:`best_construction` builds
 :func:`~llverify.shared_memory.swizzle.constructive.pass_tile_layout` for every allowed
 (store, load) width pair with each side's real pass tile, and returns the cheapest by
-:func:`model_cost` (the formulas of docs/swizzle.md that :mod:`llverify.smt.swizzle` encodes:
+the :class:`CostModel` (the formulas of docs/swizzle.md that :mod:`llverify.smt.swizzle` encodes:
 the widest width whose conditions hold, the conflict exponent ``dim(T ∩ Z) - dim(T ∩ Q)``
 as a difference of ranks).  The synthesiser re-measures it with the access analysis and
 starts from it when it beats the constructive layout; the solver then only has to certify
@@ -27,12 +27,21 @@ from typing import Any
 from llverify import gf2
 from llverify.shared_memory.swizzle.constructive import pass_tile_layout
 
-__all__ = ["CostModel", "best_construction", "improve", "model_cost"]
+__all__ = ["CostModel", "best_construction", "improve"]
 
 
 class CostModel:
     """The synthesiser's cost model of one problem (``geo``: its ``_Geometry``; ``src``/
-    ``dst``: its ``_Side`` objects), evaluated on integers, with the pass tiles cached."""
+    ``dst``: its ``_Side`` objects), evaluated on integers, with the pass tiles cached.
+
+    Examples:
+        >>> from llverify.hardware import BANK_MODELS
+        >>> from llverify.shared_memory.swizzle.synthesize import _Geometry, _Side
+        >>> side = _Side((1,), (2, 4), (), None)  # 1 register, 2 lanes over 8 elements
+        >>> model = CostModel(_Geometry(3, 32, BANK_MODELS["nvidia"]), side, side)
+        >>> model.cost([1, 2, 4])  # 64-bit vectors both ways, 2 + 2 wavefronts
+        (1, 1, 4)
+    """
 
     def __init__(self, geo: Any, src: Any, dst: Any) -> None:
         self.geo, self.src, self.dst = geo, src, dst
@@ -86,20 +95,6 @@ class CostModel:
         bank, word = self.geo.bank_mask(), self.geo.word_mask()
         exponent = gf2.rank([o & word for o in offsets]) - gf2.rank([o & bank for o in offsets])
         return int(self.geo.wavefronts(side, k, exponent))
-
-
-def model_cost(geo: Any, src: Any, dst: Any, columns: Sequence[int]) -> tuple[int, int, int]:
-    """:meth:`CostModel.cost` of one layout.
-
-    Examples:
-        >>> from llverify.hardware import BANK_MODELS
-        >>> from llverify.shared_memory.swizzle.synthesize import _Geometry, _Side
-        >>> geo = _Geometry(3, 32, BANK_MODELS["nvidia"])
-        >>> side = _Side((1,), (2, 4), (), None)  # 1 register, 2 lanes over 8 elements
-        >>> model_cost(geo, side, side, [1, 2, 4])  # 64-bit vectors, 2 + 2 wavefronts
-        (1, 1, 4)
-    """
-    return CostModel(geo, src, dst).cost(columns)
 
 
 def improve(
@@ -157,7 +152,7 @@ def improve(
 def best_construction(
     geo: Any, src: Any, dst: Any, widths: Sequence[tuple[int, int]], bits: int, target: Any
 ) -> tuple[list[int], int] | None:
-    """The cheapest :func:`pass_tile_layout` by :func:`model_cost` among those built for
+    """The cheapest :func:`pass_tile_layout` by the :class:`CostModel` among those built for
     the (store, load) log2 width pairs ``widths`` that reach at least the narrowest pair
     of them (columns and model wavefronts), or None when none does.
 
