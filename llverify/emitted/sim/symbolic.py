@@ -284,8 +284,8 @@ class Dag:
         ([0, 1, 2], 2)
         """
         first = len(self.nodes)
-        keys = [("leaf", buffer, i) for i in range(count)]
-        entries = [(key, nbytes) for key in keys]
+        keys = list(zip(repeat("leaf"), repeat(buffer), range(count)))
+        entries = list(zip(keys, repeat(nbytes)))
         if not self._index.keys().isdisjoint(entries):
             raise ValueError(f"buffer {buffer}: expected no leaf of it made yet, found one")
         self.nodes.extend(keys)
@@ -307,7 +307,7 @@ class Dag:
         first, count = self._leaf_runs.get((buffer, nbytes), (0, 0))
         if indices.size and indices.min() >= 0 and indices.max() < count:
             return first + indices
-        keys = [("leaf", buffer, i) for i in indices.tolist()]
+        keys = list(zip(repeat("leaf"), repeat(buffer), indices.tolist()))
         return np.array(self._intern_all(keys, nbytes, lambda k: -1), dtype=np.int64)
 
     def const(self, value: int, nbytes: int) -> int:
