@@ -164,37 +164,30 @@ def _compile_step(corpus: Path, count: int, script: Path) -> None:
         times["worker"].append(_persistent(harness))
     peer = sum(times["triton in-process"])
     print(f"\ncompile step of {len(harnesses)} corpus harnesses from {corpus} (interleaved)")
-    print(f"{'':20}{'total s':>9}{'median s':>10}{'/ triton':>10}")
-    for name, samples in times.items():
-        total = sum(samples)
-        print(f"{name:20}{total:>9.2f}{statistics.median(samples):>10.2f}{total / peer:>10.2f}")
+    print(f"{'seconds per harness':55}" + "".join(f"{name:>18}" for name in times))
+    for k, (name, harness) in enumerate(harnesses):
+        label = f"{name.split('/')[0]}/{Path(name).stem[:30]} ({len(harness.cases)} ops)"
+        print(f"{label:55}" + "".join(f"{times[n][k]:>18.2f}" for n in times))
+    print(f"{'total':55}" + "".join(f"{sum(v):>18.2f}" for v in times.values()))
+    print(f"{'median':55}" + "".join(f"{statistics.median(v):>18.2f}" for v in times.values()))
+    print(
+        f"{'total / triton in-process':55}"
+        + "".join(f"{sum(v) / peer:>18.2f}" for v in times.values())
+    )
 
 
 def _load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="warm runs of each (median)")
-    parser.add_argument("--cold", type=int, default=3, help="fresh-process runs of each")
-    parser.add_argument("--corpus", type=Path, help="an unpacked corpus: time its compile step")
-    parser.add_argument("--kernels", type=int, default=20, help="corpus kernels (with --corpus)")
-    parser.add_argument(
-        "--one-shot-worker",
-        type=Path,
-        help="the compile_worker.py run once per compile (default: this checkout's; give a "
-        "baseline checkout's for the design before the persistent worker exactly)",
-    )
-    args = parser.parse_args()
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+def _matmul(repeat: int, cold_runs: int) -> None:
+    """validate of the matmul against Triton's compile of it, warm and cold."""
     text = MODULE.read_text()
     target, arch = _target(text)
     harness = build_harness(parse_module(text))
     tree = Path(validate_module.__code__.co_filename).parents[2]
     warps = parse_module(text).num_warps
     print(f"{MODULE.name} ({target}, {warps} warps); llverify from {tree}")
-    print(f"load average at start: {_load()}  ({os.cpu_count()} cores)")
     phases: list[dict[str, float]] = []
     runs = {
         "triton.compile(module)": _triton_compile(text, arch),
@@ -205,11 +198,11 @@ def main() -> None:
         run()
     phases.clear()
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name, run in runs.items():
             times[name].append(run())
     peer = statistics.median(times["triton.compile(module)"])
-    print(f"\nwarm (median of {args.repeat}, interleaved)")
+    print(f"\nwarm (median of {repeat}, interleaved)")
     print(f"{'':26}{'seconds':>9}{'min':>8}{'max':>8}{'/ triton(module)':>18}")
     for name, samples in times.items():
         median = statistics.median(samples)
@@ -221,12 +214,12 @@ def main() -> None:
         "validate phases (median s): "
         + ", ".join(f"{k} {statistics.median(p.get(k, 0.0) for p in phases):.2f}" for k in keys)
     )
-    if args.cold:
+    if cold_runs:
         cold: dict[str, list[float]] = {
             "python -c triton.compile(module)": [],
             "llverify validate": [],
         }
-        for _ in range(args.cold):
+        for _ in range(cold_runs):
             cold["python -c triton.compile(module)"].append(
                 _fresh_process([sys.executable, "-c", PEER, str(MODULE), str(arch)])
             )
@@ -234,10 +227,29 @@ def main() -> None:
                 _fresh_process([sys.executable, "-m", "llverify", "validate", str(MODULE)])
             )
         base = statistics.median(cold["python -c triton.compile(module)"])
-        print(f"\ncold: a fresh process per run (median of {args.cold}, interleaved)")
+        print(f"\ncold: a fresh process per run (median of {cold_runs}, interleaved)")
         for name, samples in cold.items():
             median = statistics.median(samples)
             print(f"{name:34}{median:>9.2f}{median / base:>8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="warm runs of each (0: no matmul)")
+    parser.add_argument("--cold", type=int, default=3, help="fresh-process runs of each")
+    parser.add_argument("--corpus", type=Path, help="an unpacked corpus: time its compile step")
+    parser.add_argument("--kernels", type=int, default=20, help="corpus kernels (with --corpus)")
+    parser.add_argument(
+        "--one-shot-worker",
+        type=Path,
+        help="the compile_worker.py run once per compile (default: this checkout's; give a "
+        "baseline checkout's for the design before the persistent worker exactly)",
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    print(f"load average at start: {_load()}  ({os.cpu_count()} cores)")
+    if args.repeat > 0:
+        _matmul(args.repeat, args.cold)
     if args.corpus:
         from llverify.triton.compile import WORKER
 
