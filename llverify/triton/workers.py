@@ -146,9 +146,10 @@ class CompileWorker:
                 pass
 
     def close(self) -> None:
-        """End the worker (its stdin closed; killed if still there a second later)."""
+        """End the worker: its stdin closed, killed if still there a second later, or at once
+        when it has not said it is ready (it is still importing Triton)."""
         with self._lock:
-            self._stop(kill=False)
+            self._stop(kill=self._ready is None)
 
     def abandon(self) -> None:
         """In a forked child: close the copies of the parent's pipes, leave its worker be."""
