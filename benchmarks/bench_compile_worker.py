@@ -1,8 +1,9 @@
-"""Time ``validate`` of the 4-warp matmul against Triton's own compile of it (issue 26).
+"""Time ``validate`` of the matmul against Triton's own compile of it, and the compile step
+of corpus kernels with and without the persistent worker (issue 26).
 
-The module is tests/data/ttgir/matmul_fp16_sm80.ttgir (4 warps, sm_80: the 4-warp matmul of
-bench_validate.py).  Measured in the same run, interleaved so that a shared machine's load
-hits both alike:
+The module is tests/data/ttgir/matmul_fp16_sm80.ttgir (sm_80; bench_validate.py and
+docs/performance.md call it the 4-warp matmul; its ``ttg.num-warps`` is 8).  Measured in the
+same run, interleaved so that a shared machine's load hits both alike:
 
 * the peer, Triton 3.9 in this process: ``triton.compile`` of the module itself, and of the
   harness llverify builds around its ops (what ``validate`` compiles), each with an empty
@@ -17,8 +18,17 @@ N``): a fresh process per run, ``python -m llverify validate MODULE`` against ``
 compile of the module; target: validate within 1.3x of it.  The load average is printed at
 the start and the end (the development machine is shared).
 
-Run: ``PYTHONPATH=$PWD python benchmarks/bench_compile_worker.py [--repeat 5] [--cold 3]``
-(``PYTHONPATH`` another checkout to time that tree's llverify with the same peer).
+With ``--corpus DIR --kernels N``: the compile step alone, on the harnesses of N kernels spread
+over an unpacked torch.compile corpus (those with ops to validate), each compiled three ways,
+interleaved: Triton in this process (the peer: ``triton.compile`` with an empty cache, no
+process start), one fresh worker process per compile (the design before the persistent
+worker: ``compile_worker.py`` run for one request, every stage; ``--one-shot-worker`` a
+baseline checkout's script), and ``compile_ttgir`` through the persistent worker as
+``validate`` calls it (``until="llir"``).
+
+Run: ``PYTHONPATH=$PWD python benchmarks/bench_compile_worker.py [--repeat 5] [--cold 3]
+[--corpus DIR --kernels 20]`` (``PYTHONPATH`` another checkout to time that tree's
+``validate`` with the same peer).
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from llverify.emitted.harness import build_harness
+from llverify.emitted.harness import Harness, build_harness
 from llverify.emitted.validate import validate_module
 from llverify.ttgir import parse_module
 
@@ -91,22 +101,93 @@ def _fresh_process(command: list[str]) -> float:
         return time.perf_counter() - start
 
 
+def _corpus_harnesses(corpus: Path, count: int) -> list[tuple[str, Harness]]:
+    """The harnesses of ``count`` kernels spread evenly over ``corpus`` (by path), among
+    those whose TTGIR has ops to validate."""
+    found = []
+    for path in sorted(corpus.rglob("*.ttgir")):
+        try:
+            harness = build_harness(parse_module(path.read_text()))
+        except ValueError:
+            continue
+        if harness.cases:
+            found.append((path.relative_to(corpus).as_posix(), harness))
+    step = max(1, len(found) // count)
+    return found[::step][:count]
+
+
+def _one_shot(harness: Harness, script: Path) -> float:
+    """One compile in a fresh process running the worker ``script`` (the design before the
+    persistent worker)."""
+    from llverify.triton import protocol
+    from llverify.triton.compile import _retarget, parse_target
+    from llverify.triton.workers import worker_environment
+
+    target = harness.target
+    request = {
+        "kind": "ttgir",
+        "text": _retarget(harness.text, target),
+        "target": parse_target(target),
+    }
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        input=protocol.request_text(request),
+        capture_output=True,
+        text=True,
+        env=worker_environment(),
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    assert protocol.answers(done.stdout)[-1]["ok"], done.stderr[-2000:]
+    return elapsed
+
+
+def _persistent(harness: Harness) -> float:
+    from llverify.triton.compile import compile_ttgir
+
+    start = time.perf_counter()
+    compile_ttgir(harness.text, harness.target, until="llir")
+    return time.perf_counter() - start
+
+
+def _compile_step(corpus: Path, count: int, script: Path) -> None:
+    """The compile step of corpus kernels three ways (see the module docstring)."""
+    harnesses = _corpus_harnesses(corpus, count)
+    archs = {h.target: int(h.target.partition(":")[2]) for _, h in harnesses}
+    _persistent(harnesses[0][1])  # the worker started and warm, as in a pool process
+    times: dict[str, list[float]] = {"triton in-process": [], "fresh process": [], "worker": []}
+    for _, harness in harnesses:
+        text, target = harness.text, harness.target
+        times["triton in-process"].append(_triton_compile(text, archs[target])())
+        times["fresh process"].append(_one_shot(harness, script))
+        times["worker"].append(_persistent(harness))
+    peer = sum(times["triton in-process"])
+    print(f"\ncompile step of {len(harnesses)} corpus harnesses from {corpus} (interleaved)")
+    print(f"{'seconds per harness':55}" + "".join(f"{name:>18}" for name in times))
+    for k, (name, harness) in enumerate(harnesses):
+        label = f"{name.split('/')[0]}/{Path(name).stem[:30]} ({len(harness.cases)} ops)"
+        print(f"{label:55}" + "".join(f"{times[n][k]:>18.2f}" for n in times))
+    print(f"{'total':55}" + "".join(f"{sum(v):>18.2f}" for v in times.values()))
+    print(f"{'median':55}" + "".join(f"{statistics.median(v):>18.2f}" for v in times.values()))
+    print(
+        f"{'total / triton in-process':55}"
+        + "".join(f"{sum(v) / peer:>18.2f}" for v in times.values())
+    )
+
+
 def _load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="warm runs of each (median)")
-    parser.add_argument("--cold", type=int, default=3, help="fresh-process runs of each")
-    args = parser.parse_args()
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+def _matmul(repeat: int, cold_runs: int) -> None:
+    """validate of the matmul against Triton's compile of it, warm and cold."""
     text = MODULE.read_text()
     target, arch = _target(text)
     harness = build_harness(parse_module(text))
     tree = Path(validate_module.__code__.co_filename).parents[2]
-    print(f"{MODULE.name} ({target}, 4 warps); llverify from {tree}")
-    print(f"load average at start: {_load()}  ({os.cpu_count()} cores)")
+    warps = parse_module(text).num_warps
+    print(f"{MODULE.name} ({target}, {warps} warps); llverify from {tree}")
     phases: list[dict[str, float]] = []
     runs = {
         "triton.compile(module)": _triton_compile(text, arch),
@@ -117,11 +198,11 @@ def main() -> None:
         run()
     phases.clear()
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name, run in runs.items():
             times[name].append(run())
     peer = statistics.median(times["triton.compile(module)"])
-    print(f"\nwarm (median of {args.repeat}, interleaved)")
+    print(f"\nwarm (median of {repeat}, interleaved)")
     print(f"{'':26}{'seconds':>9}{'min':>8}{'max':>8}{'/ triton(module)':>18}")
     for name, samples in times.items():
         median = statistics.median(samples)
@@ -133,12 +214,12 @@ def main() -> None:
         "validate phases (median s): "
         + ", ".join(f"{k} {statistics.median(p.get(k, 0.0) for p in phases):.2f}" for k in keys)
     )
-    if args.cold:
+    if cold_runs:
         cold: dict[str, list[float]] = {
             "python -c triton.compile(module)": [],
             "llverify validate": [],
         }
-        for _ in range(args.cold):
+        for _ in range(cold_runs):
             cold["python -c triton.compile(module)"].append(
                 _fresh_process([sys.executable, "-c", PEER, str(MODULE), str(arch)])
             )
@@ -146,10 +227,33 @@ def main() -> None:
                 _fresh_process([sys.executable, "-m", "llverify", "validate", str(MODULE)])
             )
         base = statistics.median(cold["python -c triton.compile(module)"])
-        print(f"\ncold: a fresh process per run (median of {args.cold}, interleaved)")
+        print(f"\ncold: a fresh process per run (median of {cold_runs}, interleaved)")
         for name, samples in cold.items():
             median = statistics.median(samples)
             print(f"{name:34}{median:>9.2f}{median / base:>8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="warm runs of each (0: no matmul)")
+    parser.add_argument("--cold", type=int, default=3, help="fresh-process runs of each")
+    parser.add_argument("--corpus", type=Path, help="an unpacked corpus: time its compile step")
+    parser.add_argument("--kernels", type=int, default=20, help="corpus kernels (with --corpus)")
+    parser.add_argument(
+        "--one-shot-worker",
+        type=Path,
+        help="the compile_worker.py run once per compile (default: this checkout's; give a "
+        "baseline checkout's for the design before the persistent worker exactly)",
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    print(f"load average at start: {_load()}  ({os.cpu_count()} cores)")
+    if args.repeat > 0:
+        _matmul(args.repeat, args.cold)
+    if args.corpus:
+        from llverify.triton.compile import WORKER
+
+        _compile_step(args.corpus, args.kernels, args.one_shot_worker or WORKER)
     print(f"\nload average at the end: {_load()}")
 
 

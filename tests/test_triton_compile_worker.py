@@ -247,8 +247,10 @@ def test_a_changed_environment_starts_a_fresh_worker(stub, monkeypatch):
     worker = worker_for(stub)
     first = worker.request(_request("a"), timeout_s=30)["pid"]
     assert worker.request(_request("b"), timeout_s=30)["pid"] == first
+    monkeypatch.setenv("TRITON_CACHE_DIR", "/elsewhere")  # the worker sets its own per compile
+    assert worker.request(_request("c"), timeout_s=30)["pid"] == first
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
-    assert worker.request(_request("c"), timeout_s=30)["pid"] != first
+    assert worker.request(_request("d"), timeout_s=30)["pid"] != first
 
 
 def test_a_worker_is_replaced_after_its_share_of_requests(stub, monkeypatch):

@@ -131,13 +131,17 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
 
 def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
+    from llverify.triton.workers import worker_for
+
+    python = _release_python(args)
+    worker_for(python).start()  # Triton imports there while llverify imports and parses here
+
     from llverify.emitted.validate import validate_kernel, validate_module
     from llverify.triton.compile import CompileError
     from llverify.ttgir import ModuleError
 
     progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
     target = TARGETS[args.target].triton if args.target else None
-    python = _release_python(args)
     try:
         if source.endswith(".py"):
             if not args.function:

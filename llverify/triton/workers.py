@@ -81,10 +81,13 @@ class WorkerTimeoutError(WorkerError):
 
 def worker_environment() -> dict[str, str]:
     """The environment a worker starts with: this process's, Triton's FP fusion default said
-    explicitly (``TRITON_DEFAULT_FP_FUSION``, 1 unless set), and no ``PYTHONPATH`` (a
-    release's interpreter imports its own site-packages only)."""
+    explicitly (``TRITON_DEFAULT_FP_FUSION``, 1 unless set), no ``PYTHONPATH`` (a release's
+    interpreter imports its own site-packages only) and no ``TRITON_CACHE_DIR`` (the worker
+    gives each compile an empty cache of its own; Inductor sets this variable as it goes, which
+    must not restart the worker)."""
     env = dict(os.environ, TRITON_DEFAULT_FP_FUSION=os.environ.get("TRITON_DEFAULT_FP_FUSION", "1"))
     env.pop("PYTHONPATH", None)
+    env.pop("TRITON_CACHE_DIR", None)
     return env
 
 
@@ -143,9 +146,10 @@ class CompileWorker:
                 pass
 
     def close(self) -> None:
-        """End the worker (its stdin closed; killed if still there a second later)."""
+        """End the worker: its stdin closed, killed if still there a second later, or at once
+        when it has not said it is ready (it is still importing Triton)."""
         with self._lock:
-            self._stop(kill=False)
+            self._stop(kill=self._ready is None)
 
     def abandon(self) -> None:
         """In a forked child: close the copies of the parent's pipes, leave its worker be."""
