@@ -2,11 +2,13 @@
 the brute-force simulator, the algebraic hardware count, and Triton 3.9's own count
 (``get_shared_bank_conflicts``, the C++ behind ``ttgl.bank_conflicts``; needs triton).
 
-Run: ``python benchmarks/bench_access.py``.
+Run: ``python benchmarks/bench_access.py`` (``--cases N``: the first N generated cases, of
+which those with a shared layout given by offset bases are timed; default 400).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -34,7 +36,12 @@ from llverify.shared_memory.wavefronts import (  # noqa: E402
 
 
 def main() -> None:
-    cases = [c for c in differential_cases(400) if "offset" in c["shared"]]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=400, help="generated cases (default 400)")
+    args = parser.parse_args()
+    if args.cases < 1:
+        parser.error(f"--cases must be at least 1, got {args.cases}")
+    cases = [c for c in differential_cases(args.cases) if "offset" in c["shared"]]
     pairs = []
     for c in cases:
         shape = c["shape"]
