@@ -250,9 +250,11 @@ def test_cp_async_lands_at_wait_group() -> None:
     assert stored(run) == [f"x[{t ^ 1}]" for t in range(32)]
 
 
-def test_cp_async_read_before_wait_group_is_an_uninitialised_read() -> None:
+def test_cp_async_read_before_wait_group_races_with_the_copy() -> None:
     run = execute(CP_ASYNC + "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ, shared=128)
-    assert [v.kind for v in run.violations] == ["uninitialised read"]
+    assert [v.kind for v in run.violations] == ["race", "uninitialised read"]
+    race = run.violations[0]
+    assert "read of a byte a cp.async in flight writes" in race.detail
 
 
 def test_cp_async_wait_group_keeps_the_newest_groups_in_flight() -> None:
@@ -260,7 +262,30 @@ def test_cp_async_wait_group_keeps_the_newest_groups_in_flight() -> None:
         CP_ASYNC + '  tail call void asm sideeffect "cp.async.wait_group 0x1;", ""()\n'
         "  tail call void @llvm.nvvm.barrier0()\n" + CP_READ
     )
-    assert [v.kind for v in execute(body, shared=128).violations] == ["uninitialised read"]
+    kinds = [v.kind for v in execute(body, shared=128).violations]
+    assert kinds == ["race", "uninitialised read"]
+
+
+def test_a_store_to_bytes_a_cp_async_in_flight_writes_is_a_race() -> None:
+    store = "  store i32 7, ptr addrspace(3) %s, align 4\n"
+    wait = '  tail call void asm sideeffect "cp.async.wait_group 0x0;", ""()\n'
+    run = execute(CP_ASYNC + store + wait, shared=128)
+    assert [v.kind for v in run.violations] == ["race"]
+    assert run.violations[0].detail.startswith("write of a byte a cp.async in flight writes")
+    # negative control: the same store after the wait is the thread's own, ordered write
+    assert execute(CP_ASYNC + wait + store, shared=128).violations == []
+
+
+def test_access_of_other_bytes_while_a_copy_is_in_flight_is_clean() -> None:
+    """A pipelined loop reads one stage while the next stage's copies are in flight."""
+    other_stage = (
+        "  %o3 = add i32 %o, 128\n"
+        "  %s3 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %o3\n"
+        "  store i32 7, ptr addrspace(3) %s3, align 4\n"
+        "  %r3 = load i32, ptr addrspace(3) %s3, align 4\n"
+    )
+    wait = '  tail call void asm sideeffect "cp.async.wait_group 0x0;", ""()\n'
+    assert execute(CP_ASYNC + other_stage + wait, shared=256).violations == []
 
 
 AMD = (
@@ -1291,3 +1316,24 @@ def test_a_unary_vector_intrinsic_passes_its_scalar_operands_to_every_element(
         f"  store {vector} %r, ptr addrspace(1) %q, align 8\n"
     )
     assert stored(execute(body, outputs=64))[:4] == [f"{name}(x[{k}])" for k in range(4)]
+
+
+def test_a_vector_fmuladd_is_one_node_per_element_with_a_scalar_operand_broadcast() -> None:
+    """``llvm.fmuladd.v4f32`` (the FMA dot's inner step) with a splat and a vector operand:
+    element k of thread t is ``fmuladd(a[k], b, c[k])``, the node the scalar call makes."""
+    vector = "<4 x float>"
+    body = (
+        f"  %p = getelementptr {vector}, ptr addrspace(1) %in, i32 %t\n"
+        f"  %v = load {vector}, ptr addrspace(1) %p, align 8\n"
+        "  %q0 = getelementptr float, ptr addrspace(1) %in, i32 7\n"
+        "  %s = load float, ptr addrspace(1) %q0, align 4\n"
+        f"  %i = insertelement {vector} poison, float %s, i32 0\n"
+        f"  %b = shufflevector {vector} %i, {vector} poison, <4 x i32> zeroinitializer\n"
+        f"  %r4 = call {vector} @llvm.fmuladd.v4f32({vector} %v, {vector} %b, {vector} %v)\n"
+        f"  %q = getelementptr {vector}, ptr addrspace(1) %out, i32 %t\n"
+        f"  store {vector} %r4, ptr addrspace(1) %q, align 8\n"
+    )
+    run = execute(body, outputs=32 * 4, element_bytes=4)
+    values = stored(run, 4)
+    assert values[:4] == [f"fmuladd(x[{k}], x[7], x[{k}])" for k in range(4)]
+    assert values[4 * 5 + 2] == "fmuladd(x[22], x[7], x[22])"

@@ -5,7 +5,8 @@ memory, 0 generic (shared where the address lies in the window at
 :data:`~llverify.emitted.sim.instructions.SHARED_WINDOW`, else global).  Each CTA of a cluster
 has its own shared memory; global memory is the cluster's.  ``cp.async`` copies read their
 source when issued and land in shared memory only at a ``wait_group``/``wait_all`` that
-covers their group (never before).  Hopper's ``wgmma`` groups
+covers their group (never before); a read or write of a byte a copy in flight writes races with
+it (:meth:`~llverify.emitted.sim.memory.SharedMemory.read`).  Hopper's ``wgmma`` groups
 (:class:`~llverify.emitted.sim.wgmma.WarpgroupMMA`) are the other asynchronous operations of a
 CTA: a copy may write its destination at any time from its issue to its wait, so a copy to a
 byte a wgmma reads in flight, or a wgmma reading a byte a copy in flight writes, is a race.
@@ -593,26 +594,18 @@ class AsyncCopies:
         """No copy issued: one open group; no wgmma issued (the state watches the writes of
         the CTA's shared memory)."""
         self.async_groups = [[]]
-        self.wgmma = WarpgroupMMA(
-            self.shared, self.dag, self.threads, self.warp_size, self._copies_in_flight
-        )
+        self.wgmma = WarpgroupMMA(self.shared, self.dag, self.threads, self.warp_size)
         self.shared.watch = self.wgmma.check_write
-
-    def _copies_in_flight(self) -> np.ndarray:
-        """The shared bytes the copies issued and not yet landed write (flat, repeated)."""
-        grids = [
-            _grid(addresses, np.flatnonzero(mask), data.shape[1]).reshape(-1)
-            for group in self.async_groups
-            for addresses, data, mask, _ in group
-        ]
-        return np.concatenate(grids) if grids else np.zeros(0, dtype=np.int64)
 
     def start_async_copy(
         self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str
     ) -> None:
         """A copy of ``data`` (T, nbytes) to shared ``destination`` by the threads of ``mask``."""
         threads = np.flatnonzero(mask)
-        self.wgmma.copy_started(_grid(destination, threads, data.shape[1]), threads, where)
+        grid = _grid(destination, threads, data.shape[1])
+        self.wgmma.copy_started(grid, threads, where)
+        inside = grid[(grid >= 0) & (grid < self.shared.size)]
+        np.add.at(self.shared.copies_in_flight, inside, 1)
         self.async_groups[-1].append((destination.copy(), data, mask.copy(), where))
 
     def commit_async_copies(self) -> None:
@@ -627,6 +620,8 @@ class AsyncCopies:
             for addresses, data, mask, where in group:
                 threads = np.flatnonzero(mask)
                 grid = _grid(addresses, threads, data.shape[1])
+                inside = grid[(grid >= 0) & (grid < self.shared.size)]
+                np.subtract.at(self.shared.copies_in_flight, inside, 1)
                 self.shared.write(grid, data[threads], threads, where)
         self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]
 

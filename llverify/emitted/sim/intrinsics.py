@@ -216,6 +216,9 @@ def _per_element(machine: Machine, ins: Instruction, scalar: str, mask: np.ndarr
     (a scalar operand, such as ``llvm.abs``'s poison flag, goes to every call), for each k."""
     element = ins.type.element
     assert element is not None
+    family = _family(scalar)
+    if family is not None and family[0] is _math:
+        return _math_per_element(machine, ins, scalar)
     values = [machine.value(o) for o in ins.operands]
     names = [f"%__element{j}" for j in range(len(values))]
     types = [o.type.element or o.type for o in ins.operands]
@@ -237,6 +240,26 @@ def _per_element(machine: Machine, ins: Instruction, scalar: str, mask: np.ndarr
         assert result is not None
         parts.append(result.byte_symbols())
     return Val(bits_of(ins.type), syms=np.concatenate(parts, axis=1)).normalised()
+
+
+def _math_per_element(machine: Machine, ins: Instruction, scalar: str) -> Val:
+    """A vector call of per-thread float math (``llvm.fmuladd.v32f32``): the node of
+    ``scalar`` on element k of every vector operand, made for every thread and element in one
+    :meth:`~llverify.emitted.sim.machine.Machine.data_op` over (threads x elements) rows, the
+    same nodes as one scalar call per element."""
+    count = ins.type.count
+    rows = []
+    for operand in ins.operands:
+        symbols = machine.value(operand).byte_symbols()
+        part = operand.type.element if operand.type.kind == "vector" else operand.type
+        if operand.type.kind == "vector":
+            symbols = symbols.reshape(-1, nbytes_of(part))  # row t * count + k
+        else:
+            symbols = np.repeat(symbols, count, axis=0)
+        rows.append(Val(bits_of(part), syms=symbols).normalised())
+    assert ins.type.element is not None
+    result = machine.data_op(scalar, rows, nbytes_of(ins.type.element)).byte_symbols()
+    return Val(bits_of(ins.type), syms=result.reshape(machine.threads, -1)).normalised()
 
 
 def _tid(machine: Machine) -> np.ndarray:

@@ -86,6 +86,9 @@ class SharedMemory:
         #: called with the (flat) addresses and threads of every write, and where: the races
         #: it finds with asynchronous readers (wgmma operands in flight)
         self.watch: Callable[[np.ndarray, np.ndarray, str], list[Violation]] | None = None
+        #: per byte, the ``cp.async`` copies issued and not yet waited for that write it (such
+        #: a copy may land at any time before its wait: an access of the byte meanwhile races)
+        self.copies_in_flight = np.zeros(size, dtype=np.int32)
 
     def barrier(self) -> None:
         """A CTA-wide barrier: the next barrier interval begins."""
@@ -131,6 +134,7 @@ class SharedMemory:
                     "no thread wrote this byte before it is read",
                 )
             )
+        self._in_flight(ok, safe, threads, addresses, where, "read")
         if not atomic:
             raced = (
                 ok
@@ -169,6 +173,7 @@ class SharedMemory:
     ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
         ok = self._in_bounds(addresses, threads, where)
+        self._in_flight(ok, np.where(ok, addresses, 0), threads, addresses, where, "write")
         flat_addr = addresses[ok]
         flat_val = values[ok]
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)[ok]
@@ -185,6 +190,34 @@ class SharedMemory:
         self.writer[flat_addr] = thread_of
         self.data[flat_addr] = flat_val
         self.accessed_bytes += int(flat_addr.size)
+
+    def _in_flight(
+        self,
+        ok: np.ndarray,
+        safe: np.ndarray,
+        threads: np.ndarray,
+        addresses: np.ndarray,
+        where: str,
+        access: str,
+    ) -> None:
+        """A race of an ordinary access (``access``: read or write) with a ``cp.async`` that
+        writes the same byte and has not been waited for: the copy lands at an unknown time
+        before its ``wait_group``, so the access may see (or overwrite) either value."""
+        pending = ok & (self.copies_in_flight[safe] > 0)
+        if pending.any():
+            row, col = np.argwhere(pending)[0]
+            self.violations.append(
+                Violation(
+                    "race",
+                    "shared",
+                    int(threads[row]),
+                    None,
+                    int(addresses[row, col]),
+                    where,
+                    f"{access} of a byte a cp.async in flight writes (no cp.async.wait_group "
+                    "has retired the copy: it may land at any time before its wait)",
+                )
+            )
 
     def _write_races(
         self,

@@ -261,8 +261,8 @@ Reader = Callable[[str, int], Val]
 class WarpgroupMMA:
     """The wgmma state of one CTA: each warpgroup's wgmma-groups (the open one last) and, per
     shared byte, the reads in flight and the retired reads of the current barrier interval.
-    ``copies_in_flight`` gives the shared bytes the ``cp.async`` copies not yet waited for
-    write.  Its :meth:`check_write` is called for every shared-memory write; the per-byte
+    A wgmma reading bytes a ``cp.async`` not yet waited for writes is the race
+    :class:`~llverify.emitted.sim.memory.SharedMemory` reports for every read.  Its :meth:`check_write` is called for every shared-memory write; the per-byte
     state is made at the first wgmma, so a kernel without one pays nothing."""
 
     def __init__(
@@ -271,11 +271,9 @@ class WarpgroupMMA:
         dag: Dag,
         threads: int,
         warp_size: int,
-        copies_in_flight: Callable[[], np.ndarray],
     ) -> None:
         self.shared, self.dag = shared, dag
         self.threads, self.warp_size = threads, warp_size
-        self.copies_in_flight = copies_in_flight
         self.groups: dict[int, list[list[_Reads]]] = {}
         self.issued = False
         empty = np.zeros(0, dtype=np.int64)
@@ -403,7 +401,7 @@ class WarpgroupMMA:
     # -- the reads of one wgmma ---------------------------------------------------------------
     def read_operand(self, group: int, grid: np.ndarray, where: str) -> np.ndarray:
         """The byte symbols at ``grid`` (rows, nbytes) that warpgroup ``group``'s wgmma reads,
-        checked (bounds, uninitialised, races with earlier writes and copies in flight) and
+        checked (bounds, uninitialised, copies in flight, races with earlier writes) and
         recorded in its open wgmma-group."""
         self._start()
         shared = self.shared
@@ -427,20 +425,6 @@ class WarpgroupMMA:
                     where,
                     "wgmma.mma_async reads a byte a warp of another warpgroup writes in the same "
                     "barrier interval",
-                )
-            )
-        copying = np.isin(flat, self.copies_in_flight())
-        if copying.any():
-            address = int(flat[int(np.argmax(copying))])
-            shared.violations.append(
-                Violation(
-                    "race",
-                    "shared",
-                    first,
-                    None,
-                    address,
-                    where,
-                    "wgmma.mma_async reads a byte a cp.async not yet waited for writes",
                 )
             )
         self.pending[flat] += 1
