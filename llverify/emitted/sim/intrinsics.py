@@ -251,7 +251,7 @@ def _math_per_element(machine: Machine, ins: Instruction, scalar: str) -> Val:
     rows = []
     for operand in ins.operands:
         symbols = machine.value(operand).byte_symbols()
-        part = operand.type.element if operand.type.kind == "vector" else operand.type
+        part = operand.type.element or operand.type
         if operand.type.kind == "vector":
             symbols = symbols.reshape(-1, nbytes_of(part))  # row t * count + k
         else:

@@ -262,8 +262,9 @@ class WarpgroupMMA:
     """The wgmma state of one CTA: each warpgroup's wgmma-groups (the open one last) and, per
     shared byte, the reads in flight and the retired reads of the current barrier interval.
     A wgmma reading bytes a ``cp.async`` not yet waited for writes is the race
-    :class:`~llverify.emitted.sim.memory.SharedMemory` reports for every read.  Its :meth:`check_write` is called for every shared-memory write; the per-byte
-    state is made at the first wgmma, so a kernel without one pays nothing."""
+    :class:`~llverify.emitted.sim.memory.SharedMemory` reports for every read.  Its
+    :meth:`check_write` is called for every shared-memory write; the per-byte state is made
+    at the first wgmma, so a kernel without one pays nothing."""
 
     def __init__(
         self,
