@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llverify.bits import as_bool
+from llverify.bits import as_bool, name_problem
 from llverify.checkfiles import decide
 from llverify.checkfiles.lines import LineIndex
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
@@ -598,6 +598,12 @@ class _Parser:
             name = _text(name)
         if not isinstance(name, str) or not name.strip():
             raise self.error(f"'name' must be a non-empty string, not {name!r}.", "name")
+        problem = name_problem(name)
+        if problem is not None:  # a record's key and a report's line: one spelling, no escapes
+            raise self.error(
+                f"'name' must be printable text in Unicode NFKC normal form, but {problem}.",
+                "name",
+            )
         self.string(table, "description", (), "")
         common: dict[str, Any] = {
             "name": name.strip(),
