@@ -418,8 +418,9 @@ class _Parser:
         if "reference_function" in table and not self.allow_code:
             raise self.error(
                 "'reference_function' imports and runs Python code named in the spec; "
-                "it needs --allow-code (llverify prove) or allow_code=True (parse); "
-                "otherwise use 'reference' formulas or 'reference_layout'.",
+                "it needs --allow-code or LLVERIFY_ALLOW_CODE=1 (llverify prove) or "
+                "allow_code=True (parse); otherwise use 'reference' formulas or "
+                "'reference_layout'.",
                 "reference_function",
             )
 

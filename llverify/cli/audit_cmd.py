@@ -148,6 +148,12 @@ def print_audit(kernel: str, report: Any, emitted: Any, broken: list[str]) -> No
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     _check_rules(args.rule)
+    if not args.emitted and (args.release or args.python):
+        option = "--release" if args.release else "--python"
+        raise LLVerifyError(
+            f"{option} chooses the Triton that compiles the module for --emitted; without "
+            f"--emitted the audit compiles nothing (add --emitted, or leave {option} out)."
+        )
     report = _audit_file(args)
     broken = violations(report, args.max_bank_conflicts)
     code = exit_code(report, broken, args.require_proofs)
