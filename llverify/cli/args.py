@@ -44,7 +44,15 @@ COL = (
     "order = [0, 1]}>'"
 )
 SWIZZLED = "'#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>'"
-KERNEL = "tests/data/ttgir/matmul_fp16_sm80.ttgir"
+#: the folder ``llverify examples`` writes (the example inputs shipped with llverify), which
+#: the help examples of ``audit`` and ``validate`` name
+EXAMPLES_DIR = "llverify-examples"
+KERNEL = f"{EXAMPLES_DIR}/matmul_fp16_sm80.ttgir"
+#: what the help of a subcommand whose examples read :data:`EXAMPLES_DIR` says of it
+EXAMPLES_NOTE = (
+    f" The examples read ./{EXAMPLES_DIR}: 'llverify examples' writes it (the example "
+    "modules and kernels shipped with llverify)."
+)
 
 #: The largest input file read (layouts, TTGIR modules, records): 16 MiB.
 MAX_INPUT_BYTES = 16 << 20

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from llverify.cli.args import (
+    EXAMPLES_DIR,
+    EXAMPLES_NOTE,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNKNOWN,
@@ -387,7 +389,7 @@ DIRECTORY_HELP = (
     "matrix, --junit FILE writes JUnit XML."
 )
 
-SMALL = "tests/data/inductor_small"
+SMALL = f"{EXAMPLES_DIR}/kernels"
 DIRECTORY_EXAMPLES = (
     f"llverify validate {SMALL} --whole-only",
     f"llverify validate {SMALL} --whole-only --jobs 2 --json --junit kernels.xml --quiet",
@@ -698,6 +700,7 @@ def register(commands: Any) -> None:
             "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
             "executed for memory safety, and k.ttgir beside it is validated per op. "
             + DIRECTORY_HELP
+            + EXAMPLES_NOTE
         ),
         epilog=examples(
             f"llverify validate {KERNEL}",
