@@ -206,6 +206,11 @@ def spec_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
                 raise LLVerifyError(f"directory '{path}' holds no *.toml spec files.")
             found.extend(files)
         else:
+            try:
+                os.stat(path)  # a symlink loop, a permission: say why
+            except OSError as error:
+                if error.errno not in (None, 2):  # not "no such file": the reason is news
+                    raise LLVerifyError(f"cannot read '{path}': {error.strerror}.") from None
             raise LLVerifyError(f"'{path}' is neither a spec file nor a directory.")
     unique: dict[Path, None] = {}
     for file in found:

@@ -302,6 +302,17 @@ def _existing_path(source: str) -> Path | None:
     return path
 
 
+def _dangling_link(source: str) -> bool:
+    """True when ``source`` names a symbolic link that leads nowhere (a loop, a missing
+    target): a path the user meant, never layout text."""
+    if "\n" in source or "\0" in source:
+        return False
+    try:
+        return os.path.islink(source)
+    except (OSError, ValueError):
+        return False
+
+
 #: the bit counts ``--dtype`` takes, as help texts and messages write them ("4/8/16/32/64")
 BIT_COUNTS = "/".join(map(str, DTYPE_WIDTHS))
 
@@ -386,6 +397,8 @@ def read_layouts(
             raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
         return [(stripped, _read(stripped, source, shape, name))]
     path = _existing_path(source)
+    if path is None and _dangling_link(source):
+        read_text_file(source)  # a symlink loop, a link to nothing: the one-line reason
     if path is None:
         try:
             return [("<text>", _read(source, source, shape, name))]

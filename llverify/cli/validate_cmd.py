@@ -183,6 +183,8 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.triton.workers import worker_for
 
+    if source.endswith(".py"):
+        check_kernel_file(args, source)  # before any worker starts: a refusal costs nothing
     python = _release_python(args)
     worker_for(python).start()  # Triton imports there while llverify imports and parses here
 
@@ -194,7 +196,6 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     target = TARGETS[args.target].triton if args.target else None
     try:
         if source.endswith(".py"):
-            check_kernel_file(args, source)
             return validate_kernel(
                 source,
                 args.function,
