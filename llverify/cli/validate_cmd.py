@@ -662,7 +662,7 @@ def _add_dump_options(parser: argparse.ArgumentParser) -> None:
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
     """How the verdicts are reported, when unknown fails, and the compile time limit."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
         "--require-proofs", action="store_true", help="exit 3 when an op is unknown (the CI gate)"
     )
