@@ -309,7 +309,7 @@ def top_level_names(text: str, source: str) -> set[str] | None:
                 names.add(child.name)  # under an if/try/with: may be top-level
             elif isinstance(child, (ast.Import, ast.ImportFrom)):
                 statements.append(child)
-    return names
+    return None if "__getattr__" in names else names  # a module __getattr__ answers any name
 
 
 def print_report(report: Any) -> None:
