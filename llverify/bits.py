@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import operator
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from llverify.errors import LayoutError, LayoutTypeError, shown
+from llverify.errors import LayoutError, LayoutTypeError, escaped, shown
 
 #: Triton stores dimension sizes as int32: the largest size is 2**30.
 MAX_DIM_LOG2 = 30
@@ -131,6 +132,59 @@ def popcount(value: int) -> int:
         3
     """
     return bin(value).count("1")
+
+
+def name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name (of a dimension or a check), or None when it can.
+
+    A name must be printable (no NUL, control, terminal escape, format or line-separator
+    character: Python's ``str.isprintable``) and in Unicode NFKC normal form. Python reads a
+    formula's identifiers in NFKC form (``ℓane`` is ``lane``), so a dim name that NFKC would
+    change could never be named by a formula, and two names NFKC folds together (``lane``,
+    ``ℓane``) would be one variable to a formula but two dims to a layout: such names are
+    refused rather than normalised, so that every name llverify prints is the one written.
+
+    Examples:
+        >>> name_problem("lane"), name_problem("ширина")
+        (None, None)
+        >>> print(name_problem("ℓane"))
+        'ℓane' is not in Unicode NFKC normal form, as Python reads formula identifiers: it would read as 'lane'
+        >>> print(name_problem("d\\x1b[31m"))
+        'd\\x1b[31m' holds the non-printable character U+001B
+    """  # noqa: E501
+    if text.isascii() and text.isprintable():
+        return None
+    bad = next((c for c in text if not c.isprintable()), None)
+    if bad is not None:
+        return f"'{escaped(text)}' holds the non-printable character U+{ord(bad):04X}"
+    if not unicodedata.is_normalized("NFKC", text):
+        normal = unicodedata.normalize("NFKC", text)
+        return (
+            f"'{text}' is not in Unicode NFKC normal form, as Python reads formula "
+            f"identifiers: it would read as '{escaped(normal)}'"
+        )
+    return None
+
+
+def check_name(value: str, name: str, what: str = "name") -> str:
+    """``value`` if :func:`name_problem` finds nothing, else a LayoutError naming the argument
+    ``name``.
+
+    Examples:
+        >>> check_name("warp", "in_dim")
+        'warp'
+        >>> check_name("wa\\x00rp", "in_dim", "a dimension name")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'in_dim' must be a dimension name of printable characters in NFKC normal form, but 'wa\\x00rp' holds the non-printable character U+0000.
+    """  # noqa: E501
+    problem = name_problem(value)
+    if problem is not None:
+        raise LayoutError(
+            f"Argument '{name}' must be {what} of printable characters in NFKC normal form, "
+            f"but {problem}."
+        )
+    return value
 
 
 def check_timeout(value: Any, name: str, *, milliseconds: bool = False) -> float:

@@ -51,6 +51,20 @@ _SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 60
 _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 8
 
 
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable (control, format and separator
+    characters: NUL, a terminal escape, a bidi override, a line separator) written as a Python
+    escape, so that a message quoting user text cannot reach the terminal raw.
+
+    Examples:
+        >>> print(escaped("lane\\x1b[31m\\x00ℓ"))
+        lane\\x1b[31m\\x00ℓ
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def shown(value: object) -> str:
     """``repr(value)`` for an error message: bounded in length and nesting, never raising.
 

@@ -44,7 +44,14 @@ from itertools import accumulate, chain
 from operator import or_
 from typing import Any
 
-from llverify.bits import MAX_DIM_LOG2, MAX_TOTAL_BITS, as_int, check_size, log2_exact
+from llverify.bits import (
+    MAX_DIM_LOG2,
+    MAX_TOTAL_BITS,
+    as_int,
+    check_name,
+    check_size,
+    log2_exact,
+)
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 
 #: What both tiers return: the in-dim names; per in dim, its packed columns; the out-dim names;
@@ -79,13 +86,22 @@ _MAX_DIM_SIZE = 1 << MAX_DIM_LOG2
 
 
 def check_dim_name(value: Any, name: str) -> str:
-    """``value`` if it is a str (a dimension name), else LayoutTypeError naming ``name``."""
+    """``value`` if it is a str (a dimension name), else LayoutTypeError naming ``name``; a
+    LayoutError when it is not printable or not in NFKC normal form
+    (:func:`llverify.bits.name_problem` says why such names are refused).
+
+    Examples:
+        >>> check_dim_name("ℓane", "bases[1][0]")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutError: Argument 'bases[1][0]' must be a dimension name ...'lane'.
+    """
     if not isinstance(value, str):
         raise LayoutTypeError(
             f"Argument '{name}' must be a str (a dimension name), not "
             f"{type(value).__name__} {shown(value)}."
         )
-    return value
+    return check_name(value, name, "a dimension name")
 
 
 def check_dim_names(values: Any, name: str) -> tuple[str, ...]:
@@ -230,12 +246,19 @@ def _fast_dims(
     names, groups = zip(*items) if items else ((), ())
     if (
         not {*map(type, names), *map(type, outs)} <= _STR_TYPE
+        or not _plain_text("".join(names) + "".join(outs))
         or not set(map(type, groups)) <= _SEQUENCE_TYPES
         or len(set(names)) != len(names)
         or len(set(outs)) != len(outs)
     ):
         return None
     return names, groups, outs
+
+
+def _plain_text(text: str) -> bool:
+    """True when ``text`` (all the names, joined) is printable ASCII: names the thorough
+    tier's :func:`check_dim_name` accepts as they are."""
+    return text.isascii() and text.isprintable()
 
 
 def _fast_sizes_fit(sizes: Any, num_outs: int) -> bool:

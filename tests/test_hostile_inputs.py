@@ -167,3 +167,135 @@ def test_sandbox_runs_cases_as_the_console_script(case_id: str, sandbox: Sandbox
         check=False,
     )
     assert (forked.status, forked.stderr) == (real.returncode, real.stderr)  # stdout has times
+
+
+# --- issue 27: names (user code runs only when asked, misplaced errors) ---------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+MARKER = "RAN"
+#: top-level code that leaves the file RAN in the working directory when it runs
+RUN_MARKER = f'open("{MARKER}", "w").write("user code ran")\n'
+
+
+def _loop(folder: Path, name: str) -> Path:
+    """A symlink loop named ``name`` (``name`` -> ``name.b`` -> ``name``) in ``folder``."""
+    (folder / f"{name}.b").symlink_to(folder / name)
+    (folder / name).symlink_to(folder / f"{name}.b")
+    return folder / name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("validate", "@loop.py", "--allow-code", "--function", "k"),
+        ("validate", "@loop.py", "--function", "k"),
+        ("validate", "@loop.ttgir"),
+        ("validate", "@loop.llir"),
+        ("audit", "@loop.ttgir"),
+        ("layout", "@loop.json"),
+        ("prove", "@loop.toml"),
+    ],
+    ids=lambda argv: "-".join(a.lstrip("@-") for a in argv[:2]),
+)
+def test_a_symlink_loop_is_one_line_exit_2(argv, sandbox: Sandbox, tmp_path) -> None:
+    inputs, work, logs = tmp_path / "in", tmp_path / "work", tmp_path / "logs"
+    for folder in (inputs, work, logs):
+        folder.mkdir()
+    args = [str(_loop(inputs, a[1:])) if a.startswith("@") else a for a in argv]
+    result = sandbox.run_cli(args, work, logs)
+    about = _describe(result)
+    assert result.status == 2, about
+    error = result.stderr.rstrip("\n")
+    assert "\n" not in error and "Traceback" not in error, about
+    assert "symbolic links" in error, about
+    assert not _tree(work), about
+
+
+def _cli(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "LLVERIFY_ALLOW_CODE"}
+    environment["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "llverify", *argv],
+        cwd=cwd,
+        env={**environment, **env},
+        capture_output=True,
+        text=True,
+        timeout=TIME_LIMIT_S * 3,
+        check=False,
+    )
+
+
+def test_a_missing_kernel_file_is_no_such_file_not_a_compile_failure(tmp_path) -> None:
+    result = _cli(["validate", "gone.py", "--allow-code", "--function", "k"], tmp_path)
+    assert result.returncode == 2
+    assert "No such file or directory" in result.stderr and "Triton" not in result.stderr
+
+
+def test_a_python_kernel_runs_only_with_allow_code(tmp_path) -> None:
+    """Without --allow-code (or LLVERIFY_ALLOW_CODE=1) nothing of the file runs; with it, and
+    only then, the file is imported (positive control: the marker appears)."""
+    from cases.hostile import KERNEL_ARGS, RUNS
+    from cases.triton import require_triton
+
+    kernel = tmp_path / "k.py"
+    kernel.write_bytes(RUNS)
+    argv = ["validate", str(kernel), *KERNEL_ARGS, "--quiet"]
+    refused = _cli(argv, tmp_path)
+    assert refused.returncode == 2 and "--allow-code" in refused.stderr, refused.stderr
+    assert "imports the file" in refused.stderr and "separate worker process" in refused.stderr
+    off = _cli(argv, tmp_path, LLVERIFY_ALLOW_CODE="0")
+    assert off.returncode == 2
+    wrong = _cli([*argv[:2], "--allow-code", "--function", "nope"], tmp_path)
+    assert wrong.returncode == 2 and "'nope' is not defined" in wrong.stderr, wrong.stderr
+    bad = _cli([*argv, "--allow-code", "--signature", "x_ptr:*fp99"], tmp_path)
+    assert bad.returncode == 2 and "'x_ptr'" in bad.stderr and "fp32" in bad.stderr
+    assert "KeyError" not in bad.stderr
+    assert not (tmp_path / MARKER).exists(), "the kernel file ran without being asked to"
+    require_triton()
+    for extra, env in (["--allow-code"], {}), ([], {"LLVERIFY_ALLOW_CODE": "1"}):
+        allowed = _cli([*argv, *extra], tmp_path, **env)
+        assert allowed.returncode == 0, allowed.stderr[-2000:]
+        assert (tmp_path / MARKER).exists(), "--allow-code did not run the kernel"
+        (tmp_path / MARKER).unlink()
+
+
+def test_ttgir_llvm_ir_and_dumps_never_run_user_code(tmp_path) -> None:
+    """A dump directory whose Inductor output code would write a marker when imported, and a
+    TTGIR module with a Python file of its name beside it: validated (the output code read with
+    ast for its launch arguments), audited, and nothing of the Python ran."""
+    import shutil
+
+    from cases.triton import require_triton
+
+    dump = tmp_path / "dump"
+    shutil.copytree(ROOT / "tests/data/inductor_small/mm_autotune", dump)
+    (output_code,) = dump.rglob("*.py")
+    output_code.write_text(RUN_MARKER + output_code.read_text())
+    work = tmp_path / "work"
+    work.mkdir()
+    whole = _cli(["validate", str(dump), "--whole-only", "--json", "--quiet"], work)
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    assert '"proved"' in whole.stdout  # the launch arguments were read from the output code
+    module = tmp_path / "transpose_fp16_sm90.ttgir"
+    shutil.copy(ROOT / "tests/data/ttgir/transpose_fp16_sm90.ttgir", module)
+    module.with_suffix(".py").write_text(RUN_MARKER)
+    assert _cli(["audit", str(module), "--json"], work).returncode == 0
+    (llir,) = dump.rglob("*.llir")
+    assert _cli(["validate", str(llir), "--whole-only", "--quiet"], work).returncode in (0, 3)
+    require_triton()
+    validated = _cli(["validate", str(module), "--quiet"], work)
+    assert validated.returncode == 0, validated.stderr[-2000:]
+    assert not list(tmp_path.rglob(MARKER)), "user code ran"
+
+
+def test_a_missing_triton_gives_the_install_hint(monkeypatch) -> None:
+    from llverify.triton import compile as triton_compile
+    from llverify.triton.compile import CompileError, compile_ttgir
+
+    monkeypatch.setattr(triton_compile, "installed_triton_version", lambda python=None: None)
+    with pytest.raises(
+        CompileError,
+        match=r"cannot import triton; install it with: pip install 'llverify\[triton\]'",
+    ):
+        compile_ttgir("module {}", "cuda:90")
+    assert "triton_releases.py" in triton_compile.install_hint("/opt/release/bin/python")

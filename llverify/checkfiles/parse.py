@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llverify.bits import as_bool
+from llverify.bits import as_bool, name_problem
 from llverify.checkfiles import decide
 from llverify.checkfiles.lines import LineIndex
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
@@ -206,6 +206,11 @@ def spec_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
                 raise LLVerifyError(f"directory '{path}' holds no *.toml spec files.")
             found.extend(files)
         else:
+            try:
+                os.stat(path)  # a symlink loop, a permission: say why
+            except OSError as error:
+                if error.errno not in (None, 2):  # not "no such file": the reason is news
+                    raise LLVerifyError(f"cannot read '{path}': {error.strerror}.") from None
             raise LLVerifyError(f"'{path}' is neither a spec file nor a directory.")
     unique: dict[Path, None] = {}
     for file in found:
@@ -418,8 +423,9 @@ class _Parser:
         if "reference_function" in table and not self.allow_code:
             raise self.error(
                 "'reference_function' imports and runs Python code named in the spec; "
-                "it needs --allow-code (llverify prove) or allow_code=True (parse); "
-                "otherwise use 'reference' formulas or 'reference_layout'.",
+                "it needs --allow-code or LLVERIFY_ALLOW_CODE=1 (llverify prove) or "
+                "allow_code=True (parse); otherwise use 'reference' formulas or "
+                "'reference_layout'.",
                 "reference_function",
             )
 
@@ -598,6 +604,12 @@ class _Parser:
             name = _text(name)
         if not isinstance(name, str) or not name.strip():
             raise self.error(f"'name' must be a non-empty string, not {name!r}.", "name")
+        problem = name_problem(name)
+        if problem is not None:  # a record's key and a report's line: one spelling, no escapes
+            raise self.error(
+                f"'name' must be printable text in Unicode NFKC normal form, but {problem}.",
+                "name",
+            )
         self.string(table, "description", (), "")
         common: dict[str, Any] = {
             "name": name.strip(),

@@ -44,7 +44,15 @@ COL = (
     "order = [0, 1]}>'"
 )
 SWIZZLED = "'#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>'"
-KERNEL = "tests/data/ttgir/matmul_fp16_sm80.ttgir"
+#: the folder ``llverify examples`` writes (the example inputs shipped with llverify), which
+#: the help examples of ``audit`` and ``validate`` name
+EXAMPLES_DIR = "llverify-examples"
+KERNEL = f"{EXAMPLES_DIR}/matmul_fp16_sm80.ttgir"
+#: what the help of a subcommand whose examples read :data:`EXAMPLES_DIR` says of it
+EXAMPLES_NOTE = (
+    f" The examples read ./{EXAMPLES_DIR}: 'llverify examples' writes it (the example "
+    "modules and kernels shipped with llverify)."
+)
 
 #: The largest input file read (layouts, TTGIR modules, records): 16 MiB.
 MAX_INPUT_BYTES = 16 << 20
@@ -99,29 +107,85 @@ def non_empty(text: str) -> str:
 
 def output_file(text: str) -> str:
     """argparse type of files llverify writes (``--record``, ``--junit``, ``-o``): refused
-    before anything runs when it is empty, a directory, or under something that is not a
-    directory, so that a failed run writes nothing.
+    before anything runs when it is empty, a directory, in a directory that does not exist
+    (no directory is created: every output option refuses alike, so a typo in a path costs
+    no run) or that llverify may not write, so that a run's result is never lost at the end.
 
     Examples:
-        >>> output_file("out/records.json")
-        'out/records.json'
+        >>> output_file("records.json")
+        'records.json'
         >>> output_file("/")
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: '/' is a directory, not a file to write
-    """
+        >>> output_file("no-such-dir/records.json")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: cannot write 'no-such-dir/records.json': the directory 'no-such-dir' does not exist (create it first)
+    """  # noqa: E501
     non_empty(text)
     path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
+    try:
+        if path.is_dir():
+            raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")
+        parent = path.parent
+        if not parent.exists():
+            raise argparse.ArgumentTypeError(
+                f"cannot write {text!r}: the directory {str(parent)!r} does not exist "
+                "(create it first)"
+            )
+        if not parent.is_dir():
+            raise argparse.ArgumentTypeError(
+                f"cannot write {text!r}: {str(parent)!r} is not a directory"
+            )
+    except OSError as error:  # a symlink loop, a name too long
         raise argparse.ArgumentTypeError(
-            f"cannot write {text!r}: {str(parent)!r} is not a directory"
-        )
+            f"cannot write {text!r}: {error.strerror or error}"
+        ) from None
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
     return text
+
+
+#: the environment variable that allows what ``--allow-code`` allows (``1`` allows, ``0``
+#: or unset does not): running Python a command would otherwise refuse to run
+ALLOW_CODE_VARIABLE = "LLVERIFY_ALLOW_CODE"
+_ALLOW = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False, "": False}
+
+
+def add_allow_code_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """The ``--allow-code`` flag, one meaning in every subcommand: allow llverify to import
+    and run the user's Python (``what`` says which); ``LLVERIFY_ALLOW_CODE=1`` does the same
+    (:func:`code_allowed`)."""
+    parser.add_argument(
+        "--allow-code",
+        action="store_true",
+        help=f"allow {what} (imports and runs it); or set {ALLOW_CODE_VARIABLE}=1",
+    )
+
+
+def code_allowed(args: argparse.Namespace) -> bool:
+    """True when ``--allow-code`` is given or ``LLVERIFY_ALLOW_CODE`` is 1 (true, yes); a
+    value other than those and 0 (false, no, empty) is refused rather than guessed.
+
+    Examples:
+        >>> os.environ.pop(ALLOW_CODE_VARIABLE, None) and None
+        >>> code_allowed(argparse.Namespace(allow_code=False))
+        False
+        >>> os.environ[ALLOW_CODE_VARIABLE] = "maybe"
+        >>> code_allowed(argparse.Namespace(allow_code=False))
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LLVerifyError: LLVERIFY_ALLOW_CODE must be 1 (allow running code) or 0, not 'maybe'.
+        >>> del os.environ[ALLOW_CODE_VARIABLE]
+    """  # noqa: E501
+    value = os.environ.get(ALLOW_CODE_VARIABLE, "")
+    allowed = _ALLOW.get(value.strip().lower())
+    if allowed is None:
+        raise LLVerifyError(
+            f"{ALLOW_CODE_VARIABLE} must be 1 (allow running code) or 0, not {value!r}."
+        )
+    return bool(getattr(args, "allow_code", False)) or allowed
 
 
 def non_negative_int(text: str) -> int:
@@ -142,6 +206,22 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an int >= 0, not {text!r}")
     return value
+
+
+#: what ``--max-cells 0`` passes to an API that wants a number: more cells than any tensor has
+EVERY_CELL = 1 << 62
+
+
+def add_max_cells_option(parser: argparse.ArgumentParser, default: int, what: str) -> None:
+    """The ``--max-cells N`` option, one meaning in every subcommand (``layout``, ``draw``):
+    at most N cells shown, ``what`` says how the rest is summarised; 0 shows every cell."""
+    parser.add_argument(
+        "--max-cells",
+        type=non_negative_int,
+        default=default,
+        metavar="N",
+        help=f"{what}; 0 shows every cell (default %(default)s)",
+    )
 
 
 def parse_timeout(text: str) -> float:
@@ -220,6 +300,17 @@ def _existing_path(source: str) -> Path | None:
     except (OSError, ValueError):
         return None
     return path
+
+
+def _dangling_link(source: str) -> bool:
+    """True when ``source`` names a symbolic link that leads nowhere (a loop, a missing
+    target): a path the user meant, never layout text."""
+    if "\n" in source or "\0" in source:
+        return False
+    try:
+        return os.path.islink(source)
+    except (OSError, ValueError):
+        return False
 
 
 #: the bit counts ``--dtype`` takes, as help texts and messages write them ("4/8/16/32/64")
@@ -306,6 +397,8 @@ def read_layouts(
             raise LLVerifyError(f"an encoding needs --shape (e.g. --shape 128x64): {source}")
         return [(stripped, _read(stripped, source, shape, name))]
     path = _existing_path(source)
+    if path is None and _dangling_link(source):
+        read_text_file(source)  # a symlink loop, a link to nothing: the one-line reason
     if path is None:
         try:
             return [("<text>", _read(source, source, shape, name))]

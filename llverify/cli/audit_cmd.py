@@ -8,6 +8,8 @@ from typing import Any
 
 from llverify.bits import counted
 from llverify.cli.args import (
+    EXAMPLES_DIR,
+    EXAMPLES_NOTE,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNKNOWN,
@@ -148,6 +150,12 @@ def print_audit(kernel: str, report: Any, emitted: Any, broken: list[str]) -> No
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     _check_rules(args.rule)
+    if not args.emitted and (args.release or args.python):
+        option = "--release" if args.release else "--python"
+        raise LLVerifyError(
+            f"{option} chooses the Triton that compiles the module for --emitted; without "
+            f"--emitted the audit compiles nothing (add --emitted, or leave {option} out)."
+        )
     report = _audit_file(args)
     broken = violations(report, args.max_bank_conflicts)
     code = exit_code(report, broken, args.require_proofs)
@@ -212,12 +220,12 @@ def register(commands: Any) -> None:
             "certified better shared layout), dot operands, reductions/stores over duplicated "
             "data, and more (docs/audit.md), sorted by cost, with a coverage report. Exit 1 "
             "when the module is refused, a conversion is refuted, a rule finds an error or a "
-            "rule option is violated; 2 when the module is malformed or truncated."
+            "rule option is violated; 2 when the module is malformed or truncated." + EXAMPLES_NOTE
         ),
         epilog=examples(
             f"llverify audit {KERNEL}",
             f"llverify audit {KERNEL} --json --require-proofs",
-            "llverify audit tests/data/ttgir/matmul_int8_sm90.ttgir --max-bank-conflicts 0   "
+            f"llverify audit {EXAMPLES_DIR}/matmul_int8_sm90.ttgir --max-bank-conflicts 0   "
             "# exit 1: a store has 7 conflicts",
             f"llverify audit {KERNEL} --emitted   # also prove the code Triton emits per op",
             f"llverify audit {KERNEL} --rule convert-layout --rule shared-access",

@@ -9,12 +9,14 @@ from typing import Any
 
 from llverify.cli.args import (
     COL,
+    EVERY_CELL,
     EXIT_OK,
     ROW,
     SWIZZLED,
     HelpFormatter,
     add_bank_model_option,
     add_dtype_option,
+    add_max_cells_option,
     examples,
     non_empty,
     output_file,
@@ -94,9 +96,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     from llverify.draw.grid import parse_window
 
     shape = parse_shape(args.shape)
-    options: dict[str, Any] = {"max_cells": args.max_cells}
-    if args.max_cells < 1:
-        raise LLVerifyError(f"--max-cells must be a positive number, not {args.max_cells}.")
+    options: dict[str, Any] = {"max_cells": args.max_cells or EVERY_CELL}
     if args.window is not None:
         options["window"] = parse_window(args.window)
     value, layout = _argument(args.layout, shape, "LAYOUT")
@@ -163,13 +163,7 @@ def _add_view_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bank-window", metavar="R0:R1,B0:B1", help="bank rows and banks of a conversion's maps"
     )
-    parser.add_argument(
-        "--max-cells",
-        type=int,
-        default=1024,
-        metavar="N",
-        help="at most N cells per panel; beyond, cells summarize blocks (default %(default)s)",
-    )
+    add_max_cells_option(parser, 1024, "at most N cells per panel; beyond, cells summarize blocks")
     parser.add_argument(
         "--slice", metavar="I[,J...]", help="rank 3+ tensors: the leading indices of one slice"
     )

@@ -9,13 +9,14 @@ from llverify.cli.args import (
     EXIT_OK,
     ROW,
     HelpFormatter,
+    add_max_cells_option,
     examples,
     load_layouts,
     non_empty,
     parse_shape,
 )
 from llverify.cli.output import to_json
-from llverify.errors import DimensionError, LLVerifyError
+from llverify.errors import DimensionError
 
 if TYPE_CHECKING:
     from llverify.layout import LinearLayout
@@ -81,8 +82,6 @@ def describe_layout(layout: LinearLayout) -> dict[str, Any]:
 def _cmd_layout(args: argparse.Namespace) -> int:
     from llverify.views import layout_view
 
-    if args.max_cells < 0:
-        raise LLVerifyError(f"--max-cells must be >= 0 (0: every cell), not {args.max_cells}.")
     layouts = load_layouts(args.layout, parse_shape(args.shape))
     reports = [{"source": label, **describe_layout(ll)} for label, ll in layouts]
     for report, (_, ll) in zip(reports, layouts):
@@ -165,12 +164,10 @@ def register(commands: Any) -> None:
         help="Triton's layout views to print: the tensor (who holds each element) and the "
         "hardware (what each register/lane/offset holds) point of view (default %(default)s)",
     )
-    layout.add_argument(
-        "--max-cells",
-        type=int,
-        default=DEFAULT_MAX_CELLS,
-        metavar="N",
-        help="views of more than N cells print the whole lines holding the first N cells and "
-        "say how many were left out; 0 prints every cell (default %(default)s)",
+    add_max_cells_option(
+        layout,
+        DEFAULT_MAX_CELLS,
+        "views of more than N cells print the whole lines holding the first N cells and "
+        "say how many were left out",
     )
     layout.set_defaults(handler=_cmd_layout)

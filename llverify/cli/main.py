@@ -18,6 +18,7 @@ from llverify.cli import (
     audit_cmd,
     convert_cmd,
     draw_cmd,
+    examples_cmd,
     layout_cmd,
     prove_cmd,
     swizzle_cmd,
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove_cmd.register(commands)
     draw_cmd.register(commands)
     validate_cmd.register(commands)
+    examples_cmd.register(commands)
     return parser
 
 

@@ -23,6 +23,8 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     EXIT_USAGE,
     HelpFormatter,
+    add_allow_code_option,
+    code_allowed,
     examples,
     non_empty,
     output_file,
@@ -196,7 +198,7 @@ def _obligations(args: argparse.Namespace) -> tuple[list[Any], list[Any], list[A
     for file in files:
         source = source_name(file) if builtin else None  # records name built-ins "specs/..."
         try:
-            obligations.extend(parse(file, allow_code=args.allow_code, source=source))
+            obligations.extend(parse(file, allow_code=code_allowed(args), source=source))
         except SpecError as error:
             spec_errors.append(error)
     if not spec_errors and not obligations:
@@ -390,11 +392,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="solver budget (default %(default)s): each Z3 query of an equivalence, a whole "
         "swizzle synthesis; past it a check is unknown",
     )
-    parser.add_argument(
-        "--allow-code",
-        action="store_true",
-        help="allow reference_function = 'package.module:function' (imports and runs it)",
-    )
+    add_allow_code_option(parser, "reference_function = 'package.module:function'")
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:

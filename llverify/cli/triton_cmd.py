@@ -73,7 +73,7 @@ def register(commands: Any) -> None:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
         "--timeout",
         type=parse_timeout,

@@ -4,17 +4,25 @@ of a TTGIR module or a Triton/Gluon kernel (translation validation)."""
 from __future__ import annotations
 
 import argparse
+import ast
+import os
+import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from llverify.cli.args import (
+    EXAMPLES_DIR,
+    EXAMPLES_NOTE,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNKNOWN,
     KERNEL,
     HelpFormatter,
+    add_allow_code_option,
     add_gpu_target_option,
+    code_allowed,
     examples,
     non_empty,
     output_file,
@@ -54,7 +62,34 @@ def exit_code(status: Status, require_proofs: bool, noted: bool = False) -> int:
     return EXIT_OK
 
 
+#: the element types of a ``--signature`` (Triton's ``type_canonicalisation_dict``, 2.1 to
+#: 3.9: the names and their aliases), with ``*`` before them for a pointer
+SIGNATURE_DTYPES = (
+    "i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
+    "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16",
+    "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64",
+    "bool", "int", "float", "double", "half", "float16", "bfloat16", "float32", "float64",
+    "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "fp8e4", "fp8e4b15x4",
+)  # fmt: skip
+#: signature types that are not element types (passed to Triton as written)
+_OTHER_TYPES = ("constexpr", "nvTmaDesc")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _parse_signature(text: str) -> dict[str, str]:
+    """``--signature NAME:TYPE,...`` as a dict; an element type Triton does not know (a plain
+    word, after the ``*`` of a pointer and the ``k`` of a constant one) is refused with the
+    known ones, before anything is compiled. Other types (``tensordesc<...>``) pass as written.
+
+    Examples:
+        >>> _parse_signature("x_ptr:*fp32, n:i32")
+        {'x_ptr': '*fp32', 'n': 'i32'}
+        >>> _parse_signature("x:*fp99")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LLVerifyError: --signature: argument 'x' has the unknown type '*fp99'; ...
+    """
     signature = {}
     for part in text.split(","):
         name, sep, ty = part.partition(":")
@@ -63,7 +98,22 @@ def _parse_signature(text: str) -> dict[str, str]:
                 f"--signature: expected NAME:TYPE[,NAME:TYPE...] (e.g. "
                 f"'x_ptr:*fp32,n:i32'), got {text!r}"
             )
-        signature[name.strip()] = ty.strip()
+        name, ty = name.strip(), ty.strip()
+        element = ty.lstrip("*")
+        if element != ty and element.startswith("k") and element[1:] in SIGNATURE_DTYPES:
+            element = element[1:]  # *kfp16: a pointer to constant fp16
+        if (
+            _WORD.fullmatch(element)
+            and element not in SIGNATURE_DTYPES
+            and element not in _OTHER_TYPES
+        ):
+            raise LLVerifyError(
+                f"--signature: argument {name!r} has the unknown type {ty!r}; expected a "
+                f"Triton element type, '*' before it for a pointer: "
+                f"{', '.join(SIGNATURE_DTYPES[:19])} (or an alias such as float32), or "
+                f"{' or '.join(_OTHER_TYPES)}"
+            )
+        signature[name] = ty
     return signature
 
 
@@ -133,6 +183,8 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.triton.workers import worker_for
 
+    if source.endswith(".py"):
+        check_kernel_file(args, source)  # before any worker starts: a refusal costs nothing
     python = _release_python(args)
     worker_for(python).start()  # Triton imports there while llverify imports and parses here
 
@@ -144,8 +196,6 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     target = TARGETS[args.target].triton if args.target else None
     try:
         if source.endswith(".py"):
-            if not args.function:
-                raise LLVerifyError(f"{source}: a Python kernel needs --function NAME")
             return validate_kernel(
                 source,
                 args.function,
@@ -171,6 +221,95 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
         raise LLVerifyError(f"{source}:{error.line}{column}: {error.detail}") from None
     except CompileError as error:
         raise LLVerifyError(f"{source}: {error}") from None
+
+
+#: why ``validate KERNEL.py`` asks for ``--allow-code`` (its error and its help say it)
+RUNS_CODE = (
+    "validating a Python kernel imports the file, running its top-level code (in a separate "
+    "worker process, with your permissions), then compiles the function"
+)
+
+
+def check_kernel_file(args: argparse.Namespace, source: str) -> None:
+    """What ``validate KERNEL.py`` checks before any of the file's code runs: the file is a
+    regular file (the worker imports it by its path: a pipe or a device is refused, a missing
+    file or a symlink loop is the one-line error of any input), ``--function`` is given,
+    running code is allowed (``--allow-code`` or LLVERIFY_ALLOW_CODE=1), the file parses as
+    Python and binds ``--function`` at its top level (read with ``ast``, not run)."""
+    try:
+        info = os.stat(source)
+    except (OSError, ValueError):
+        info = None  # read_text_file says why, as for any input
+    if info is not None and not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+        raise LLVerifyError(
+            f"'{source}' is not a regular file: a Python kernel is imported by its path, so it "
+            "must be a file (not a pipe or a device)."
+        )
+    text = read_text_file(source)
+    if not args.function:
+        raise LLVerifyError(f"{source}: a Python kernel needs --function NAME")
+    if not code_allowed(args):
+        raise LLVerifyError(
+            f"{source}: {RUNS_CODE}; pass --allow-code (or set LLVERIFY_ALLOW_CODE=1) to allow "
+            "it, or validate the kernel's TTGIR or its dumped LLVM IR, which run no code of yours"
+        )
+    names = top_level_names(text, source)
+    if names is not None and args.function not in names:
+        functions = ", ".join(sorted(names)[:20]) or "none"
+        raise LLVerifyError(
+            f"{source}: --function {args.function!r} is not defined at the file's top level "
+            f"(its top-level names: {functions}); nothing was run"
+        )
+
+
+#: names whose use may bind module names that ``ast`` cannot see
+_DYNAMIC = ("globals", "vars", "exec", "eval", "setattr", "__dict__", "modules")
+
+
+def top_level_names(text: str, source: str) -> set[str] | None:
+    """The names the Python ``text`` binds at its top level (functions, classes,
+    assignments, imports, in any ``if``/``try``/``with``/``for`` there), read with ``ast``
+    without running it; None when it cannot tell (a ``from m import *``, a ``globals()``
+    call). A syntax error is an LLVerifyError ``FILE:LINE:COL: ...``.
+
+    Examples:
+        >>> sorted(top_level_names("import triton\\n@triton.jit\\ndef k(x): pass\\nN = 4", "k.py"))
+        ['N', 'k', 'triton']
+        >>> top_level_names("from m import *", "k.py") is None
+        True
+    """
+    try:
+        tree = ast.parse(text, filename=source)
+    except SyntaxError as error:
+        where = f"{source}:{error.lineno or 1}:{error.offset or 1}"
+        raise LLVerifyError(f"{where}: not valid Python: {error.msg}; nothing was run") from None
+    except (RecursionError, MemoryError, ValueError) as error:
+        raise LLVerifyError(f"{source}: not valid Python ({type(error).__name__})") from None
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                names.add(alias.asname or alias.name.split(".")[0])
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            elif (isinstance(child, ast.Name) and child.id in _DYNAMIC) or (
+                isinstance(child, ast.Attribute) and child.attr in _DYNAMIC
+            ):
+                return None  # binds names ast cannot see
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(child.name)  # under an if/try/with: may be top-level
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                statements.append(child)
+    return None if "__getattr__" in names else names  # a module __getattr__ answers any name
 
 
 def print_report(report: Any) -> None:
@@ -251,7 +390,7 @@ DIRECTORY_HELP = (
     "matrix, --junit FILE writes JUnit XML."
 )
 
-SMALL = "tests/data/inductor_small"
+SMALL = f"{EXAMPLES_DIR}/kernels"
 DIRECTORY_EXAMPLES = (
     f"llverify validate {SMALL} --whole-only",
     f"llverify validate {SMALL} --whole-only --jobs 2 --json --junit kernels.xml --quiet",
@@ -470,6 +609,11 @@ def _add_kernel_options(parser: argparse.ArgumentParser) -> None:
     )
     add_gpu_target_option(parser, TARGET_HELP)
     parser.add_argument("--function", metavar="NAME", help="the kernel function of a Python file")
+    add_allow_code_option(
+        parser,
+        "validating a Python kernel: the file is imported, its top-level code run, in a "
+        "separate worker process (TTGIR, LLVM IR and dumps never run code of yours)",
+    )
     parser.add_argument(
         "--signature",
         metavar="NAME:TYPE,...",
@@ -518,7 +662,7 @@ def _add_dump_options(parser: argparse.ArgumentParser) -> None:
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
     """How the verdicts are reported, when unknown fails, and the compile time limit."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
         "--require-proofs", action="store_true", help="exit 3 when an op is unknown (the CI gate)"
     )
@@ -548,11 +692,16 @@ def register(commands: Any) -> None:
             "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
             "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
             "virtualenv in $LLVERIFY_TRITON_RELEASES, default ~/.cache/llverify/"
-            "triton-releases). A Python kernel: kernel.py --function "
-            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90. A dumped "
+            "triton-releases). A Python kernel: kernel.py --allow-code --function "
+            "NAME --signature 'x:*fp32,y:*fp32' --constexpr BLOCK=128 --target sm90: the file "
+            "is imported, running its top-level code, in a separate worker process, so it "
+            "needs --allow-code (or LLVERIFY_ALLOW_CODE=1); without it, or when the file does "
+            "not define --function at its top level (read with ast), nothing of it runs. "
+            "TTGIR, LLVM IR and dumps are read, never run as Python. A dumped "
             "kernel: k.llir (or k.ptx with k.llir beside it) --arg %3=1024: the kernel itself is "
             "executed for memory safety, and k.ttgir beside it is validated per op. "
             + DIRECTORY_HELP
+            + EXAMPLES_NOTE
         ),
         epilog=examples(
             f"llverify validate {KERNEL}",

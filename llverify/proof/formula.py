@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import unicodedata
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from llverify.bits import as_bool
-from llverify.errors import LLVerifyError, shown
+from llverify.errors import LLVerifyError, escaped, shown
 from llverify.ops import IntOps, Ops
 
 #: Values beyond 2**MAX_BITS (in magnitude) are refused: a formula this large is a mistake.
@@ -44,6 +45,7 @@ def _parse(text: str, condition: bool) -> tuple[str, Node, frozenset[str]]:
     stripped = " ".join(text.split())  # one line, so error carets line up
     if not stripped:
         raise FormulaError("formula rejected: the text is empty.")
+    _check_characters(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning on "1if": we report
@@ -72,6 +74,50 @@ def _parse(text: str, condition: bool) -> tuple[str, Node, frozenset[str]]:
     names: set[str] = set()
     _collect_names(root, names)
     return stripped, root, frozenset(names)
+
+
+def _check_characters(text: str) -> None:
+    """Refuse a formula with a non-printable character other than ordinary white space (NUL,
+    a terminal escape, a line separator: never echoed raw) or one not in NFKC normal form:
+    Python reads identifiers in NFKC form (``ℓane`` as ``lane``), so the formula would name
+    a variable other than the one written. Dim names follow the same rule
+    (:func:`llverify.bits.name_problem`), so every name a formula can write is a dim name,
+    spelt alike.
+
+    Examples:
+        >>> _check_characters("ℓane >> 1")
+        Traceback (most recent call last):
+        ...
+        llverify.proof.formula.FormulaError: formula rejected: 'ℓ' (U+2113) is not in Unicode NFKC normal form, which Python would read as 'l' (at column 1)
+          ℓane >> 1
+          ^
+    """  # noqa: E501
+    if text.isascii() and text.isprintable():
+        return
+    for offset, char in enumerate(text):
+        if not char.isprintable() and char not in _WHITE_SPACE:
+            raise FormulaError(
+                f"formula rejected: the non-printable character U+{ord(char):04X} at "
+                f"character {offset + 1}",
+                escaped(" ".join(text.split())),
+            )
+    if not unicodedata.is_normalized("NFKC", text):
+        line = " ".join(text.split())
+        column = next(
+            (i for i, c in enumerate(line) if unicodedata.normalize("NFKC", c) != c), None
+        )
+        where = "the text " if column is None else f"'{line[column]}' (U+{ord(line[column]):04X}) "
+        normal = unicodedata.normalize("NFKC", line if column is None else line[column])
+        raise FormulaError(
+            f"formula rejected: {where}is not in Unicode NFKC normal form, which Python would "
+            f"read as '{escaped(normal)}'",
+            line,
+            column,
+        )
+
+
+#: the white space a formula may hold (spec files' multi-line formulas): read as one space
+_WHITE_SPACE = " \t\n\r\f\v"
 
 
 class FormulaError(LLVerifyError, ValueError):

@@ -537,6 +537,25 @@ def _useful_stderr(stderr: str) -> str:
     return "\n".join(lines[-20:])
 
 
+#: the pip extra that installs the Triton llverify is tested with (pyproject.toml)
+TRITON_EXTRA = "pip install 'llverify[triton]'"
+
+
+def install_hint(python: str) -> str:
+    """How to get a Triton that ``python`` imports: the extra for this interpreter, a release
+    virtualenv for another.
+
+    >>> install_hint(sys.executable)
+    "install it with: pip install 'llverify[triton]'"
+    """
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
+        return f"install it with: {TRITON_EXTRA}"
+    return (
+        f"install Triton in that interpreter's environment ({python} -m pip install triton==V), "
+        "or make a release virtualenv with scripts/triton_releases.py"
+    )
+
+
 def _run_worker(
     request: dict[str, Any], target: str, python: str | None, timeout_s: float
 ) -> dict[str, Any]:
@@ -560,7 +579,8 @@ def _run_worker(
         ) from None
     except WorkerError as exc:  # it cannot import Triton
         raise CompileError(
-            f"compiling for {target}: python={interpreter!r} cannot import triton ({exc.reason})"
+            f"compiling for {target}: python={interpreter!r} cannot import triton "
+            f"({exc.reason}); {install_hint(interpreter)}"
         ) from None
     if not result["ok"]:
         detail = _useful_stderr(result.get("stderr", ""))
@@ -658,7 +678,8 @@ def compile_ttgir(
     release = installed_triton_version(python)
     if release is None:
         raise CompileError(
-            f"compiling for {target}: python={python or sys.executable!r} cannot import triton"
+            f"compiling for {target}: python={python or sys.executable!r} cannot import "
+            f"triton; {install_hint(python or sys.executable)}"
         )
     try:
         if _release(release) < (3, 0) and _reverse_scans(text):

@@ -354,7 +354,7 @@ def _option_cases() -> Iterator[CliCase]:
         "prove--jobs": ("prove", IN + "s.toml", "--quiet", "--junit", "j.xml", "--jobs"),
     }
     for name, argv in counted.items():
-        for value in COUNTS + (["0"] if "cells" in name else []):
+        for value in COUNTS:  # --max-cells 0 is every cell (issue 27: names' part)
             yield CliCase(
                 f"{name}={value[:12]}", (*argv[:-1], f"{argv[-1]}={value}"), files, outputs
             )
@@ -727,6 +727,98 @@ def _stress_cases() -> Iterator[CliCase]:
     )
 
 
+# --- issue 27: names (dim and check names, user code, misplaced errors) ------------------
+
+#: a Python kernel whose top-level code leaves a file in the working directory: a case that
+#: exits 2 with the directory empty proves it never ran (the suite checks that)
+RUNS = b"""\
+open("RAN", "w").write("the kernel file ran")
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK))
+"""
+KERNEL_ARGS = ("--function", "k", "--signature", "x_ptr:*i32", "--constexpr", "BLOCK=32")
+_ESCAPE = '{"bases": {"la\\u001b[2Jne": [[1]]}, "out_dims": {"d": 2}}'
+
+
+def _names_cases() -> Iterator[CliCase]:
+    """Issue 27's names, user code and misplaced errors: non-printable and non-NFKC dim and
+    check names, ``validate KERNEL.py`` without ``--allow-code``, with a wrong ``--function``
+    or dtype, a missing or piped kernel, output files in a missing directory, ``audit
+    --release`` without ``--emitted``, ``draw --max-cells 0``."""
+    for label, text in [
+        ("dim-escape", _ESCAPE),
+        ("dim-nul", '{"bases": {"lane": [[1]]}, "out_dims": {"d\\u0000": 2}}'),
+        ("dim-nfkc", '{"bases": {"\u2113ane": [[1]]}, "out_dims": {"d": 2}}'),
+        ("dim-bidi", '{"bases": {"a\u202eb": [[1]]}, "out_dims": {"d": 2}}'),
+        ("text-escape", " - la\x1bne=1 -> (1)\nwhere out dims are: [d (size 2)]"),
+    ]:
+        yield CliCase(f"names:layout-{label}", ("layout", text))
+    equivalence = _CHECK + 'shape = [128, 64]\nreference = "builtin"\n'
+    formula = _CHECK + 'shape = [128, 64]\nreference = { dim0 = "F", dim1 = "register" }\n'
+    for label, text in [
+        ("check-escape", equivalence.replace('"n"', '"n\\u001b[31m"')),
+        ("check-nul", equivalence.replace('"n"', '"n\\u0000"')),
+        ("check-nfkc", equivalence.replace('"n"', '"\ufb01t"')),
+        ("formula-nfkc", formula.replace('"F"', '"\u2113ane"')),
+        ("formula-escape", formula.replace('"F"', '"lane\\u001b"')),
+    ]:
+        yield CliCase(
+            f"names:prove-{label}", PROVE_ARGV, (("s.toml", text.encode()),), PROVE_OUTPUTS
+        )
+    kernel = (("k.py", RUNS),)
+    validate = ("validate", IN + "k.py", *KERNEL_ARGS)
+    yield CliCase("names:validate-py-without-allow-code", validate, kernel)
+    yield CliCase(
+        "names:validate-py-wrong-function",
+        ("validate", IN + "k.py", "--allow-code", "--function", "nope"),
+        kernel,
+    )
+    yield CliCase(
+        "names:validate-py-syntax-error",
+        ("validate", IN + "k.py", "--allow-code", "--function", "k"),
+        (("k.py", RUNS + b"def (:\n"),),
+    )
+    yield CliCase(
+        "names:validate-py-bad-dtype",
+        (*validate[:-3], "x_ptr:*fp99", *validate[-2:], "--allow-code"),
+        kernel,
+    )
+    yield CliCase(
+        "names:validate-py-missing",
+        ("validate", IN + "missing.py", "--allow-code", "--function", "k"),
+    )
+    yield CliCase(
+        "names:validate-py-fifo",
+        ("validate", IN + "k.py", "--allow-code", *KERNEL_ARGS),
+        (("k.py", Pipe(RUNS)),),
+    )
+    module = (("k.ttgir", (TTGIR / "transpose_fp16_sm90.ttgir").read_bytes()),)
+    for option in ("--release", "--python"):
+        yield CliCase(
+            f"names:audit{option}-without-emitted",
+            ("audit", IN + "k.ttgir", option, "3.2.0"),
+            module,
+        )
+    for label, argv in [
+        ("draw-o", ("draw", BLOCKED, *COMMON, "-o", "nodir/out.svg")),
+        ("prove-junit", ("prove", IN + "s.toml", "--quiet", "--junit", "nodir/j.xml")),
+        ("prove-record", ("prove", IN + "s.toml", "--quiet", "--record", "nodir/r.json")),
+        ("validate-junit", ("validate", IN + "d", "--whole-only", "--junit", "nodir/j.xml")),
+    ]:
+        files = (("s.toml", SMALL_SPEC.encode()), ("d/k.ttgir", module[0][1]))
+        yield CliCase(f"names:{label}-missing-directory", argv, files, ("nodir",))
+    yield CliCase(
+        "names:draw--max-cells=0",
+        ("draw", BLOCKED, "--shape", "32x64", "-o", "out.svg", "--max-cells", "0"),
+        accept=True,
+    )
+
+
 def cli_cases() -> list[CliCase]:
     """The whole command-line corpus (ids unique, every argument passable to a real exec)."""
     cases = [
@@ -738,6 +830,7 @@ def cli_cases() -> list[CliCase]:
         *_prove_cases(),
         *_draw_output_cases(),
         *_stress_cases(),
+        *_names_cases(),
     ]
     ids = [case.id for case in cases]
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
@@ -1075,5 +1168,46 @@ def _api_cases() -> Iterator[ApiCase]:
         yield ApiCase(f"parse:{label}", lambda p=path: parse(p), ("path", path or repr(path)))
 
 
-API_CASES: dict[str, ApiCase] = {case.id: case for case in _api_cases()}
-assert len(API_CASES) == len(list(_api_cases())), "API case ids must be unique"
+# --- issue 27: names (API) ---------------------------------------------------------------
+
+
+def _names_api_cases() -> Iterator[ApiCase]:
+    """Dim names that are not printable or not in NFKC normal form, in every constructor and
+    through formulas: refused naming the argument, never quoting a control character raw."""
+    raw = ("\x1b", "\x00", "\u202e")
+    for label, name in [("escape", "la\x1b[2Jne"), ("nul", "d\x00"), ("bidi", "a\u202eb")]:
+        yield ApiCase(
+            f"names:from_bases-in-{label}",
+            lambda n=name: LinearLayout.from_bases([(n, [[1]])], ["d"]),
+            ("bases[0][0]",),
+            raw,
+        )
+        yield ApiCase(
+            f"names:constructor-out-{label}",
+            lambda n=name: LinearLayout([("lane", [[1]])], [n]),
+            ("out_dim_names[0]",),
+            raw,
+        )
+        yield ApiCase(
+            f"names:formula-{label}",
+            lambda n=name: prove_equal(_L, {"dim0": n, "dim1": "0"}),
+            ("dim0",),
+            raw,
+        )
+    yield ApiCase(
+        "names:nfkc-twin-dims",
+        lambda: LinearLayout.from_bases([("lane", [[1]]), ("\u2113ane", [[2]])], ["d"]),
+        ("bases[1][0]",),
+    )
+    lane = LinearLayout.from_bases([("lane", [[1]])], ["d"])
+    yield ApiCase("names:nfkc-formula", lambda: prove_equal(lane, {"d": "\u2113ane"}), ("U+2113",))
+    yield ApiCase(
+        "names:rename-escape",
+        lambda: lane.rename_in_dim("lane", "x\x1b"),
+        ("new_name",),
+        raw,
+    )
+
+
+API_CASES: dict[str, ApiCase] = {case.id: case for case in (*_api_cases(), *_names_api_cases())}
+assert len(API_CASES) == len(list(_api_cases())) + len(list(_names_api_cases())), "unique ids"
