@@ -32,6 +32,8 @@ Examples:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -60,8 +62,11 @@ __all__ = [
     "CombineRegion",
     "Expectation",
     "Harness",
+    "POINTER_BYTES",
     "build_harness",
+    "parameter_bytes",
     "parse_combine",
+    "twin_key",
 ]
 
 _KERNEL = "harness_kernel"
@@ -196,6 +201,9 @@ class Case:
     buffers: tuple[BufferSpec, ...]
     expectations: tuple[Expectation, ...]
     harness_lines: tuple[int, int]  # first and last line of this case in Harness.text
+    # the case's lines with its value names numbered in order of appearance and its location
+    # left out: two cases with one key are the same code (see :func:`twin_key`)
+    key: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -547,6 +555,65 @@ def _tensors(types: list[Type], count: int, what: str) -> list[Type]:
     return types
 
 
+#: the bytes of kernel parameters ptxas accepts: 32,764 (0x7ffc) on sm_70 and newer, 4,352
+#: before (measured with Triton 3.9.0's ptxas, issue 27: 4,093 pointers pass on cuda:80, 4,094
+#: do not); AMD targets: 4,096, the HIP runtime's kernel argument limit (not measured here)
+_PARAMETER_LIMITS = {"cuda": 32_764, "cuda<70": 4_352, "hip": 4_096}
+#: bytes left for the parameters Triton appends to every kernel (3.9: two pointers, the global
+#: and the profile scratch; 16 bytes), with room for other releases'
+_APPENDED_BYTES = 32
+POINTER_BYTES = 8  # every harness parameter is a buffer's pointer
+
+
+def parameter_bytes(target: str) -> int:
+    """The bytes of parameters one harness kernel for ``target`` may declare: ptxas's limit
+    less what Triton appends.  A module whose cases need more is validated in several
+    harness kernels (:func:`llverify.emitted.validate.validate_module`).
+
+    Examples:
+        >>> parameter_bytes("cuda:90"), parameter_bytes("cuda:60"), parameter_bytes("hip:gfx942")
+        (32732, 4320, 4064)
+        >>> parameter_bytes("cuda:90") // POINTER_BYTES  # buffers per harness kernel
+        4091
+    """
+    backend, _, arch = target.partition(":")
+    if backend == "cuda" and arch.isdigit() and int(arch) < 70:
+        backend = "cuda<70"
+    return _PARAMETER_LIMITS.get(backend, min(_PARAMETER_LIMITS.values())) - _APPENDED_BYTES
+
+
+_VALUE_NAME = re.compile(r"%[\w$.-]+")
+_CASE_LOCATION = re.compile(r'loc\("[^"]*":\d+:\d+\)')
+
+
+def twin_key(description: str, lines: Sequence[str], buffers: Sequence[BufferSpec]) -> str:
+    """What makes a case the same code as another: its description, its lines with every
+    value name renumbered in order of first appearance (``%v0``, ``%v1``, ...) and every
+    location written ``loc()``, and its buffers' shapes, elements, roles and given values.
+    Two cases of one key differ only in names and locations: the compiler sees the same
+    operations on the same types.
+
+    Examples:
+        >>> one = twin_key("d", ['%h3_r1 = tt.trans %harg6 loc("k.py":7:3)'], [])
+        >>> one == twin_key("d", ['%h9_r1 = tt.trans %harg20 loc("k.py":9:4)'], [])
+        True
+        >>> one == twin_key("d", ['%h3_r1 = tt.trans %h3_r1 loc("k.py":7:3)'], [])
+        False
+    """
+    numbers: dict[str, str] = {}
+
+    def number(match: re.Match[str]) -> str:
+        return numbers.setdefault(match.group(0), f"%v{len(numbers)}")
+
+    text = _VALUE_NAME.sub(number, _CASE_LOCATION.sub("loc()", "\n".join(lines)))
+    digest = hashlib.sha256(f"{description}\n{text}".encode())
+    for b in buffers:
+        digest.update(f"\n{b.role} {b.shape} {b.element}".encode())
+        if b.values is not None:
+            digest.update(np.ascontiguousarray(b.values, dtype=np.int64).tobytes())
+    return digest.hexdigest()
+
+
 #: encodings of shared memory (a tensor of one is Triton 2.x's way to spell a shared buffer)
 _SHARED_TENSOR_ENCODINGS = frozenset(
     {"ttg.swizzled_shared", "ttg.nvmma_shared", "ttg.shared", "ttg.shared_linear"}
@@ -566,6 +633,10 @@ class _Build:
     buffers: list[BufferSpec] = field(default_factory=list)
     blocked: dict[str, str] = field(default_factory=dict)  # layout text -> alias
     locs: set[tuple[str, int, int]] = field(default_factory=set)
+    # per user location, the last column given to a case there (the search for a free one
+    # starts from it: no rescan of the taken ones, linear in the number of cases)
+    last_column: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    placed: tuple[str, int, int] | None = None  # the location the last location() call took
     defs: dict[str, Operation] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
     max_cases: int | None = None
@@ -582,12 +653,16 @@ class _Build:
         return self.blocked[text], text
 
     def location(self, op: Operation, index: int) -> str:
+        self.placed = None
         if op.file_location is None:
             return f'loc("harness.ttgir":{index}:0)'
-        found: tuple[str, int, int] = op.file_location
+        base = (op.file_location.file, op.file_location.line, op.file_location.column)
+        found = (base[0], base[1], self.last_column.get(base, base[2]))
         while found in self.locs:
             found = (found[0], found[1], found[2] + 1)
         self.locs.add(found)
+        self.last_column[base] = found[2]
+        self.placed = found
         return f'loc("{found[0]}":{found[1]}:{found[2]})'
 
     def add(self, op: Operation, description: str, write: Callable[[_Writer], None]) -> None:
@@ -595,12 +670,13 @@ class _Build:
         index = len(self.cases)
         if self.max_cases is not None and index >= self.max_cases:
             raise _SkipError(f"over max_cases={self.max_cases}")
-        locs = set(self.locs)
         writer = _Writer(self, index, self.location(op, index))
+        placed = self.placed
         try:
             write(writer)
         except _SkipError:
-            self.locs = locs
+            if placed is not None:
+                self.locs.discard(placed)
             raise
         first = len(self.lines) + 1
         self.lines.append(f"    // case {index}: {description} (line {op.line})")
@@ -618,6 +694,7 @@ class _Build:
                 buffers=tuple(writer.buffers),
                 expectations=tuple(writer.expectations),
                 harness_lines=(first, len(self.lines)),
+                key=twin_key(description, writer.lines, writer.buffers),
             )
         )
 
