@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -70,6 +71,7 @@ __all__ = [
 ]
 
 _KERNEL = "harness_kernel"
+PROGRESS_S = 5.0  # seconds between progress lines of a long harness build
 _SEED = 0x19  # the pseudo-random gather indices: one fixed pattern, the same every run
 _VIEWS = (
     "ttg.memdesc_index",
@@ -1277,13 +1279,18 @@ def _check(
 
 
 def build_harness(
-    module: TTGIRModule, *, ops: Sequence[int] | None = None, max_cases: int | None = None
+    module: TTGIRModule,
+    *,
+    ops: Sequence[int] | None = None,
+    max_cases: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Harness:
     """The harness kernel that exercises each layout-carrying operation of ``module`` (those
     of ``ops``, indices into ``module.ops``, when given; at most ``max_cases`` cases).
 
     Every other operation of the selection that carries a tensor or memdesc type is in
-    ``skipped`` with the reason.
+    ``skipped`` with the reason.  ``progress`` hears how far the build is, every
+    :data:`PROGRESS_S` seconds of a long one.
 
     Examples:
         >>> from llverify.ttgir import parse_module
@@ -1311,11 +1318,13 @@ def build_harness(
     build = _Build(module, prefix, threads, max_cases=max_cases)
     build.defs = _definitions(module)
     build.positions.update((id(op), i) for i, op in enumerate(module.ops))
-    skipped = _add_cases(build, chosen)
+    skipped = _add_cases(build, chosen, progress)
     return _assemble(build, target, warps, skipped)
 
 
-def _add_cases(build: _Build, chosen: list[int]) -> list[tuple[Operation, str]]:
+def _add_cases(
+    build: _Build, chosen: list[int], progress: Callable[[str], None] | None = None
+) -> list[tuple[Operation, str]]:
     """Add the cases of the chosen operations; those left out, with the reason, in module
     order.  An alloc with a value is exercised on its own only when no local_load case of
     it already is."""
@@ -1323,7 +1332,11 @@ def _add_cases(build: _Build, chosen: list[int]) -> list[tuple[Operation, str]]:
     skipped: list[tuple[Operation, str]] = []
     covered: dict[int, int] = {}  # an alloc's index -> the line of a local_load case using it
     deferred: list[int] = []  # allocs with a value, decided once the local_loads are known
-    for i in chosen:
+    said = time.monotonic()
+    for done, i in enumerate(chosen):
+        if progress is not None and time.monotonic() - said >= PROGRESS_S:
+            said = time.monotonic()
+            progress(f"harness: {done} of {len(chosen)} ops read, {len(build.cases)} cases")
         if ops[i].types:
             reason = _exercise(build, ops[i], i, covered, deferred)
             if reason is not None:

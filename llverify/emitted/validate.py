@@ -65,6 +65,7 @@ MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
 #: ops one run validates each on its own; a larger module validates each distinct op once
 #: (twins take its proof), the first MAX_OPS distinct ones (``validate --max-ops``)
 MAX_OPS = 4_000
+LONG_LINES = 20_000  # a module of this many lines or ops: a progress line before each step
 
 
 class HarnessCompileError(CompileError):
@@ -162,12 +163,16 @@ def validate_module(
         raise ValueError(f"max_ops: expected a positive int, got {max_ops!r}")
     say = progress or (lambda message: None)
     started = time.perf_counter()
+    if text.count("\n") >= LONG_LINES:
+        say(f"reading the module ({text.count(chr(10)) + 1} lines)")
     module = parse_module(text)
     if target is not None:
         module.target = target
     timings: dict[str, float] = {"parse": time.perf_counter() - started}
     clock = time.perf_counter()
-    full = build_harness(module, ops=ops)
+    if len(module.ops) >= LONG_LINES:
+        say(f"building the harness cases of {len(module.ops)} ops")
+    full = build_harness(module, ops=ops, progress=say)
     timings["harness"] = time.perf_counter() - clock
     report = _new_report(source, full)
     if not full.cases:
@@ -184,7 +189,8 @@ def validate_module(
     for k, part in enumerate(parts, 1):
         if len(parts) > 1:
             say(f"harness kernel {k} of {len(parts)} ({len(part)} ops)")
-        verdicts += _validate_part(module, part, report, python, timeout_s, timings, say)
+        whole = full if part == plan.chosen and ops is None else None  # no second build
+        verdicts += _validate_part(module, part, report, python, timeout_s, timings, say, whole)
     verdicts += _twin_verdicts(plan, verdicts) + _over_verdicts(plan, max_ops)
     if len(parts) > 1:
         report.notes.append(
@@ -258,15 +264,17 @@ def _validate_part(
     timeout_s: float,
     timings: dict[str, float],
     say: Callable[[str], None],
+    built: Harness | None = None,
 ) -> list[CaseVerdict]:
     """The verdicts on the ops ``chosen`` (positions in ``module``), compiled as one harness
-    kernel; an op whose code the executor does not model is unknown and the kernel rebuilt
-    without it (at most :data:`MAX_REBUILDS` times).  ``report`` gets the release, the notes
-    and the instructions executed."""
+    kernel (``built``, when given, is that kernel); an op whose code the executor does not
+    model is unknown and the kernel rebuilt without it (at most :data:`MAX_REBUILDS`
+    times).  ``report`` gets the release, the notes and the instructions executed."""
     excluded: dict[int, CaseVerdict] = {}
     for _attempt in range(MAX_REBUILDS + 1):
         clock = time.perf_counter()
-        harness = build_harness(module, ops=chosen)
+        harness = built or build_harness(module, ops=chosen)
+        built = None
         timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
         if not harness.cases:
             return list(excluded.values())
