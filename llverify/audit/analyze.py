@@ -76,7 +76,7 @@ from llverify.audit.context import (
     carries_layout,
     layout_sensitive,
 )
-from llverify.bits import check_timeout
+from llverify.bits import check_timeout, counted
 from llverify.errors import LayoutError, LLVerifyError
 from llverify.hardware import TARGETS, target_of_triton
 from llverify.proof.verdict import Status
@@ -215,8 +215,7 @@ def run_rules(
     for done, op in enumerate(ops):
         if progress is not None and time.monotonic() - said >= PROGRESS_S:
             said = time.monotonic()
-            names = ", ".join(rule.name for rule in rules)
-            progress(f"audit: {done} of {len(ops)} ops checked ({names})")
+            progress(f"audit: {done} of {len(ops)} ops checked ({counted(len(rules), 'rule')})")
         layout = carries_layout(op)
         for rule in rules:
             if (op.name in rule.ops) or (not rule.ops and layout):

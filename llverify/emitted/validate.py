@@ -43,6 +43,7 @@ from llverify.emitted.sim import (
     Violation,
     parse_llvm_ir,
 )
+from llverify.errors import LayoutError, shown
 from llverify.proof.verdict import Status
 from llverify.triton.compile import (
     CompiledKernel,
@@ -160,7 +161,7 @@ def validate_module(
     if not isinstance(text, str):
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
     if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
-        raise ValueError(f"max_ops: expected a positive int, got {max_ops!r}")
+        raise LayoutError(f"Argument 'max_ops' must be a positive int, not {shown(max_ops)}.")
     say = progress or (lambda message: None)
     started = time.perf_counter()
     if text.count("\n") >= LONG_LINES:
