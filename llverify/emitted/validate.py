@@ -190,7 +190,8 @@ def validate_module(
     for k, part in enumerate(parts, 1):
         if len(parts) > 1:
             say(f"harness kernel {k} of {len(parts)} ({len(part)} ops)")
-        whole = full if part == plan.chosen and ops is None else None  # no second build
+        # every op of the full harness in one kernel: that harness, not a second build
+        whole = full if len(parts) == 1 and not (plan.twins or plan.over) else None
         verdicts += _validate_part(module, part, report, python, timeout_s, timings, say, whole)
     verdicts += _twin_verdicts(plan, verdicts) + _over_verdicts(plan, max_ops)
     if len(parts) > 1:
