@@ -217,14 +217,14 @@ def test_100k_op_module_gets_a_verdict_in_bounded_time() -> None:
     module_ops = len(parse_module(text).ops)
     assert module_ops >= 100_000
     said: list[str] = []
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: wall time on a shared machine varies 2-6x
     report = validate_module(text, progress=said.append)
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     counts = report.counts()
     assert counts["refuted"] == 0 and sum(counts.values()) == 45_252
     assert report.status is Status.PROVED
     assert any("through a twin" in line for line in said)
-    assert seconds < 600  # docs/performance.md: measured ~2 min on a loaded 2-core machine
-    started = time.perf_counter()
+    assert seconds < 300  # docs/performance.md: 64 s of CPU time measured (CLI, whole run)
+    started = time.process_time()
     audited = audit(text)
-    assert time.perf_counter() - started < 600 and audited.findings
+    assert time.process_time() - started < 300 and audited.findings  # measured: 25 s
