@@ -22,8 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from cases.hostile import API_CASES, IN, ApiCase, CliCase, Pipe, cli_cases
+from cases.hostile import (
+    API_CASES,
+    IN,
+    ApiCase,
+    CliCase,
+    Pipe,
+    cli_cases,
+    large_module_api_cases,
+    large_module_cli_cases,
+)
 from cases.sandbox import MEMORY_LIMIT_BYTES, TIME_LIMIT_S, Result, Sandbox
+from llverify.errors import LLVerifyError
 
 CLI_CASES = cli_cases()
 MAX_ERROR_CHARS = 2000  # one readable line, not the echo of a multi-MB argument
@@ -299,3 +309,21 @@ def test_a_missing_triton_gives_the_install_hint(monkeypatch) -> None:
     ):
         compile_ttgir("module {}", "cuda:90")
     assert "triton_releases.py" in triton_compile.install_hint("/opt/release/bin/python")
+
+
+# --- issue 27: large modules ---------------------------------------------------------------
+
+LARGE_CLI_CASES = large_module_cli_cases()
+
+
+@pytest.mark.parametrize("case", LARGE_CLI_CASES, ids=[c.id for c in LARGE_CLI_CASES])
+def test_large_module_options_refused(case: CliCase, sandbox: Sandbox, tmp_path) -> None:
+    test_command_line_refuses_hostile_input(case, sandbox, tmp_path)
+
+
+@pytest.mark.parametrize("case", large_module_api_cases(), ids=lambda c: c.id)
+def test_large_module_api_refused(case: ApiCase) -> None:
+    with pytest.raises(LLVerifyError) as caught:
+        case.call()
+    assert isinstance(caught.value, (ValueError, TypeError))
+    assert any(name in str(caught.value) for name in case.names), str(caught.value)

@@ -51,7 +51,7 @@ Examples:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +76,7 @@ from llverify.audit.context import (
     carries_layout,
     layout_sensitive,
 )
-from llverify.bits import check_timeout
+from llverify.bits import check_timeout, counted
 from llverify.errors import LayoutError, LLVerifyError
 from llverify.hardware import TARGETS, target_of_triton
 from llverify.proof.verdict import Status
@@ -106,6 +106,8 @@ RULES: tuple[Rule, ...] = (
     *shape_ops.RULES,
     *async_copy.RULES,
 )
+#: a module of this many lines or more is a long audit: progress lines for each step
+LONG_LINES = 20_000
 #: the operations some rule other than module-consistency applies to
 HANDLED = frozenset(name for rule in RULES for name in rule.ops)
 
@@ -198,11 +200,22 @@ class AuditReport:
         }
 
 
-def run_rules(ctx: AuditContext, rules: tuple[Rule, ...]) -> None:
+#: seconds between the progress lines of a long audit
+PROGRESS_S = 5.0
+
+
+def run_rules(
+    ctx: AuditContext, rules: tuple[Rule, ...], progress: Callable[[str], None] | None = None
+) -> None:
     """Run ``rules`` (in order) on every operation of ``ctx.module`` they apply to, then
     their ``finish`` steps; an :class:`LLVerifyError` becomes an ERROR finding of the rule.
-    :func:`audit` is the entry point; this is for benchmarks timing a subset of rules."""
-    for op in ctx.module.ops:
+    :func:`audit` is the entry point; this is for benchmarks timing a subset of rules.
+    ``progress`` hears how far the run is every :data:`PROGRESS_S` seconds."""
+    said, ops = time.monotonic(), ctx.module.ops
+    for done, op in enumerate(ops):
+        if progress is not None and time.monotonic() - said >= PROGRESS_S:
+            said = time.monotonic()
+            progress(f"audit: {done} of {len(ops)} ops checked ({counted(len(rules), 'rule')})")
         layout = carries_layout(op)
         for rule in rules:
             if (op.name in rule.ops) or (not rule.ops and layout):
@@ -246,16 +259,21 @@ def audit(
     timeout_s: float = 30.0,
     module: Any = None,
     rules: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`).
 
     Every rule of :data:`RULES` (or those named in ``rules``) runs on the operations it
     applies to; when ``module-consistency`` finds an error the module is refused and no other
-    rule runs.
+    rule runs.  ``progress`` hears each step of a long audit (a module of
+    :data:`LONG_LINES` lines or more) and how far the rules are every :data:`PROGRESS_S` s.
     """
     start = time.perf_counter()
     check_timeout(timeout_s, "timeout_s")
     chosen = select_rules(rules)
+    say = progress if progress is not None and text.count("\n") >= LONG_LINES else None
+    if say is not None:
+        say(f"reading the module ({text.count(chr(10)) + 1} lines)")
     parsed = module if module is not None else parse_module(text)
     try:
         bank_target: str | None = target_of(parsed, target)
@@ -267,13 +285,17 @@ def audit(
     ctx = AuditContext(parsed, bank_target, timeout_s)
     ctx.no_bank_model = no_bank_model
     first, rest = chosen[0], chosen[1:]
-    run_rules(ctx, (first,))
+    if say is not None:
+        say(f"checking {len(parsed.ops)} ops with {first.name}")
+    run_rules(ctx, (first,), say)
     errors = [f for f in ctx.findings if f.status is Status.ERROR]
     refused = None
     if errors:
         refused = f"{len(errors)} operation(s) break {first.name}: nothing else was checked"
     else:
-        run_rules(ctx, rest)
+        if say is not None:
+            say(f"checking {len(parsed.ops)} ops with {len(rest)} rules")
+        run_rules(ctx, rest, say)
     return AuditReport(
         target=ctx.target or f"none ({no_bank_model})",
         findings=ctx.findings,

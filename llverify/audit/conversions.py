@@ -15,6 +15,7 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from llverify.audit.context import AuditContext, Rule
@@ -28,13 +29,25 @@ NAME = "convert-layout"
 
 def check_conversion(ctx: AuditContext, op: Operation) -> None:
     """Prove ``dst(cvt(x)) == src(x)`` and coverage; cost the lowering Triton picks."""
-    from llverify.conversion import Conversion
-
     tensors = [t for t in op.types if t.kind == "tensor"]
     if len(tensors) < 2:
         ctx.skip(op, NAME, "could not read a source and a result tensor type")
         return
     src, dst = tensors[0], tensors[-1]
+    # the finding depends on the two types and the target only: each distinct pair is
+    # proved and costed once per audit (a module of unrolled steps repeats a few pairs)
+    known = ctx.state.setdefault(f"{NAME} by types", {})
+    key = (src.text, dst.text)
+    if key not in known:
+        known[key] = _checked(ctx, src, dst)
+    status, summary, cost, data = known[key]
+    ctx.finding(op, status, summary, rule=NAME, cost=cost, data=copy.deepcopy(data))
+
+
+def _checked(ctx: AuditContext, src: Type, dst: Type) -> tuple[Status, str, int, dict[str, Any]]:
+    """The status, summary, cost and data of the conversion from ``src`` to ``dst``."""
+    from llverify.conversion import Conversion
+
     conv = Conversion(ctx.layout(src), ctx.layout(dst))
     verify, coverage = conv.verify(), conv.coverage()
     status = Status.weakest([verify.status, coverage.status])
@@ -57,7 +70,7 @@ def check_conversion(ctx: AuditContext, op: Operation) -> None:
         cost = len(plan.rounds)
         data["shuffle_rounds"] = cost
         summary += f"; {cost} shuffle rounds"
-    ctx.finding(op, status, summary, rule=NAME, cost=cost, data=data)
+    return status, summary, cost, data
 
 
 def _swizzle(

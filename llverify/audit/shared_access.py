@@ -17,6 +17,7 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 from llverify.audit.context import AuditContext, Rule, Severity
@@ -79,7 +80,19 @@ def _analysis(
     ctx: AuditContext, target: str, tensor: Type, memdesc: Type
 ) -> tuple[AccessAnalysis, dict[str, Any]]:
     """The access of ``tensor`` to ``memdesc`` (a subslice through its allocation's layout)
-    and the finding's data on it."""
+    and the finding's data on it: analysed once per audit for each distinct pair of types
+    (a module of unrolled steps repeats a few)."""
+    known = ctx.state.setdefault(f"{NAME} by types", {})
+    key = (target, tensor.text, memdesc.text)
+    if key not in known:
+        known[key] = _analysed(ctx, target, tensor, memdesc)
+    a, data = known[key]
+    return a, copy.deepcopy(data)
+
+
+def _analysed(
+    ctx: AuditContext, target: str, tensor: Type, memdesc: Type
+) -> tuple[AccessAnalysis, dict[str, Any]]:
     from llverify.shared_memory.access import access_analysis
 
     if not tensor.bits:

@@ -4,6 +4,7 @@ costed, sorted by cost; rule options make it a CI gate."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from llverify.bits import counted
@@ -23,7 +24,12 @@ from llverify.cli.args import (
     read_text_file,
 )
 from llverify.cli.output import to_json
-from llverify.cli.validate_cmd import add_compile_options, print_report, run_validation
+from llverify.cli.validate_cmd import (
+    add_compile_options,
+    add_max_ops_option,
+    print_report,
+    run_validation,
+)
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
@@ -105,8 +111,9 @@ def _audit_file(args: argparse.Namespace) -> Any:
     from llverify.ttgir import ModuleError
 
     text = read_text_file(args.kernel)
+    progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
     try:
-        return audit(text, args.target, timeout_s=args.timeout, rules=args.rule)
+        return audit(text, args.target, timeout_s=args.timeout, rules=args.rule, progress=progress)
     except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None
@@ -176,10 +183,11 @@ def _validate_emitted(args: argparse.Namespace) -> Any:
         target=args.target,
         python=args.python,
         release=args.release,
-        json=True,
-        quiet=True,
+        json=args.json,
+        quiet=args.quiet,
         timeout=300.0,
         function=None,
+        max_ops=args.max_ops,
     )
     return run_validation(namespace, args.kernel)
 
@@ -236,6 +244,11 @@ def register(commands: Any) -> None:
     add_gpu_target_option(parser, TARGET_HELP)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress lines on stderr (a long audit prints them; --json never does)",
+    )
+    parser.add_argument(
         "--rule",
         action="append",
         metavar="NAME",
@@ -250,4 +263,5 @@ def register(commands: Any) -> None:
         "each op (as 'llverify validate'); a refuted op exits 1",
     )
     add_compile_options(parser)
+    add_max_ops_option(parser)
     parser.set_defaults(handler=_cmd_audit)

@@ -188,7 +188,7 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
     python = _release_python(args)
     worker_for(python).start()  # Triton imports there while llverify imports and parses here
 
-    from llverify.emitted.validate import validate_kernel, validate_module
+    from llverify.emitted.validate import MAX_OPS, validate_kernel, validate_module
     from llverify.triton.compile import CompileError
     from llverify.ttgir import ModuleError
 
@@ -215,6 +215,7 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
             python=python,
             timeout_s=args.timeout,
             progress=progress,
+            max_ops=getattr(args, "max_ops", None) or MAX_OPS,
         )
     except ModuleError as error:
         column = "" if error.column is None else f":{error.column}"
@@ -659,6 +660,24 @@ def _add_dump_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: the default of --max-ops: llverify.emitted.validate.MAX_OPS (not imported here: the CLI
+#: starts without the executor; a test checks that they agree)
+DEFAULT_MAX_OPS = 4_000
+
+
+def add_max_ops_option(parser: Any) -> None:
+    """``--max-ops``: how many ops one run validates each on its own (issue 27)."""
+    parser.add_argument(
+        "--max-ops",
+        type=positive_int,
+        metavar="N",
+        help="a module with more than N ops to validate validates each distinct op once "
+        "(an op whose harness code is an earlier op's, names and locations aside, takes "
+        "that op's proof and says so); distinct ops past the first N are unknown "
+        f"(default {DEFAULT_MAX_OPS}; docs/validation.md, 'Large modules')",
+    )
+
+
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
     """How the verdicts are reported, when unknown fails, and the compile time limit."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -714,5 +733,6 @@ def register(commands: Any) -> None:
     _add_dump_options(parser)
     add_compile_options(parser)
     _add_report_options(parser)
+    add_max_ops_option(parser)
     add_directory_options(parser)
     parser.set_defaults(handler=_cmd_validate)

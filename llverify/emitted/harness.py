@@ -32,6 +32,9 @@ Examples:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -60,11 +63,15 @@ __all__ = [
     "CombineRegion",
     "Expectation",
     "Harness",
+    "POINTER_BYTES",
     "build_harness",
+    "parameter_bytes",
     "parse_combine",
+    "twin_key",
 ]
 
 _KERNEL = "harness_kernel"
+PROGRESS_S = 5.0  # seconds between progress lines of a long harness build
 _SEED = 0x19  # the pseudo-random gather indices: one fixed pattern, the same every run
 _VIEWS = (
     "ttg.memdesc_index",
@@ -196,6 +203,9 @@ class Case:
     buffers: tuple[BufferSpec, ...]
     expectations: tuple[Expectation, ...]
     harness_lines: tuple[int, int]  # first and last line of this case in Harness.text
+    # the case's lines with its value names numbered in order of appearance and its location
+    # left out: two cases with one key are the same code (see :func:`twin_key`)
+    key: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -547,6 +557,65 @@ def _tensors(types: list[Type], count: int, what: str) -> list[Type]:
     return types
 
 
+#: the bytes of kernel parameters ptxas accepts: 32,764 (0x7ffc) on sm_70 and newer, 4,352
+#: before (measured with Triton 3.9.0's ptxas, issue 27: 4,093 pointers pass on cuda:80, 4,094
+#: do not); AMD targets: 4,096, the HIP runtime's kernel argument limit (not measured here)
+_PARAMETER_LIMITS = {"cuda": 32_764, "cuda<70": 4_352, "hip": 4_096}
+#: bytes left for the parameters Triton appends to every kernel (3.9: two pointers, the global
+#: and the profile scratch; 16 bytes), with room for other releases'
+_APPENDED_BYTES = 32
+POINTER_BYTES = 8  # every harness parameter is a buffer's pointer
+
+
+def parameter_bytes(target: str) -> int:
+    """The bytes of parameters one harness kernel for ``target`` may declare: ptxas's limit
+    less what Triton appends.  A module whose cases need more is validated in several
+    harness kernels (:func:`llverify.emitted.validate.validate_module`).
+
+    Examples:
+        >>> parameter_bytes("cuda:90"), parameter_bytes("cuda:60"), parameter_bytes("hip:gfx942")
+        (32732, 4320, 4064)
+        >>> parameter_bytes("cuda:90") // POINTER_BYTES  # buffers per harness kernel
+        4091
+    """
+    backend, _, arch = target.partition(":")
+    if backend == "cuda" and arch.isdigit() and int(arch) < 70:
+        backend = "cuda<70"
+    return _PARAMETER_LIMITS.get(backend, min(_PARAMETER_LIMITS.values())) - _APPENDED_BYTES
+
+
+_VALUE_NAME = re.compile(r"%[\w$.-]+")
+_CASE_LOCATION = re.compile(r'loc\("[^"]*":\d+:\d+\)')
+
+
+def twin_key(description: str, lines: Sequence[str], buffers: Sequence[BufferSpec]) -> str:
+    """What makes a case the same code as another: its description, its lines with every
+    value name renumbered in order of first appearance (``%v0``, ``%v1``, ...) and every
+    location written ``loc()``, and its buffers' shapes, elements, roles and given values.
+    Two cases of one key differ only in names and locations: the compiler sees the same
+    operations on the same types.
+
+    Examples:
+        >>> one = twin_key("d", ['%h3_r1 = tt.trans %harg6 loc("k.py":7:3)'], [])
+        >>> one == twin_key("d", ['%h9_r1 = tt.trans %harg20 loc("k.py":9:4)'], [])
+        True
+        >>> one == twin_key("d", ['%h3_r1 = tt.trans %h3_r1 loc("k.py":7:3)'], [])
+        False
+    """
+    numbers: dict[str, str] = {}
+
+    def number(match: re.Match[str]) -> str:
+        return numbers.setdefault(match.group(0), f"%v{len(numbers)}")
+
+    text = _VALUE_NAME.sub(number, _CASE_LOCATION.sub("loc()", "\n".join(lines)))
+    digest = hashlib.sha256(f"{description}\n{text}".encode())
+    for b in buffers:
+        digest.update(f"\n{b.role} {b.shape} {b.element}".encode())
+        if b.values is not None:
+            digest.update(np.ascontiguousarray(b.values, dtype=np.int64).tobytes())
+    return digest.hexdigest()
+
+
 #: encodings of shared memory (a tensor of one is Triton 2.x's way to spell a shared buffer)
 _SHARED_TENSOR_ENCODINGS = frozenset(
     {"ttg.swizzled_shared", "ttg.nvmma_shared", "ttg.shared", "ttg.shared_linear"}
@@ -566,6 +635,10 @@ class _Build:
     buffers: list[BufferSpec] = field(default_factory=list)
     blocked: dict[str, str] = field(default_factory=dict)  # layout text -> alias
     locs: set[tuple[str, int, int]] = field(default_factory=set)
+    # per user location, the last column given to a case there (the search for a free one
+    # starts from it: no rescan of the taken ones, linear in the number of cases)
+    last_column: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    placed: tuple[str, int, int] | None = None  # the location the last location() call took
     defs: dict[str, Operation] = field(default_factory=dict)
     positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
     max_cases: int | None = None
@@ -582,12 +655,16 @@ class _Build:
         return self.blocked[text], text
 
     def location(self, op: Operation, index: int) -> str:
+        self.placed = None
         if op.file_location is None:
             return f'loc("harness.ttgir":{index}:0)'
-        found: tuple[str, int, int] = op.file_location
+        base = (op.file_location.file, op.file_location.line, op.file_location.column)
+        found = (base[0], base[1], self.last_column.get(base, base[2]))
         while found in self.locs:
             found = (found[0], found[1], found[2] + 1)
         self.locs.add(found)
+        self.last_column[base] = found[2]
+        self.placed = found
         return f'loc("{found[0]}":{found[1]}:{found[2]})'
 
     def add(self, op: Operation, description: str, write: Callable[[_Writer], None]) -> None:
@@ -595,12 +672,13 @@ class _Build:
         index = len(self.cases)
         if self.max_cases is not None and index >= self.max_cases:
             raise _SkipError(f"over max_cases={self.max_cases}")
-        locs = set(self.locs)
         writer = _Writer(self, index, self.location(op, index))
+        placed = self.placed
         try:
             write(writer)
         except _SkipError:
-            self.locs = locs
+            if placed is not None:
+                self.locs.discard(placed)
             raise
         first = len(self.lines) + 1
         self.lines.append(f"    // case {index}: {description} (line {op.line})")
@@ -618,6 +696,7 @@ class _Build:
                 buffers=tuple(writer.buffers),
                 expectations=tuple(writer.expectations),
                 harness_lines=(first, len(self.lines)),
+                key=twin_key(description, writer.lines, writer.buffers),
             )
         )
 
@@ -1200,13 +1279,18 @@ def _check(
 
 
 def build_harness(
-    module: TTGIRModule, *, ops: Sequence[int] | None = None, max_cases: int | None = None
+    module: TTGIRModule,
+    *,
+    ops: Sequence[int] | None = None,
+    max_cases: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Harness:
     """The harness kernel that exercises each layout-carrying operation of ``module`` (those
     of ``ops``, indices into ``module.ops``, when given; at most ``max_cases`` cases).
 
     Every other operation of the selection that carries a tensor or memdesc type is in
-    ``skipped`` with the reason.
+    ``skipped`` with the reason.  ``progress`` hears how far the build is, every
+    :data:`PROGRESS_S` seconds of a long one.
 
     Examples:
         >>> from llverify.ttgir import parse_module
@@ -1234,11 +1318,13 @@ def build_harness(
     build = _Build(module, prefix, threads, max_cases=max_cases)
     build.defs = _definitions(module)
     build.positions.update((id(op), i) for i, op in enumerate(module.ops))
-    skipped = _add_cases(build, chosen)
+    skipped = _add_cases(build, chosen, progress)
     return _assemble(build, target, warps, skipped)
 
 
-def _add_cases(build: _Build, chosen: list[int]) -> list[tuple[Operation, str]]:
+def _add_cases(
+    build: _Build, chosen: list[int], progress: Callable[[str], None] | None = None
+) -> list[tuple[Operation, str]]:
     """Add the cases of the chosen operations; those left out, with the reason, in module
     order.  An alloc with a value is exercised on its own only when no local_load case of
     it already is."""
@@ -1246,7 +1332,11 @@ def _add_cases(build: _Build, chosen: list[int]) -> list[tuple[Operation, str]]:
     skipped: list[tuple[Operation, str]] = []
     covered: dict[int, int] = {}  # an alloc's index -> the line of a local_load case using it
     deferred: list[int] = []  # allocs with a value, decided once the local_loads are known
-    for i in chosen:
+    said = time.monotonic()
+    for done, i in enumerate(chosen):
+        if progress is not None and time.monotonic() - said >= PROGRESS_S:
+            said = time.monotonic()
+            progress(f"harness: {done} of {len(chosen)} ops read, {len(build.cases)} cases")
         if ops[i].types:
             reason = _exercise(build, ops[i], i, covered, deferred)
             if reason is not None:

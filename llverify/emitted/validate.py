@@ -26,7 +26,13 @@ from functools import cached_property
 from typing import Any
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders, unused_reads
-from llverify.emitted.harness import Case, Harness, build_harness
+from llverify.emitted.harness import (
+    POINTER_BYTES,
+    Case,
+    Harness,
+    build_harness,
+    parameter_bytes,
+)
 from llverify.emitted.relayout import relaid_cases
 from llverify.emitted.sim import (
     Execution,
@@ -37,13 +43,35 @@ from llverify.emitted.sim import (
     Violation,
     parse_llvm_ir,
 )
+from llverify.errors import LayoutError, shown
 from llverify.proof.verdict import Status
-from llverify.triton.compile import CompiledKernel, compile_python, compile_ttgir
+from llverify.triton.compile import (
+    CompiledKernel,
+    CompileError,
+    compile_python,
+    compile_ttgir,
+)
 from llverify.ttgir import Operation, TTGIRModule, parse_module
 
-__all__ = ["ValidationReport", "validate_compiled", "validate_kernel", "validate_module"]
+__all__ = [
+    "MAX_OPS",
+    "HarnessCompileError",
+    "ValidationReport",
+    "validate_compiled",
+    "validate_kernel",
+    "validate_module",
+]
 
 MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
+#: ops one run validates each on its own; a larger module validates each distinct op once
+#: (twins take its proof), the first MAX_OPS distinct ones (``validate --max-ops``)
+MAX_OPS = 4_000
+LONG_LINES = 20_000  # a module of this many lines or ops: a progress line before each step
+
+
+class HarnessCompileError(CompileError):
+    """Triton did not compile the harness kernel llverify built (not the user's module): the
+    message says which ops it exercised and how many parameter bytes it declared."""
 
 
 @dataclass
@@ -116,48 +144,205 @@ def validate_module(
     timeout_s: float = 300.0,
     ops: list[int] | None = None,
     progress: Callable[[str], None] | None = None,
+    max_ops: int = MAX_OPS,
 ) -> ValidationReport:
     """Validate every layout-carrying op of the TTGIR module ``text``.
 
     ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
     virtualenv holding another Triton release (default: the installed Triton).  An op whose
     code the executor does not model is reported unknown and the harness rebuilt without it
-    (at most :data:`MAX_REBUILDS` times).
+    (at most :data:`MAX_REBUILDS` times).  The ops are split over as many harness kernels as
+    their buffers' pointers need (:func:`~llverify.emitted.harness.parameter_bytes`).  A
+    module of more than ``max_ops`` exercised ops validates each distinct op once: an op
+    whose harness code is that of an earlier one (its twin, :func:`~llverify.emitted.harness.
+    twin_key`) takes the twin's proof, and the distinct ops past the first ``max_ops`` are
+    unknown with the reason (see docs/validation.md, "Large modules").
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
+    if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
+        raise LayoutError(f"Argument 'max_ops' must be a positive int, not {shown(max_ops)}.")
     say = progress or (lambda message: None)
     started = time.perf_counter()
+    if text.count("\n") >= LONG_LINES:
+        say(f"reading the module ({text.count(chr(10)) + 1} lines)")
     module = parse_module(text)
     if target is not None:
         module.target = target
     timings: dict[str, float] = {"parse": time.perf_counter() - started}
+    clock = time.perf_counter()
+    if len(module.ops) >= LONG_LINES:
+        say(f"building the harness cases of {len(module.ops)} ops")
+    full = build_harness(module, ops=ops, progress=say)
+    timings["harness"] = time.perf_counter() - clock
+    report = _new_report(source, full)
+    if not full.cases:
+        return _finished(report, [], timings)
+    plan = _plan(module, full, max_ops)
+    if plan.twins or plan.over:
+        say(
+            f"{plan.ops} ops to validate, more than --max-ops {max_ops}: {len(plan.chosen)} "
+            f"distinct ops validated, {len(plan.twins)} through a twin, {len(plan.over)} "
+            "cases over the limit (unknown)"
+        )
+    parts = _parts(module, full, plan.chosen, parameter_bytes(full.target))
+    verdicts: list[CaseVerdict] = []
+    for k, part in enumerate(parts, 1):
+        if len(parts) > 1:
+            say(f"harness kernel {k} of {len(parts)} ({len(part)} ops)")
+        # every op of the full harness in one kernel: that harness, not a second build
+        whole = full if len(parts) == 1 and not (plan.twins or plan.over) else None
+        verdicts += _validate_part(module, part, report, python, timeout_s, timings, say, whole)
+    verdicts += _twin_verdicts(plan, verdicts) + _over_verdicts(plan, max_ops)
+    if len(parts) > 1:
+        report.notes.append(
+            f"the ops were validated in {len(parts)} harness kernels (the buffers of one "
+            f"kernel need at most {parameter_bytes(full.target)} bytes of parameters)"
+        )
+    timings["total"] = time.perf_counter() - started
+    return _finished(report, verdicts, timings)
+
+
+@dataclass
+class _Plan:
+    """Which ops of the full harness are compiled (``chosen``, positions in the module), which
+    take a twin's verdict (``twins``: a case -> its twin's op line and position among that
+    op's cases), and which cases are over the limit (``over``)."""
+
+    ops: int
+    chosen: list[int]
+    twins: list[tuple[Case, int, int]] = field(default_factory=list)
+    over: list[Case] = field(default_factory=list)
+
+
+def _plan(module: TTGIRModule, full: Harness, max_ops: int) -> _Plan:
+    """Every op of ``full`` when there are at most ``max_ops``; else each distinct op once
+    (by its cases' twin keys), the first ``max_ops`` of them."""
+    positions = {id(op): k for k, op in enumerate(module.ops)}
+    by_op: dict[int, list[Case]] = {}
+    for case in full.cases:
+        by_op.setdefault(id(case.op), []).append(case)
+    if len(by_op) <= max_ops:
+        return _Plan(len(by_op), sorted(positions[op] for op in by_op))
+    plan = _Plan(len(by_op), [])
+    first: dict[tuple[str, ...], Case] = {}  # the ops' keys -> the first case of that op
+    for cases in by_op.values():
+        key = tuple(case.key for case in cases)
+        twin = first.get(key)
+        if twin is None and len(first) < max_ops:
+            first[key] = cases[0]
+            plan.chosen.append(positions[id(cases[0].op)])
+        elif twin is None:
+            plan.over += cases
+        else:
+            plan.twins += [(case, twin.op_line, k) for k, case in enumerate(cases)]
+    plan.chosen.sort()
+    return plan
+
+
+def _parts(module: TTGIRModule, full: Harness, chosen: list[int], budget: int) -> list[list[int]]:
+    """``chosen`` (positions in ``module``) split in module order into runs whose cases'
+    buffers fit in ``budget`` bytes of kernel parameters (an op's cases stay together)."""
+    buffers: dict[int, int] = {}
+    for case in full.cases:
+        buffers[id(case.op)] = buffers.get(id(case.op), 0) + len(case.buffers)
+    parts: list[list[int]] = [[]]
+    used = 0
+    for position in chosen:
+        size = buffers.get(id(module.ops[position]), 0) * POINTER_BYTES
+        if parts[-1] and used + size > budget:
+            parts.append([])
+            used = 0
+        parts[-1].append(position)
+        used += size
+    return parts
+
+
+def _validate_part(
+    module: TTGIRModule,
+    chosen: list[int],
+    report: ValidationReport,
+    python: str | None,
+    timeout_s: float,
+    timings: dict[str, float],
+    say: Callable[[str], None],
+    built: Harness | None = None,
+) -> list[CaseVerdict]:
+    """The verdicts on the ops ``chosen`` (positions in ``module``), compiled as one harness
+    kernel (``built``, when given, is that kernel); an op whose code the executor does not
+    model is unknown and the kernel rebuilt without it (at most :data:`MAX_REBUILDS`
+    times).  ``report`` gets the release, the notes and the instructions executed."""
     excluded: dict[int, CaseVerdict] = {}
-    chosen = ops
     for _attempt in range(MAX_REBUILDS + 1):
         clock = time.perf_counter()
-        harness = build_harness(module, ops=chosen)
+        harness = built or build_harness(module, ops=chosen)
+        built = None
         timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
         if not harness.cases:
-            return _finished(_new_report(source, harness), list(excluded.values()), timings)
+            return list(excluded.values())
         compiled = _compile(harness, python, timeout_s, timings, say)
-        report = _new_report(source, harness, compiled.triton_version)
-        report.notes += _spelling_notes(module, compiled.triton_version)
+        if not report.triton_version:
+            report.triton_version = compiled.triton_version
+            report.notes += _spelling_notes(module, compiled.triton_version)
         say(f"executing {harness.num_warps * harness.threads_per_warp} threads")
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
             verdicts = _checked(report, harness, compiled, outcome, timings)
-            verdicts = _applicable(report, harness, compiled, verdicts)
-            timings["total"] = time.perf_counter() - started
-            return _finished(report, verdicts + list(excluded.values()), timings)
+            return _applicable(report, harness, compiled, verdicts) + list(excluded.values())
         culprit = _case_at(harness, outcome)
         if culprit is None:
             verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
-            return _finished(report, verdicts + list(excluded.values()), timings)
+            return verdicts + list(excluded.values())
         excluded[id(culprit.op)] = _unknown(culprit, harness, compiled, str(outcome))
         say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
         chosen = _without(module, harness, culprit)
-    return _gave_up(report, harness, compiled, excluded, timings)
+    return _gave_up(harness, compiled, excluded)
+
+
+def _twin_verdicts(plan: _Plan, verdicts: list[CaseVerdict]) -> list[CaseVerdict]:
+    """The verdict of each case of ``plan.twins``: its twin's proof (the claim says so); a
+    twin's refutation or unknown leaves it unknown (no refutation without its own replay)."""
+    by_line: dict[int, list[CaseVerdict]] = {}
+    for verdict in sorted(verdicts, key=lambda v: v.index):
+        by_line.setdefault(verdict.op_line, []).append(verdict)
+    out = []
+    for case, line, k in plan.twins:
+        found = by_line.get(line, [])
+        twin = found[k] if k < len(found) else None
+        site = Site.of_case(case)
+        same = f"its twin at line {line}: the same harness code, names and locations aside"
+        if twin is not None and twin.status is Status.PROVED:
+            claim = f"{twin.claim}; through {same}"
+            out.append(dataclasses.replace(twin, site=site, verdict=_reclaimed(twin, claim)))
+            continue
+        why = "no verdict" if twin is None else f"{twin.status.value}: {twin.reason}"
+        out.append(
+            CaseVerdict.decided(
+                site,
+                Status.UNKNOWN,
+                "" if twin is None else twin.claim,
+                reason=f"not validated on its own; {same} ({why})",
+            )
+        )
+    return out
+
+
+def _reclaimed(verdict: CaseVerdict, claim: str) -> Any:
+    """``verdict``'s verdict with the claim ``claim``."""
+    return dataclasses.replace(verdict.verdict, claim=claim)
+
+
+def _over_verdicts(plan: _Plan, max_ops: int) -> list[CaseVerdict]:
+    """The cases over the limit: unknown, with the reason."""
+    reason = (
+        f"not validated: the module has {plan.ops} ops to validate, more than --max-ops "
+        f"{max_ops}, and this op is none of the first {max_ops} distinct ones (raise "
+        "--max-ops, or validate fewer ops)"
+    )
+    return [
+        CaseVerdict.decided(Site.of_case(case), Status.UNKNOWN, "not executed", reason=reason)
+        for case in plan.over
+    ]
 
 
 def _spelling_notes(module: TTGIRModule, version: str) -> list[str]:
@@ -179,12 +364,8 @@ def _spelling_notes(module: TTGIRModule, version: str) -> list[str]:
 
 
 def _gave_up(
-    report: ValidationReport,
-    harness: Harness,
-    compiled: CompiledKernel,
-    excluded: dict[int, CaseVerdict],
-    timings: dict[str, float],
-) -> ValidationReport:
+    harness: Harness, compiled: CompiledKernel, excluded: dict[int, CaseVerdict]
+) -> list[CaseVerdict]:
     """Too many rebuilds: the ops of the last harness not yet excluded are unknown too."""
     reason = f"not executed: {MAX_REBUILDS} ops in a row used code the executor does not model"
     verdicts = [
@@ -192,7 +373,7 @@ def _gave_up(
         for case in harness.cases
         if id(case.op) not in excluded
     ]
-    return _finished(report, verdicts + list(excluded.values()), timings)
+    return verdicts + list(excluded.values())
 
 
 def _without(module: TTGIRModule, harness: Harness, culprit: Any) -> list[int]:
@@ -289,9 +470,20 @@ def _compile(
 ) -> CompiledKernel:
     say(f"compiling a harness of {len(harness.cases)} ops for {harness.target}")
     clock = time.perf_counter()
-    compiled = compile_ttgir(
-        harness.text, harness.target, python=python, timeout_s=timeout_s, until="llir"
-    )  # the LLVM IR is what runs: no PTX/AMDGCN, no binary
+    try:
+        compiled = compile_ttgir(
+            harness.text, harness.target, python=python, timeout_s=timeout_s, until="llir"
+        )  # the LLVM IR is what runs: no PTX/AMDGCN, no binary
+    except CompileError as error:
+        if " failed to compile for " not in str(error):
+            raise  # no Triton to run, or no answer in time: not about the harness
+        lines = sorted(case.op_line for case in harness.cases)
+        raise HarnessCompileError(
+            f"the harness kernel llverify built to exercise {len(harness.cases)} ops (from "
+            f"lines {lines[0]}-{lines[-1]} of the module; {len(harness.buffers)} buffers, "
+            f"{POINTER_BYTES * len(harness.buffers)} bytes of kernel parameters) did not "
+            f"compile; this is llverify's harness, not a verdict on the module: {error}"
+        ) from None
     timings["compile"] = timings.get("compile", 0.0) + time.perf_counter() - clock
     return compiled
 
@@ -305,10 +497,10 @@ def _checked(
 ) -> list[CaseVerdict]:
     """The verdicts of every case on the executed ``run`` (the instructions it ran go to
     ``report``)."""
-    report.instructions = run.steps
+    report.instructions += run.steps
     clock = time.perf_counter()
     verdicts = _check_all(harness, compiled, run)
-    timings["check"] = time.perf_counter() - clock
+    timings["check"] = timings.get("check", 0.0) + time.perf_counter() - clock
     return verdicts
 
 

@@ -1211,3 +1211,44 @@ def _names_api_cases() -> Iterator[ApiCase]:
 
 API_CASES: dict[str, ApiCase] = {case.id: case for case in (*_api_cases(), *_names_api_cases())}
 assert len(API_CASES) == len(list(_api_cases())) + len(list(_names_api_cases())), "unique ids"
+
+
+# --- issue 27: large modules ---------------------------------------------------------------
+
+
+def large_module_cli_cases() -> list[CliCase]:
+    """``--max-ops`` that is no positive integer, to ``validate`` and ``audit``: exit 2."""
+    transpose = _ttgir("transpose_fp16_sm90").encode()
+    cases = []
+    for command in ("validate", "audit"):
+        for label, value in (("zero", "0"), ("negative", "-1"), ("word", "x"), ("float", "1.5")):
+            cases.append(
+                CliCase(
+                    f"{command}--max-ops={label}",
+                    (command, IN + "k.ttgir", "--max-ops", value),
+                    (("k.ttgir", transpose),),
+                )
+            )
+    return cases
+
+
+def large_module_api_cases() -> list[ApiCase]:
+    """``validate_module(max_ops=...)`` that is no positive int: refused before the module is
+    read, naming ``max_ops``."""
+    from llverify.emitted.validate import validate_module
+
+    text = _ttgir("transpose_fp16_sm90")
+    return [
+        ApiCase(
+            f"validate_module:max_ops-{label}",
+            lambda v=value: validate_module(text, max_ops=v),
+            ("max_ops",),
+        )
+        for label, value in (
+            ("zero", 0),
+            ("negative", -5),
+            ("bool", True),
+            ("float", 2.0),
+            ("str", "10"),
+        )
+    ]
