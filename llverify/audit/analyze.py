@@ -246,8 +246,11 @@ def audit(
     timeout_s: float = 30.0,
     module: Any = None,
     rules: Sequence[str] | None = None,
+    check: bool = False,
 ) -> AuditReport:
-    """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`).
+    """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`;
+    ``check``: refuse a module that is not well formed, :func:`~llverify.ttgir.wellformed.
+    check_wellformed`, with a ``ModuleError``).
 
     Every rule of :data:`RULES` (or those named in ``rules``) runs on the operations it
     applies to; when ``module-consistency`` finds an error the module is refused and no other
@@ -256,7 +259,7 @@ def audit(
     start = time.perf_counter()
     check_timeout(timeout_s, "timeout_s")
     chosen = select_rules(rules)
-    parsed = module if module is not None else parse_module(text)
+    parsed = module if module is not None else parse_module(text, check=check)
     try:
         bank_target: str | None = target_of(parsed, target)
         no_bank_model = ""

@@ -21,7 +21,12 @@ from llverify.cli.args import (
     read_text_file,
 )
 from llverify.cli.output import to_json
-from llverify.cli.validate_cmd import add_compile_options, print_report, run_validation
+from llverify.cli.validate_cmd import (
+    add_compile_options,
+    print_report,
+    run_validation,
+    triton_checked,
+)
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
 from llverify.proof.verdict import Status
@@ -98,13 +103,15 @@ def _check_rules(names: list[str] | None) -> None:
 
 
 def _audit_file(args: argparse.Namespace) -> Any:
-    """The audit report of the KERNEL file; a malformed module is ``FILE:LINE: ...``."""
+    """The audit report of the KERNEL file; a malformed or ill-formed module (or one that
+    Triton's own parser refuses) is ``FILE:LINE:COLUMN: ...``."""
     from llverify.audit.analyze import audit
     from llverify.ttgir import ModuleError
 
     text = read_text_file(args.kernel)
     try:
-        return audit(text, args.target, timeout_s=args.timeout, rules=args.rule)
+        with triton_checked(text, args.kernel):
+            return audit(text, args.target, timeout_s=args.timeout, rules=args.rule, check=True)
     except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None

@@ -4,7 +4,9 @@ of a TTGIR module or a Triton/Gluon kernel (translation validation)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,45 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
         raise LLVerifyError(f"{source}: {error}") from None
 
 
+#: the most characters of Triton's diagnostic an error line repeats
+MAX_DIAGNOSTIC = 400
+
+
+@contextlib.contextmanager
+def triton_checked(text: str, source: str) -> Iterator[None]:
+    """Run the body while Triton's own parser and verifier check the module ``text`` (where
+    Triton is installed, :mod:`llverify.triton.verify`); their refusal replaces whatever the
+    body gave or raised (a ``ModuleError`` at its line and column: ``SOURCE:LINE:COL: Triton
+    V refuses the module: ...`` once the caller names the file).  Triton's
+    other answers leave the body's outcome as it is (llverify's own checks then stand)."""
+    from llverify.triton.verify import start_triton_check
+
+    check = start_triton_check(text)
+    try:
+        try:
+            yield
+        except Exception:
+            _raise_refusal(check.result(), source)
+            raise
+        _raise_refusal(check.result(), source)
+    finally:
+        check.close()
+
+
+def _raise_refusal(verdict: Any, source: str) -> None:
+    """Raise Triton's refusal as a ``ModuleError`` at its line and column, if it refused."""
+    from llverify.ttgir import ModuleError
+
+    if verdict.status != "refused":
+        return
+    detail = verdict.detail
+    if len(detail) > MAX_DIAGNOSTIC:
+        detail = detail[:MAX_DIAGNOSTIC] + "..."
+    raise ModuleError(
+        f"Triton {verdict.version} refuses the module: {detail}", verdict.line, verdict.column
+    )
+
+
 def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.triton.workers import worker_for
@@ -158,14 +199,16 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
                 progress=progress,
             )
         text = read_text_file(source)
-        return validate_module(
-            text,
-            source=source,
-            target=target,
-            python=python,
-            timeout_s=args.timeout,
-            progress=progress,
-        )
+        with triton_checked(text, source):
+            return validate_module(
+                text,
+                source=source,
+                target=target,
+                python=python,
+                timeout_s=args.timeout,
+                progress=progress,
+                check=True,
+            )
     except ModuleError as error:
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{source}:{error.line}{column}: {error.detail}") from None

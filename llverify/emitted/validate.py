@@ -116,8 +116,11 @@ def validate_module(
     timeout_s: float = 300.0,
     ops: list[int] | None = None,
     progress: Callable[[str], None] | None = None,
+    check: bool = False,
 ) -> ValidationReport:
-    """Validate every layout-carrying op of the TTGIR module ``text``.
+    """Validate every layout-carrying op of the TTGIR module ``text`` (``check``: refuse a
+    module that is not well formed, :func:`~llverify.ttgir.wellformed.check_wellformed`,
+    with a ``ModuleError``).
 
     ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
     virtualenv holding another Triton release (default: the installed Triton).  An op whose
@@ -128,7 +131,7 @@ def validate_module(
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
     say = progress or (lambda message: None)
     started = time.perf_counter()
-    module = parse_module(text)
+    module = parse_module(text, check=check)
     if target is not None:
         module.target = target
     timings: dict[str, float] = {"parse": time.perf_counter() - started}
