@@ -50,6 +50,7 @@ _SHARED_RULES = (
     "use of undeclared SSA value",
     "redefinition of SSA value",
     "expects different type than prior uses",
+    "definition of SSA value",
     "redefinition of attribute alias",
     "redefinition of type alias",
     "does not dominate this use",

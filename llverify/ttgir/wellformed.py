@@ -591,7 +591,8 @@ class _Checker:
             or name in _PASS_THROUGH
             or name in ("arith.cmpi", "arith.cmpf", "arith.select", "tt.load", "tt.store")
             or name in ("tt.addptr", "tt.dot", "ttng.warp_group_dot", "tt.call")
-            or name in ("ttg.local_alloc", "tt.join", "tt.cat")
+            or name in ("ttg.local_alloc", "tt.join", "tt.cat", "ttg.local_dealloc")
+            or name == "ttg.async_copy_global_to_local"
         ):
             return []
         colon = top_level_find(line, ":", start)
@@ -614,6 +615,13 @@ class _Checker:
             out = operands if name in _PASS_THROUGH else []
         elif name in ("arith.cmpi", "arith.cmpf") and len(operands) == 1 and not results:
             stated = dict.fromkeys(range(len(uses)), operands[0])
+            out = [self._predicate(operands[0])]
+        elif name == "ttg.async_copy_global_to_local" and len(operands) == len(results) == 1:
+            stated = {0: operands[0], 1: results[0]}  # the pointers and the buffer
+            if " mask " in line and len(uses) > 2:
+                stated[2] = self._predicate(operands[0])
+        elif name == "ttg.local_dealloc" and len(operands) == 1 and not results:
+            stated = {0: operands[0]}
         elif name == "arith.select" and len(uses) == 3 and not results:
             if len(operands) == 1:
                 stated, out = {1: operands[0], 2: operands[0]}, operands
@@ -654,6 +662,20 @@ class _Checker:
                 key = "!ttg.memdesc" + key  # the memdesc printed without its prefix
             self.keys[text] = key
         return key, text
+
+    def _predicate(self, typ: tuple[str, str] | None) -> tuple[str, str] | None:
+        """The ``i1`` type of the shape and encoding of ``typ`` (a comparison's result, a
+        mask's type), None when it cannot say."""
+        if typ is None:
+            return None
+        text = typ[1]
+        if not text.startswith("tensor<"):
+            return None if "<" in text else self._key("i1")
+        parts = split_top(text[len("tensor<") : -1])
+        shape = re.match(r"(?:\d+x)+", parts[0]) if parts else None
+        if shape is None:
+            return None
+        return self._key(f"tensor<{', '.join([shape.group() + 'i1', *parts[1:]])}>")
 
     def _pointee(self, typ: tuple[str, str] | None) -> tuple[str, str] | None:
         """The type a load of pointer type ``typ`` gives (``tensor<4x!tt.ptr<f16>, #b>`` ->
