@@ -13,6 +13,12 @@ Each :class:`Mutant` is a fixture with one edit of a kind:
 * ``type-shape``: the first dimension of one tensor type of a signature halved;
 * ``alias``: an alias definition repeated (the same name defined twice).
 
+And edits that keep the module valid (the negative controls, :data:`VALID_KINDS`):
+
+* ``renamed``: a value renamed everywhere (its definition and every use) to a fresh name;
+* ``alias-copy``: a new alias defined as an existing one's value, used in one signature in
+  its place (the same attribute under another name).
+
 The edits are deterministic (seeded per fixture and kind), so ids are stable.
 """
 
@@ -40,6 +46,8 @@ KINDS = (
 )
 #: the kinds that edit SSA values or aliases (the others edit types)
 SSA_KINDS = frozenset(KINDS) - {"type-encoding", "type-shape"}
+#: edits that keep the module valid
+VALID_KINDS = ("renamed", "alias-copy")
 
 _OP = re.compile(r'^(\s*)(?:(%[\w$.-]+)(?::(\d+))?\s*=\s*)?"?([a-z_]\w*\.[\w.]+)"?')
 _USE = re.compile(r"%[\w$.-]+(?:#\d+)?")
@@ -148,6 +156,15 @@ def _edits(lines: list[str], kind: str, rng: random.Random) -> Iterator[tuple[in
         for index, line in enumerate(lines):
             if _ALIAS.match(line):
                 yield index, line + "\n" + line
+    elif kind == "renamed":
+        for op in ops:
+            if op.result and "#" not in op.result:
+                yield op.index, op.result
+    elif kind == "alias-copy":
+        for index, line in enumerate(lines):
+            found = _ALIAS.match(line)
+            if found:
+                yield index, found.group(1)
 
 
 def _type_edits(
@@ -189,12 +206,43 @@ def _type_edits(
             yield op.index, line[:start] + new + line[start + len(match.group(1)) :]
 
 
+def _valid_edit(lines: list[str], kind: str, index: int, name: str) -> list[str]:
+    """The lines after a valid edit of ``kind`` of the value or alias ``name`` (defined on
+    line ``index``)."""
+    pattern = re.compile(re.escape(name) + r"(?![\w$.-])")
+    if kind == "renamed":
+        fresh = "%renamed_" + name[1:]
+        return [pattern.sub(fresh, line) for line in lines]
+    copy = name + "_copy"
+    value = lines[index].split("=", 1)[1]
+    out = lines[:index] + [lines[index], f"{copy} ={value}"] + lines[index + 1 :]
+    for k in range(index + 2, len(out)):
+        colon = out[k].rfind(" : ")
+        if colon > 0 and pattern.search(out[k], colon):
+            found = pattern.search(out[k], colon)
+            assert found is not None
+            out[k] = out[k][: found.start()] + copy + out[k][found.end() :]
+            break
+    return out
+
+
 def mutants(per_kind: int = 3) -> list[Mutant]:
-    """Up to ``per_kind`` mutants of each kind for each fixture of :data:`FIXTURES`."""
+    """Up to ``per_kind`` mutants of each kind (:data:`KINDS`, then :data:`VALID_KINDS`) for
+    each fixture of :data:`FIXTURES`."""
     out = []
     for path in FIXTURES:
         text = path.read_text()
         lines = text.split("\n")
+        for kind in VALID_KINDS:
+            rng = random.Random(f"{path.name}:{kind}")
+            candidates = list(_edits(lines, kind, rng))
+            for n, (index, name) in enumerate(
+                rng.sample(candidates, min(per_kind, len(candidates)))
+            ):
+                edited = _valid_edit(lines, kind, index, name)
+                out.append(
+                    Mutant(f"{path.stem}:{kind}:{n + 1}", kind, "\n".join(edited), index + 1)
+                )
         for kind in KINDS:
             rng = random.Random(f"{path.name}:{kind}")
             candidates = list(_edits(lines, kind, rng))
