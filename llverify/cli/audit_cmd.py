@@ -219,7 +219,10 @@ def register(commands: Any) -> None:
             "certified better shared layout), dot operands, reductions/stores over duplicated "
             "data, and more (docs/audit.md), sorted by cost, with a coverage report. Exit 1 "
             "when the module is refused, a conversion is refuted, a rule finds an error or a "
-            "rule option is violated; 2 when the module is malformed or truncated."
+            "rule option is violated; 2 when the module is malformed, truncated or invalid (an "
+            "SSA value undefined, redefined or used as another type, an alias defined twice; "
+            "where Triton is installed, its own parser and verifier also run, and their "
+            "refusal is the error)."
         ),
         epilog=examples(
             f"llverify audit {KERNEL}",
