@@ -41,6 +41,12 @@ def _module(body: str, blocked: str = BLOCKED) -> str:
     return HEADER.format(b=blocked) + body + "\n}\n"
 
 
+def _function(body: str, arguments: str) -> str:
+    """``body`` in a function whose ``arguments`` define the values it uses (audit and
+    validate refuse a module that uses an undefined value)."""
+    return f"  tt.func @k({arguments}) {{\n{body}\n    tt.return\n  }}"
+
+
 def test_fixtures_exist() -> None:
     names = {k.name for k in KERNELS}
     assert len(KERNELS) >= 15
@@ -220,7 +226,7 @@ def test_cli_table_json_and_gates(tmp_path: Path) -> None:
         f"tensor<32x32xf32, {col}> loc(#loc1)"
     )
     path = tmp_path / "conflict.ttgir"
-    path.write_text(_module(body))
+    path.write_text(_module(_function(body, "%x: tensor<32x32xf32, #b>")))
     gated = _cli(str(path), "--max-bank-conflicts", "0")
     assert gated.returncode == 1 and "VIOLATION" in gated.stdout, gated.stdout
     assert "a certified better shared layout saves" in gated.stdout
@@ -384,7 +390,7 @@ def test_cli_refuted_conversion_exits_1_and_the_row_says_why(
     )  # fmt: skip
     monkeypatch.setattr(Conversion, "verify", lambda self: refuted)
     path = tmp_path / "refuted.ttgir"
-    path.write_text(_module(CONVERT))
+    path.write_text(_module(_function(CONVERT, "%x: tensor<32x32xf16, #b>")))
     for flags in ((), ("--require-proofs",)):
         code, out, _ = _main(str(path), *flags, capsys=capsys)
         assert code == 1, out
@@ -405,7 +411,7 @@ def test_cli_unknown_conversion_exits_3_only_with_require_proofs(
     unknown = Verdict(Status.UNKNOWN, "coverage", "z3", 0.0, reason="solver timeout")
     monkeypatch.setattr(Conversion, "coverage", lambda self: unknown)
     path = tmp_path / "unknown.ttgir"
-    path.write_text(_module(CONVERT))
+    path.write_text(_module(_function(CONVERT, "%x: tensor<32x32xf16, #b>")))
     code, out, _ = _main(str(path), capsys=capsys)
     assert code == 0 and "unknown" in out and "solver timeout" in out
     code, out, _ = _main(str(path), "--require-proofs", capsys=capsys)

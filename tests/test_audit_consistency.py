@@ -122,12 +122,13 @@ def test_every_fixture_is_consistent(kernel: Path) -> None:
 
 def test_cli_refuses_with_exit_1_naming_op_and_rule(tmp_path: Path) -> None:
     path = tmp_path / "mixed.ttgir"
-    path.write_text(module(convert(B4, B8)))
+    body = f"  tt.func @k(%0: tensor<64x64xf16, {B4}>) {{\n{convert(B4, B8)}\n    tt.return\n  }}"
+    path.write_text(module(body))  # %0 defined: audit refuses a module using undefined values
     run = [sys.executable, "-m", "llverify", "audit", str(path)]
     out = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 1, out.stderr
     assert "REFUSED" in out.stdout and "proved" not in out.stdout
-    assert "VIOLATION line 2 ttg.convert_layout [module-consistency]: type 1" in out.stdout
+    assert "VIOLATION line 3 ttg.convert_layout [module-consistency]: type 1" in out.stdout
     data = json.loads(
         subprocess.run([*run, "--json"], capture_output=True, text=True, cwd=ROOT).stdout
     )

@@ -260,8 +260,11 @@ def audit(
     module: Any = None,
     rules: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    check: bool = False,
 ) -> AuditReport:
-    """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`).
+    """Audit a TTGIR module's text (``module``: an already parsed :class:`TTGIRModule`;
+    ``check``: refuse a module that is not well formed, :func:`~llverify.ttgir.wellformed.
+    check_wellformed`, with a ``ModuleError``).
 
     Every rule of :data:`RULES` (or those named in ``rules``) runs on the operations it
     applies to; when ``module-consistency`` finds an error the module is refused and no other
@@ -274,7 +277,7 @@ def audit(
     say = progress if progress is not None and text.count("\n") >= LONG_LINES else None
     if say is not None:
         say(f"reading the module ({text.count(chr(10)) + 1} lines)")
-    parsed = module if module is not None else parse_module(text)
+    parsed = module if module is not None else parse_module(text, check=check)
     try:
         bank_target: str | None = target_of(parsed, target)
         no_bank_model = ""

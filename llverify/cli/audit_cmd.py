@@ -29,6 +29,7 @@ from llverify.cli.validate_cmd import (
     add_max_ops_option,
     print_report,
     run_validation,
+    triton_checked,
 )
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
@@ -106,14 +107,23 @@ def _check_rules(names: list[str] | None) -> None:
 
 
 def _audit_file(args: argparse.Namespace) -> Any:
-    """The audit report of the KERNEL file; a malformed module is ``FILE:LINE: ...``."""
+    """The audit report of the KERNEL file; a malformed or ill-formed module (or one that
+    Triton's own parser refuses) is ``FILE:LINE:COLUMN: ...``."""
     from llverify.audit.analyze import audit
     from llverify.ttgir import ModuleError
 
     text = read_text_file(args.kernel)
     progress = None if args.json or args.quiet else (lambda m: print(f"... {m}", file=sys.stderr))
     try:
-        return audit(text, args.target, timeout_s=args.timeout, rules=args.rule, progress=progress)
+        with triton_checked(text, args.kernel):
+            return audit(
+                text,
+                args.target,
+                timeout_s=args.timeout,
+                rules=args.rule,
+                progress=progress,
+                check=True,
+            )
     except ModuleError as error:  # FILE:LINE[:COLUMN]: what is malformed
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{args.kernel}:{error.line}{column}: {error.detail}") from None
@@ -228,7 +238,10 @@ def register(commands: Any) -> None:
             "certified better shared layout), dot operands, reductions/stores over duplicated "
             "data, and more (docs/audit.md), sorted by cost, with a coverage report. Exit 1 "
             "when the module is refused, a conversion is refuted, a rule finds an error or a "
-            "rule option is violated; 2 when the module is malformed or truncated." + EXAMPLES_NOTE
+            "rule option is violated; 2 when the module is malformed, truncated or invalid (an "
+            "SSA value undefined, redefined or used as another type, an alias defined twice; "
+            "where Triton is installed, its own parser and verifier also run, and their "
+            "refusal is the error)." + EXAMPLES_NOTE
         ),
         epilog=examples(
             f"llverify audit {KERNEL}",

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +181,45 @@ def run_artifact(args: argparse.Namespace, source: str) -> list[Any]:
         raise LLVerifyError(f"{source}: {error}") from None
 
 
+#: the most characters of Triton's diagnostic an error line repeats
+MAX_DIAGNOSTIC = 400
+
+
+@contextlib.contextmanager
+def triton_checked(text: str, source: str) -> Iterator[None]:
+    """Run the body while Triton's own parser and verifier check the module ``text`` (where
+    Triton is installed, :mod:`llverify.triton.verify`); their refusal replaces whatever the
+    body gave or raised (a ``ModuleError`` at its line and column: ``SOURCE:LINE:COL: Triton
+    V refuses the module: ...`` once the caller names the file).  Triton's
+    other answers leave the body's outcome as it is (llverify's own checks then stand)."""
+    from llverify.triton.verify import start_triton_check
+
+    check = start_triton_check(text)
+    try:
+        try:
+            yield
+        except Exception:
+            _raise_refusal(check.result(), source)
+            raise
+        _raise_refusal(check.result(), source)
+    finally:
+        check.close()
+
+
+def _raise_refusal(verdict: Any, source: str) -> None:
+    """Raise Triton's refusal as a ``ModuleError`` at its line and column, if it refused."""
+    from llverify.ttgir import ModuleError
+
+    if verdict.status != "refused":
+        return
+    detail = verdict.detail
+    if len(detail) > MAX_DIAGNOSTIC:
+        detail = detail[:MAX_DIAGNOSTIC] + "..."
+    raise ModuleError(
+        f"Triton {verdict.version} refuses the module: {detail}", verdict.line, verdict.column
+    )
+
+
 def run_validation(args: argparse.Namespace, source: str) -> Any:
     """Validate ``source`` (a TTGIR file or a Python kernel file) as the options say."""
     from llverify.triton.workers import worker_for
@@ -208,15 +249,17 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
                 progress=progress,
             )
         text = read_text_file(source)
-        return validate_module(
-            text,
-            source=source,
-            target=target,
-            python=python,
-            timeout_s=args.timeout,
-            progress=progress,
-            max_ops=getattr(args, "max_ops", None) or MAX_OPS,
-        )
+        with triton_checked(text, source):
+            return validate_module(
+                text,
+                source=source,
+                target=target,
+                python=python,
+                timeout_s=args.timeout,
+                progress=progress,
+                max_ops=getattr(args, "max_ops", None) or MAX_OPS,
+                check=True,
+            )
     except ModuleError as error:
         column = "" if error.column is None else f":{error.column}"
         raise LLVerifyError(f"{source}:{error.line}{column}: {error.detail}") from None
@@ -708,7 +751,8 @@ def register(commands: Any) -> None:
             "shared reads, out-of-bounds accesses, races between barriers, conflicting global "
             "stores). Verdicts are per op: proved (over all threads of this compiled instance), "
             "refuted (with a counterexample) or unknown (with the reason). Exit 0 when nothing "
-            "is refuted, 1 when an op is refuted, 2 on bad input or a failed compile, 3 with "
+            "is refuted, 1 when an op is refuted, 2 on bad input (a TTGIR module that is "
+            "malformed or invalid, as 'llverify audit' says) or a failed compile, 3 with "
             "--require-proofs when an op is unknown. Another release: --release 3.2.0 (a "
             "virtualenv in $LLVERIFY_TRITON_RELEASES, default ~/.cache/llverify/"
             "triton-releases). A Python kernel: kernel.py --allow-code --function "

@@ -145,8 +145,11 @@ def validate_module(
     ops: list[int] | None = None,
     progress: Callable[[str], None] | None = None,
     max_ops: int = MAX_OPS,
+    check: bool = False,
 ) -> ValidationReport:
-    """Validate every layout-carrying op of the TTGIR module ``text``.
+    """Validate every layout-carrying op of the TTGIR module ``text`` (``check``: refuse a
+    module that is not well formed, :func:`~llverify.ttgir.wellformed.check_wellformed`,
+    with a ``ModuleError``).
 
     ``target`` overrides the module's ``ttg.target``; ``python`` is the interpreter of a
     virtualenv holding another Triton release (default: the installed Triton).  An op whose
@@ -166,7 +169,7 @@ def validate_module(
     started = time.perf_counter()
     if text.count("\n") >= LONG_LINES:
         say(f"reading the module ({text.count(chr(10)) + 1} lines)")
-    module = parse_module(text)
+    module = parse_module(text, check=check)
     if target is not None:
         module.target = target
     timings: dict[str, float] = {"parse": time.perf_counter() - started}

@@ -11,6 +11,9 @@ Modules:
 * ``protocol``: the request/answer protocol of both workers and their parents;
 * ``releases``: where the release virtualenvs live (``LLVERIFY_TRITON_RELEASES``, else the
   per-user cache folder);
+* ``verify``: Triton's own parser and verifier on a TTGIR module before a verdict (their
+  refusal is the module's error);
+* ``verify_worker``: the script that parses and verifies the module (imports only Triton);
 * ``workers``: the persistent compile workers, one per interpreter and process.
 
 Importing this package never imports Triton.

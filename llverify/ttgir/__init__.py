@@ -16,6 +16,9 @@ Modules, bottom to top:
   ``ttg.target``).
 * :mod:`~llverify.ttgir.whole`: :func:`check_whole`, whether the text is a whole module
   (balanced, closed, every alias defined).
+* :mod:`~llverify.ttgir.wellformed`: :func:`check_wellformed`, whether a whole module is
+  well formed as MLIR's core rules say (SSA values defined once, before their uses, in scope;
+  uses of their definition's type; aliases defined once), and :func:`blank_locations`.
 * :mod:`~llverify.ttgir.module`: :func:`parse_module` into a :class:`TTGIRModule` of
   :class:`Operation` (results, name, operands, types, location; on demand its signature,
   attributes, subscripts, words and regions), one operation read or rewritten
@@ -67,6 +70,7 @@ from llverify.ttgir.types import (
     parse_type,
     type_text,
 )
+from llverify.ttgir.wellformed import blank_locations, check_wellformed
 from llverify.ttgir.whole import check_whole
 
 __all__ = [
@@ -82,6 +86,8 @@ __all__ = [
     "Type",
     "alias_definition",
     "balanced_end",
+    "blank_locations",
+    "check_wellformed",
     "check_whole",
     "encoding_name",
     "integer_bits",

@@ -58,6 +58,7 @@ from llverify.ttgir.syntax import (
     top_level_find,
 )
 from llverify.ttgir.types import Aliases, Type, mentioned_types, parse_signature, parse_type
+from llverify.ttgir.wellformed import check_wellformed
 from llverify.ttgir.whole import check_whole
 
 __all__ = [
@@ -554,11 +555,21 @@ def _module_attributes(
     return ModuleAttributes(attributes, line, prefixes), (brace, end)
 
 
-def parse_module(text: str) -> TTGIRModule:
+def parse_module(text: str, *, check: bool = False) -> TTGIRModule:
     """Read a TTGIR module (see the module docstring).  A module spelled for Triton 2.1-3.2
     (``triton_gpu.*``) is read in 3.9's spelling (:func:`~llverify.ttgir.spelling.
     normalise_spelling`, line for line); the module remembers the releases its text was
-    spelled for (``spelling``) and that it was rewritten (``normalised``)."""
+    spelled for (``spelling``) and that it was rewritten (``normalised``).  With ``check``
+    (what ``llverify audit`` and ``validate`` ask; fragments of modules are read without it)
+    the module must also be well formed (:func:`~llverify.ttgir.wellformed.
+    check_wellformed`: SSA values, their scopes and types, aliases), else a
+    :class:`ModuleError` says where it is not.
+
+    >>> parse_module('module {\\n  tt.func @k() {\\n    tt.return %x : i32\\n  }\\n}', check=True)
+    Traceback (most recent call last):
+    ...
+    llverify.ttgir.syntax.ModuleError: line 3, column 15: %x is used but never defined.
+    """
     if not isinstance(text, str):
         raise ParseError(f"Argument 'text' must be the module's text (str), not {type(text)}.")
     spelling = spelling_releases(text)
@@ -568,6 +579,8 @@ def parse_module(text: str) -> TTGIRModule:
     check_whole(text)
     lines = text.splitlines()
     aliases = read_aliases(lines)
+    if check:
+        check_wellformed(text, aliases)
     attributes = ModuleAttributes(Attributes({}, {}))
     ops: list[Operation] = []
     for line, statement in _statements(lines, 1):

@@ -530,6 +530,39 @@ def _audit_cases() -> Iterator[CliCase]:
     yield CliCase("audit:issue-head-n-121", argv, (("k.ttgir", head_121.encode()),))
 
 
+# --- issue 27: a module is valid before it gets a verdict ---------------------------------
+
+
+def _invalid_module_cases() -> Iterator[CliCase]:
+    """The issue's four one-line edits of a real fixture, which Triton's own parser refuses:
+    ``audit`` and ``validate`` exit 2 with ``FILE:LINE:COL: ...``, never a verdict."""
+    transpose = _ttgir("transpose_fp16_sm90")
+    edits = {
+        "convert-source-type": transpose.replace(
+            "%9 = ttg.convert_layout %y : tensor<64x64xf16, #blocked1>",
+            "%9 = ttg.convert_layout %y : tensor<64x64xf16, #blocked>",
+        ),
+        "redefined-value": transpose.replace("%7 = tt.broadcast %5", "%6 = tt.broadcast %5"),
+        "undefined-value": transpose.replace(
+            "%9 = ttg.convert_layout %y ", "%9 = ttg.convert_layout %nope "
+        ),
+        "duplicate-alias": transpose.replace(
+            "#loc = loc(", BLOCKED_T.join(["#blocked = ", "\n#loc = loc("]), 1
+        ),
+    }
+    for label, text in edits.items():
+        assert text != transpose, label
+        for command in ("audit", "validate"):
+            yield CliCase(
+                f"{command}:invalid-{label}",
+                (command, IN + "k.ttgir"),
+                (("k.ttgir", text.encode()),),
+            )
+
+
+# --- end of issue 27: a module is valid before it gets a verdict ---------------------------
+
+
 SMALL_SPEC_TEMPLATE = """\
 [[check]]
 name = "hostile"
@@ -831,6 +864,7 @@ def cli_cases() -> list[CliCase]:
         *_draw_output_cases(),
         *_stress_cases(),
         *_names_cases(),
+        *_invalid_module_cases(),  # issue 27: a module is valid before it gets a verdict
     ]
     ids = [case.id for case in cases]
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
