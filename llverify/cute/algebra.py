@@ -9,9 +9,9 @@ operation, the mode and the numbers:
   the *stride divisibility* (the mode's size divides B's remaining stride or the other way
   round) and the *shape divisibility* (the part taken divides B's remaining shape); the
   result then satisfies ``R(i) == A(B(i))`` for every i in B's domain;
-* complement needs non-negative strides whose sorted modes do not overlap: each stride is a
-  multiple of the extent of the modes below it (pycute only asserts it is not smaller, and
-  returns a shape of 0 for some overlapping layouts).
+* complement needs non-negative strides whose sorted modes do not overlap: each stride at
+  least the extent of the modes below it (pycute asserts a weaker bound and returns a
+  layout with a shape of 0 for some overlapping layouts).
 
 One deliberate difference: ``logical_product(A, n)`` with an int ``n`` is the product with
 the layout ``n:1``, as in CuTe C++ (pycute's Python port calls the *divide* there).
@@ -245,7 +245,7 @@ def complement(layout: Any, cotarget: int = 1) -> Layout:
         >>> complement(Layout((2, 2), (2, 3)))
         Traceback (most recent call last):
         ...
-        llverify.cute.algebra.CuteAlgebraError: complement: the modes of (2, 2):(2, 3) overlap: stride 3 is not a multiple of 4, the extent of the modes with smaller strides.
+        llverify.cute.algebra.CuteAlgebraError: complement: the modes of (2, 2):(2, 3) overlap: stride 3 is below 4, the extent of the modes with smaller strides.
     """  # noqa: E501
     if isinstance(layout, int) and not isinstance(layout, bool):
         layout = Layout(layout)
@@ -263,10 +263,10 @@ def complement(layout: Any, cotarget: int = 1) -> Layout:
             )
         if stride == 0 or shape == 1:
             continue
-        if stride % current:
+        if stride < current:
             raise CuteAlgebraError(
-                f"complement: the modes of {layout} overlap: stride {stride} is not a "
-                f"multiple of {current}, the extent of the modes with smaller strides."
+                f"complement: the modes of {layout} overlap: stride {stride} is below "
+                f"{current}, the extent of the modes with smaller strides."
             )
         shapes.append(stride // current)
         strides.append(current)

@@ -31,7 +31,7 @@ Examples:
     >>> to_linear_layout(Layout((4, 8), (1, 5)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llverify.cute.linear.NotLinearError: ... mode 1 (shape 8, stride 5) the images 1 and 5 share bits ...
+    llverify.cute.linear.NotLinearError: ... (shape 8, stride 5) the images 1 and 5 share bits ...
 """
 
 from __future__ import annotations
@@ -472,10 +472,10 @@ def lane_addresses(
         >>> tv = Layout((32, 4), (4, 1))  # each lane holds 4 consecutive elements of a row
         >>> lane_addresses(tv, Layout(128, 1), vector=4)[:4]
         [0, 1, 2, 3]
-        >>> lane_addresses(tv, Layout(128, 1), value=1, vector=4)
+        >>> lane_addresses(tv, Layout(128, 1), value=1, vector=2)
         Traceback (most recent call last):
         ...
-        llverify.errors.LayoutError: lane 0 value 1: its 4 elements start at offset 1, not a multiple of 4 (a vector access must be aligned).
+        llverify.errors.LayoutError: lane 0 value 1: its 2 elements start at offset 1, not a multiple of 2 (a vector access must be aligned).
     """  # noqa: E501
     tv = _cute(tv, "tv")
     smem = _cute(smem, "smem")
