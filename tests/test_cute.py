@@ -367,8 +367,8 @@ def test_products_repeat_the_block() -> None:
 def test_make_layout_tv() -> None:
     rng = random.Random(10)
     for _ in range(60):
-        thr = Layout((rng.choice((2, 4, 8)), rng.choice((2, 4, 8))), rng.choice(((1, 0), (0, 1))))
-        thr = Layout(thr.shape, (1, thr.shape[0]) if rng.random() < 0.5 else (thr.shape[1], 1))
+        rows, cols = rng.choice((2, 4, 8)), rng.choice((2, 4, 8))
+        thr = Layout((rows, cols), (1, rows) if rng.random() < 0.5 else (cols, 1))
         val = Layout((rng.choice((1, 2, 4)), rng.choice((1, 2))))
         tile, tv = cute.make_layout_tv(thr, val)
         layout_mn = cute.raked_product(thr, val)

@@ -110,7 +110,7 @@ def _mode_bits(layout: Layout, what: str) -> list[list[_Bit]]:
                 f"(size {size}, not a power of 2), so its coordinates are not bit fields.",
                 mode_index,
             )
-        bits = []
+        bits: list[_Bit] = []
         for shape, stride in zip(flatten(mode.shape), flatten(mode.stride)):
             if stride < 0 and shape > 1:
                 raise NotLinearError(
@@ -294,7 +294,7 @@ def _modes(per_dim: Sequence[Sequence[int]]) -> Layout:
             modes.append(Layout(1, 0))
         else:
             modes.append(coalesce(Layout((2,) * len(images), tuple(images))))
-    if len(modes) == 1:
+    if len(modes) == 1 and not isinstance(modes[0].shape, tuple):
         return modes[0]
     return make_layout(modes)
 
@@ -311,9 +311,9 @@ def _swizzles(bits: int) -> Any:
 
 def from_linear_layout(ll: LinearLayout) -> Layout | ComposedLayout:
     """The CuTe layout equal to a LinearLayout: in dim ``k`` becomes top-level mode ``k``
-    (the one mode itself for a single in dim), the out dims one index, colexicographic
-    (``dim0`` fastest); XOR mixing becomes ``Swizzle o 0 o layout`` where a swizzle undoes
-    it.  Raises :class:`NotLinearError` otherwise.
+    (an int-shaped layout for a single in dim whose mode is one leaf), the out dims one
+    index, colexicographic (``dim0`` fastest); XOR mixing becomes ``Swizzle o 0 o layout``
+    where a swizzle undoes it.  Raises :class:`NotLinearError` otherwise.
 
     Examples:
         >>> sh = LinearLayout.from_bases([('dim0', [[5], [8]]), ('dim1', [[1], [2]])],
@@ -365,14 +365,14 @@ def _lanes(lanes: Any) -> int:
 
 def tv_to_linear_layout(tv: Any, tile_shape: Any, lanes: int = 32) -> LinearLayout:
     """A CuTe thread-value layout ``(thread, value) -> m + M * n`` over the tile
-    ``tile_shape`` as the register layout ``(register, lane, warp) -> (dim0, dim1, ...)``:
-    value = register, thread = lane + lanes * warp.
+    ``tile_shape`` as the register layout ``(register, lane, warp, block) -> (dim0, dim1,
+    ...)``: value = register, thread = lane + lanes * warp, one CTA (block of size 1).
 
     Examples:
         >>> from llverify.cute.layout import parse
         >>> tv = parse("((4,8),(2,2)):((32,1),(16,8))")  # SM80 m16n8 C fragment
         >>> ll = tv_to_linear_layout(tv, (16, 8))
-        >>> ll.apply({"register": 3, "lane": 5, "warp": 0})
+        >>> ll.apply({"register": 3, "lane": 5, "warp": 0, "block": 0})
         {'dim0': 9, 'dim1': 3}
     """
     tv = _cute(tv, "tv")
@@ -384,7 +384,12 @@ def tv_to_linear_layout(tv: Any, tile_shape: Any, lanes: int = 32) -> LinearLayo
     threads = ll.get_in_dim_size("thread")
     values = ll.get_in_dim_size("register")
     return ll.transpose_ins(["register", "thread"]).reshape_ins(
-        [("register", values), ("lane", min(threads, lanes)), ("warp", max(1, threads // lanes))]
+        [
+            ("register", values),
+            ("lane", min(threads, lanes)),
+            ("warp", max(1, threads // lanes)),
+            ("block", 1),
+        ]
     )
 
 
@@ -450,12 +455,26 @@ def smem_from_linear_layout(shared: LinearLayout) -> Layout | ComposedLayout:
         raise LayoutTypeError(
             f"Argument 'shared' must be a LinearLayout, not {type(shared).__name__}."
         )
-    if shared.get_in_dim_names() != ["offset"] or not shared.is_invertible():
+    if _real_ins(shared) != ["offset"] or not shared.is_invertible():
         raise LayoutError(
-            "Argument 'shared' must be an invertible layout with the one in dim 'offset', "
-            f"not in dims {shared.in_dims}."
+            "Argument 'shared' must be an invertible layout with the one in dim 'offset' "
+            f"(and size-1 dims), not in dims {shared.in_dims}."
         )
-    return from_linear_layout(shared.invert())
+    return from_linear_layout(shared.sublayout(["offset"], shared.get_out_dim_names()).invert())
+
+
+def _real_ins(ll: LinearLayout) -> list[str]:
+    """The in dims of size > 1, and 'offset' (a shared layout's 'block' is often size 1)."""
+    return [n for n, s in ll.in_dims if s > 1 or n == "offset"]
+
+
+def _with_ins_of(layout: LinearLayout, ll: LinearLayout) -> LinearLayout:
+    """``layout`` with ll's in dims: its own, plus ll's missing size-1 dims, in ll's order."""
+    bases = dict(layout.bases)
+    ordered = [(name, bases.get(name, [])) for name in ll.get_in_dim_names()]
+    return LinearLayout.from_bases(
+        ordered, layout.get_out_dim_names(), layout.get_out_dim_sizes(), require_surjective=False
+    )
 
 
 def lane_addresses(
@@ -530,7 +549,7 @@ def lane_addresses(
 def _mapping(ll: LinearLayout, cute: Layout | ComposedLayout) -> str:
     """Which view compares ``cute`` with ``ll``: "shared", "tv" or "modes"."""
     names = ll.get_in_dim_names()
-    if names == ["offset"]:
+    if _real_ins(ll) == ["offset"]:
         return "shared"
     if len(cute) == 2 and "lane" in names and set(names) <= set(HARDWARE_DIMS):
         return "tv"
@@ -600,7 +619,8 @@ def reference_for(ll: LinearLayout, cute: Any) -> tuple[str, LinearLayout | None
                     f"the CuTe reference {cute} must map its coordinates one-to-one onto the "
                     f"{ll.get_in_dim_size('offset')} offsets of the shared layout."
                 )
-            return view, forward.invert().transpose_outs(ll.get_out_dim_names()), None
+            inverse = forward.invert().transpose_outs(ll.get_out_dim_names())
+            return view, _with_ins_of(inverse, ll), None
         if view == "tv":
             tv = to_linear_layout(cute, ["thread", "register"], outs)
             return view, _tv_dims(tv, ll), None
