@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from llverify.cute.layout import is_layout
+from llverify.cute.linear import to_shared_layout, tv_to_linear_layout
 from llverify.encodings import (
     Encoding,
     PaddedLayout,
@@ -152,7 +154,8 @@ def layout_value(
 
 def layout_argument(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
     """``value`` as a LinearLayout (:func:`layout_value`); a padded shared layout, which is
-    not linear, raises EncodingError.
+    not linear, raises EncodingError.  A CuTe layout (:mod:`llverify.cute`) is read as a
+    thread-value layout over the tile ``shape`` (:func:`~llverify.cute.tv_to_linear_layout`).
 
     Examples:
         >>> layout_argument(3, [4], "src")  # doctest: +ELLIPSIS
@@ -160,6 +163,8 @@ def layout_argument(value: Any, shape: Sequence[int] | None, name: str) -> Linea
         ...
         llverify.errors.LayoutTypeError: Argument 'src' must be a LinearLayout, ...
     """
+    if is_layout(value):  # a CuTe thread-value layout over the tile ``shape``
+        return _cute_tv(value, shape, name)
     value = layout_value(value, shape, name)
     if isinstance(value, PaddedLayout):
         return value.encoding.to_linear_layout(value.shape)  # raises: padding is not linear
@@ -170,7 +175,9 @@ def shared_layout_argument(
     value: Any, shape: Sequence[int] | None, name: str = "shared_layout"
 ) -> LinearLayout | PaddedLayout:
     """A shared layout for bank analyses: :func:`layout_value`, with a padded layout limited
-    to one buffer of one CTA.
+    to one buffer of one CTA.  A CuTe layout (:mod:`llverify.cute`) is read as a
+    shared-memory layout ``coordinates -> offset`` with one mode per dim of ``shape``
+    (:func:`~llverify.cute.to_shared_layout`).
 
     Examples:
         >>> shared_layout_argument("#ttg.padded_shared<[32:+4] {order = [1, 0], "
@@ -179,6 +186,8 @@ def shared_layout_argument(
         ...
         llverify.errors.LayoutError: Bank-conflict analysis of padded layouts supports one buffer of one CTA only (got 2 buffers, 1 CTAs).
     """  # noqa: E501
+    if is_layout(value):  # a CuTe shared-memory layout: coordinates -> offset
+        return _cute_smem(value, shape, name)
     layout = layout_value(value, shape, name)
     if isinstance(layout, PaddedLayout) and (layout.num_buffers != 1 or layout.num_blocks != 1):
         raise LayoutError(
@@ -186,6 +195,30 @@ def shared_layout_argument(
             f"(got {layout.num_buffers} buffers, {layout.num_blocks} CTAs)."
         )
     return layout
+
+
+def _cute_tv(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
+    """A CuTe thread-value layout as the register layout over the tile ``shape``."""
+    if shape is None:
+        raise ShapeNeededError(f"Argument '{name}': a CuTe TV layout needs the tile's 'shape'.")
+    try:
+        return tv_to_linear_layout(value, tuple(shape))
+    except LayoutError as error:
+        raise type(error)(f"Argument '{name}': {error}") from None
+
+
+def _cute_smem(value: Any, shape: Sequence[int] | None, name: str) -> LinearLayout:
+    """A CuTe shared-memory layout as Triton's shared layout (offset -> coordinates)."""
+    sizes = [mode.size() for mode in (value.inner if hasattr(value, "inner") else value)]
+    if shape is not None and list(shape) != sizes:
+        raise LayoutError(
+            f"Argument '{name}': the CuTe layout {value} has mode sizes {sizes}, not the "
+            f"shape {list(shape)}."
+        )
+    try:
+        return to_shared_layout(value)
+    except LayoutError as error:
+        raise type(error)(f"Argument '{name}': {error}") from None
 
 
 #: the in dims that count a kernel's hardware: lanes per warp, warps per CTA, CTAs

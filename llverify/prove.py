@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from llverify.bits import as_int, check_timeout
+from llverify.cute.layout import is_layout
+from llverify.cute.linear import reference_for
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
 from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout, _require_layout
@@ -50,6 +52,8 @@ class _Reference:
     function: Callable[..., Any] | None
     layout: LinearLayout | None
     params: dict[str, int]
+    #: a table-read reference (a non-linear CuTe layout): decided by enumeration only
+    tabulated: bool = False
 
     def evaluate(
         self, ops: Any, env: Mapping[str, Any], bounds: Mapping[int, Interval] | None = None
@@ -93,6 +97,12 @@ def _normalize(
     if isinstance(reference, LinearLayout):
         _check_layout_reference(layout, reference)
         return _Reference("a LinearLayout", outs, None, None, reference, checked)
+    if is_layout(reference):  # a CuTe layout (callable, so before the callable case)
+        view, equal, table = reference_for(layout, reference)
+        described = f"the CuTe layout {reference} ({view} view)"
+        if equal is not None:
+            return _Reference(described, outs, None, None, equal, checked)
+        return _Reference(described, outs, None, table, None, checked, tabulated=True)
     if isinstance(reference, Mapping):
         formulas = _reference_formulas(layout, reference, checked)
         described = "; ".join(f"{d} = {f.text}" for d, f in formulas.items())
@@ -378,7 +388,11 @@ def prove_equal(
         layout: the layout.
         reference: ``{out_dim: formula text}`` over the in dims (and ``params``), a callable
             ``reference(ops, **inputs) -> {out_dim: value}`` written against
-            :class:`~llverify.ops.Ops`, or another LinearLayout.
+            :class:`~llverify.ops.Ops`, another LinearLayout, or a CuTe layout
+            (:mod:`llverify.cute`: a thread-value layout for a register layout, a
+            shared-memory layout ``coordinates -> offset`` for a layout of ``offset``, else
+            one mode per in dim; see :func:`llverify.cute.linear.reference_for`); one that
+            is not GF(2)-linear is decided by enumerating every input.
         method: "auto", "linear", "exhaustive" or "z3".
         params: values of parameters the formulas use.
         timeout_ms: limit for each solver query; a timeout gives "unknown".
@@ -401,6 +415,8 @@ def prove_equal(
     max_exhaustive = _checked_arguments(layout, method, timeout_ms, max_exhaustive)
     clock = Verdict.timed()
     ref = _normalize(layout, reference, params)
+    if ref.tabulated:  # a non-linear CuTe layout: only its table can be evaluated
+        return _by_exhaustive_only(layout, ref, clock)
     if method == "auto":
         return _by_auto(layout, ref, clock, timeout_ms, max_exhaustive)
     if method == "exhaustive":
