@@ -165,7 +165,12 @@ def test_cli_harness_failure_is_one_line_exit_2(monkeypatch, tmp_path, capsys) -
 
     monkeypatch.setattr(validate_module_file, "compile_ttgir", refuse)
     path = tmp_path / "k.ttgir"
-    path.write_text(_converts(("#b", "#c")))
+    path.write_text(  # a valid module (the CLI refuses an invalid one before any harness)
+        HEADER + "  tt.func public @k() {\n"
+        f"    %0 = arith.constant dense<0.000000e+00> : tensor<64x64xf16, {B}>\n"
+        f"    %1 = ttg.convert_layout %0 : tensor<64x64xf16, {B}> -> tensor<64x64xf16, {C}>\n"
+        "    tt.return\n  }\n}\n"
+    )
     assert main(["validate", str(path), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "harness kernel llverify built" in err
