@@ -20,6 +20,7 @@ from llverify.cli.args import (
     output_file,
     parse_timeout,
     read_text_file,
+    regular_file,
 )
 from llverify.cli.junit import clean, write_xml
 from llverify.cli.output import to_json
@@ -146,6 +147,7 @@ def run_validation(args: argparse.Namespace, source: str) -> Any:
         if source.endswith(".py"):
             if not args.function:
                 raise LLVerifyError(f"{source}: a Python kernel needs --function NAME")
+            regular_file(source, "kernel file")  # a FIFO would block the worker, a loop fail
             return validate_kernel(
                 source,
                 args.function,
