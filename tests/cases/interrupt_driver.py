@@ -76,9 +76,10 @@ def _python_mode(parser: Any) -> None:
 def main() -> int:
     # as from a terminal, even when started where SIGINT is ignored (a shell's background job)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    import llverify.cli.main
+    import importlib
 
-    cli = sys.modules["llverify.cli.main"]  # the module (llverify.cli.main is also a function)
+    cli = importlib.import_module("llverify.cli.main")  # the module (llverify.cli.main is
+    # also the name of a function)
 
     if MODE == "solver":
         _solver_mode()
