@@ -78,9 +78,9 @@ def _has_object(item: Any) -> bool:
 def check_target(path: str | Path) -> str | None:
     """Why ``path`` cannot be written as an output file, or None when it can: something that
     is not a regular file is there (a FIFO would block the writer, a device must not be
-    replaced), a symlink loop, a file or a folder without write permission.  Missing parent
-    folders are no obstacle (:func:`write_output` creates them) unless the nearest existing
-    one cannot be written.
+    replaced), a symlink loop, a file or a folder without write permission.  For a missing
+    parent folder, the nearest existing one must be writable (whether a missing folder is
+    created is the command's choice: :func:`write_output` creates none).
 
     Examples:
         >>> check_target("/dev/null")
@@ -122,14 +122,15 @@ def write_output(path: str | Path, data: bytes | str, option: str) -> None:
     the whole new one, never part of it.  When anything fails (a full disk, an interrupt)
     the old file is left as it was and the temporary file removed; an OSError is raised as
     an LLVerifyError naming ``option`` and the path.  A symlink ``path`` keeps pointing where
-    it did (the file it names is replaced); missing parent folders are created; a new file
-    gets the usual permissions (0666 less the umask), a replaced one keeps its own.
+    it did (the file it names is replaced); a new file gets the usual permissions (0666 less
+    the umask), a replaced one keeps its own.  Folders are not created here: a missing one
+    is an error (the caller creates it first where it should exist).
 
     Examples:
         >>> import tempfile
         >>> folder = tempfile.mkdtemp()
-        >>> write_output(f"{folder}/out/a.json", "{}\\n", "--record")
-        >>> Path(folder, "out", "a.json").read_text()
+        >>> write_output(f"{folder}/a.json", "{}\\n", "--record")
+        >>> Path(folder, "a.json").read_text()
         '{}\\n'
         >>> write_output("/dev/null", "", "--junit")
         Traceback (most recent call last):
@@ -143,7 +144,6 @@ def write_output(path: str | Path, data: bytes | str, option: str) -> None:
     target = Path(os.path.realpath(path))
     temporary: Path | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         temporary, descriptor = _new_file_beside(target)
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(payload)

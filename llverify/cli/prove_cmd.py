@@ -320,6 +320,10 @@ def write_records(path: str, outcomes: Sequence[Any]) -> None:
     """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON, atomically
     (:func:`llverify.cli.output.write_output`: a failed write leaves the old records)."""
     records = {_record_key(o): _record_of(o) for o in outcomes}
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # --record makes its folder
+    except OSError as error:
+        raise LLVerifyError(f"--record: cannot write '{path}': {error.strerror or error}") from None
     write_output(path, json.dumps(records, indent=1, sort_keys=True) + "\n", "--record")
 
 

@@ -89,8 +89,8 @@ class Picture:
 
         Examples:
             >>> from llverify import LinearLayout
-            >>> distributed_picture(LinearLayout.identity_1d(4, "lane", "dim0")).data("svg")[:4]
-            b'<svg'
+            >>> distributed_picture(LinearLayout.identity_1d(4, "lane", "dim0")).data("svg")[:5]
+            b'<?xml'
         """
         if fmt == "png":
             buffer = io.BytesIO()
