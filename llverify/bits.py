@@ -16,6 +16,8 @@ MAX_DIM_LOG2 = 30
 MAX_TOTAL_BITS = 64
 #: The longest solver budget accepted (a day): a larger one is a typo, not a budget.
 MAX_TIMEOUT_S = 86_400
+#: The largest input file read (layouts, TTGIR modules, records, spec files): 16 MiB.
+MAX_INPUT_BYTES = 16 << 20
 
 
 def is_power_of_2(value: int) -> bool:

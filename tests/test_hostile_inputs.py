@@ -327,3 +327,454 @@ def test_large_module_api_refused(case: ApiCase) -> None:
         case.call()
     assert isinstance(caught.value, (ValueError, TypeError))
     assert any(name in str(caught.value) for name in case.names), str(caught.value)
+
+
+# --- issue 27: interrupts, atomic output files, one input policy ---------------------------
+# Ctrl-C at the process level (tests/cases/interrupt_driver.py stalls a run where a test needs
+# it: in a Z3 query, in a pool worker's, in pure Python), full disks (a small tmpfs when this
+# runs as root, and fault injection everywhere), output targets refused before the work, and
+# pipes, size caps and symlink loops on input.
+
+import errno  # noqa: E402 - this section's imports, kept with it
+import json  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
+
+from llverify.cli import main  # noqa: E402
+from llverify.cli.output import write_output  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DRIVER = REPO / "tests" / "cases" / "interrupt_driver.py"
+SPECS = REPO / "llverify" / "specs" / "examples"
+CONVERSION_SPEC = SPECS / "conversion.toml"
+MATMUL = REPO / "tests" / "data" / "ttgir" / "matmul_fp16_sm80.ttgir"
+ROW27 = (
+    "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+    "order = [1, 0]}>"
+)
+COL27 = (
+    "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+    "order = [0, 1]}>"
+)
+OLD_RECORDS = '{\n "old.toml::kept": {"expected": "proved", "status": "proved"}\n}\n'
+PROMPT_S = 10.0  # how long an interrupted run may take to stop (it takes well under 1 s)
+
+
+def _environment() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _interrupt(argv: list[str], tmp_path: Path, *, mode: str, group: bool) -> tuple[int, str, str]:
+    """Run the driver (``mode``) in a session of its own, wait for its stall, send SIGINT to
+    the process group (as a terminal's Ctrl-C) or to the process alone; the exit status,
+    stdout and stderr. Asserts that it stopped promptly and left no process behind."""
+    marker = tmp_path / "stalled"
+    process = subprocess.Popen(
+        [sys.executable, str(DRIVER), mode, str(marker), *argv],
+        cwd=tmp_path,
+        env=_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert process.poll() is None, f"ended before stalling: {process.communicate()}"
+            assert time.monotonic() < deadline, "never stalled"
+            time.sleep(0.05)
+        time.sleep(0.3)  # well inside the stall (a Z3 query, a sleep)
+        if group:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        stdout, stderr = process.communicate(timeout=PROMPT_S)
+        assert time.monotonic() - sent < PROMPT_S
+        deadline = time.monotonic() + 5
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the pool's workers, the compile worker: ended with it
+        assert not _group_alive(process.pid), "a worker process outlived the interrupted run"
+    finally:
+        if _group_alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    return process.returncode, stdout, stderr
+
+
+def _assert_interrupted(code: int, stdout: str, stderr: str) -> None:
+    assert code == 130, (code, stdout, stderr)
+    assert stderr == "llverify: interrupted\n", stderr  # one line, no traceback
+    assert stdout == "", stdout  # no answer printed as if complete
+
+
+@pytest.mark.parametrize(
+    "jobs, group",
+    [("1", False), ("1", True), ("2", False), ("2", True)],
+    ids=["serial-pid", "serial-group", "jobs2-pid", "jobs2-group"],
+)
+def test_interrupted_prove_records_nothing(jobs: str, group: bool, tmp_path: Path) -> None:
+    """Ctrl-C in a Z3 query (z3 takes SIGINT itself during check()): exit 130, one line, the
+    old records file untouched (no "unknown" written for the interrupted obligation), no
+    JUnit file, the pool's workers gone."""
+    records = tmp_path / "records.json"
+    records.write_text(OLD_RECORDS)
+    argv = ["prove", str(SPECS), "-j", jobs, "-q", "--record", str(records), "--junit", "j.xml"]
+    _assert_interrupted(*_interrupt(argv, tmp_path, mode="solver", group=group))
+    assert records.read_text() == OLD_RECORDS
+    assert not (tmp_path / "j.xml").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.json", "stalled"]
+
+
+def test_interrupted_swizzle_prints_no_answer(tmp_path: Path) -> None:
+    """An interrupted synthesis is not a weaker answer with exit 0."""
+    argv = ["swizzle", ROW27, COL27, "--shape", "128x64", "--vector", "asymmetric", "--padding"]
+    _assert_interrupted(*_interrupt(argv, tmp_path, mode="swizzle", group=True))
+
+
+@pytest.mark.parametrize("command", ["audit", "draw"])
+def test_interrupted_python_work_exits_130(command: str, tmp_path: Path) -> None:
+    argv = {
+        "audit": ["audit", str(MATMUL)],
+        "draw": ["draw", ROW27, "--shape", "32x64", "-o", "out.svg"],
+    }[command]
+    _assert_interrupted(*_interrupt(argv, tmp_path, mode="python", group=False))
+    assert not (tmp_path / "out.svg").exists()
+
+
+@pytest.mark.skipif(shutil.which("true") is None, reason="needs a POSIX system")
+def test_interrupted_validate_ends_its_compile_worker(tmp_path: Path) -> None:
+    """Ctrl-C while Triton compiles the harness in the compile worker: 130, the worker gone
+    (the helper asserts that no process of the group is left)."""
+    pytest.importorskip("triton")
+    process = subprocess.Popen(
+        [sys.executable, "-c", _CONSOLE, "validate", str(MATMUL)],
+        cwd=tmp_path,
+        env=_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert process.stderr is not None
+        os.set_blocking(process.stderr.fileno(), True)
+        first = process.stderr.readline()  # "... compiling a harness ..."
+        assert "compiling" in first, first
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, rest = process.communicate(timeout=PROMPT_S)
+        deadline = time.monotonic() + 5
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _group_alive(process.pid), "the compile worker outlived the run"
+    finally:
+        if _group_alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    _assert_interrupted(process.returncode, stdout, rest)
+
+
+#: the console script, with SIGINT handled as from a terminal (a test runner may ignore it)
+_CONSOLE = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from llverify.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_solver_timeout_stays_unknown_not_interrupt() -> None:
+    """Negative control: only Ctrl-C raises; a query out of time is still unknown."""
+    import z3
+
+    from llverify.proof.verdict import Status
+    from llverify.smt.solver import decide
+
+    x, y = z3.BitVecs("x y", 64)
+    hard = [x * y == 0xFFFFFFFB * 0xFFFFFFEF, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 2**33)]
+    decision = decide([*hard, z3.ULT(y, 2**33)], 200)
+    assert decision.status == Status.UNKNOWN and "interrupt" not in decision.reason
+
+
+# --- full disks and failed writes: the old file stays, one line, exit 2
+
+
+def _failing_fsync(error: int) -> Any:
+    def fsync(descriptor: int) -> None:
+        raise OSError(error, os.strerror(error))
+
+    return fsync
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs (root only; skipped elsewhere: the fault injection tests run)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace')}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _fill(folder: Path) -> None:
+    """Fill the file system of ``folder`` to the last byte."""
+    descriptor = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for size in (4096, 1):
+            while True:
+                try:
+                    os.write(descriptor, b"\0" * size)
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.parametrize("what", ["record", "junit", "draw"])
+def test_full_disk_keeps_the_old_file(what: str, small_disk: Path, capsys) -> None:
+    target = small_disk / {"record": "r.json", "junit": "j.xml", "draw": "d.html"}[what]
+    target.write_text(OLD_RECORDS)
+    _fill(small_disk)
+    argv = {
+        "record": ["prove", str(CONVERSION_SPEC), "-q", "--record", str(target)],
+        "junit": ["prove", str(CONVERSION_SPEC), "-q", "--junit", str(target)],
+        "draw": ["draw", ROW27, "--shape", "128x64", "-o", str(target)],
+    }[what]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "No space left on device" in error, error
+    assert target.read_text() == OLD_RECORDS  # not truncated: the old file, whole
+    assert sorted(p.name for p in small_disk.iterdir()) == sorted(["filler", target.name])
+
+
+@pytest.mark.parametrize("what", ["record", "junit", "draw"])
+def test_failed_write_keeps_the_old_file(what: str, tmp_path: Path, monkeypatch, capsys) -> None:
+    """Fault injection: the data cannot reach the disk (ENOSPC at fsync)."""
+    target = tmp_path / {"record": "r.json", "junit": "j.xml", "draw": "d.svg"}[what]
+    target.write_text(OLD_RECORDS)
+    argv = {
+        "record": ["prove", str(CONVERSION_SPEC), "-q", "--record", str(target)],
+        "junit": ["prove", str(CONVERSION_SPEC), "-q", "--junit", str(target)],
+        "draw": ["draw", ROW27, "--shape", "32x64", "-o", str(target)],
+    }[what]
+    monkeypatch.setattr(os, "fsync", _failing_fsync(errno.ENOSPC))
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "cannot write" in error and "No space left" in error
+    assert target.read_text() == OLD_RECORDS
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+    monkeypatch.undo()  # control: the same command writes the file when the disk takes it
+    assert main(argv) in (0, 1)
+    assert target.read_text() != OLD_RECORDS
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_interrupted_write_keeps_the_old_file(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "r.json"
+    target.write_text(OLD_RECORDS)
+
+    def interrupted(descriptor: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_output(target, "{}\n", "--record")
+    assert target.read_text() == OLD_RECORDS
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_write_output_modes_and_symlinks(tmp_path: Path) -> None:
+    """A new file gets 0666 less the umask, a replaced one keeps its mode, a symlink stays."""
+    fresh = tmp_path / "new.json"
+    write_output(fresh, "x", "--record")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+    fresh.chmod(0o640)
+    write_output(fresh, "y", "--record")
+    assert fresh.stat().st_mode & 0o777 == 0o640 and fresh.read_text() == "y"
+    link = tmp_path / "link.json"
+    link.symlink_to(fresh)
+    write_output(link, "z", "--record")
+    assert link.is_symlink() and fresh.read_text() == "z"
+
+
+# --- output targets refused before the work starts
+
+
+def _loop_at(tmp_path: Path) -> Path:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    return loop
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
+@pytest.mark.parametrize("option", ["draw -o", "--junit", "--record"])
+def test_output_target_refused_before_work(kind: str, option: str, tmp_path, capsys) -> None:
+    """A FIFO (opening it would block), a device (never replaced), a symlink loop: exit 2 at
+    once, one line, nothing run."""
+    if kind == "fifo":
+        target = tmp_path / "out.svg"
+        os.mkfifo(target)
+    elif kind == "loop":
+        target = _loop_at(tmp_path)
+    else:
+        target = Path("/dev/null")
+    argv = (
+        ["draw", ROW27, "--shape", "32x64", "-o", str(target)]
+        if option == "draw -o"
+        else ["prove", str(CONVERSION_SPEC), "-q", option, str(target)]
+    )
+    started = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - started < 5
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert {"fifo": "named pipe", "device": "device", "loop": "symlink loop"}[kind] in captured.err
+
+
+def test_unwritable_output_folder_refused_before_work(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if os.geteuid() == 0:  # root writes anywhere but on a read-only file system
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)],
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip("root, and no read-only tmpfs can be mounted")
+    else:
+        folder.chmod(0o500)
+    try:
+        assert main(["prove", str(CONVERSION_SPEC), "-q", "--record", str(folder / "r.json")]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "not writable" in error, error
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", "-l", str(folder)], check=False)
+        else:
+            folder.chmod(0o700)
+
+
+# --- one input policy: pipes with a time limit, the size cap, symlink loops
+
+
+def _hold_open(path: Path, data: bytes, seconds: float) -> threading.Thread:
+    """A writer that writes ``data`` into the FIFO and keeps it open ``seconds`` longer."""
+
+    def write() -> None:
+        with open(path, "wb") as out:
+            out.write(data)
+            out.flush()
+            time.sleep(seconds)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+def test_audit_of_a_pipe_held_open_stops(tmp_path: Path, monkeypatch, capsys) -> None:
+    import llverify.cli.args
+
+    monkeypatch.setattr(llverify.cli.args, "PIPE_TIMEOUT_S", 0.5)
+    fifo = tmp_path / "kernel.ttgir"
+    os.mkfifo(fifo)
+    writer = _hold_open(fifo, MATMUL.read_bytes()[:200], seconds=4.0)
+    started = time.monotonic()
+    assert main(["audit", str(fifo)]) == 2
+    assert time.monotonic() - started < 3
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "gave no data for 0.5 s" in error, error
+    writer.join()
+
+
+def test_audit_of_a_pipe_closed_by_its_writer_is_read(tmp_path: Path, capsys) -> None:
+    """Negative control: a pipe whose writer closes it is read whole, as the file is."""
+    expected = main(["audit", str(MATMUL), "--json"])
+    from_file = capsys.readouterr().out
+    fifo = tmp_path / "kernel.ttgir"
+    os.mkfifo(fifo)
+    writer = _hold_open(fifo, MATMUL.read_bytes(), seconds=0.0)
+    assert main(["audit", str(fifo), "--json"]) == expected
+    writer.join()
+    from_pipe = json.loads(capsys.readouterr().out)
+    assert _findings(from_pipe) == _findings(json.loads(from_file)) and _findings(from_pipe)
+
+
+def _findings(report: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """What an audit found, without its timings: (op, line, rule, severity) each."""
+    return [(f["op"], f["line"], f["rule"], f.get("severity")) for f in report["findings"]]
+
+
+def test_prove_refuses_a_huge_spec_file_unread(tmp_path: Path, capsys) -> None:
+    """A 3 GB (sparse) spec file: refused by its size, in well under a second of reading."""
+    from llverify.checkfiles import SpecError, parse
+
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as out:
+        out.truncate(3 << 30)
+    started = time.monotonic()
+    assert main(["prove", str(huge)]) == 2
+    assert time.monotonic() - started < 5
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "larger than 16777216 bytes" in error, error
+    with pytest.raises(SpecError, match="larger than"):
+        parse(huge)
+    small = tmp_path / "small.toml"  # control: at the cap's other side, parsed
+    small.write_bytes(CONVERSION_SPEC.read_bytes())
+    assert parse(small)
+
+
+@pytest.mark.parametrize("command", ["audit", "validate", "prove", "check-records", "kernel.py"])
+def test_symlink_loop_input_is_one_line(command: str, tmp_path: Path, capsys) -> None:
+    loop = tmp_path / ("loop.py" if command == "kernel.py" else "loop.ttgir")
+    loop.symlink_to(loop)
+    argv = {
+        "audit": ["audit", str(loop)],
+        "validate": ["validate", str(loop)],
+        "prove": ["prove", str(loop)],
+        "check-records": ["prove", str(CONVERSION_SPEC), "-q", "--check-records", str(loop)],
+        "kernel.py": ["validate", str(loop), "--function", "f", "--signature", "x:i32"],
+    }[command]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error, error
+
+
+def test_fifo_kernel_file_refused_at_once(tmp_path: Path, capsys) -> None:
+    """A FIFO as the ``.py`` kernel: refused before the compile worker would block on it
+    for the whole --timeout."""
+    fifo = tmp_path / "kernel.py"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    argv = ["validate", str(fifo), "--function", "f", "--signature", "x:i32", "--timeout", "60"]
+    assert main(argv) == 2
+    assert time.monotonic() - started < 10
+    error = capsys.readouterr().err
+    assert "named pipe, not a regular file" in error and error.count("\n") == 1, error
+
+
+def test_read_text_file_refuses_symlink_loops(tmp_path: Path) -> None:
+    from llverify.cli.args import read_text_file
+
+    with pytest.raises(LLVerifyError, match="symlink loop"):
+        read_text_file(_loop_at(tmp_path))

@@ -32,6 +32,7 @@ Examples:
 from __future__ import annotations
 
 import difflib
+import errno
 import itertools
 import json
 import os
@@ -42,7 +43,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llverify.bits import as_bool, name_problem
+from llverify.bits import MAX_INPUT_BYTES, as_bool, name_problem
 from llverify.checkfiles import decide
 from llverify.checkfiles.lines import LineIndex
 from llverify.errors import LayoutError, LayoutTypeError, LLVerifyError
@@ -218,6 +219,12 @@ def spec_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return list(unique)
 
 
+_TOO_LARGE = (
+    f"larger than {MAX_INPUT_BYTES} bytes, the most llverify reads (docs/cli.md); "
+    "split the spec file."
+)
+
+
 def parse(
     path: str | os.PathLike[str], *, allow_code: bool = False, source: str | None = None
 ) -> list[Obligation]:
@@ -226,7 +233,8 @@ def parse(
     ``allow_code`` permits ``reference_function`` (which imports and runs Python named in
     the spec); without it such a check is a :class:`SpecError`. ``source`` names the file in
     errors, outcomes and records (default: ``path`` as given). A path that names no regular
-    file (a directory, a device, a pipe) is a :class:`SpecError`.
+    file (a directory, a device, a pipe, a symlink loop) is a :class:`SpecError`, and so is
+    a file larger than :data:`llverify.bits.MAX_INPUT_BYTES` (16 MiB, refused unread).
 
     Examples:
         >>> parse("/dev/null")
@@ -240,11 +248,18 @@ def parse(
         raise LayoutError("Argument 'path' must name a spec file, not ''.")
     file = str(path) if source is None else source
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a directory, a device, a pipe
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):  # a directory, a device, a pipe
             raise SpecError(file, 1, "not a regular file.")
-        data = Path(path).read_bytes()
+        if info.st_size > MAX_INPUT_BYTES:  # refused unread (a 3 GB file was read whole)
+            raise SpecError(file, 1, _TOO_LARGE)
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_INPUT_BYTES + 1)  # it may have grown since
     except OSError as error:
-        raise SpecError(file, 1, f"cannot read the spec file: {error.strerror or error}") from None
+        reason = "a symlink loop" if error.errno == errno.ELOOP else error.strerror or error
+        raise SpecError(file, 1, f"cannot read the spec file: {reason}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise SpecError(file, 1, _TOO_LARGE)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

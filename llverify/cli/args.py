@@ -5,13 +5,16 @@ and layout arguments (files, directories, Triton's text, JSON, TTGIR attribute t
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import select
 import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llverify.bits import MAX_TIMEOUT_S, check_timeout
+from llverify.bits import MAX_INPUT_BYTES, MAX_TIMEOUT_S, check_timeout
+from llverify.cli.output import check_target
 from llverify.errors import LLVerifyError
 from llverify.hardware import (
     BANK_MODELS,
@@ -54,8 +57,8 @@ EXAMPLES_NOTE = (
     "modules and kernels shipped with llverify)."
 )
 
-#: The largest input file read (layouts, TTGIR modules, records): 16 MiB.
-MAX_INPUT_BYTES = 16 << 20
+#: How long a pipe (a FIFO, ``<(...)``) may give no data before its read is abandoned.
+PIPE_TIMEOUT_S = 30.0
 
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
 
@@ -109,7 +112,9 @@ def output_file(text: str) -> str:
     """argparse type of files llverify writes (``--record``, ``--junit``, ``-o``): refused
     before anything runs when it is empty, a directory, in a directory that does not exist
     (no directory is created: every output option refuses alike, so a typo in a path costs
-    no run) or that llverify may not write, so that a run's result is never lost at the end.
+    no run) or that llverify may not write, so that a run's result is never lost at the end; also when something other than a regular file is
+    there (a FIFO, a device), a symlink loop, or a target that cannot be written
+    (:func:`llverify.cli.output.check_target`).
 
     Examples:
         >>> output_file("records.json")
@@ -144,6 +149,9 @@ def output_file(text: str) -> str:
         ) from None
     if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
+    problem = check_target(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -246,8 +254,10 @@ def parse_timeout(text: str) -> float:
 def read_text_file(path: str | Path) -> str:
     """The text of the file ``path`` names: a regular file or a pipe of at most
     :data:`MAX_INPUT_BYTES` bytes of UTF-8 text. A directory, a device (``/dev/zero`` is never
-    read), a larger file, a NUL byte or bytes that are not UTF-8 raise an LLVerifyError
-    naming the file (and the byte offset).
+    read), a symlink loop, a larger file, a NUL byte or bytes that are not UTF-8 raise an
+    LLVerifyError naming the file (and the byte offset); so does a pipe (a FIFO, ``<(...)``)
+    that gives no data for :data:`PIPE_TIMEOUT_S` seconds and is not closed (its writer keeps
+    it open, or none ever opens it).
 
     Examples:
         >>> read_text_file("/dev/zero")
@@ -258,8 +268,7 @@ def read_text_file(path: str | Path) -> str:
     try:
         info = os.stat(path)
     except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise LLVerifyError(f"cannot read '{path}': {reason}.") from None
+        raise LLVerifyError(f"cannot read '{path}': {_reason(error)}.") from None
     if stat.S_ISDIR(info.st_mode):
         raise LLVerifyError(f"'{path}' is a directory, not a file.")
     if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
@@ -269,13 +278,18 @@ def read_text_file(path: str | Path) -> str:
         raise LLVerifyError(too_large)
     try:
         # A named pipe is opened without waiting for a writer (an open FIFO nobody writes to
-        # would block forever); reads then wait for the writer, or see end-of-file if none.
+        # would block forever) and read with a time limit; a regular file is read at once.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        os.set_blocking(descriptor, True)
-        with os.fdopen(descriptor, "rb") as file:
-            data = file.read(MAX_INPUT_BYTES + 1)
+        try:
+            if stat.S_ISFIFO(info.st_mode):
+                data = _read_pipe(descriptor, path)
+            else:
+                os.set_blocking(descriptor, True)
+                data = _read_at_most(descriptor, MAX_INPUT_BYTES + 1)
+        finally:
+            os.close(descriptor)
     except OSError as error:
-        raise LLVerifyError(f"cannot read '{path}': {error.strerror or error}.") from None
+        raise LLVerifyError(f"cannot read '{path}': {_reason(error)}.") from None
     if len(data) > MAX_INPUT_BYTES:
         raise LLVerifyError(too_large)
     nul = data.find(b"\0")
@@ -287,6 +301,76 @@ def read_text_file(path: str | Path) -> str:
         raise LLVerifyError(
             f"'{path}' is not UTF-8 text: byte 0x{data[error.start]:02x} at offset {error.start}."
         ) from None
+
+
+def regular_file(path: str | Path, what: str = "file") -> Path:
+    """``path`` as a Path when it names a regular file (after symlinks), for files that are
+    not read here but handed on (a Python kernel file, imported by the compile worker):
+    anything else raises an LLVerifyError naming ``what`` and the path, so that nothing
+    blocks on a named pipe or follows a symlink loop.
+
+    Examples:
+        >>> regular_file("/dev/null", "kernel file")
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LLVerifyError: the kernel file '/dev/null' is a device or a socket, not a regular file.
+    """  # noqa: E501 - a doctest output line
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as error:
+        raise LLVerifyError(f"cannot read the {what} '{path}': {_reason(error)}.") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(info.st_mode)
+            else "a named pipe"
+            if stat.S_ISFIFO(info.st_mode)
+            else "a device or a socket"
+        )
+        raise LLVerifyError(f"the {what} '{path}' is {kind}, not a regular file.")
+    return Path(path)
+
+
+def _reason(error: OSError | ValueError) -> str:
+    """Why a file could not be opened, in words (a symlink loop said as such)."""
+    if isinstance(error, OSError) and error.errno == errno.ELOOP:
+        return "a symlink loop (too many levels of symbolic links)"
+    return getattr(error, "strerror", None) or str(error)
+
+
+def _read_at_most(descriptor: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a blocking descriptor, until its end."""
+    chunks, size = [], 0
+    while size < limit:
+        chunk = os.read(descriptor, min(1 << 20, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_pipe(descriptor: int, path: str | Path) -> bytes:
+    """Up to :data:`MAX_INPUT_BYTES` + 1 bytes of a non-blocking pipe, until its writer closes
+    it; a wait of :data:`PIPE_TIMEOUT_S` seconds without data is an LLVerifyError."""
+    chunks, size = [], 0
+    while size <= MAX_INPUT_BYTES:
+        ready, _, _ = select.select([descriptor], [], [], PIPE_TIMEOUT_S)
+        if not ready:
+            raise LLVerifyError(
+                f"'{path}' is a pipe that gave no data for {PIPE_TIMEOUT_S:g} s and was not "
+                "closed (its writer keeps it open, or none opened it); write the input to a "
+                "file."
+            )
+        try:
+            chunk = os.read(descriptor, min(1 << 20, MAX_INPUT_BYTES + 1 - size))
+        except BlockingIOError:  # readiness without data: wait again
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _existing_path(source: str) -> Path | None:

@@ -25,7 +25,7 @@ from llverify.cli.args import (
     parse_timeout,
     shared_argument,
 )
-from llverify.cli.output import to_json
+from llverify.cli.output import to_json, write_output
 from llverify.errors import LLVerifyError
 
 
@@ -92,9 +92,11 @@ def _grid_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
-    from llverify.draw import draw
+    from llverify.draw import picture
+    from llverify.draw.api import output_format
     from llverify.draw.grid import parse_window
 
+    fmt = output_format(args.output)  # a bad suffix is refused before anything is drawn
     shape = parse_shape(args.shape)
     options: dict[str, Any] = {"max_cells": args.max_cells or EVERY_CELL}
     if args.window is not None:
@@ -110,7 +112,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         options.update(_bank_map_options(args, shape))
     else:
         options.update(_grid_options(args))
-    info = draw(value, shape, args.output, **options)
+    drawn = picture(value, shape, **options)
+    write_output(args.output, drawn.data(fmt), "-o")  # atomically: a failure keeps the old
+    info = {**drawn.info, "file": args.output, "format": fmt}
     if args.json:
         print(to_json(info))
         return EXIT_OK

@@ -3,12 +3,11 @@ made safe for XML, and the file written atomically."""
 
 from __future__ import annotations
 
-import os
+import io
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
-from llverify.errors import LLVerifyError
+from llverify.cli.output import write_output
 
 __all__ = ["clean", "write_xml"]
 
@@ -26,18 +25,10 @@ def clean(text: str) -> str:
 
 
 def write_xml(path: str, root: ET.Element, option: str = "--junit") -> None:
-    """Write the tree ``root`` to ``path`` atomically (a file beside it, then renamed), so a
-    reader never sees half a report.  Raises LLVerifyError naming ``option`` and the path
+    """Write the tree ``root`` to ``path`` atomically (:func:`llverify.cli.output.write_output`:
+    a file beside it, synced, then renamed), so a reader never sees half a report and a
+    failed write leaves the old one.  Raises LLVerifyError naming ``option`` and the path
     when it cannot be written."""
-    import tempfile  # here: it pulls in random and hashlib, which --help does not need
-
-    target = Path(path)
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-        with os.fdopen(handle, "wb") as stream:
-            ET.ElementTree(root).write(stream, encoding="utf-8", xml_declaration=True)
-        os.replace(temporary, target)
-    except OSError as error:
-        if "temporary" in locals() and Path(temporary).exists():
-            Path(temporary).unlink()
-        raise LLVerifyError(f"{option}: cannot write '{path}': {error.strerror or error}") from None
+    buffer = io.BytesIO()
+    ET.ElementTree(root).write(buffer, encoding="utf-8", xml_declaration=True)
+    write_output(path, buffer.getvalue(), option)

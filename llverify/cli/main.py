@@ -1,8 +1,9 @@
 """The ``llverify`` command: the parser and the dispatch to the subcommands.
 
 Exit codes: 0 all good, 1 a check refuted or failed, 2 bad usage or bad input,
-3 unknown/timeout, 141 the output's reader went away (``llverify ... | head``), as for a
-program that SIGPIPE ends.
+3 unknown/timeout, 130 interrupted (Ctrl-C: one line, nothing recorded, no answer printed),
+141 the output's reader went away (``llverify ... | head``), as for a program that SIGPIPE
+ends.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class _UsageError(Exception):
 #: reports for a program that the signal ends.
 EXIT_BROKEN_PIPE = 141
 
+#: The exit code of a run that Ctrl-C stopped: 128 + SIGINT, as a shell reports it.
+EXIT_INTERRUPTED = 130
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and tests)."""
@@ -52,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="llverify",
         description="Verify and synthesize GPU tensor layouts (Triton linear layouts).",
         epilog="Exit codes: 0 all good, 1 a check refuted or failed, 2 bad usage or bad "
-        "input, 3 unknown (solver timeout). Each subcommand's --help shows examples.",
+        "input, 3 unknown (solver timeout), 130 interrupted (Ctrl-C). Each subcommand's "
+        "--help shows examples.",
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"llverify {__version__}")
@@ -73,10 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``llverify`` console script; returns the exit code. When the
     output's reader goes away (``llverify ... | head``) it stops quietly with
-    :data:`EXIT_BROKEN_PIPE`, no traceback."""
+    :data:`EXIT_BROKEN_PIPE`, no traceback; Ctrl-C (KeyboardInterrupt, raised also by an
+    interrupted solver query) stops it with one line and :data:`EXIT_INTERRUPTED`: what was
+    still running is abandoned, its workers ended, and no output file is written."""
     try:
         code = _main(argv)
         sys.stdout.flush()  # a closed pipe shows here, while it can still be caught
+    except KeyboardInterrupt:
+        print("llverify: interrupted", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # Python would flush stdout again at exit and report the same error: point stdout at
         # the null device first (the pattern of the Python docs, 'Note on SIGPIPE').

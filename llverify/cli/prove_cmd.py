@@ -33,7 +33,7 @@ from llverify.cli.args import (
 )
 from llverify.cli.junit import clean, write_xml
 from llverify.cli.message import one_line
-from llverify.cli.output import to_json
+from llverify.cli.output import to_json, write_output
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
 
@@ -319,13 +319,14 @@ def _record_of(outcome: Any) -> dict[str, Any]:
 
 
 def write_records(path: str, outcomes: Sequence[Any]) -> None:
-    """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON."""
+    """Write the verdicts (and certificates) of ``outcomes`` to ``path`` as JSON, atomically
+    (:func:`llverify.cli.output.write_output`: a failed write leaves the old records)."""
     records = {_record_key(o): _record_of(o) for o in outcomes}
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # --record makes its folder
     except OSError as error:
         raise LLVerifyError(f"--record: cannot write '{path}': {error.strerror or error}") from None
+    write_output(path, json.dumps(records, indent=1, sort_keys=True) + "\n", "--record")
 
 
 def load_records(path: str) -> dict[str, dict[str, Any]]:

@@ -10,10 +10,11 @@ Examples:
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -78,27 +79,55 @@ class Picture:
         """A self-contained HTML page with the SVG inline and a tooltip per cell."""
         return self.scene.html()
 
-    def png(self, path: str | Path, scale: float = 1.0) -> None:
+    def png(self, path: str | Path | BinaryIO, scale: float = 1.0) -> None:
         """Write a PNG (needs matplotlib: ``pip install 'llverify[draw]'``)."""
         self.scene.png(path, scale)
+
+    def data(self, fmt: str) -> bytes:
+        """The file contents of the picture in the format ``fmt`` ("svg", "html" or "png",
+        as :func:`output_format` names them), for a caller that writes the file itself.
+
+        Examples:
+            >>> from llverify import LinearLayout
+            >>> distributed_picture(LinearLayout.identity_1d(4, "lane", "dim0")).data("svg")[:5]
+            b'<?xml'
+        """
+        if fmt == "png":
+            buffer = io.BytesIO()
+            self.png(buffer)
+            return buffer.getvalue()
+        return (self.svg() if fmt == "svg" else self.html()).encode("utf-8")
 
     def save(self, path: str | Path) -> dict[str, Any]:
         """Write the picture in the format its suffix names (.svg, .html, .png); returns
         :attr:`info` with ``file`` and ``format``."""
         path = Path(path)
-        fmt = _FORMATS.get(path.suffix.lower())
-        if fmt is None:
-            raise DrawError(
-                f"Argument 'output' must end in .svg, .html or .png, not {path.name!r}."
-            )
+        fmt = output_format(path)
+        data = self.data(fmt)
         try:
-            if fmt == "png":
-                self.png(path)
-            else:
-                path.write_text(self.svg() if fmt == "svg" else self.html(), encoding="utf-8")
+            path.write_bytes(data)
         except OSError as error:
             raise DrawError(f"cannot write {str(path)!r}: {error.strerror or error}") from None
         return {**self.info, "file": str(path), "format": fmt}
+
+
+def output_format(output: str | Path) -> str:
+    """The format ("svg", "html" or "png") that the suffix of the file name ``output`` names.
+
+    Examples:
+        >>> output_format("banks.HTML")
+        'html'
+        >>> output_format("banks.pdf")
+        Traceback (most recent call last):
+        ...
+        llverify.draw.scene.DrawError: Argument 'output' must end in .svg, .html or .png, not 'banks.pdf'.
+    """  # noqa: E501 - a doctest output line
+    fmt = _FORMATS.get(Path(output).suffix.lower())
+    if fmt is None:
+        raise DrawError(
+            f"Argument 'output' must end in .svg, .html or .png, not {Path(output).name!r}."
+        )
+    return fmt
 
 
 # ---------------------------------------------------------------------- composition
@@ -641,9 +670,5 @@ def draw(
     Returns:
         ``{"kind", "file", "format", "title", "cells", "aggregation", "window", ...}``.
     """
-    fmt = _FORMATS.get(Path(output).suffix.lower())
-    if fmt is None:
-        raise DrawError(
-            f"Argument 'output' must end in .svg, .html or .png, not {Path(output).name!r}."
-        )
+    output_format(output)  # a bad suffix is refused before anything is drawn
     return picture(value, shape, **options).save(output)

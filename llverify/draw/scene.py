@@ -19,7 +19,7 @@ import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from llverify.errors import LLVerifyError
@@ -231,8 +231,8 @@ class Scene:
             "</body>\n</html>\n"
         )
 
-    def png(self, path: str | Path, scale: float = 1.0) -> None:
-        """Render with matplotlib (Agg, no pyplot state) to a PNG file."""
+    def png(self, path: str | Path | BinaryIO, scale: float = 1.0) -> None:
+        """Render with matplotlib (Agg, no pyplot state) to a PNG file (or a binary stream)."""
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure
@@ -308,8 +308,9 @@ def _png_lines_and_text(ax: Axes, items: Sequence[Rect | Text | Line]) -> None:
             )
 
 
-def _write_png(fig: Figure, dpi: float, path: str | Path) -> None:
-    """Save ``fig`` to ``path``, as a palette image where Pillow is there."""
+def _write_png(fig: Figure, dpi: float, path: str | Path | BinaryIO) -> None:
+    """Save ``fig`` to ``path`` (a file name or a binary stream), as a palette image where
+    Pillow is there."""
     buffer = io.BytesIO()
     fig.savefig(buffer, dpi=dpi, format="png", facecolor="#FFFFFF")
     try:  # a palette image is ~3x smaller; Pillow comes with matplotlib
@@ -317,6 +318,10 @@ def _write_png(fig: Figure, dpi: float, path: str | Path) -> None:
 
         buffer.seek(0)
         with Image.open(buffer) as image:
-            image.convert("RGB").quantize(colors=256).save(str(path), optimize=True)
+            target = path if hasattr(path, "write") else str(path)
+            image.convert("RGB").quantize(colors=256).save(target, format="PNG", optimize=True)
     except ImportError:  # pragma: no cover - matplotlib always brings Pillow
-        Path(path).write_bytes(buffer.getvalue())
+        if hasattr(path, "write"):
+            path.write(buffer.getvalue())
+        else:
+            Path(path).write_bytes(buffer.getvalue())

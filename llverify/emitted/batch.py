@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -450,14 +450,17 @@ def run_summarized(
     return records, summarize(records, time.perf_counter() - started, jobs)
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
+def _pool(jobs: int) -> AbstractContextManager[ProcessPoolExecutor]:
     """A pool of ``jobs`` processes, forked where the platform can (the workers then need
-    not re-import the program that runs them, e.g. under :mod:`llverify.hook`)."""
+    not re-import the program that runs them, e.g. under :mod:`llverify.hook`), that Ctrl-C
+    stops at once (:func:`llverify.proof.pool.process_pool`)."""
     import multiprocessing
+
+    from llverify.proof.pool import process_pool
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    return process_pool(jobs, context)
 
 
 def _top(reasons: Counter[str], count: int = 8) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ Modules:
   checked witnesses;
 * ``explain``: a layout's closed form, each output a formula of bit fields;
 * ``library``: collects the built-in spec library and runs it into outcomes;
+* ``pool``: process pools that Ctrl-C stops at once (tasks cancelled, workers ended);
 
 The proofs that use these, ``llverify.prove`` (``prove_equal`` and the parametric entry points)
 and ``llverify.smt`` (the only importer of z3), sit one and two layers above this package, so

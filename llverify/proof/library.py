@@ -31,13 +31,14 @@ import importlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from llverify.errors import LayoutTypeError, LLVerifyError
 from llverify.proof.obligation import Obligation, Ruling
+from llverify.proof.pool import process_pool
 from llverify.proof.verdict import Status
 
 __all__ = [
@@ -275,8 +276,11 @@ def run_all(
 ) -> list[Outcome]:
     """Run every obligation; outcomes come back in the order of ``obligations``.
 
-    ``jobs > 1`` runs them in a ``ProcessPoolExecutor`` of that many workers.
-    ``progress(done, total, outcome)`` is called as each one finishes.
+    ``jobs > 1`` runs them in a process pool of that many workers
+    (:func:`llverify.proof.pool.process_pool`: Ctrl-C cancels the rest and ends the
+    workers).  ``progress(done, total, outcome)`` is called as each one finishes.  An
+    interrupt (KeyboardInterrupt, here or in a worker's solver) is raised, never turned into
+    an outcome.
     """
     _timeout(timeout_s)
     items = list(obligations)
@@ -288,7 +292,7 @@ def run_all(
             if progress is not None:
                 progress(i + 1, total, results[i])  # type: ignore[arg-type]
         return [r for r in results if r is not None]
-    with ProcessPoolExecutor(max_workers=min(jobs, total)) as pool:
+    with process_pool(min(jobs, total)) as pool:
         futures = {pool.submit(run_obligation, ob, timeout_s): i for i, ob in enumerate(items)}
         for done, future in enumerate(as_completed(futures), start=1):
             i = futures[future]

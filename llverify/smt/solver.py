@@ -62,10 +62,29 @@ def _solver(
     return solver
 
 
+#: What Z3 says of a query that Ctrl-C stopped: during ``check()`` Z3 takes SIGINT itself (it
+#: cancels the search and answers unknown), so Python never sees the interrupt.
+KEYBOARD_INTERRUPT_REASON = "interrupted from keyboard"
+
+
+def check_answer(solver: Any) -> Any:
+    """``solver.check()``, except that a check that Ctrl-C stopped raises KeyboardInterrupt
+    instead of answering unknown (an interrupted run must not read as a solver timeout).
+
+    Examples:
+        >>> check_answer(z3.Solver())
+        sat
+    """
+    answer = solver.check()
+    if answer == z3.unknown and solver.reason_unknown() == KEYBOARD_INTERRUPT_REASON:
+        raise KeyboardInterrupt
+    return answer
+
+
 def _run(solver: Any) -> SolverResult:
     start = time.perf_counter()
     try:
-        answer = solver.check()
+        answer = check_answer(solver)
     except z3.Z3Exception as error:  # e.g. cancelled
         return SolverResult("unknown", None, f"z3 error: {error}", time.perf_counter() - start)
     elapsed = time.perf_counter() - start

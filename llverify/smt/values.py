@@ -31,6 +31,8 @@ from typing import Any
 
 import z3
 
+from llverify.smt.solver import check_answer
+
 __all__ = ["bytes_equal"]
 
 _SLOTS = 16  # byte symbols per node, as llverify.emitted.sim.symbolic numbers them
@@ -70,7 +72,7 @@ def bytes_equal(
     solver = z3.Solver(ctx=encoder.context)
     solver.set("timeout", timeout_ms)
     solver.add(a != b)
-    return solver.check() == z3.unsat
+    return check_answer(solver) == z3.unsat
 
 
 class _TooLargeError(Exception):

@@ -299,10 +299,15 @@ class CompileWorker:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        if stderr is not None:
-            stderr.close()
+        except BaseException:  # interrupted (Ctrl-C) while it ends: end it now, then go on
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            if proc.stdout is not None:
+                proc.stdout.close()
+            if stderr is not None:
+                stderr.close()
 
 
 _workers: dict[str, CompileWorker] = {}
@@ -344,12 +349,16 @@ def _close_with_multiprocessing_child() -> None:
 
 
 def close_workers() -> None:
-    """End every worker this process started (registered to run at exit)."""
+    """End every worker this process started (registered to run at exit). A Ctrl-C while
+    one ends kills it at once, quietly: the program is ending anyway."""
     with _registry_lock:
         mine = [w for w in _workers.values() if w.owner == os.getpid()]
         _workers.clear()
     for worker in mine:
-        worker.close()
+        try:
+            worker.close()
+        except KeyboardInterrupt:
+            continue  # killed by _stop; the next one is closed all the same
 
 
 def _after_fork_in_child() -> None:
