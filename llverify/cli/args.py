@@ -147,8 +147,6 @@ def output_file(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"cannot write {text!r}: {error.strerror or error}"
         ) from None
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
     problem = check_target(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
