@@ -159,7 +159,8 @@ def test_unmodelled_arithmetic_is_refused(line, words):
 
 
 def test_corpus_kernel_offsets():
-    # bert's triton_poi_fused_addmm_clone_transpose_view_6 (copied from the corpus into tests/data/coalescing): the store at xindex
+    # bert's triton_poi_fused_addmm_clone_transpose_view_6, copied from the corpus: the store
+    # at xindex (pid * 1024 + arange) is contiguous
     text = open("tests/data/coalescing/inductor_poi_transpose_view.ttgir").read()
     found, _ = findings(text)
     store = [f for f in found if f.op == "tt.store"][0]

@@ -3,7 +3,7 @@
 
 The offsets come from :mod:`~llverify.audit.pointers` (``tt.splat`` of an argument, then
 ``tt.addptr`` with constant-stride integer arithmetic); the cost from
-:func:`llverify.global_memory.coalescing` on the pointer tensor's layout.  The base address is
+:func:`llverify.global_memory.sectors` on the pointer tensor's layout.  The base address is
 known only up to its alignment: the argument's ``tt.divisibility`` (else the element's size),
 combined with the step of the unknown uniform part (a program id times a constant).  Every
 base position that alignment allows within a 128-byte line is evaluated: the finding gives
@@ -52,7 +52,7 @@ import numpy as np
 from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.pointers import Evaluator, NotConstantError, offsets_of
 from llverify.errors import LLVerifyError
-from llverify.global_memory.coalescing import COALESCING_ELEMENT_BITS, GLOBAL_TARGETS, coalescing
+from llverify.global_memory.sectors import COALESCING_ELEMENT_BITS, GLOBAL_TARGETS, coalescing
 from llverify.ttgir import Operation
 
 __all__ = ["POOR_RATIO", "RULES"]

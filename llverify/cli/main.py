@@ -16,6 +16,7 @@ from llverify import __version__
 from llverify.cli import (
     access_cmd,
     audit_cmd,
+    coalescing_cmd,
     convert_cmd,
     draw_cmd,
     layout_cmd,
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert_cmd.register(commands)
     access_cmd.register(commands)
     swizzle_cmd.register(commands)
+    coalescing_cmd.register(commands)
     triton_cmd.register(commands)
     audit_cmd.register(commands)
     prove_cmd.register(commands)

@@ -3,7 +3,7 @@ layout that touches the fewest (docs/coalescing.md).
 
 Modules:
 
-* ``coalescing``: the model (32-byte sectors, 128-byte lines, 16-byte vectors per lane) and the
+* ``sectors``: the model (32-byte sectors, 128-byte lines, 16-byte vectors per lane) and the
   analysis of one register layout against one global address map;
 * ``synthesize``: the register layout with the widest vectors and fewest sectors, certified.
 
@@ -15,7 +15,7 @@ Examples:
     (8, 16.0, 1.0)
 """  # noqa: E501
 
-from llverify.global_memory.coalescing import (
+from llverify.global_memory.sectors import (
     Coalescing,
     GlobalTarget,
     coalescing,

@@ -4,7 +4,7 @@ with a certificate of optimality.
 The objective, in order: the widest vector per lane (fewest requests), then the fewest
 sectors over all requests, then the fewest 128-byte lines.  Two lower bounds hold for *every*
 register layout with the given lanes and warps that holds each element once: the vector cannot
-be wider than :func:`~llverify.global_memory.coalescing.vector_bound` allows nor than a
+be wider than :func:`~llverify.global_memory.sectors.vector_bound` allows nor than a
 thread's share of the elements, and every sector of the tile's footprint must be moved at
 least once.  The certificate is
 
@@ -36,7 +36,7 @@ import numpy as np
 from llverify.bits import as_int, as_shape, check_timeout, is_power_of_2
 from llverify.encodings import BlockedLayout
 from llverify.errors import LayoutError
-from llverify.global_memory.coalescing import (
+from llverify.global_memory.sectors import (
     COALESCING_ELEMENT_BITS,
     Coalescing,
     GlobalTarget,
@@ -169,7 +169,7 @@ def best_register_layout(
     timeout_s: float = 30.0,
 ) -> CoalescingResult:
     """The blocked register layout of ``num_warps`` warps that accesses the tensor of
-    ``shape`` at ``global_layout``'s offsets (:func:`~llverify.global_memory.coalescing.
+    ``shape`` at ``global_layout``'s offsets (:func:`~llverify.global_memory.sectors.
     global_offsets`) with the widest vectors, then the fewest sectors and lines, with its
     certificate (the module docstring).
 
