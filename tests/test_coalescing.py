@@ -328,3 +328,14 @@ def test_every_blocked_candidate_holds_each_element_once():
     for spec in itertools.islice(_candidates((16, 32), 32, 2), 50):
         layout = blocked(*spec, [16, 32])
         assert not any(layout.get_free_variable_masks().values())
+
+
+def test_a_cute_layout_as_a_callable():
+    # Until llverify.cute lands, a CuTe layout (CUTLASS's pycute, a test-only oracle) is a
+    # callable from coordinates to offsets: a column-major (128, 64) tile.
+    pycute = pytest.importorskip("pycute")
+    cute = pycute.Layout((128, 64), (1, 128))
+    layout = blocked([8, 1], [16, 2], [1, 4], [0, 1], [128, 64])
+    via_cute = coalescing(layout, lambda i, j: cute(i, j), element_bits=16)
+    via_strides = coalescing(layout, [1, 128], element_bits=16)
+    assert via_cute == via_strides and via_cute.vector_width == 8 and via_cute.coalesced
