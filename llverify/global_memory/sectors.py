@@ -85,10 +85,9 @@ GLOBAL_TARGETS = {"nvidia": GlobalTarget("nvidia", 32)}
 
 #: why AMD targets are refused (docs/coalescing.md)
 AMD_REASON = (
-    "AMD's vector memory path is not modelled: a wave64 request is split by the texture "
-    "addresser into groups of lanes rather than into 32-byte sectors of one request, and the "
-    "L1 (TCP) line is 64 bytes on CDNA1/CDNA2 and 128 bytes on CDNA3; llverify has neither a "
-    "documented nor a measured transaction count for it"
+    "AMD's vector memory path is not modelled: llverify has no documented or measured "
+    "transaction count for a wave64 global access, and the NVIDIA sector model would give "
+    "wrong numbers there"
 )
 
 
