@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
         NotInvertibleError,
         ParseError,
     )
+    from llverify.global_memory import best_register_layout, coalescing
     from llverify.layout import LinearLayout
     from llverify.layout_utils import (
         divide_left,
@@ -83,6 +84,9 @@ _LAZY = {
     "LLVerifyError": "llverify.errors",
     "NotInvertibleError": "llverify.errors",
     "ParseError": "llverify.errors",
+    # issue 28, global-memory coalescing (docs/coalescing.md)
+    "best_register_layout": "llverify.global_memory",
+    "coalescing": "llverify.global_memory",
     "LinearLayout": "llverify.layout",
     "divide_left": "llverify.layout_utils",
     "divide_right": "llverify.layout_utils",
@@ -138,11 +142,13 @@ __all__ = [
     "ParseError",
     "access_analysis",
     "bank_conflicts",
+    "best_register_layout",
     "broadcast_bits",
     "check_distributed",
     "check_injective",
     "check_memory_layout",
     "check_surjective",
+    "coalescing",
     "conversion",
     "divide_left",
     "divide_right",

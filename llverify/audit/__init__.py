@@ -6,5 +6,6 @@ rule works with: ``Rule``, ``AuditContext``, findings), ``analyze`` (the ``RULES
 ``conversions`` (``convert-layout``), ``shared_access`` (``shared-access``), ``dot_operands``
 (``dot-operand-encoding``, ``dot-operand-fragment``), ``memdesc_views`` (``view-layout``),
 ``gather`` (``gather-warp-local``), ``stores`` (``store-writer``), ``copies`` (``copies``),
-``shape_ops`` (``shape-ops``) and ``async_copy`` (``async-copy``).
+``shape_ops`` (``shape-ops``), ``async_copy`` (``async-copy``) and ``global_access``
+(``global-coalescing``, with ``pointers``: the offsets the module's pointer arithmetic fixes).
 """

@@ -26,7 +26,10 @@ The rules, each a module of this package with a name (see :data:`RULES`):
   and broadcast results need no data movement from the operand's layout;
 * ``async-copy`` (:mod:`~llverify.audit.async_copy`): the width Triton picks for
   ``ttg.async_copy_global_to_local`` (cp.async, direct-to-LDS loads), its refusals, and the
-  cost of the shared writes.
+  cost of the shared writes;
+* ``global-coalescing`` (:mod:`~llverify.audit.global_access`): the sectors, lines, vector
+  width and efficiency of ``tt.load`` / ``tt.store`` whose addresses the module's pointer
+  arithmetic fixes (:mod:`~llverify.audit.pointers`); poorly coalesced ones are warnings.
 
 The report's coverage (:meth:`AuditReport.coverage`) says how many layout-sensitive operations
 were checked, by which rules, and lists the others with the reason.
@@ -62,6 +65,7 @@ from llverify.audit import (
     copies,
     dot_operands,
     gather,
+    global_access,
     memdesc_views,
     shape_ops,
     shared_access,
@@ -105,6 +109,7 @@ RULES: tuple[Rule, ...] = (
     *stores.RULES,
     *shape_ops.RULES,
     *async_copy.RULES,
+    *global_access.RULES,
 )
 #: a module of this many lines or more is a long audit: progress lines for each step
 LONG_LINES = 20_000

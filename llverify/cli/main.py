@@ -17,6 +17,7 @@ from llverify import __version__
 from llverify.cli import (
     access_cmd,
     audit_cmd,
+    coalescing_cmd,
     convert_cmd,
     draw_cmd,
     examples_cmd,
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert_cmd.register(commands)
     access_cmd.register(commands)
     swizzle_cmd.register(commands)
+    coalescing_cmd.register(commands)
     triton_cmd.register(commands)
     audit_cmd.register(commands)
     prove_cmd.register(commands)
