@@ -8,7 +8,9 @@ Modules:
   divides and products, upcast/downcast, thread-value layouts;
 * :mod:`llverify.cute.linear`: conversion both ways with :class:`~llverify.LinearLayout`
   where the map is GF(2)-linear (refused with the mode and stride otherwise), thread-value
-  and shared-memory views, per-lane addresses for the one-warp bank-conflict query.
+  and shared-memory views, per-lane addresses for the one-warp bank-conflict query;
+* :mod:`llverify.cute.symbolic`: a layout's index function as a sympy expression and back
+  (sympy is imported on first use).
 
 Examples:
     >>> from llverify import cute
@@ -65,8 +67,11 @@ from llverify.cute.linear import (
     to_shared_layout,
     tv_to_linear_layout,
 )
+from llverify.cute.symbolic import cute_to_sympy, sympy_to_cute
 
 __all__ = [
+    "cute_to_sympy",
+    "sympy_to_cute",
     "NotLinearError",
     "from_linear_layout",
     "lane_addresses",
