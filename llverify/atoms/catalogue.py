@@ -27,7 +27,7 @@ Examples:
     >>> get("SM80_16x8x16_F32F16F16F32")
     Traceback (most recent call last):
     ...
-    llverify.atoms.catalogue.AtomError: unknown atom 'SM80_16x8x16_F32F16F16F32'; close matches: SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN
+    llverify.atoms.catalogue.AtomError: unknown atom 'SM80_16x8x16_F32F16F16F32'; close matches: SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x8_F32F16F16F32_TN
 """  # noqa: E501 - the doctest's output is one line
 
 from __future__ import annotations
