@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from llverify.atoms.catalogue import FAMILIES, Atom, Operand, atoms
 from llverify.proof.verdict import Status, Verdict
@@ -45,28 +46,55 @@ def operand_formulas(operand: Operand) -> dict[str, str]:
     return {d: _LANE.sub(f"({operand.lane_map})", text) for d, text in formulas.items()}
 
 
+def _mode_indices(mode: Any, ids: Any) -> Any:
+    """The offsets a CuTe layout mode gives the (colexicographic) indices ``ids``."""
+    import numpy as np
+
+    from llverify.cute import flatten
+
+    total = np.zeros_like(ids)
+    rest = ids.copy()
+    for size, stride in zip(flatten(mode.shape), flatten(mode.stride)):
+        total += (rest % size) * stride
+        rest //= size
+    return total
+
+
 def _enumerate(operand: Operand, formulas: Mapping[str, str], claim: str) -> Verdict:
-    """Every (thread, value) of the TV layout against the formulas (IntOps)."""
-    from llverify.ops import IntOps
+    """Every (thread, value) of the TV layout against the formulas (numpy, exact ints)."""
+    import numpy as np
+
+    from llverify.cute import Layout
+    from llverify.ops import NumpyOps
     from llverify.proof.formula import Formula
 
     clock = Verdict.timed()
     tv = operand.tv()
     rows_cute = operand.cute_tile()[0]
-    parsed = {d: Formula(text) for d, text in formulas.items()}
-    ops = IntOps()
-    for thread in range(tv[0].size()):
-        for value in range(tv[1].size()):
-            index = int(tv._index((thread, value)))
-            first, second = index % rows_cute, index // rows_cute
-            actual = {"dim0": second, "dim1": first} if operand.transposed else {
-                "dim0": first, "dim1": second}  # fmt: skip
-            point = {"register": value, "lane": thread % operand.lanes,
-                     "warp": thread // operand.lanes}  # fmt: skip
-            expected = {d: int(f.evaluate(ops, point)) for d, f in parsed.items()}
-            if expected != actual:
-                return clock.verdict(Status.REFUTED, claim, "enumeration", point, actual,
-                                     expected)  # fmt: skip
+    threads, values = tv[0].size(), tv[1].size()
+    thread = np.repeat(np.arange(threads, dtype=np.int64), values)
+    value = np.tile(np.arange(values, dtype=np.int64), threads)
+    if isinstance(tv, Layout):
+        index = _mode_indices(tv[0], thread) + _mode_indices(tv[1], value)
+    else:  # a composed (swizzled) layout: evaluate it point by point
+        index = np.array([tv._index((int(t), int(v))) for t, v in zip(thread, value)])
+    first, second = index % rows_cute, index // rows_cute
+    actual = {"dim0": second, "dim1": first} if operand.transposed else {
+        "dim0": first, "dim1": second}  # fmt: skip
+    point = {"register": value, "lane": thread % operand.lanes, "warp": thread // operand.lanes}
+    wrong = np.zeros(thread.shape, dtype=bool)
+    expected = {}
+    for dim, text in formulas.items():
+        expected[dim] = np.broadcast_to(Formula(text).evaluate(NumpyOps(), point), thread.shape)
+        wrong |= expected[dim] != actual[dim]
+    if wrong.any():
+        k = int(np.argmax(wrong))
+        at = {name: int(values_[k]) for name, values_ in point.items()}
+        return clock.verdict(
+            Status.REFUTED, claim, "enumeration", at,
+            {d: int(a[k]) for d, a in actual.items()},
+            {d: int(e[k]) for d, e in expected.items()},
+        )  # fmt: skip
     return clock.verdict(Status.PROVED, claim, "enumeration")
 
 
