@@ -343,6 +343,15 @@ def test_cli_list_show_prove() -> None:
                                                       "unknown": 0}}  # fmt: skip
 
 
+def test_cli_family_names_and_bad_family() -> None:
+    from llverify.cli.atoms_cmd import FAMILY_NAMES
+
+    assert tuple(FAMILY_NAMES.split(", ")) == atoms.FAMILIES
+    for action in ("list", "prove"):
+        done = _cli("atoms", action, "--family", "mma")
+        assert done.returncode == 2 and "Argument 'family' must be one of" in done.stderr
+
+
 def test_cli_unknown_atom_exits_2_with_close_matches(tmp_path: Path) -> None:
     for action in ("show", "draw"):
         extra = ["-o", str(tmp_path / "x.svg")] if action == "draw" else []

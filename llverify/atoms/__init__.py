@@ -2,8 +2,8 @@
 MFMA, WMMA), each register fragment proved against the vendor ISA formula, available as a
 LinearLayout, as a CuTe TV layout and as a picture (see docs/atoms.md).
 
-Modules: :mod:`~llverify.atoms.catalogue` (the value types and look-up),
-:mod:`~llverify.atoms.nvidia` and :mod:`~llverify.atoms.amd` (the atoms),
+Modules: :mod:`~llverify.atoms.catalogue` (the value types), :mod:`~llverify.atoms.nvidia`
+and :mod:`~llverify.atoms.amd` (the atoms), :mod:`~llverify.atoms.registry` (the look-up),
 :mod:`~llverify.atoms.proof` (proving them), :mod:`~llverify.atoms.picture` (their figures).
 
 Examples:
@@ -19,8 +19,9 @@ Examples:
 
 from __future__ import annotations
 
-from llverify.atoms.catalogue import FAMILIES, Atom, AtomError, Operand, atoms, get, names
+from llverify.atoms.catalogue import FAMILIES, Atom, AtomError, Operand
 from llverify.atoms.proof import AtomProof, proof_counts, prove_atom, prove_operand
+from llverify.atoms.registry import atoms, get, names
 
 __all__ = [
     "FAMILIES",

@@ -1,6 +1,6 @@
-"""The atom value types (:class:`Atom`, :class:`Operand`) and the named catalogue: look-up by
-name (CuTe's where CuTe has one, the ISA instruction name otherwise), by family, with close
-matches for a misspelt name.
+"""The atom value types: :class:`Atom` (a named MMA or copy atom) and :class:`Operand` (one
+register fragment and the vendor formula it is proved against); the catalogue itself is
+:mod:`llverify.atoms.registry`.
 
 An operand's fragment comes from one of two independent statements of it, never from the
 vendor formula it is proved against (:mod:`llverify.atoms.proof`):
@@ -16,7 +16,7 @@ AMD ISA guides write fragments; the CuTe TV layouts keep CuTe's own convention, 
 (N, K).
 
 Examples:
-    >>> from llverify.atoms.catalogue import get
+    >>> from llverify.atoms.registry import get
     >>> atom = get("SM80_16x8x16_F32F16F16F32_TN")
     >>> atom.family, atom.mnk, [op.role for op in atom.operands]
     ('mma.sync', (16, 8, 16), ['A', 'B', 'C'])
@@ -24,15 +24,10 @@ Examples:
     '((4, 8), (2, 2)):((32, 1), (16, 8))'
     >>> atom.operand("C").layout().apply({"register": 3, "lane": 5})
     {'dim0': 9, 'dim1': 3}
-    >>> get("SM80_16x8x16_F32F16F16F32")
-    Traceback (most recent call last):
-    ...
-    llverify.atoms.catalogue.AtomError: unknown atom 'SM80_16x8x16_F32F16F16F32'; close matches: SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x8_F32F16F16F32_TN
-"""  # noqa: E501 - the doctest's output is one line
+"""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,15 +35,7 @@ from typing import Any
 from llverify.errors import LLVerifyError, shown
 from llverify.layout import LinearLayout
 
-__all__ = [
-    "FAMILIES",
-    "Atom",
-    "AtomError",
-    "Operand",
-    "atoms",
-    "get",
-    "names",
-]
+__all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 
 #: The families, in catalogue order.
 FAMILIES: tuple[str, ...] = ("mma.sync", "wgmma", "ldmatrix", "stmatrix", "mfma", "wmma")
@@ -193,56 +180,3 @@ class Atom:
     def threads(self) -> int:
         """Threads that execute the atom."""
         return max(op.threads for op in self.operands)
-
-
-_CATALOGUE: dict[str, Atom] = {}
-_ALIASES: dict[str, str] = {}
-
-
-def _catalogue() -> dict[str, Atom]:
-    """The atoms by name, built on first use from the vendor modules."""
-    if not _CATALOGUE:
-        from llverify.atoms import amd, nvidia
-
-        for atom in (*nvidia.atoms(), *amd.atoms()):
-            if atom.name in _CATALOGUE:
-                raise AssertionError(f"atom {atom.name} is defined twice")
-            _CATALOGUE[atom.name] = atom
-            for alias in (atom.name, *atom.aliases):
-                _ALIASES[alias.lower()] = atom.name
-    return _CATALOGUE
-
-
-def _check_family(family: str | None) -> None:
-    if family is not None and family not in FAMILIES:
-        raise AtomError(f"Argument 'family' must be one of {list(FAMILIES)}, not {shown(family)}.")
-
-
-def atoms(family: str | None = None) -> list[Atom]:
-    """Every atom of the catalogue (of ``family``), in catalogue order.
-
-    Examples:
-        >>> len(atoms("ldmatrix")), atoms("ldmatrix")[0].name
-        (6, 'SM75_U32x1_LDSM_N')
-    """
-    _check_family(family)
-    return [a for a in _catalogue().values() if family is None or a.family == family]
-
-
-def names(family: str | None = None) -> list[str]:
-    """The atoms' names (of ``family``)."""
-    return [a.name for a in atoms(family)]
-
-
-def get(name: str) -> Atom:
-    """The atom ``name`` (or one of its aliases; case does not matter); an unknown name is
-    refused with the close matches."""
-    if not isinstance(name, str):
-        raise AtomError(f"Argument 'name' must be an atom name (str), not {shown(name)}.")
-    catalogue = _catalogue()
-    found = _ALIASES.get(name.lower())
-    if found is not None:
-        return catalogue[found]
-    close = difflib.get_close_matches(name, list(catalogue), n=3, cutoff=0.6)
-    hint = f"; close matches: {', '.join(close)}" if close else "; see 'llverify atoms list'"
-    raise AtomError(f"unknown atom {name!r}{hint}")

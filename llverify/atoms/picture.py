@@ -2,7 +2,7 @@
 element: thread and value), or a copy atom's register fragment.
 
 Examples:
-    >>> from llverify.atoms.catalogue import get
+    >>> from llverify.atoms.registry import get
     >>> picture = atom_picture(get("SM80_16x8x8_F16F16F16F16_TN"))
     >>> picture.info["panels"]["A (M x K)"]["rows"], picture.info["cells"]
     (16, 320)

@@ -4,7 +4,7 @@ is a LinearLayout, by enumerating every (thread, value) of its CuTe TV layout wh
 (wgmma with N not a power of 2).
 
 Examples:
-    >>> from llverify.atoms.catalogue import get
+    >>> from llverify.atoms.registry import get
     >>> proof = prove_atom(get("SM80_16x8x16_F32F16F16F32_TN"))
     >>> proof.status, sorted(proof.verdicts)
     (<Status.PROVED: 'proved'>, ['A', 'B', 'C'])
@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llverify.atoms.catalogue import FAMILIES, Atom, Operand, atoms
+from llverify.atoms.catalogue import FAMILIES, Atom, Operand
+from llverify.atoms.registry import atoms
 from llverify.proof.verdict import Status, Verdict
 
 __all__ = ["AtomProof", "operand_formulas", "proof_counts", "prove_atom", "prove_operand"]
@@ -32,7 +33,7 @@ def operand_formulas(operand: Operand) -> dict[str, str]:
     ``lane`` replaced by the atom's thread-to-lane map where it has one (sm70 quad pairs).
 
     Examples:
-        >>> from llverify.atoms.catalogue import get
+        >>> from llverify.atoms.registry import get
         >>> operand_formulas(get("SM70_8x8x4_F16F16F16F16_TN").operand("A"))["dim1"]
         'register'
         >>> operand_formulas(get("SM70_8x8x4_F16F16F16F16_TN").operand("A"))["dim0"]
@@ -103,7 +104,7 @@ def prove_operand(operand: Operand, timeout_ms: int = 10_000) -> Verdict:
 
     Examples:
         >>> from dataclasses import replace
-        >>> from llverify.atoms.catalogue import get
+        >>> from llverify.atoms.registry import get
         >>> c = get("SM80_16x8x8_F16F16F16F16_TN").operand("C")
         >>> prove_operand(c).status
         <Status.PROVED: 'proved'>

@@ -3,7 +3,8 @@
 Subcommands, one module each: ``layout`` (:mod:`.layout_cmd`), ``convert``
 (:mod:`.convert_cmd`), ``bank-conflicts`` (:mod:`.access_cmd`), ``swizzle``
 (:mod:`.swizzle_cmd`), ``triton-check`` (:mod:`.triton_cmd`), ``prove`` (:mod:`.prove_cmd`),
-``audit`` (:mod:`.audit_cmd`), ``draw`` (:mod:`.draw_cmd`), ``validate``
+``audit`` (:mod:`.audit_cmd`), ``draw`` (:mod:`.draw_cmd`), ``atoms`` (:mod:`.atoms_cmd`),
+``validate``
 (:mod:`.validate_cmd`), ``examples`` (:mod:`.examples_cmd`, the example inputs in
 ``examples/``); shared argument parsing in :mod:`.args`; the parser and exit codes in
 :mod:`.main`; the ``--json`` writer in :mod:`.output`; JUnit XML in :mod:`.junit`; one-line

@@ -135,7 +135,12 @@ def tv_panel(spec: TVPanel, max_cells: int = MAX_TV_CELLS) -> Panel:
     width = x0 + shown_cols * _CELL_W
     width = max(width, text_width(caption, style.NOTE_FONT))
     height = y0 + shown_rows * _CELL_H
-    info = {"rows": rows, "cols": cols, "cells": shown_rows * shown_cols, "empty": empty}
+    info: dict[str, object] = {
+        "rows": rows,
+        "cols": cols,
+        "cells": shown_rows * shown_cols,
+        "empty": empty,
+    }
     return Panel(items, width, height, info)
 
 
