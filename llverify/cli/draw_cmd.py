@@ -72,11 +72,32 @@ def _conversion_options(args: argparse.Namespace, shape: list[int] | None) -> di
     return options
 
 
-def _bank_map_options(args: argparse.Namespace, shape: list[int] | None) -> dict[str, Any]:
-    """The options of a shared LAYOUT's bank map."""
+def _unswizzled(layout: Any) -> Any:
+    """The row-major shared layout of ``layout``'s tensor (offset -> row-major index)."""
+    from llverify.layout_utils import identity_standard_nd
+
+    if layout is None:
+        raise LLVerifyError(
+            "--before unswizzled needs a linear shared LAYOUT (its tensor's shape)."
+        )
+    names = layout.get_out_dim_names()
+    order = list(range(len(names)))[::-1]
+    return identity_standard_nd("offset", layout.get_out_dim_sizes(), order).transpose_outs(names)
+
+
+def _bank_map_options(
+    args: argparse.Namespace, shape: list[int] | None, layout: Any
+) -> dict[str, Any]:
+    """The options of a shared LAYOUT's bank map (and of a before/after comparison)."""
     options: dict[str, Any] = {"element_bits": parse_dtype(args.dtype), "target": args.target}
     if args.register is not None:
         options["register"] = _argument(args.register, shape, "--register")[0]
+    if args.before is not None:
+        options["before"] = (
+            _unswizzled(layout)
+            if args.before == "unswizzled"
+            else _argument(args.before, shape, "--before")[0]
+        )
     if args.slice is not None:
         raise LLVerifyError("--slice applies to distributed layouts, not bank maps.")
     return options
@@ -109,8 +130,10 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     elif args.shared is not None or args.bank_window is not None:
         raise LLVerifyError("--shared and --bank-window apply to conversions (with --to).")
     elif layout is None or layout.has_in_dim("offset"):
-        options.update(_bank_map_options(args, shape))
+        options.update(_bank_map_options(args, shape, layout))
     else:
+        if args.before is not None:
+            raise LLVerifyError("--before applies to a shared LAYOUT (a bank map).")
         options.update(_grid_options(args))
     drawn = picture(value, shape, **options)
     write_output(args.output, drawn.data(fmt), "-o")  # atomically: a failure keeps the old
@@ -151,6 +174,13 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         type=non_empty,
         help="register layout accessing a shared LAYOUT",
     )
+    parser.add_argument(
+        "--before",
+        metavar="SHARED",
+        type=non_empty,
+        help="a shared LAYOUT's bank map side by side with this one's (before the swizzle; "
+        "'unswizzled' = row-major)",
+    )
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
 
 
@@ -188,7 +218,8 @@ def register(commands: Any) -> None:
         description=(
             "Draw a distributed LAYOUT as its tensor grid (who holds each element, colour by "
             "warp), a shared LAYOUT as a bank map (with --register: the register layout's "
-            "first wavefront and its bank conflicts), or the conversion LAYOUT --to DST "
+            "first wavefront and its bank conflicts; with --before: another shared layout's "
+            "bank map beside it, before and after a swizzle), or the conversion LAYOUT --to DST "
             "through shared memory (source grid, store and load bank maps, destination grid; "
             "the shared layout defaults to the synthesized one). The output's suffix picks "
             "the format: .svg, .html (self-contained, tooltips per cell) or .png (needs "
@@ -198,6 +229,8 @@ def register(commands: Any) -> None:
         epilog=examples(
             f"llverify draw {ROW} --shape 32x64 -o blocked.svg",
             f"llverify draw {SWIZZLED} --shape 128x64 --register {COL} -o banks.html",
+            f"llverify draw {SWIZZLED} --shape 128x64 --register {COL} --before unswizzled "
+            "-o before_after.svg",
             f"llverify draw {ROW} --to {COL} --shape 128x64 -o conversion.svg --json",
         ),
         formatter_class=HelpFormatter,

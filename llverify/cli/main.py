@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from llverify import __version__
 from llverify.cli import (
     access_cmd,
+    atoms_cmd,
     audit_cmd,
     coalescing_cmd,
     convert_cmd,
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_cmd.register(commands)
     prove_cmd.register(commands)
     draw_cmd.register(commands)
+    atoms_cmd.register(commands)
     validate_cmd.register(commands)
     examples_cmd.register(commands)
     return parser

@@ -6,6 +6,10 @@
   register layout's first wavefront and its bank conflicts;
 * :func:`conversion_svg` / :func:`conversion_picture`: a conversion through shared memory,
   source grid, bank maps and destination grid side by side;
+* :func:`swizzle_comparison_picture`: two bank maps side by side, a shared layout before and
+  after a swizzle, with a register layout's first wavefront in each;
+* :func:`tv_picture` / :func:`fragment_picture`: CuTe thread-value layouts as their tiles
+  (``T<thread>`` / ``V<value>`` per cell), e.g. an MMA atom's A, B and C;
 * :func:`draw`: any of them to a file (.svg, .html, .png).
 
 SVG and HTML are built as plain strings (no dependency); PNG needs matplotlib
@@ -13,7 +17,8 @@ SVG and HTML are built as plain strings (no dependency); PNG needs matplotlib
 
 The modules: ``api`` (the public functions above), ``grid`` (the tensor grid of a distributed
 layout), ``banks`` (bank maps and the first wavefront's conflicts), ``scene`` (the retained
-drawing and its SVG, HTML and PNG renderers) and ``style`` (colours, sizes, text helpers).
+drawing and its SVG, HTML and PNG renderers), ``fragments`` (thread-value pictures) and
+``style`` (colours, sizes, text helpers).
 """
 
 from llverify.draw.api import (
@@ -27,7 +32,9 @@ from llverify.draw.api import (
     distributed_svg,
     draw,
     picture,
+    swizzle_comparison_picture,
 )
+from llverify.draw.fragments import fragment_picture, tv_picture
 from llverify.draw.scene import DrawError, Scene
 
 __all__ = [
@@ -42,5 +49,8 @@ __all__ = [
     "distributed_picture",
     "distributed_svg",
     "draw",
+    "fragment_picture",
     "picture",
+    "swizzle_comparison_picture",
+    "tv_picture",
 ]

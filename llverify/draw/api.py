@@ -50,6 +50,7 @@ __all__ = [
     "bank_map_picture",
     "bank_map_svg",
     "conversion_picture",
+    "swizzle_comparison_picture",
     "conversion_svg",
     "distributed_picture",
     "distributed_svg",
@@ -411,6 +412,71 @@ def bank_map_svg(
     ).svg()
 
 
+def swizzle_comparison_picture(
+    before: Any,
+    after: Any,
+    element_bits: int,
+    target: Any = "nvidia",
+    register_layout: Any = None,
+    shape: Sequence[int] | None = None,
+    *,
+    window: Any = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    title: str | None = None,
+) -> Picture:
+    """Two bank maps side by side: the shared layout ``before`` (say, unswizzled) and
+    ``after`` (swizzled), each with ``register_layout``'s first wavefront and its bank
+    conflicts, so that what the swizzle changes is seen at a glance.
+
+    Arguments as for :func:`bank_map_picture`; both layouts must cover the same tensor.
+
+    Examples:
+        >>> from llverify.layout import LinearLayout
+        >>> from llverify.layout_utils import identity_standard_nd
+        >>> plain = identity_standard_nd("offset", [8, 8], [1, 0]).transpose_outs(["dim0", "dim1"])
+        >>> swz = LinearLayout.from_bases(
+        ...     [("offset", [[0, 1], [0, 2], [0, 4], [1, 1], [2, 2], [4, 4]])], ["dim0", "dim1"])
+        >>> column = LinearLayout.from_bases(
+        ...     [("register", []), ("lane", [[1, 0], [2, 0], [4, 0], [0, 1], [0, 2]])],
+        ...     ["dim0", "dim1"], [8, 8], require_surjective=False)
+        >>> pic = swizzle_comparison_picture(plain, swz, 32, "nvidia", column)
+        >>> pic.info["conflicts"]
+        {'before': 1, 'after': 0}
+    """
+    bits = ANY_ELEMENT_BITS.check(element_bits, error=DrawError)
+    tgt = resolve_target(target, DrawError)
+    parts = []
+    for label, shared in (("before", before), ("after", after)):
+        parts.append(
+            _bank_parts(shared, bits, tgt, register_layout, shape, window, max_cells,
+                        "the register layout", [f"{label}: {_describe(shared, None)}"])
+        )  # fmt: skip
+    (m_before, w_before, p_before, n_before), (m_after, w_after, p_after, n_after) = parts
+    if list(m_before.shape) != list(m_after.shape):
+        raise DrawError(
+            "Arguments 'before' and 'after' must cover the same tensor, not "
+            f"{list(m_before.shape)} and {list(m_after.shape)}."
+        )
+    head = title or f"Swizzle before / after ({tgt.name}, {bits}-bit): {p_after.info['shown']}"
+    notes = [f"before: {_describe(before, m_before.layout)}",
+             f"after: {_describe(after, m_after.layout)}"]  # fmt: skip
+    if register_layout is not None:
+        notes.append(f"register layout: {_describe(register_layout, None)}")
+    foot = ["before: " + line for line in n_before] + ["after: " + line for line in n_after]
+    body = _stack([p_before, p_after], horizontal=True)
+    scene = _figure(head, notes, body, _bank_legend(m_after, w_after), foot)
+    info: dict[str, Any] = {
+        "kind": "swizzle comparison",
+        "title": head,
+        "target": tgt.name,
+        "element_bits": bits,
+        "cells": int(p_before.info["cells"]) + int(p_after.info["cells"]),  # type: ignore[call-overload]
+    }
+    if w_before is not None and w_after is not None:
+        info["conflicts"] = {"before": w_before.conflicts, "after": w_after.conflicts}
+    return Picture(scene, info)
+
+
 # ---------------------------------------------------------------------- conversions
 
 
@@ -613,7 +679,7 @@ def conversion_svg(
 # ---------------------------------------------------------------------- dispatch
 
 _GRID_OPTIONS = {"window", "max_cells", "leading", "title"}
-_BANK_OPTIONS = {"element_bits", "target", "register", "window", "max_cells", "title"}
+_BANK_OPTIONS = {"element_bits", "target", "register", "window", "max_cells", "title", "before"}
 _CONV_OPTIONS = {
     "to", "shared", "element_bits", "target", "window", "bank_window", "max_cells", "leading",
     "timeout_s", "title",
@@ -639,6 +705,11 @@ def picture(value: Any, shape: Sequence[int] | None = None, **options: Any) -> P
             raise DrawError(
                 "Drawing a shared layout as a bank map needs element_bits (e.g. element_bits=16)."
             )
+        if "before" in opts:
+            return swizzle_comparison_picture(
+                opts.pop("before"), value, opts.pop("element_bits"), opts.pop("target", "nvidia"),
+                opts.pop("register", None), shape, **opts,
+            )  # fmt: skip
         return bank_map_picture(
             value, opts.pop("element_bits"), opts.pop("target", "nvidia"),
             opts.pop("register", None), shape, **opts,
@@ -662,7 +733,8 @@ def draw(
 
     * distributed layouts: ``window``, ``max_cells``, ``leading``, ``title``;
     * shared layouts (bank maps): ``element_bits`` (required), ``target``, ``register``
-      (a register layout: its first wavefront and conflicts), ``window``, ``max_cells``;
+      (a register layout: its first wavefront and conflicts), ``window``, ``max_cells``,
+      ``before`` (another shared layout: both bank maps side by side, before and after);
     * conversions: ``to`` (the destination layout), ``element_bits`` (required),
       ``shared`` (default: synthesized), ``target``, ``window``, ``bank_window``,
       ``max_cells``, ``leading``, ``timeout_s``.

@@ -1,0 +1,185 @@
+"""The AMD atoms: MFMA by instruction name (CDNA1 gfx908 to CDNA4 gfx950, wave64) and WMMA
+(RDNA3 gfx11, RDNA4 gfx12, gfx1250; wave32).  CUTLASS has no AMD atoms, so each fragment is
+the Triton converter's instance for the instruction (``AMDMFMALayout`` / ``AMDWMMALayout`` and
+their dot operands, :mod:`llverify.encodings`); the formula it is proved against is the
+instruction's register layout from the ISA guides and AMD's Matrix Instruction Calculator
+(:mod:`llverify.specs.amd_mfma`, :mod:`~llverify.specs.amd_wmma`,
+:mod:`~llverify.specs.fragments`).
+
+Only single-block instructions are listed: the multi-block ones (4x4x4 with 16 blocks,
+32x32x1 and 32x32x4f16 with 2, 16x16x4f16 with 4) compute several independent products and
+have no one (M, N) tile; nor the gfx950 8-bit/6-bit/4-bit f8f6f4 and 32x32x32/16x16x64 i8
+shapes (K-packing 16 and 32), whose register layouts were not checked against the ISA here.
+
+Examples:
+    >>> from llverify.atoms.amd import atoms
+    >>> found = atoms()
+    >>> found[0].name, found[0].operand("A").layout().apply({"register": 0, "lane": 33})
+    ('v_mfma_f32_32x32x2_f32', {'dim0': 1, 'dim1': 1})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llverify.atoms.catalogue import Atom, Operand
+from llverify.layout import LinearLayout
+
+__all__ = ["atoms"]
+
+#: MFMA generation of each target (Triton's AMDMFMALayout version)
+_VERSION = {"gfx908": 1, "gfx90a": 2, "gfx942": 3, "gfx950": 4}
+_CDNA12 = ("gfx908", "gfx90a")
+_CDNA2_4 = ("gfx90a", "gfx942", "gfx950")
+_CDNA3_4 = ("gfx942", "gfx950")
+_ALL = ("gfx908", "gfx90a", "gfx942", "gfx950")
+
+
+class _Build:
+    """Builds a converter instance's LinearLayout on ``shape`` when it is asked for."""
+
+    def __init__(self, encoding: Any, shape: tuple[int, int]) -> None:
+        self.encoding = encoding
+        self.shape = shape
+
+    def __call__(self) -> LinearLayout:
+        return self.encoding.to_linear_layout(list(self.shape))
+
+
+def _mfma(
+    name: str,
+    arch: tuple[str, ...],
+    mnk: tuple[int, int, int],
+    k_pack: int,
+    refs: tuple[str, str, str],
+    bits: int = 32,
+    old_name: str | None = None,
+) -> Atom:
+    """An MFMA atom: A (M x K), B (K x N), D (M x N); ``refs`` names the reference fragments
+    of A, B and D; ``k_pack`` consecutive K elements per lane (Triton's kWidth)."""
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    m, n, k = mnk
+    parent = AMDMFMALayout(_VERSION[arch[0]], [m, n, k], False, [1, 1], bits, None)
+    a, b = DotOperandLayout(0, parent, k_pack), DotOperandLayout(1, parent, k_pack)
+    ops = (
+        Operand("A", (m, k), refs[0], None, _Build(a, (m, k)), 64),
+        Operand("B", (k, n), refs[1], None, _Build(b, (k, n)), 64),
+        Operand("C", (m, n), refs[2], None, _Build(parent, (m, n)), 64),
+    )
+    aliases = (old_name,) if old_name else ()
+    source = f"Triton converter: AMDMFMALayout(version {_VERSION[arch[0]]}, {[m, n, k]}) and its "
+    source += f"dot operands (kWidth {k_pack}), llverify.encodings"
+    return Atom(name, "mfma", name, arch, mnk, ops, source, aliases)
+
+
+_D32 = "v_mfma_f32_32x32x8_f16 D"
+_D16 = "v_mfma_f32_16x16x16_f16 D"
+_F16_32 = ("v_mfma_f32_32x32x8_f16 A", "v_mfma_f32_32x32x8_f16 B", _D32)
+_F16_16 = ("v_mfma_f32_16x16x16_f16 A", "v_mfma_f32_16x16x16_f16 B", _D16)
+_K8_32 = ("v_mfma_f32_32x32x16_f16 A", "v_mfma_f32_32x32x16_f16 B", _D32)
+_K8_16 = ("v_mfma_f32_16x16x32_f16 A", "v_mfma_f32_16x16x32_f16 B", _D16)
+_KP2_32 = ("mfma.32x32.kpack2.A", "mfma.32x32.kpack2.B", _D32)
+_KP2_16 = ("mfma.16x16.kpack2.A", "mfma.16x16.kpack2.B", _D16)
+
+
+def _mfma_atoms() -> list[Atom]:
+    result = [
+        _mfma("v_mfma_f32_32x32x2_f32", _ALL, (32, 32, 2), 1,
+              ("v_mfma_f32_32x32x2_f32 A", "v_mfma_f32_32x32x2_f32 B", _D32),
+              old_name="v_mfma_f32_32x32x2f32"),
+        _mfma("v_mfma_f32_16x16x4_f32", _ALL, (16, 16, 4), 1,
+              ("v_mfma_f32_16x16x4_f32 / v_mfma_f64_16x16x4_f64 A",
+               "v_mfma_f32_16x16x4_f32 / v_mfma_f64_16x16x4_f64 B", _D16),
+              old_name="v_mfma_f32_16x16x4f32"),
+        _mfma("v_mfma_f32_32x32x8_f16", _ALL, (32, 32, 8), 4, _F16_32,
+              old_name="v_mfma_f32_32x32x8f16"),
+        _mfma("v_mfma_f32_16x16x16_f16", _ALL, (16, 16, 16), 4, _F16_16,
+              old_name="v_mfma_f32_16x16x16f16"),
+        _mfma("v_mfma_i32_32x32x8_i8", _CDNA12, (32, 32, 8), 4, _F16_32,
+              old_name="v_mfma_i32_32x32x8i8"),
+        _mfma("v_mfma_i32_16x16x16_i8", _CDNA12, (16, 16, 16), 4, _F16_16,
+              old_name="v_mfma_i32_16x16x16i8"),
+        _mfma("v_mfma_f32_32x32x4_bf16", ("gfx908",), (32, 32, 4), 2, _KP2_32,
+              old_name="v_mfma_f32_32x32x4bf16"),
+        _mfma("v_mfma_f32_16x16x8_bf16", ("gfx908",), (16, 16, 8), 2, _KP2_16,
+              old_name="v_mfma_f32_16x16x8bf16"),
+        _mfma("v_mfma_f32_32x32x8_bf16", _CDNA2_4, (32, 32, 8), 4, _F16_32,
+              old_name="v_mfma_f32_32x32x8bf16_1k"),
+        _mfma("v_mfma_f32_16x16x16_bf16", _CDNA2_4, (16, 16, 16), 4, _F16_16,
+              old_name="v_mfma_f32_16x16x16bf16_1k"),
+        _mfma("v_mfma_f64_16x16x4_f64", _CDNA2_4, (16, 16, 4), 1,
+              ("v_mfma_f32_16x16x4_f32 / v_mfma_f64_16x16x4_f64 A",
+               "v_mfma_f32_16x16x4_f32 / v_mfma_f64_16x16x4_f64 B", "v_mfma_f64_16x16x4_f64 D"),
+              bits=64, old_name="v_mfma_f64_16x16x4f64"),
+        _mfma("v_mfma_i32_32x32x16_i8", _CDNA3_4, (32, 32, 16), 8, _K8_32),
+        _mfma("v_mfma_i32_16x16x32_i8", _CDNA3_4, (16, 16, 32), 8, _K8_16),
+        _mfma("v_mfma_f32_32x32x4_xf32", ("gfx942",), (32, 32, 4), 2, _KP2_32),
+        _mfma("v_mfma_f32_16x16x8_xf32", ("gfx942",), (16, 16, 8), 2, _KP2_16),
+    ]  # fmt: skip
+    for a in ("fp8", "bf8"):
+        for b in ("fp8", "bf8"):
+            result.append(_mfma(f"v_mfma_f32_32x32x16_{a}_{b}", _CDNA3_4, (32, 32, 16), 8, _K8_32))
+            result.append(_mfma(f"v_mfma_f32_16x16x32_{a}_{b}", _CDNA3_4, (16, 16, 32), 8, _K8_16))
+    for dtype in ("f16", "bf16"):
+        result.append(_mfma(f"v_mfma_f32_32x32x16_{dtype}", ("gfx950",), (32, 32, 16), 8, _K8_32))
+        result.append(_mfma(f"v_mfma_f32_16x16x32_{dtype}", ("gfx950",), (16, 16, 32), 8, _K8_16))
+    return result
+
+
+def _wmma(
+    name: str,
+    arch: str,
+    version: int,
+    k: int,
+    k_width: int,
+    refs: tuple[str, str, str],
+) -> Atom:
+    """A 16x16xK WMMA atom (wave32): A (16 x K), B (K x 16), D (16 x 16)."""
+    from llverify.encodings.amd_wmma import AMDWMMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    parent = AMDWMMALayout(version, False, (), (), (16, 16, k), (), 2)
+    ops = (
+        Operand("A", (16, k), refs[0], None, _Build(DotOperandLayout(0, parent, k_width), (16, k))),
+        Operand("B", (k, 16), refs[1], None, _Build(DotOperandLayout(1, parent, k_width), (k, 16))),
+        Operand("C", (16, 16), refs[2], None, _Build(parent, (16, 16))),
+    )  # fmt: skip
+    source = f"Triton converter: AMDWMMALayout(version {version}, [16, 16, {k}]) and its dot "
+    source += f"operands (kWidth {k_width}), llverify.encodings"
+    # RDNA3 and RDNA4 share instruction spellings: the name carries the target
+    return Atom(f"{name}_{arch}", "wmma", name, (arch,), (16, 16, k), ops, source)
+
+
+def _wmma_atoms() -> list[Atom]:
+    rdna3 = ("rdna3_a", "rdna3_b", "rdna3_acc")
+    rdna4_16 = ("rdna4_a_16bit", "rdna4_b_16bit", "rdna4_acc")
+    rdna4_8 = ("rdna4_a_8bit", "rdna4_b_8bit", "rdna4_acc")
+    result = [
+        _wmma(f"v_wmma_{t}_16x16x16_{s}", "gfx11", 1, 16, 16, rdna3)
+        for t, s in (("f32", "f16"), ("f32", "bf16"), ("i32", "iu8"), ("i32", "iu4"))
+    ]
+    result += [
+        _wmma(f"v_wmma_f32_16x16x16_{s}", "gfx12", 2, 16, 4, rdna4_16) for s in ("f16", "bf16")
+    ]
+    result.append(_wmma("v_wmma_i32_16x16x16_iu8", "gfx12", 2, 16, 8, rdna4_8))
+    result += [
+        _wmma(f"v_wmma_f32_16x16x16_{a}_{b}", "gfx12", 2, 16, 8, rdna4_8)
+        for a in ("fp8", "bf8")
+        for b in ("fp8", "bf8")
+    ]
+    result.append(
+        _wmma("v_wmma_i32_16x16x32_iu4", "gfx12", 2, 32, 16,
+              ("rdna4_a_4bit_k32", "rdna4_b_4bit_k32", "rdna4_acc"))
+    )  # fmt: skip
+    gfx1250 = ("gfx1250_a_k32_kwidth8", "gfx1250_b_k32_kwidth8", "gfx1250_acc")
+    result += [
+        _wmma(f"v_wmma_f32_16x16x32_{s}", "gfx1250", 3, 32, 8, gfx1250) for s in ("f16", "bf16")
+    ]
+    return result
+
+
+def atoms() -> list[Atom]:
+    """Every AMD atom, in catalogue order."""
+    return [*_mfma_atoms(), *_wmma_atoms()]

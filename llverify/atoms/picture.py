@@ -1,0 +1,45 @@
+"""Pictures of atoms: an MMA atom's A, B and C fragments side by side (who holds each
+element: thread and value), or a copy atom's register fragment.
+
+Examples:
+    >>> from llverify.atoms.registry import get
+    >>> picture = atom_picture(get("SM80_16x8x8_F16F16F16F16_TN"))
+    >>> picture.info["panels"]["A (M x K)"]["rows"], picture.info["cells"]
+    (16, 320)
+    >>> "SM80_16x8x8_F16F16F16F16_TN" in picture.svg()
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llverify.atoms.catalogue import Atom
+
+__all__ = ["atom_picture"]
+
+_AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "fragment": "stacked 8x8 matrices"}
+
+
+def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
+    """The atom's register fragments as one picture (:class:`llverify.draw.Picture`);
+    ``max_cells`` per panel (default :data:`llverify.draw.fragments.MAX_TV_CELLS`)."""
+    from llverify.draw.api import Picture
+    from llverify.draw.fragments import MAX_TV_CELLS, TVPanel, fragment_picture
+
+    panels = [
+        TVPanel(f"{op.role} ({_AXES[op.role]})", op.tv(), op.cute_tile(), op.transposed, op.lanes)
+        for op in atom.operands
+    ]
+    title = f"{atom.name}: {atom.instruction}"
+    notes = [
+        f"targets {', '.join(atom.arch)}; {atom.threads} threads; fragments from {atom.source}",
+        "proved against: "
+        + "; ".join(f"{op.role} = {op.reference}" for op in atom.operands)
+        + " (llverify atoms prove)",
+    ]
+    if any(op.lane_map for op in atom.operands):
+        notes.append(f"thread t is lane {atom.operands[0].lane_map} (CuTe's ThrID)")
+    scene, info = fragment_picture(panels, title, notes, max_cells or MAX_TV_CELLS)
+    info = {**info, "kind": "atom", "atom": atom.name}
+    return Picture(scene, info)

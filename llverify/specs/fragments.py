@@ -1,0 +1,295 @@
+"""Vendor fragment formulas that only the atom catalogue (:mod:`llverify.atoms`) is proved
+against: the MMA and ldmatrix fragments no Triton converter produces (sm70 quad pairs, sm75
+m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, WMMA B operands).
+
+The fragments the converters share live in their spec modules
+(:mod:`llverify.specs.nvidia_mma`, :mod:`~llverify.specs.amd_mfma`,
+:mod:`~llverify.specs.amd_wmma`); :func:`reference` looks a name up in all of them.
+
+Notation as in :mod:`llverify.specs.nvidia_mma`: ``register`` is the element index ``i`` in
+the thread's fragment, ``lane`` the hardware lane (``%laneid``), ``groupID = lane >> 2``,
+``threadID_in_group = lane % 4``; ``dim0``/``dim1`` are the fragment's rows and columns:
+(M, K) for A, (K, N) for B, (M, N) for C/D.  The sm70 formulas are written over the hardware
+lane of quad pair 0 (lanes 0-3 and 16-19), as the PTX ISA writes them; the catalogue maps its
+8 logical threads onto those lanes.
+
+Examples:
+    >>> sorted(reference("mma.m8n8k16.b8.A").formulas)
+    ['dim0', 'dim1']
+    >>> reference("mma.m16n8k16.CD").source.startswith("NVIDIA PTX ISA")
+    True
+    >>> reference("no.such.fragment")
+    Traceback (most recent call last):
+    ...
+    llverify.errors.LLVerifyError: unknown fragment reference 'no.such.fragment'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from llverify.errors import LLVerifyError
+
+__all__ = ["FRAGMENTS", "FragmentReference", "reference"]
+
+
+@dataclass(frozen=True)
+class FragmentReference:
+    """A vendor closed form: ``formulas[out_dim]`` over ``register``/``lane``/``warp``."""
+
+    name: str
+    formulas: Mapping[str, str]
+    source: str
+
+
+_G = "(lane >> 2)"
+_Q = "(lane % 4)"
+_PTX = "NVIDIA PTX ISA 8.x"
+_QP_HIGH = "lane >= 16"  # the second quad of a quad pair (lanes 16-19)
+
+
+def _ptx(section: str, what: str) -> str:
+    return f"{_PTX}, '{section}', {what}"
+
+
+_M8N8K4 = "Matrix Fragments for mma.m8n8k4 with .f16 floating point type"
+_M16N8K4 = "Matrix Fragments for mma.m16n8k4"
+_M8N8K16 = "Matrix Fragments for mma.m8n8k16"
+_M16N8K16_INT = "Matrix Fragments for mma.m16n8k16 with integer type"
+_M16N8K32_INT = "Matrix Fragments for mma.m16n8k32"
+_M16N8K64 = "Matrix Fragments for mma.m16n8k64"
+_M8N8K128 = "Matrix Fragments for mma.m8n8k128"
+_M16N8K256 = "Matrix Fragments for mma.m16n8k256"
+_LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
+_CALC = "AMD Matrix Instruction Calculator, --register-layout"
+
+_LIST = [
+    # sm70 mma.m8n8k4 (.f16 multiplicands; one 8x8x4 product per quad pair) ---------------
+    FragmentReference(
+        "mma.m8n8k4.f16.A.row",
+        # row = %laneid % 4 (lanes < 16), %laneid % 4 + 4 otherwise; col = i
+        {"dim0": "lane % 4 if lane < 16 else lane % 4 + 4", "dim1": "register"},
+        _ptx(_M8N8K4, "multiplicand A, .row, a0..a3"),
+    ),
+    FragmentReference(
+        "mma.m8n8k4.f16.A.col",
+        # row = i % 4 (lanes < 16), i % 4 + 4 otherwise; col = %laneid % 4
+        {"dim0": "register % 4 if lane < 16 else register % 4 + 4", "dim1": "lane % 4"},
+        _ptx(_M8N8K4, "multiplicand A, .col, a0..a3"),
+    ),
+    FragmentReference(
+        "mma.m8n8k4.f16.B.col",
+        # row = i; col = %laneid % 4 (lanes < 16), %laneid % 4 + 4 otherwise
+        {"dim0": "register", "dim1": "lane % 4 if lane < 16 else lane % 4 + 4"},
+        _ptx(_M8N8K4, "multiplicand B, .col, b0..b3"),
+    ),
+    FragmentReference(
+        "mma.m8n8k4.f16.B.row",
+        # row = %laneid % 4; col = i % 4 (lanes < 16), i % 4 + 4 otherwise
+        {"dim0": "lane % 4", "dim1": "register % 4 if lane < 16 else register % 4 + 4"},
+        _ptx(_M8N8K4, "multiplicand B, .row, b0..b3"),
+    ),
+    FragmentReference(
+        "mma.m8n8k4.f16.CD",
+        # .f16 accumulators: row = %laneid % 4 (+ 4 for lanes >= 16); col = i
+        {"dim0": "lane % 4 if lane < 16 else lane % 4 + 4", "dim1": "register"},
+        _ptx(_M8N8K4, "accumulators C/D of type .f16, c0..c7"),
+    ),
+    FragmentReference(
+        "mma.m8n8k4.f32.CD",
+        # .f32 accumulators: row = (%laneid & 1) + (i & 2) (+ 4 for lanes >= 16);
+        # col = (i & 4) + (%laneid & 2) + (i & 1)
+        {
+            "dim0": f"(lane & 1) + (register & 2) + (4 if {_QP_HIGH} else 0)",
+            "dim1": "(register & 4) + (lane & 2) + (register & 1)",
+        },
+        _ptx(_M8N8K4, "accumulators C/D of type .f32, c0..c7"),
+    ),
+    # sm80 m16n8k4 .tf32 --------------------------------------------------------------------
+    FragmentReference(
+        "mma.m16n8k4.tf32.A",
+        # row = groupID (a0), groupID + 8 (a1); col = threadID_in_group
+        {"dim0": f"{_G} + 8 * register", "dim1": _Q},
+        _ptx(_M16N8K4, "multiplicand A (.tf32; .f64 on sm90), a0..a1"),
+    ),
+    FragmentReference(
+        "mma.m16n8k4.tf32.B",
+        {"dim0": _Q, "dim1": _G},  # b0: row = threadID_in_group, col = groupID
+        _ptx(_M16N8K4, "multiplicand B (.tf32; .f64 on sm90), b0"),
+    ),
+    # sm75 m8n8k16 (.s8/.u8) -----------------------------------------------------------------
+    FragmentReference(
+        "mma.m8n8k16.b8.A",
+        {"dim0": _G, "dim1": f"{_Q} * 4 + register"},  # row = groupID; col = tig * 4 + i
+        _ptx(_M8N8K16, "multiplicand A (.s8/.u8), a0..a3"),
+    ),
+    FragmentReference(
+        "mma.m8n8k16.b8.B",
+        {"dim0": f"{_Q} * 4 + register", "dim1": _G},  # row = tig * 4 + i; col = groupID
+        _ptx(_M8N8K16, "multiplicand B (.s8/.u8), b0..b3"),
+    ),
+    FragmentReference(
+        "mma.m8n8.s32.CD",
+        # c0, c1: row = groupID, col = threadID_in_group * 2 + i
+        {"dim0": _G, "dim1": f"{_Q} * 2 + register"},
+        _ptx(_M8N8K16, "accumulators C/D (.s32), c0..c1; m8n8k32 and m8n8k128 share them"),
+    ),
+    # sm80 m16n8k16 (.s8/.u8) ----------------------------------------------------------------
+    FragmentReference(
+        "mma.m16n8k16.b8.A",
+        # row = groupID for a0..a3, groupID + 8 for a4..a7; col = tig * 4 + (i & 3)
+        {"dim0": f"{_G} if register < 4 else {_G} + 8", "dim1": f"{_Q} * 4 + (register & 3)"},
+        _ptx(_M16N8K16_INT, "multiplicand A (.s8/.u8), a0..a7"),
+    ),
+    FragmentReference(
+        "mma.m16n8k16.b8.B",
+        {"dim0": f"{_Q} * 4 + register", "dim1": _G},  # row = tig * 4 + i; col = groupID
+        _ptx(_M16N8K16_INT, "multiplicand B (.s8/.u8), b0..b3"),
+    ),
+    # sm80 m16n8k32 (.s4/.u4) ----------------------------------------------------------------
+    FragmentReference(
+        "mma.m16n8k32.b4.A",
+        # row = groupID for a0..a7, groupID + 8 for a8..a15; col = tig * 8 + (i & 7)
+        {"dim0": f"{_G} if register < 8 else {_G} + 8", "dim1": f"{_Q} * 8 + (register & 7)"},
+        _ptx(_M16N8K32_INT, "multiplicand A (.s4/.u4), a0..a15"),
+    ),
+    FragmentReference(
+        "mma.m16n8k32.b4.B",
+        {"dim0": f"{_Q} * 8 + register", "dim1": _G},  # row = tig * 8 + i; col = groupID
+        _ptx(_M16N8K32_INT, "multiplicand B (.s4/.u4), b0..b7"),
+    ),
+    # sm80 m16n8k64 (.s4/.u4) ----------------------------------------------------------------
+    FragmentReference(
+        "mma.m16n8k64.b4.A",
+        # row = groupID for i < 8 or 16 <= i < 24, groupID + 8 otherwise;
+        # col = tig * 8 + (i & 7) for i < 16, + 32 for i >= 16
+        {
+            "dim0": f"{_G} if (register < 8 or (16 <= register and register < 24)) else {_G} + 8",
+            "dim1": f"{_Q} * 8 + (register & 7) if register < 16 "
+            f"else {_Q} * 8 + (register & 7) + 32",
+        },
+        _ptx(_M16N8K64, "multiplicand A (.s4/.u4), a0..a31"),
+    ),
+    FragmentReference(
+        "mma.m16n8k64.b4.B",
+        # row = tig * 8 + (i & 7) for i < 8, + 32 for i >= 8; col = groupID
+        {
+            "dim0": f"{_Q} * 8 + (register & 7) if register < 8 "
+            f"else {_Q} * 8 + (register & 7) + 32",
+            "dim1": _G,
+        },
+        _ptx(_M16N8K64, "multiplicand B (.s4/.u4), b0..b15"),
+    ),
+    # sm80 m8n8k128 / m16n8k256 (.b1) --------------------------------------------------------
+    FragmentReference(
+        "mma.m8n8k128.b1.A",
+        {"dim0": _G, "dim1": f"{_Q} * 32 + register"},  # row = groupID; col = tig * 32 + i
+        _ptx(_M8N8K128, "multiplicand A (.b1), a0..a31"),
+    ),
+    FragmentReference(
+        "mma.m8n8k128.b1.B",
+        {"dim0": f"{_Q} * 32 + register", "dim1": _G},  # row = tig * 32 + i; col = groupID
+        _ptx(_M8N8K128, "multiplicand B (.b1), b0..b31"),
+    ),
+    FragmentReference(
+        "mma.m16n8k256.b1.A",
+        # row = groupID for i < 32 or 64 <= i < 96, groupID + 8 otherwise;
+        # col = tig * 32 + (i & 31) for i < 64, + 128 for i >= 64
+        {
+            "dim0": f"{_G} if (register < 32 or (64 <= register and register < 96)) else {_G} + 8",
+            "dim1": f"{_Q} * 32 + (register & 31) if register < 64 "
+            f"else {_Q} * 32 + (register & 31) + 128",
+        },
+        _ptx(_M16N8K256, "multiplicand A (.b1), a0..a127"),
+    ),
+    FragmentReference(
+        "mma.m16n8k256.b1.B",
+        # row = tig * 32 + (i & 31) for i < 32, + 128 for i >= 32; col = groupID
+        {
+            "dim0": f"{_Q} * 32 + (register & 31) if register < 32 "
+            f"else {_Q} * 32 + (register & 31) + 128",
+            "dim1": _G,
+        },
+        _ptx(_M16N8K256, "multiplicand B (.b1), b0..b63"),
+    ),
+    # ldmatrix / stmatrix, matrices stacked along the rows (matrix k = rows 8k..8k+7) --------
+    FragmentReference(
+        "ldmatrix.b16.stacked",
+        # d_k holds matrix k; lane l receives (row l / 4, col 2 (l % 4) + e), e = i & 1
+        {"dim0": "(lane >> 2) + 8 * (register >> 1)", "dim1": "2 * (lane & 3) + (register & 1)"},
+        _ptx(_LDMATRIX, ".b16 without .trans, matrix k = register >> 1 stacked at rows 8k.."),
+    ),
+    FragmentReference(
+        "ldmatrix.b16.trans.stacked",
+        # with .trans lane l receives (row 2 (l % 4) + e, col l / 4) of matrix k
+        {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
+        _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
+    ),
+    # AMD MFMA with two elements per lane and K block (K-packing 2) ---------------------------
+    FragmentReference(
+        "mfma.32x32.kpack2.A",
+        # A[i][k] in lane i + 32 * (k / 2), register k % 2
+        {"dim0": "lane & 31", "dim1": "2 * (lane >> 5) + register"},
+        f"{_CALC} v_mfma_f32_32x32x4bf16 (CDNA1), v_mfma_f32_32x32x4_xf32 (CDNA3); CDNA3 ISA ch. 7",
+    ),
+    FragmentReference(
+        "mfma.32x32.kpack2.B",
+        {"dim0": "2 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CALC} v_mfma_f32_32x32x4bf16 (CDNA1), v_mfma_f32_32x32x4_xf32 (CDNA3)",
+    ),
+    FragmentReference(
+        "mfma.16x16.kpack2.A",
+        # A[i][k] in lane i + 16 * (k / 2), register k % 2
+        {"dim0": "lane & 15", "dim1": "2 * (lane >> 4) + register"},
+        f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3); CDNA3 ISA ch. 7",
+    ),
+    FragmentReference(
+        "mfma.16x16.kpack2.B",
+        {"dim0": "2 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3)",
+    ),
+    # AMD WMMA B operands the converter obligations do not name ----------------------------
+    FragmentReference(
+        "rdna4_b_4bit_k32",
+        # B[k][j]: VGPR (k // 8) % 2, nibble k % 8, lane 16 (k // 16) + j (B mirrors A)
+        {"dim0": "register + 16 * (lane >> 4)", "dim1": "lane & 15"},
+        "AMD RDNA4 ISA 7.9 'WMMA' as encoded in the AMD Matrix Instruction Calculator "
+        "(InstCalcGfx12), v_wmma_i32_16x16x32_iu4, B",
+    ),
+    FragmentReference(
+        "gfx1250_b_k32_kwidth8",
+        # B of a K = 32 instruction: two RDNA4-style 16-deep K halves, the second in the next
+        # 8 registers (B mirrors A)
+        {"dim0": "(register & 7) + 8 * (lane >> 4) + 16 * (register >> 3)", "dim1": "lane & 15"},
+        "Triton 3.9 TritonGPUAttrDefs.td AMDWmmaEncodingAttr (version 3), B mirrors A "
+        "(secondary source: the gfx1250 ISA tables were not available)",
+    ),
+]
+
+#: name -> reference, for the fragments above.
+FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
+
+
+def reference(name: str) -> FragmentReference:
+    """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
+    :mod:`~llverify.specs.nvidia_mma` reference, an AMD MFMA fragment (its ``name``) or an
+    AMD WMMA reference (its key)."""
+    if name in FRAGMENTS:
+        return FRAGMENTS[name]
+    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma
+
+    if name in nvidia_mma.REFERENCES:
+        ref = nvidia_mma.REFERENCES[name]
+        return FragmentReference(name, ref.formulas, ref.source)
+    for fragment in amd_mfma.FRAGMENTS:
+        if fragment.name == name:
+            return FragmentReference(name, fragment.formulas(), fragment.source)
+    if name in amd_wmma.REFERENCES:
+        return FragmentReference(
+            name,
+            amd_wmma.REFERENCES[name],
+            "AMD RDNA3/RDNA4 ISA 7.9 'WMMA' via the Matrix Instruction Calculator; gfx1250 "
+            "via Triton's AMDWmmaEncodingAttr documentation (see llverify.specs.amd_wmma)",
+        )
+    raise LLVerifyError(f"unknown fragment reference {name!r}")

@@ -1,0 +1,384 @@
+"""The atom catalogue (llverify.atoms): proof counts per family against the vendor ISA
+formulas, negative controls (perturbed atoms and a historical CUTLASS bug refuted, each
+counterexample replayed), the LinearLayout / CuTe TV views agreeing, Triton 3.9 as an oracle
+for the atoms it also has, look-up and refusals, pictures and the ``llverify atoms`` CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from llverify import atoms
+from llverify.atoms.catalogue import AtomError
+from llverify.atoms.proof import operand_formulas, prove_operand
+from llverify.cute import parse, tv_to_linear_layout
+from llverify.ops import IntOps
+from llverify.proof.formula import Formula
+from llverify.prove import prove_equal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The number of atoms per family; every one is proved.
+EXPECTED = {"mma.sync": 50, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "mfma": 27, "wmma": 14}
+
+
+# ---------------------------------------------------------------------- proofs
+
+
+@pytest.mark.parametrize("family", list(EXPECTED))
+def test_every_atom_of_the_family_is_proved(family: str) -> None:
+    counts = atoms.proof_counts([family])[family]
+    assert counts == {"atoms": EXPECTED[family], "proved": EXPECTED[family], "refuted": 0,
+                      "unknown": 0}  # fmt: skip
+
+
+def test_families_cover_the_catalogue() -> None:
+    assert tuple(EXPECTED) == atoms.FAMILIES
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 199
+
+
+def test_wgmma_has_every_n_for_each_type() -> None:
+    names = set(atoms.names("wgmma"))
+    for n in range(8, 257, 8):
+        assert {f"SM90_64x{n}x16_F32F16F16_RS", f"SM90_64x{n}x8_F32TF32TF32_RS_TN",
+                f"SM90_64x{n}x32_F32E4M3E4M3_RS_TN"} <= names  # fmt: skip
+
+
+def test_non_power_of_2_n_is_enumerated_and_has_no_linear_layout() -> None:
+    c = atoms.get("SM90_64x24x16_F32F16F16_RS").operand("C")
+    assert not c.linear and (c.threads, c.values) == (128, 12)
+    verdict = prove_operand(c)
+    assert verdict.proved and verdict.method == "enumeration"
+    with pytest.raises(AtomError, match="12 values per thread, not a power of 2"):
+        c.layout()
+
+
+def _replayed(operand, verdict) -> None:
+    """A refutation's counterexample, evaluated again: the fragment's element and the
+    formula's differ there."""
+    point = verdict.counterexample
+    assert verdict.refuted and point is not None
+    formulas = operand_formulas(operand)
+    env = {"register": point.get("register", 0), "lane": point.get("lane", 0),
+           "warp": point.get("warp", 0)}  # fmt: skip
+    expected = {d: int(Formula(t).evaluate(IntOps(), env)) for d, t in formulas.items()}
+    assert expected == verdict.expected
+    if operand.linear:
+        try:
+            assert operand.layout().apply(point) == verdict.actual
+            return
+        except Exception:  # noqa: BLE001 - a non-linear TV layout: read it directly
+            pass
+    thread = env["lane"] + operand.lanes * env["warp"]
+    index = operand.tv()._index((thread, env["register"]))
+    rows = operand.cute_tile()[0]
+    first, second = index % rows, index // rows
+    actual = (second, first) if operand.transposed else (first, second)
+    assert actual == (verdict.actual["dim0"], verdict.actual["dim1"])
+    assert verdict.actual != verdict.expected
+
+
+def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
+    """CUTLASS's SM80_16x8x32_S32S4S4S32_TN BLayout wrote stride 32 for the thread's 4
+    (fixed to 64 by NVIDIA/cutlass PR #3140): not injective, so not linear; enumeration
+    refutes it against the PTX m16n8k32 .s4 B fragment."""
+    b = atoms.get("SM80_16x8x32_S32S4S4S32_TN").operand("B")
+    assert b.tv_text == "((4,8),8):((64,1),8)" and prove_operand(b).proved
+    old = replace(b, tv_text="((4,8),8):((32,1),8)")
+    verdict = prove_operand(old)
+    assert verdict.method == "enumeration"
+    _replayed(old, verdict)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # the lanes walk the rows first (groupID and threadID_in_group exchanged)
+        ("SM80_16x8x16_F32F16F16F32_TN", "A", "((8,4),(2,2,2)):((1,32),(16,8,128))"),
+        # the value modes of C exchanged
+        ("SM80_16x8x8_F16F16F16F16_TN", "C", "((4,8),(2,2)):((32,1),(8,16))"),
+        # B read as if it were (K, N): transposed the wrong way
+        ("SM80_16x8x16_F32F16F16F32_TN", "B", "((4,8),(2,2)):((2,16),(1,8))"),
+        # wgmma D with the warps along N instead of M
+        ("SM90_64x64x16_F32F16F16_RS", "C", "((4,8,4),(2,2,8)):((128,1,1024),(64,8,512))"),
+        # a non-power-of-2 N with two value modes exchanged (enumerated)
+        ("SM90_64x24x16_F32F16F16_RS", "C", "((4,8,4),(2,2,3)):((128,1,16),(8,64,512))"),
+        # the sm70 quad pair read with the .col A fragment
+        ("SM70_8x8x4_F16F16F16F16_TN", "A", "((4,2),4):((8,4),1)"),
+        # ldmatrix x4 without the matrix order (matrix k at columns instead of rows)
+        ("SM75_U32x4_LDSM_N", "fragment", "(32,(2,4)):(2,(1,8))"),
+    ],
+)
+def test_perturbed_atom_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_amd_fragment_against_the_other_generation_is_refuted() -> None:
+    """RDNA3's accumulator (every other row per register) is not RDNA4's."""
+    c = atoms.get("v_wmma_f32_16x16x16_f16_gfx11").operand("C")
+    assert prove_operand(c).proved
+    rdna4 = replace(c, reference="rdna4_acc")
+    _replayed(rdna4, prove_operand(rdna4))
+    # K-packing 2 (CDNA1 bf16) read as K-packing 1 (32x32x2 f32): the register is ignored
+    a = atoms.get("v_mfma_f32_32x32x4_bf16").operand("A")
+    assert prove_operand(a).proved
+    wrong = replace(a, reference="v_mfma_f32_32x32x2_f32 A")
+    _replayed(wrong, prove_operand(wrong))
+
+
+# ---------------------------------------------------------------------- views
+
+
+def _all_operands():
+    for atom in atoms.atoms():
+        for op in atom.operands:
+            yield atom, op
+
+
+def test_linear_layout_and_cute_tv_views_agree() -> None:
+    """Each linear fragment's LinearLayout equals its CuTe TV layout (prove_equal with a
+    CuTe reference, after putting B back in CuTe's (N, K))."""
+    from llverify.atoms.catalogue import _swap_outs
+
+    checked = 0
+    for atom, op in _all_operands():
+        if not op.linear or op.lanes == 8:
+            continue
+        ll = op.layout()
+        cute_view = _swap_outs(ll) if op.transposed else ll
+        assert prove_equal(cute_view, op.tv()).proved, (atom.name, op.role)
+        checked += 1
+    assert checked > 300
+
+
+def test_tv_layouts_are_cutlass_text() -> None:
+    atom = atoms.get("SM90_64x256x16_F32F16F16_RS")
+    assert str(atom.operand("C").tv()) == "((4, 8, 4), (2, 2, 32)):((128, 1, 16), (64, 8, 512))"
+    assert str(atom.operand("A").tv()) == str(parse("((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"))
+    ld = atoms.get("ldmatrix.x4.trans")
+    assert ld.name == "SM75_U16x8_LDSM_T" and ld.operand("fragment").shape == (32, 8)
+
+
+def test_amd_atoms_have_cute_views() -> None:
+    a = atoms.get("v_mfma_f32_32x32x8f16").operand("A")
+    tv = a.tv()
+    assert (tv[0].size(), tv[1].size()) == (64, 4)
+    assert tv_to_linear_layout(tv, a.cute_tile(), 64).sublayout(
+        ["register", "lane"], ["dim0", "dim1"]
+    ) == a.layout().sublayout(["register", "lane"], ["dim0", "dim1"])
+
+
+# ---------------------------------------------------------------------- Triton oracle
+
+
+def _triton_cases():
+    """(atom, role, Gluon expression, shape) for atoms Triton 3.9 also lays out."""
+    ampere = "ttgl.NVMMADistributedLayout([2, 0], [1, 1], [16, 8])"
+    ampere8 = "ttgl.NVMMADistributedLayout([2, 0], [1, 1], [8, 8])"
+    cases = [
+        ("SM80_16x8x16_F32F16F16F32_TN", "A", f"ttgl.DotOperandLayout(0, {ampere}, 2)", [16, 16]),
+        ("SM80_16x8x16_F32F16F16F32_TN", "B", f"ttgl.DotOperandLayout(1, {ampere}, 2)", [16, 8]),
+        ("SM80_16x8x16_F32F16F16F32_TN", "C", ampere, [16, 8]),
+        ("SM80_16x8x8_F32TF32TF32F32_TN", "A", f"ttgl.DotOperandLayout(0, {ampere}, 1)", [16, 8]),
+        ("SM80_16x8x8_F32TF32TF32F32_TN", "B", f"ttgl.DotOperandLayout(1, {ampere}, 1)", [8, 8]),
+        ("SM80_16x8x32_S32S8S8S32_TN", "A", f"ttgl.DotOperandLayout(0, {ampere}, 4)", [16, 32]),
+        ("SM80_16x8x32_S32S8S8S32_TN", "B", f"ttgl.DotOperandLayout(1, {ampere}, 4)", [32, 8]),
+        ("SM80_8x8x4_F64F64F64F64_TN", "C", ampere8, [8, 8]),
+    ]
+    for n in (8, 16, 32, 64, 128, 256):
+        hopper = f"ttgl.NVMMADistributedLayout([3, 0], [4, 1], [16, {n}, 16])"
+        cases.append((f"SM90_64x{n}x16_F32F16F16_RS", "C", hopper, [64, n]))
+    hopper = "ttgl.NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16])"
+    cases.append(
+        ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
+    )
+    for atom in atoms.atoms("mfma"):
+        m, n, k = atom.mnk
+        bits = 64 if "f64" in atom.name else 32
+        parent = f"amd.AMDMFMALayout(3, [{m}, {n}, {k}], False, [1, 1], {bits})"
+        k_width = atom.operand("A").values
+        cases += [
+            (atom.name, "A", f"ttgl.DotOperandLayout(0, {parent}, {k_width})", [m, k]),
+            (atom.name, "B", f"ttgl.DotOperandLayout(1, {parent}, {k_width})", [k, n]),
+            (atom.name, "C", parent, [m, n]),
+        ]
+    return cases
+
+
+def _bases(ll) -> dict:
+    return {name: [list(b) for b in basis] for name, basis in ll.bases}
+
+
+@pytest.mark.triton
+def test_atoms_equal_triton_layouts() -> None:
+    """Triton 3.9's converter gives the same fragment as the atom (CuTe's TV layout for
+    NVIDIA, the instruction's MFMA instance for AMD): register, lane and warp bases."""
+    from cases.triton import triton_layouts
+
+    cases = _triton_cases()
+    results = triton_layouts([{"layout": expr, "shape": shape} for _, _, expr, shape in cases])
+    for (name, role, expr, _), result in zip(cases, results):
+        assert "bases" in result, (name, role, expr, result)
+        ours = _bases(atoms.get(name).operand(role).layout())
+        theirs = {d: b for d, b in result["bases"].items() if b}
+        assert {d: b for d, b in ours.items() if b} == theirs, (name, role)
+    assert len(cases) >= 90
+
+
+# ---------------------------------------------------------------------- look-up
+
+
+def test_get_by_alias_and_case() -> None:
+    assert atoms.get("v_mfma_f32_32x32x8f16").name == "v_mfma_f32_32x32x8_f16"
+    assert atoms.get("sm80_16x8x16_f32f16f16f32_tn").name == "SM80_16x8x16_F32F16F16F32_TN"
+    assert atoms.get("stmatrix.x2").name == "SM90_U32x2_STSM_N"
+
+
+def test_unknown_names_and_bad_arguments_are_refused() -> None:
+    with pytest.raises(AtomError, match="close matches: v_mfma_f32_32x32x8_f16"):
+        atoms.get("v_mfma_f32_32x32x8_f17")
+    with pytest.raises(AtomError, match="see 'llverify atoms list'"):
+        atoms.get("zzz")
+    with pytest.raises(AtomError, match="Argument 'name' must be an atom name"):
+        atoms.get(3)  # type: ignore[arg-type]
+    with pytest.raises(AtomError, match="Argument 'family' must be one of"):
+        atoms.atoms("mma")
+    with pytest.raises(AtomError, match="Argument 'role' must be one of"):
+        atoms.get("SM75_U32x1_LDSM_N").operand("A")
+    assert issubclass(AtomError, ValueError)
+
+
+# ---------------------------------------------------------------------- pictures
+
+
+def test_atom_picture_labels_every_operand() -> None:
+    from llverify.atoms.picture import atom_picture
+
+    picture = atom_picture(atoms.get("SM80_16x8x16_F32F16F16F32_TN"))
+    svg = picture.svg()
+    assert svg.count('class="tv-cell"') == 16 * 16 + 16 * 8 + 16 * 8
+    for label in ("A (M x K): 16 x 16", "B (K x N): 16 x 8", "C (M x N): 16 x 8", "T31", "V7"):
+        assert label in svg
+    # the PTX figure: a4 of thread 0 is A[0][8]; b2 of thread 0 is B[8][0]
+    assert "(0, 8): thread 0 (lane 0, warp 0) value 4" in svg
+    assert "(8, 0): thread 0 (lane 0, warp 0) value 2" in svg
+    html = picture.html()
+    assert "<svg" in html and "SM80_16x8x16_F32F16F16F32_TN" in html
+
+
+def test_large_and_non_linear_pictures() -> None:
+    from llverify.atoms.picture import atom_picture
+    from llverify.draw import tv_picture
+
+    big = atom_picture(atoms.get("SM90_64x24x16_F32F16F16_RS"))
+    assert big.info["panels"]["C (M x N)"] == {"rows": 64, "cols": 24, "cells": 1536, "empty": 0}
+    cropped = atom_picture(atoms.get("SM90_64x256x16_F32F16F16_RS"), max_cells=512)
+    assert "shown" in cropped.svg() and cropped.info["panels"]["C (M x N)"]["cells"] <= 512
+    padded = tv_picture("(4,2):(2,1)", (4, 4))  # only 8 of 16 cells held: grey
+    assert padded.info["panels"]["TV layout"]["empty"] == 8
+
+
+def test_tv_picture_refuses_bad_arguments() -> None:
+    from llverify.draw import DrawError, tv_picture
+
+    with pytest.raises(DrawError, match="Argument 'tile'"):
+        tv_picture("(4,2):(2,1)", (4,))
+    with pytest.raises(DrawError, match="outside the 2x2 tile"):
+        tv_picture("(4,2):(2,1)", (2, 2))
+    with pytest.raises(DrawError, match="Argument 'tv'"):
+        tv_picture(3.5, (2, 2))
+
+
+def test_swizzle_before_after_counts_conflicts_on_both_maps() -> None:
+    from llverify.draw import swizzle_comparison_picture
+    from llverify.layout import LinearLayout
+    from llverify.layout_utils import identity_standard_nd
+
+    plain = identity_standard_nd("offset", [32, 32], [1, 0]).transpose_outs(["dim0", "dim1"])
+    xor = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 1], [2, 2], [4, 4], [8, 8], [16, 16]]
+    swizzled = LinearLayout.from_bases([("offset", xor)], ["dim0", "dim1"])
+    column = LinearLayout.from_bases(
+        [("register", [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]),
+         ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]])],
+        ["dim0", "dim1"],
+    )  # fmt: skip
+    picture = swizzle_comparison_picture(plain, swizzled, 32, "nvidia", column)
+    # 128-bit vectors (4 registers along a row): a pass is 8 lanes, 8 rows of one bank
+    assert picture.info["conflicts"] == {"before": 7, "after": 0}
+    svg = picture.svg()
+    assert "before: linear layout" in svg and "after: linear layout" in svg
+
+
+# ---------------------------------------------------------------------- CLI
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", "llverify", *args], capture_output=True, text=True, env=env,
+        cwd=ROOT, timeout=300,
+    )  # fmt: skip
+
+
+def test_cli_list_show_prove() -> None:
+    listed = _cli("atoms", "list", "--family", "ldmatrix", "--json")
+    assert listed.returncode == 0
+    assert [row["name"] for row in json.loads(listed.stdout)][0] == "SM75_U32x1_LDSM_N"
+    shown = _cli("atoms", "show", "SM80_16x8x8_F16F16F16F16_TN")
+    assert shown.returncode == 0
+    assert "CuTe TV layout: ((4, 8), (2, 2)):((32, 1), (16, 8)) over [16, 8]" in shown.stdout
+    assert shown.stdout.count("proved") == 3
+    proved = _cli("atoms", "prove", "--family", "stmatrix", "--json")
+    assert proved.returncode == 0
+    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 6, "proved": 6, "refuted": 0,
+                                                      "unknown": 0}}  # fmt: skip
+
+
+def test_cli_family_names_and_bad_family() -> None:
+    from llverify.cli.atoms_cmd import FAMILY_NAMES
+
+    assert tuple(FAMILY_NAMES.split(", ")) == atoms.FAMILIES
+    for action in ("list", "prove"):
+        done = _cli("atoms", action, "--family", "mma")
+        assert done.returncode == 2 and "Argument 'family' must be one of" in done.stderr
+
+
+def test_cli_unknown_atom_exits_2_with_close_matches(tmp_path: Path) -> None:
+    for action in ("show", "draw"):
+        extra = ["-o", str(tmp_path / "x.svg")] if action == "draw" else []
+        done = _cli("atoms", action, "SM80_16x8x16_F32F16F16F32", *extra)
+        assert done.returncode == 2 and done.stdout == ""
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in done.stderr
+        assert "close matches: SM80_16x8x16_F32F16F16F32_TN" in lines[0]
+
+
+def test_cli_draw_atom_and_swizzle_before_after(tmp_path: Path) -> None:
+    out = tmp_path / "mma.svg"
+    done = _cli("atoms", "draw", "SM70_8x8x4_F32F16F16F32_TN", "-o", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["atom"] == "SM70_8x8x4_F32F16F16F32_TN" and info["cells"] == 32 + 32 + 64
+    assert "thread t is lane (lane &amp; 3) + 16 * (lane &gt;&gt; 2)" in out.read_text()
+    shared = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+    row = ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+           "order = [1, 0]}>")  # fmt: skip
+    both = tmp_path / "banks.svg"
+    done = _cli("draw", shared, "--shape", "128x64", "--register", row, "--before", "unswizzled",
+                "-o", str(both), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["kind"] == "swizzle comparison" and set(info["conflicts"]) == {"before", "after"}
+    text = both.read_text()
+    assert re.search(r"before: ", text) and "after: " in text
+    refused = _cli("draw", row, "--shape", "128x64", "--before", "unswizzled", "-o", str(both))
+    assert refused.returncode == 2 and "--before applies to a shared LAYOUT" in refused.stderr
