@@ -158,6 +158,26 @@ def _first_guess(
     return spt, tpw, wpc, order
 
 
+def _arguments(
+    shape: Sequence[int],
+    element_bits: int,
+    num_warps: int,
+    target: str | GlobalTarget,
+    timeout_s: float,
+) -> tuple[tuple[int, ...], int, int, GlobalTarget]:
+    """:func:`best_register_layout`'s arguments checked: the shape, element bits, warps and
+    target (a LayoutError naming the argument otherwise)."""
+    dims_shape = tuple(as_shape(shape, "shape"))
+    if not dims_shape or not all(is_power_of_2(s) for s in dims_shape):
+        raise LayoutError(f"Argument 'shape' must be powers of 2, not {list(dims_shape)}.")
+    bits = COALESCING_ELEMENT_BITS.check(element_bits)
+    warps = as_int(num_warps, "num_warps")
+    if warps < 1 or not is_power_of_2(warps):
+        raise LayoutError(f"Argument 'num_warps' must be a power of 2, not {warps}.")
+    check_timeout(timeout_s, "timeout_s")
+    return dims_shape, bits, warps, global_target(target)
+
+
 def best_register_layout(
     global_layout: Any,
     shape: Sequence[int],
@@ -183,15 +203,7 @@ def best_register_layout(
         llverify.errors.LayoutError: Argument 'shape' [4, 8] has 32 elements, fewer than the 128 threads of 4 warps of 32 lanes: every layout would hold copies.
     """  # noqa: E501
     start = time.perf_counter()
-    dims_shape = as_shape(shape, "shape")
-    if not dims_shape or not all(is_power_of_2(s) for s in dims_shape):
-        raise LayoutError(f"Argument 'shape' must be powers of 2, not {list(dims_shape)}.")
-    bits = COALESCING_ELEMENT_BITS.check(element_bits)
-    warps = as_int(num_warps, "num_warps")
-    if warps < 1 or not is_power_of_2(warps):
-        raise LayoutError(f"Argument 'num_warps' must be a power of 2, not {warps}.")
-    check_timeout(timeout_s, "timeout_s")
-    tgt = global_target(target)
+    dims_shape, bits, warps, tgt = _arguments(shape, element_bits, num_warps, target, timeout_s)
     dims = [(f"dim{i}", s) for i, s in enumerate(dims_shape)]
     offsets = global_offsets(global_layout, dims)
     total = int(np.prod(dims_shape))
@@ -254,6 +266,15 @@ def best_register_layout(
     if best is None:  # unreachable: the shape holds at least one element per thread
         raise LayoutError(f"no blocked layout of {warps} warps fits shape {list(dims_shape)}.")
     met = best[2].vector_width == v_bound and best[2].sectors == s_bound
+    status, claim = _exhaustive_claim(met, count, warps, bounds)
+    return CoalescingResult(
+        best[0], best[1], best[2], certificate(status, claim, "exhaustive", count)
+    )
+
+
+def _exhaustive_claim(met: bool, count: int, warps: int, bounds: str) -> tuple[Status, str]:
+    """The status and claim of an enumeration of ``count`` blocked layouts: BOUND when its
+    best meets both lower bounds (``met``), else PROVED over the blocked layouts only."""
     scope = (
         "no register layout holding each element once"
         if met
@@ -264,7 +285,4 @@ def best_register_layout(
         f"lines ({bounds}{', both met' if met else ''}; blocked layouts: every order, "
         "threadsPerWarp, warpsPerCTA and sizePerThread holding each element once)"
     )
-    status = Status.BOUND if met else Status.PROVED
-    return CoalescingResult(
-        best[0], best[1], best[2], certificate(status, claim, "exhaustive", count)
-    )
+    return (Status.BOUND if met else Status.PROVED), claim
