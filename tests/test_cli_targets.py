@@ -20,6 +20,8 @@ FIXTURES = Path(__file__).resolve().parent / "data" / "ttgir"
 BANK_COMMANDS = ("convert", "bank-conflicts", "swizzle", "draw")
 #: the subcommands whose --target is a GPU target of llverify.hardware.TARGETS
 GPU_COMMANDS = ("audit", "validate")
+#: the subcommands whose --target is "nvidia" (the global-memory model) or a GPU target
+GLOBAL_COMMANDS = ("coalescing",)
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -40,11 +42,14 @@ def test_every_target_choice_list_is_a_hardware_table() -> None:
         for name, sub in _subparsers().items()
         if any("--target" in a.option_strings for a in sub._actions)
     }
-    assert with_target == {*BANK_COMMANDS, *GPU_COMMANDS}
+    assert with_target == {*BANK_COMMANDS, *GPU_COMMANDS, *GLOBAL_COMMANDS}
     for command in BANK_COMMANDS:
         assert list(_option(command, "--target").choices or ()) == list(BANK_MODELS), command
     for command in GPU_COMMANDS:
         assert list(_option(command, "--target").choices or ()) == list(TARGETS), command
+    for command in GLOBAL_COMMANDS:
+        choices = list(_option(command, "--target").choices or ())
+        assert choices == ["nvidia", *TARGETS], command
 
 
 def test_every_dtype_help_lists_the_dtype_table() -> None:
@@ -53,7 +58,7 @@ def test_every_dtype_help_lists_the_dtype_table() -> None:
         for name, sub in _subparsers().items()
         if any("--dtype" in a.option_strings for a in sub._actions)
     ]
-    assert sorted(with_dtype) == sorted(BANK_COMMANDS)
+    assert sorted(with_dtype) == sorted((*BANK_COMMANDS, *GLOBAL_COMMANDS))
     for command in with_dtype:
         text = _option(command, "--dtype").help or ""
         assert f"{', '.join(DTYPE_NAMES)} " in text and BIT_COUNTS in text, command

@@ -18,7 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-MODE, MARKER, ARGV = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
+#: the driver's arguments (run as a script only: importing the module, as pytest's doctest
+#: collection does, reads none)
+MODE, MARKER, ARGV = (
+    (sys.argv[1], Path(sys.argv[2]), sys.argv[3:]) if len(sys.argv) > 2 else ("", Path(), [])
+)
 
 
 def _stall() -> None:
