@@ -25,7 +25,8 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "mfma": 27, "wmma": 14}
+EXPECTED = {"mma.sync": 50, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "cp.async": 8, "shfl": 4,
+            "mfma": 27, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -40,7 +41,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 199
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 211
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -113,6 +114,8 @@ def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
         ("SM70_8x8x4_F16F16F16F16_TN", "A", "((4,2),4):((8,4),1)"),
         # ldmatrix x4 without the matrix order (matrix k at columns instead of rows)
         ("SM75_U32x4_LDSM_N", "fragment", "(32,(2,4)):(2,(1,8))"),
+        # cp.async 16 bytes copied with the byte pairs interleaved
+        ("SM80_CP_ASYNC_CACHEGLOBAL_U128", "fragment", "(1,(2,8)):(0,(8,1))"),
     ],
 )
 def test_perturbed_atom_is_refuted(name: str, role: str, wrong: str) -> None:
@@ -382,3 +385,101 @@ def test_cli_draw_atom_and_swizzle_before_after(tmp_path: Path) -> None:
     assert re.search(r"before: ", text) and "after: " in text
     refused = _cli("draw", row, "--shape", "128x64", "--before", "unswizzled", "-o", str(both))
     assert refused.returncode == 2 and "--before applies to a shared LAYOUT" in refused.stderr
+
+
+# ---------------------------------------------------------------------- cp.async, shuffles
+
+
+def test_cp_async_sizes_follow_the_ptx_table() -> None:
+    """.ca copies 4, 8 or 16 bytes, .cg only 16; each thread's chunk is one row of bytes."""
+    sizes = {a.name: a.operand("fragment").values for a in atoms.atoms("cp.async")}
+    assert sizes["SM80_CP_ASYNC_CACHEALWAYS_U32"] == 4
+    assert sizes["SM80_CP_ASYNC_CACHEALWAYS_ZFILL_U64"] == 8
+    assert {v for k, v in sizes.items() if "CACHEGLOBAL" in k} == {16}
+    atom = atoms.get("cp.async.cg.16.zfill")
+    assert atom.name == "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL_U128" and atom.threads == 1
+    assert atom.operand("fragment").layout().apply({"register": 9, "lane": 0}) == {
+        "dim0": 0, "dim1": 9}  # fmt: skip
+
+
+def test_shuffles_agree_with_the_simulator_and_the_reference() -> None:
+    """Three statements agree: the CUDA definition (the atom), the PTX formula (the reference)
+    and the emitted-code simulator's shfl.sync, on every lane, b and width."""
+    import numpy as np
+
+    from llverify.atoms.shuffle import MODES, WIDTHS, Shuffle, operand_c
+    from llverify.emitted.sim.intrinsics import shuffle_sources
+
+    lanes = np.arange(32)
+    for mode in MODES:
+        for width in WIDTHS:
+            for b in range(32):
+                sim = shuffle_sources(
+                    mode, lanes, np.int64(b), np.int64(operand_c(mode, width)), 32
+                )
+                assert Shuffle(mode, b, width).sources() == [int(x) for x in sim], (mode, b, width)
+
+
+def test_shuffle_negative_controls_are_refuted_and_replayed() -> None:
+    from llverify.atoms.shuffle import cuda_source_lane, operand_c, prove_shuffle
+
+    def replay(mode: str, verdict) -> None:
+        at = verdict.counterexample
+        env = {"lane": at["lane"], "b": at["b"], "c": operand_c(mode, at["width"])}
+        text = operand_formulas_of(f"shfl.sync.{mode}")["source_lane"]
+        assert Formula(text).evaluate(IntOps(), env) == verdict.expected["source_lane"]
+        assert verdict.actual != verdict.expected
+
+    def operand_formulas_of(name: str) -> dict:
+        from llverify.specs.fragments import reference
+
+        return dict(reference(name).formulas)
+
+    # __shfl_xor_sync without segments: lane ^ b even into a later segment
+    no_segments = prove_shuffle("bfly", lambda mode, lane, b, width: lane ^ b)
+    assert no_segments.status.value == "refuted"
+    replay("bfly", no_segments)
+
+    # __shfl_up_sync clamped at the warp, not the segment
+    def up_warp(mode: str, lane: int, b: int, width: int) -> int:
+        return lane - b if lane >= b else lane
+
+    up = prove_shuffle("up", up_warp)
+    assert up.status.value == "refuted" and up.counterexample["width"] < 32
+    replay("up", up)
+    # down and up exchanged
+    swapped = prove_shuffle("down", lambda mode, lane, b, width: cuda_source_lane(
+        "up", lane, b, width))  # fmt: skip
+    replay("down", swapped)
+
+
+def test_shuffle_views_and_refusals() -> None:
+    from llverify.atoms.shuffle import Shuffle, prove_shuffle
+
+    broadcast = Shuffle("idx", 16, width=16).layout()  # the first lane of each 16-lane half
+    assert [broadcast.apply({"lane": lane})["source_lane"] for lane in (5, 21)] == [0, 16]
+    assert Shuffle("bfly", 0).layout().apply({"lane": 7}) == {"source_lane": 7}
+    with pytest.raises(AtomError, match="lane 0 reads lane 4, not 0 .the map is affine"):
+        Shuffle("bfly", 4).layout()
+    with pytest.raises(AtomError, match="lane 3 reads lane 2, but the XOR of its bits.* is 1"):
+        Shuffle("up", 1).layout()  # clamped at lane 0
+    for args, match in (
+        (("rotate", 1), "Argument 'mode'"),
+        (("idx", 32), "Argument 'b'"),
+        (("idx", 1, 3), "Argument 'width'"),
+    ):
+        with pytest.raises(AtomError, match=match):
+            Shuffle(*args)
+    with pytest.raises(AtomError, match="Argument 'mode'"):
+        prove_shuffle("xor")
+    atom = atoms.get("__shfl_down_sync")
+    assert atom.name == "shfl.sync.down" and atom.shuffle == "down" and atom.threads == 32
+
+
+def test_cli_shuffle_show_and_draw_refusal(tmp_path: Path) -> None:
+    shown = _cli("atoms", "show", "__shfl_xor_sync", "--json")
+    assert shown.returncode == 0
+    summary = json.loads(shown.stdout)
+    assert summary["status"] == "proved" and summary["lanes"].startswith("proved by enumeration")
+    drawn = _cli("atoms", "draw", "shfl.sync.idx", "-o", str(tmp_path / "s.svg"))
+    assert drawn.returncode == 2 and "is a lane map" in drawn.stderr

@@ -38,7 +38,9 @@ from llverify.layout import LinearLayout
 __all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 
 #: The families, in catalogue order.
-FAMILIES: tuple[str, ...] = ("mma.sync", "wgmma", "ldmatrix", "stmatrix", "mfma", "wmma")
+FAMILIES: tuple[str, ...] = (
+    "mma.sync", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl", "mfma", "wmma",
+)  # fmt: skip
 
 
 class AtomError(LLVerifyError, ValueError):
@@ -155,6 +157,8 @@ class Atom:
         operands: the fragments held in registers (wgmma's B is read from shared memory).
         source: where the fragments (not the reference formulas) come from.
         aliases: other spellings accepted by :func:`get`.
+        shuffle: the ``shfl.sync`` mode of a shuffle atom, a lane map with parameters and no
+            register fragment (:mod:`llverify.atoms.shuffle`); None otherwise.
     """
 
     name: str
@@ -165,6 +169,7 @@ class Atom:
     operands: tuple[Operand, ...]
     source: str
     aliases: tuple[str, ...] = ()
+    shuffle: str | None = None
 
     def operand(self, role: str) -> Operand:
         """The operand ``role`` ("A", "B", "C", "fragment")."""
@@ -179,4 +184,4 @@ class Atom:
     @property
     def threads(self) -> int:
         """Threads that execute the atom."""
-        return max(op.threads for op in self.operands)
+        return max((op.threads for op in self.operands), default=32)

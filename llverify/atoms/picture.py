@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llverify.atoms.catalogue import Atom
+from llverify.atoms.catalogue import Atom, AtomError
 
 __all__ = ["atom_picture"]
 
@@ -27,6 +27,11 @@ def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
     from llverify.draw.api import Picture
     from llverify.draw.fragments import MAX_TV_CELLS, TVPanel, fragment_picture
 
+    if not atom.operands:
+        raise AtomError(
+            f"Argument 'atom' must have a register fragment to draw; {atom.name} is a lane map "
+            "(llverify.atoms.shuffle.Shuffle(...).sources() lists it)"
+        )
     panels = [
         TVPanel(f"{op.role} ({_AXES[op.role]})", op.tv(), op.cute_tile(), op.transposed, op.lanes)
         for op in atom.operands

@@ -63,6 +63,8 @@ _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
+_CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
+_SHFL = "Data Movement and Conversion Instructions: shfl.sync"
 
 _LIST = [
     # sm70 mma.m8n8k4 (.f16 multiplicands; one 8x8x4 product per quad pair) ---------------
@@ -226,6 +228,13 @@ _LIST = [
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
     ),
+    # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
+    FragmentReference(
+        "cp.async.bytes",
+        # byte i of the thread's cp-size chunk is byte i of the copied tile (one row of bytes)
+        {"dim0": "0", "dim1": "register"},
+        _ptx(_CP_ASYNC, "cp-size bytes from src to dst, in order; .ca: 4, 8, 16; .cg: 16"),
+    ),
     # AMD MFMA with two elements per lane and K block (K-packing 2) ---------------------------
     FragmentReference(
         "mfma.32x32.kpack2.A",
@@ -265,6 +274,28 @@ _LIST = [
         "Triton 3.9 TritonGPUAttrDefs.td AMDWmmaEncodingAttr (version 3), B mirrors A "
         "(secondary source: the gfx1250 ISA tables were not available)",
     ),
+]
+
+# shfl.sync: the source lane j of each lane, over the operands b (lane or offset) and c
+# (clamp value c[4:0], segment mask c[12:8]); a lane whose j is out of range reads itself.
+_SEG = "((c >> 8) & 31)"
+_MAX_LANE = f"((lane & {_SEG}) | ((c & 31) & ~{_SEG}))"
+_MIN_LANE = f"(lane & {_SEG})"
+_B = "(b & 31)"
+_SHFL_SOURCES = {
+    "up": f"lane - {_B} if lane - {_B} >= {_MAX_LANE} else lane",
+    "down": f"lane + {_B} if lane + {_B} <= {_MAX_LANE} else lane",
+    "bfly": f"lane ^ {_B} if (lane ^ {_B}) <= {_MAX_LANE} else lane",
+    "idx": f"{_MIN_LANE} | ({_B} & ~{_SEG}) if ({_MIN_LANE} | ({_B} & ~{_SEG})) <= {_MAX_LANE} "
+    "else lane",
+}
+_LIST += [
+    FragmentReference(
+        f"shfl.sync.{mode}",
+        {"source_lane": text},
+        _ptx(_SHFL, f"Semantics, .{mode}: j and pval over lane, bval = b[4:0], c"),
+    )
+    for mode, text in _SHFL_SOURCES.items()
 ]
 
 #: name -> reference, for the fragments above.
