@@ -25,8 +25,8 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "cp.async": 8, "shfl": 4,
-            "mfma": 27, "wmma": 14}  # fmt: skip
+EXPECTED = {"mma.sync": 50, "mma.sp": 8, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "cp.async": 8,
+            "shfl": 4, "mfma": 27, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -41,7 +41,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 211
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 219
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -114,6 +114,10 @@ def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
         ("SM70_8x8x4_F16F16F16F16_TN", "A", "((4,2),4):((8,4),1)"),
         # ldmatrix x4 without the matrix order (matrix k at columns instead of rows)
         ("SM75_U32x4_LDSM_N", "fragment", "(32,(2,4)):(2,(1,8))"),
+        # mma.sp packed A with the register pair's row and column steps exchanged
+        ("mma.sp.m16n8k16.f32.f16.f16.f32", "A", "((4,8),(2,2)):((32,1),(8,16))"),
+        # mma.sp .s8 packed A with the chunk's four non-zeros strided as rows (overlapping)
+        ("mma.sp.m16n8k32.s32.s8.s8.s32", "A", "((4,8),(4,2)):((64,1),(8,16))"),
         # cp.async 16 bytes copied with the byte pairs interleaved
         ("SM80_CP_ASYNC_CACHEGLOBAL_U128", "fragment", "(1,(2,8)):(0,(8,1))"),
     ],
@@ -483,3 +487,52 @@ def test_cli_shuffle_show_and_draw_refusal(tmp_path: Path) -> None:
     assert summary["status"] == "proved" and summary["lanes"].startswith("proved by enumeration")
     drawn = _cli("atoms", "draw", "shfl.sync.idx", "-o", str(tmp_path / "s.svg"))
     assert drawn.returncode == 2 and "is a lane map" in drawn.stderr
+
+
+# ---------------------------------------------------------------------- mma.sp
+
+
+def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
+    """The PTX sparse sections' packed A (row by register, the K-chunk a register holds)
+    equals the dense A fragment of K/2, for every catalogued shape and for m16n8k32 .f16,
+    whose atom is not catalogued (its B is only a figure in the PTX ISA)."""
+    from llverify.atoms.catalogue import Operand
+
+    packed = Operand("A", (16, 16), "mma.sp.m16n8k32.f16.A", "((4,8),(2,2,2)):((32,1),(16,8,128))")
+    assert prove_operand(packed).proved
+    from llverify.specs.fragments import reference
+
+    dense = {"mma.sp.m16n8k16.f16.A": ("mma.m16n8k8.f16.A", 4),
+             "mma.sp.m16n8k32.f16.A": ("mma.m16n8k16.f16.A", 8),
+             "mma.sp.m16n8k8.tf32.A": ("mma.m16n8k4.tf32.A", 2),
+             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8)}  # fmt: skip
+    for name, (dense_name, values) in dense.items():
+        ours, theirs = reference(name).formulas, reference(dense_name).formulas
+        for register in range(values):
+            for lane in range(32):
+                env = {"register": register, "lane": lane}
+                assert {d: Formula(t).evaluate(IntOps(), env) for d, t in ours.items()} == {
+                    d: Formula(t).evaluate(IntOps(), env) for d, t in theirs.items()
+                }, name
+    for atom in atoms.atoms("mma.sp"):
+        a = atom.operand("A")
+        assert a.shape == (16, atom.mnk[2] // 2) and a.reference in dense
+        assert atom.operand("B").shape == (atom.mnk[2], 8)
+
+
+def test_sparse_atoms_look_up_and_unpacked_columns_are_refuted() -> None:
+    """A packed A read with the chunk's own columns (firstcol = 4 tig, not packed) is
+    refuted, the counterexample replayed on the LinearLayout."""
+    atom = atoms.get("MMA.SP.M16N8K16.F32.BF16.BF16.F32")
+    assert atom.family == "mma.sp" and atom.mnk == (16, 8, 16)
+    layout = atom.operand("A").layout()
+    unpacked = {
+        "dim0": "(lane >> 2) + 8 * (register >> 1)",
+        "dim1": "4 * (lane % 4) + (register & 1)",
+    }
+    verdict = prove_equal(layout, unpacked)
+    assert verdict.status.value == "refuted"
+    point = {"register": verdict.counterexample["register"], "lane": verdict.counterexample["lane"]}
+    assert layout.apply(point) == verdict.actual
+    expected = {d: Formula(t).evaluate(IntOps(), point) for d, t in unpacked.items()}
+    assert expected == verdict.expected != verdict.actual

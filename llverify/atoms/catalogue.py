@@ -39,7 +39,7 @@ __all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 
 #: The families, in catalogue order.
 FAMILIES: tuple[str, ...] = (
-    "mma.sync", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl", "mfma", "wmma",
+    "mma.sync", "mma.sp", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl", "mfma", "wmma",
 )  # fmt: skip
 
 

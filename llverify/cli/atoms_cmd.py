@@ -129,7 +129,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 #: the families, named in the help without importing the catalogue (``--help`` stays light;
 #: tests/test_atoms.py checks them against llverify.atoms.FAMILIES)
-FAMILY_NAMES = "mma.sync, wgmma, ldmatrix, stmatrix, cp.async, shfl, mfma, wmma"
+FAMILY_NAMES = "mma.sync, mma.sp, wgmma, ldmatrix, stmatrix, cp.async, shfl, mfma, wmma"
 
 
 def _add_family(parser: argparse.ArgumentParser) -> None:
@@ -142,11 +142,11 @@ def register(commands: Any) -> None:
         "atoms",
         help="the MMA and copy atom catalogue: list, show, prove, draw",
         description=(
-            "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, wgmma with A "
-            "in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync; AMD MFMA "
-            "CDNA1-CDNA4, WMMA RDNA3, "
-            "RDNA4, gfx1250). Each register fragment comes from CUTLASS's CuTe TV layout (or "
-            "Triton's converter for AMD) and is proved against the vendor ISA formula. Names "
+            "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, sm80 mma.sp, "
+            "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync; "
+            "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250). Each register fragment comes "
+            "from CUTLASS's CuTe TV layout (or Triton's converter for AMD) and is proved "
+            "against the vendor ISA formula. Names "
             "are CuTe's where CuTe has the atom, the ISA instruction's otherwise "
             "(docs/atoms.md). Exit codes: 0 proved, 1 refuted, 2 bad input (an unknown name, "
             "with close matches), 3 unknown."

@@ -63,6 +63,10 @@ _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
+_SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
+_SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
+_SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
+_SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
 _CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
 _SHFL = "Data Movement and Conversion Instructions: shfl.sync"
 
@@ -227,6 +231,38 @@ _LIST = [
         # with .trans lane l receives (row 2 (l % 4) + e, col l / 4) of matrix k
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
+    ),
+    # sm80 mma.sp: A packed to M x K/2 (the non-zeros of each chunk, in order) -------------
+    FragmentReference(
+        "mma.sp.m16n8k16.f16.A",
+        # row = groupID for a0, a1, groupID + 8 for a2, a3; a register holds the two non-zeros
+        # of the 4-wide chunk at firstcol = threadID_in_group * 4: packed cols 2 tig, 2 tig + 1
+        {"dim0": f"{_G} + 8 * (register >> 1)", "dim1": f"2 * {_Q} + (register & 1)"},
+        _ptx(_SP_16816, "multiplicand A (.f16/.bf16), a0..a3, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k32.f16.A",
+        # row = groupID for a0, a1, a4, a5, groupID + 8 otherwise; chunk firstcol = tig * 4
+        # (+ 16 for i >= 4), two non-zeros each: packed cols 2 tig + (i & 1) (+ 8 for i >= 4)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 1) & 1)",
+            "dim1": f"2 * {_Q} + (register & 1) + 8 * (register >> 2)",
+        },
+        _ptx(_SP_16832, "multiplicand A (.f16/.bf16), a0..a7, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k8.tf32.A",
+        # row = groupID for a0, groupID + 8 for a1; one non-zero of the 2-wide chunk at
+        # firstcol = tig * 2: packed col tig
+        {"dim0": f"{_G} + 8 * register", "dim1": _Q},
+        _ptx(_SP_1688, "multiplicand A (.tf32), a0..a1, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k32.b8.A",
+        # row = groupID for a0..a3, groupID + 8 otherwise; four non-zeros of the 8-wide chunk
+        # at firstcol = tig * 8: packed cols 4 tig + (i & 3)
+        {"dim0": f"{_G} + 8 * (register >> 2)", "dim1": f"4 * {_Q} + (register & 3)"},
+        _ptx(_SP_16832_B8, "multiplicand A (.u8/.s8), a0..a7, packed columns"),
     ),
     # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
     FragmentReference(
