@@ -25,8 +25,8 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "mma.sp": 8, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "cp.async": 8,
-            "shfl": 4, "mfma": 27, "wmma": 14}  # fmt: skip
+EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "mfma": 27, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -41,7 +41,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 219
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 223
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -118,6 +118,10 @@ def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
         ("mma.sp.m16n8k16.f32.f16.f16.f32", "A", "((4,8),(2,2)):((32,1),(8,16))"),
         # mma.sp .s8 packed A with the chunk's four non-zeros strided as rows (overlapping)
         ("mma.sp.m16n8k32.s32.s8.s8.s32", "A", "((4,8),(4,2)):((64,1),(8,16))"),
+        # SF_A's rows chosen by the thread-id-a bit instead of the pair's lane
+        ("SM120_16x8x32_TN_VS32", "SFA", "((2,2,8),32):((0,8,1),16)"),
+        # SF_B's column by the lane within the quad (a thread-id-b dependence)
+        ("SM120_16x8x64_TN_VS16", "SFB", "((4,8),64):((1,0),8)"),
         # cp.async 16 bytes copied with the byte pairs interleaved
         ("SM80_CP_ASYNC_CACHEGLOBAL_U128", "fragment", "(1,(2,8)):(0,(8,1))"),
     ],
@@ -536,3 +540,29 @@ def test_sparse_atoms_look_up_and_unpacked_columns_are_refuted() -> None:
     assert layout.apply(point) == verdict.actual
     expected = {d: Formula(t).evaluate(IntOps(), point) for d, t in unpacked.items()}
     assert expected == verdict.expected != verdict.actual
+
+
+# ---------------------------------------------------------------------- block-scaled mma
+
+
+def test_block_scale_factors_do_not_depend_on_the_thread_selectors() -> None:
+    """SF_A is held by either thread pair of a quad (thread-id-a 0 or 1), SF_B by any thread
+    of it (thread-id-b 0..3): the lane bits the selectors choose have zero bases."""
+    for atom in atoms.atoms("mma.block_scale"):
+        k = atom.mnk[2]
+        sfa, sfb = atom.operand("SFA").layout(), atom.operand("SFB").layout()
+        lane_a, lane_b = dict(sfa.bases)["lane"], dict(sfb.bases)["lane"]
+        assert lane_a[1] == [0, 0] and lane_a[0] == [8, 0]  # bit 1: thread-id-a
+        assert lane_b[0] == lane_b[1] == [0, 0]  # bits 0, 1: thread-id-b
+        assert (atom.operand("SFA").values, atom.operand("SFB").values) == (k, k)
+    names = {a.name for a in atoms.atoms("mma.block_scale")}
+    assert atoms.get("SM120_16x8x64_TN_VS16").name in names
+    assert "scale_vec::4X" in atoms.get("SM120_16x8x64_TN_VS16").instruction
+
+
+def test_block_scale_picture_has_the_scale_panels() -> None:
+    from llverify.atoms.picture import atom_picture
+
+    info = atom_picture(atoms.get("SM120_16x8x32_TN_VS32")).info
+    assert info["panels"]["SFA (scale of A, M x K)"] == {"rows": 16, "cols": 32, "cells": 512,
+                                                         "empty": 0}  # fmt: skip

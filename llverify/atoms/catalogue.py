@@ -39,7 +39,8 @@ __all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 
 #: The families, in catalogue order.
 FAMILIES: tuple[str, ...] = (
-    "mma.sync", "mma.sp", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl", "mfma", "wmma",
+    "mma.sync", "mma.sp", "mma.block_scale", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl",
+    "mfma", "wmma",
 )  # fmt: skip
 
 
@@ -67,7 +68,8 @@ class Operand:
     """One fragment of an atom: who holds each element of a ``shape`` tile.
 
     Attributes:
-        role: "A", "B", "C" (C and D share the layout) or, for a copy atom, "fragment".
+        role: "A", "B", "C" (C and D share the layout), "SFA"/"SFB" (block-scaled MMA: the
+            scale of each element of A / B) or, for a copy atom, "fragment".
         shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix: the 8x8
             matrices stacked along the rows.
         reference: the vendor closed form it is proved against
@@ -90,9 +92,9 @@ class Operand:
 
     @property
     def transposed(self) -> bool:
-        """Whether CuTe's tile is (cols, rows): operand B is (N, K) there, and a copy atom's
-        TV layout indexes its 8x8 matrices row-major (``col + 8 * row``)."""
-        return self.role in ("B", "fragment")
+        """Whether CuTe's tile is (cols, rows): operand B (and SF_B) is (N, K) there, and a copy
+        atom's TV layout indexes its 8x8 matrices row-major (``col + 8 * row``)."""
+        return self.role in ("B", "SFB", "fragment")
 
     @property
     def threads(self) -> int:

@@ -18,7 +18,8 @@ from llverify.atoms.catalogue import Atom, AtomError
 
 __all__ = ["atom_picture"]
 
-_AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "fragment": "stacked 8x8 matrices"}
+_AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "SFA": "scale of A, M x K",
+         "SFB": "scale of B, K x N", "fragment": "stacked 8x8 matrices"}  # fmt: skip
 
 
 def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 
-from llverify.atoms import amd, nvidia, nvidia_copy, sparse
+from llverify.atoms import amd, block_scale, nvidia, nvidia_copy, sparse
 from llverify.atoms.catalogue import FAMILIES, Atom, AtomError
 from llverify.errors import shown
 
@@ -26,7 +26,13 @@ _ALIASES: dict[str, str] = {}
 def _catalogue() -> dict[str, Atom]:
     """The atoms by name, built on first use from the vendor modules."""
     if not _CATALOGUE:
-        for atom in (*nvidia.atoms(), *sparse.atoms(), *nvidia_copy.atoms(), *amd.atoms()):
+        nvidia_atoms = (
+            *nvidia.atoms(),
+            *sparse.atoms(),
+            *block_scale.atoms(),
+            *nvidia_copy.atoms(),
+        )
+        for atom in (*nvidia_atoms, *amd.atoms()):
             if atom.name in _CATALOGUE:
                 raise AssertionError(f"atom {atom.name} is defined twice")
             _CATALOGUE[atom.name] = atom

@@ -129,7 +129,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 #: the families, named in the help without importing the catalogue (``--help`` stays light;
 #: tests/test_atoms.py checks them against llverify.atoms.FAMILIES)
-FAMILY_NAMES = "mma.sync, mma.sp, wgmma, ldmatrix, stmatrix, cp.async, shfl, mfma, wmma"
+FAMILY_NAMES = (
+    "mma.sync, mma.sp, mma.block_scale, wgmma, ldmatrix, stmatrix, cp.async, shfl, mfma, wmma"
+)
 
 
 def _add_family(parser: argparse.ArgumentParser) -> None:
@@ -143,6 +145,7 @@ def register(commands: Any) -> None:
         help="the MMA and copy atom catalogue: list, show, prove, draw",
         description=(
             "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, sm80 mma.sp, "
+            "sm120 block-scaled mma, "
             "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync; "
             "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250). Each register fragment comes "
             "from CUTLASS's CuTe TV layout (or Triton's converter for AMD) and is proved "

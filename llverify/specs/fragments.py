@@ -67,6 +67,7 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_BLOCK_SCALE = "Warp-level matrix multiply-accumulate: Block Scaling"
 _CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
 _SHFL = "Data Movement and Conversion Instructions: shfl.sync"
 
@@ -263,6 +264,22 @@ _LIST = [
         # at firstcol = tig * 8: packed cols 4 tig + (i & 3)
         {"dim0": f"{_G} + 8 * (register >> 2)", "dim1": f"4 * {_Q} + (register & 3)"},
         _ptx(_SP_16832_B8, "multiplicand A (.u8/.s8), a0..a7, packed columns"),
+    ),
+    # sm120 mma.sync ... .block_scale: the scale factors' threads ---------------------------
+    FragmentReference(
+        "mma.block_scale.SFA",
+        # SF_A of A[m][k]: a thread pair of each quad (thread-id-a: lanes % 4 in {0, 1} or
+        # {2, 3}, either pair) holds rows groupID (the pair's lower lane) and groupID + 8
+        # (its upper lane, Figure 43); value k is the scale of column k's K block
+        {"dim0": f"{_G} + 8 * (lane & 1)", "dim1": "register"},
+        _ptx(_BLOCK_SCALE, "SF_A, thread-id-a selection (Figure 43)"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFB",
+        # SF_B of B[k][n]: one thread of each quad (%laneid % 4 == thread-id-b, any of 0..3)
+        # holds column n = groupID (Figure 44); value k is the scale of row k's K block
+        {"dim0": "register", "dim1": _G},
+        _ptx(_BLOCK_SCALE, "SF_B, thread-id-b selection (Figure 44)"),
     ),
     # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
     FragmentReference(
