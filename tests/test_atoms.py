@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "mfma": 27, "wmma": 14}  # fmt: skip
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 29, "tcgen05.st": 29,
+            "mfma": 27, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -41,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 223
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 281
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -122,6 +123,10 @@ def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
         ("SM120_16x8x32_TN_VS32", "SFA", "((2,2,8),32):((0,8,1),16)"),
         # SF_B's column by the lane within the quad (a thread-id-b dependence)
         ("SM120_16x8x64_TN_VS16", "SFB", "((4,8),64):((1,0),8)"),
+        # tcgen05.ld 16x64b read as two threads per TMEM lane, left to right
+        ("SM100_TMEM_LOAD_16dp64b1x", "fragment", "((2,16),1):((1,2),0)"),
+        # tcgen05.st 16x256b with the register bits for column and row exchanged
+        ("SM100_TMEM_STORE_16dp256b1x", "fragment", "((4,8),(2,2)):((2,8),(64,1))"),
         # cp.async 16 bytes copied with the byte pairs interleaved
         ("SM80_CP_ASYNC_CACHEGLOBAL_U128", "fragment", "(1,(2,8)):(0,(8,1))"),
     ],
@@ -566,3 +571,23 @@ def test_block_scale_picture_has_the_scale_panels() -> None:
     info = atom_picture(atoms.get("SM120_16x8x32_TN_VS32")).info
     assert info["panels"]["SFA (scale of A, M x K)"] == {"rows": 16, "cols": 32, "cells": 512,
                                                          "empty": 0}  # fmt: skip
+
+
+# ---------------------------------------------------------------------- tcgen05
+
+
+def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
+    """Triton 3.9's tcgen05.ld/st message tile (getTileLayout, llverify.encodings.tmem), a
+    third statement, gives the same bases as the CuTe atom of .num 1; stores mirror loads."""
+    from llverify.encodings.tmem import message_tile
+
+    for shape, key in (("32x32b", "32dp32b1x"), ("16x64b", "16dp64b1x"),
+                       ("16x128b", "16dp128b1x"), ("16x256b", "16dp256b1x")):  # fmt: skip
+        ours = atoms.get(f"SM100_TMEM_LOAD_{key}").operand("fragment").layout()
+        theirs = message_tile(shape)
+        assert _bases(ours) == _bases(theirs), shape
+        store = atoms.get(f"tcgen05.st.{shape}.x1").operand("fragment").layout()
+        assert _bases(store) == _bases(ours)
+    wide = atoms.get("tcgen05.ld.16x256b.x32")
+    assert wide.name == "SM100_TMEM_LOAD_16dp256b32x"
+    assert wide.operand("fragment").shape == (16, 256) and wide.operand("fragment").values == 128

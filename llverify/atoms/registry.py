@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 
-from llverify.atoms import amd, block_scale, nvidia, nvidia_copy, sparse
+from llverify.atoms import amd, block_scale, nvidia, nvidia_copy, sparse, tcgen05
 from llverify.atoms.catalogue import FAMILIES, Atom, AtomError
 from llverify.errors import shown
 
@@ -31,6 +31,7 @@ def _catalogue() -> dict[str, Atom]:
             *sparse.atoms(),
             *block_scale.atoms(),
             *nvidia_copy.atoms(),
+            *tcgen05.atoms(),
         )
         for atom in (*nvidia_atoms, *amd.atoms()):
             if atom.name in _CATALOGUE:

@@ -35,7 +35,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for atom in found:
         mnk = "x".join(map(str, atom.mnk)) if atom.mnk else "copy"
-        print(f"{atom.name:<40} {atom.family:<9} {mnk:<11} {','.join(atom.arch)}")
+        print(f"{atom.name:<40} {atom.family:<15} {mnk:<11} {','.join(atom.arch)}")
     print(f"{len(found)} atoms")
     return EXIT_OK
 
@@ -108,7 +108,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         print(to_json(counts))
     else:
         for family, c in counts.items():
-            print(f"{family:<9} {c['proved']:>4} of {c['atoms']:>4} proved, "
+            print(f"{family:<15} {c['proved']:>4} of {c['atoms']:>4} proved, "
                   f"{c['refuted']} refuted, {c['unknown']} unknown")  # fmt: skip
     if any(c["refuted"] for c in counts.values()):
         return EXIT_FAILED
@@ -130,7 +130,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 #: the families, named in the help without importing the catalogue (``--help`` stays light;
 #: tests/test_atoms.py checks them against llverify.atoms.FAMILIES)
 FAMILY_NAMES = (
-    "mma.sync, mma.sp, mma.block_scale, wgmma, ldmatrix, stmatrix, cp.async, shfl, mfma, wmma"
+    "mma.sync, mma.sp, mma.block_scale, wgmma, ldmatrix, stmatrix, cp.async, shfl, tcgen05.ld, "
+    "tcgen05.st, mfma, wmma"
 )
 
 
@@ -146,7 +147,8 @@ def register(commands: Any) -> None:
         description=(
             "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, sm80 mma.sp, "
             "sm120 block-scaled mma, "
-            "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync; "
+            "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync, "
+            "tcgen05.ld/st; "
             "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250). Each register fragment comes "
             "from CUTLASS's CuTe TV layout (or Triton's converter for AMD) and is proved "
             "against the vendor ISA formula. Names "

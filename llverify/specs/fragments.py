@@ -357,11 +357,21 @@ FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 
 def reference(name: str) -> FragmentReference:
     """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
-    :mod:`~llverify.specs.nvidia_mma` reference, an AMD MFMA fragment (its ``name``) or an
-    AMD WMMA reference (its key)."""
+    :mod:`~llverify.specs.nvidia_mma` reference, ``tcgen05.<shape>`` (a
+    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``) or an AMD WMMA
+    reference (its key)."""
     if name in FRAGMENTS:
         return FRAGMENTS[name]
-    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma
+    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma, tmem
+
+    shape = name.removeprefix("tcgen05.")
+    if shape in tmem.MESSAGE_REFERENCES:  # TMEM lane (row) -> dim0, column -> dim1
+        rows_cols = tmem.MESSAGE_REFERENCES[shape]
+        return FragmentReference(
+            name,
+            {"dim0": rows_cols["row"], "dim1": rows_cols["col"]},
+            _ptx("Matrix fragments for shape ." + shape, "Figures 183-186 (llverify.specs.tmem)"),
+        )
 
     if name in nvidia_mma.REFERENCES:
         ref = nvidia_mma.REFERENCES[name]
