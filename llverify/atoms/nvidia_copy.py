@@ -61,7 +61,7 @@ def _shuffles() -> list[Atom]:
             f"shfl.sync.{mode}",
             "shfl",
             f"shfl.sync.{mode}.b32 d, a, b, c, membermask",
-            ("sm70",),
+            ("sm30",),
             None,
             (),
             f"{_GUIDE} ({INTRINSICS[mode]})",

@@ -20,6 +20,14 @@ __all__ = ["atom_picture"]
 
 _AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "SFA": "scale of A, M x K",
          "SFB": "scale of B, K x N", "fragment": "stacked 8x8 matrices"}  # fmt: skip
+#: a copy atom's fragment axes, by family (ldmatrix/stmatrix: the default above)
+_COPY_AXES = {"cp.async": "bytes of the copy", "tcgen05.ld": "TMEM lane x 32-bit column",
+              "tcgen05.st": "TMEM lane x 32-bit column"}  # fmt: skip
+
+
+def _label(atom: Atom, role: str) -> str:
+    """What the panel's rows and columns are."""
+    return _COPY_AXES.get(atom.family, _AXES[role]) if role == "fragment" else _AXES[role]
 
 
 def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
@@ -34,7 +42,9 @@ def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
             "(llverify.atoms.shuffle.Shuffle(...).sources() lists it)"
         )
     panels = [
-        TVPanel(f"{op.role} ({_AXES[op.role]})", op.tv(), op.cute_tile(), op.transposed, op.lanes)
+        TVPanel(
+            f"{op.role} ({_label(atom, op.role)})", op.tv(), op.cute_tile(), op.transposed, op.lanes
+        )
         for op in atom.operands
     ]
     title = f"{atom.name}: {atom.instruction}"

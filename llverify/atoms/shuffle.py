@@ -43,7 +43,9 @@ from llverify.errors import shown
 from llverify.layout import LinearLayout
 from llverify.proof.verdict import Status, Verdict
 
-__all__ = ["MODES", "WIDTHS", "Shuffle", "cuda_source_lane", "operand_c", "prove_shuffle"]
+__all__ = [
+    "INTRINSICS", "MODES", "WIDTHS", "Shuffle", "cuda_source_lane", "operand_c", "prove_shuffle",
+]  # fmt: skip
 
 #: The shfl.sync modes, in catalogue order.
 MODES: tuple[str, ...] = ("idx", "up", "down", "bfly")
