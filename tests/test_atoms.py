@@ -25,7 +25,9 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "wgmma": 96, "ldmatrix": 6, "stmatrix": 6, "mfma": 27, "wmma": 14}
+EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 29, "tcgen05.st": 29,
+            "mfma": 27, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -40,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 199
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 281
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -113,6 +115,20 @@ def test_cutlass_int4_b_layout_before_the_fix_is_refuted() -> None:
         ("SM70_8x8x4_F16F16F16F16_TN", "A", "((4,2),4):((8,4),1)"),
         # ldmatrix x4 without the matrix order (matrix k at columns instead of rows)
         ("SM75_U32x4_LDSM_N", "fragment", "(32,(2,4)):(2,(1,8))"),
+        # mma.sp packed A with the register pair's row and column steps exchanged
+        ("mma.sp.m16n8k16.f32.f16.f16.f32", "A", "((4,8),(2,2)):((32,1),(8,16))"),
+        # mma.sp .s8 packed A with the chunk's four non-zeros strided as rows (overlapping)
+        ("mma.sp.m16n8k32.s32.s8.s8.s32", "A", "((4,8),(4,2)):((64,1),(8,16))"),
+        # SF_A's rows chosen by the thread-id-a bit instead of the pair's lane
+        ("SM120_16x8x32_TN_VS32", "SFA", "((2,2,8),32):((0,8,1),16)"),
+        # SF_B's column by the lane within the quad (a thread-id-b dependence)
+        ("SM120_16x8x64_TN_VS16", "SFB", "((4,8),64):((1,0),8)"),
+        # tcgen05.ld 16x64b read as two threads per TMEM lane, left to right
+        ("SM100_TMEM_LOAD_16dp64b1x", "fragment", "((2,16),1):((1,2),0)"),
+        # tcgen05.st 16x256b with the register bits for column and row exchanged
+        ("SM100_TMEM_STORE_16dp256b1x", "fragment", "((4,8),(2,2)):((2,8),(64,1))"),
+        # cp.async 16 bytes copied with the byte pairs interleaved
+        ("SM80_CP_ASYNC_CACHEGLOBAL_U128", "fragment", "(1,(2,8)):(0,(8,1))"),
     ],
 )
 def test_perturbed_atom_is_refuted(name: str, role: str, wrong: str) -> None:
@@ -382,3 +398,196 @@ def test_cli_draw_atom_and_swizzle_before_after(tmp_path: Path) -> None:
     assert re.search(r"before: ", text) and "after: " in text
     refused = _cli("draw", row, "--shape", "128x64", "--before", "unswizzled", "-o", str(both))
     assert refused.returncode == 2 and "--before applies to a shared LAYOUT" in refused.stderr
+
+
+# ---------------------------------------------------------------------- cp.async, shuffles
+
+
+def test_cp_async_sizes_follow_the_ptx_table() -> None:
+    """.ca copies 4, 8 or 16 bytes, .cg only 16; each thread's chunk is one row of bytes."""
+    sizes = {a.name: a.operand("fragment").values for a in atoms.atoms("cp.async")}
+    assert sizes["SM80_CP_ASYNC_CACHEALWAYS_U32"] == 4
+    assert sizes["SM80_CP_ASYNC_CACHEALWAYS_ZFILL_U64"] == 8
+    assert {v for k, v in sizes.items() if "CACHEGLOBAL" in k} == {16}
+    atom = atoms.get("cp.async.cg.16.zfill")
+    assert atom.name == "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL_U128" and atom.threads == 1
+    assert atom.operand("fragment").layout().apply({"register": 9, "lane": 0}) == {
+        "dim0": 0, "dim1": 9}  # fmt: skip
+
+
+def test_shuffles_agree_with_the_simulator_and_the_reference() -> None:
+    """Three statements agree: the CUDA definition (the atom), the PTX formula (the reference)
+    and the emitted-code simulator's shfl.sync, on every lane, b and width."""
+    import numpy as np
+
+    from llverify.atoms.shuffle import MODES, WIDTHS, Shuffle, operand_c
+    from llverify.emitted.sim.intrinsics import shuffle_sources
+
+    lanes = np.arange(32)
+    for mode in MODES:
+        for width in WIDTHS:
+            for b in range(32):
+                sim = shuffle_sources(
+                    mode, lanes, np.int64(b), np.int64(operand_c(mode, width)), 32
+                )
+                assert Shuffle(mode, b, width).sources() == [int(x) for x in sim], (mode, b, width)
+
+
+def test_shuffle_negative_controls_are_refuted_and_replayed() -> None:
+    from llverify.atoms.shuffle import cuda_source_lane, operand_c, prove_shuffle
+
+    def replay(mode: str, verdict) -> None:
+        at = verdict.counterexample
+        env = {"lane": at["lane"], "b": at["b"], "c": operand_c(mode, at["width"])}
+        text = operand_formulas_of(f"shfl.sync.{mode}")["source_lane"]
+        assert Formula(text).evaluate(IntOps(), env) == verdict.expected["source_lane"]
+        assert verdict.actual != verdict.expected
+
+    def operand_formulas_of(name: str) -> dict:
+        from llverify.specs.fragments import reference
+
+        return dict(reference(name).formulas)
+
+    # __shfl_xor_sync without segments: lane ^ b even into a later segment
+    no_segments = prove_shuffle("bfly", lambda mode, lane, b, width: lane ^ b)
+    assert no_segments.status.value == "refuted"
+    replay("bfly", no_segments)
+
+    # __shfl_up_sync clamped at the warp, not the segment
+    def up_warp(mode: str, lane: int, b: int, width: int) -> int:
+        return lane - b if lane >= b else lane
+
+    up = prove_shuffle("up", up_warp)
+    assert up.status.value == "refuted" and up.counterexample["width"] < 32
+    replay("up", up)
+    # down and up exchanged
+    swapped = prove_shuffle("down", lambda mode, lane, b, width: cuda_source_lane(
+        "up", lane, b, width))  # fmt: skip
+    replay("down", swapped)
+
+
+def test_shuffle_views_and_refusals() -> None:
+    from llverify.atoms.shuffle import Shuffle, prove_shuffle
+
+    broadcast = Shuffle("idx", 16, width=16).layout()  # the first lane of each 16-lane half
+    assert [broadcast.apply({"lane": lane})["source_lane"] for lane in (5, 21)] == [0, 16]
+    assert Shuffle("bfly", 0).layout().apply({"lane": 7}) == {"source_lane": 7}
+    with pytest.raises(AtomError, match="lane 0 reads lane 4, not 0 .the map is affine"):
+        Shuffle("bfly", 4).layout()
+    with pytest.raises(AtomError, match="lane 3 reads lane 2, but the XOR of its bits.* is 1"):
+        Shuffle("up", 1).layout()  # clamped at lane 0
+    for args, match in (
+        (("rotate", 1), "Argument 'mode'"),
+        (("idx", 32), "Argument 'b'"),
+        (("idx", 1, 3), "Argument 'width'"),
+    ):
+        with pytest.raises(AtomError, match=match):
+            Shuffle(*args)
+    with pytest.raises(AtomError, match="Argument 'mode'"):
+        prove_shuffle("xor")
+    atom = atoms.get("__shfl_down_sync")
+    assert atom.name == "shfl.sync.down" and atom.shuffle == "down" and atom.threads == 32
+
+
+def test_cli_shuffle_show_and_draw_refusal(tmp_path: Path) -> None:
+    shown = _cli("atoms", "show", "__shfl_xor_sync", "--json")
+    assert shown.returncode == 0
+    summary = json.loads(shown.stdout)
+    assert summary["status"] == "proved" and summary["lanes"].startswith("proved by enumeration")
+    drawn = _cli("atoms", "draw", "shfl.sync.idx", "-o", str(tmp_path / "s.svg"))
+    assert drawn.returncode == 2 and "is a lane map" in drawn.stderr
+
+
+# ---------------------------------------------------------------------- mma.sp
+
+
+def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
+    """The PTX sparse sections' packed A (row by register, the K-chunk a register holds)
+    equals the dense A fragment of K/2, for every catalogued shape and for m16n8k32 .f16,
+    whose atom is not catalogued (its B is only a figure in the PTX ISA)."""
+    from llverify.atoms.catalogue import Operand
+
+    packed = Operand("A", (16, 16), "mma.sp.m16n8k32.f16.A", "((4,8),(2,2,2)):((32,1),(16,8,128))")
+    assert prove_operand(packed).proved
+    from llverify.specs.fragments import reference
+
+    dense = {"mma.sp.m16n8k16.f16.A": ("mma.m16n8k8.f16.A", 4),
+             "mma.sp.m16n8k32.f16.A": ("mma.m16n8k16.f16.A", 8),
+             "mma.sp.m16n8k8.tf32.A": ("mma.m16n8k4.tf32.A", 2),
+             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8)}  # fmt: skip
+    for name, (dense_name, values) in dense.items():
+        ours, theirs = reference(name).formulas, reference(dense_name).formulas
+        for register in range(values):
+            for lane in range(32):
+                env = {"register": register, "lane": lane}
+                assert {d: Formula(t).evaluate(IntOps(), env) for d, t in ours.items()} == {
+                    d: Formula(t).evaluate(IntOps(), env) for d, t in theirs.items()
+                }, name
+    for atom in atoms.atoms("mma.sp"):
+        a = atom.operand("A")
+        assert a.shape == (16, atom.mnk[2] // 2) and a.reference in dense
+        assert atom.operand("B").shape == (atom.mnk[2], 8)
+
+
+def test_sparse_atoms_look_up_and_unpacked_columns_are_refuted() -> None:
+    """A packed A read with the chunk's own columns (firstcol = 4 tig, not packed) is
+    refuted, the counterexample replayed on the LinearLayout."""
+    atom = atoms.get("MMA.SP.M16N8K16.F32.BF16.BF16.F32")
+    assert atom.family == "mma.sp" and atom.mnk == (16, 8, 16)
+    layout = atom.operand("A").layout()
+    unpacked = {
+        "dim0": "(lane >> 2) + 8 * (register >> 1)",
+        "dim1": "4 * (lane % 4) + (register & 1)",
+    }
+    verdict = prove_equal(layout, unpacked)
+    assert verdict.status.value == "refuted"
+    point = {"register": verdict.counterexample["register"], "lane": verdict.counterexample["lane"]}
+    assert layout.apply(point) == verdict.actual
+    expected = {d: Formula(t).evaluate(IntOps(), point) for d, t in unpacked.items()}
+    assert expected == verdict.expected != verdict.actual
+
+
+# ---------------------------------------------------------------------- block-scaled mma
+
+
+def test_block_scale_factors_do_not_depend_on_the_thread_selectors() -> None:
+    """SF_A is held by either thread pair of a quad (thread-id-a 0 or 1), SF_B by any thread
+    of it (thread-id-b 0..3): the lane bits the selectors choose have zero bases."""
+    for atom in atoms.atoms("mma.block_scale"):
+        k = atom.mnk[2]
+        sfa, sfb = atom.operand("SFA").layout(), atom.operand("SFB").layout()
+        lane_a, lane_b = dict(sfa.bases)["lane"], dict(sfb.bases)["lane"]
+        assert lane_a[1] == [0, 0] and lane_a[0] == [8, 0]  # bit 1: thread-id-a
+        assert lane_b[0] == lane_b[1] == [0, 0]  # bits 0, 1: thread-id-b
+        assert (atom.operand("SFA").values, atom.operand("SFB").values) == (k, k)
+    names = {a.name for a in atoms.atoms("mma.block_scale")}
+    assert atoms.get("SM120_16x8x64_TN_VS16").name in names
+    assert "scale_vec::4X" in atoms.get("SM120_16x8x64_TN_VS16").instruction
+
+
+def test_block_scale_picture_has_the_scale_panels() -> None:
+    from llverify.atoms.picture import atom_picture
+
+    info = atom_picture(atoms.get("SM120_16x8x32_TN_VS32")).info
+    assert info["panels"]["SFA (scale of A, M x K)"] == {"rows": 16, "cols": 32, "cells": 512,
+                                                         "empty": 0}  # fmt: skip
+
+
+# ---------------------------------------------------------------------- tcgen05
+
+
+def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
+    """Triton 3.9's tcgen05.ld/st message tile (getTileLayout, llverify.encodings.tmem), a
+    third statement, gives the same bases as the CuTe atom of .num 1; stores mirror loads."""
+    from llverify.encodings.tmem import message_tile
+
+    for shape, key in (("32x32b", "32dp32b1x"), ("16x64b", "16dp64b1x"),
+                       ("16x128b", "16dp128b1x"), ("16x256b", "16dp256b1x")):  # fmt: skip
+        ours = atoms.get(f"SM100_TMEM_LOAD_{key}").operand("fragment").layout()
+        theirs = message_tile(shape)
+        assert _bases(ours) == _bases(theirs), shape
+        store = atoms.get(f"tcgen05.st.{shape}.x1").operand("fragment").layout()
+        assert _bases(store) == _bases(ours)
+    wide = atoms.get("tcgen05.ld.16x256b.x32")
+    assert wide.name == "SM100_TMEM_LOAD_16dp256b32x"
+    assert wide.operand("fragment").shape == (16, 256) and wide.operand("fragment").values == 128

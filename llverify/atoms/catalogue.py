@@ -38,7 +38,10 @@ from llverify.layout import LinearLayout
 __all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 
 #: The families, in catalogue order.
-FAMILIES: tuple[str, ...] = ("mma.sync", "wgmma", "ldmatrix", "stmatrix", "mfma", "wmma")
+FAMILIES: tuple[str, ...] = (
+    "mma.sync", "mma.sp", "mma.block_scale", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl",
+    "tcgen05.ld", "tcgen05.st", "mfma", "wmma",
+)  # fmt: skip
 
 
 class AtomError(LLVerifyError, ValueError):
@@ -65,7 +68,8 @@ class Operand:
     """One fragment of an atom: who holds each element of a ``shape`` tile.
 
     Attributes:
-        role: "A", "B", "C" (C and D share the layout) or, for a copy atom, "fragment".
+        role: "A", "B", "C" (C and D share the layout), "SFA"/"SFB" (block-scaled MMA: the
+            scale of each element of A / B) or, for a copy atom, "fragment".
         shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix: the 8x8
             matrices stacked along the rows.
         reference: the vendor closed form it is proved against
@@ -88,9 +92,9 @@ class Operand:
 
     @property
     def transposed(self) -> bool:
-        """Whether CuTe's tile is (cols, rows): operand B is (N, K) there, and a copy atom's
-        TV layout indexes its 8x8 matrices row-major (``col + 8 * row``)."""
-        return self.role in ("B", "fragment")
+        """Whether CuTe's tile is (cols, rows): operand B (and SF_B) is (N, K) there, and a copy
+        atom's TV layout indexes its 8x8 matrices row-major (``col + 8 * row``)."""
+        return self.role in ("B", "SFB", "fragment")
 
     @property
     def threads(self) -> int:
@@ -155,6 +159,8 @@ class Atom:
         operands: the fragments held in registers (wgmma's B is read from shared memory).
         source: where the fragments (not the reference formulas) come from.
         aliases: other spellings accepted by :func:`get`.
+        shuffle: the ``shfl.sync`` mode of a shuffle atom, a lane map with parameters and no
+            register fragment (:mod:`llverify.atoms.shuffle`); None otherwise.
     """
 
     name: str
@@ -165,6 +171,7 @@ class Atom:
     operands: tuple[Operand, ...]
     source: str
     aliases: tuple[str, ...] = ()
+    shuffle: str | None = None
 
     def operand(self, role: str) -> Operand:
         """The operand ``role`` ("A", "B", "C", "fragment")."""
@@ -179,4 +186,4 @@ class Atom:
     @property
     def threads(self) -> int:
         """Threads that execute the atom."""
-        return max(op.threads for op in self.operands)
+        return max((op.threads for op in self.operands), default=32)

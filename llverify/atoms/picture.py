@@ -14,11 +14,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from llverify.atoms.catalogue import Atom
+from llverify.atoms.catalogue import Atom, AtomError
 
 __all__ = ["atom_picture"]
 
-_AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "fragment": "stacked 8x8 matrices"}
+_AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "SFA": "scale of A, M x K",
+         "SFB": "scale of B, K x N", "fragment": "stacked 8x8 matrices"}  # fmt: skip
+#: a copy atom's fragment axes, by family (ldmatrix/stmatrix: the default above)
+_COPY_AXES = {"cp.async": "bytes of the copy", "tcgen05.ld": "TMEM lane x 32-bit column",
+              "tcgen05.st": "TMEM lane x 32-bit column"}  # fmt: skip
+
+
+def _label(atom: Atom, role: str) -> str:
+    """What the panel's rows and columns are."""
+    return _COPY_AXES.get(atom.family, _AXES[role]) if role == "fragment" else _AXES[role]
 
 
 def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
@@ -27,8 +36,15 @@ def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
     from llverify.draw.api import Picture
     from llverify.draw.fragments import MAX_TV_CELLS, TVPanel, fragment_picture
 
+    if not atom.operands:
+        raise AtomError(
+            f"Argument 'atom' must have a register fragment to draw; {atom.name} is a lane map "
+            "(llverify.atoms.shuffle.Shuffle(...).sources() lists it)"
+        )
     panels = [
-        TVPanel(f"{op.role} ({_AXES[op.role]})", op.tv(), op.cute_tile(), op.transposed, op.lanes)
+        TVPanel(
+            f"{op.role} ({_label(atom, op.role)})", op.tv(), op.cute_tile(), op.transposed, op.lanes
+        )
         for op in atom.operands
     ]
     title = f"{atom.name}: {atom.instruction}"

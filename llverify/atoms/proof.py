@@ -146,7 +146,12 @@ class AtomProof:
 
 
 def prove_atom(atom: Atom, timeout_ms: int = 10_000) -> AtomProof:
-    """Prove every register fragment of ``atom`` against its vendor formula."""
+    """Prove every register fragment of ``atom`` against its vendor formula (a shuffle's
+    lane map for every parameter: its one verdict is ``lanes``)."""
+    if atom.shuffle is not None:
+        from llverify.atoms.shuffle import prove_shuffle
+
+        return AtomProof(atom, {"lanes": prove_shuffle(atom.shuffle)})
     return AtomProof(atom, {op.role: prove_operand(op, timeout_ms) for op in atom.operands})
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 
-from llverify.atoms import amd, nvidia
+from llverify.atoms import amd, block_scale, nvidia, nvidia_copy, sparse, tcgen05
 from llverify.atoms.catalogue import FAMILIES, Atom, AtomError
 from llverify.errors import shown
 
@@ -26,7 +26,14 @@ _ALIASES: dict[str, str] = {}
 def _catalogue() -> dict[str, Atom]:
     """The atoms by name, built on first use from the vendor modules."""
     if not _CATALOGUE:
-        for atom in (*nvidia.atoms(), *amd.atoms()):
+        nvidia_atoms = (
+            *nvidia.atoms(),
+            *sparse.atoms(),
+            *block_scale.atoms(),
+            *nvidia_copy.atoms(),
+            *tcgen05.atoms(),
+        )
+        for atom in (*nvidia_atoms, *amd.atoms()):
             if atom.name in _CATALOGUE:
                 raise AssertionError(f"atom {atom.name} is defined twice")
             _CATALOGUE[atom.name] = atom

@@ -35,7 +35,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for atom in found:
         mnk = "x".join(map(str, atom.mnk)) if atom.mnk else "copy"
-        print(f"{atom.name:<40} {atom.family:<9} {mnk:<11} {','.join(atom.arch)}")
+        print(f"{atom.name:<40} {atom.family:<15} {mnk:<11} {','.join(atom.arch)}")
     print(f"{len(found)} atoms")
     return EXIT_OK
 
@@ -74,11 +74,13 @@ def _cmd_show(args: argparse.Namespace) -> int:
         "status": proof.status.value,
         "operands": operands,
     }
+    if atom.shuffle is not None:  # a lane map with parameters: no register fragment
+        summary["lanes"] = str(proof.verdicts["lanes"])
     if args.json:
         print(to_json(summary))
     else:
         print(f"{atom.name}: {atom.instruction} ({', '.join(atom.arch)})")
-        print(f"  fragments from {atom.source}")
+        print(f"  {'lane map' if atom.shuffle else 'fragments'} from {atom.source}")
         for op in operands:
             rows, cols = op["shape"]
             print(f"  {op['role']} {rows}x{cols}: {op['threads']} threads x {op['values']} values")
@@ -87,6 +89,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
                 bases = "; ".join(f"{n} {b}" for n, b in op["bases"].items())
                 print(f"    LinearLayout bases: {bases}")
             print(f"    vs {op['reference']}: {op['verdict']}")
+        if "lanes" in summary:
+            print(f"  lane map (every b, every width): {summary['lanes']}")
     return _exit(proof.status.value)
 
 
@@ -104,7 +108,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         print(to_json(counts))
     else:
         for family, c in counts.items():
-            print(f"{family:<9} {c['proved']:>4} of {c['atoms']:>4} proved, "
+            print(f"{family:<15} {c['proved']:>4} of {c['atoms']:>4} proved, "
                   f"{c['refuted']} refuted, {c['unknown']} unknown")  # fmt: skip
     if any(c["refuted"] for c in counts.values()):
         return EXIT_FAILED
@@ -125,7 +129,10 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 #: the families, named in the help without importing the catalogue (``--help`` stays light;
 #: tests/test_atoms.py checks them against llverify.atoms.FAMILIES)
-FAMILY_NAMES = "mma.sync, wgmma, ldmatrix, stmatrix, mfma, wmma"
+FAMILY_NAMES = (
+    "mma.sync, mma.sp, mma.block_scale, wgmma, ldmatrix, stmatrix, cp.async, shfl, tcgen05.ld, "
+    "tcgen05.st, mfma, wmma"
+)
 
 
 def _add_family(parser: argparse.ArgumentParser) -> None:
@@ -138,10 +145,13 @@ def register(commands: Any) -> None:
         "atoms",
         help="the MMA and copy atom catalogue: list, show, prove, draw",
         description=(
-            "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, wgmma with A "
-            "in registers for every N, ldmatrix, stmatrix; AMD MFMA CDNA1-CDNA4, WMMA RDNA3, "
-            "RDNA4, gfx1250). Each register fragment comes from CUTLASS's CuTe TV layout (or "
-            "Triton's converter for AMD) and is proved against the vendor ISA formula. Names "
+            "A named catalogue of MMA and copy atoms (NVIDIA mma.sync sm70-sm90, sm80 mma.sp, "
+            "sm120 block-scaled mma, "
+            "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync, "
+            "tcgen05.ld/st; "
+            "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250). Each register fragment comes "
+            "from CUTLASS's CuTe TV layout (or Triton's converter for AMD) and is proved "
+            "against the vendor ISA formula. Names "
             "are CuTe's where CuTe has the atom, the ISA instruction's otherwise "
             "(docs/atoms.md). Exit codes: 0 proved, 1 refuted, 2 bad input (an unknown name, "
             "with close matches), 3 unknown."

@@ -63,6 +63,13 @@ _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
+_SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
+_SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
+_SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
+_SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_BLOCK_SCALE = "Warp-level matrix multiply-accumulate: Block Scaling"
+_CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
+_SHFL = "Data Movement and Conversion Instructions: shfl.sync"
 
 _LIST = [
     # sm70 mma.m8n8k4 (.f16 multiplicands; one 8x8x4 product per quad pair) ---------------
@@ -226,6 +233,61 @@ _LIST = [
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
     ),
+    # sm80 mma.sp: A packed to M x K/2 (the non-zeros of each chunk, in order) -------------
+    FragmentReference(
+        "mma.sp.m16n8k16.f16.A",
+        # row = groupID for a0, a1, groupID + 8 for a2, a3; a register holds the two non-zeros
+        # of the 4-wide chunk at firstcol = threadID_in_group * 4: packed cols 2 tig, 2 tig + 1
+        {"dim0": f"{_G} + 8 * (register >> 1)", "dim1": f"2 * {_Q} + (register & 1)"},
+        _ptx(_SP_16816, "multiplicand A (.f16/.bf16), a0..a3, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k32.f16.A",
+        # row = groupID for a0, a1, a4, a5, groupID + 8 otherwise; chunk firstcol = tig * 4
+        # (+ 16 for i >= 4), two non-zeros each: packed cols 2 tig + (i & 1) (+ 8 for i >= 4)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 1) & 1)",
+            "dim1": f"2 * {_Q} + (register & 1) + 8 * (register >> 2)",
+        },
+        _ptx(_SP_16832, "multiplicand A (.f16/.bf16), a0..a7, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k8.tf32.A",
+        # row = groupID for a0, groupID + 8 for a1; one non-zero of the 2-wide chunk at
+        # firstcol = tig * 2: packed col tig
+        {"dim0": f"{_G} + 8 * register", "dim1": _Q},
+        _ptx(_SP_1688, "multiplicand A (.tf32), a0..a1, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k32.b8.A",
+        # row = groupID for a0..a3, groupID + 8 otherwise; four non-zeros of the 8-wide chunk
+        # at firstcol = tig * 8: packed cols 4 tig + (i & 3)
+        {"dim0": f"{_G} + 8 * (register >> 2)", "dim1": f"4 * {_Q} + (register & 3)"},
+        _ptx(_SP_16832_B8, "multiplicand A (.u8/.s8), a0..a7, packed columns"),
+    ),
+    # sm120 mma.sync ... .block_scale: the scale factors' threads ---------------------------
+    FragmentReference(
+        "mma.block_scale.SFA",
+        # SF_A of A[m][k]: a thread pair of each quad (thread-id-a: lanes % 4 in {0, 1} or
+        # {2, 3}, either pair) holds rows groupID (the pair's lower lane) and groupID + 8
+        # (its upper lane, Figure 43); value k is the scale of column k's K block
+        {"dim0": f"{_G} + 8 * (lane & 1)", "dim1": "register"},
+        _ptx(_BLOCK_SCALE, "SF_A, thread-id-a selection (Figure 43)"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFB",
+        # SF_B of B[k][n]: one thread of each quad (%laneid % 4 == thread-id-b, any of 0..3)
+        # holds column n = groupID (Figure 44); value k is the scale of row k's K block
+        {"dim0": "register", "dim1": _G},
+        _ptx(_BLOCK_SCALE, "SF_B, thread-id-b selection (Figure 44)"),
+    ),
+    # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
+    FragmentReference(
+        "cp.async.bytes",
+        # byte i of the thread's cp-size chunk is byte i of the copied tile (one row of bytes)
+        {"dim0": "0", "dim1": "register"},
+        _ptx(_CP_ASYNC, "cp-size bytes from src to dst, in order; .ca: 4, 8, 16; .cg: 16"),
+    ),
     # AMD MFMA with two elements per lane and K block (K-packing 2) ---------------------------
     FragmentReference(
         "mfma.32x32.kpack2.A",
@@ -267,17 +329,49 @@ _LIST = [
     ),
 ]
 
+# shfl.sync: the source lane j of each lane, over the operands b (lane or offset) and c
+# (clamp value c[4:0], segment mask c[12:8]); a lane whose j is out of range reads itself.
+_SEG = "((c >> 8) & 31)"
+_MAX_LANE = f"((lane & {_SEG}) | ((c & 31) & ~{_SEG}))"
+_MIN_LANE = f"(lane & {_SEG})"
+_B = "(b & 31)"
+_SHFL_SOURCES = {
+    "up": f"lane - {_B} if lane - {_B} >= {_MAX_LANE} else lane",
+    "down": f"lane + {_B} if lane + {_B} <= {_MAX_LANE} else lane",
+    "bfly": f"lane ^ {_B} if (lane ^ {_B}) <= {_MAX_LANE} else lane",
+    "idx": f"{_MIN_LANE} | ({_B} & ~{_SEG}) if ({_MIN_LANE} | ({_B} & ~{_SEG})) <= {_MAX_LANE} "
+    "else lane",
+}
+_LIST += [
+    FragmentReference(
+        f"shfl.sync.{mode}",
+        {"source_lane": text},
+        _ptx(_SHFL, f"Semantics, .{mode}: j and pval over lane, bval = b[4:0], c"),
+    )
+    for mode, text in _SHFL_SOURCES.items()
+]
+
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 
 
 def reference(name: str) -> FragmentReference:
     """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
-    :mod:`~llverify.specs.nvidia_mma` reference, an AMD MFMA fragment (its ``name``) or an
-    AMD WMMA reference (its key)."""
+    :mod:`~llverify.specs.nvidia_mma` reference, ``tcgen05.<shape>`` (a
+    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``) or an AMD WMMA
+    reference (its key)."""
     if name in FRAGMENTS:
         return FRAGMENTS[name]
-    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma
+    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma, tmem
+
+    shape = name.removeprefix("tcgen05.")
+    if shape in tmem.MESSAGE_REFERENCES:  # TMEM lane (row) -> dim0, column -> dim1
+        rows_cols = tmem.MESSAGE_REFERENCES[shape]
+        return FragmentReference(
+            name,
+            {"dim0": rows_cols["row"], "dim1": rows_cols["col"]},
+            _ptx("Matrix fragments for shape ." + shape, "Figures 183-186 (llverify.specs.tmem)"),
+        )
 
     if name in nvidia_mma.REFERENCES:
         ref = nvidia_mma.REFERENCES[name]
