@@ -143,6 +143,35 @@ def test_ldmatrix_wavefronts_are_invariant_under_row_offsets() -> None:
         assert matrix_wavefronts((addresses ^ xor) + add, 16, 8) == base
 
 
+# -- the sm_90 wavefront prediction at an offset -------------------------------------------
+
+
+def test_predicted_wavefronts_at_an_offset() -> None:
+    """predict_wavefronts: the XOR that splits 128-bit vectors doubles the load's
+    wavefronts (1 x 4 -> 2 x 2 x 2); the sub-word add doubles them (4 instructions of one
+    pass each -> 2 wavefronts each); ldmatrix survives a row-aligned XOR with its count and
+    falls back to ld.shared at XOR 4; a forced ldmatrix is refused."""
+    from llverify.shared_memory.predict import predict_wavefronts
+
+    def predict(reg: LinearLayout, size: int, bits: int, offset: AffineOffset | int):
+        return predict_wavefronts(reg, _identity(size), [size], bits, "load", offset=offset)
+
+    assert (predict(VEC8, 256, 16, 0).wavefronts, predict(VEC8, 256, 16, 4).wavefronts) == (4, 8)
+    assert predict(VEC8, 256, 16, 4).instruction == "ld.shared (64 bits per lane)"
+    shifted = predict(SUBWORD, 128, 16, AffineOffset(add=1))
+    assert (predict(SUBWORD, 128, 16, 0).wavefronts, shifted.wavefronts) == (4, 8)
+    assert predict(SUBWORD, 128, 16, AffineOffset(add=2)).wavefronts == 4  # a whole word
+    plain, row = predict(LDMATRIX, 128, 16, 0), predict(LDMATRIX, 128, 16, 8)
+    assert plain.instruction == row.instruction == "ldmatrix.x2"
+    assert plain.wavefronts == row.wavefronts
+    assert predict(LDMATRIX, 128, 16, 4).instruction.startswith("ld.shared")
+    with pytest.raises(LayoutError, match="Argument 'offset' is AffineOffset\\(xor=4"):
+        predict_wavefronts(LDMATRIX, _identity(128), [128], 16, "load", instruction="matrix",
+                           offset=4)  # fmt: skip
+    with pytest.raises(LayoutTypeError, match="Argument 'offset'"):
+        predict_wavefronts(VEC8, _identity(256), [256], 16, "load", offset=1.0)  # type: ignore[arg-type]
+
+
 # -- the invariance, checked against the brute force --------------------------------------
 
 CASES = [

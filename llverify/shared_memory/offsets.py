@@ -51,6 +51,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from llverify.arguments import layout_argument, shared_layout_argument
 from llverify.bits import as_int
 from llverify.encodings.padded import PaddedLayout
@@ -75,6 +77,9 @@ __all__ = [
     "RowRule",
     "analyse_offset_access",
     "offset_access_analysis",
+    "offset_argument",
+    "row_elements",
+    "shifted_address_map",
 ]
 
 #: Bytes in one ldmatrix/stmatrix row (PTX ISA, "Warp-level matrix load instruction").
@@ -122,9 +127,14 @@ class AffineOffset:
         return not (self.add * element_bits) % 32
 
 
-def _offset_argument(value: Any) -> AffineOffset:
+def offset_argument(value: Any) -> AffineOffset:
     """``value`` as an :class:`AffineOffset` (an int is an XOR), else a LayoutTypeError
-    naming the argument."""
+    naming the argument.
+
+    Examples:
+        >>> offset_argument(16)
+        AffineOffset(xor=16, add=0)
+    """
     if isinstance(value, AffineOffset):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
@@ -294,14 +304,7 @@ def _shifted(
             colliding_lanes=sim.colliding_lanes,
             homogeneous=sim.homogeneous,
         )
-    check_enumeration(
-        cvt.get_total_in_dim_size(),
-        SIMULATOR_BYTES_PER_ADDRESS,
-        "the exact simulation of an access at an offset inside a 32-bit word",
-        "such an offset regroups elements into words, so every address is simulated; use "
-        "a smaller tensor shape",
-    )
-    addresses = (access_addresses(cvt) ^ offset.xor) + offset.add
+    addresses = shifted_address_map(cvt, offset)[access_addresses(cvt)]
     sim = count_wavefronts(addresses, vec, element_bits, tgt.banks, pass_lanes)
     return replace(
         base,
@@ -314,6 +317,27 @@ def _shifted(
         source="simulator",
         homogeneous=sim.homogeneous,
     )
+
+
+def shifted_address_map(cvt: LinearLayout, offset: AffineOffset) -> np.ndarray:
+    """The element address of every offset of ``cvt`` at ``offset`` (an ``address_map`` for
+    :func:`~llverify.shared_memory.access.simulate_bank_conflicts`), refused beyond the
+    enumeration budget: the exact simulation of an offset that regroups elements into words.
+
+    Examples:
+        >>> cvt = LinearLayout.from_bases([("lane", [[1], [2]])], ["offset"])
+        >>> shifted_address_map(cvt, AffineOffset(xor=1, add=4)).tolist()
+        [5, 4, 7, 6]
+    """
+    check_enumeration(
+        max(cvt.get_total_in_dim_size(), cvt.get_total_out_dim_size()),
+        SIMULATOR_BYTES_PER_ADDRESS,
+        "the exact simulation of an access at an offset inside a 32-bit word",
+        "such an offset regroups elements into words, so every address is simulated; use "
+        "a smaller tensor shape",
+    )
+    size = cvt.get_total_out_dim_size()
+    return (np.arange(size, dtype=np.int64) ^ offset.xor) + offset.add
 
 
 def offset_access_analysis(
@@ -343,4 +367,4 @@ def offset_access_analysis(
     tgt = resolve_target(target)
     reg = layout_argument(register_layout, shape, "register_layout")
     shared = shared_layout_argument(shared_layout, shape, "shared_layout")
-    return analyse_offset_access(reg, shared, element_bits, tgt, _offset_argument(offset))
+    return analyse_offset_access(reg, shared, element_bits, tgt, offset_argument(offset))
