@@ -22,6 +22,7 @@ from llverify.audit.memdesc_views import subslice_mask
 from llverify.encodings import to_linear_layout
 from llverify.errors import LayoutError, LayoutTypeError
 from llverify.hardware import BANK_MODELS
+from llverify.proof.verdict import Status
 from llverify.shared_memory.access import (
     analyse_access,
     simulate_bank_conflicts,
@@ -339,6 +340,32 @@ def test_audit_records_the_row_rule(
     # the 128x4 views: the old rule would have accepted, but no row of the view is whole
     assert not rows.get("ldmatrix_refused", False)
     assert ("ldmatrix applies" in f.summary) is ldmatrix
+
+
+def test_view_layout_states_the_old_rule_slack() -> None:
+    """The view-layout finding of a subslice records the row rule: on the verified 128x4
+    view the old rule's slack (bit 2) is unreachable, no view element sits at offset 4; on a
+    split along the swizzling pattern (vec 4, maxPhase 2: row 1 is offset 64 ^ 4 = 68), which
+    Triton's verifier refuses, the whole row 0 is in the view and the slack is reachable."""
+    (f,) = [f for f in audit(_module("128x4", "0, 4", "#b2")).findings if f.rule == "view-layout"]
+    assert f.status is Status.PROVED
+    assert f.data["ldmatrix_rows"] == {
+        "row_elements": 8,
+        "touched_bits": 4,
+        "legal": False,
+        "triton_before_10066": True,
+        "old_rule_slack_reachable": False,
+    }
+    enc = "#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 2, order = [1, 0]}>"
+    text = (
+        f"#s = {enc}\n#smem = #ttg.shared_memory\nmodule {{\n  %1 = ttg.memdesc_subslice "
+        "%0[1, 0] : !ttg.memdesc<2x64xf16, #s, #smem> -> !ttg.memdesc<1x64xf16, #s, #smem, "
+        "2x64>\n}\n"
+    )
+    (g,) = [f for f in audit(text).findings if f.rule == "view-layout"]
+    assert g.status is Status.ERROR and "swizzling pattern" in g.summary
+    assert g.data["mask"] == 68
+    assert g.data["ldmatrix_rows"]["old_rule_slack_reachable"] is True
 
 
 @pytest.mark.triton
