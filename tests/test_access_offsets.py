@@ -408,3 +408,54 @@ def test_bad_arguments_name_the_argument() -> None:
     a = analyse_offset_access(VEC8, _identity(256), 16, NV, AffineOffset())
     assert a.analysis is a.unshifted
     assert offset_access_analysis(VEC8, _identity(256), [256], 16, 8).offset == AffineOffset(8)
+
+
+# -- Triton's additive strides avoid the offset bits ---------------------------------------
+
+
+def _emitted_with_offset(model, register: int, lane: int, warp: int, off: int) -> int:  # type: ignore[no-untyped-def]
+    """Triton's emitted byte address with the view's offset XORed into the base:
+    ``((L ^ off ^ X) + A) ^ vector``."""
+    base = model.emitted(0, lane, warp) ^ off
+    xor_part = additive = vector = 0
+    for i, b in enumerate(model.register):
+        if register >> i & 1:
+            if i in model.vector:
+                vector ^= b
+            elif i in model.additive_index:
+                additive ^= b
+            else:
+                xor_part ^= b
+    return ((base ^ xor_part) + additive) ^ vector
+
+
+def test_additive_strides_avoid_the_offset_mask() -> None:
+    """lowering_of(mask=...) is actionAdditiveStrides' maskSpanOffsets: a register stride
+    meeting the mask stays XOR-applied.  The lowering docstring's f32 pair carries (384 +
+    132); with the mask covering element 64 the stride 384 (elements 96) is XOR-applied and
+    the address is right for every input at that offset, replayed exhaustively.  The other
+    way: strides 96 and 64 (elements) are both additive without a mask; a mask of 32 makes
+    96 XOR-applied, and 64, still additive, carries into it."""
+    from llverify.shared_memory.lowering import lowering_of
+
+    reg = _reg([32, 64], [1, 2, 4, 8, 16])
+    shared = LinearLayout.from_bases([("offset", [[1], [2], [4], [8], [16], [33], [97]])], ["dim0"])
+    base = offset_access_analysis(reg, shared, [128], 32, 0).analysis
+    assert base.triton_miscompile == {"register": 3, "lane": 0, "warp": 0}
+    shifted = offset_access_analysis(reg, shared, [128], 32, 64).analysis
+    assert shifted.triton_miscompile is None
+    model = lowering_of(base.conversion, base.elems_per_vec, 32, mask=64)
+    assert model.additive == ()
+    for register in range(4):
+        for lane in range(32):
+            right = model.right(register, lane, 0) ^ 256
+            assert _emitted_with_offset(model, register, lane, 0, 256) == right
+    cvt = LinearLayout.from_bases(
+        [("register", [[96], [64]]), ("lane", [[1], [2], [4], [8], [16]]), ("warp", [])],
+        ["offset"],
+    )
+    assert lowering_of(cvt, 1, 16).carry_counterexample() is None
+    carry = lowering_of(cvt, 1, 16, mask=32)
+    assert carry.additive == (128,) and carry.xor_applied == (192,)
+    assert carry.carry_counterexample() == {"register": 3, "lane": 0, "warp": 0}
+    assert carry.emitted(3, 0, 0) == 192 + 128 != carry.right(3, 0, 0) == 64

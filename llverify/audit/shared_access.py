@@ -167,10 +167,12 @@ def _subslice_access(
 ) -> tuple[AccessAnalysis, int, dict[str, Any] | None]:
     """The access of a subslice view: the conversion to the allocation's shared layout
     (Triton's ``toLinearLayout`` of the memdesc), whose offset Triton XORs with the view's
-    constant one (which changes no bank, word or wavefront: llverify.shared_memory.offsets),
-    ldmatrix/stmatrix only when the offset bits the view may set (``subslice_mask``) leave
-    every 16-byte row whole (``lowerLdStMatrix``, :class:`~llverify.shared_memory.offsets.
-    RowRule`), and that rule's record (None outside 8 to 32-bit elements)."""
+    constant one (which changes no bank, word or wavefront: llverify.shared_memory.offsets;
+    Triton's additive strides avoid the offset bits the view may set, so its address
+    miscompile is re-checked with them), ldmatrix/stmatrix only when the offset bits the
+    view may set (``subslice_mask``) leave every 16-byte row whole (``lowerLdStMatrix``,
+    :class:`~llverify.shared_memory.offsets.RowRule`), and that rule's record (None outside
+    8 to 32-bit elements)."""
     from dataclasses import replace
 
     from llverify.audit.memdesc_views import subslice_mask
@@ -181,6 +183,11 @@ def _subslice_access(
     shared = ctx.shared_layout(memdesc.encoding, alloc)
     a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(target))
     mask = subslice_mask(ctx, memdesc)
+    if bits >= 8:  # Triton keeps the strides that meet the mask XOR-applied
+        from llverify.shared_memory.lowering import lowering_of
+
+        model = lowering_of(a.conversion, a.elems_per_vec, bits, mask=mask)
+        a = replace(a, triton_miscompile=model.carry_counterexample())
     if bits not in (8, 16, 32):
         if mask & (max(1, 128 // bits) - 1):
             a = replace(a, ldmatrix=False, ldmatrix_trans=False)

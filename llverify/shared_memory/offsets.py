@@ -287,6 +287,7 @@ def _shifted(
         "ldmatrix": base.ldmatrix and rows_ok,
         "ldmatrix_trans": base.ldmatrix_trans and rows_ok,
         "affine": (offset.xor, offset.add),
+        "triton_miscompile": _triton_miscompile(base, element_bits, offset),
     }
     if offset.words_kept(element_bits):
         offsets = lane_offsets(cvt, pass_lanes)
@@ -338,6 +339,20 @@ def shifted_address_map(cvt: LinearLayout, offset: AffineOffset) -> np.ndarray:
     )
     size = cvt.get_total_out_dim_size()
     return (np.arange(size, dtype=np.int64) ^ offset.xor) + offset.add
+
+
+def _triton_miscompile(
+    base: AccessAnalysis, element_bits: int, offset: AffineOffset
+) -> dict[str, int] | None:
+    """Triton's ld/st address miscompile at an XOR offset (its additive strides avoid the
+    offset's bits, ``actionAdditiveStrides``); None where there is none, and for an add,
+    which Triton never emits (no claim)."""
+    if element_bits < 8 or offset.add:
+        return None
+    from llverify.shared_memory.lowering import lowering_of
+
+    model = lowering_of(base.conversion, base.elems_per_vec, element_bits, mask=offset.xor)
+    return model.carry_counterexample()
 
 
 def offset_access_analysis(
