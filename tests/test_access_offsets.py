@@ -306,13 +306,18 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   tt.func public @k(%p: !tt.ptr<f16> {tt.divisibility = 16 : i32}) {
     %0 = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #s, #smem, mutable>
     %1 = ttg.memdesc_subslice %0[OFF] : !ttg.memdesc<128x64xf16, #s, #smem, mutable> -> !ttg.memdesc<VIEWxf16, #s, #smem, mutable, 128x64>
-    %2 = ttg.local_load %1 : !ttg.memdesc<VIEWxf16, #s, #smem, mutable, 128x64> -> tensor<VIEWxf16, #L>
-    %3 = tt.splat %p : !tt.ptr<f16> -> tensor<VIEWx!tt.ptr<f16>, #L>
-    tt.store %3, %2 : tensor<VIEWx!tt.ptr<f16>, #L>
+BODY
     tt.return
   }
 }
 """  # noqa: E501
+
+LOAD = """    %2 = ttg.local_load %1 : !ttg.memdesc<VIEWxf16, #s, #smem, mutable, 128x64> -> tensor<VIEWxf16, #L>
+    %3 = tt.splat %p : !tt.ptr<f16> -> tensor<VIEWx!tt.ptr<f16>, #L>
+    tt.store %3, %2 : tensor<VIEWx!tt.ptr<f16>, #L>"""  # noqa: E501
+STORE = """    %3 = tt.splat %p : !tt.ptr<f16> -> tensor<VIEWx!tt.ptr<f16>, #L>
+    %2 = tt.load %3 : tensor<VIEWx!tt.ptr<f16>, #L>
+    ttg.local_store %2, %1 : tensor<VIEWxf16, #L> -> !ttg.memdesc<VIEWxf16, #s, #smem, mutable, 128x64>"""  # noqa: E501
 
 #: (view, offsets, register layout, access bits, ldmatrix, row rule legal)
 SUBSLICES = [
@@ -325,8 +330,9 @@ SUBSLICES = [
 ]
 
 
-def _module(view: str, offsets: str, layout: str) -> str:
-    return HEAD.replace("VIEW", view).replace("OFF", offsets).replace("#L", layout)
+def _module(view: str, offsets: str, layout: str, store: bool = False) -> str:
+    text = HEAD.replace("BODY", STORE if store else LOAD)
+    return text.replace("VIEW", view).replace("OFF", offsets).replace("#L", layout)
 
 
 @pytest.mark.parametrize("view, offsets, layout, bits, ldmatrix, legal", SUBSLICES)
@@ -369,18 +375,25 @@ def test_view_layout_states_the_old_rule_slack() -> None:
 
 
 @pytest.mark.triton
-def test_subslice_loads_against_triton() -> None:
-    """Triton 3.9 lowers each subslice load with ldmatrix exactly where the audit says, and
-    otherwise with ld.shared vectors of the audit's width."""
+def test_subslice_accesses_against_triton() -> None:
+    """Triton 3.9 lowers each subslice load (store) with ldmatrix (stmatrix) exactly where
+    the audit says, and otherwise with ld/st.shared vectors of the audit's width."""
     require_triton()
     from llverify.triton.compile import compile_ttgir
 
-    for view, offsets, layout, bits, ldmatrix, _ in SUBSLICES:
-        llir = compile_ttgir(_module(view, offsets, layout), "cuda:90", until="llir").llir
-        assert bool(re.search(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.b16", llir)) is ldmatrix
-        if not ldmatrix:
-            loads = set(re.findall(r"load <(\d+) x i16>, ptr addrspace\(3\)", llir))
-            assert loads == {str(bits // 16)}, (view, layout, loads)
+    for view, offsets, layout, bits, matrix, _ in SUBSLICES:
+        for store in (False, True):
+            text = _module(view, offsets, layout, store)
+            (f,) = [f for f in audit(text).findings if f.rule == "shared-access"]
+            assert (f.data["access_bits"], f.data["ldmatrix"]) == (bits, matrix)
+            llir = compile_ttgir(text, "cuda:90", until="llir").llir
+            op = "stmatrix" if store else "ldmatrix"
+            assert bool(re.search(rf"{op}\.sync\.aligned\.m8n8\.x4\.b16", llir)) is matrix
+            if not matrix:
+                kind = "store" if store else "load"
+                found = re.findall(rf"{kind} <(\d+) x i(\d+)>[^\n]*ptr addrspace\(3\)", llir)
+                widths = {int(n) * int(k) for n, k in found}
+                assert widths == {bits}, (view, layout, store, widths)
 
 
 # -- bad arguments -------------------------------------------------------------------------
