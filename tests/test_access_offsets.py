@@ -472,3 +472,41 @@ def test_additive_strides_avoid_the_offset_mask() -> None:
     assert carry.additive == (128,) and carry.xor_applied == (192,)
     assert carry.carry_counterexample() == {"register": 3, "lane": 0, "warp": 0}
     assert carry.emitted(3, 0, 0) == 192 + 128 != carry.right(3, 0, 0) == 64
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def test_bank_conflicts_command_at_an_offset() -> None:
+    """``llverify bank-conflicts --offset-xor 4``: the ROW example's 128-bit vectors halved,
+    1 conflict, twice the wavefronts of offset 0; --offset-add 8 (a whole vector) keeps
+    them; a negative offset is refused naming the option."""
+    import json
+    import subprocess
+    import sys
+
+    row = (
+        "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+        "order = [1, 0]}>"
+    )
+    swizzled = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        args = ["bank-conflicts", row, swizzled, "--shape", "128x64", "--dtype", "f16", *extra]
+        return subprocess.run(
+            [sys.executable, "-m", "llverify.cli", *args], capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+
+    out = json.loads(run("--offset-xor", "4", "--json").stdout)
+    assert (out["access_bits"], out["conflicts"], out["wavefronts"]) == (64, 1, 256)
+    assert out["offset"]["vector_split"] and out["offset"]["unshifted_wavefronts"] == 128
+    assert out["offset"]["row_rule"]["legal"] is False
+    assert out["sm90"]["load"]["instruction"] == "ld.shared (64 bits per lane)"
+    kept = json.loads(run("--offset-add", "8", "--json").stdout)
+    assert (kept["access_bits"], kept["conflicts"], kept["wavefronts"]) == (128, 0, 128)
+    assert "offset" in kept and not kept["offset"]["vector_split"]
+    plain = json.loads(run("--json").stdout)
+    assert "offset" not in plain and plain["wavefronts"] == 128
+    bad = run("--offset-xor", "-4")
+    assert bad.returncode == 2 and "--offset-xor" in bad.stderr
