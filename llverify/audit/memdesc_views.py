@@ -61,7 +61,15 @@ from llverify.layout import LinearLayout
 from llverify.proof.verdict import Status
 from llverify.ttgir import Operation, Type
 
-__all__ = ["NAME", "RULES", "OffsetTable", "offset_table", "subslice_mask", "subslice_offsets"]
+__all__ = [
+    "NAME",
+    "RULES",
+    "OffsetTable",
+    "offset_table",
+    "row_rule_record",
+    "subslice_mask",
+    "subslice_offsets",
+]
 
 NAME = "view-layout"
 _MEMDESC_OPS = frozenset(
@@ -211,6 +219,36 @@ def subslice_mask(ctx: AuditContext, info: Type) -> int:
     return mask
 
 
+def row_rule_record(mask: int, bits: int | None, view: np.ndarray) -> dict[str, Any] | None:
+    """Triton's ldmatrix/stmatrix row rule on a subslice's mask (:class:`~llverify.
+    shared_memory.offsets.RowRule`, None outside 8 to 32-bit elements), and whether the slack
+    of the rule before triton#10066 is reachable here: it accepted a mask that touches a
+    row, and every power of two below a row is the offset of a view element (``view``: the
+    offsets of the view's elements), which a conversion of the view needs to fill a row.
+
+    Examples:
+        >>> view = np.arange(4 * 128).reshape(128, 4) // 4 * 64 + np.arange(4)  # 128x4 of 64
+        >>> r = row_rule_record(60, 16, view)
+        >>> r["legal"], r["triton_before_10066"], r["old_rule_slack_reachable"]
+        (False, True, False)
+    """
+    from llverify.shared_memory.offsets import RowRule
+
+    if bits not in (8, 16, 32):
+        return None
+    rule = RowRule(mask, bits)
+    present = set(np.unique(view).tolist())
+    row_bits = [1 << i for i in range(rule.row_elements.bit_length() - 1)]
+    return {
+        "row_elements": rule.row_elements,
+        "touched_bits": rule.touched,
+        "legal": rule.legal,
+        "triton_before_10066": rule.triton_before_10066,
+        "old_rule_slack_reachable": rule.missed_before_10066
+        and all(b in present for b in row_bits),
+    }
+
+
 def _first(mismatch: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(mismatch)[0])
 
@@ -295,6 +333,9 @@ def check_subslice(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> No
     right = parent.offsets[tuple(xi + t for xi, t in zip(x, total))]
     emitted = view.offsets[x] ^ int(view.offsets[total])
     data: dict[str, Any] = {"offsets": list(total), "mask": subslice_mask(ctx, dst)}
+    rows = row_rule_record(data["mask"], dst.bits, view.offsets[x])
+    if rows is not None:
+        data["ldmatrix_rows"] = rows
     mismatch = emitted != right
     if mismatch.any():
         _misaddressed(ctx, op, _first(mismatch), total, emitted, right, (parent, view), data)

@@ -102,9 +102,9 @@ def _analysed(
     if alloc == tensor.shape:
         shared = ctx.shared_layout(memdesc.encoding, tensor.shape)
         a = access_analysis(ctx.layout(tensor), shared, shape, tensor.bits, target)
-        mask = 0
+        mask, rows = 0, None
     else:  # a subslice: the allocation's layout, at the view's offsets (view-layout)
-        a, mask = _subslice_access(ctx, target, tensor, memdesc, alloc, tensor.bits)
+        a, mask, rows = _subslice_access(ctx, target, tensor, memdesc, alloc, tensor.bits)
     bank = a.bank_conflicts
     data: dict[str, Any] = {
         "access_bits": a.access_bits,
@@ -118,6 +118,8 @@ def _analysed(
     }
     if mask:
         data["subslice"] = {"alloc_shape": list(alloc), "offset_mask": mask}
+        if rows is not None:
+            data["subslice"]["ldmatrix_rows"] = rows
     return a, data
 
 
@@ -146,6 +148,12 @@ def _verdict(
         status = Status.ERROR
     if direction == "load" and (a.ldmatrix or a.ldmatrix_trans) and target == "nvidia":
         summary += "; ldmatrix" + (".trans" if not a.ldmatrix else "") + " applies"
+    rows = data.get("subslice", {}).get("ldmatrix_rows", {})
+    if rows.get("ldmatrix_refused") and target == "nvidia":
+        summary += (
+            f"; ldmatrix/stmatrix refused: the subslice may set offset bits "
+            f"{rows['touched_bits']:#x} inside a {rows['row_elements']}-element row"
+        )
     return status, summary
 
 
@@ -156,24 +164,45 @@ def _subslice_access(
     memdesc: Type,
     alloc: tuple[int, ...],
     bits: int,
-) -> tuple[AccessAnalysis, int]:
+) -> tuple[AccessAnalysis, int, dict[str, Any] | None]:
     """The access of a subslice view: the conversion to the allocation's shared layout
     (Triton's ``toLinearLayout`` of the memdesc), whose offset Triton XORs with the view's
-    constant one (this changes no bank, word or vector), and ldmatrix/stmatrix only when
-    the offset bits the view may set (``subslice_mask``) stay above one 16-byte row
-    (``lowerLdStMatrix``)."""
+    constant one (which changes no bank, word or wavefront: llverify.shared_memory.offsets;
+    Triton's additive strides avoid the offset bits the view may set, so its address
+    miscompile is re-checked with them), ldmatrix/stmatrix only when the offset bits the
+    view may set (``subslice_mask``) leave every 16-byte row whole (``lowerLdStMatrix``,
+    :class:`~llverify.shared_memory.offsets.RowRule`), and that rule's record (None outside
+    8 to 32-bit elements)."""
     from dataclasses import replace
 
     from llverify.audit.memdesc_views import subslice_mask
     from llverify.hardware import resolve_target
     from llverify.shared_memory.access import analyse_access
+    from llverify.shared_memory.offsets import RowRule
 
     shared = ctx.shared_layout(memdesc.encoding, alloc)
     a = analyse_access(ctx.layout(tensor), shared, bits, resolve_target(target))
     mask = subslice_mask(ctx, memdesc)
-    if mask & (max(1, 128 // bits) - 1):
+    if bits >= 8:  # Triton keeps the strides that meet the mask XOR-applied
+        from llverify.shared_memory.lowering import lowering_of
+
+        model = lowering_of(a.conversion, a.elems_per_vec, bits, mask=mask)
+        a = replace(a, triton_miscompile=model.carry_counterexample())
+    if bits not in (8, 16, 32):
+        if mask & (max(1, 128 // bits) - 1):
+            a = replace(a, ldmatrix=False, ldmatrix_trans=False)
+        return a, mask, None
+    rule = RowRule(mask, bits)
+    rows: dict[str, Any] = {
+        "row_elements": rule.row_elements,
+        "touched_bits": rule.touched,
+        "legal": rule.legal,
+        "triton_before_10066": rule.triton_before_10066,
+    }
+    if not rule.legal:
+        rows["ldmatrix_refused"] = a.ldmatrix or a.ldmatrix_trans
         a = replace(a, ldmatrix=False, ldmatrix_trans=False)
-    return a, mask
+    return a, mask, rows
 
 
 Books = dict[str, dict[str, list[tuple[Operation, Type, Type]]]]

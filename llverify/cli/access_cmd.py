@@ -11,6 +11,7 @@ from llverify.cli.args import (
     COL,
     EXIT_FAILED,
     EXIT_OK,
+    ROW,
     SWIZZLED,
     HelpFormatter,
     examples,
@@ -25,13 +26,16 @@ from llverify.cli.convert_cmd import add_common
 from llverify.cli.output import to_json
 
 
-def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[str, Any]]:
-    """What an sm_90 GPU executes for local_store / local_load (llverify.shared_memory.predict)."""
+def _sm90(
+    reg: Any, shared: Any, shape: list[int], bits: int, offset: Any
+) -> dict[str, dict[str, Any]]:
+    """What an sm_90 GPU executes for local_store / local_load (llverify.shared_memory.predict)
+    at the constant ``offset``."""
     from llverify.shared_memory.predict import predict_wavefronts
 
     out = {}
     for direction in ("store", "load"):
-        p = predict_wavefronts(reg, shared, shape, bits, direction)
+        p = predict_wavefronts(reg, shared, shape, bits, direction, offset=offset)
         out[direction] = {
             "instruction": p.instruction,
             "instructions": p.instructions,
@@ -39,6 +43,26 @@ def _sm90(reg: Any, shared: Any, shape: list[int], bits: int) -> dict[str, dict[
             "rule": p.rule,
         }
     return out
+
+
+def _offset_report(o: Any) -> dict[str, Any]:
+    """The ``offset`` entry of the ``--json`` report of an access at an offset ``o``."""
+    rows = o.rows
+    return {
+        "xor": o.offset.xor,
+        "add": o.offset.add,
+        "vector_split": o.vector_split,
+        "ldmatrix_lost": o.ldmatrix_lost,
+        "unshifted_wavefronts": o.unshifted.store_wavefronts,
+        "row_rule": None
+        if rows is None
+        else {
+            "row_elements": rows.row_elements,
+            "touched_bits": rows.touched,
+            "legal": rows.legal,
+            "triton_before_10066": rows.triton_before_10066,
+        },
+    }
 
 
 def _report(a: Any, bits: int, sm90: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
@@ -89,21 +113,39 @@ def _print_analysis(a: Any, sm90: dict[str, dict[str, Any]] | None) -> None:
 
 def _cmd_bank(args: argparse.Namespace) -> int:
     from llverify.shared_memory.access import access_analysis
+    from llverify.shared_memory.offsets import AffineOffset, offset_access_analysis
 
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     reg = layout_argument(args.reg, shape, "REG")
     shape = shape or [size for _, size in reg.out_dims]
     shared = shared_argument(args.shared, shape, "SHARED")[1]
-    a = access_analysis(reg, shared, shape, bits, args.target)
-    sm90 = _sm90(reg, shared, shape, bits) if a.target == "nvidia" and not a.padded else None
+    offset = AffineOffset(args.offset_xor, args.offset_add)
+    shifted = None
+    if offset.is_zero:
+        a = access_analysis(reg, shared, shape, bits, args.target)
+    else:
+        shifted = offset_access_analysis(reg, shared, shape, bits, offset, args.target)
+        a = shifted.analysis
+    nvidia = a.target == "nvidia" and not a.padded
+    sm90 = _sm90(reg, shared, shape, bits, offset) if nvidia else None
     conflicts = a.bank_conflicts.conflicts
     code = EXIT_OK
     if args.max_conflicts is not None and conflicts > args.max_conflicts:
         code = EXIT_FAILED
     if args.json:
-        print(to_json(_report(a, bits, sm90)))
+        report = _report(a, bits, sm90)
+        if shifted is not None:
+            report["offset"] = _offset_report(shifted)
+        print(to_json(report))
         return code
+    if shifted is not None:
+        print(
+            f"at offset xor {shifted.offset.xor}, add {shifted.offset.add} (elements): "
+            f"{shifted.unshifted.store_wavefronts} wavefronts at offset 0"
+            + ("; the offset splits the vectors" if shifted.vector_split else "")
+            + ("; the offset breaks ldmatrix/stmatrix rows" if shifted.ldmatrix_lost else "")
+        )
     _print_analysis(a, sm90)
     if code != EXIT_OK:
         print(
@@ -129,6 +171,8 @@ def register(commands: Any) -> None:
             f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --dtype f16",
             f"llverify bank-conflicts {COL} {SWIZZLED} --shape 128x64 --max-conflicts 0"
             "   # exit 1: 7 conflicts per wavefront",
+            f"llverify bank-conflicts {ROW} {SWIZZLED} --shape 128x64 --dtype f16 "
+            "--offset-xor 4   # inside the 128-bit vectors: 64-bit ones, 1 conflict",
             f"llverify bank-conflicts {COL} '#ttg.padded_shared<[64:+8] {{order = [1, 0], "
             "shape = [128, 64]}>' --shape 128x64 --json",
         ),
@@ -146,4 +190,14 @@ def register(commands: Any) -> None:
         metavar="N",
         help="exit 1 when the conflicts per wavefront exceed N (a CI gate)",
     )
+    for kind, what in (("xor", "XORed into (as Triton applies a subslice's offset)"),
+                       ("add", "added to")):  # fmt: skip
+        parser.add_argument(
+            f"--offset-{kind}",
+            type=non_negative_int,
+            default=0,
+            metavar="N",
+            help=f"a constant element offset {what} every shared address "
+            "(llverify.shared_memory.offsets)",
+        )
     parser.set_defaults(handler=_cmd_bank)

@@ -5,6 +5,8 @@ Modules:
 * ``access``: the access analysis of a local_load / local_store (vector width, ld/st width,
   ldmatrix/stmatrix, bank conflicts as Triton counts them and as the hardware executes them);
 * ``wavefronts``: passes, bank conflicts and wavefronts of one access from its lane addresses;
+* ``offsets``: accesses at an affine offset (a subslice's XOR, an added base): the vector,
+  conflicts and ldmatrix rows they keep or break, Triton's subslice row rule;
 * ``predict``: ``predict_wavefronts``, what sm_90 executes for one access as Nsight Compute
   counts it;
 * ``register_to_offset``: the conversion a local_store / local_load performs, register ->

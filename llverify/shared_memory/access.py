@@ -225,6 +225,8 @@ class AccessAnalysis:
     #: inputs where Triton's ld/st lowering (ADD of "additive" register strides) computes a
     #: wrong address for this pair (llverify.shared_memory.lowering), or None when it is right
     triton_miscompile: dict[str, int] | None = None
+    #: the constant (xor, add) element offset of the access (llverify.shared_memory.offsets)
+    affine: tuple[int, int] = (0, 0)
 
     @property
     def instructions(self) -> int:
@@ -255,6 +257,12 @@ class AccessAnalysis:
                 "exact simulator over the padded physical addresses (no algebraic or Triton "
                 "count)"
             )
+            if not self.padded:
+                reason = (
+                    f"an offset of {self.affine[1]} elements added inside a 32-bit word "
+                    "regroups elements into words: the count comes from the exact simulator "
+                    "over the shifted addresses (Triton only XORs offsets: no Triton count)"
+                )
             return BankConflicts(self.hardware_conflicts, None, reason, "simulator")
         return _algebraic_bank_conflicts(
             self.hardware_conflicts, self.triton_conflicts, self.access_bits

@@ -152,10 +152,22 @@ def ldst_lowering(
     return lowering_of(cvt, elems, element_bits, strategy)
 
 
-def lowering_of(cvt: Any, elems: int, element_bits: int, strategy: str = "triton") -> LoweringModel:
+def lowering_of(
+    cvt: Any, elems: int, element_bits: int, strategy: str = "triton", mask: int = 0
+) -> LoweringModel:
     """:func:`ldst_lowering` from the access analysis' conversion layout
     (``(register, lane, warp) -> offset`` with Triton's vector permutation) and its
-    elements per vector."""
+    elements per vector.  ``mask``: the element offset bits a view's constant offset may set
+    (a subslice's ``getMaskSpanOffsets``), which Triton XORs into the base: an additive
+    basis must avoid them too (``actionAdditiveStrides``' ``maskSpanOffsets``).
+
+    Examples:
+        >>> from llverify import LinearLayout
+        >>> cvt = LinearLayout.from_bases([("register", [[32]]), ("lane", [[1], [2], [4],
+        ...     [8], [16]]), ("warp", [])], ["offset"])
+        >>> lowering_of(cvt, 1, 16).additive, lowering_of(cvt, 1, 16, mask=32).additive
+        ((64,), ())
+    """
     if strategy not in STRATEGIES:
         raise LayoutError(f"Argument 'strategy' must be one of {STRATEGIES}, not {strategy!r}.")
     scale = element_bits // 8 if element_bits >= 8 else 1
@@ -172,7 +184,7 @@ def lowering_of(cvt: Any, elems: int, element_bits: int, strategy: str = "triton
     register, lane, warp = column("register"), column("lane"), column("warp")
     n_vec = elems.bit_length() - 1
     vector = tuple(range(n_vec))
-    address_bits = 0
+    address_bits = mask * scale
     for b in lane + warp:
         address_bits |= b
     additive_index: list[int] = []

@@ -21,6 +21,10 @@ was fitted and checked on an H100 (``benchmarks/gpu/bank_check.py``, docs/hardwa
   bits with one equal non-zero offset, and stores are not merged (all probed on the H100).
 * **ldmatrix / stmatrix.**  Each 8x8 matrix of an instruction is 8 rows of 16 bytes; it costs
   the largest number of distinct rows that fall into one group of four banks (at least one).
+* **At an offset** (``offset``, :mod:`llverify.shared_memory.offsets`): ldmatrix/stmatrix
+  only while every 16-byte row stays whole (its count is then unchanged), else ld/st.shared;
+  the vector halved until the offset keeps it aligned; the count unchanged by an XOR or an
+  add of whole words, simulated on the shifted addresses for an add inside a word.
 
 Examples:
     >>> from llverify import LinearLayout
@@ -47,6 +51,12 @@ from llverify.hardware import VECTOR_ELEMENT_BITS
 from llverify.layout import LinearLayout
 from llverify.layout_utils import divide_left, reg_perm_for_divide
 from llverify.shared_memory.access import simulate_bank_conflicts
+from llverify.shared_memory.offsets import (
+    AffineOffset,
+    offset_argument,
+    row_elements,
+    shifted_address_map,
+)
 from llverify.shared_memory.register_to_offset import conversion_layout
 from llverify.shared_memory.wavefronts import linear_matrix_wavefronts
 
@@ -144,6 +154,7 @@ def predict_wavefronts(
     *,
     instruction: str = "auto",
     reps: int = 1,
+    offset: AffineOffset | int = 0,
 ) -> WavefrontPrediction:
     """Instructions and wavefronts of storing (``direction="store"``) or loading
     (``"load"``) ``register_layout`` to/from ``shared_layout`` on sm_90 (one CTA).
@@ -152,10 +163,22 @@ def predict_wavefronts(
     where they apply, else ``ld/st.shared``); ``"ld/st.shared"``, ``"matrix"`` or
     ``"matrix.trans"`` force the kind (``convert_layout`` picks it with its swizzle, see
     :func:`llverify.shared_memory.swizzle.convert_layout_swizzle`, whose ``reps`` goes in ``reps``).
+    ``offset``: a constant element offset of the access (an
+    :class:`~llverify.shared_memory.offsets.AffineOffset`; an int is an XOR, as Triton
+    applies a subslice's).
+
+    Examples:
+        >>> reg = LinearLayout.from_bases([("register", [[1]]), ("lane", [[2], [4], [8], [16],
+        ...     [32]]), ("warp", [])], ["dim0"])
+        >>> shared = LinearLayout.identity_1d(64, "offset", "dim0")
+        >>> [predict_wavefronts(reg, shared, [64], 16, "load", offset=o).instruction
+        ...  for o in (0, 8, 4)]
+        ['ldmatrix.x1', 'ldmatrix.x1', 'ld.shared (32 bits per lane)']
     """
     _check_choices(direction, instruction)
     element_bits = VECTOR_ELEMENT_BITS.check(element_bits)
     reps = check_size(reps, "reps")
+    shift = offset_argument(offset)
     cvt, elems = _warp_conversion(register_layout, shared_layout, shape, element_bits, reps)
     warps = cvt.get_in_dim_size("warp")
     lowering = None
@@ -167,9 +190,16 @@ def predict_wavefronts(
                 f"Argument 'instruction' is {shown(instruction)}, but Triton's ldmatrix/stmatrix "
                 "tile does not divide this access."
             )
+        if lowering is not None and not shift.keeps_aligned(row_elements(element_bits)):
+            if instruction != "auto":
+                raise LayoutError(
+                    f"Argument 'offset' is {shift}, which splits the 16-byte rows that "
+                    f"instruction {shown(instruction)} needs whole."
+                )
+            lowering = None
     if lowering is not None:
         return _matrix_prediction(lowering, element_bits, direction, warps)
-    return _ld_st_prediction(cvt, elems, element_bits, direction, warps)
+    return _ld_st_prediction(cvt, elems, element_bits, direction, warps, shift)
 
 
 def _check_choices(direction: Any, instruction: Any) -> None:
@@ -202,10 +232,20 @@ def _warp_conversion(
 
 
 def _ld_st_prediction(
-    cvt: LinearLayout, elems: int, element_bits: int, direction: str, warps: int
+    cvt: LinearLayout,
+    elems: int,
+    element_bits: int,
+    direction: str,
+    warps: int,
+    shift: AffineOffset,
 ) -> WavefrontPrediction:
-    """ld/st.shared with ``elems``-element vectors: passes of ``32 / words`` lanes, twice
-    that for a 64/128-bit load broadcast in lane 0 or 1 (measured on the H100)."""
+    """ld/st.shared with ``elems``-element vectors (halved until ``shift`` keeps them
+    aligned): passes of ``32 / words`` lanes, twice that for a 64/128-bit load broadcast in
+    lane 0 or 1 (measured on the H100)."""
+    while elems > 1 and not shift.keeps_aligned(elems):
+        elems //= 2
+    # an XOR or an add of whole words changes no count; an add inside a word is simulated
+    table = None if shift.words_kept(element_bits) else shifted_address_map(cvt, shift)
     bits = elems * element_bits
     words = max(1, bits // 32)
     per_pass = 32 // words
@@ -215,7 +255,11 @@ def _ld_st_prediction(
         per_pass *= 2
         rule = f"ld.shared: lane 0 or 1 broadcast, passes of {per_pass} lanes"
     sim = simulate_bank_conflicts(
-        cvt, elems, element_bits, pass_lanes=[1 << i for i in range(per_pass.bit_length() - 1)]
+        cvt,
+        elems,
+        element_bits,
+        address_map=table,
+        pass_lanes=[1 << i for i in range(per_pass.bit_length() - 1)],
     )
     op = "ld" if direction == "load" else "st"
     return WavefrontPrediction(
