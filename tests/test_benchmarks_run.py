@@ -41,6 +41,7 @@ SMOKE: dict[str, tuple[list[str], str, bool]] = {
     ),
     "benchmarks/bench_encodings.py": (["--repeat", "1", "--no-proofs"], "worst", True),
     "benchmarks/bench_import.py": (["--runs", "1"], "import llverify", False),
+    "benchmarks/bench_kernels.py": (["2R2WN36577", "--timeout", "120"], "cpu ratio", False),
     "benchmarks/bench_memory.py": (["--only", "bank-conflicts padded"], "bank-conflicts", False),
     "benchmarks/bench_prove.py": (["--repeat", "1"], "parametric proof", True),
     "benchmarks/bench_swizzle.py": (["--cases", "3"], "p95", False),
