@@ -61,12 +61,13 @@ def _float(bits: int, width: int, float_type: str) -> float:
 
 
 def _bits(value: float, width: int, float_type: str) -> int:
-    if width == 2:
-        if float_type == "bf16":
-            raw = int(np.array([value], dtype=np.float32).view(np.uint32)[0])
-            return (raw + 0x7FFF + ((raw >> 16) & 1)) >> 16 & 0xFFFF  # round to nearest even
-        return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
-    return int(np.array([value], dtype=_FLOATS[width]).view(_UINTS[width])[0])
+    with np.errstate(over="ignore"):  # a value past the format's range rounds to infinity
+        if width == 2:
+            if float_type == "bf16":
+                raw = int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+                return (raw + 0x7FFF + ((raw >> 16) & 1)) >> 16 & 0xFFFF  # to nearest even
+            return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
+        return int(np.array([value], dtype=_FLOATS[width]).view(_UINTS[width])[0])
 
 
 def _signed(value: int, width: int) -> int:
