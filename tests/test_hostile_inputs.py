@@ -620,12 +620,6 @@ def test_write_output_modes_and_symlinks(tmp_path: Path) -> None:
 # --- output targets refused before the work starts
 
 
-def _loop_at(tmp_path: Path) -> Path:
-    loop = tmp_path / "loop"
-    loop.symlink_to(loop)
-    return loop
-
-
 @pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
 @pytest.mark.parametrize("option", ["draw -o", "--junit", "--record"])
 def test_output_target_refused_before_work(kind: str, option: str, tmp_path, capsys) -> None:
@@ -635,7 +629,7 @@ def test_output_target_refused_before_work(kind: str, option: str, tmp_path, cap
         target = tmp_path / "out.svg"
         os.mkfifo(target)
     elif kind == "loop":
-        target = _loop_at(tmp_path)
+        target = _loop(tmp_path, "loop")
     else:
         target = Path("/dev/null")
     argv = (
@@ -777,4 +771,4 @@ def test_read_text_file_refuses_symlink_loops(tmp_path: Path) -> None:
     from llverify.cli.args import read_text_file
 
     with pytest.raises(LLVerifyError, match="symlink loop"):
-        read_text_file(_loop_at(tmp_path))
+        read_text_file(_loop(tmp_path, "loop"))

@@ -606,6 +606,7 @@ class AsyncCopies:
         self.wgmma.copy_started(grid, threads, where)
         inside = grid[(grid >= 0) & (grid < self.shared.size)]
         np.add.at(self.shared.copies_in_flight, inside, 1)
+        self.shared.bytes_in_flight += inside.size
         self.async_groups[-1].append((destination.copy(), data, mask.copy(), where))
 
     def commit_async_copies(self) -> None:
@@ -622,6 +623,7 @@ class AsyncCopies:
                 grid = _grid(addresses, threads, data.shape[1])
                 inside = grid[(grid >= 0) & (grid < self.shared.size)]
                 np.subtract.at(self.shared.copies_in_flight, inside, 1)
+                self.shared.bytes_in_flight -= inside.size
                 self.shared.write(grid, data[threads], threads, where)
         self.async_groups = committed[len(landing) :] + [self.async_groups[-1]]
 

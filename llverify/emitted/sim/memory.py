@@ -89,6 +89,8 @@ class SharedMemory:
         #: per byte, the ``cp.async`` copies issued and not yet waited for that write it (such
         #: a copy may land at any time before its wait: an access of the byte meanwhile races)
         self.copies_in_flight = np.zeros(size, dtype=np.int32)
+        #: the sum of :attr:`copies_in_flight` (0: no access needs the per-byte check)
+        self.bytes_in_flight = 0
 
     def barrier(self) -> None:
         """A CTA-wide barrier: the next barrier interval begins."""
@@ -203,6 +205,8 @@ class SharedMemory:
         """A race of an ordinary access (``access``: read or write) with a ``cp.async`` that
         writes the same byte and has not been waited for: the copy lands at an unknown time
         before its ``wait_group``, so the access may see (or overwrite) either value."""
+        if not self.bytes_in_flight:
+            return
         pending = ok & (self.copies_in_flight[safe] > 0)
         if pending.any():
             row, col = np.argwhere(pending)[0]
