@@ -12,7 +12,13 @@ import pytest
 
 from llverify.audit.analyze import audit
 from llverify.audit.context import Severity
-from llverify.audit.dot_operands import FRAGMENT, Instruction, operand_instruction
+from llverify.audit.dot_operands import (
+    FRAGMENT,
+    Instruction,
+    k_packed_instruction,
+    operand_instruction,
+    permute_k,
+)
 from llverify.encodings import to_linear_layout
 from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.proof.verdict import Status
@@ -39,6 +45,9 @@ WGMMA = (
     "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
     "instrShape = [16, 64, 16]}>"
 )
+
+
+WMMA_V2 = "#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}}>"
 
 
 def _dot_op(index: int, parent: str, k_width: int) -> str:
@@ -287,14 +296,129 @@ def test_swapped_mfma_lanes_is_an_error() -> None:
 # ---------------------------------------------------------------------- unknown, never OK
 
 
-def test_large_k_width_is_unknown() -> None:
-    """kWidth 4 for f16: Triton's large-K path (two instructions per K group, K permuted
-    alike in A and B) has no reference in specs/: unknown, not proved."""
-    finding = _one(
-        _audit(_dot_op(0, MMA_V2, 4), _dot_op(1, MMA_V2, 4), MMA_V2, ("64x64", "64x64", "64x64"))
+# ---------------------------------------------------------------------- kPack / large kWidth
+
+KPACK_PROVED = [
+    # (parent, kWidth, shapes, element, acc, target, threads, --target)
+    (MMA_V2, 4, ("64x64", "64x64", "64x64"), "f16", "f32", "cuda:80", 32, None),
+    (MMA_V2, 4, ("64x32", "32x64", "64x64"), "f16", "f32", "cuda:80", 32, None),
+    (MMA_V2, 8, ("64x64", "64x64", "64x64"), "bf16", "f32", "cuda:80", 32, None),
+    (MFMA.format(v=3, i="[16, 16, 16]"), 8, ("32x64", "64x32", "32x32"), "f16", "f32",
+     "hip:gfx942", 64, None),
+    (MFMA.format(v=3, i="[16, 16, 16]"), 16, ("32x64", "64x32", "32x32"), "f16", "f32",
+     "hip:gfx942", 64, None),
+    (MFMA.format(v=3, i="[32, 32, 8]"), 8, ("64x64", "64x128", "64x128"), "f16", "f32",
+     "hip:gfx942", 64, None),
+    (WMMA_V2, 8, ("64x32", "32x64", "64x64"), "f16", "f32", "hip:gfx1200", 32, "gfx942"),
+    (WMMA_V2, 16, ("64x32", "32x64", "64x64"), "i8", "i32", "hip:gfx1200", 32, "gfx942"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", KPACK_PROVED, ids=lambda c: f"{c[0][5:15]}-kw{c[1]}-{c[2][0]}")
+def test_k_packed_operands_proved(case: tuple[Any, ...]) -> None:
+    """kWidth a multiple of the instruction's: each operand equals the fragments with its
+    registers and K permuted (the packed reference), the same permutation in A and B."""
+    parent, k_width, shapes, element, acc, target, threads, override = case
+    a, b = _dot_op(0, parent, k_width), _dot_op(1, parent, k_width)
+    finding = _one(_audit(a, b, parent, shapes, element, acc, target, threads, override))
+    assert finding.status == Status.PROVED, finding.summary
+    perms = [o["k_permutation"] for o in finding.data["operands"]]
+    assert perms[0] == perms[1] and perms[0] != tuple(range(len(perms[0])))
+    assert f"kWidth {k_width}:" in finding.summary
+
+
+def test_k_packed_reference_replays_on_triton_bases() -> None:
+    """The packed reference, evaluated at every register and lane, is Triton's layout (the
+    bases printed by the converter) for f16 kWidth 4 on mma.m16n8k16, K = 32."""
+    instr = k_packed_instruction(MMA_V2, "f16", 0, (64, 32), 4)
+    assert isinstance(instr, Instruction) and instr.k_permutation == (0, 3, 1, 2, 4)
+    layout = to_linear_layout(_dot_op(0, MMA_V2, 4), [64, 32])
+    for register in range(16):
+        for lane in range(32):
+            for warp in range(4):
+                point = {"register": register, "lane": lane, "warp": warp, "block": 0}
+                needs = instr.needs(point)
+                assert layout.apply(point) == {"dim0": needs["dim0"] % 64, "dim1": needs["dim1"]}
+
+
+def test_pr11691_k_width_4_on_k_16_is_an_error() -> None:
+    """triton#11691: an upcast operand kept its 8-bit kWidth 4 on an f16 dot with K = 16.
+    Two mma.m16n8k16 K groups do not fit in K = 16: the layout's extra register bit is a
+    broadcast, and the counterexample (an element where the packed fragment needs another)
+    replays on Triton's layout."""
+    a, b = _dot_op(0, MMA_V2, 4), _dot_op(1, MMA_V2, 4)
+    finding = _one(_audit(a, b, MMA_V2, ("64x16", "16x64", "64x64")))
+    assert finding.status == Status.ERROR
+    assert "the layout has 32 registers where mma.m16n8k16 .f16 A (kWidth 4: 2 x 2)" in (
+        finding.summary
     )
+    _replay_mismatch(finding, a, [64, 16], 0)
+    _replay_mismatch(finding, b, [16, 64], 1)
+    # the fix bounds kWidth by K: kWidth 2 on the same dot is proved
+    fixed = _one(
+        _audit(_dot_op(0, MMA_V2, 2), _dot_op(1, MMA_V2, 2), MMA_V2, ("64x16", "16x64", "64x64"))
+    )
+    assert fixed.status == Status.PROVED
+
+
+def test_k_packed_mfma_on_too_small_k_holds_lane_copies() -> None:
+    """MFMA 16x16x16 f16 with kWidth 8 packs 2 instructions per K group (K >= 32); on
+    K = 16 lanes 32-63 repeat lanes 0-31, where the packed fragment needs K 16 and 0."""
+    parent = MFMA.format(v=3, i="[16, 16, 16]")
+    a, b = _dot_op(0, parent, 8), _dot_op(1, parent, 8)
+    finding = _one(
+        _audit(a, b, parent, ("32x16", "16x32", "32x32"), target="hip:gfx942", threads=64)
+    )
+    assert finding.status == Status.ERROR
+    for index, (encoding, shape) in enumerate(((a, [32, 16]), (b, [16, 32]))):
+        copies = finding.data["operands"][index]["copies"]
+        first, second = copies["inputs"]
+        layout = to_linear_layout(encoding, shape)
+        assert layout.apply(first) == layout.apply(second) == copies["element"]
+        instr = k_packed_instruction(parent, "f16", index, tuple(shape), 8)
+        assert isinstance(instr, Instruction)
+        k_dim = "dim1" if index == 0 else "dim0"
+        assert [instr.needs(p)[k_dim] for p in (first, second)] == [16, 0]
+
+
+def test_k_permuted_differently_in_a_and_b_is_an_error() -> None:
+    """A packed (kWidth 4) and B plain (kWidth 2): each equals its own reference, but the
+    instruction multiplies A's K 4 with B's K 2."""
+    finding = _one(
+        _audit(_dot_op(0, MMA_V2, 4), _dot_op(1, MMA_V2, 2), MMA_V2, ("64x64", "64x64", "64x64"))
+    )
+    assert finding.status == Status.ERROR
+    operands = finding.data["operands"]
+    assert [o["status"] for o in operands] == [Status.PROVED, Status.PROVED, Status.ERROR]
+    step = operands[2]["k_step"]
+    assert permute_k(operands[0]["k_permutation"], step["instruction_k"]) == step["a_k"]
+    assert permute_k(operands[1]["k_permutation"], step["instruction_k"]) == step["b_k"]
+    assert step["a_k"] != step["b_k"]
+
+
+def test_k_packed_with_two_lanes_swapped_is_an_error() -> None:
+    good = _dot_op(0, MMA_V2, 4)
+    swapped = _swap_lanes(good, [64, 64], 0, 1)
+    finding = _one(_audit(swapped, _dot_op(1, MMA_V2, 4), MMA_V2, ("64x64", "64x64", "64x64")))
+    assert finding.status == Status.ERROR
+    _replay_mismatch(finding, swapped, [64, 64], 0)
+
+
+def test_k_packed_wgmma_register_a_is_unknown() -> None:
+    """wgmma reads B from shared memory in K order: a permuted register A has no
+    reference (unknown, not proved)."""
+    text = (
+        "#s = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, "
+        "elementBitWidth = 16}>\n"
+        "#smem = #ttg.shared_memory\n"
+        'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", '
+        '"ttg.threads-per-warp" = 32 : i32} {\n'
+        f"  %c = ttng.warp_group_dot %a, %b, %acc : tensor<64x64xf16, {_dot_op(0, WGMMA, 4)}> * "
+        f"!ttg.memdesc<64x64xf16, #s, #smem> -> tensor<64x64xf32, {WGMMA}>\n}}"
+    )
+    finding = _one([f for f in audit(text).findings if f.rule == FRAGMENT])
     assert finding.status == Status.UNKNOWN
-    assert "kWidth 4 is 2x mma.m16n8k16 .f16 A's 2" in finding.summary
+    assert "wgmma reads B from shared memory in K order" in finding.summary
 
 
 def test_no_reference_is_unknown() -> None:

@@ -31,7 +31,15 @@ from llverify.proof.verdict import Status
 from llverify.prove import prove_equal
 from llverify.ttgir import Attributes, Operation, Type, encoding_name, parse_attribute_dict
 
-__all__ = ["RULES", "Instruction", "NoReference", "k_copies", "operand_instruction"]
+__all__ = [
+    "RULES",
+    "Instruction",
+    "NoReference",
+    "k_copies",
+    "k_packed_instruction",
+    "operand_instruction",
+    "permute_k",
+]
 
 NAME = "dot-operand-encoding"
 
@@ -92,6 +100,9 @@ class Instruction:
     sizes: Mapping[str, int]
     k_dim: str
     source: str
+    #: kPack: tensor K bit ``q`` is bit ``k_permutation[q]`` of the K the plain tiling
+    #: feeds (bits past the tuple unchanged); None when K is not permuted
+    k_permutation: tuple[int, ...] | None = None
 
     def needs(self, point: Mapping[str, int]) -> dict[str, int]:
         """The element the instruction needs at ``point`` (register/lane/warp), not cut to
@@ -358,6 +369,132 @@ def operand_instruction(
     return NoReference(f"the result's encoding is not an MMA layout: {parent[:50]}")
 
 
+# ---------------------------------------------------------------------- kPack / large kWidth
+
+#: How many times K is doubled to find room for the instructions of one K group.
+_MAX_K_DOUBLINGS = 4
+
+
+def k_packed_instruction(
+    parent: str, element: str, index: int, shape: tuple[int, ...], k_width: int
+) -> Instruction | NoReference:
+    """The reference of an operand whose ``kWidth`` is ``c`` times its instruction's
+    (Triton's MMAv2 large-K / upcast path, AMD kPack): each thread's ``kWidth`` consecutive
+    K elements are cut into ``c`` runs of the instruction's kWidth, run ``i`` feeding the
+    ``i``-th K register group of the plain tiling (the next K half of an mma.m16n8k16, the
+    next MFMA/WMMA along K), so K is permuted, alike in A and B: tensor K bits ``[j][i][g]``
+    are the plain tiling's ``[j][g][i]`` (``j``: within a run, ``g``: the lanes' K groups).
+    The convention is Triton 3.9's lowering (third_party/amd/.../DotOpToLLVM/MFMA.cpp: the
+    kPack loop takes kBase-wide sub-vectors of each kWidth vector in order, quoted in
+    triton#10290; NVIDIA MMAv2.cpp the same for kWidth > 32 / bitwidth). When the tensor's
+    K has no room for ``c`` groups the reference is taken at a larger K (its coordinates cut
+    to the tensor, as Triton's converter does), so the copies check can replay the
+    duplicates (triton#11691: kWidth 4 on K = 16).
+
+    >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+    >>> i = k_packed_instruction(mma, "f16", 0, (16, 32), 4)
+    >>> i.k_widths, i.k_permutation, i.needs({"register": 2, "lane": 1, "warp": 0})
+    ((4,), (0, 3, 1, 2, 4), {'dim0': 0, 'dim1': 6})
+    """  # noqa: E501
+    k_index = 1 if index == 0 else 0
+    for doubling in range(_MAX_K_DOUBLINGS + 1):
+        wide = list(shape)
+        wide[k_index] <<= doubling
+        base = operand_instruction(parent, element, index, tuple(wide))
+        if isinstance(base, NoReference):
+            return base
+        if base.name.startswith("wgmma"):
+            return NoReference(
+                f"kWidth {k_width} on {base.name}: wgmma reads B from shared memory in K "
+                "order, so a permuted register A has no reference in specs/"
+            )
+        needed = max(base.k_widths)
+        packed = _pack(base, k_width, needed, _log2(wide[k_index]))
+        if packed is not None:
+            return packed
+    return NoReference(f"kWidth {k_width}: no K register group to pack found in the tiling")
+
+
+def _bits_text(expr: str, sources: list[int], width: int) -> str:
+    """``expr`` with its low ``width`` bits moved (bit ``q`` of the result is bit
+    ``sources[q]`` of ``expr``, runs of consecutive bits moved together), the higher bits
+    kept."""
+    terms, q = [], 0
+    while q < width:
+        run = 1
+        while q + run < width and sources[q + run] == sources[q] + run:
+            run += 1
+        terms.append(f"((({expr}) >> {sources[q]}) & {(1 << run) - 1}) << {q}")
+        q += run
+    terms.append(f"(({expr}) >> {width}) << {width}")
+    return " | ".join(terms)
+
+
+def _pack(base: Instruction, k_width: int, needed: int, k_bits: int) -> Instruction | None:
+    """``base`` (the plain tiling) with its registers and K permuted for ``k_width``; None
+    when the tiling has fewer K register groups than the packing needs."""
+    import re
+
+    lj, lc = _log2(needed), _log2(k_width // needed)
+    zero = dict.fromkeys(("register", "lane", "warp"), 0)
+    origin = base.needs(zero)
+    images = []
+    for bit in range(_log2(base.sizes["register"])):
+        at = base.needs({**zero, "register": 1 << bit})
+        images.append({d: at[d] ^ origin[d] for d in at})
+    pure_k = [
+        b for b, image in enumerate(images)
+        if b >= lj and image[base.k_dim] in _LOG2
+        and not any(v for d, v in image.items() if d != base.k_dim)
+    ]  # fmt: skip
+    if len(pure_k) < lc:
+        return None
+    groups = pure_k[:lc]
+    order = list(range(lj)) + groups + [b for b in range(lj, len(images)) if b not in groups]
+    moved = [_log2(images[b][base.k_dim]) for b in groups]
+    k_sources = list(range(lj)) + moved + [p for p in range(lj, k_bits) if p not in moved]
+    register = _bits_text("register", _inverse(order), len(order))
+    formulas = {}
+    for dim, text in base.formulas.items():
+        text = re.sub(r"\bregister\b", f"({register})", text)
+        formulas[dim] = _bits_text(text, k_sources, k_bits) if dim == base.k_dim else text
+    return Instruction(
+        f"{base.name} (kWidth {k_width}: {k_width // needed} x {needed})",
+        base.k,
+        (k_width,),
+        formulas,
+        base.params,
+        base.sizes,
+        base.k_dim,
+        f"{base.source}; registers and K permuted for kWidth {k_width} (kPack)",
+        tuple(k_sources),
+    )
+
+
+def _inverse(order: list[int]) -> list[int]:
+    """The permutation that undoes ``order`` (bit ``order[t]`` of the plain tiling's
+    register is bit ``t`` of the packed one)."""
+    result = [0] * len(order)
+    for t, b in enumerate(order):
+        result[b] = t
+    return result
+
+
+def permute_k(k_permutation: tuple[int, ...] | None, value: int) -> int:
+    """The tensor K that instruction-tiling K ``value`` reads under ``k_permutation``.
+
+    >>> permute_k((0, 3, 1, 2, 4), 8), permute_k(None, 8)
+    (2, 8)
+    """
+    if not k_permutation:
+        return value
+    width = len(k_permutation)
+    result = (value >> width) << width
+    for q, p in enumerate(k_permutation):
+        result |= (value >> p & 1) << q
+    return result
+
+
 def _dot_operand_fields(encoding: str) -> Attributes | None:
     """The fields of a ``#ttg.dot_op<{opIdx = 0, parent = ..., kWidth = 2}>`` encoding text,
     None for any other encoding."""
@@ -447,10 +584,19 @@ def _check_operand(ctx: AuditContext, operand: Type, result: Type, index: int) -
     """Operand ``index`` against its instruction: a report with ``status`` and ``summary``."""
     label = f"operand {index}"
     instr = operand_instruction(result.encoding, operand.element, index, operand.shape)
+    k_width = _k_width(operand.encoding)
+    if isinstance(instr, Instruction) and k_width and k_width not in instr.k_widths:
+        needed = max(instr.k_widths)
+        if k_width > needed and k_width % needed == 0:
+            instr = k_packed_instruction(
+                result.encoding, operand.element, index, operand.shape, k_width
+            )
     if isinstance(instr, NoReference):
         status = Status.ERROR if instr.error else Status.UNKNOWN
         return {"operand": index, "status": status, "summary": f"{label}: {instr.reason}"}
-    return _OperandCheck(ctx.layout(operand), operand, index, instr).run()
+    report = _OperandCheck(ctx.layout(operand), operand, index, instr).run()
+    report["k_permutation"] = instr.k_permutation
+    return report
 
 
 class _OperandCheck:
@@ -492,12 +638,6 @@ class _OperandCheck:
         needed = max(instr.k_widths)
         if k_width is None or k_width in instr.k_widths:
             return None
-        if k_width > needed and k_width % needed == 0:
-            return (
-                f"kWidth {k_width} is {k_width // needed}x {instr.name}'s {needed}: Triton "
-                f"feeds {k_width // needed} instructions per K group with K permuted alike in "
-                "A and B, a permutation specs/ has no reference for"
-            )
         self.problems.append(
             f"kWidth {k_width} does not fit {instr.name}, which needs kWidth {needed}"
         )
@@ -585,10 +725,40 @@ def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:
     if not reports:
         ctx.skip(op, FRAGMENT, "wgmma reads both operands from shared memory: no register fragment")
         return
+    mismatch = _k_mismatch(reports)
+    if mismatch is not None:
+        reports.append(mismatch)
     statuses = {r["status"] for r in reports}
     status = next(s for s in (Status.ERROR, Status.UNKNOWN, Status.PROVED) if s in statuses)
     summary = "; ".join(r["summary"] for r in reports)
     ctx.finding(op, status, summary, rule=FRAGMENT, data={"operands": reports})
+
+
+def _k_mismatch(reports: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """An error report when A and B are both register operands checked against their
+    instructions but permute K differently (kPack in one, not the other, or other kWidths):
+    the instruction then multiplies A's K with B's K' != K.  The K step is replayed on both
+    permutations."""
+    if len(reports) != 2 or any(r["status"] == Status.UNKNOWN for r in reports):
+        return None
+    perms = [r.get("k_permutation") for r in reports]
+    if perms[0] == perms[1]:
+        return None
+    width = max(len(p or ()) for p in perms)
+    for bit in range(width):
+        step = 1 << bit
+        a, b = (permute_k(p, step) for p in perms)
+        if a != b:
+            return {
+                "operand": "A and B",
+                "status": Status.ERROR,
+                "k_step": {"instruction_k": step, "a_k": a, "b_k": b},
+                "summary": (
+                    f"A and B permute K differently (kWidth): instruction K {step} reads "
+                    f"A's K {a} but B's K {b}"
+                ),
+            }
+    return None  # pragma: no cover - distinct permutations differ on some bit
 
 
 RULES = (
