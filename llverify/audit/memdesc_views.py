@@ -553,11 +553,47 @@ def check_tensor_view(ctx: AuditContext, op: Operation, tensors: list[Type]) -> 
                "threads", counterexample={"input": ins, "index": index, "source_index": at,
                "operand": operand})  # fmt: skip
         return
+    refused = _thread_bases_differ(ctx, op, sources, result)
+    if refused is not None:
+        _error(ctx, op, refused.pop("summary"), counterexample=refused)
+        return
     what = {"amdg.extract_slice": "slice", "amdg.concat": "concatenation"}.get(
         op.name, "transposed"
     )
     _prove(ctx, op, int(r_coords.shape[1]), f"each thread holds its {what} elements in its own "
            "registers (no data movement)")  # fmt: skip
+
+
+def _thread_bases_differ(
+    ctx: AuditContext, op: Operation, sources: list[Type], result: Type
+) -> dict[str, Any] | None:
+    """Triton 3.9's verifier rule for ``amdg.extract_slice`` and ``amdg.concat`` ("Lane and
+    warp dim basis must match between source and destination layout", the TritonAMDGPU
+    dialect's op verifiers): their lowering moves registers only, so each lane and warp
+    bit must step the same element in the source and the result.  A tensor smaller than the
+    layout's CTA tile (triton#6495) broadcasts other bits than the larger one, and is
+    refused even where every thread happens to hold its elements.  The first differing
+    basis, or None."""
+    if op.name == "amdg.in_thread_transpose":
+        return None
+    wanted = dict(ctx.layout(result).bases)
+    for index, source in enumerate(sources):
+        held = dict(ctx.layout(source).bases)
+        for dim in ("lane", "warp"):
+            for bit, (a, b) in enumerate(zip(held.get(dim, []), wanted.get(dim, []))):
+                if list(a) != list(b):
+                    what = "source" if op.name != "amdg.concat" else f"operand {index}"
+                    return {
+                        "summary": (
+                            f"{dim} bit {bit} steps element {list(a)} in the {what} but "
+                            f"{list(b)} in the result: Triton 3.9's verifier refuses it (lane "
+                            "and warp bases must match; a tensor smaller than its layout's "
+                            "CTA tile broadcasts other bits)"
+                        ),
+                        "dim": dim, "bit": bit, "operand": index,
+                        "source_basis": list(a), "result_basis": list(b),
+                    }  # fmt: skip
+    return None
 
 
 def _view_sources(op: Operation, tensors: list[Type]) -> tuple[list[Type], tuple[int, ...]] | str:

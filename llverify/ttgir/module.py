@@ -68,6 +68,7 @@ __all__ = [
     "Region",
     "TTGIRModule",
     "alias_definition",
+    "canonical_op_name",
     "parse_module",
     "read_aliases",
     "read_module_header",
@@ -294,6 +295,13 @@ def read_operation(
     ...                     ' -> tensor<8x4xf16> loc("k.py":3:1)')
     >>> op.name, op.attributes.integers("order"), op.result_types[0].shape, op.location
     ('tt.trans', (1, 0), (8, 4), 'k.py:3')
+
+    Triton's AMD dialect, ``amdg`` since 3.6, was spelled ``amdgpu`` before: its operations
+    are named in the 3.9 spelling whichever the text uses (the text is kept as written).
+
+    >>> read_operation("%s = amdgpu.extract_slice %x [0, 16] : tensor<64x32xf32> to "
+    ...                "tensor<64x16xf32>").name
+    'amdg.extract_slice'
     """
     match = _OP.match(text)
     if match is None:
@@ -301,7 +309,7 @@ def read_operation(
     known = aliases if aliases is not None else {}
     head = text[match.end() :].split("({", 1)[0]
     return Operation(
-        name=match.group(2),
+        name=canonical_op_name(match.group(2)),
         results=SSA_NAME.findall(match.group(1) or ""),
         operands=SSA_NAME.findall(head),
         types=mentioned_types(replace_locations(text, ""), known, line),
@@ -310,6 +318,22 @@ def read_operation(
         text=text,
         aliases=known,
     )
+
+
+#: Triton's AMD dialect prefix before 3.6 (``amdgpu.``) and since (``amdg.``).
+_AMD_OLD, _AMD_NEW = "amdgpu.", "amdg."
+
+
+def canonical_op_name(name: str) -> str:
+    """``name`` in Triton 3.9's spelling: ``amdgpu.X`` (Triton 3.0-3.5's AMD dialect) is
+    ``amdg.X``; any other name is kept.
+
+    >>> canonical_op_name("amdgpu.concat"), canonical_op_name("tt.dot")
+    ('amdg.concat', 'tt.dot')
+    """
+    if name.startswith(_AMD_OLD):
+        return _AMD_NEW + name[len(_AMD_OLD) :]
+    return name
 
 
 def _split_operation(text: str, line: int) -> _Parts:
