@@ -1079,3 +1079,15 @@ def test_negative_control_counterexamples():
         "rdna4_a_16bit_wrong_kwidth": {"register": 4},
         "rdna4_acc_2x2warps_swapped": {"warp": 1},
     }
+
+
+def test_generated_cases_include_shapes_below_the_tile() -> None:
+    """Issue 29 item 5: the Triton differential runs tensors smaller than the instruction
+    tile (dim -2 below M or dim -1 below N) too (370 of 640 cases), WMMA v3 included."""
+    below = [
+        (p, o) for p, o, s in _generated_cases()
+        if s[-2] < p["instr_shape"][0] or s[-1] < p["instr_shape"][1]
+    ]  # fmt: skip
+    assert len(below) >= 300
+    assert {p["version"] for p, _ in below} == {1, 2, 3}
+    assert any(o is None for _, o in below) and any(o is not None for _, o in below)

@@ -106,6 +106,7 @@ def default_grid() -> list[CheckCase]:
         *_amd_mfma_cases(),
         *_amd_wmma_cases(),
         *_shared_cases(),
+        *_below_tile_cases(),
     ]
 
 
@@ -208,6 +209,47 @@ def _amd_wmma_cases() -> list[CheckCase]:
         if version == 3:
             wmma["instr_shape"] = [16, 16, 32]  # v3 has no default instruction shape
         cases.append(_case("AMDWMMALayout", (64, 64), **wmma))
+    return cases
+
+
+def _below_tile_cases() -> list[CheckCase]:
+    """MMA, MFMA and WMMA accumulators and dot operands on tensors smaller than one
+    instruction tile or one CTA tile (dims 1 to 16 below the tile: the layouts broadcast
+    their extra lanes and warps, the case of triton#6495's small slices)."""
+    mma2 = {"version": [2, 0], "warps_per_cta": [2, 2], "instr_shape": [16, 8]}
+    wgmma = {"version": [3, 0], "warps_per_cta": [4, 1], "instr_shape": [16, 64, 16]}
+    mfma32 = {"version": 3, "instr_shape": [32, 32, 8], "transposed": True, "warps_per_cta": [2, 2]}
+    mfma16 = {
+        "version": 4,
+        "instr_shape": [16, 16, 32],
+        "transposed": False,
+        "warps_per_cta": [1, 4],
+    }
+    wmma2 = {"version": 2, "transposed": False, "warp_bases": [[1, 0], [0, 1]]}
+    wmma3 = {
+        "version": 3,
+        "transposed": True,
+        "warp_bases": [[0, 1], [1, 0]],
+        "instr_shape": [32, 16, 64],
+    }
+    parents = [
+        ("NVMMADistributedLayout", mma2, [(8, 8), (16, 4), (4, 16), (1, 8)], 2),
+        ("NVMMADistributedLayout", wgmma, [(32, 32), (16, 16), (64, 8)], 2),
+        ("AMDMFMALayout", mfma32, [(16, 16), (32, 8), (8, 64), (1, 1)], 4),
+        ("AMDMFMALayout", mfma16, [(8, 8), (16, 4), (4, 32)], 8),
+        ("AMDWMMALayout", wmma2, [(8, 8), (16, 4), (2, 16)], 8),
+        ("AMDWMMALayout", wmma3, [(16, 16), (8, 32), (32, 4)], 8),
+    ]  # fmt: skip
+    cases: list[CheckCase] = []
+    for cls, kwargs, shapes, k_width in parents:
+        parent = {"class": cls, "kwargs": kwargs}
+        for shape in shapes:
+            cases.append(CheckCase(parent, shape))
+            for idx in (0, 1):
+                if cls == "NVMMADistributedLayout" and kwargs["version"][0] == 3 and idx == 1:
+                    continue  # wgmma takes B from shared memory
+                dot = {"operand_index": idx, "parent": parent, "k_width": k_width}
+                cases.append(CheckCase({"class": "DotOperandLayout", "kwargs": dot}, shape))
     return cases
 
 
