@@ -12,6 +12,8 @@ Modules:
 * ``register_to_offset``: the conversion a local_store / local_load performs, register ->
   offset with Triton's vector permutation;
 * ``lowering``: Triton's lowerLdSt address arithmetic proved against the layout;
+* ``partitions``: gfx1250 LDS partition conflicts (waves ``w``, ``w ^ 1`` meeting in one
+  64 KiB partition), beside the bank conflicts;
 * ``swizzle/``: the swizzle's cost, Triton's constructive algorithm, the legacy parameter
-  search, and optimal synthesis with certificates.
+  search, optimal synthesis with certificates, and the gfx1250 partitioned layout search.
 """

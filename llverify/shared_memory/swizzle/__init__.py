@@ -7,12 +7,15 @@
 * :func:`best_swizzled_shared`, :func:`best_nvmma_shared`, :func:`best_padded_shared`: the
   best member of the legacy parameter families and of padded layouts, certified by
   exhaustive enumeration;
-* :func:`swizzle_cost`: the cost model all of them are measured with.
+* :func:`swizzle_cost`: the cost model all of them are measured with;
+* :func:`synthesize_partitions`: the gfx1250 ``#ttg.partitioned_shared`` around a given
+  layout with the fewest LDS partition conflicts, by enumeration.
 
 The modules: ``synthesize`` (constraint solving; the Z3 model is ``llverify.smt.swizzle``),
 ``starts`` (the synthesiser's starts and local search: the construction with the hardware's
 pass tiles, the cost model on integers), ``constructive`` (Triton's algorithm), ``legacy``
-(the legacy families by enumeration) and ``cost`` (the cost model).
+(the legacy families by enumeration), ``cost`` (the cost model) and ``partitioned`` (the
+gfx1250 partition search, over ``llverify.shared_memory.partitions``).
 """
 
 from llverify.shared_memory.swizzle.constructive import (
@@ -27,12 +30,14 @@ from llverify.shared_memory.swizzle.legacy import (
     best_padded_shared,
     best_swizzled_shared,
 )
+from llverify.shared_memory.swizzle.partitioned import PartitionChoice, synthesize_partitions
 from llverify.shared_memory.swizzle.synthesize import Certificate, SwizzleResult, synthesize_swizzle
 
 __all__ = [
     "Certificate",
     "ConvertLayoutSwizzle",
     "LegacyResult",
+    "PartitionChoice",
     "SwizzleCost",
     "SwizzleResult",
     "best_nvmma_shared",
@@ -41,5 +46,6 @@ __all__ = [
     "constructive_swizzle",
     "convert_layout_swizzle",
     "swizzle_cost",
+    "synthesize_partitions",
     "synthesize_swizzle",
 ]
