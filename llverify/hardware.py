@@ -30,6 +30,7 @@ __all__ = [
     "DTYPE_WIDTHS",
     "GLUON_DTYPE_BITS",
     "LEGACY_ELEMENT_BITS",
+    "PARTITION_MODELS",
     "PADDED_ELEMENT_BITS",
     "TARGETS",
     "VECTOR_BITS",
@@ -37,6 +38,7 @@ __all__ = [
     "Dtype",
     "ElementBitsRule",
     "GpuTarget",
+    "PartitionModel",
     "Target",
     "dtype_bits",
     "element_type_bits",
@@ -159,6 +161,37 @@ TARGETS = {
 }
 #: The shared-memory bank models of :data:`TARGETS`, by name (``nvidia``, ``gfx942``, ...)
 BANK_MODELS = {t.bank_model.name: t.bank_model for t in TARGETS.values() if t.bank_model}
+
+
+@dataclass(frozen=True)
+class PartitionModel:
+    """An LDS cut into partitions: ``lds_bytes`` in partitions of ``partition_bytes``, and
+    the warp-id bits whose two waves issue one LDS instruction together (``w`` and
+    ``w ^ (1 << bit)``).
+
+    >>> model = PARTITION_MODELS["gfx1250"]  # llverify.shared_memory.partitions has sources
+    >>> model.partitions, model.partition_of(65535), model.partition_of(65536)
+    (5, 0, 1)
+    """
+
+    name: str
+    lds_bytes: int
+    partition_bytes: int
+    paired_warp_bits: tuple[int, ...]
+
+    @property
+    def partitions(self) -> int:
+        return self.lds_bytes // self.partition_bytes
+
+    def partition_of(self, address: int) -> int:
+        """The partition of byte ``address`` (Triton's ``offset / partitionSize``)."""
+        return address // self.partition_bytes
+
+
+#: The targets with LDS partitions (Triton 3.9 partitions the LDS of gfx1250 only): 320 KiB
+#: of LDS (LLVM getAddressableLocalMemorySize), 64 KiB partitions (Triton's AMD TargetInfo
+#: getSharedMemoryPartitionSize), waves w and w ^ 1 paired (Gluon's CDNA5 GEMM helper).
+PARTITION_MODELS = {"gfx1250": PartitionModel("gfx1250", 327_680, 65_536, (0,))}
 
 
 def target_of_triton(triton: str) -> GpuTarget | None:

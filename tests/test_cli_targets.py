@@ -13,7 +13,7 @@ from cases.triton import require_triton
 from llverify.cli import EXIT_OK, EXIT_USAGE, main
 from llverify.cli.args import BIT_COUNTS
 from llverify.cli.main import build_parser
-from llverify.hardware import BANK_MODELS, DTYPE_NAMES, TARGETS
+from llverify.hardware import BANK_MODELS, DTYPE_NAMES, PARTITION_MODELS, TARGETS
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "ttgir"
 #: the subcommands whose --target is a bank model (the shared-memory analyses)
@@ -22,6 +22,8 @@ BANK_COMMANDS = ("convert", "bank-conflicts", "swizzle", "draw")
 GPU_COMMANDS = ("audit", "validate")
 #: the subcommands whose --target is "nvidia" (the global-memory model) or a GPU target
 GLOBAL_COMMANDS = ("coalescing",)
+#: the subcommands whose --target is a target with LDS partitions (gfx1250)
+PARTITION_COMMANDS = ("lds-partitions",)
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -42,7 +44,7 @@ def test_every_target_choice_list_is_a_hardware_table() -> None:
         for name, sub in _subparsers().items()
         if any("--target" in a.option_strings for a in sub._actions)
     }
-    assert with_target == {*BANK_COMMANDS, *GPU_COMMANDS, *GLOBAL_COMMANDS}
+    assert with_target == {*BANK_COMMANDS, *GPU_COMMANDS, *GLOBAL_COMMANDS, *PARTITION_COMMANDS}
     for command in BANK_COMMANDS:
         assert list(_option(command, "--target").choices or ()) == list(BANK_MODELS), command
     for command in GPU_COMMANDS:
@@ -50,6 +52,8 @@ def test_every_target_choice_list_is_a_hardware_table() -> None:
     for command in GLOBAL_COMMANDS:
         choices = list(_option(command, "--target").choices or ())
         assert choices == ["nvidia", *TARGETS], command
+    for command in PARTITION_COMMANDS:
+        assert list(_option(command, "--target").choices or ()) == list(PARTITION_MODELS)
 
 
 def test_every_dtype_help_lists_the_dtype_table() -> None:
@@ -58,7 +62,7 @@ def test_every_dtype_help_lists_the_dtype_table() -> None:
         for name, sub in _subparsers().items()
         if any("--dtype" in a.option_strings for a in sub._actions)
     ]
-    assert sorted(with_dtype) == sorted((*BANK_COMMANDS, *GLOBAL_COMMANDS))
+    assert sorted(with_dtype) == sorted((*BANK_COMMANDS, *GLOBAL_COMMANDS, *PARTITION_COMMANDS))
     for command in with_dtype:
         text = _option(command, "--dtype").help or ""
         assert f"{', '.join(DTYPE_NAMES)} " in text and BIT_COUNTS in text, command

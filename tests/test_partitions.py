@@ -196,3 +196,38 @@ def test_gluon_helper_gives_the_layouts_tested_here() -> None:
     out = subprocess.run([sys.executable, "-c", _GLUON], capture_output=True, text=True)
     line = next(ln for ln in out.stdout.splitlines() if ln.startswith("@@"))
     assert line == "@@ [[2, 1], [1, 0]] [[2, 0]] True 2 1 0 2 1 1"
+
+
+# ---------------------------------------------------------------------- the command line
+
+_W = (
+    "#ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, "
+    "ctaLayout = {register = [[2, 0]], warp = [[2, 1], [1, 0]]}, instrShape = [16, 16, 32]}>, "
+    "kWidth = 8}>"
+)
+_S = "#ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
+_P = (
+    "#ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 0, "
+    f"partitionLayout = {_S}}}>"
+)
+
+
+def test_cli_reports_and_gates(capsys) -> None:
+    import json
+
+    from llverify.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+
+    assert main(["lds-partitions", _W, _P, "--shape", "64x32"]) == EXIT_OK
+    assert "0 of 64 accesses" in capsys.readouterr().out
+    assert main(["lds-partitions", _W, _S, "--shape", "64x32", "--max-conflicts", "0"]) == (
+        EXIT_FAILED
+    )
+    out = capsys.readouterr().out
+    assert "64 of 64 accesses" in out and "first conflict: register 0, partition 0" in out
+    assert main(["lds-partitions", _W, _S, "--shape", "64x32", "--json"]) == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["conflicts"] == 64 and report["witness"]["accesses"][1]["warp"] == 1
+    code = main(["lds-partitions", _W, _S, "--shape", "64x32", "--base-bytes", "400000"])
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "base_bytes" in err[0]

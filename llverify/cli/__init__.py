@@ -1,7 +1,8 @@
 """The ``llverify`` command line (``llverify --help``).
 
 Subcommands, one module each: ``layout`` (:mod:`.layout_cmd`), ``convert``
-(:mod:`.convert_cmd`), ``bank-conflicts`` (:mod:`.access_cmd`), ``swizzle``
+(:mod:`.convert_cmd`), ``bank-conflicts`` (:mod:`.access_cmd`), ``lds-partitions``
+(:mod:`.partitions_cmd`), ``swizzle``
 (:mod:`.swizzle_cmd`), ``coalescing`` (:mod:`.coalescing_cmd`), ``triton-check``
 (:mod:`.triton_cmd`), ``prove`` (:mod:`.prove_cmd`), ``audit`` (:mod:`.audit_cmd`), ``draw``
 (:mod:`.draw_cmd`), ``atoms`` (:mod:`.atoms_cmd`), ``validate`` (:mod:`.validate_cmd`),

@@ -23,6 +23,7 @@ from llverify.cli import (
     draw_cmd,
     examples_cmd,
     layout_cmd,
+    partitions_cmd,
     prove_cmd,
     swizzle_cmd,
     triton_cmd,
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     layout_cmd.register(commands)
     convert_cmd.register(commands)
     access_cmd.register(commands)
+    partitions_cmd.register(commands)
     swizzle_cmd.register(commands)
     coalescing_cmd.register(commands)
     triton_cmd.register(commands)

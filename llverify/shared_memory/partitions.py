@@ -59,6 +59,7 @@ from llverify.arguments import layout_argument
 from llverify.bits import as_int, is_power_of_2
 from llverify.errors import LayoutError, shown
 from llverify.evaluate import evaluate_all
+from llverify.hardware import PARTITION_MODELS, PartitionModel
 from llverify.layout import LinearLayout
 
 __all__ = [
@@ -71,35 +72,6 @@ __all__ = [
 ]
 
 _REG, _LANE, _WARP, _BLOCK = "register", "lane", "warp", "block"
-
-
-@dataclass(frozen=True)
-class PartitionModel:
-    """An LDS cut into partitions: ``lds_bytes`` in partitions of ``partition_bytes``, and
-    the warp-id bits whose two waves issue one LDS instruction together (``w`` and
-    ``w ^ (1 << bit)``).
-
-    >>> model = PARTITION_MODELS["gfx1250"]
-    >>> model.partitions, model.partition_of(65535), model.partition_of(65536)
-    (5, 0, 1)
-    """
-
-    name: str
-    lds_bytes: int
-    partition_bytes: int
-    paired_warp_bits: tuple[int, ...]
-
-    @property
-    def partitions(self) -> int:
-        return self.lds_bytes // self.partition_bytes
-
-    def partition_of(self, address: int) -> int:
-        """The partition of byte ``address`` (Triton's ``offset / partitionSize``)."""
-        return address // self.partition_bytes
-
-
-#: The targets with LDS partitions (Triton 3.9 partitions the LDS of gfx1250 only).
-PARTITION_MODELS = {"gfx1250": PartitionModel("gfx1250", 327_680, 65_536, (0,))}
 
 
 @dataclass(frozen=True)

@@ -232,7 +232,7 @@ def _below_tile_cases() -> list[CheckCase]:
         "warp_bases": [[0, 1], [1, 0]],
         "instr_shape": [32, 16, 64],
     }
-    parents = [
+    parents: list[tuple[str, dict[str, Any], list[tuple[int, int]], int]] = [
         ("NVMMADistributedLayout", mma2, [(8, 8), (16, 4), (4, 16), (1, 8)], 2),
         ("NVMMADistributedLayout", wgmma, [(32, 32), (16, 16), (64, 8)], 2),
         ("AMDMFMALayout", mfma32, [(16, 16), (32, 8), (8, 64), (1, 1)], 4),
