@@ -451,3 +451,48 @@ def test_dot_scaled_operands_get_the_encoding_rule() -> None:
     errors = [f for f in audit(wrong).findings if f.op == "tt.dot_scaled"]
     assert errors and all(f.status is Status.ERROR for f in errors)
     assert "operand 1 has the wrong opIdx" in errors[0].summary
+
+
+# ---------------------------------------------------------------------- gfx1250 (WMMA v3)
+
+WMMA_V3 = (
+    "#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}, "
+    "instrShape = [16, 16, 32]}>"
+)
+
+
+def _audit_v3(a: str, b: str, shapes: tuple[str, str, str], parent: str = WMMA_V3) -> Any:
+    return _one(_audit(a, b, parent, shapes, "f16", "f32", "hip:gfx1250", 32, "gfx942"))
+
+
+@pytest.mark.parametrize("shapes", [("64x64", "64x64", "64x64"), ("32x32", "32x32", "32x32")])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_gfx1250_wmma_operands_proved(shapes: tuple[str, str, str], transposed: bool) -> None:
+    """v_wmma 16x16x32 16-bit, kWidth 8: A and B proved against the gfx1250 fragments
+    (specs/amd_wmma.py gfx1250_a_k32_kwidth8 and its B mirror, from Triton's docs)."""
+    parent = WMMA_V3.replace("false", "true") if transposed else WMMA_V3
+    finding = _audit_v3(_dot_op(0, parent, 8), _dot_op(1, parent, 8), shapes, parent)
+    assert finding.status == Status.PROVED, finding.summary
+    assert "v_wmma_*_16x16x32 gfx1250 (16-bit) A" in finding.summary
+
+
+@pytest.mark.parametrize("k_width", [4, 16])
+def test_gfx1250_other_k_widths_are_unknown(k_width: int) -> None:
+    """Triton's gfx1250 lowering regroups elements (triton#8174): no reference, unknown."""
+    a, b = _dot_op(0, WMMA_V3, k_width), _dot_op(1, WMMA_V3, k_width)
+    finding = _audit_v3(a, b, ("64x64", "64x64", "64x64"))
+    assert finding.status == Status.UNKNOWN
+    assert "gfx1250's lowering regroups" in finding.summary
+
+
+def test_gfx1250_swapped_lanes_and_small_k_are_errors() -> None:
+    swapped = _swap_lanes(_dot_op(0, WMMA_V3, 8), [64, 64], 0, 4)
+    finding = _audit_v3(swapped, _dot_op(1, WMMA_V3, 8), ("64x64", "64x64", "64x64"))
+    assert finding.status == Status.ERROR
+    _replay_mismatch(finding, swapped, [64, 64], 0)
+    a, b = _dot_op(0, WMMA_V3, 8), _dot_op(1, WMMA_V3, 8)
+    small = _audit_v3(a, b, ("64x16", "16x64", "64x64"))  # K = 16 < the instruction's 32
+    assert small.status == Status.ERROR
+    copies = small.data["operands"][0]["copies"]
+    layout = to_linear_layout(a, [64, 16])
+    assert layout.apply(copies["inputs"][0]) == layout.apply(copies["inputs"][1])

@@ -268,50 +268,67 @@ def _mfma(
 def _wmma(
     parent: Any, element: str, index: int, shape: tuple[int, ...]
 ) -> Instruction | NoReference:
-    """A WMMA operand (wave32, 16x16x16, RDNA3 or RDNA4) with a warp grid of single steps."""
+    """A WMMA operand (wave32) with a warp grid of single steps: 16x16x16 on RDNA3 or
+    RDNA4, 16x16x32 16-bit on gfx1250 (version 3, from Triton's documentation)."""
     from llverify.specs.amd_mfma import Fragment, tiled_reference
-    from llverify.specs.amd_wmma import REFERENCES
 
     kind = _element_class(element)
     bits = {"f16": 16, "bf16": 16, "b8": 8}.get(kind or "")
-    if bits is None or tuple(parent.instr_shape) != (16, 16, 16) or parent.version == 3:
+    instr = tuple(parent.instr_shape)
+    wanted = (16, 16, 32) if parent.version == 3 else (16, 16, 16)
+    if bits is None or instr != wanted or (parent.version == 3 and bits != 16):
         return NoReference(
             f"no WMMA v{parent.version} fragment in specs/ for {element} with instrShape "
             f"{list(parent.instr_shape)}"
         )
     if parent.reg_bases:
         return NoReference("a WMMA ctaLayout with register bases has no reference in specs/")
-    table, registers, k_widths = _wmma_table(parent.version, bits, index)
-    formulas = REFERENCES[table]
-    fragment = Fragment(table, formulas["dim0"], formulas["dim1"], (16, 16), registers, table)
+    table, registers, k_widths, formulas = _wmma_table(parent.version, bits, index)
+    k_instr = instr[2]
+    frag_shape = (16, k_instr) if index == 0 else (k_instr, 16)
+    fragment = Fragment(table, formulas["dim0"], formulas["dim1"], frag_shape, registers, table)
     k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
     warps = _wmma_warps(parent.warp_bases, non_k_index)
     if isinstance(warps, NoReference):
         return warps
     warp_fields, ordered = warps
-    k_reps = max(1, shape[k_index] // 16)
+    k_reps = max(1, shape[k_index] // k_instr)
     non_k_reps = max(1, shape[non_k_index] // (16 << len(ordered)))
     register = [("k_reps", k_reps), ("nk_reps", non_k_reps)]
     dims = {f"dim{non_k_index}": [*ordered, "nk_reps"], f"dim{k_index}": ["k_reps"]}
-    name = f"v_wmma_*_16x16x16 {'RDNA3' if parent.version == 1 else 'RDNA4'} ({bits}-bit)"
+    arch = {1: "RDNA3", 2: "RDNA4", 3: "gfx1250"}[parent.version]
+    name = f"v_wmma_*_16x16x{k_instr} {arch} ({bits}-bit)"
     return Instruction(
         f"{name} {'AB'[index]}",
-        16,
+        k_instr,
         k_widths,
         tiled_reference(fragment, register=register, warp=warp_fields, dims=dims),
         {},
         {"register": registers * k_reps * non_k_reps, "lane": 32, "warp": 1 << len(warp_fields)},
         f"dim{k_index}",
-        f"specs/amd_wmma.py {table}, tiled",
+        f"specs/{'fragments' if table.startswith('gfx1250_b') else 'amd_wmma'}.py {table}, tiled",
     )
 
 
-def _wmma_table(version: int, bits: int, index: int) -> tuple[str, int, tuple[int, ...]]:
-    """The specs/amd_wmma.py fragment of operand ``index``: its table, registers per thread
-    and the kWidths that lay it out."""
+def _wmma_table(
+    version: int, bits: int, index: int
+) -> tuple[str, int, tuple[int, ...], Mapping[str, str]]:
+    """The fragment of operand ``index``: its table, registers per thread, the kWidths that
+    lay it out, and its formulas (specs/amd_wmma.py; gfx1250's B from specs/fragments.py,
+    the mirror of A: Triton's documentation is the only source for version 3)."""
+    from llverify.specs.amd_wmma import REFERENCES
+    from llverify.specs.fragments import FRAGMENTS
+
+    k_widths: tuple[int, ...]
     if version == 1:
-        return f"rdna3_{'ab'[index]}", 16, (8, 16)
-    return f"rdna4_{'ab'[index]}_{bits}bit", 8, (4,) if bits == 16 else (8,)
+        table, registers, k_widths = f"rdna3_{'ab'[index]}", 16, (8, 16)
+    elif version == 2:
+        table, registers = f"rdna4_{'ab'[index]}_{bits}bit", 8
+        k_widths = (4,) if bits == 16 else (8,)
+    else:
+        table, registers, k_widths = f"gfx1250_{'ab'[index]}_k32_kwidth8", 16, (8,)
+    formulas = FRAGMENTS[table].formulas if table in FRAGMENTS else REFERENCES[table]
+    return table, registers, k_widths, formulas
 
 
 def _wmma_warps(
@@ -587,7 +604,12 @@ def _check_operand(ctx: AuditContext, operand: Type, result: Type, index: int) -
     k_width = _k_width(operand.encoding)
     if isinstance(instr, Instruction) and k_width and k_width not in instr.k_widths:
         needed = max(instr.k_widths)
-        if k_width > needed and k_width % needed == 0:
+        if "gfx1250" in instr.name:
+            instr = NoReference(
+                f"kWidth {k_width} on {instr.name}: gfx1250's lowering regroups a thread's "
+                f"elements (kWidth times a factor, triton#8174); specs/ has kWidth {needed} only"
+            )
+        elif k_width > needed and k_width % needed == 0:
             instr = k_packed_instruction(
                 result.encoding, operand.element, index, operand.shape, k_width
             )
