@@ -1,6 +1,7 @@
 """Hardware facts: the GPU targets (:data:`TARGETS`: Triton target, lanes, shared-memory bank
-model), bank models (lanes, banks, bank width, access phases), element-bit rules, and the
-element types (:data:`DTYPES`).  Every list of targets or dtypes elsewhere derives from these.
+model), bank models (lanes, banks, bank width, access phases), the LDS partition models
+(:data:`PARTITION_MODELS`: gfx1250), element-bit rules, and the element types
+(:data:`DTYPES`).  Every list of targets or dtypes elsewhere derives from these.
 
 Examples:
     >>> TARGETS["sm90"].triton, TARGETS["gfx1100"].lanes, TARGETS["gfx1100"].bank_model is None

@@ -2,7 +2,8 @@
 
 ``llverify triton-check`` is the CI check for Triton forks (AMD, Intel, a team's own): for
 every Gluon layout of :func:`default_grid` (blocked, slice, NVIDIA MMA v2/v3, dot operands,
-AMD MFMA and WMMA, swizzled and NVMMA shared), Triton's own C++ ``toLinearLayout`` (reached
+AMD MFMA and WMMA, swizzled and NVMMA shared; MMA, MFMA and WMMA layouts on tensors smaller
+than their instruction or CTA tile too), Triton's own C++ ``toLinearLayout`` (reached
 through Gluon's ``to_linear_layout`` in a subprocess, since Triton aborts the process on a
 violated precondition) must give exactly the bases of llverify's converter for the same
 layout (converted with :func:`llverify.encodings.gluon.from_gluon`).  llverify's converters
