@@ -569,11 +569,12 @@ def _thread_bases_differ(
 ) -> dict[str, Any] | None:
     """Triton 3.9's verifier rule for ``amdg.extract_slice`` and ``amdg.concat`` ("Lane and
     warp dim basis must match between source and destination layout", the TritonAMDGPU
-    dialect's op verifiers): their lowering moves registers only, so each lane and warp
-    bit must step the same element in the source and the result.  A tensor smaller than the
-    layout's CTA tile (triton#6495) broadcasts other bits than the larger one, and is
-    refused even where every thread happens to hold its elements.  The first differing
-    basis, or None."""
+    dialect's op verifiers, since triton#6417 relaxed the extract_slice verifier to linear
+    layouts): their lowering moves registers only, so each lane and warp bit must step the
+    same element in the source and the result.  A tensor smaller than the layout's CTA tile
+    (the small shapes issue 29 cites as triton#6495) broadcasts other bits than the larger
+    one, and is refused even where every thread happens to hold its elements.  The first
+    differing basis, or None."""
     if op.name == "amdg.in_thread_transpose":
         return None
     wanted = dict(ctx.layout(result).bases)
