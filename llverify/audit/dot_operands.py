@@ -397,16 +397,20 @@ def k_packed_instruction(
 ) -> Instruction | NoReference:
     """The reference of an operand whose ``kWidth`` is ``c`` times its instruction's
     (Triton's MMAv2 large-K / upcast path, AMD kPack): each thread's ``kWidth`` consecutive
-    K elements are cut into ``c`` runs of the instruction's kWidth, run ``i`` feeding the
-    ``i``-th K register group of the plain tiling (the next K half of an mma.m16n8k16, the
-    next MFMA/WMMA along K), so K is permuted, alike in A and B: tensor K bits ``[j][i][g]``
-    are the plain tiling's ``[j][g][i]`` (``j``: within a run, ``g``: the lanes' K groups).
-    The convention is Triton 3.9's lowering (third_party/amd/.../DotOpToLLVM/MFMA.cpp: the
-    kPack loop takes kBase-wide sub-vectors of each kWidth vector in order, quoted in
-    triton#10290; NVIDIA MMAv2.cpp the same for kWidth > 32 / bitwidth). When the tensor's
-    K has no room for ``c`` groups the reference is taken at a larger K (its coordinates cut
-    to the tensor, as Triton's converter does), so the copies check can replay the
-    duplicates (triton#11691: kWidth 4 on K = 16).
+    K elements are cut into ``c`` runs of the instruction's kWidth, run ``i`` standing for
+    the ``i``-th K register group of the plain tiling (the next K half of an mma.m16n8k16,
+    the next MFMA/WMMA along K), so K is permuted, alike in A and B: tensor K bits
+    ``[j][i][g]`` are the plain tiling's ``[j][g][i]`` (``j``: within a run, ``g``: the
+    lanes' K groups).  This fixes one K permutation.  Triton's lowering may feed the runs
+    to the instructions in another order (AMD MFMA.cpp's kPack loop takes the kBase-wide
+    sub-vectors in order, quoted in triton#10290; NVIDIA MMAv2.cpp reads "one k column from
+    both outer rows and both kTiles groups per MMA"): such an order differs from this one
+    by a permutation of K-carrying register bits only, the same in A and B, so what a proof
+    shows holds for it too: each operand is the fragment up to a K permutation, A and B
+    permuted alike, no copies along K.  Which K step a register feeds is not claimed.
+    When the tensor's K has no room for ``c`` groups the reference is taken at a larger K
+    (its coordinates cut to the tensor, as Triton's converter does), so the copies check
+    can replay the duplicates (triton#11691: kWidth 4 on K = 16).
 
     >>> mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
     >>> i = k_packed_instruction(mma, "f16", 0, (16, 32), 4)
