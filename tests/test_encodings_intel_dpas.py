@@ -1,0 +1,640 @@
+"""Intel XPU encodings (llverify/encodings/intel_dpas.py): ``#ttig.dpas``, its dot operands,
+slices and block scales, ``#ttig.subgroup_2d_block`` and ``#ttig.warp``.
+
+Oracle: the backend's own unit tests, ported with their expected bases (no Intel Triton
+wheel exposes its converters on the CPU here: the newest one on PyPI, triton-xpu 3.3.0b1,
+has no LinearLayout binding in Python, and pytorch-triton-xpu is published on PyTorch's
+own index, which this machine cannot reach).  The closed-form references of one DPAS
+instruction are proved in tests/test_specs_intel_dpas.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from llverify.encodings import (
+    DotOperandLayout,
+    DpasLayout,
+    EncodingError,
+    IntelWarpLayout,
+    SliceLayout,
+    Subgroup2DBlockLayout,
+    TTGIRError,
+    parse_encoding,
+    to_linear_layout,
+)
+from llverify.errors import LayoutTypeError
+
+
+def _bases(layout: Any) -> dict[str, list[list[int]]]:
+    return {name: [list(b) for b in values] for name, values in layout.bases}
+
+
+# ---------------------------------------------------------------------- ported cases
+# intel/intel-xpu-backend-for-triton v3.7.2 (933a4302),
+# third_party/intel/unittest/Dialect/TritonIntelGPU/DPAStoLinearLayoutTest.cpp: every
+# EXPECT_EQ.  The fixture's dpas(warps, repeatCount, systolicDepth, executionSize,
+# opsPerChannel, repCluster, threadsPerWarp[, fp4KPack]); operand 0-2 is
+# DPAStoLinearLayout's opIdx (2 by default), 3-4 BlockScaledDPAStoLinearLayout's scales.
+# Every expected layout has no block bases.
+
+
+def _case(name, dpas, operand, shape, register, lane, warp):
+    return pytest.param(dpas, operand, shape, register, lane, warp, id=f"{name}-{operand}-{shape}")
+
+
+PORTED = [
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 2, [1, 1], 32, None),
+        2,
+        [8, 16],
+        [[2, 0], [4, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 1, [1, 1], 16, None),
+        2,
+        [8, 16],
+        [[1, 0], [2, 0], [4, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 4, [1, 1], 32, None),
+        0,
+        [8, 32],
+        [[0, 1], [2, 0], [4, 0]],
+        [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 2, [1, 1], 32, None),
+        0,
+        [8, 16],
+        [[2, 0], [4, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 1, [1, 1], 32, None),
+        0,
+        [8, 8],
+        [[4, 0]],
+        [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 4, [1, 1], 32, None),
+        1,
+        [32, 16],
+        [[1, 0], [2, 0], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 2, [1, 1], 32, None),
+        1,
+        [16, 16],
+        [[1, 0], [4, 0], [8, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_perInst",
+        ([1, 1], 8, 8, 16, 1, [1, 1], 32, None),
+        1,
+        [8, 16],
+        [[2, 0], [4, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_withRepCluster",
+        ([1, 1], 8, 8, 16, 2, [4, 2], 16, None),
+        2,
+        [32, 32],
+        [[1, 0], [2, 0], [4, 0], [0, 16], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [],
+    ),
+    _case(
+        "DPAS_withRepCluster",
+        ([1, 1], 8, 8, 16, 2, [4, 2], 32, None),
+        0,
+        [32, 16],
+        [[2, 0], [4, 0], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_withRepCluster",
+        ([1, 1], 8, 8, 16, 2, [4, 2], 32, None),
+        1,
+        [16, 32],
+        [[1, 0], [4, 0], [8, 0], [0, 16]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]],
+        [],
+    ),
+    _case(
+        "DPAS_withRepCluster",
+        ([1, 1], 8, 8, 16, 1, [4, 2], 16, None),
+        2,
+        [32, 32],
+        [[1, 0], [2, 0], [4, 0], [0, 16], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [],
+    ),
+    _case(
+        "DPAS_withWarp",
+        ([4, 1], 8, 8, 16, 2, [1, 2], 16, None),
+        2,
+        [32, 32],
+        [[1, 0], [2, 0], [4, 0], [0, 16]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[8, 0], [16, 0]],
+    ),
+    _case(
+        "DPAS_withWarp",
+        ([2, 2], 8, 8, 16, 1, [4, 2], 32, None),
+        2,
+        [64, 64],
+        [[2, 0], [4, 0], [0, 16], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [[0, 32], [32, 0]],
+    ),
+    _case(
+        "DPAS_withWarpOperandA",
+        ([2, 2], 8, 8, 16, 2, [4, 2], 32, None),
+        0,
+        [64, 64],
+        [[2, 0], [4, 0], [8, 0], [16, 0], [0, 16], [0, 32]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [[0, 0], [32, 0]],
+    ),
+    _case(
+        "DPAS_withWarpOperandB",
+        ([2, 2], 8, 8, 16, 2, [4, 2], 32, None),
+        1,
+        [64, 64],
+        [[1, 0], [4, 0], [8, 0], [0, 16], [16, 0], [32, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]],
+        [[0, 32], [0, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 32, None),
+        3,
+        [128, 2],
+        [[8, 0], [16, 0], [0, 1], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [0, 0], [0, 0]],
+        [[0, 0], [32, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 32, 2),
+        3,
+        [128, 4],
+        [[0, 1], [8, 0], [16, 0], [0, 2], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [0, 0], [0, 0]],
+        [[0, 0], [32, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 16, None),
+        3,
+        [128, 2],
+        [[8, 0], [16, 0], [0, 1], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [0, 0]],
+        [[0, 0], [32, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 16, 2),
+        3,
+        [128, 4],
+        [[0, 1], [8, 0], [16, 0], [0, 2], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [0, 0]],
+        [[0, 0], [32, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([1, 2, 2], 8, 8, 16, 4, [1, 4, 2], 16, None),
+        3,
+        [1, 128, 4],
+        [[0, 8, 0], [0, 16, 0], [0, 0, 1], [0, 0, 2], [0, 64, 0]],
+        [[0, 1, 0], [0, 2, 0], [0, 4, 0], [0, 0, 0]],
+        [[0, 0, 0], [0, 32, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleA",
+        ([2, 1, 2], 8, 8, 16, 4, [1, 4, 2], 16, 2),
+        4,
+        [16, 128, 4],
+        [[0, 0, 1], [0, 16, 0], [0, 0, 2], [0, 64, 0], [2, 0, 0], [4, 0, 0], [8, 0, 0]],
+        [[0, 1, 0], [0, 2, 0], [0, 4, 0], [0, 8, 0]],
+        [[0, 32, 0], [1, 0, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleB",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 32, None),
+        4,
+        [128, 2],
+        [[16, 0], [0, 1], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[32, 0], [0, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleB",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 16, None),
+        4,
+        [128, 2],
+        [[16, 0], [0, 1], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0]],
+        [[32, 0], [0, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleB",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 32, 2),
+        4,
+        [128, 4],
+        [[0, 1], [16, 0], [0, 2], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[32, 0], [0, 0]],
+    ),
+    _case(
+        "DPAS_OperandScaleB",
+        ([2, 2], 8, 8, 16, 4, [4, 2], 16, 2),
+        4,
+        [128, 4],
+        [[0, 1], [16, 0], [0, 2], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0]],
+        [[32, 0], [0, 0]],
+    ),
+    _case(
+        "DPAS_withDPASRepetitions",
+        ([2, 1], 8, 8, 16, 2, [4, 2], 32, None),
+        2,
+        [64, 64],
+        [[2, 0], [4, 0], [0, 16], [8, 0], [16, 0], [0, 32]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [[32, 0]],
+    ),
+    _case(
+        "DPAS_withDPASRepetitions",
+        ([2, 2], 8, 8, 16, 2, [2, 2], 32, None),
+        2,
+        [128, 128],
+        [[2, 0], [4, 0], [0, 16], [8, 0], [0, 64], [32, 0], [64, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]],
+        [[0, 32], [16, 0]],
+    ),
+]
+
+
+@pytest.mark.parametrize(("dpas", "operand", "shape", "register", "lane", "warp"), PORTED)
+def test_backend_unittest_cases(dpas, operand, shape, register, lane, warp):
+    layout = DpasLayout(*dpas[1:5], dpas[0], *dpas[5:]).scale_layout(operand, shape)
+    assert _bases(layout) == {"register": register, "lane": lane, "warp": warp, "block": []}
+    assert layout.get_out_dim_names() == [f"dim{i}" for i in range(len(shape))]
+    assert layout.get_out_dim_sizes() == list(shape)
+
+
+@pytest.mark.parametrize(
+    ("dpas", "operand", "shape", "register", "lane", "warp"),
+    [case for case in PORTED if case.values[1] <= 2],  # scales have no encoding of their own
+)
+def test_backend_unittest_cases_through_ttgir(dpas, operand, shape, register, lane, warp):
+    """The same cases through the TTGIR text the backend prints (a dot operand with the kWidth
+    the backend's verifier requires)."""
+    parent = DpasLayout(*dpas[1:5], dpas[0], *dpas[5:])
+    text = parent.ttgir()
+    if operand < 2:
+        ops = parent.ops_per_channel
+        k_width = (1 if ops == 1 else ops // 2) if operand == 0 else ops
+        text = f"#ttg.dot_op<{{opIdx = {operand}, parent = {text}, kWidth = {k_width}}}>"
+    expected = {"register": register, "lane": lane, "warp": warp, "block": []}
+    assert _bases(to_linear_layout(text, shape)) == expected
+
+
+# third_party/intel/unittest/Dialect/TritonIntelGPU/LinearLayoutConversionsTest.cpp (v3.7.2):
+# every EXPECT_EQ.  sdb(instrShape, numBlocks, kWidth, warpsPerCTA, ..., opIdx): order is
+# getOrderForDotOperand(opIdx, 2, kContig) and threadsPerWarp 16.
+
+
+def _sdb_case(name, sdb, shape, register, lane, warp):
+    return pytest.param(sdb, shape, register, lane, warp, id=name)
+
+
+PORTED_2D_BLOCK = [
+    _sdb_case(
+        "FP32_32x8x2_M256_N128_K32_A",
+        ([32, 8], 2, 4, [8, 4], 0),
+        [256, 32],
+        [[2, 0], [4, 0], [8, 0], [16, 0], [0, 8], [0, 16]],
+        [[0, 1], [0, 2], [0, 4], [1, 0]],
+        [[0, 0], [0, 0], [32, 0], [64, 0], [128, 0]],
+    ),
+    _sdb_case(
+        "FP32_32x16x1_M256_N128_K32_B",
+        ([32, 16], 1, 4, [8, 4], 1),
+        [32, 128],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 64]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[0, 16], [0, 32], [0, 0], [0, 0], [0, 0]],
+    ),
+    _sdb_case(
+        "FP16_32x32x1_M256_N32_K32_A",
+        ([32, 32], 1, 2, [8, 4], 0),
+        [256, 32],
+        [[0, 1], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[0, 2], [0, 4], [0, 8], [0, 16]],
+        [[0, 0], [0, 0], [32, 0], [64, 0], [128, 0]],
+    ),
+    _sdb_case(
+        "FP16_32x16x2_M256_N32_K32_A",
+        ([32, 16], 2, 2, [8, 4], 0),
+        [256, 32],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 16]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[0, 0], [0, 0], [32, 0], [64, 0], [128, 0]],
+    ),
+    _sdb_case(
+        "FP16_32x16x2_M256_N32_K32_B",
+        ([32, 16], 2, 2, [8, 4], 1),
+        [32, 256],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 16], [0, 128]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[0, 32], [0, 64], [0, 0], [0, 0], [0, 0]],
+    ),
+    _sdb_case(
+        "FP16_16x16x2_M256_N32_K32_B",
+        ([16, 16], 2, 2, [8, 4], 1),
+        [32, 256],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 16], [16, 0], [0, 128]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[0, 32], [0, 64], [0, 0], [0, 0], [0, 0]],
+    ),
+    _sdb_case(
+        "I8_16x32x1_M64_N128_K32_A",
+        ([16, 32], 1, 1, [4, 8], 0),
+        [64, 32],
+        [[0, 1], [1, 0], [2, 0], [4, 0], [8, 0]],
+        [[0, 2], [0, 4], [0, 8], [0, 16]],
+        [[0, 0], [0, 0], [0, 0], [16, 0], [32, 0]],
+    ),
+    _sdb_case(
+        "I8_32x32x1_M64_N128_K32_B",
+        ([32, 16], 1, 1, [4, 8], 1),
+        [32, 128],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[0, 1], [0, 2], [0, 4], [0, 8]],
+        [[0, 16], [0, 32], [0, 64], [0, 0], [0, 0]],
+    ),
+]
+
+
+@pytest.mark.parametrize(("sdb", "shape", "register", "lane", "warp"), PORTED_2D_BLOCK)
+def test_backend_subgroup_2d_block_cases(sdb, shape, register, lane, warp):
+    instr, blocks, k_width, warps, operand = sdb
+    order = [1, 0] if operand == 0 else [0, 1]
+    encoding = Subgroup2DBlockLayout(warps, instr, blocks, order, k_width, 16)
+    expected = {"register": register, "lane": lane, "warp": warp, "block": []}
+    assert _bases(encoding.to_linear_layout(shape)) == expected
+    assert _bases(to_linear_layout(encoding.ttgir(), shape)) == expected
+
+
+def test_ported_case_count():
+    assert len(PORTED) == 28  # every EXPECT_EQ of DPAStoLinearLayoutTest.cpp
+    assert len(PORTED_2D_BLOCK) == 8  # every EXPECT_EQ of LinearLayoutConversionsTest.cpp
+
+
+# ---------------------------------------------------------------------- dot operands, slices
+
+_DPAS_TEXT = (
+    "#ttig.dpas<{repeatCount = 8, systolicDepth = 8, executionSize = 16, opsPerChan = 2, "
+    "threadsPerWarp = 16, warpsPerCTA = [4, 2], repCluster = [1, 1], A = [8, 16], "
+    "B = [16, 16], C = [8, 16]}>"
+)
+
+
+def test_ttgir_round_trip_of_backend_text():
+    """The alias most used in the backend's lit tests (test/TritonIntelGPU/*.mlir, v3.7.2)
+    reads and prints back unchanged; so does one with fp4KPack and a rank-3 one."""
+    dpas, shape = parse_encoding(_DPAS_TEXT)
+    assert shape is None and dpas == DpasLayout(8, 8, 16, 2, [4, 2], [1, 1], 16)
+    assert dpas.ttgir() == _DPAS_TEXT
+    for encoding in (
+        DpasLayout(8, 8, 16, 4, [2, 2], [4, 2], 16, 2),
+        DpasLayout(8, 8, 16, 1, [2, 1, 2], [1, 4, 2], 32),
+    ):
+        assert parse_encoding(encoding.ttgir())[0] == encoding
+    text = "#ttig.warp<{sizePerThread = [1, 4], threadsPerWarp = [8, 2], order = [1, 0]}>"
+    assert parse_encoding(text)[0].ttgir() == text
+
+
+def test_ttgir_fields_backend_accepts_without_the_printed_shapes():
+    """A, B and C are printed, not needed (the backend's parser ignores them)."""
+    text = _DPAS_TEXT.split(", A = ")[0] + "}>"
+    assert parse_encoding(text)[0] == DpasLayout(8, 8, 16, 2, [4, 2], [1, 1], 16)
+
+
+def test_tensor_type_and_dot_operand_text():
+    text = f"tensor<64x32xf16, #ttg.dot_op<{{opIdx = 0, parent = {_DPAS_TEXT}, kWidth = 1}}>>"
+    layout = to_linear_layout(text)
+    parent = DpasLayout(8, 8, 16, 2, [4, 2], [1, 1], 16)
+    assert layout == parent.operand_layout(0, [64, 32])
+    assert _bases(layout)["warp"] == [[0, 0], [8, 0], [16, 0]]  # broadcast along K
+
+
+def test_slices_of_dpas_and_of_its_operands():
+    """A slice drops the sliced dim from its parent's layout (SliceEncodingAttr): the
+    accumulator sliced along N keeps one lane per row group; the lanes and warps that
+    walked N become broadcasts."""
+    parent = DpasLayout(8, 8, 16, 2, [2, 2], [1, 1], 16)
+    rows = SliceLayout(1, parent).to_linear_layout([16])
+    assert _bases(rows) == {
+        "register": [[1], [2], [4]],
+        "lane": [[0], [0], [0], [0]],
+        "warp": [[0], [8]],
+        "block": [],
+    }
+    columns = SliceLayout(0, DotOperandLayout(1, parent, 2)).to_linear_layout([32])
+    assert _bases(columns) == {
+        "register": [],
+        "lane": [[1], [2], [4], [8]],
+        "warp": [[16], [0]],
+        "block": [],
+    }
+    text = f"#ttg.slice<{{dim = 1, parent = {_DPAS_TEXT}}}>"
+    assert to_linear_layout(text, [32]) == SliceLayout(
+        1, DpasLayout(8, 8, 16, 2, [4, 2], [1, 1], 16)
+    ).to_linear_layout([32])
+
+
+def test_shapes_below_the_tile_broadcast():
+    """A tensor smaller than the per-warp tile: the bases beyond it become zeros."""
+    dpas = DpasLayout(8, 8, 16, 2, [2, 2], [2, 2], 16)
+    layout = dpas.to_linear_layout([8, 16])
+    assert _bases(layout)["register"] == [[1, 0], [2, 0], [4, 0], [0, 0], [0, 0]]
+    assert _bases(layout)["warp"] == [[0, 0], [0, 0]]
+
+
+# ---------------------------------------------------------------------- verifier rules
+
+_GOOD = {
+    "repeat_count": 8,
+    "systolic_depth": 8,
+    "execution_size": 16,
+    "ops_per_channel": 2,
+    "warps_per_cta": [1, 1],
+    "rep_cluster": [1, 1],
+    "threads_per_warp": 16,
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"repeat_count": 9}, "repeatCount must be in the range"),
+        ({"repeat_count": 0}, "repeatCount must be in the range"),
+        ({"repeat_count": 3}, "must be a power of 2"),
+        ({"ops_per_channel": 8}, "opsPerChannel must be 1, 2 or 4"),
+        ({"systolic_depth": 4}, "systolicDepth must be 8"),
+        ({"rep_cluster": [1]}, "expected rank 2 or 3 of repCluster"),
+        ({"threads_per_warp": 8}, "could not be smaller than the execution size"),
+        ({"fp4_k_pack": 4, "ops_per_channel": 4}, "fp4KPack must be 2"),
+        ({"fp4_k_pack": 2}, "opsPerChannel must be 4 for the fp4 type"),
+        ({"warps_per_cta": [1, 1, 1]}, "must have one rank"),
+        ({"warps_per_cta": [3, 1]}, "power of two"),
+        ({"execution_size": 12, "threads_per_warp": 16}, "must be a power of 2"),
+        ({"threads_per_warp": 24}, "must be a power of 2"),
+        ({"repeat_count": -1}, "unsigned"),
+    ],
+)
+def test_verifier_rules(change, message):
+    with pytest.raises(EncodingError, match=message):
+        DpasLayout(**{**_GOOD, **change})
+
+
+def test_type_errors_name_the_argument():
+    with pytest.raises(LayoutTypeError, match="'repeat_count' must be an int"):
+        DpasLayout(**{**_GOOD, "repeat_count": 8.0})
+    with pytest.raises(LayoutTypeError, match="'k_width' must be an int"):
+        DotOperandLayout(0, DpasLayout(**_GOOD), "1")
+    with pytest.raises(EncodingError, match="'operand' must be 0"):
+        DpasLayout(**_GOOD).operand_layout(3, [8, 16])
+
+
+@pytest.mark.parametrize(
+    ("ops", "operand", "k_width", "ok"),
+    [
+        (2, 0, 1, True),
+        (2, 0, 2, False),
+        (4, 0, 2, True),
+        (1, 0, 1, True),
+        (1, 0, 0, False),
+        (2, 1, 2, True),
+        (2, 1, 1, False),
+        (4, 1, 4, True),
+        (1, 1, 1, True),
+    ],
+)
+def test_dot_operand_k_width_rule(ops, operand, k_width, ok):
+    parent = DpasLayout(**{**_GOOD, "ops_per_channel": ops})
+    if ok:
+        DotOperandLayout(operand, parent, k_width)
+    else:
+        with pytest.raises(EncodingError, match="must match the parent's opsPerChannel"):
+            DotOperandLayout(operand, parent, k_width)
+
+
+def test_dot_operand_a_must_fill_the_sub_group():
+    """repeatCount 1 with tf32 A: 8 packed elements per row cannot feed 16 lanes."""
+    parent = DpasLayout(**{**_GOOD, "repeat_count": 1, "ops_per_channel": 1})
+    with pytest.raises(EncodingError, match="invalid layout for the A operand"):
+        DotOperandLayout(0, parent, 1)
+    DotOperandLayout(1, parent, 1)  # B is fine
+
+
+def test_block_scale_rules():
+    dpas = DpasLayout(**{**_GOOD, "ops_per_channel": 4})
+    with pytest.raises(EncodingError, match="block-scaled operand must be"):
+        dpas.scale_layout(5, [8, 2])
+    with pytest.raises(EncodingError, match="the last dim"):
+        dpas.scale_layout(3, [8, 2], scale_k_index=0)
+    with pytest.raises(EncodingError, match="repeatCount 8"):
+        DpasLayout(**{**_GOOD, "repeat_count": 4}).scale_layout(3, [8, 2])
+    with pytest.raises(EncodingError, match="opsPerChannel"):
+        DpasLayout(**{**_GOOD, "ops_per_channel": 1}).scale_layout(3, [8, 2])
+    assert dpas.scale_layout(0, [8, 32]) == dpas.operand_layout(0, [8, 32])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"instr_shape": [8, 8, 8]}, "instrShape must be rank 2"),
+        ({"order": [0]}, "order must be rank 2"),
+        ({"warps_per_cta": [4]}, "warpsPerCTA must be rank 2"),
+        ({"k_width": 3}, "kWidth must be 1, 2 or 4"),
+        ({"threads_per_warp": 32}, "threadsPerWarp must be 16"),
+        ({"order": [1, 1]}, "permutation"),
+        ({"num_blocks": 3}, "power of two"),
+    ],
+)
+def test_subgroup_2d_block_rules(change, message):
+    good = {
+        "warps_per_cta": [8, 4],
+        "instr_shape": [32, 16],
+        "num_blocks": 1,
+        "order": [1, 0],
+        "k_width": 2,
+        "threads_per_warp": 16,
+    }
+    with pytest.raises(EncodingError, match=message):
+        Subgroup2DBlockLayout(**{**good, **change})
+
+
+def test_subgroup_2d_block_legacy_cga_text():
+    text = (
+        "#ttig.subgroup_2d_block<{warpsPerCTA = [8, 4], CTAsPerCGA = [1, 1], CTASplitNum = "
+        "[1, 1], CTAOrder = [1, 0], instrShape = [32, 16], numBlocks=1, order=[0, 1], "
+        "kWidth=4, threadsPerWarp=16}>"
+    )
+    encoding = parse_encoding(text)[0]
+    assert encoding == Subgroup2DBlockLayout([8, 4], [32, 16], 1, [0, 1], 4, 16, [])
+    with pytest.raises(TTGIRError, match="must all be present"):
+        parse_encoding(text.replace("CTASplitNum = [1, 1], ", ""))
+
+
+def test_intel_warp_layout_has_no_linear_layout():
+    """The backend's WarpEncodingAttr::toLinearLayout is NYI: llverify refuses, never guesses."""
+    with pytest.raises(EncodingError, match="no linear layout"):
+        to_linear_layout(
+            "#ttig.warp<{sizePerThread = [1, 4], threadsPerWarp = [8, 2], order = [1, 0]}>",
+            [16, 16],
+        )
+    assert IntelWarpLayout([1, 4], [8, 2], [1, 0]).rank == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_DPAS_TEXT.replace("A = [8, 16]", "A = [16, 16]"), "A = \\[16, 16\\] disagrees"),
+        (_DPAS_TEXT.replace("repeatCount = 8, ", ""), "missing field 'repeatCount'"),
+        (_DPAS_TEXT.replace("C = [8, 16]", "C = [8, 16], D = 1"), "unknown field 'D'"),
+        (_DPAS_TEXT.replace("systolicDepth = 8", "systolicDepth = 4"), "systolicDepth must be 8"),
+    ],
+)
+def test_malformed_ttgir(text, message):
+    with pytest.raises(TTGIRError, match=message):
+        parse_encoding(text)
