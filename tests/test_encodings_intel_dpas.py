@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from llverify import prove_equal
 from llverify.encodings import (
     DotOperandLayout,
     DpasLayout,
@@ -26,6 +27,7 @@ from llverify.encodings import (
     to_linear_layout,
 )
 from llverify.errors import LayoutTypeError
+from llverify.specs import intel_dpas as spec
 
 
 def _bases(layout: Any) -> dict[str, list[list[int]]]:
@@ -638,3 +640,78 @@ def test_intel_warp_layout_has_no_linear_layout():
 def test_malformed_ttgir(text, message):
     with pytest.raises(TTGIRError, match=message):
         parse_encoding(text)
+
+
+# ---------------------------------------------------------------------- references
+
+
+@pytest.mark.parametrize("obligation", spec.OBLIGATIONS, ids=lambda o: o.name)
+def test_reference_proved(obligation):
+    verdict = prove_equal(spec.layout(obligation.instance), obligation.formulas())
+    assert verdict.status == "proved", str(verdict)
+
+
+def test_every_reference_has_an_obligation():
+    used = {o.reference for o in (*spec.OBLIGATIONS, *spec.FINDINGS)}
+    assert used == set(spec.REFERENCES)
+    assert {o.reference for o in spec.NEGATIVE_CONTROLS} == set(spec.WRONG_REFERENCES)
+
+
+def test_reference_coverage():
+    """Sub-group 16: A for 3 element sizes x 4 M less tf32 M 1, B for 3 sizes, C for 4 M;
+    sub-group 8: B for 2 sizes, C for 4 M; 3 whole tensors of the [TD] example."""
+    assert len(spec.OBLIGATIONS) == 11 + 3 + 4 + 2 + 4 + 3
+
+
+@pytest.mark.parametrize(
+    "obligation", spec.NEGATIVE_CONTROLS, ids=lambda o: f"{o.name}-{o.reference}"
+)
+def test_negative_control_refuted(obligation):
+    layout = spec.layout(obligation.instance)
+    verdict = prove_equal(layout, obligation.formulas())
+    assert verdict.status == "refuted", str(verdict)
+    point = verdict.counterexample
+    assert point is not None and any(point.get(d) for d in ("register", "lane", "warp"))
+    assert verdict.actual != verdict.expected
+    assert layout.apply(point) == verdict.actual
+
+
+def test_negative_control_counterexamples():
+    """The counterexamples point at the bug: the byte packing at register 1, the row
+    interleave at register 1, the VNNI packing at register 1, the lane bits at lane 1, the
+    transposition at register 1, the warp order at warp 1."""
+    found = {}
+    for obligation in spec.NEGATIVE_CONTROLS:
+        point = prove_equal(spec.layout(obligation.instance), obligation.formulas())
+        assert point.counterexample is not None
+        found[obligation.reference] = {k: v for k, v in point.counterexample.items() if v}
+    assert found == {
+        "sg16_a_8bit_not_packed": {"register": 1},
+        "sg16_a_tf32_halves_not_interleaved": {"register": 1},
+        "sg16_b_16bit_not_vnni": {"register": 1},
+        "sg16_c_lane_bits_swapped": {"lane": 1},
+        "sg16_c_transposed": {"register": 1},
+        "td_c_warps_m_first": {"warp": 1},
+    }
+
+
+def test_findings_sub_group_8_a_is_not_the_spirv_mapping():
+    """Finding: for threadsPerWarp = executionSize = 8 (Xe-HPG, which the backend's
+    AccelerateMatmul produces: test/TritonIntelGPU/accelerate-matmul-ats.mlir), the A layout
+    is not SPV_INTEL_subgroup_matrix_multiply_accumulate's mapping, and its lane dim has 16
+    positions for an 8-lane sub-group (DPASLaneBasesA loops to the 16 packed columns)."""
+    for obligation in spec.FINDINGS:
+        layout = spec.layout(obligation.instance)
+        verdict = prove_equal(layout, obligation.formulas())
+        assert verdict.status == "refuted", str(verdict)
+        assert layout.apply(verdict.counterexample) == verdict.actual
+        assert layout.get_in_dim_size("lane") == 16 > obligation.instance.threads_per_warp
+    # B and C of the same layouts are the mapping (proved above); so are A's on 16 lanes.
+    assert {o.reference for o in spec.OBLIGATIONS} >= {"sg8_b_16bit", "sg8_c", "sg16_a_16bit"}
+
+
+def test_library_entries():
+    names = [ob.name for ob in spec.LIBRARY]
+    assert len(names) == len(spec.OBLIGATIONS) + len(spec.NEGATIVE_CONTROLS)
+    assert all(n.startswith("intel_dpas: ") for n in names)
+    assert sum("(negative control)" in n for n in names) == len(spec.NEGATIVE_CONTROLS)

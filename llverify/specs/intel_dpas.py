@@ -1,0 +1,324 @@
+"""References for Intel DPAS register fragments (A, B, C of one ``#ttig.dpas`` instruction),
+and the obligations that tie llverify's converter (llverify/encodings/intel_dpas.py) to them.
+
+Each reference is a closed form ``{out_dim: formula}`` over the in dims ``register`` and
+``lane`` (one warp, one instruction tile).  ``register`` is the index of an element in the
+work item's fragment, counting the values packed in one component separately, lower bits
+first: component ``c`` holding ``p`` packed values gives registers ``p c .. p c + p - 1``.
+
+Primary sources (Intel's public documents; each formula below cites its rule):
+
+* [SPV] SPV_INTEL_subgroup_matrix_multiply_accumulate (Khronos SPIR-V registry,
+  extensions/INTEL/SPV_INTEL_subgroup_matrix_multiply_accumulate.asciidoc, revision 1,
+  2025-01-07), section "Mapping Matrix Data to Invocations": N is the number of invocations
+  in the sub-group; A's K columns are passed by the invocations, lower invocations passing
+  lower columns, each component one row (N = K: one column per invocation; N < K: K / N
+  columns packed per row component, lower columns in lower bits; N > K: every other row,
+  the lower invocations the even rows); B's column ``n`` is passed by invocation ``n``,
+  lower rows in lower components and, for elements of 16 bits or less, in the lower bits of
+  each 32-bit component ("VNNI"); C and the result: invocation ``n`` holds column ``n``,
+  component ``m`` row ``m``.
+* [OCL] cl_intel_subgroup_matrix_multiply_accumulate (Khronos OpenCL registry, revision
+  1.1.0): the shapes per device class.  Devices whose minimum sub-group size is 16 (the
+  backend's executionSize 16: Xe-HPC / PVC, and Xe2) take M = 1, 2, 4, 8, N = 16 and
+  K = 32 (8-bit), 16 (fp16, bf16); devices whose minimum sub-group size is 8 (Xe-HPG /
+  ATS-M, DG2; the backend's executionSize 8) take N = 8 and the same K.
+* [TF32] cl_intel_subgroup_matrix_multiply_accumulate_tf32 (revision 1.0.0): K = 8 with
+  N = 16, A passed as ``ceil(M / 2)`` floats: "the first K work-items contribute the even
+  rows of the matrix a, and the remaining work-items contribute the odd rows".
+* [TD] intel-xpu-backend-for-triton v3.7.2, TritonIntelGPUAttrDefs.td, the
+  ``DpasEncodingAttr`` description: its tiling example (warps, repCluster, repetitions).
+  The device-class names come from the backend's ``DpasEncodingAttr`` description
+  (TritonIntelGPUAttrDefs.td, v3.7.2: "executionSize For PVC, the size is 16. For ATSM, the
+  size is 8"): Triton's documentation, a secondary source.
+
+The backend's opsPerChan 4, 2, 1 are 8-, 16- and 32-bit (tf32) A/B elements: K = 8 opsPerChan.
+
+What is proved: for sub-group 16 (Xe-HPC and Xe2), every M in {1, 2, 4, 8} and every element
+size, the converter's A, B and C layouts of one instruction (``threadsPerWarp`` =
+``executionSize`` = 16, one warp, repCluster 1) equal the [SPV]/[TF32] mapping, except tf32
+A with M = 1 (the backend's dot-operand verifier refuses it; [TF32] ignores lanes 8-15 there).
+The [TD] tiling example (2 x 2 warps, repCluster 2 x 2, A, B and C of a 64 x 32 x 128
+dot) is proved too.  For sub-group 8 (Xe-HPG) B and C are proved; A is *not* the [SPV] mapping (see
+:data:`FINDINGS`).  Nothing here speaks of ``threadsPerWarp`` 32 (two lanes per column:
+a software convention of the backend; [SPV] defines N as the sub-group size, 8 or 16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from llverify.proof.obligation import Call
+from llverify.proof.obligation import Obligation as LibraryObligation
+from llverify.proof.verdict import Status
+from llverify.specs import claims
+
+#: The sub-group sizes of [OCL]: 16 (Xe-HPC, Xe2) and 8 (Xe-HPG).
+SUB_GROUP_SIZES = (16, 8)
+#: M values of [OCL] / [SPV].
+REPEAT_COUNTS = (1, 2, 4, 8)
+#: opsPerChan -> element bits of A and B.
+ELEMENT_BITS = {4: 8, 2: 16, 1: 32}
+
+
+def _log2(value: int) -> int:
+    return value.bit_length() - 1
+
+
+def a_reference(ops: int, n: int = 16) -> dict[str, str]:
+    """[SPV] Matrix A (M x K, K = 8 ops) passed by ``n`` invocations: row and column of
+    register ``r`` in lane ``l``.
+
+    Examples:
+        >>> a_reference(2)
+        {'dim0': 'register', 'dim1': 'lane'}
+        >>> a_reference(4)
+        {'dim0': 'register >> 1', 'dim1': '2 * lane + (register & 1)'}
+        >>> a_reference(1)
+        {'dim0': '2 * register + (lane >> 3)', 'dim1': 'lane & 7'}
+    """
+    k = 8 * ops
+    if n == k:  # one column per invocation, component m = row m
+        return {"dim0": "register", "dim1": "lane"}
+    if n < k:  # K / N columns packed per row component, lower columns in lower bits
+        p = k // n
+        return {"dim0": f"register >> {_log2(p)}", "dim1": f"{p} * lane + (register & {p - 1})"}
+    # N > K: N / K invocation groups take rows in turn (the lower ones the even rows)
+    q = n // k
+    return {"dim0": f"{q} * register + (lane >> {_log2(k)})", "dim1": f"lane & {k - 1}"}
+
+
+def b_reference() -> dict[str, str]:
+    """[SPV] Matrix B (K x N): invocation ``n`` passes column ``n``; rows in order over the
+    components and, packed, over the low-to-high bits of each (VNNI): register = row."""
+    return {"dim0": "register", "dim1": "lane"}
+
+
+def c_reference() -> dict[str, str]:
+    """[SPV] Matrix C and the result (M x N): invocation ``n`` holds column ``n``,
+    component ``m`` row ``m``."""
+    return {"dim0": "register", "dim1": "lane"}
+
+
+def _name(operand: str, ops: int, m: int | None, n: int) -> str:
+    bits = ELEMENT_BITS[ops]
+    kind = "tf32" if bits == 32 else f"{bits}bit"
+    rows = "" if m is None else f"_m{m}"
+    return f"sg{n}_{operand}_{kind}{rows}"
+
+
+#: name -> {out_dim: formula}: the [SPV] mapping for each (operand, element size, sub-group
+#: size); A's depends on K and N only, B's and C's on neither (M sets the ranges).
+REFERENCES: dict[str, dict[str, str]] = {
+    **{_name("a", ops, None, n): a_reference(ops, n) for n in (16, 8) for ops in (4, 2, 1)},
+    **{_name("b", ops, None, n): b_reference() for n in (16, 8) for ops in (4, 2, 1)},
+    "sg16_c": c_reference(),
+    "sg8_c": c_reference(),
+}
+del REFERENCES["sg8_a_tf32"], REFERENCES["sg8_b_tf32"]  # [TF32] is for sub-group 16 only
+
+# [TD] the tiling example of the backend's DpasEncodingAttr description (secondary: the
+# warp and repetition arrangement is a software convention, not a hardware fact):
+# ``tt.dot`` [64, 32] x [32, 128] of fp16 with repeatCount 8, executionSize 16, opsPerChan 2,
+# threadsPerWarp 16, warpsPerCTA [2, 2] (warp bit 0 along N, bit 1 along M) and repCluster
+# [2, 2]: its figure numbers the instruction tiles R of a warp (bit 0 the N cluster, bit 1
+# the M cluster, bit 2 the next N repetition, bit 3 the next M repetition for C; A and B
+# likewise, K before the non-K dim); one tile is the [SPV] fragment above, 8 registers.
+REFERENCES.update(
+    {
+        "td_c_2x2warps_cluster2x2_64x128": {
+            "dim0": "(register & 7) + 8 * ((register >> 4) & 1) + 16 * (warp >> 1)"
+            " + 32 * (register >> 6)",
+            "dim1": "lane + 16 * ((register >> 3) & 1) + 32 * (warp & 1)"
+            " + 64 * ((register >> 5) & 1)",
+        },
+        "td_a_2x2warps_cluster2x2_64x32": {
+            "dim0": "(register & 7) + 8 * ((register >> 3) & 1) + 16 * (warp >> 1)"
+            " + 32 * (register >> 5)",
+            "dim1": "lane + 16 * ((register >> 4) & 1)",
+        },
+        "td_b_2x2warps_cluster2x2_32x128": {
+            "dim0": "(register & 15) + 16 * ((register >> 5) & 1)",
+            "dim1": "lane + 16 * ((register >> 4) & 1) + 32 * (warp & 1) + 64 * (register >> 6)",
+        },
+    }
+)
+
+#: Deliberately wrong references shaped like layout bugs: each must be refuted.
+WRONG_REFERENCES: dict[str, dict[str, str]] = {
+    # 8-bit A with a lane's two bytes on columns l and l + 16 (not packed as a pair).
+    "sg16_a_8bit_not_packed": {"dim0": "register >> 1", "dim1": "lane + 16 * (register & 1)"},
+    # tf32 A (M = 8) with the upper half-sub-group on the lower rows 4-7 instead of the odd
+    # rows ([TF32]: "every other row").
+    "sg16_a_tf32_halves_not_interleaved": {
+        "dim0": "register + 4 * (lane >> 3)",
+        "dim1": "lane & 7",
+    },
+    # 16-bit B read as if unpacked: component c holding rows c and c + 8, not 2c and 2c + 1.
+    "sg16_b_16bit_not_vnni": {
+        "dim0": "(register >> 1) + 8 * (register & 1)",
+        "dim1": "lane",
+    },
+    # The accumulator with lane bits 0 and 1 swapped.
+    "sg16_c_lane_bits_swapped": {
+        "dim0": "register",
+        "dim1": "((lane & 1) << 1) + ((lane >> 1) & 1) + (lane & 12)",
+    },
+    # [TD]'s accumulator with the warps M-first (warp bit 0 along M) instead of N-first.
+    "td_c_warps_m_first": {
+        "dim0": "(register & 7) + 8 * ((register >> 4) & 1) + 16 * (warp & 1)"
+        " + 32 * (register >> 6)",
+        "dim1": "lane + 16 * ((register >> 3) & 1) + 32 * (warp >> 1) + 64 * ((register >> 5) & 1)",
+    },
+    # The accumulator read as C transposed (rows over the lanes).
+    "sg16_c_transposed": {"dim0": "lane & 7", "dim1": "register + 8 * (lane >> 3)"},
+}
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A converter instance: ``DpasLayout(repeat_count, 8, execution_size, ops, warps,
+    cluster, threads_per_warp)`` and the operand (0 A, 1 B, 2 C), on ``tensor`` (by default
+    the instruction's shape)."""
+
+    repeat_count: int
+    ops_per_channel: int
+    operand: int
+    execution_size: int = 16
+    threads_per_warp: int = 16
+    warps: tuple[int, int] = (1, 1)
+    cluster: tuple[int, int] = (1, 1)
+    tensor: tuple[int, int] | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        if self.tensor is not None:
+            return self.tensor
+        m, n, k = self.repeat_count, self.execution_size, 8 * self.ops_per_channel
+        return ((m, k), (k, n), (m, n))[self.operand]
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """``instance`` on its instruction shape must equal ``reference`` (``expect`` "proved"),
+    or differ from it (a negative control, or a finding: ``expect`` "refuted")."""
+
+    name: str
+    instance: Instance
+    reference: str
+    expect: Status = Status.PROVED
+
+    def formulas(self) -> dict[str, str]:
+        if self.reference in WRONG_REFERENCES:
+            return WRONG_REFERENCES[self.reference]
+        return REFERENCES[self.reference]
+
+
+def _instruction_obligations() -> tuple[Obligation, ...]:
+    """A for sub-group 16, every element size and M (but tf32 with M = 1); B for every
+    sub-group and element size (B does not depend on M); C for every sub-group and M."""
+    result = []
+    for ops in (4, 2, 1):
+        bits = ELEMENT_BITS[ops]
+        for m in REPEAT_COUNTS:
+            if not (ops == 1 and m == 1):
+                name = f"A, sub-group 16, {bits}-bit, M {m}"
+                result.append(Obligation(name, Instance(m, ops, 0), _name("a", ops, None, 16)))
+    for n in SUB_GROUP_SIZES:
+        for ops in (4, 2, 1) if n == 16 else (4, 2):  # no tf32 on sub-group 8 ([TF32])
+            name = f"B, sub-group {n}, {ELEMENT_BITS[ops]}-bit"
+            result.append(Obligation(name, Instance(8, ops, 1, n, n), _name("b", ops, None, n)))
+        for m in REPEAT_COUNTS:
+            name = f"C, sub-group {n}, M {m}"
+            result.append(Obligation(name, Instance(m, 2, 2, n, n), f"sg{n}_c"))
+    for operand, tensor, reference in (
+        (2, (64, 128), "td_c_2x2warps_cluster2x2_64x128"),
+        (0, (64, 32), "td_a_2x2warps_cluster2x2_64x32"),
+        (1, (32, 128), "td_b_2x2warps_cluster2x2_32x128"),
+    ):
+        instance = Instance(8, 2, operand, warps=(2, 2), cluster=(2, 2), tensor=tensor)
+        result.append(Obligation(f"{'ABC'[operand]}, [TD] tiling example", instance, reference))
+    return tuple(result)
+
+
+#: Every proved obligation: one per (sub-group size, element size, M, operand).
+OBLIGATIONS: tuple[Obligation, ...] = _instruction_obligations()
+
+#: Negative controls: each must be refuted with a register/lane counterexample.
+NEGATIVE_CONTROLS: tuple[Obligation, ...] = (
+    Obligation("A 8-bit, M 8", Instance(8, 4, 0), "sg16_a_8bit_not_packed", Status.REFUTED),
+    Obligation(
+        "A tf32, M 8", Instance(8, 1, 0), "sg16_a_tf32_halves_not_interleaved", Status.REFUTED
+    ),
+    Obligation("B 16-bit, M 8", Instance(8, 2, 1), "sg16_b_16bit_not_vnni", Status.REFUTED),
+    Obligation("C, M 8", Instance(8, 2, 2), "sg16_c_lane_bits_swapped", Status.REFUTED),
+    Obligation("C, M 8", Instance(8, 2, 2), "sg16_c_transposed", Status.REFUTED),
+    Obligation(
+        "C, [TD] tiling example",
+        Instance(8, 2, 2, warps=(2, 2), cluster=(2, 2), tensor=(64, 128)),
+        "td_c_warps_m_first",
+        Status.REFUTED,
+    ),
+)
+
+#: Where the backend's layout is not the vendor mapping.  Sub-group 8 (Xe-HPG, ATS-M; the
+#: backend's AccelerateMatmul makes threadsPerWarp = executionSize = 8 there, lit test
+#: test/TritonIntelGPU/accelerate-matmul-ats.mlir): ``DPASLaneBasesA`` spreads the 16
+#: (8-bit: 16 packed) columns of A over 16 lane positions of an 8-lane sub-group, where
+#: [SPV] packs K / N = 2 (4) columns into each invocation's 32-bit row component.  The
+#: backend may lower these operands by other means; what is refuted is only that its
+#: LinearLayout is the [SPV] mapping.
+FINDINGS: tuple[Obligation, ...] = (
+    Obligation(
+        "A, sub-group 8, 16-bit, M 8", Instance(8, 2, 0, 8, 8), "sg8_a_16bit", Status.REFUTED
+    ),
+    Obligation("A, sub-group 8, 8-bit, M 8", Instance(8, 4, 0, 8, 8), "sg8_a_8bit", Status.REFUTED),
+)
+
+
+def encoding(instance: Instance) -> Any:
+    """The ``DpasLayout`` of ``instance``."""
+    from llverify.encodings.intel_dpas import DpasLayout
+
+    return DpasLayout(
+        instance.repeat_count,
+        8,
+        instance.execution_size,
+        instance.ops_per_channel,
+        list(instance.warps),
+        list(instance.cluster),
+        instance.threads_per_warp,
+    )
+
+
+def layout(instance: Instance) -> Any:
+    """The LinearLayout of ``instance``'s operand on its instruction shape."""
+    return encoding(instance).operand_layout(instance.operand, list(instance.shape))
+
+
+# ---------------------------------------------------------------------- the library
+
+_SOURCE = "specs/intel_dpas.py"
+
+
+def _obligation(ob: Obligation) -> LibraryObligation:
+    relation = "vs" if ob.expect == Status.REFUTED else "=="
+    if ob.expect != Status.REFUTED:
+        note = ""
+    elif ob in FINDINGS:
+        note = " (finding: not the SPIR-V mapping)"
+    else:
+        note = " (negative control)"
+    return claims.equivalence(
+        f"intel_dpas: {ob.name} on {list(ob.instance.shape)} {relation} {ob.reference}{note}",
+        _SOURCE,
+        Call(layout, ob.instance),
+        ob.formulas(),
+        expect=Status(ob.expect),
+    )
+
+
+#: The module's obligations in the built-in library: :data:`OBLIGATIONS`, then
+#: :data:`NEGATIVE_CONTROLS` (the findings stay in the tests: they are not controls).
+LIBRARY = tuple(_obligation(ob) for ob in (*OBLIGATIONS, *NEGATIVE_CONTROLS))
