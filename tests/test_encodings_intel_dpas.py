@@ -715,3 +715,157 @@ def test_library_entries():
     assert len(names) == len(spec.OBLIGATIONS) + len(spec.NEGATIVE_CONTROLS)
     assert all(n.startswith("intel_dpas: ") for n in names)
     assert sum("(negative control)" in n for n in names) == len(spec.NEGATIVE_CONTROLS)
+
+
+# ---------------------------------------------------------------------- Gluon, triton-check
+
+
+class IntelDPASLayout:
+    """The shape of the backend's ``ttgl.intel.IntelDPASLayout`` (v3.7.2): its keywords."""
+
+    def __init__(self, **kwargs):
+        for name in ("repeatCount", "systolic_depth", "execution_size", "ops_per_chan",
+                     "warps_per_cta", "rep_cluster", "threads_per_warp"):  # fmt: skip
+            setattr(self, name, kwargs[name])
+
+
+def test_from_gluon_reads_the_backend_gluon_class():
+    from llverify.encodings.gluon import from_gluon
+
+    gluon = IntelDPASLayout(
+        repeatCount=8, systolic_depth=8, execution_size=16, ops_per_chan=2,
+        warps_per_cta=[2, 2], rep_cluster=[4, 2], threads_per_warp=16,
+    )  # fmt: skip
+    assert from_gluon(gluon) == DpasLayout(8, 8, 16, 2, [2, 2], [4, 2], 16)
+
+
+def test_triton_check_grid_has_intel_cases_answered_by_an_intel_triton_only():
+    """The grid's Intel cases build through a Gluon module named ``intel`` (an Intel
+    Triton's ``ttgl.intel``); without one they are refused with a reason, never compared."""
+    import types
+
+    from llverify.errors import LLVerifyError
+    from llverify.triton import check
+
+    cases = [c for c in check.default_grid() if "IntelDPASLayout" in repr(c.spec)]
+    assert len(cases) == 163  # 54 DPAS layouts, their A and B operands, one slice
+    with pytest.raises(LLVerifyError, match="no Gluon intel layouts"):
+        check.build_gluon(cases[0].spec, {"ttgl": None, "amd": None, "intel": None})
+
+    class Dot:
+        def __init__(self, operand_index, parent, k_width):
+            self.operand_index, self.parent, self.k_width = operand_index, parent, k_width
+
+    class Slice:
+        def __init__(self, dim, parent):
+            self.dim, self.parent = dim, parent
+
+    Dot.__name__, Slice.__name__ = "DotOperandLayout", "SliceLayout"
+    ttgl = types.SimpleNamespace(DotOperandLayout=Dot, SliceLayout=Slice)
+    modules = {
+        "ttgl": ttgl,
+        "amd": None,
+        "intel": types.SimpleNamespace(IntelDPASLayout=IntelDPASLayout),
+    }
+    for case in cases:
+        bases = check._llverify_bases(case, modules)
+        spec = case.spec if case.family == "IntelDPASLayout" else case.spec["kwargs"]["parent"]
+        kwargs = spec["kwargs"]
+        parent = DpasLayout(
+            8, 8, 16, kwargs["ops_per_chan"], kwargs["warps_per_cta"], kwargs["rep_cluster"],
+            kwargs["threads_per_warp"],
+        )  # fmt: skip
+        if case.family == "IntelDPASLayout":
+            expected = parent.to_linear_layout(case.shape)
+        elif case.family == "DotOperandLayout":
+            expected = parent.operand_layout(case.spec["kwargs"]["operand_index"], case.shape)
+        else:
+            expected = SliceLayout(1, parent).to_linear_layout(case.shape)
+        assert bases == _bases(expected)
+
+
+# ---------------------------------------------------------------------- audit
+
+_MODULE = """#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 16], warpsPerCTA = [2, 2], order = [1, 0]}>
+#dpas = #ttig.dpas<{repeatCount = 8, systolicDepth = 8, executionSize = 16, opsPerChan = 2, threadsPerWarp = TPW, warpsPerCTA = [2, 2], repCluster = [2, 2], A = [16, 16], B = [16, 32], C = [16, 32]}>
+#dot0 = #ttg.dot_op<{opIdx = 0, parent = #dpas, kWidth = 1}>
+#dot1 = #ttg.dot_op<{opIdx = 1, parent = #dpas, kWidth = 2}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = TPW : i32} {
+  tt.func public @k(%a: tensor<64x32xf16, #blocked>, %b: tensor<32x128xf16, #blocked>, %c: tensor<64x128xf32, #dpas>) {
+    %0 = ttg.convert_layout %a : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot0>
+    %1 = ttg.convert_layout %b : tensor<32x128xf16, #blocked> -> tensor<32x128xf16, #dot1>
+    %2 = tt.dot %0, %1, %c : tensor<64x32xf16, #dot0> * tensor<32x128xf16, #dot1> -> tensor<64x128xf32, #dpas>
+    tt.return
+  }
+}"""  # noqa: E501
+
+
+def _fragment_finding(text):
+    from llverify.audit.analyze import audit
+
+    findings = [f for f in audit(text).findings if f.rule == "dot-operand-fragment"]
+    assert len(findings) == 1
+    return findings[0]
+
+
+def test_audit_proves_dpas_operands_against_the_spirv_fragments():
+    finding = _fragment_finding(_MODULE.replace("TPW", "16"))
+    assert str(finding.status) == "proved", finding.summary
+    assert "dpas 8x16x16 (16-bit) A" in finding.summary
+    assert "dpas 8x16x16 (16-bit) B" in finding.summary
+
+
+def test_audit_leaves_sub_group_32_unknown():
+    """No vendor mapping for 32 lanes: unknown, never proved (and never an error)."""
+    text = _MODULE.replace("TPW", "32").replace("[1, 16], warpsPerCTA", "[1, 32], warpsPerCTA")
+    finding = _fragment_finding(text)
+    assert str(finding.status) == "unknown", finding.summary
+    assert "sub-group-16 mapping only" in finding.summary
+
+
+_GRID = (
+    (8, (2, 2), (2, 1), 2),
+    (4, (1, 4), (1, 2), 1),
+    (2, (4, 1), (4, 2), 4),
+    (8, (1, 1), (1, 1), 1),
+)
+
+
+def test_operand_instruction_tiles_prove_over_a_grid():
+    """The audit's tiled DPAS references (sub-group 16) equal the converter for every
+    element size, M, warp grid, repCluster and repetition count sampled here."""
+    from llverify.audit.dot_operands import NoReference, operand_instruction
+
+    proved = 0
+    for ops, element in ((4, "i8"), (2, "bf16"), (1, "f32")):
+        for m, warps, cluster, scale in _GRID:
+            dpas = DpasLayout(m, 8, 16, ops, list(warps), list(cluster), 16)
+            for index in (0, 1):
+                k = 8 * ops
+                if index == 0:
+                    shape = (m * cluster[0] * warps[0] * scale, k * scale)
+                else:
+                    shape = (k * scale, 16 * cluster[1] * warps[1] * scale)
+                instr = operand_instruction(dpas.ttgir(), element, index, shape)
+                assert not isinstance(instr, NoReference), instr
+                verdict = prove_equal(dpas.operand_layout(index, shape), dict(instr.formulas))
+                assert verdict.status == "proved", (ops, m, warps, cluster, index, str(verdict))
+                proved += 1
+    assert proved == 24
+
+
+def test_operand_instruction_negative_controls():
+    """Another parent's tiling is refuted (repCluster 2 along M read as 1); an element the
+    parent's opsPerChan does not take and tf32 A with M 1 have no reference."""
+    from llverify.audit.dot_operands import NoReference, operand_instruction
+
+    clustered = DpasLayout(8, 8, 16, 2, [2, 1], [2, 1], 16)
+    plain = DpasLayout(8, 8, 16, 2, [2, 1], [1, 1], 16)
+    instr = operand_instruction(plain.ttgir(), "f16", 0, (64, 32))
+    verdict = prove_equal(clustered.operand_layout(0, [64, 32]), dict(instr.formulas))
+    assert verdict.status == "refuted" and verdict.counterexample["register"] == 8
+    assert isinstance(operand_instruction(plain.ttgir(), "i8", 0, (64, 32)), NoReference)
+    tf32 = DpasLayout(1, 8, 16, 1, [1, 1], [1, 1], 16)
+    assert "ignores lanes" in operand_instruction(tf32.ttgir(), "f32", 0, (8, 8)).reason
+    small = operand_instruction(plain.ttgir(), "f16", 0, (8, 16))
+    assert isinstance(small, NoReference) and "smaller than one CTA tile" in small.reason

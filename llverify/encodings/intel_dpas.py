@@ -53,6 +53,7 @@ from llverify.encodings.base import (
     require_powers_of_2,
 )
 from llverify.encodings.blocked import broadcasted_dot_operand_layout
+from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
 from llverify.errors import LayoutTypeError, shown
 from llverify.layout import LinearLayout
@@ -649,6 +650,21 @@ def _warp_from_ttgir(fields: dict[str, Any], attribute: Any) -> IntelWarpLayout:
     )
 
 
+def _dpas_from_gluon(layout: Any) -> DpasLayout:
+    """The backend's Gluon ``ttgl.intel.IntelDPASLayout`` (python/triton/experimental/gluon/
+    language/intel/_layouts.py, v3.7.2: no fp4KPack)."""
+    return DpasLayout(
+        layout.repeatCount,
+        layout.systolic_depth,
+        layout.execution_size,
+        layout.ops_per_chan,
+        layout.warps_per_cta,
+        layout.rep_cluster,
+        layout.threads_per_warp,
+    )
+
+
 register("dpas", _dpas_from_ttgir)
+register_gluon("IntelDPASLayout", _dpas_from_gluon)
 register("subgroup_2d_block", _sdb_from_ttgir)
 register("warp", _warp_from_ttgir)
