@@ -869,3 +869,30 @@ def test_operand_instruction_negative_controls():
     assert "ignores lanes" in operand_instruction(tf32.ttgir(), "f32", 0, (8, 8)).reason
     small = operand_instruction(plain.ttgir(), "f16", 0, (8, 16))
     assert isinstance(small, NoReference) and "smaller than one CTA tile" in small.reason
+
+
+# ---------------------------------------------------------------------- atoms
+
+
+def test_dpas_atoms_are_proved_and_a_wrong_reference_refuted():
+    """27 sub-group-16 DPAS atoms, each operand proved; a 16-bit A read as the 8-bit
+    packed-pair mapping is refuted, its counterexample replayed on the fragment."""
+    from dataclasses import replace
+
+    from llverify import atoms
+    from llverify.atoms.proof import prove_operand
+
+    assert atoms.proof_counts(["dpas"])["dpas"] == {
+        "atoms": 27, "proved": 27, "refuted": 0, "unknown": 0,
+    }  # fmt: skip
+    atom = atoms.get("intel_sub_group_bf16_bf16_matrix_mad_k16_m8")
+    assert atom.arch == ("xe-hpc", "xe2") and atom.mnk == (8, 16, 16)
+    a = atom.operand("A")
+    assert a.threads == 16 and a.values == 8
+    wrong = replace(a, reference="sg16_a_8bit")
+    verdict = prove_operand(wrong)
+    assert verdict.status.value == "refuted"
+    assert a.layout().apply(verdict.counterexample) == verdict.actual
+    names = atoms.names("dpas")
+    assert "intel_sub_group_tf32_tf32_matrix_mad_k8_m1" not in names  # see llverify.atoms.intel
+    assert "intel_sub_group_u8_i8_matrix_mad_k32_m1" in names
