@@ -896,3 +896,27 @@ def test_dpas_atoms_are_proved_and_a_wrong_reference_refuted():
     names = atoms.names("dpas")
     assert "intel_sub_group_tf32_tf32_matrix_mad_k8_m1" not in names  # see llverify.atoms.intel
     assert "intel_sub_group_u8_i8_matrix_mad_k32_m1" in names
+
+
+def test_audit_refuses_the_sub_group_8_a_operand_the_backend_builds():
+    """Finding, seen by the audit: for threadsPerWarp = executionSize = 8 (the DPAS layout the
+    backend's AccelerateMatmul makes for Xe-HPG, test/TritonIntelGPU/accelerate-matmul-ats.mlir
+    v3.7.2, whose loops convert a dot result to an A operand of it), the backend's A layout
+    has 16 lane positions: module-consistency says so; B and C are consistent."""
+    from llverify.audit.analyze import audit
+
+    text = (
+        _MODULE.replace("TPW", "8")
+        .replace("executionSize = 16", "executionSize = 8")
+        .replace("[1, 16], warpsPerCTA = [2, 2]", "[1, 8], warpsPerCTA = [4, 1]")
+        .replace(
+            "warpsPerCTA = [2, 2], repCluster = [2, 2], A = [16, 16], B = [16, 32], C = [16, 32]",
+            "warpsPerCTA = [4, 1], repCluster = [1, 1], A = [8, 16], B = [16, 8], C = [8, 8]",
+        )  # fmt: skip
+        .replace("32x128xf16", "16x8xf16")
+        .replace("64x128xf32", "64x8xf32")
+    )
+    findings = [f for f in audit(text).findings if str(f.status) == "error"]
+    assert findings and all(f.rule == "module-consistency" for f in findings)
+    assert all("64x32xf16, #ttg.dot_op" in f.summary for f in findings)
+    assert all("16 threads per warp" in f.summary and "= 8" in f.summary for f in findings)
