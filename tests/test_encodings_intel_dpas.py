@@ -920,3 +920,57 @@ def test_audit_refuses_the_sub_group_8_a_operand_the_backend_builds():
     assert findings and all(f.rule == "module-consistency" for f in findings)
     assert all("64x32xf16, #ttg.dot_op" in f.summary for f in findings)
     assert all("16 threads per warp" in f.summary and "= 8" in f.summary for f in findings)
+
+
+# ---------------------------------------------------------------------- SLM bank model
+
+
+def _row_major(rows, cols):
+    from llverify.encodings import SwizzledSharedLayout
+
+    return SwizzledSharedLayout(1, 1, 1, [1, 0]).to_linear_layout([rows, cols])
+
+
+def test_slm_model_reproduces_the_guides_two_examples():
+    """oneAPI GPU Optimization Guide, "Bank Conflicts": 16 work-items on ``slm[j * 16]``
+    (ints) are 16-way serialized; on ``slm[j]`` conflict-free."""
+    from llverify.encodings import BlockedLayout
+    from llverify.shared_memory.intel_slm import slm_bank_conflicts
+
+    shared = _row_major(16, 16)
+    strided = BlockedLayout([1, 16], [16, 1], [1, 1], [1, 0])  # lane j: row j, all columns
+    result = slm_bank_conflicts(strided, shared, [16, 16], 32)
+    assert (result.ways, result.steps, result.accesses) == (16, 256, 16)
+    assert result.worst == {"warp": 0, "register": 0, "bank": 0,
+                            "words": [16 * j for j in range(16)]}  # fmt: skip
+    contiguous = BlockedLayout([16, 1], [1, 16], [1, 1], [1, 0])  # lane j: column j
+    result = slm_bank_conflicts(contiguous, shared, [16, 16], 32)
+    assert (result.ways, result.steps, result.accesses, result.same_word) == (1, 16, 16, False)
+
+
+def test_slm_model_on_dpas_accumulators():
+    """The DPAS accumulator (lane = column) stored row-major is conflict-free; stored
+    column-major (offset = column * 8 + row) its 16 lanes fall on 2 banks: 8 ways."""
+    from llverify.encodings import SwizzledSharedLayout
+    from llverify.shared_memory.intel_slm import slm_bank_conflicts
+
+    dpas = DpasLayout(8, 8, 16, 2, [1, 1], [1, 1], 16)
+    assert slm_bank_conflicts(dpas, _row_major(8, 16), [8, 16], 32).ways == 1
+    column_major = SwizzledSharedLayout(1, 1, 1, [0, 1]).to_linear_layout([8, 16])
+    result = slm_bank_conflicts(dpas, column_major, [8, 16], 32)
+    assert result.ways == 8 and len(result.worst["words"]) == 8
+    # 16-bit elements: two lanes per 4-byte word, counted once (8 words on 8 banks)
+    half = slm_bank_conflicts(dpas, _row_major(8, 16), [8, 16], 16)
+    assert half.ways == 1 and half.same_word
+
+
+def test_slm_model_refuses_what_the_source_does_not_cover():
+    from llverify.errors import LayoutError
+    from llverify.shared_memory.intel_slm import slm_bank_conflicts
+
+    dpas32 = DpasLayout(8, 8, 16, 2, [1, 1], [1, 1], 32)
+    with pytest.raises(LayoutError, match="must have 16 lanes"):
+        slm_bank_conflicts(dpas32, _row_major(8, 16), [8, 16], 32)
+    dpas = DpasLayout(8, 8, 16, 2, [1, 1], [1, 1], 16)
+    with pytest.raises(LayoutError, match="wider accesses are not in the source"):
+        slm_bank_conflicts(dpas, _row_major(8, 16), [8, 16], 64)

@@ -305,12 +305,7 @@ def _dpas(
 ) -> Instruction | NoReference:
     """A DPAS operand on a sub-group of 16 (Xe-HPC, Xe2: threadsPerWarp = executionSize =
     16, where specs/intel_dpas.py proves the converter is the SPIR-V mapping), at least one
-    CTA tile along its non-K dim and one instruction along K: the fragment, the repCluster
-    along the non-K dim, the repetitions along K then the non-K dim; warps along K
-    broadcast (A: K warps first; B: K warps last, as the backend orders them)."""
-    from llverify.specs.amd_mfma import Fragment, tiled_reference
-    from llverify.specs.intel_dpas import a_reference, b_reference
-
+    CTA tile along its non-K dim and one instruction along K."""
     if parent.threads_per_warp != 16 or parent.execution_size != 16:
         return NoReference(
             f"a DPAS layout with threadsPerWarp {parent.threads_per_warp} and executionSize "
@@ -326,7 +321,40 @@ def _dpas(
     if index == 0 and ops == 1 and m == 1:
         return NoReference("tf32 A with repeatCount 1 ignores lanes 8-15: no reference")
     extent = m if index == 0 else parent.execution_size
-    rows_cols = (m, k) if index == 0 else (k, extent)
+    k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
+    warps_non_k, warps_k = parent.warps_per_cta[non_k_index], parent.warps_per_cta[k_index]
+    cta = extent * parent.rep_cluster[non_k_index] * warps_non_k
+    if shape[non_k_index] < cta or shape[k_index] < k:
+        return NoReference(
+            f"the tensor {list(shape)} is smaller than one CTA tile ({cta} along the non-K "
+            f"dim, {k} along K)"
+        )
+    reps = (shape[k_index] // k, shape[non_k_index] // cta)
+    formulas, registers = _dpas_tiled(parent, index, reps)
+    k_width = (1 if ops == 1 else ops // 2) if index == 0 else ops
+    return Instruction(
+        f"dpas {m}x{parent.execution_size}x{k} ({'tf32' if ops == 1 else f'{32 // ops}-bit'}) "
+        f"{'AB'[index]}",
+        k,
+        (k_width,),
+        formulas,
+        {},
+        {"register": registers, "lane": 16, "warp": warps_k * warps_non_k},
+        f"dim{k_index}",
+        "specs/intel_dpas.py a_reference / b_reference (SPV_INTEL_subgroup_matrix_multiply_"
+        "accumulate), tiled",
+    )
+
+
+def _dpas_tiled(parent: Any, index: int, reps: tuple[int, int]) -> tuple[dict[str, str], int]:
+    """The DPAS fragment of operand ``index`` tiled as the backend orders it: repCluster
+    along the non-K dim, then the (K, non-K) ``reps`` in registers; warps K first for A, last
+    for B (along K they broadcast).  Returns the formulas and the register count."""
+    from llverify.specs.amd_mfma import Fragment, tiled_reference
+    from llverify.specs.intel_dpas import a_reference, b_reference
+
+    m, k, ops = parent.repeat_count, parent.instruction_k, parent.ops_per_channel
+    rows_cols = (m, k) if index == 0 else (k, parent.execution_size)
     formulas = a_reference(ops) if index == 0 else b_reference()
     registers = (m * k) // 16 if index == 0 else k
     fragment = Fragment(
@@ -334,35 +362,15 @@ def _dpas(
     )
     k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
     cluster = parent.rep_cluster[non_k_index]
-    warps_non_k, warps_k = parent.warps_per_cta[non_k_index], parent.warps_per_cta[k_index]
-    cta = extent * cluster * warps_non_k
-    if shape[non_k_index] < cta or shape[k_index] < k:
-        return NoReference(
-            f"the tensor {list(shape)} is smaller than one CTA tile ({cta} along the non-K "
-            f"dim, {k} along K)"
-        )
-    k_reps, non_k_reps = shape[k_index] // k, shape[non_k_index] // cta
-    register = [("cluster", cluster), ("k_reps", k_reps), ("nk_reps", non_k_reps)]
-    warp_order = [("k_warps", warps_k), ("nk_warps", warps_non_k)]
+    register = [("cluster", cluster), ("k_reps", reps[0]), ("nk_reps", reps[1])]
+    warp_order = [
+        ("k_warps", parent.warps_per_cta[k_index]),
+        ("nk_warps", parent.warps_per_cta[non_k_index]),
+    ]
     warp = warp_order if index == 0 else warp_order[::-1]
     dims = {f"dim{non_k_index}": ["cluster", "nk_warps", "nk_reps"], f"dim{k_index}": ["k_reps"]}
-    k_width = (1 if ops == 1 else ops // 2) if index == 0 else ops
-    return Instruction(
-        f"dpas {m}x{parent.execution_size}x{k} ({'tf32' if ops == 1 else f'{32 // ops}-bit'}) "
-        f"{'AB'[index]}",
-        k,
-        (k_width,),
-        tiled_reference(fragment, register=register, warp=warp, dims=dims),
-        {},
-        {
-            "register": registers * cluster * k_reps * non_k_reps,
-            "lane": 16,
-            "warp": warps_k * warps_non_k,
-        },
-        f"dim{k_index}",
-        "specs/intel_dpas.py a_reference / b_reference (SPV_INTEL_subgroup_matrix_multiply_"
-        "accumulate), tiled",
-    )
+    tiled = tiled_reference(fragment, register=register, warp=warp, dims=dims)
+    return tiled, registers * cluster * reps[0] * reps[1]
 
 
 def _wmma_table(version: int, bits: int, index: int) -> tuple[str, int, tuple[int, ...]]:

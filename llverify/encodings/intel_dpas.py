@@ -237,8 +237,13 @@ class DpasLayout(Encoding):
                     f"{_NAME}: opsPerChannel must be 4 for the fp4 type, but was "
                     f"{self.ops_per_channel}."
                 )
-        # What a linear layout needs (DPAStoLinearLayout asserts the ranks; identity1D
-        # asserts powers of 2).
+        self._check_linear(warps, cluster)
+        object.__setattr__(self, "warps_per_cta", warps)
+        object.__setattr__(self, "rep_cluster", cluster)
+
+    def _check_linear(self, warps: Sequence[int], cluster: Sequence[int]) -> None:
+        """What a linear layout needs beyond the verifier: DPAStoLinearLayout asserts the
+        ranks, identity1D powers of 2."""
         if len(warps) != len(cluster):
             raise EncodingError(
                 f"{_NAME}: warps_per_cta {list(warps)} and rep_cluster {list(cluster)} must "
@@ -247,7 +252,7 @@ class DpasLayout(Encoding):
         for name, value in (
             ("repeat_count", self.repeat_count),
             ("execution_size", self.execution_size),
-            ("threads_per_warp", threads),
+            ("threads_per_warp", self.threads_per_warp),
         ):
             if not is_power_of_2(value):
                 raise EncodingError(
@@ -255,8 +260,6 @@ class DpasLayout(Encoding):
                 )
         require_powers_of_2(warps, "warps_per_cta", _NAME)
         require_powers_of_2(cluster, "rep_cluster", _NAME)
-        object.__setattr__(self, "warps_per_cta", warps)
-        object.__setattr__(self, "rep_cluster", cluster)
 
     @property
     def rank(self) -> int:
@@ -355,36 +358,13 @@ class DpasLayout(Encoding):
             >>> dict(dpas.scale_layout(4, [128, 2]).bases)["register"]
             [[16, 0], [0, 1], [64, 0]]
         """
-        if isinstance(operand, bool) or operand not in (0, 1, 2, 3, 4):
-            raise EncodingError(
-                f"{_NAME}: block-scaled operand must be 0 (A), 1 (B), 2 (C), 3 (scale A) or "
-                f"4 (scale B), not {shown(operand)}."
-            )
-        if self.repeat_count != 8:
-            raise EncodingError(
-                f"{_NAME}: block-scaled DPAS only supports repeatCount 8, not {self.repeat_count}."
-            )
+        self._check_scale(operand, scale_k_index)
         if operand < 3:
             return self.operand_layout(operand, shape)
         rank = self.rank
         dims = check_shape(shape, rank, _NAME)
         names = standard_out_dim_names(rank)
         ops = self.ops_per_channel * (self.fp4_k_pack or 1)
-        if ops not in (2, 4, 8):
-            raise EncodingError(
-                f"{_NAME}: block-scaled DPAS supports opsPerChannel (times fp4KPack) 2, 4 or "
-                f"8, not {ops}."
-            )
-        if scale_k_index not in (-1, rank - 1):
-            raise EncodingError(
-                f"{_NAME}: the K dim of a block scale must be the last dim ({rank - 1} or "
-                f"-1), not {shown(scale_k_index)}."
-            )
-        if operand == 4 and self.execution_size != 16:
-            raise EncodingError(
-                f"{_NAME}: block-scaled DPAS only supports executionSize 16 for the scale "
-                f"of B, not {self.execution_size}."
-            )
         scale_k, scale_non_k = rank - 1, rank - 2
         registers = [[0, 1]] if ops == 8 else []
         extent = self.repeat_count if operand == 3 else self.execution_size
@@ -408,6 +388,36 @@ class DpasLayout(Encoding):
         if rank == 3:
             tile = tile * _identity(reps[0], "register", names[0])
         return combine_cta_cga_with_shape(tile, cga_linear_layout([], rank, _NAME), dims)
+
+    def _check_scale(self, operand: Any, scale_k_index: Any) -> None:
+        """``BlockScaledDPAStoLinearLayout``'s assertions, in its order."""
+        if isinstance(operand, bool) or operand not in (0, 1, 2, 3, 4):
+            raise EncodingError(
+                f"{_NAME}: block-scaled operand must be 0 (A), 1 (B), 2 (C), 3 (scale A) or "
+                f"4 (scale B), not {shown(operand)}."
+            )
+        if self.repeat_count != 8:
+            raise EncodingError(
+                f"{_NAME}: block-scaled DPAS only supports repeatCount 8, not {self.repeat_count}."
+            )
+        if operand < 3:
+            return
+        ops = self.ops_per_channel * (self.fp4_k_pack or 1)
+        if ops not in (2, 4, 8):
+            raise EncodingError(
+                f"{_NAME}: block-scaled DPAS supports opsPerChannel (times fp4KPack) 2, 4 or "
+                f"8, not {ops}."
+            )
+        if scale_k_index not in (-1, self.rank - 1):
+            raise EncodingError(
+                f"{_NAME}: the K dim of a block scale must be the last dim ({self.rank - 1} "
+                f"or -1), not {shown(scale_k_index)}."
+            )
+        if operand == 4 and self.execution_size != 16:
+            raise EncodingError(
+                f"{_NAME}: block-scaled DPAS only supports executionSize 16 for the scale "
+                f"of B, not {self.execution_size}."
+            )
 
     # ------------------------------------------------------------------ dot operands
 

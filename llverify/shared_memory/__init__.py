@@ -12,6 +12,8 @@ Modules:
 * ``register_to_offset``: the conversion a local_store / local_load performs, register ->
   offset with Triton's vector permutation;
 * ``lowering``: Triton's lowerLdSt address arithmetic proved against the layout;
+* ``intel_slm``: Intel SLM bank conflicts of a 16-lane sub-group's scalar accesses (the oneAPI
+  GPU Optimization Guide's 16 banks of 4 bytes), with its limits;
 * ``swizzle/``: the swizzle's cost, Triton's constructive algorithm, the legacy parameter
   search, and optimal synthesis with certificates.
 """
