@@ -712,9 +712,40 @@ def test_findings_sub_group_8_a_is_not_the_spirv_mapping():
 
 def test_library_entries():
     names = [ob.name for ob in spec.LIBRARY]
-    assert len(names) == len(spec.OBLIGATIONS) + len(spec.NEGATIVE_CONTROLS)
+    assert len(names) == len(spec.OBLIGATIONS) + len(spec.NEGATIVE_CONTROLS) + 2
     assert all(n.startswith("intel_dpas: ") for n in names)
-    assert sum("(negative control)" in n for n in names) == len(spec.NEGATIVE_CONTROLS)
+    assert sum("(negative control)" in n for n in names) == len(spec.NEGATIVE_CONTROLS) + 1
+
+
+def test_accumulator_family_members_equal_the_converter():
+    """The family is a transcription of the converter's bases: every one of its 2,916
+    members (repeatCount 1-8, repCluster, warps and repetitions up to 4 per dim) is checked
+    equal to DpasLayout's layout."""
+    from llverify.prove import prove_family_equal
+
+    family = spec.accumulator_family()
+    count = 0
+    for member in family.members():
+        encoding, shape = spec.accumulator_family_member(**member)
+        assert family.instance(**member) == encoding.to_linear_layout(list(shape)), member
+        count += 1
+    assert count == 4 * 3**6
+    verdict = prove_family_equal(family, spec.ACCUMULATOR_FAMILY_REFERENCE)
+    assert verdict.status == "proved" and "parametric" in str(verdict)
+
+
+def test_accumulator_family_control_refuted_and_replayed():
+    from llverify.prove import prove_family_equal
+
+    family = spec.accumulator_family()
+    verdict = prove_family_equal(family, spec.ACCUMULATOR_FAMILY_REFERENCE_CLUSTER_M_FIRST)
+    assert verdict.refuted
+    point = verdict.counterexample
+    encoding, shape = spec.accumulator_family_member(**{k: point[k] for k in family.params})
+    layout = encoding.to_linear_layout(list(shape))
+    ins = {d: point[d] for d in layout.get_in_dim_names()}
+    assert point["register"] != 0
+    assert layout.apply(ins) == verdict.actual != verdict.expected
 
 
 # ---------------------------------------------------------------------- Gluon, triton-check

@@ -39,7 +39,9 @@ size, the converter's A, B and C layouts of one instruction (``threadsPerWarp`` 
 ``executionSize`` = 16, one warp, repCluster 1) equal the [SPV]/[TF32] mapping, except tf32
 A with M = 1 (the backend's dot-operand verifier refuses it; [TF32] ignores lanes 8-15 there).
 The [TD] tiling example (2 x 2 warps, repCluster 2 x 2, A, B and C of a 64 x 32 x 128
-dot) is proved too.  For sub-group 8 (Xe-HPG) B and C are proved; A is *not* the [SPV] mapping (see
+dot) is proved too, and :func:`accumulator_family` (the sub-group-16 accumulator for every
+repeatCount, repCluster, warp grid and repetition up to 4 per dim) is proved against
+:data:`ACCUMULATOR_FAMILY_REFERENCE` for all its members at once.  For sub-group 8 (Xe-HPG) B and C are proved; A is *not* the [SPV] mapping (see
 :data:`FINDINGS`).  Nothing here speaks of ``threadsPerWarp`` 32 (two lanes per column:
 a software convention of the backend; [SPV] defines N as the sub-group size, 8 or 16).
 """
@@ -49,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llverify.proof.family import LayoutFamily
 from llverify.proof.obligation import Call
 from llverify.proof.obligation import Obligation as LibraryObligation
 from llverify.proof.verdict import Status
@@ -297,6 +300,91 @@ def layout(instance: Instance) -> Any:
     return encoding(instance).operand_layout(instance.operand, list(instance.shape))
 
 
+# ---------------------------------------------------------------------- parametric family
+
+
+def accumulator_family(max_log2: int = 2) -> LayoutFamily:
+    """The backend's DPAS accumulator on a sub-group of 16 (threadsPerWarp = executionSize =
+    16) for every repeatCount ``2**lm`` (1 to 8), repCluster ``2**lcm x 2**lcn``, warp grid
+    ``2**lwm x 2**lwn`` and repetitions ``2**lrm x 2**lrn`` (each up to ``2**max_log2``), on
+    the shape they cover exactly, transcribed from ``DPAStoLinearLayout``'s bases (operand C):
+    register bits: ``lm`` rows of the tile, ``lcn`` then ``lcm`` cluster bits (N first),
+    ``lrn`` then ``lrm`` repetitions (N first); 16 lanes on the columns; warps N first.
+
+    Members equal the converter (see the tests) and :data:`ACCUMULATOR_FAMILY_REFERENCE`.
+
+    Examples:
+        >>> family = accumulator_family(1)
+        >>> dict(family.instance(lm=3, lcm=0, lcn=1, lwm=1, lwn=0, lrm=0, lrn=0).bases)["warp"]
+        [[8, 0]]
+    """
+    m = "(1 << lm)"
+    # (shift amounts kept non-negative: the branches not taken are evaluated too)
+    n_cluster = "(16 << max(i - lm, 0))"
+    m_cluster = f"({m} << max(i - lm - lcn, 0))"
+    n_rep = "((16 << (lcn + lwn)) << max(i - lm - lcn - lcm, 0))"
+    m_rep = f"(({m} << (lcm + lwm)) << max(i - lm - lcn - lcm - lrn, 0))"
+    c1, c2, c3 = "lm + lcn", "lm + lcn + lcm", "lm + lcn + lcm + lrn"
+    limits = {name: (0, max_log2) for name in ("lcm", "lcn", "lwm", "lwn", "lrm", "lrn")}
+    return LayoutFamily(
+        name="dpas_accumulator",
+        params={"lm": (0, 3), **limits},
+        in_dims={
+            "register": "lm + lcn + lcm + lrn + lrm",
+            "lane": "4",
+            "warp": "lwm + lwn",
+            "block": "0",
+        },
+        out_dims={"dim0": "lm + lcm + lwm + lrm", "dim1": "4 + lcn + lwn + lrn"},
+        bases={
+            "register": {
+                "dim0": f"(1 << i) if i < lm else (0 if i < {c1} else ({m_cluster} if i < {c2} "
+                f"else (0 if i < {c3} else {m_rep})))",
+                "dim1": f"0 if i < lm else ({n_cluster} if i < {c1} else (0 if i < {c2} else "
+                f"({n_rep} if i < {c3} else 0)))",
+            },
+            "lane": {"dim0": "0", "dim1": "1 << i"},
+            "warp": {
+                "dim0": f"0 if i < lwn else (({m} << lcm) << max(i - lwn, 0))",
+                "dim1": "((16 << lcn) << i) if i < lwn else 0",
+            },
+            "block": {"dim0": "0", "dim1": "0"},
+        },
+    )
+
+
+def accumulator_family_member(
+    lm: int, lcm: int, lcn: int, lwm: int, lwn: int, lrm: int, lrn: int
+) -> tuple[Any, tuple[int, int]]:
+    """The converter instance (encoding, shape) of one member of :func:`accumulator_family`."""
+    from llverify.encodings.intel_dpas import DpasLayout
+
+    dpas = DpasLayout(1 << lm, 8, 16, 2, [1 << lwm, 1 << lwn], [1 << lcm, 1 << lcn], 16)
+    return dpas, (1 << (lm + lcm + lwm + lrm), 16 << (lcn + lwn + lrn))
+
+
+#: [SPV]'s C fragment (register = row, lane = column) tiled as [TD] describes: the cluster
+#: (N, then M), the warps (N first), the repetitions (N, then M).
+ACCUMULATOR_FAMILY_REFERENCE = {
+    "dim0": "(register & ((1 << lm) - 1)) + (1 << lm) * ((register >> (lm + lcn)) & "
+    "((1 << lcm) - 1)) + (1 << (lm + lcm)) * (warp >> lwn) + (1 << (lm + lcm + lwm)) * "
+    "(register >> (lm + lcn + lcm + lrn))",
+    "dim1": "lane + 16 * ((register >> lm) & ((1 << lcn) - 1)) + (16 << lcn) * (warp & "
+    "((1 << lwn) - 1)) + (16 << (lcn + lwn)) * ((register >> (lm + lcn + lcm)) & "
+    "((1 << lrn) - 1))",
+}
+#: Negative control: the repCluster bits M first (as if the cluster were walked along M
+#: before N).
+ACCUMULATOR_FAMILY_REFERENCE_CLUSTER_M_FIRST = {
+    "dim0": "(register & ((1 << lm) - 1)) + (1 << lm) * ((register >> lm) & "
+    "((1 << lcm) - 1)) + (1 << (lm + lcm)) * (warp >> lwn) + (1 << (lm + lcm + lwm)) * "
+    "(register >> (lm + lcn + lcm + lrn))",
+    "dim1": "lane + 16 * ((register >> (lm + lcm)) & ((1 << lcn) - 1)) + (16 << lcn) * (warp & "
+    "((1 << lwn) - 1)) + (16 << (lcn + lwn)) * ((register >> (lm + lcn + lcm)) & "
+    "((1 << lrn) - 1))",
+}
+
+
 # ---------------------------------------------------------------------- the library
 
 _SOURCE = "specs/intel_dpas.py"
@@ -319,6 +407,25 @@ def _obligation(ob: Obligation) -> LibraryObligation:
     )
 
 
+_FAMILY_SCOPE = "every repeatCount, repCluster, warp grid and repetition <= 4 per dim"
+
 #: The module's obligations in the built-in library: :data:`OBLIGATIONS`, then
-#: :data:`NEGATIVE_CONTROLS` (the findings stay in the tests: they are not controls).
-LIBRARY = tuple(_obligation(ob) for ob in (*OBLIGATIONS, *NEGATIVE_CONTROLS))
+#: :data:`NEGATIVE_CONTROLS` (the findings stay in the tests: they are not controls), then the
+#: accumulator family and its control.
+LIBRARY = (
+    *(_obligation(ob) for ob in (*OBLIGATIONS, *NEGATIVE_CONTROLS)),
+    claims.family(
+        f"intel_dpas: accumulator family, {_FAMILY_SCOPE}, == ACCUMULATOR_FAMILY_REFERENCE",
+        _SOURCE,
+        accumulator_family,
+        ACCUMULATOR_FAMILY_REFERENCE,
+    ),
+    claims.family(
+        f"intel_dpas: accumulator family, {_FAMILY_SCOPE}, vs "
+        "ACCUMULATOR_FAMILY_REFERENCE_CLUSTER_M_FIRST (negative control)",
+        _SOURCE,
+        accumulator_family,
+        ACCUMULATOR_FAMILY_REFERENCE_CLUSTER_M_FIRST,
+        expect=Status.REFUTED,
+    ),
+)
