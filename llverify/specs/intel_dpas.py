@@ -39,9 +39,11 @@ size, the converter's A, B and C layouts of one instruction (``threadsPerWarp`` 
 ``executionSize`` = 16, one warp, repCluster 1) equal the [SPV]/[TF32] mapping, except tf32
 A with M = 1 (the backend's dot-operand verifier refuses it; [TF32] ignores lanes 8-15 there).
 The [TD] tiling example (2 x 2 warps, repCluster 2 x 2, A, B and C of a 64 x 32 x 128
-dot) is proved too, and :func:`accumulator_family` (the sub-group-16 accumulator for every
-repeatCount, repCluster, warp grid and repetition up to 4 per dim) is proved against
-:data:`ACCUMULATOR_FAMILY_REFERENCE` for all its members at once.  For sub-group 8 (Xe-HPG) B and C are proved; A is *not* the [SPV] mapping (see
+dot) is proved too, and so are three parametric families for all their members at once:
+:func:`accumulator_family` (every repeatCount, repCluster, warp grid and repetition up to 4
+per dim), :func:`operand_a_family` and :func:`operand_b_family` (16- and 8-bit, likewise),
+each a transcription of the converter's bases checked equal to it member by member (tests).
+For sub-group 8 (Xe-HPG) B and C are proved; A is *not* the [SPV] mapping (see
 :data:`FINDINGS`).  Nothing here speaks of ``threadsPerWarp`` 32 (two lanes per column:
 a software convention of the backend; [SPV] defines N as the sub-group size, 8 or 16).
 """
@@ -385,6 +387,126 @@ ACCUMULATOR_FAMILY_REFERENCE_CLUSTER_M_FIRST = {
 }
 
 
+def operand_a_family(max_log2: int = 2) -> LayoutFamily:
+    """The backend's 16- and 8-bit DPAS A operand (``2**lp`` values packed per lane: opsPerChan
+    ``2 << lp``, K = ``16 << lp``) on a sub-group of 16, for every repeatCount ``2**lm``,
+    repCluster ``2**lcm`` along M, warp grid ``2**lwm x 2**lwn`` and repetitions ``2**lrm``
+    (M) x ``2**lrk`` (K), transcribed from ``DPAStoLinearLayout``'s bases (operand A):
+    register bits: ``lp`` packed K, ``lm`` rows, ``lcm`` cluster, ``lrk`` then ``lrm``
+    repetitions (K first); lanes on K; warps along N broadcast (zeros), then along M.
+
+    Examples:
+        >>> family = operand_a_family(1)
+        >>> dict(family.instance(lp=1, lm=1, lcm=0, lwm=0, lwn=1, lrm=0, lrk=0).bases)["warp"]
+        [[0, 0]]
+    """
+    m = "(1 << lm)"
+    c1, c2, c3 = "lp + lm", "lp + lm + lcm", "lp + lm + lcm + lrk"
+    limits = {name: (0, max_log2) for name in ("lcm", "lwm", "lwn", "lrm", "lrk")}
+    return LayoutFamily(
+        name="dpas_operand_a",
+        params={"lp": (0, 1), "lm": (0, 3), **limits},
+        in_dims={"register": f"{c3} + lrm", "lane": "4", "warp": "lwm + lwn", "block": "0"},
+        out_dims={"dim0": "lm + lcm + lwm + lrm", "dim1": "4 + lp + lrk"},
+        bases={
+            "register": {
+                "dim0": f"0 if i < lp else ((1 << max(i - lp, 0)) if i < {c1} else "
+                f"(({m} << max(i - ({c1}), 0)) if i < {c2} else (0 if i < {c3} else "
+                f"(({m} << (lcm + lwm)) << max(i - ({c3}), 0)))))",
+                "dim1": f"(1 << i) if i < lp else (0 if i < {c2} else "
+                f"(((16 << lp) << max(i - ({c2}), 0)) if i < {c3} else 0))",
+            },
+            "lane": {"dim0": "0", "dim1": "(1 << lp) << i"},
+            "warp": {"dim0": f"0 if i < lwn else (({m} << lcm) << max(i - lwn, 0))", "dim1": "0"},
+            "block": {"dim0": "0", "dim1": "0"},
+        },
+    )
+
+
+def operand_a_family_member(
+    lp: int, lm: int, lcm: int, lwm: int, lwn: int, lrm: int, lrk: int
+) -> tuple[Any, tuple[int, int]]:
+    """The converter instance (the A ``DotOperandLayout``, shape) of one member of
+    :func:`operand_a_family`."""
+    from llverify.encodings.blocked import DotOperandLayout
+    from llverify.encodings.intel_dpas import DpasLayout
+
+    dpas = DpasLayout(1 << lm, 8, 16, 2 << lp, [1 << lwm, 1 << lwn], [1 << lcm, 1], 16)
+    return DotOperandLayout(0, dpas, 1 << lp), (1 << (lm + lcm + lwm + lrm), 16 << (lp + lrk))
+
+
+def operand_b_family(max_log2: int = 2) -> LayoutFamily:
+    """The backend's 16- and 8-bit DPAS B operand (K = ``16 << lp``) on a sub-group of 16,
+    for every repCluster ``2**lcn`` along N, warp grid ``2**lwm x 2**lwn`` and repetitions
+    ``2**lrk`` (K) x ``2**lrn`` (N), transcribed from ``DPAStoLinearLayout``'s bases
+    (operand B): register bits: K rows, ``lcn`` cluster, ``lrk`` then ``lrn`` repetitions;
+    lanes on N; warps along N, then along M broadcast (zeros).
+
+    Examples:
+        >>> family = operand_b_family(1)
+        >>> dict(family.instance(lp=0, lcn=1, lwm=1, lwn=1, lrk=0, lrn=0).bases)["warp"]
+        [[0, 32], [0, 0]]
+    """
+    c1, c2 = "4 + lp + lcn", "4 + lp + lcn + lrk"
+    limits = {name: (0, max_log2) for name in ("lcn", "lwm", "lwn", "lrk", "lrn")}
+    return LayoutFamily(
+        name="dpas_operand_b",
+        params={"lp": (0, 1), **limits},
+        in_dims={"register": f"{c2} + lrn", "lane": "4", "warp": "lwm + lwn", "block": "0"},
+        out_dims={"dim0": "4 + lp + lrk", "dim1": "4 + lcn + lwn + lrn"},
+        bases={
+            "register": {
+                "dim0": f"(1 << i) if i < 4 + lp else (0 if i < {c1} else "
+                f"(((16 << lp) << max(i - ({c1}), 0)) if i < {c2} else 0))",
+                "dim1": f"0 if i < 4 + lp else ((16 << max(i - 4 - lp, 0)) if i < {c1} else "
+                f"(0 if i < {c2} else ((16 << (lcn + lwn)) << max(i - ({c2}), 0))))",
+            },
+            "lane": {"dim0": "0", "dim1": "1 << i"},
+            "warp": {"dim0": "0", "dim1": "((16 << lcn) << i) if i < lwn else 0"},
+            "block": {"dim0": "0", "dim1": "0"},
+        },
+    )
+
+
+def operand_b_family_member(
+    lp: int, lcn: int, lwm: int, lwn: int, lrk: int, lrn: int
+) -> tuple[Any, tuple[int, int]]:
+    """The converter instance (the B ``DotOperandLayout``, shape) of one member of
+    :func:`operand_b_family`."""
+    from llverify.encodings.blocked import DotOperandLayout
+    from llverify.encodings.intel_dpas import DpasLayout
+
+    dpas = DpasLayout(8, 8, 16, 2 << lp, [1 << lwm, 1 << lwn], [1, 1 << lcn], 16)
+    return DotOperandLayout(1, dpas, 2 << lp), (16 << (lp + lrk), 16 << (lcn + lwn + lrn))
+
+
+#: [SPV]'s A fragment (``a_reference``: K / 16 values packed per lane) tiled: the cluster
+#: along M, the warps along M (those along N share A), the repetitions (K, then M).
+OPERAND_A_FAMILY_REFERENCE = {
+    "dim0": "((register >> lp) & ((1 << lm) - 1)) + (1 << lm) * ((register >> (lp + lm)) & "
+    "((1 << lcm) - 1)) + (1 << (lm + lcm)) * (warp >> lwn) + (1 << (lm + lcm + lwm)) * "
+    "(register >> (lp + lm + lcm + lrk))",
+    "dim1": "(register & ((1 << lp) - 1)) + (1 << lp) * lane + (16 << lp) * "
+    "((register >> (lp + lm + lcm)) & ((1 << lrk) - 1))",
+}
+#: Negative control: A's repetitions M first, then K (the backend repeats along K first).
+OPERAND_A_FAMILY_REFERENCE_M_REPS_FIRST = {
+    "dim0": "((register >> lp) & ((1 << lm) - 1)) + (1 << lm) * ((register >> (lp + lm)) & "
+    "((1 << lcm) - 1)) + (1 << (lm + lcm)) * (warp >> lwn) + (1 << (lm + lcm + lwm)) * "
+    "((register >> (lp + lm + lcm)) & ((1 << lrm) - 1))",
+    "dim1": "(register & ((1 << lp) - 1)) + (1 << lp) * lane + (16 << lp) * "
+    "(register >> (lp + lm + lcm + lrm))",
+}
+#: [SPV]'s B fragment (register = K row) tiled: the cluster along N, the warps along N (those
+#: along M share B), the repetitions (K, then N).
+OPERAND_B_FAMILY_REFERENCE = {
+    "dim0": "(register & ((16 << lp) - 1)) + (16 << lp) * ((register >> (4 + lp + lcn)) & "
+    "((1 << lrk) - 1))",
+    "dim1": "lane + 16 * ((register >> (4 + lp)) & ((1 << lcn) - 1)) + (16 << lcn) * (warp & "
+    "((1 << lwn) - 1)) + (16 << (lcn + lwn)) * (register >> (4 + lp + lcn + lrk))",
+}
+
+
 # ---------------------------------------------------------------------- the library
 
 _SOURCE = "specs/intel_dpas.py"
@@ -419,6 +541,28 @@ LIBRARY = (
         _SOURCE,
         accumulator_family,
         ACCUMULATOR_FAMILY_REFERENCE,
+    ),
+    claims.family(
+        f"intel_dpas: operand A family (16- and 8-bit), {_FAMILY_SCOPE}, == "
+        "OPERAND_A_FAMILY_REFERENCE",
+        _SOURCE,
+        operand_a_family,
+        OPERAND_A_FAMILY_REFERENCE,
+    ),
+    claims.family(
+        f"intel_dpas: operand A family (16- and 8-bit), {_FAMILY_SCOPE}, vs "
+        "OPERAND_A_FAMILY_REFERENCE_M_REPS_FIRST (negative control)",
+        _SOURCE,
+        operand_a_family,
+        OPERAND_A_FAMILY_REFERENCE_M_REPS_FIRST,
+        expect=Status.REFUTED,
+    ),
+    claims.family(
+        f"intel_dpas: operand B family (16- and 8-bit), {_FAMILY_SCOPE}, == "
+        "OPERAND_B_FAMILY_REFERENCE",
+        _SOURCE,
+        operand_b_family,
+        OPERAND_B_FAMILY_REFERENCE,
     ),
     claims.family(
         f"intel_dpas: accumulator family, {_FAMILY_SCOPE}, vs "
