@@ -21,7 +21,7 @@ tag, v3.7.2 (commit 933a430299f705a1834670495060016ebd34fd83):
 One DPAS instruction multiplies an ``M x K`` A by a ``K x N`` B into an ``M x N`` C with
 ``M = repeatCount``, ``N = executionSize`` and ``K = systolicDepth * opsPerChan``; a sub-group
 (Triton's warp) of ``threadsPerWarp`` lanes holds each operand row-major, one lane per
-column, 16-bit pairs of 8-bit A values packed in one register pair.  ``repCluster``
+column, 8-bit A values packed in pairs per lane.  ``repCluster``
 repeats the instruction tile in registers (A along M, B along N, C along both), the warps
 tile the result (operands broadcast along K), and registers repeat the whole to the shape,
 K first.  The closed forms of one instruction, from Intel's SPIR-V and OpenCL documents,
@@ -29,8 +29,9 @@ are in :mod:`llverify.specs.intel_dpas`.
 
 Deliberate differences from the backend (each raises an ``EncodingError`` naming the rule):
 parameters that must be powers of 2 for a linear layout (repeatCount, executionSize,
-threadsPerWarp, warpsPerCTA, repCluster), repCluster of the layout's rank, and the fields
-the parser would default to 0 are required.
+threadsPerWarp, warpsPerCTA, repCluster), repCluster of the layout's rank, the fields the
+parser would default to 0 are required, and printed ``A``/``B``/``C`` shapes that disagree
+with the other fields are refused (the backend ignores them).
 """
 
 from __future__ import annotations
