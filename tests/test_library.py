@@ -33,6 +33,7 @@ from llverify.specs import (
     amd_mfma,
     amd_wmma,
     blocked,
+    intel_dpas,
     ldmatrix,
     nvidia_mma,
     nvmma_shared,
@@ -93,7 +94,7 @@ def _assert_refuted_with_counterexample(outcome: Outcome) -> None:
 def test_negative_controls_refuted_with_a_counterexample(obligations: list[Obligation]) -> None:
     controls = [ob for ob in obligations if ob.expect == Status.REFUTED]
     # specs' controls: ldmatrix 1, amd_mfma 4 + family 1, amd_wmma 6, blocked family 1,
-    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9
+    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9, intel_dpas 6 + families 2
     assert collections.Counter(_group(ob) for ob in controls) == {
         "ldmatrix": 1,
         "amd_mfma": 5,
@@ -103,6 +104,7 @@ def test_negative_controls_refuted_with_a_counterexample(obligations: list[Oblig
         "shared": 7,
         "nvmma_shared": 4,
         "padded": 9,
+        "intel_dpas": 8,
     }
     for ob in controls:
         assert "(negative control)" in ob.name, ob.name
@@ -119,6 +121,7 @@ def test_family_proofs_and_their_controls(obligations: list[Obligation]) -> None
         "blocked": 3,
         "shared": 5,
         "nvmma_shared": len(nvmma_shared.FAMILY_PROOFS),
+        "intel_dpas": 5,
     }
     control = next(
         ob for ob in families if _group(ob) == "amd_mfma" and ob.expect == Status.REFUTED
@@ -156,6 +159,9 @@ def test_every_specs_obligation_is_in_the_library(obligations: list[Obligation])
         + len(nvmma_shared.FAMILY_PROOFS)
     )
     assert sizes["padded"] == len(padded.all_obligations()) + len(padded.NEGATIVE_CONTROLS)
+    assert sizes["intel_dpas"] == (
+        len(intel_dpas.OBLIGATIONS) + len(intel_dpas.NEGATIVE_CONTROLS) + 5
+    )
     assert set(sizes) == set(GROUPS)
     assert {ob.kind for ob in obligations} == {"library equivalence", "library family"}
     assert NOT_INCLUDED and all(NOT_INCLUDED.values())

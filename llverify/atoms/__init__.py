@@ -1,15 +1,15 @@
 """A named catalogue of MMA and copy atoms (NVIDIA mma.sync, mma.sp, block-scaled mma,
-wgmma, ldmatrix, stmatrix, cp.async, shfl.sync, tcgen05.ld/st; AMD MFMA, WMMA), each register
-fragment proved against the vendor ISA formula, available as a LinearLayout, as a CuTe TV
-layout and as a picture (see docs/atoms.md).
+wgmma, ldmatrix, stmatrix, cp.async, shfl.sync, tcgen05.ld/st; AMD MFMA, WMMA; Intel DPAS),
+each register fragment proved against the vendor ISA formula, available as a LinearLayout,
+as a CuTe TV layout and as a picture (see docs/atoms.md).
 
-Modules: :mod:`~llverify.atoms.catalogue` (the value types), :mod:`~llverify.atoms.nvidia`
-and :mod:`~llverify.atoms.amd` (the atoms), :mod:`~llverify.atoms.sparse` (mma.sp),
-:mod:`~llverify.atoms.block_scale` (sm120 block-scaled), :mod:`~llverify.atoms.nvidia_copy`
-(cp.async and shuffles), :mod:`~llverify.atoms.shuffle` (shuffles as lane maps),
-:mod:`~llverify.atoms.tcgen05` (TMEM register views), :mod:`~llverify.atoms.registry`
-(the look-up), :mod:`~llverify.atoms.proof` (proving them), :mod:`~llverify.atoms.picture`
-(their figures).
+Modules: :mod:`~llverify.atoms.catalogue` (the value types), :mod:`~llverify.atoms.nvidia`,
+:mod:`~llverify.atoms.amd` and :mod:`~llverify.atoms.intel` (the atoms),
+:mod:`~llverify.atoms.sparse` (mma.sp), :mod:`~llverify.atoms.block_scale` (sm120
+block-scaled), :mod:`~llverify.atoms.nvidia_copy` (cp.async and shuffles),
+:mod:`~llverify.atoms.shuffle` (shuffles as lane maps), :mod:`~llverify.atoms.tcgen05` (TMEM
+register views), :mod:`~llverify.atoms.registry` (the look-up), :mod:`~llverify.atoms.proof`
+(proving them), :mod:`~llverify.atoms.picture` (their figures).
 
 Examples:
     >>> from llverify import atoms

@@ -40,7 +40,7 @@ __all__ = ["FAMILIES", "Atom", "AtomError", "Operand"]
 #: The families, in catalogue order.
 FAMILIES: tuple[str, ...] = (
     "mma.sync", "mma.sp", "mma.block_scale", "wgmma", "ldmatrix", "stmatrix", "cp.async", "shfl",
-    "tcgen05.ld", "tcgen05.st", "mfma", "wmma",
+    "tcgen05.ld", "tcgen05.st", "mfma", "wmma", "dpas",
 )  # fmt: skip
 
 

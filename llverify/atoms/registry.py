@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 
-from llverify.atoms import amd, block_scale, nvidia, nvidia_copy, sparse, tcgen05
+from llverify.atoms import amd, block_scale, intel, nvidia, nvidia_copy, sparse, tcgen05
 from llverify.atoms.catalogue import FAMILIES, Atom, AtomError
 from llverify.errors import shown
 
@@ -33,7 +33,7 @@ def _catalogue() -> dict[str, Atom]:
             *nvidia_copy.atoms(),
             *tcgen05.atoms(),
         )
-        for atom in (*nvidia_atoms, *amd.atoms()):
+        for atom in (*nvidia_atoms, *amd.atoms(), *intel.atoms()):
             if atom.name in _CATALOGUE:
                 raise AssertionError(f"atom {atom.name} is defined twice")
             _CATALOGUE[atom.name] = atom

@@ -310,6 +310,84 @@ def _wmma(
     )
 
 
+#: DPAS element classes -> opsPerChan ([OCL]/[TF32] of specs/intel_dpas.py: 8-bit K = 32,
+#: fp16/bf16 K = 16, tf32 K = 8).
+_DPAS_OPS = {"b8": 4, "f16": 2, "bf16": 2, "f32": 1}
+
+
+def _dpas(
+    parent: Any, element: str, index: int, shape: tuple[int, ...]
+) -> Instruction | NoReference:
+    """A DPAS operand on a sub-group of 16 (Xe-HPC, Xe2: threadsPerWarp = executionSize =
+    16, where specs/intel_dpas.py proves the converter is the SPIR-V mapping), at least one
+    CTA tile along its non-K dim and one instruction along K."""
+    if parent.threads_per_warp != 16 or parent.execution_size != 16:
+        return NoReference(
+            f"a DPAS layout with threadsPerWarp {parent.threads_per_warp} and executionSize "
+            f"{parent.execution_size}: specs/ proves the sub-group-16 mapping only"
+        )
+    ops = parent.ops_per_channel
+    if _DPAS_OPS.get(_element_class(element) or "") != ops:
+        return NoReference(
+            f"{element} operands with opsPerChan {parent.ops_per_channel}: specs/ has no DPAS "
+            f"fragment for them"
+        )
+    m, k = parent.repeat_count, parent.instruction_k
+    if index == 0 and ops == 1 and m == 1:
+        return NoReference("tf32 A with repeatCount 1 ignores lanes 8-15: no reference")
+    extent = m if index == 0 else parent.execution_size
+    k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
+    warps_non_k, warps_k = parent.warps_per_cta[non_k_index], parent.warps_per_cta[k_index]
+    cta = extent * parent.rep_cluster[non_k_index] * warps_non_k
+    if shape[non_k_index] < cta or shape[k_index] < k:
+        return NoReference(
+            f"the tensor {list(shape)} is smaller than one CTA tile ({cta} along the non-K "
+            f"dim, {k} along K)"
+        )
+    reps = (shape[k_index] // k, shape[non_k_index] // cta)
+    formulas, registers = _dpas_tiled(parent, index, reps)
+    k_width = (1 if ops == 1 else ops // 2) if index == 0 else ops
+    return Instruction(
+        f"dpas {m}x{parent.execution_size}x{k} ({'tf32' if ops == 1 else f'{32 // ops}-bit'}) "
+        f"{'AB'[index]}",
+        k,
+        (k_width,),
+        formulas,
+        {},
+        {"register": registers, "lane": 16, "warp": warps_k * warps_non_k},
+        f"dim{k_index}",
+        "specs/intel_dpas.py a_reference / b_reference (SPV_INTEL_subgroup_matrix_multiply_"
+        "accumulate), tiled",
+    )
+
+
+def _dpas_tiled(parent: Any, index: int, reps: tuple[int, int]) -> tuple[dict[str, str], int]:
+    """The DPAS fragment of operand ``index`` tiled as the backend orders it: repCluster
+    along the non-K dim, then the (K, non-K) ``reps`` in registers; warps K first for A, last
+    for B (along K they broadcast).  Returns the formulas and the register count."""
+    from llverify.specs.amd_mfma import Fragment, tiled_reference
+    from llverify.specs.intel_dpas import a_reference, b_reference
+
+    m, k, ops = parent.repeat_count, parent.instruction_k, parent.ops_per_channel
+    rows_cols = (m, k) if index == 0 else (k, parent.execution_size)
+    formulas = a_reference(ops) if index == 0 else b_reference()
+    registers = (m * k) // 16 if index == 0 else k
+    fragment = Fragment(
+        f"dpas {'AB'[index]}", formulas["dim0"], formulas["dim1"], rows_cols, registers, ""
+    )
+    k_index, non_k_index = (1, 0) if index == 0 else (0, 1)
+    cluster = parent.rep_cluster[non_k_index]
+    register = [("cluster", cluster), ("k_reps", reps[0]), ("nk_reps", reps[1])]
+    warp_order = [
+        ("k_warps", parent.warps_per_cta[k_index]),
+        ("nk_warps", parent.warps_per_cta[non_k_index]),
+    ]
+    warp = warp_order if index == 0 else warp_order[::-1]
+    dims = {f"dim{non_k_index}": ["cluster", "nk_warps", "nk_reps"], f"dim{k_index}": ["k_reps"]}
+    tiled = tiled_reference(fragment, register=register, warp=warp, dims=dims)
+    return tiled, registers * cluster * reps[0] * reps[1]
+
+
 def _wmma_table(
     version: int, bits: int, index: int
 ) -> tuple[str, int, tuple[int, ...], Mapping[str, str]]:
@@ -365,7 +443,12 @@ def operand_instruction(
     >>> operand_instruction(mma, "i4", 0, (128, 64)).reason
     'no NVIDIA MMA v2 fragment in specs/ for i4'
     """  # noqa: E501
-    from llverify.encodings import AMDMFMALayout, AMDWMMALayout, NVMMADistributedLayout
+    from llverify.encodings import (
+        AMDMFMALayout,
+        AMDWMMALayout,
+        DpasLayout,
+        NVMMADistributedLayout,
+    )
     from llverify.encodings.ttgir import parse_encoding
 
     encoding, _ = parse_encoding(parent, "parent")
@@ -383,6 +466,8 @@ def operand_instruction(
         return _mfma(encoding, element, index, shape)
     if isinstance(encoding, AMDWMMALayout):
         return _wmma(encoding, element, index, shape)
+    if isinstance(encoding, DpasLayout):
+        return _dpas(encoding, element, index, shape)
     return NoReference(f"the result's encoding is not an MMA layout: {parent[:50]}")
 
 
@@ -721,7 +806,7 @@ class _OperandCheck:
         return None
 
 
-_MMA_ENCODINGS = ("ttg.nvidia_mma", "ttg.amd_mfma", "ttg.amd_wmma")
+_MMA_ENCODINGS = ("ttg.nvidia_mma", "ttg.amd_mfma", "ttg.amd_wmma", "ttig.dpas")
 
 
 def check_dot_fragments(ctx: AuditContext, op: Operation) -> None:

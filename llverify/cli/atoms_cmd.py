@@ -131,7 +131,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 #: tests/test_atoms.py checks them against llverify.atoms.FAMILIES)
 FAMILY_NAMES = (
     "mma.sync, mma.sp, mma.block_scale, wgmma, ldmatrix, stmatrix, cp.async, shfl, tcgen05.ld, "
-    "tcgen05.st, mfma, wmma"
+    "tcgen05.st, mfma, wmma, dpas"
 )
 
 
@@ -149,8 +149,10 @@ def register(commands: Any) -> None:
             "sm120 block-scaled mma, "
             "wgmma with A in registers for every N, ldmatrix, stmatrix, cp.async, shfl.sync, "
             "tcgen05.ld/st; "
-            "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250). Each register fragment comes "
-            "from CUTLASS's CuTe TV layout (or Triton's converter for AMD) and is proved "
+            "AMD MFMA CDNA1-CDNA4, WMMA RDNA3, RDNA4, gfx1250; Intel DPAS on sub-group 16). "
+            "Each register fragment comes "
+            "from CUTLASS's CuTe TV layout (or Triton's converter for AMD and Intel) and is "
+            "proved "
             "against the vendor ISA formula. Names "
             "are CuTe's where CuTe has the atom, the ISA instruction's otherwise "
             "(docs/atoms.md). Exit codes: 0 proved, 1 refuted, 2 bad input (an unknown name, "

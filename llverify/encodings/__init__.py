@@ -8,8 +8,9 @@ The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``builder
 converters' fast path: a layout built directly from its bases), ``ttgir`` (the TTGIR
 attribute parser), ``gluon`` (Gluon layout objects), and one per family: ``blocked``
 (blocked, slice, linear, dot operands), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
-(swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``) and
-``tmem`` (Blackwell tensor memory).
+(swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``),
+``tmem`` (Blackwell tensor memory) and ``intel_dpas`` (Intel XPU: ``#ttig.dpas``, its operands
+and scales, ``#ttig.subgroup_2d_block``, ``#ttig.warp``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from llverify.encodings.blocked import (
     SliceLayout,
 )
 from llverify.encodings.gluon import from_gluon
+from llverify.encodings.intel_dpas import DpasLayout, IntelWarpLayout, Subgroup2DBlockLayout
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
 from llverify.encodings.nvmma_shared import NVMMASharedLayout
 from llverify.encodings.padded import PaddedLayout, PaddedSharedLayout, parse_padded_shared
@@ -54,8 +56,10 @@ __all__ = [
     "BlockedLayout",
     "DistributedLinearLayout",
     "DotOperandLayout",
+    "DpasLayout",
     "Encoding",
     "EncodingError",
+    "IntelWarpLayout",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "PaddedLayout",
@@ -63,6 +67,7 @@ __all__ = [
     "PartitionedSharedLayout",
     "SharedLinearLayout",
     "SliceLayout",
+    "Subgroup2DBlockLayout",
     "SwizzledSharedLayout",
     "TensorMemoryLayout",
     "TensorMemoryScalesLayout",

@@ -14,6 +14,8 @@ Modules:
 * ``lowering``: Triton's lowerLdSt address arithmetic proved against the layout;
 * ``partitions``: gfx1250 LDS partition conflicts (waves ``w``, ``w ^ 1`` meeting in one
   64 KiB partition), beside the bank conflicts;
+* ``intel_slm``: Intel SLM bank conflicts of a 16-lane sub-group's scalar accesses (the oneAPI
+  GPU Optimization Guide's 16 banks of 4 bytes), with its limits;
 * ``swizzle/``: the swizzle's cost, Triton's constructive algorithm, the legacy parameter
   search, optimal synthesis with certificates, and the gfx1250 partitioned layout search.
 """

@@ -358,11 +358,11 @@ FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 def reference(name: str) -> FragmentReference:
     """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
     :mod:`~llverify.specs.nvidia_mma` reference, ``tcgen05.<shape>`` (a
-    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``) or an AMD WMMA
-    reference (its key)."""
+    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``), an AMD WMMA
+    reference or an Intel DPAS reference (its key)."""
     if name in FRAGMENTS:
         return FRAGMENTS[name]
-    from llverify.specs import amd_mfma, amd_wmma, nvidia_mma, tmem
+    from llverify.specs import amd_mfma, amd_wmma, intel_dpas, nvidia_mma, tmem
 
     shape = name.removeprefix("tcgen05.")
     if shape in tmem.MESSAGE_REFERENCES:  # TMEM lane (row) -> dim0, column -> dim1
@@ -385,5 +385,13 @@ def reference(name: str) -> FragmentReference:
             amd_wmma.REFERENCES[name],
             "AMD RDNA3/RDNA4 ISA 7.9 'WMMA' via the Matrix Instruction Calculator; gfx1250 "
             "via Triton's AMDWmmaEncodingAttr documentation (see llverify.specs.amd_wmma)",
+        )
+    if name in intel_dpas.REFERENCES:
+        return FragmentReference(
+            name,
+            intel_dpas.REFERENCES[name],
+            "SPV_INTEL_subgroup_matrix_multiply_accumulate, 'Mapping Matrix Data to "
+            "Invocations'; tf32: cl_intel_subgroup_matrix_multiply_accumulate_tf32 (see "
+            "llverify.specs.intel_dpas)",
         )
     raise LLVerifyError(f"unknown fragment reference {name!r}")

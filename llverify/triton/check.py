@@ -44,6 +44,9 @@ CLASSES = {
     "AMDWMMALayout": "amd.AMDWMMALayout",
     "SwizzledSharedLayout": "SwizzledSharedLayout",
     "NVMMASharedLayout": "NVMMASharedLayout",
+    # intel-xpu-backend-for-triton's Gluon (v3.7.2 on): absent from upstream Triton, whose
+    # cases are answered "rejected" (this Triton has no Intel layouts)
+    "IntelDPASLayout": "intel.IntelDPASLayout",
 }
 
 
@@ -87,7 +90,12 @@ def build_gluon(spec: dict[str, Any], modules: dict[str, Any]) -> Any:
         raise LLVerifyError(f"triton-check: unknown Gluon layout class {name!r}.")
     holder: Any = modules["ttgl"]
     for part in CLASSES[name].split("."):
-        holder = modules["amd"] if part == "amd" else getattr(holder, part)
+        if part in ("amd", "intel"):
+            holder = modules.get(part)
+            if holder is None:
+                raise LLVerifyError(f"triton-check: this Triton has no Gluon {part} layouts.")
+        else:
+            holder = getattr(holder, part)
     kwargs = {
         k: build_gluon(v, modules) if isinstance(v, dict) else v for k, v in spec["kwargs"].items()
     }
@@ -108,6 +116,7 @@ def default_grid() -> list[CheckCase]:
         *_amd_wmma_cases(),
         *_shared_cases(),
         *_below_tile_cases(),
+        *_intel_dpas_cases(),
     ]
 
 
@@ -254,6 +263,34 @@ def _below_tile_cases() -> list[CheckCase]:
     return cases
 
 
+def _intel_dpas_cases() -> list[CheckCase]:
+    """Intel DPAS layouts (16 and 32 threads per warp, 8-, 16- and 32-bit operands, warps,
+    repCluster), their A and B dot operands and a slice (only an Intel Triton answers)."""
+    cases: list[CheckCase] = []
+    for threads, ops, warps, cluster in itertools.product(
+        [16, 32], [4, 2, 1], [[1, 1], [2, 2], [4, 1]], [[1, 1], [2, 2], [4, 2]]
+    ):
+        dpas = {
+            "class": "IntelDPASLayout",
+            "kwargs": {
+                "repeatCount": 8,
+                "systolic_depth": 8,
+                "execution_size": 16,
+                "ops_per_chan": ops,
+                "warps_per_cta": warps,
+                "rep_cluster": cluster,
+                "threads_per_warp": threads,
+            },
+        }
+        cases.append(CheckCase(dpas, (128, 128)))
+        for index, k_width in ((0, max(1, ops // 2)), (1, ops)):
+            dot = {"operand_index": index, "parent": dpas, "k_width": k_width}
+            cases.append(_case("DotOperandLayout", (128, 64) if index == 0 else (64, 128), **dot))
+    dpas = cases[0].spec
+    cases.append(CheckCase({"class": "SliceLayout", "kwargs": {"dim": 1, "parent": dpas}}, (64,)))
+    return cases
+
+
 def _shared_cases() -> list[CheckCase]:
     """Swizzled shared layouts (vec, phases, orders) and NVMMA shared layouts."""
     cases: list[CheckCase] = []
@@ -290,7 +327,7 @@ def _gluon_modules() -> dict[str, Any]:
             f"triton-check needs Triton with Gluon installed (pip install 'llverify[triton]'): "
             f"{error}"
         ) from None
-    return {"ttgl": ttgl, "amd": amd}
+    return {"ttgl": ttgl, "amd": amd, "intel": getattr(ttgl, "intel", None)}
 
 
 def _normalise(bases: dict[str, list[list[int]]]) -> dict[str, list[list[int]]]:

@@ -24,7 +24,8 @@ def main() -> None:
     ctx = ir.context()
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
-    modules = {"ttgl": ttgl, "amd": amd}
+    # An Intel Triton (intel-xpu-backend-for-triton) has gluon.language.intel too.
+    modules = {"ttgl": ttgl, "amd": amd, "intel": getattr(ttgl, "intel", None)}
     for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
