@@ -44,10 +44,6 @@ from llverify.specs import (
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The sequential budget of the whole library (measured: about 12 s on a 2-core machine).
-BUDGET_S = 60.0
-
-
 def _group(ob: Obligation) -> str:
     return Path(ob.source).stem
 
@@ -60,7 +56,7 @@ def obligations() -> list[Obligation]:
 @pytest.mark.slow
 def test_every_obligation_passes(obligations: list[Obligation]) -> None:
     """All of them, sequentially, as ``llverify prove`` does with one job (timing printed
-    with -s)."""
+    with -s; the time is benchmarks/bench_prove.py's to judge, never a unit test's)."""
     start = time.perf_counter()
     outcomes = [run_obligation(ob) for ob in obligations]
     elapsed = time.perf_counter() - start
@@ -79,7 +75,6 @@ def test_every_obligation_passes(obligations: list[Obligation]) -> None:
     assert all(o.status == o.expected for o in outcomes)
     methods = {o.details["method"] for o in outcomes}
     assert methods >= {"linear", "exhaustive", "z3", "parametric-linear"}
-    assert elapsed < BUDGET_S
 
 
 def _assert_refuted_with_counterexample(outcome: Outcome) -> None:
