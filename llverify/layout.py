@@ -113,12 +113,16 @@ from llverify.errors import (
 from llverify.layout_construct import (
     BASES_CONTAINERS,
     UNORDERED,
+    Columns,
+    TemplateReader,
     check_caps,
     check_dim_name,
     check_dim_names,
     fast_columns,
     field_offsets,
+    make_template,
     pack_columns,
+    single_bit_columns,
     validated_columns,
 )
 from llverify.text_format import (
@@ -151,14 +155,27 @@ _MAX_MEMO_KEY = 1024  # bytes; larger arguments are built every time
 _marshal_dumps: Any = marshal.dumps  # Any: it takes any object, raising ValueError
 
 
+# Templates of argument structures (layout_construct.Template): per key length, the newest
+# few; made on the second fast-tier build of a key of that length (_note_structure).
+_TEMPLATES: dict[int, tuple[TemplateReader, ...]] = {}
+_SEEN_LENGTHS: set[int] = set()
+_LAST_READ: list[bytes] = [b""]  # the key a template read last
+_MAX_TEMPLATES = 256  # key lengths with templates; the dict is emptied when full
+_TEMPLATES_PER_LENGTH = 4
+_MAX_TEMPLATE_KEY = 8192  # bytes
+
+
 def clear_from_bases_memo() -> None:
-    """Forget the layouts ``LinearLayout.from_bases`` memoised (benchmarks of cold
-    construction call it).
+    """Forget the layouts ``LinearLayout.from_bases`` memoised and the argument structures it
+    made templates of (benchmarks of cold construction call it).
 
     Examples:
         >>> clear_from_bases_memo()
     """
     _FROM_BASES.clear()
+    _TEMPLATES.clear()
+    _SEEN_LENGTHS.clear()
+    _LAST_READ[0] = b""
 
 
 # Positions in LinearLayout._cache, the per-instance list of lazily derived data.
@@ -330,29 +347,56 @@ class LinearLayout:
                 key = _marshal_dumps((bases, out_dim_names, out_dim_sizes, require_surjective), 0)
             except ValueError:  # not plain data (numpy, a subclass, ...): no memo
                 key = None
+            parts = None
             if key is not None:
                 layout = _FROM_BASES.get(key)
                 if layout is not None:
                     return layout
-            # The common case without the constructor's dispatch (same checks, same result):
-            # bulk-checked columns, with a known full rank when surjectivity is required.
-            # Anything else (None from the fast tier, a rank unknown or short) goes through
-            # the constructor, which decides and words the error.
-            parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-            if parts is not None and (not require_surjective or parts[5] == sum(parts[3])):
-                # _fill written out: this is the path benchmarked against Triton.
-                layout = _new_layout(cls)
-                _set_ins(layout, parts[0])
-                _set_cols(layout, parts[1])
-                _set_outs(layout, parts[2])
-                _set_out_log2(layout, parts[3])
-                _set_out_offsets(layout, parts[4])
-                _set_cache(layout, [parts[5], -1, None, None, None, None])
-                if key is not None and len(key) <= _MAX_MEMO_KEY:
-                    if len(_FROM_BASES) >= _MAX_MEMO:
-                        _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
-                    _FROM_BASES[key] = layout
-                return layout
+                # A structure seen before (_TEMPLATES): the columns from the key's bytes.
+                for read in _TEMPLATES.get(len(key), ()):
+                    parts = read(key)
+                    if parts is not None:
+                        ins, cols, outs, out_log2, offsets, rank = parts
+                        layout = _new_layout(cls)
+                        _set_ins(layout, ins)
+                        _set_cols(layout, cols)
+                        _set_outs(layout, outs)
+                        _set_out_log2(layout, out_log2)
+                        _set_out_offsets(layout, offsets)
+                        _set_cache(layout, [rank, -1, None, None, None, None])
+                        # Memoised when asked for twice in a row: a store costs a sixth of
+                        # this path, and layouts built once each (converters' cold runs)
+                        # would fill the memo for nothing.
+                        if key == _LAST_READ[0] and len(key) <= _MAX_MEMO_KEY:
+                            if len(_FROM_BASES) >= _MAX_MEMO:
+                                _FROM_BASES.clear()
+                            _FROM_BASES[key] = layout
+                        _LAST_READ[0] = key
+                        return layout
+            if parts is None:
+                # The common case without the constructor's dispatch (same checks, same
+                # result): bulk-checked columns, with a known full rank when surjectivity is
+                # required.  Anything else (None from the fast tier, a rank unknown or short)
+                # goes through the constructor, which decides and words the error.
+                parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+                if parts is None or (require_surjective and parts[5] != sum(parts[3])):
+                    return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+                if key is not None and out_dim_sizes is None and len(key) <= _MAX_TEMPLATE_KEY:
+                    _note_structure(bases, out_dim_names, key, parts)
+            # _fill written out: this is the path benchmarked against Triton.
+            ins, cols, outs, out_log2, offsets, rank = parts
+            layout = _new_layout(cls)
+            _set_ins(layout, ins)
+            _set_cols(layout, cols)
+            _set_outs(layout, outs)
+            _set_out_log2(layout, out_log2)
+            _set_out_offsets(layout, offsets)
+            _set_cache(layout, [rank, -1, None, None, None, None])
+            if key is not None and len(key) <= _MAX_MEMO_KEY:
+                if len(_FROM_BASES) >= _MAX_MEMO:
+                    _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
+                _FROM_BASES[key] = layout
+            return layout
         return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
 
     @classmethod
@@ -1610,6 +1654,24 @@ def _make(
     layout = _new_layout(LinearLayout)
     _fill(layout, ins, cols, outs, out_log2, field_offsets(out_log2), -1)
     return layout
+
+
+def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) -> None:
+    """Make a template of this call's structure when a key of its length was built by the
+    fast tier before (so a one-off structure costs no template) and its columns suit one."""
+    length = len(key)
+    if length not in _SEEN_LENGTHS:
+        if len(_SEEN_LENGTHS) >= _MAX_MEMO:
+            _SEEN_LENGTHS.clear()
+        _SEEN_LENGTHS.add(length)
+        return
+    if not single_bit_columns(parts):
+        return
+    template = make_template(bases, out_dim_names, key, parts)
+    if template is not None:
+        if len(_TEMPLATES) >= _MAX_TEMPLATES:
+            _TEMPLATES.clear()
+        _TEMPLATES[length] = (template, *_TEMPLATES.get(length, ())[: _TEMPLATES_PER_LENGTH - 1])
 
 
 def _image(column: int, images: Sequence[int]) -> int:
