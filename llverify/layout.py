@@ -140,23 +140,26 @@ Bases = list[tuple[str, list[list[int]]]]
 _APPLY_CHUNK = 8
 #: apply_all refuses layouts with more inputs than this unless told otherwise.
 DEFAULT_MAX_INPUTS = 1 << 26
-# from_bases's memo: layouts it built on the fast tier, keyed on the marshal serialisation
-# (version 0, no back-references) of all four arguments.  marshal writes only exact
-# builtin types, each with its own type code (an int subclass, a str subclass or a list
-# subclass cannot be written; a bool is not written as an int, nor a float), so equal keys
-# mean arguments of the same exact types and values, hence the same layout.  Only inputs
-# the fast tier accepted are stored (exact lists, tuples, dicts, strs and ints): an input
-# marshal writes as bytes (a numpy array, say) never matches one of them.  Layouts are
-# immutable, so a hit returns the same object.  A full memo is emptied (evicting the oldest
-# entry one at a time would scan the dict's deleted slots).
+# from_bases's memo: layouts it built on the fast tier or read with a template, keyed on
+# the marshal serialisation (version 0, no back-references) of all four arguments.  marshal
+# writes only exact builtin types, each with its own type code (an int subclass, a str
+# subclass or a list subclass cannot be written; a bool is not written as an int, nor a
+# float), so equal keys mean arguments of the same exact types and values, hence the same
+# layout.  Only inputs the fast tier accepted are stored (exact lists, tuples, dicts, strs
+# and ints): an input marshal writes as bytes (a numpy array, say) never matches one of
+# them.  Layouts are immutable, so a hit returns the same object.  A full memo is emptied
+# (evicting the oldest entry one at a time would scan the dict's deleted slots).
 _FROM_BASES: dict[bytes, LinearLayout] = {}
 _MAX_MEMO = 4096
 _MAX_MEMO_KEY = 1024  # bytes; larger arguments are built every time
 _marshal_dumps: Any = marshal.dumps  # Any: it takes any object, raising ValueError
 
 
-# Templates of argument structures (layout_construct.Template): per key length, the newest
-# few; made on the second fast-tier build of a key of that length (_note_structure).
+# Templates of argument structures (layout_construct.make_template): readers that take a
+# first-time key of a structure seen before straight to its columns.  Per key length, the
+# newest few; made on the second fast-tier build of a key of that length (_note_structure),
+# so a one-off structure costs no template.  The layouts a template reads are memoised when
+# the same key is read twice in a row (_LAST_READ).
 _TEMPLATES: dict[int, tuple[TemplateReader, ...]] = {}
 _SEEN_LENGTHS: set[int] = set()
 _LAST_READ: list[bytes] = [b""]  # the key a template read last
@@ -347,7 +350,6 @@ class LinearLayout:
                 key = _marshal_dumps((bases, out_dim_names, out_dim_sizes, require_surjective), 0)
             except ValueError:  # not plain data (numpy, a subclass, ...): no memo
                 key = None
-            parts = None
             if key is not None:
                 layout = _FROM_BASES.get(key)
                 if layout is not None:
@@ -356,6 +358,7 @@ class LinearLayout:
                 for read in _TEMPLATES.get(len(key), ()):
                     parts = read(key)
                     if parts is not None:
+                        # _fill written out, as below: the path benchmarked against Triton.
                         ins, cols, outs, out_log2, offsets, rank = parts
                         layout = _new_layout(cls)
                         _set_ins(layout, ins)
@@ -364,8 +367,8 @@ class LinearLayout:
                         _set_out_log2(layout, out_log2)
                         _set_out_offsets(layout, offsets)
                         _set_cache(layout, [rank, -1, None, None, None, None])
-                        # Memoised when asked for twice in a row: a store costs a sixth of
-                        # this path, and layouts built once each (converters' cold runs)
+                        # Memoised when asked for twice in a row: storing costs a sixth of
+                        # this path, and layouts built once each (a converter's cold run)
                         # would fill the memo for nothing.
                         if key == _LAST_READ[0] and len(key) <= _MAX_MEMO_KEY:
                             if len(_FROM_BASES) >= _MAX_MEMO:
@@ -373,25 +376,17 @@ class LinearLayout:
                             _FROM_BASES[key] = layout
                         _LAST_READ[0] = key
                         return layout
-            if parts is None:
-                # The common case without the constructor's dispatch (same checks, same
-                # result): bulk-checked columns, with a known full rank when surjectivity is
-                # required.  Anything else (None from the fast tier, a rank unknown or short)
-                # goes through the constructor, which decides and words the error.
-                parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-                if parts is None or (require_surjective and parts[5] != sum(parts[3])):
-                    return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
-                if key is not None and out_dim_sizes is None and len(key) <= _MAX_TEMPLATE_KEY:
-                    _note_structure(bases, out_dim_names, key, parts)
-            # _fill written out: this is the path benchmarked against Triton.
-            ins, cols, outs, out_log2, offsets, rank = parts
+            # The common case without the constructor's dispatch (same checks, same result):
+            # bulk-checked columns, with a known full rank when surjectivity is required.
+            # Anything else (None from the fast tier, a rank unknown or short) goes through
+            # the constructor, which decides and words the error.
+            found = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if found is None or (require_surjective and found[5] != sum(found[3])):
+                return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if key is not None and out_dim_sizes is None and len(key) <= _MAX_TEMPLATE_KEY:
+                _note_structure(bases, out_dim_names, key, found)
             layout = _new_layout(cls)
-            _set_ins(layout, ins)
-            _set_cols(layout, cols)
-            _set_outs(layout, outs)
-            _set_out_log2(layout, out_log2)
-            _set_out_offsets(layout, offsets)
-            _set_cache(layout, [rank, -1, None, None, None, None])
+            _fill(layout, *found)
             if key is not None and len(key) <= _MAX_MEMO_KEY:
                 if len(_FROM_BASES) >= _MAX_MEMO:
                     _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
@@ -1658,7 +1653,8 @@ def _make(
 
 def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) -> None:
     """Make a template of this call's structure when a key of its length was built by the
-    fast tier before (so a one-off structure costs no template) and its columns suit one."""
+    fast tier before (so a one-off structure costs no template) and its columns suit one
+    (distinct single bits: what a template's reader accepts)."""
     length = len(key)
     if length not in _SEEN_LENGTHS:
         if len(_SEEN_LENGTHS) >= _MAX_MEMO:

@@ -620,7 +620,8 @@ def make_template(
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     groups = itemgetter(*slices) if len(slices) > 1 else _one_group
     if num_outs == 2:
-        return _two_dim_reader(check, expected, *fields, unpack, end, groups, ins, outs)
+        dim0, dim1 = fields
+        return _two_dim_reader(check, expected, dim0, dim1, unpack, end, groups, ins, outs)
     return _many_dim_reader(check, expected, fields, unpack, end, groups, ins, outs)
 
 
