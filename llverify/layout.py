@@ -157,11 +157,11 @@ _marshal_dumps: Any = marshal.dumps  # Any: it takes any object, raising ValueEr
 
 # Templates of argument structures (layout_construct.make_template): readers that take a
 # first-time key of a structure seen before straight to its columns.  Per key length, the
-# newest few; made on the second fast-tier build of a key of that length (_note_structure),
-# so a one-off structure costs no template.  The layouts a template reads are memoised when
+# newest few; made on the second fast-tier build of a structure (_note_structure), so a
+# one-off structure costs no template.  The layouts a template reads are memoised when
 # the same key is read twice in a row (_LAST_READ).
 _TEMPLATES: dict[int, tuple[TemplateReader, ...]] = {}
-_SEEN_LENGTHS: set[int] = set()
+_SEEN_STRUCTURES: set[tuple[Any, ...]] = set()
 _LAST_READ: list[bytes] = [b""]  # the key a template read last
 _MAX_TEMPLATES = 256  # key lengths with templates; the dict is emptied when full
 _TEMPLATES_PER_LENGTH = 4
@@ -177,7 +177,7 @@ def clear_from_bases_memo() -> None:
     """
     _FROM_BASES.clear()
     _TEMPLATES.clear()
-    _SEEN_LENGTHS.clear()
+    _SEEN_STRUCTURES.clear()
     _LAST_READ[0] = b""
 
 
@@ -1652,14 +1652,14 @@ def _make(
 
 
 def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) -> None:
-    """Make a template of this call's structure when a key of its length was built by the
-    fast tier before (so a one-off structure costs no template) and its columns suit one
-    (distinct single bits: what a template's reader accepts)."""
-    length = len(key)
-    if length not in _SEEN_LENGTHS:
-        if len(_SEEN_LENGTHS) >= _MAX_MEMO:
-            _SEEN_LENGTHS.clear()
-        _SEEN_LENGTHS.add(length)
+    """Make a template of this call's structure the second time the fast tier builds it (its
+    key's length, dim names and counts of bases: so structures built once each cost no
+    template), when its columns suit one (distinct single bits: what a reader accepts)."""
+    structure = (len(key), parts[0], tuple(map(len, parts[1])), parts[2])
+    if structure not in _SEEN_STRUCTURES:
+        if len(_SEEN_STRUCTURES) >= _MAX_MEMO:
+            _SEEN_STRUCTURES.clear()
+        _SEEN_STRUCTURES.add(structure)
         return
     if not single_bit_columns(parts):
         return
@@ -1667,6 +1667,7 @@ def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) 
     if template is not None:
         if len(_TEMPLATES) >= _MAX_TEMPLATES:
             _TEMPLATES.clear()
+        length = len(key)
         _TEMPLATES[length] = (template, *_TEMPLATES.get(length, ())[: _TEMPLATES_PER_LENGTH - 1])
 
 
