@@ -95,6 +95,7 @@ from __future__ import annotations
 import json
 import marshal
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -381,8 +382,15 @@ class LinearLayout:
             # Anything else (None from the fast tier, a rank unknown or short) goes through
             # the constructor, which decides and words the error.
             found = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-            if found is None or (require_surjective and found[5] != sum(found[3])):
+            if found is None:
                 return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if require_surjective and found[5] != sum(found[3]):
+                # The rank was not cheap (a swizzle's columns share bits): eliminate here
+                # rather than check everything again in the constructor.
+                rank = found[5] if found[5] >= 0 else gf2.rank(list(chain.from_iterable(found[1])))
+                if rank != sum(found[3]):
+                    return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+                found = (*found[:5], rank)
             if key is not None and out_dim_sizes is None and len(key) <= _MAX_TEMPLATE_KEY:
                 _note_structure(bases, out_dim_names, key, found)
             layout = _new_layout(cls)
