@@ -301,3 +301,32 @@ def test_templates_agree_with_the_constructor(case, where, bad):
         basis = columns[where % len(columns)]
         basis[where % num_outs] = bad
     assert _outcome(LinearLayout.from_bases, bases, outs) == _outcome(LinearLayout, bases, outs)
+
+
+def test_templates_of_dicts_and_tuples() -> None:
+    # The same layouts spelled as a dict of tuples, and as tuples of lists: each spelling is
+    # its own structure; its template reads its own spelling (a key of that spelling that is
+    # read, not built) and refuses a bad value in it.
+    from marshal import dumps
+
+    def dict_of_tuples(pairs):
+        return {name: tuple(tuple(b) for b in group) for name, group in pairs}
+
+    def tuple_of_lists(pairs):
+        return tuple((name, [list(b) for b in group]) for name, group in pairs)
+
+    for spell in (dict_of_tuples, tuple_of_lists):
+        read = _primed_reader(spell(BLOCKED), OUTS)
+        swapped = spell([(name, group[::-1]) for name, group in BLOCKED])
+        assert read(dumps((swapped, OUTS, None, True), 0)) is not None
+        assert _outcome(LinearLayout.from_bases, swapped, OUTS) == _outcome(
+            LinearLayout, swapped, OUTS
+        )
+        for bad in (True, -1, 1 << 30):
+            pairs = [(name, [list(b) for b in group]) for name, group in BLOCKED]
+            pairs[1][1][2][0] = bad
+            spoiled = spell(pairs)
+            assert read(dumps((spoiled, OUTS, None, True), 0)) is None
+            assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
+                LinearLayout, spoiled, OUTS
+            )
