@@ -95,6 +95,7 @@ from __future__ import annotations
 import json
 import marshal
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -113,12 +114,16 @@ from llverify.errors import (
 from llverify.layout_construct import (
     BASES_CONTAINERS,
     UNORDERED,
+    Columns,
+    TemplateReader,
     check_caps,
     check_dim_name,
     check_dim_names,
     fast_columns,
     field_offsets,
+    make_template,
     pack_columns,
+    single_bit_columns,
     validated_columns,
 )
 from llverify.text_format import (
@@ -136,29 +141,45 @@ Bases = list[tuple[str, list[list[int]]]]
 _APPLY_CHUNK = 8
 #: apply_all refuses layouts with more inputs than this unless told otherwise.
 DEFAULT_MAX_INPUTS = 1 << 26
-# from_bases's memo: layouts it built on the fast tier, keyed on the marshal serialisation
-# (version 0, no back-references) of all four arguments.  marshal writes only exact
-# builtin types, each with its own type code (an int subclass, a str subclass or a list
-# subclass cannot be written; a bool is not written as an int, nor a float), so equal keys
-# mean arguments of the same exact types and values, hence the same layout.  Only inputs
-# the fast tier accepted are stored (exact lists, tuples, dicts, strs and ints): an input
-# marshal writes as bytes (a numpy array, say) never matches one of them.  Layouts are
-# immutable, so a hit returns the same object.  A full memo is emptied (evicting the oldest
-# entry one at a time would scan the dict's deleted slots).
+# from_bases's memo: layouts it built on the fast tier or read with a template, keyed on
+# the marshal serialisation (version 0, no back-references) of all four arguments.  marshal
+# writes only exact builtin types, each with its own type code (an int subclass, a str
+# subclass or a list subclass cannot be written; a bool is not written as an int, nor a
+# float), so equal keys mean arguments of the same exact types and values, hence the same
+# layout.  Only inputs the fast tier accepted are stored (exact lists, tuples, dicts, strs
+# and ints): an input marshal writes as bytes (a numpy array, say) never matches one of
+# them.  Layouts are immutable, so a hit returns the same object.  A full memo is emptied
+# (evicting the oldest entry one at a time would scan the dict's deleted slots).
 _FROM_BASES: dict[bytes, LinearLayout] = {}
 _MAX_MEMO = 4096
 _MAX_MEMO_KEY = 1024  # bytes; larger arguments are built every time
 _marshal_dumps: Any = marshal.dumps  # Any: it takes any object, raising ValueError
 
 
+# Templates of argument structures (layout_construct.make_template): readers that take a
+# first-time key of a structure seen before straight to its columns.  Per key length, the
+# newest few; made on the second fast-tier build of a structure (_note_structure), so a
+# one-off structure costs no template.  The layouts a template reads are memoised when
+# the same key is read twice in a row (_LAST_READ).
+_TEMPLATES: dict[int, tuple[TemplateReader, ...]] = {}
+_SEEN_STRUCTURES: set[tuple[Any, ...]] = set()
+_LAST_READ: list[bytes] = [b""]  # the key a template read last
+_MAX_TEMPLATES = 256  # key lengths with templates; the dict is emptied when full
+_TEMPLATES_PER_LENGTH = 4
+_MAX_TEMPLATE_KEY = 8192  # bytes
+
+
 def clear_from_bases_memo() -> None:
-    """Forget the layouts ``LinearLayout.from_bases`` memoised (benchmarks of cold
-    construction call it).
+    """Forget the layouts ``LinearLayout.from_bases`` memoised and the argument structures it
+    made templates of (benchmarks of cold construction call it).
 
     Examples:
         >>> clear_from_bases_memo()
     """
     _FROM_BASES.clear()
+    _TEMPLATES.clear()
+    _SEEN_STRUCTURES.clear()
+    _LAST_READ[0] = b""
 
 
 # Positions in LinearLayout._cache, the per-instance list of lazily derived data.
@@ -334,25 +355,51 @@ class LinearLayout:
                 layout = _FROM_BASES.get(key)
                 if layout is not None:
                     return layout
+                # A structure seen before (_TEMPLATES): the columns from the key's bytes.
+                for read in _TEMPLATES.get(len(key), ()):
+                    parts = read(key)
+                    if parts is not None:
+                        # _fill written out, as below: the path benchmarked against Triton.
+                        ins, cols, outs, out_log2, offsets, rank = parts
+                        layout = _new_layout(cls)
+                        _set_ins(layout, ins)
+                        _set_cols(layout, cols)
+                        _set_outs(layout, outs)
+                        _set_out_log2(layout, out_log2)
+                        _set_out_offsets(layout, offsets)
+                        _set_cache(layout, [rank, -1, None, None, None, None])
+                        # Memoised when asked for twice in a row: storing costs a sixth of
+                        # this path, and layouts built once each (a converter's cold run)
+                        # would fill the memo for nothing.
+                        if key == _LAST_READ[0] and len(key) <= _MAX_MEMO_KEY:
+                            if len(_FROM_BASES) >= _MAX_MEMO:
+                                _FROM_BASES.clear()
+                            _FROM_BASES[key] = layout
+                        _LAST_READ[0] = key
+                        return layout
             # The common case without the constructor's dispatch (same checks, same result):
             # bulk-checked columns, with a known full rank when surjectivity is required.
             # Anything else (None from the fast tier, a rank unknown or short) goes through
             # the constructor, which decides and words the error.
-            parts = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
-            if parts is not None and (not require_surjective or parts[5] == sum(parts[3])):
-                # _fill written out: this is the path benchmarked against Triton.
-                layout = _new_layout(cls)
-                _set_ins(layout, parts[0])
-                _set_cols(layout, parts[1])
-                _set_outs(layout, parts[2])
-                _set_out_log2(layout, parts[3])
-                _set_out_offsets(layout, parts[4])
-                _set_cache(layout, [parts[5], -1, None, None, None, None])
-                if key is not None and len(key) <= _MAX_MEMO_KEY:
-                    if len(_FROM_BASES) >= _MAX_MEMO:
-                        _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
-                    _FROM_BASES[key] = layout
-                return layout
+            found = fast_columns(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if found is None:
+                return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+            if require_surjective and found[5] != sum(found[3]):
+                # The rank was not cheap (a swizzle's columns share bits): eliminate here
+                # rather than check everything again in the constructor.
+                rank = found[5] if found[5] >= 0 else gf2.rank(list(chain.from_iterable(found[1])))
+                if rank != sum(found[3]):
+                    return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
+                found = (*found[:5], rank)
+            if key is not None and out_dim_sizes is None and len(key) <= _MAX_TEMPLATE_KEY:
+                _note_structure(bases, out_dim_names, key, found)
+            layout = _new_layout(cls)
+            _fill(layout, *found)
+            if key is not None and len(key) <= _MAX_MEMO_KEY:
+                if len(_FROM_BASES) >= _MAX_MEMO:
+                    _FROM_BASES.clear()  # a new generation (a FIFO eviction scans)
+                _FROM_BASES[key] = layout
+            return layout
         return cls(bases, out_dim_names, out_dim_sizes, require_surjective)
 
     @classmethod
@@ -1610,6 +1657,26 @@ def _make(
     layout = _new_layout(LinearLayout)
     _fill(layout, ins, cols, outs, out_log2, field_offsets(out_log2), -1)
     return layout
+
+
+def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) -> None:
+    """Make a template of this call's structure the second time the fast tier builds it (its
+    key's length, dim names and counts of bases: so structures built once each cost no
+    template), when its columns suit one (distinct single bits: what a reader accepts)."""
+    structure = (len(key), parts[0], tuple(map(len, parts[1])), parts[2])
+    if structure not in _SEEN_STRUCTURES:
+        if len(_SEEN_STRUCTURES) >= _MAX_MEMO:
+            _SEEN_STRUCTURES.clear()
+        _SEEN_STRUCTURES.add(structure)
+        return
+    if not single_bit_columns(parts):
+        return
+    template = make_template(bases, out_dim_names, key, parts)
+    if template is not None:
+        if len(_TEMPLATES) >= _MAX_TEMPLATES:
+            _TEMPLATES.clear()
+        length = len(key)
+        _TEMPLATES[length] = (template, *_TEMPLATES.get(length, ())[: _TEMPLATES_PER_LENGTH - 1])
 
 
 def _image(column: int, images: Sequence[int]) -> int:

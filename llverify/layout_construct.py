@@ -37,11 +37,13 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from functools import reduce
 from itertools import accumulate, chain
-from operator import or_
+from marshal import dumps as _marshal_dumps
+from operator import itemgetter, or_
+from struct import Struct
 from typing import Any
 
 from llverify.bits import (
@@ -522,3 +524,212 @@ def _normalize_in_bases(name: str, in_bases: Any) -> tuple[tuple[int, ...], ...]
             )
         )
     return tuple(converted)
+
+
+# ---------------------------------------------------------------------- the template tier
+#
+# ``LinearLayout.from_bases`` serialises its arguments with ``marshal`` (version 0, no
+# back-references) as the key of its memo.  That serialisation is a prefix code: an int in the
+# int32 range is the byte ``i`` and four little-endian payload bytes whatever its value, and
+# every other object is written with its exact type code (marshal refuses subclasses; a bool is
+# ``T`` or ``F``, never ``i``; a str is ``u``, its length and its bytes).  Two argument tuples
+# whose serialisations agree on every byte outside the int payloads therefore have the same
+# exact types, containers, dim names, counts of bases, out dims, out sizes and flag, and differ
+# only in the values of their coordinates.  A *template* (:func:`make_template`) keeps the
+# serialisation of arguments that passed the fast tier, with the payloads zeroed.  A later key
+# of the same length that matches it outside the payloads, with the top two bits of every
+# payload clear (every coordinate in [0, 2**30)), has passed every check of its structure
+# already; the template then packs its columns from the key's bytes read as one big int (a
+# few big-int operations and one ``struct`` call, no Python loop over the bases), for the
+# layouts whose columns are distinct single bits (blocked, MMA and most distributed layouts).
+
+#: A template: the columns of the arguments serialised as the given key, or None when the key
+#: lacks the template's structure or its columns are not distinct single bits.
+TemplateReader = Callable[[bytes], "Columns | None"]
+
+
+def make_template(
+    bases: Any, out_dim_names: Any, key: bytes, parts: Columns
+) -> TemplateReader | None:
+    """The template of ``from_bases(bases, out_dim_names)`` (inferred sizes, surjective), whose
+    key is ``key`` and whose fast-tier columns are ``parts``; None when its structure does not
+    suit one (no out dims or no bases, or the key's payloads are not where a probe puts them).
+
+    The payloads are found by serialising the same structure twice, every coordinate 0 and
+    then 0x01010101 (both ``i`` tokens): the bytes that differ are exactly the payloads.
+
+    Why a reader's result is right: the key matches the template outside the payloads, so the
+    arguments have the template's structure, each coordinate an int in [0, 2**30).  Out dim
+    ``k``'s width (log2 size) is guessed as ``t_k``, the number of set bits of its coordinates
+    over all bases, and every basis packed with those widths (one shift per out dim moves its
+    coordinate of every basis to its field).  The result is accepted only when the packed bits
+    number ``T = sum(t_k)``, exactly ``T`` columns are non-zero and the columns sum to
+    ``2**T - 1``: then the columns are the single bits ``2**0 .. 2**(T-1)`` (``T`` terms of
+    ``T`` bits in all summing without carry), the fields' bits landed in distinct places, so
+    each out dim's coordinates are single bits covering exactly its field, the guessed widths
+    are Triton's inferred ones, and the rank is ``T``.  With two out dims, ``t_1`` is taken as
+    ``T - t_0``, ``T`` the number of non-zero columns: dim0's ``t_0`` bits must then fill the
+    ``t_0`` lowest places alone (dim1 is shifted above them), so nothing overlapped.
+
+    Examples:
+        >>> from marshal import dumps
+        >>> bases, outs = [("lane", [[0, 1], [1, 0]])], ["dim0", "dim1"]
+        >>> key = dumps((bases, outs, None, True), 0)
+        >>> read = make_template(bases, outs, key, fast_columns(bases, outs, None, True))
+        >>> read(dumps(([("lane", [[1, 0], [0, 1]])], outs, None, True), 0))
+        (('lane',), ((1, 2),), ('dim0', 'dim1'), (1, 1), (0, 1), 2)
+        >>> read(dumps(([("lane", [[1, 0], [0, -1]])], outs, None, True), 0)) is None
+        True
+    """
+    ins, cols, outs, _, _, _ = parts
+    counts = [len(in_cols) for in_cols in cols]
+    num_outs = len(outs)
+    if not num_outs or not sum(counts):
+        return None
+    zeros = _marshal_dumps((_probe(bases, 0), out_dim_names, None, True), 0)
+    ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
+    if not len(zeros) == len(ones) == len(key):
+        return None
+    diff = bytes(a ^ b for a, b in zip(zeros, ones))
+    starts = []
+    found = diff.find(b"\x01\x01\x01\x01")
+    while found >= 0:
+        starts.append(found)
+        found = diff.find(b"\x01\x01\x01\x01", found + 4)
+    if (
+        len(starts) != sum(counts) * num_outs
+        or diff.count(1) != 4 * len(starts)
+        or any(p - starts[i - i % num_outs] != 5 * (i % num_outs) for i, p in enumerate(starts))
+    ):
+        return None
+    # The key's bits that must equal `expected`: all but the payloads' low 30 bits.
+    check = ((1 << (8 * len(key))) - 1) ^ sum(0x3FFFFFFF << (8 * p) for p in starts)
+    expected = int.from_bytes(zeros, "little")
+    if int.from_bytes(key, "little") & check != expected:
+        return None
+    # Per out dim, the low 30 payload bits of its coordinate in every basis (the coordinates
+    # of one basis are 40 bits apart, a 5-byte `i` token each).
+    fields = [sum(0x3FFFFFFF << (8 * p) for p in starts[k::num_outs]) for k in range(num_outs)]
+    # 64 bits read at every basis's first payload: its packed column (T <= 64 bits).
+    layout, end = ["<"], 0
+    for p in starts[::num_outs]:
+        layout.append(f"{p - end}xQ")
+        end = p + 8
+    unpack = Struct("".join(layout)).unpack
+    bounds = list(accumulate(counts, initial=0))
+    slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
+    groups = itemgetter(*slices) if len(slices) > 1 else _one_group
+    if num_outs == 2:
+        dim0, dim1 = fields
+        return _two_dim_reader(check, expected, dim0, dim1, unpack, end, groups, ins, outs)
+    return _many_dim_reader(check, expected, fields, unpack, end, groups, ins, outs)
+
+
+def _two_dim_reader(
+    check: int,
+    expected: int,
+    dim0: int,
+    dim1: int,
+    unpack: Callable[[bytes], tuple[int, ...]],
+    nbytes: int,
+    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
+    ins: tuple[str, ...],
+    outs: tuple[str, ...],
+) -> TemplateReader:
+    """The reader of a template with two out dims (make_template's argument: the fewest
+    operations, the common case).  ``dim0``, ``dim1``: the masks of their coordinates."""
+    from_bytes = int.from_bytes
+
+    def read(key: bytes) -> Columns | None:
+        body = from_bytes(key, "little")
+        if body & check != expected:
+            return None
+        first = body & dim0
+        width = first.bit_count()
+        if width > MAX_DIM_LOG2:
+            return None
+        packed = first | ((body & dim1) >> (40 - width))
+        flat = unpack(packed.to_bytes(nbytes, "little"))
+        total = len(flat) - flat.count(0)
+        if packed.bit_count() != total or sum(flat) != (1 << total) - 1:
+            return None
+        return ins, groups(flat), outs, (width, total - width), (0, width), total
+
+    return read
+
+
+def _many_dim_reader(
+    check: int,
+    expected: int,
+    fields: list[int],
+    unpack: Callable[[bytes], tuple[int, ...]],
+    nbytes: int,
+    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
+    ins: tuple[str, ...],
+    outs: tuple[str, ...],
+) -> TemplateReader:
+    """The reader of a template with one or more than two out dims (see make_template)."""
+
+    def read(key: bytes) -> Columns | None:
+        body = int.from_bytes(key, "little")
+        if body & check != expected:
+            return None
+        packed, offset, widths = 0, 0, []
+        for k, mask in enumerate(fields):
+            field = body & mask
+            width = field.bit_count()
+            if width > MAX_DIM_LOG2 or offset + width > MAX_TOTAL_BITS:
+                return None
+            packed |= field >> (40 * k - offset)
+            widths.append(width)
+            offset += width
+        flat = unpack(packed.to_bytes(nbytes, "little"))
+        if (
+            len(flat) - flat.count(0) != offset
+            or packed.bit_count() != offset
+            or sum(flat) != (1 << offset) - 1
+        ):
+            return None
+        out_log2 = tuple(widths)
+        return ins, groups(flat), outs, out_log2, field_offsets(out_log2), offset
+
+    return read
+
+
+def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The columns of a layout of one in dim, split per in dim."""
+    return (flat,)
+
+
+def _probe(bases: Any, value: int) -> Any:
+    """``bases`` with every coordinate replaced by ``value``, every container of the same
+    exact type (the fast tier accepted them: lists, tuples, a dict)."""
+    if bases.__class__ is dict:
+        return {name: _probe_group(group, value) for name, group in bases.items()}
+    return bases.__class__(
+        pair.__class__((pair[0], _probe_group(pair[1], value))) for pair in bases
+    )
+
+
+def _probe_group(group: Any, value: int) -> Any:
+    """One in dim's bases with every coordinate replaced by ``value`` (see _probe)."""
+    return group.__class__(basis.__class__([value] * len(basis)) for basis in group)
+
+
+def single_bit_columns(parts: Columns) -> bool:
+    """True when the columns are distinct single bits covering every out bit (what a
+    template's reader accepts; see make_template).
+
+    Examples:
+        >>> single_bit_columns(fast_columns([("lane", [[0, 1], [1, 0]])], ["a", "b"], None, True))
+        True
+        >>> single_bit_columns(fast_columns([("lane", [[1, 1], [1, 0]])], ["a", "b"], None, True))
+        False
+    """
+    total = sum(parts[3])
+    flat = [c for cols in parts[1] for c in cols]
+    return (
+        sum(map(int.bit_count, flat)) == total
+        and len(flat) - flat.count(0) == total
+        and sum(flat) == (1 << total) - 1
+    )

@@ -40,6 +40,77 @@ def test_help_loads_nothing_heavy() -> None:
     assert _loaded_after(code) == set()
 
 
+def _cli_modules_after(code: str) -> set[str]:
+    """The llverify.cli modules and the heavier standard modules loaded after ``code``."""
+    probe = (
+        f"{code}\nimport sys\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('llverify.cli.') or m in "
+        "('json', 'xml', 'shutil', 'dataclasses', 'inspect', 'typing', 'llverify.hardware')))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.split())
+
+
+HELP = (
+    "import contextlib, io\n"
+    "from llverify.cli.main import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    assert main({argv!r}) == {code}\n"
+)
+
+
+def test_help_imports_no_subcommand_module() -> None:
+    # `llverify --help` (and no command, and a bad one) builds the list of subcommands from
+    # main.COMMANDS: no subcommand module, no argument helpers, nothing of what they import.
+    light = {"llverify.cli.main", "llverify.cli.message"}
+    for argv, code in ((["--help"], 0), ([], 2), (["no-such-command"], 2), (["--version"], 0)):
+        assert _cli_modules_after(HELP.format(argv=argv, code=code)) == light, argv
+
+
+def test_a_subcommand_imports_its_own_module_only() -> None:
+    loaded = _cli_modules_after(HELP.format(argv=["layout", "--help"], code=0))
+    assert "llverify.cli.layout_cmd" in loaded
+    assert (
+        not {"llverify.cli.validate_cmd", "llverify.cli.audit_cmd", "llverify.cli.junit"} & loaded
+    )
+    # negative control: the full parser (docs, tests) imports every subcommand module
+    full = _cli_modules_after("from llverify.cli.main import build_parser; build_parser()")
+    assert {"llverify.cli.validate_cmd", "llverify.cli.audit_cmd", "json"} <= full
+
+
+def test_the_lazy_command_list_is_the_full_parsers() -> None:
+    # main.COMMANDS repeats each subcommand's help line: it must be what the module registers,
+    # in the same order, so that `llverify --help` reads the same either way.
+    from llverify.cli.main import COMMANDS, build_parser
+
+    full = build_parser()
+    (subparsers,) = [a for a in full._actions if a.dest == "command"]
+    assert [(a.dest, a.help) for a in subparsers._choices_actions] == [
+        (name, help_line) for name, _, help_line in COMMANDS
+    ]
+    for name, module, _ in COMMANDS:
+        assert subparsers.choices[name].prog == f"llverify {name}"
+        lazy = build_parser(name)
+        assert lazy.format_help() == full.format_help()
+        (lazy_sub,) = [a for a in lazy._actions if a.dest == "command"]
+        assert lazy_sub.choices[name].format_help() == subparsers.choices[name].format_help()
+        assert importlib.import_module(f"llverify.cli.{module}").register  # the module named
+    assert build_parser("").format_help() == full.format_help()
+
+
+def test_help_width_is_argparses(monkeypatch) -> None:
+    import shutil
+
+    from llverify.cli.message import terminal_columns
+
+    for columns in ("60", "133", "0", "-5", "wide"):
+        monkeypatch.setenv("COLUMNS", columns)
+        assert terminal_columns() == shutil.get_terminal_size().columns
+    monkeypatch.delenv("COLUMNS")
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
 def test_first_use_loads_what_it_needs() -> None:
     assert {"numpy", "llverify.layout"} <= _loaded_after("import llverify; llverify.LinearLayout")
 

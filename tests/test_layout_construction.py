@@ -125,3 +125,208 @@ def test_from_bases_memo_keys_are_snapshots_and_bounded(monkeypatch) -> None:
     huge = [("lane", [[1 << k, 0, 0] for k in range(30)]), ("warp", [[0, 0, 0]] * 30)]
     outs = ["a", "b", "c"]  # a key over _MAX_MEMO_KEY bytes: built, never stored
     assert LinearLayout.from_bases(huge, outs) is not LinearLayout.from_bases(huge, outs)
+
+
+# ---------------------------------------------------------------------- the template tier
+# A template (layout_construct.make_template) reads a first-time key of a structure seen
+# before straight from its marshal bytes.  These tests prime one, then hand it keys of the
+# same length and shape whose values are wrong in every way the fast tier refuses, and keys
+# of other shapes, and compare with the constructor (which never uses a template).
+
+BLOCKED = [
+    ("register", [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0], [64, 0], [0, 64]]),
+    ("lane", [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]]),
+    ("warp", [[4, 0], [8, 0]]),
+    ("block", []),
+]
+OUTS = ["dim0", "dim1"]
+
+
+def _outcome(build, bases, outs):
+    try:
+        layout = build(bases, outs)
+    except LLVerifyError as error:
+        return type(error)
+    return layout, layout._cols, layout.out_dims, layout._get_rank()
+
+
+def _primed_reader(bases, outs, strict=True):
+    """Prime from_bases's template of this structure (two fast-tier builds of its key) and
+    return its reader (None, unless strict, when the structure gets no template)."""
+    from marshal import dumps
+
+    from llverify import layout as layout_module
+
+    layout_module.clear_from_bases_memo()
+    for _ in range(2):
+        layout_module._FROM_BASES.clear()
+        LinearLayout.from_bases(bases, outs)
+    key = dumps((bases, outs, None, True), 0)
+    readers = layout_module._TEMPLATES.get(len(key), ())
+    if not strict and not readers:
+        return None
+    (read,) = readers
+    assert read(key) is not None  # the template path is what these tests exercise
+    return read
+
+
+def test_a_template_reads_the_layout_the_constructor_builds() -> None:
+    read = _primed_reader(BLOCKED, OUTS)
+    import random
+    from marshal import dumps
+
+    rng = random.Random(26)
+    flat = [basis for _, group in BLOCKED for basis in group]
+    for _ in range(200):
+        rng.shuffle(flat)
+        values = iter(flat)
+        bases = [(name, [list(next(values)) for _ in group]) for name, group in BLOCKED]
+        assert read(dumps((bases, OUTS, None, True), 0)) is not None
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == _outcome(LinearLayout, bases, OUTS)
+
+
+BAD_VALUES = [
+    -1,
+    True,
+    False,
+    1.0,
+    None,
+    "1",
+    1 << 30,
+    (1 << 31) - 1,
+    1 << 31,
+    1 << 40,
+    -(1 << 31),
+    [1],
+    (1,),
+]
+
+
+def test_a_template_refuses_every_value_the_fast_tier_refuses() -> None:
+    # Negative controls: one coordinate replaced by a bad value, or a basis by another kind
+    # of container; from_bases must raise what the constructor raises (never read it).
+    _primed_reader(BLOCKED, OUTS)
+    for group in range(3):
+        for basis in range(len(BLOCKED[group][1])):
+            for position in range(2):
+                for value in BAD_VALUES:
+                    bases = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+                    bases[group][1][basis][position] = value
+                    expected = _outcome(LinearLayout, bases, OUTS)
+                    assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected, (
+                        group,
+                        basis,
+                        position,
+                        value,
+                    )
+    for container in (set, frozenset, tuple, lambda b: dict.fromkeys(b), bytes, str):
+        bases = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+        try:
+            bases[1][1][0] = container([3, 4])
+        except TypeError:
+            continue
+        expected = _outcome(LinearLayout, bases, OUTS)
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected, container
+
+
+def test_a_template_refuses_layouts_it_cannot_read() -> None:
+    # Values of the template's shape that are not distinct single bits: a swizzle, a
+    # repeated bit (not surjective: refused), a zero where a bit is needed, bits past the
+    # inferred sizes; and the same shape with other names, containers or flags.
+    _primed_reader(BLOCKED, OUTS)
+    cases = []
+    swizzled = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+    swizzled[0][1][3] = [16, 1]
+    cases.append(swizzled)
+    repeated = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+    repeated[0][1][0] = [0, 2]
+    cases.append(repeated)
+    zero = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+    zero[0][1][0] = [0, 0]
+    cases.append(zero)
+    wide = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
+    wide[0][1][0] = [0, 128]
+    cases.append(wide)
+    cases.append([("regixter", g) for _, g in BLOCKED])
+    cases.append([(name, [tuple(b) for b in g]) for name, g in BLOCKED])
+    cases.append([(name, g) for name, g in BLOCKED[::-1]])
+    for bases in cases:
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == _outcome(LinearLayout, bases, OUTS)
+    for outs in (["dim1", "dim0"], ["dimA", "dim1"], ("dim0", "dim1")):
+        assert _outcome(LinearLayout.from_bases, BLOCKED, outs) == _outcome(
+            LinearLayout, BLOCKED, outs
+        )
+    # Columns summing to 2**T - 1 without being single bits (1, 1, 5 and 2, 2, 3): only the
+    # count of packed bits tells them from 1, 2, 4.
+    _primed_reader([("lane", [[0, 1], [0, 2], [0, 4]])], OUTS)
+    for bases in ([("lane", [[0, 1], [0, 1], [0, 5]])], [("lane", [[0, 1], [0, 1], [1, 1]])]):
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == _outcome(LinearLayout, bases, OUTS)
+    assert LinearLayout.from_bases(BLOCKED, OUTS, [128, 256], False).out_dims == [
+        ("dim0", 128),
+        ("dim1", 256),
+    ]
+
+
+single_bits = st.integers(1, 3).flatmap(
+    lambda outs: st.tuples(
+        st.just(outs),
+        st.lists(st.integers(0, 5), min_size=outs, max_size=outs),  # bits per out dim
+        st.lists(st.integers(0, 4), min_size=1, max_size=3),  # zero bases per in dim
+        st.randoms(use_true_random=False),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(single_bits, st.integers(0, 40), st.sampled_from([None, *BAD_VALUES, 3, 5, 6, 96]))
+def test_templates_agree_with_the_constructor(case, where, bad):
+    # Layouts of distinct single-bit columns (what a template reads) in random structures,
+    # one coordinate possibly spoiled; every outcome equals the constructor's.
+    num_outs, widths, zeros, rng = case
+    outs = [f"d{k}" for k in range(num_outs)]
+    columns = [
+        [1 << i if k == out else 0 for k in range(num_outs)]
+        for out, width in enumerate(widths)
+        for i in range(width)
+    ] + [[0] * num_outs for _ in range(sum(zeros))]
+    rng.shuffle(columns)
+    bounds = [0]
+    for _ in range(len(zeros) - 1):
+        bounds.append(rng.randint(bounds[-1], len(columns)))
+    bounds.append(len(columns))
+    bases = [(f"in{i}", columns[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+    read = _primed_reader(bases, outs, strict=False)
+    assert read is not None or not any(columns)  # only all-zero layouts get none
+    if bad is not None and columns:
+        basis = columns[where % len(columns)]
+        basis[where % num_outs] = bad
+    assert _outcome(LinearLayout.from_bases, bases, outs) == _outcome(LinearLayout, bases, outs)
+
+
+def test_templates_of_dicts_and_tuples() -> None:
+    # The same layouts spelled as a dict of tuples, and as tuples of lists: each spelling is
+    # its own structure; its template reads its own spelling (a key of that spelling that is
+    # read, not built) and refuses a bad value in it.
+    from marshal import dumps
+
+    def dict_of_tuples(pairs):
+        return {name: tuple(tuple(b) for b in group) for name, group in pairs}
+
+    def tuple_of_lists(pairs):
+        return tuple((name, [list(b) for b in group]) for name, group in pairs)
+
+    for spell in (dict_of_tuples, tuple_of_lists):
+        read = _primed_reader(spell(BLOCKED), OUTS)
+        swapped = spell([(name, group[::-1]) for name, group in BLOCKED])
+        assert read(dumps((swapped, OUTS, None, True), 0)) is not None
+        assert _outcome(LinearLayout.from_bases, swapped, OUTS) == _outcome(
+            LinearLayout, swapped, OUTS
+        )
+        for bad in (True, -1, 1 << 30):
+            pairs = [(name, [list(b) for b in group]) for name, group in BLOCKED]
+            pairs[1][1][2][0] = bad
+            spoiled = spell(pairs)
+            assert read(dumps((spoiled, OUTS, None, True), 0)) is None
+            assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
+                LinearLayout, spoiled, OUTS
+            )

@@ -44,6 +44,7 @@ from llverify.specs import (
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
 def _group(ob: Obligation) -> str:
     return Path(ob.source).stem
 

@@ -12,9 +12,24 @@ parsing in :mod:`.args`; the parser and exit codes in :mod:`.main`; the ``--json
 ``python -m llverify.cli`` in :mod:`.__main__`.
 """
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, parse_shape
-from llverify.cli.layout_cmd import describe_layout
+from __future__ import annotations
+
+import importlib
+
 from llverify.cli.main import build_parser, main
+from llverify.cli.message import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
+
+#: Exported names imported on first use (PEP 562), so that ``llverify --help`` loads no
+#: subcommand module: name -> its module.
+_LAZY = {"describe_layout": "llverify.cli.layout_cmd", "parse_shape": "llverify.cli.args"}
+
+
+def __getattr__(name: str) -> object:
+    """The lazily exported names (:data:`_LAZY`)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EXIT_FAILED",

@@ -14,6 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llverify.bits import MAX_INPUT_BYTES, MAX_TIMEOUT_S, check_timeout
+from llverify.cli.message import EXIT_FAILED as EXIT_FAILED
+from llverify.cli.message import EXIT_OK as EXIT_OK
+from llverify.cli.message import EXIT_UNKNOWN as EXIT_UNKNOWN
+from llverify.cli.message import EXIT_USAGE as EXIT_USAGE
+from llverify.cli.message import HelpFormatter as HelpFormatter
 from llverify.cli.output import check_target
 from llverify.errors import LLVerifyError
 from llverify.hardware import (
@@ -32,10 +37,8 @@ if TYPE_CHECKING:
 # The layout machinery (llverify.arguments, numpy) is imported in the functions that read
 # layouts, so that the parser and ``--help`` stay light (benchmarks/bench_import.py).
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_UNKNOWN = 3
+# The exit codes and the help layout live in .message (what --help needs, light); they are
+# imported from here by the subcommands.
 
 #: Layouts of the examples in the subcommands' help (tests run every example).
 ROW = (
@@ -61,20 +64,6 @@ EXAMPLES_NOTE = (
 PIPE_TIMEOUT_S = 30.0
 
 _LAYOUT_SUFFIXES = (".json", ".txt", ".ll")
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's help layout, except that a paragraph of a description or epilog with lines
-    indented by two spaces (the examples) is printed as written; the others are wrapped."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        paragraphs = text.split("\n\n")
-        return "\n\n".join(
-            "\n".join(indent + line for line in paragraph.splitlines())
-            if "\n  " in paragraph
-            else super(HelpFormatter, self)._fill_text(paragraph, width, indent)
-            for paragraph in paragraphs
-        )
 
 
 def examples(*commands: str) -> str:

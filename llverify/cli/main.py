@@ -9,29 +9,71 @@ ends.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from llverify import __version__
-from llverify.cli import (
-    access_cmd,
-    atoms_cmd,
-    audit_cmd,
-    coalescing_cmd,
-    convert_cmd,
-    draw_cmd,
-    examples_cmd,
-    layout_cmd,
-    partitions_cmd,
-    prove_cmd,
-    swizzle_cmd,
-    triton_cmd,
-    validate_cmd,
-)
-from llverify.cli.args import EXIT_USAGE, HelpFormatter
-from llverify.cli.message import one_line
+from llverify.cli.message import EXIT_USAGE, HelpFormatter, one_line
 from llverify.errors import LLVerifyError
+
+#: The subcommands in the order ``llverify --help`` lists them: (name, its module in
+#: llverify.cli, its one-line help).  The help line is repeated here so that the parser of
+#: one command imports that command's module only (``llverify --help``: none);
+#: tests/test_imports_lazy.py checks that each line is what the module registers.
+COMMANDS = (
+    ("layout", "layout_cmd", "print a layout in Triton's text with its properties"),
+    (
+        "convert",
+        "convert_cmd",
+        "prove a layout conversion and say how Triton lowers it and what it costs",
+    ),
+    (
+        "bank-conflicts",
+        "access_cmd",
+        "bank conflicts of a register layout stored to / loaded from a shared layout",
+    ),
+    (
+        "lds-partitions",
+        "partitions_cmd",
+        "gfx1250 LDS partition conflicts of a register layout and a shared layout",
+    ),
+    (
+        "swizzle",
+        "swizzle_cmd",
+        "synthesize the optimal shared-memory layout for a conversion, certified",
+    ),
+    (
+        "coalescing",
+        "coalescing_cmd",
+        "global-memory sectors, lines, vector width and efficiency of a register layout",
+    ),
+    (
+        "triton-check",
+        "triton_cmd",
+        "check the installed Triton's layout converters against llverify's",
+    ),
+    ("audit", "audit_cmd", "audit a TTGIR module: every layout operation verified and costed"),
+    (
+        "prove",
+        "prove_cmd",
+        "run the checks of TOML spec files (CI): equivalences, conversions, bank "
+        "conflicts, vectorization, swizzles",
+    ),
+    ("draw", "draw_cmd", "draw a layout, a bank map or a conversion (SVG, HTML, PNG)"),
+    ("atoms", "atoms_cmd", "the MMA and copy atom catalogue: list, show, prove, draw"),
+    (
+        "validate",
+        "validate_cmd",
+        "prove the code Triton emits for each layout op (translation validation)",
+    ),
+    (
+        "examples",
+        "examples_cmd",
+        "copy the example TTGIR modules and dumped kernels the help examples use",
+    ),
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,8 +95,15 @@ EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for the docs and tests)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (exposed for the docs and tests): every subcommand's, or with
+    ``command``, that one's only (the others are listed with their help line, without their
+    arguments, and their modules are not imported).
+
+    Examples:
+        >>> build_parser("layout").parse_args(["layout", "x.json"]).command
+        'layout'
+    """
     parser = _Parser(
         prog="llverify",
         description="Verify and synthesize GPU tensor layouts (Triton linear layouts).",
@@ -65,20 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"llverify {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    layout_cmd.register(commands)
-    convert_cmd.register(commands)
-    access_cmd.register(commands)
-    partitions_cmd.register(commands)
-    swizzle_cmd.register(commands)
-    coalescing_cmd.register(commands)
-    triton_cmd.register(commands)
-    audit_cmd.register(commands)
-    prove_cmd.register(commands)
-    draw_cmd.register(commands)
-    atoms_cmd.register(commands)
-    validate_cmd.register(commands)
-    examples_cmd.register(commands)
+    for name, module, help_line in COMMANDS:
+        if command is None or name == command:
+            importlib.import_module(f"llverify.cli.{module}").register(commands)
+        else:
+            commands.add_parser(name, help=help_line, formatter_class=HelpFormatter)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str:
+    """The subcommand ``argv`` names: its first word that is not an option (the top-level
+    options take no value), or "" when there is none."""
+    return next((word for word in argv if not word.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version: printed; main() flushes the output

@@ -92,8 +92,8 @@ def main() -> int:
     elif MODE == "python":
         build = cli.build_parser
 
-        def patched() -> Any:
-            parser = build()
+        def patched(*args: Any) -> Any:
+            parser = build(*args)
             _python_mode(parser)
             return parser
 
