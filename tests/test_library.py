@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from llverify import atoms as catalogue
 from llverify.errors import LayoutTypeError, LLVerifyError
 from llverify.proof.library import (
     GROUPS,
@@ -32,6 +33,7 @@ from llverify.proof.verdict import Status
 from llverify.specs import (
     amd_mfma,
     amd_wmma,
+    atoms,
     blocked,
     ldmatrix,
     nvidia_mma,
@@ -93,7 +95,7 @@ def _assert_refuted_with_counterexample(outcome: Outcome) -> None:
 def test_negative_controls_refuted_with_a_counterexample(obligations: list[Obligation]) -> None:
     controls = [ob for ob in obligations if ob.expect == Status.REFUTED]
     # specs' controls: ldmatrix 1, amd_mfma 4 + family 1, amd_wmma 6, blocked family 1,
-    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9
+    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9, atoms 9
     assert collections.Counter(_group(ob) for ob in controls) == {
         "ldmatrix": 1,
         "amd_mfma": 5,
@@ -103,6 +105,7 @@ def test_negative_controls_refuted_with_a_counterexample(obligations: list[Oblig
         "shared": 7,
         "nvmma_shared": 4,
         "padded": 9,
+        "atoms": len(atoms.CONTROLS),
     }
     for ob in controls:
         assert "(negative control)" in ob.name, ob.name
@@ -156,8 +159,14 @@ def test_every_specs_obligation_is_in_the_library(obligations: list[Obligation])
         + len(nvmma_shared.FAMILY_PROOFS)
     )
     assert sizes["padded"] == len(padded.all_obligations()) + len(padded.NEGATIVE_CONTROLS)
+    # every atom of the catalogue, then its controls
+    assert sizes["atoms"] == len(catalogue.names()) + len(atoms.CONTROLS)
     assert set(sizes) == set(GROUPS)
-    assert {ob.kind for ob in obligations} == {"library equivalence", "library family"}
+    assert {ob.kind for ob in obligations} == {
+        "library equivalence",
+        "library family",
+        "library atom",
+    }
     assert NOT_INCLUDED and all(NOT_INCLUDED.values())
 
 

@@ -21,7 +21,7 @@ Examples:
     >>> library_obligations(["mma"])
     Traceback (most recent call last):
     ...
-    llverify.proof.library.LibraryError: unknown obligation group 'mma'; the groups are: nvidia_mma, ldmatrix, amd_mfma, amd_wmma, blocked, tmem, shared, nvmma_shared, padded.
+    llverify.proof.library.LibraryError: unknown obligation group 'mma'; the groups are: nvidia_mma, ldmatrix, amd_mfma, amd_wmma, blocked, tmem, shared, nvmma_shared, padded, atoms.
 """  # noqa: E501 - the doctest's outputs are one line each
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ GROUPS: tuple[str, ...] = (
     "shared",
     "nvmma_shared",
     "padded",
+    "atoms",
 )
 
 #: The package's spec library: ``llverify/specs`` (its ``**/*.toml`` are package data).
