@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 29, "tcgen05.st": 29,
-            "mfma": 27, "wmma": 14}  # fmt: skip
+            "mfma": 42, "wmma": 14}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 281
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 296
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -218,6 +218,8 @@ def _triton_cases():
         ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
     )
     for atom in atoms.atoms("mfma"):
+        if atom.source.startswith("Composable Kernel"):  # multi-block: its own test below
+            continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
         parent = f"amd.AMDMFMALayout(3, [{m}, {n}, {k}], False, [1, 1], {bits})"
@@ -591,3 +593,60 @@ def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
     wide = atoms.get("tcgen05.ld.16x256b.x32")
     assert wide.name == "SM100_TMEM_LOAD_16dp256b32x"
     assert wide.operand("fragment").shape == (16, 256) and wide.operand("fragment").values == 128
+
+
+# ---------------------------------------------------------------------- multi-block MFMA
+
+
+def test_multi_block_mfma_atoms() -> None:
+    """15 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16):
+    the blocks stacked (A's along the rows, B's and D's along the columns)."""
+    names = [a.name for a in atoms.atoms("mfma") if "b_" in a.name or "x2bf16" in a.name]
+    assert len(names) == 15
+    atom = atoms.get("v_mfma_f32_32x32x1f32")  # the CDNA1 spelling is an alias
+    assert atom.name == "v_mfma_f32_32x32x1_2b_f32" and atom.mnk == (32, 32, 1)
+    c = atom.operand("C")
+    assert c.shape == (32, 64) and (c.threads, c.values) == (64, 32)
+    # block 1's D[5][1] (register 16 + 4 * (5 // 8) + 5 % 4, lane 1 + 32 * ((5 // 4) % 2))
+    assert c.layout().apply({"register": 17, "lane": 33}) == {"dim0": 5, "dim1": 33}
+    assert atoms.get("v_mfma_f32_4x4x4_16b_f16").operand("A").shape == (64, 4)
+
+
+def _squeezed(layout):
+    for name, size in layout.in_dims:
+        if size == 1 and name not in ("register", "lane"):
+            layout = layout.squeeze_ins(name)
+    return layout
+
+
+def test_multi_block_mfma_agrees_with_triton() -> None:
+    """Triton 3.9 as a third statement: its 4x64 MFMA instruction shape is the 16-block
+    4x4x4 D, and block 0 of the 2-block 32x32 D (its first 16 registers) is Triton's 32x32
+    accumulator."""
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+
+    triton_4x64 = AMDMFMALayout(3, [4, 64, 4], False, [1, 1], 32, None).to_linear_layout([4, 64])
+    assert atoms.get("v_mfma_f32_4x4x4_16b_f16").operand("C").layout() == _squeezed(triton_4x64)
+    d = atoms.get("v_mfma_f32_32x32x1_2b_f32").operand("C").layout()
+    triton_32 = _squeezed(
+        AMDMFMALayout(3, [32, 32, 8], False, [1, 1], 32, None).to_linear_layout([32, 32])
+    )
+    assert d.bases[0][1][:4] == triton_32.bases[0][1] and d.bases[1] == triton_32.bases[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # the 2 blocks read as one 32x32 instruction's D (registers 16..31 are block 1)
+        ("v_mfma_f32_32x32x1_2b_f32", "C", "v_mfma_f32_32x32x8_f16 D"),
+        # the 4 blocks' D read as the 2-block layout
+        ("v_mfma_f32_16x16x4_4b_f16", "C", "mfma.32x32.2b.D"),
+        # A read as B (the blocks along the columns)
+        ("v_mfma_i32_4x4x4_16b_i8", "A", "mfma.blocks.B"),
+    ],
+)
+def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))

@@ -130,6 +130,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "((2,2,8),32):((0,8,1),16)", None),
     ("SM100_TMEM_LOAD_16dp64b1x", "16x64b against the 16x128b message", "fragment", None,
      "tcgen05.16x128b"),
+    ("v_mfma_f32_32x32x1_2b_f32", "2-block D against one 32x32 instruction's D", "C", None,
+     "v_mfma_f32_32x32x8_f16 D"),
 )  # fmt: skip
 
 
