@@ -650,3 +650,36 @@ def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: 
     assert prove_operand(operand).proved
     bad = replace(operand, reference=wrong)
     _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- closed forms in pictures
+
+
+def test_atom_picture_captions_carry_the_closed_forms() -> None:
+    """Each linear fragment's closed form (explain, LaTeX) is in the picture's caption and
+    info; the formula it prints is the one proved equal to the vendor reference."""
+    from llverify.atoms.picture import atom_picture
+    from llverify.proof.explain import explain
+
+    atom = atoms.get("SM80_16x8x16_F32F16F16F32_TN")
+    picture = atom_picture(atom)
+    svg = picture.svg()
+    for op in atom.operands:
+        latex = explain(op.layout(), "latex")
+        assert picture.info["latex"][op.role] == latex
+        # the printed formula is the fragment, which is the vendor formula
+        assert prove_equal(op.layout(), explain(op.layout())).proved
+        assert prove_operand(op).proved
+    assert "m = $" in svg and "\\bmod" in svg
+    # a non-power-of-2 fragment has no closed form, and says so
+    wide = atom_picture(atoms.get("SM90_64x24x16_F32F16F16_RS"))
+    assert wide.info["latex"]["C"] is None and "no closed form" in wide.svg()
+
+
+def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
+    from llverify.draw import tv_picture
+
+    linear = tv_picture(parse("((4,8),(2,2)):((32,1),(16,8))"), (16, 8))
+    assert set(linear.info["latex"]) == {"dim0", "dim1"} and "(m, n) of CuTe" in linear.svg()
+    three = tv_picture(parse("(32,3):(3,1)"), (96, 1))
+    assert three.info["latex"] is None and "no closed form" in three.svg()
