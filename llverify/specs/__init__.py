@@ -6,6 +6,6 @@ The modules: ``claims`` (how their obligations are decided), and the references,
 per subject: ``blocked``, ``shared`` (swizzled and AMD rotating), ``nvmma_shared``,
 ``padded``, ``nvidia_mma`` (``mma.sync`` and ``wgmma`` fragments), ``amd_mfma``, ``amd_wmma``,
 ``tmem`` (tcgen05.ld/st) and ``ldmatrix``; ``fragments`` holds the vendor fragment formulas
-only the atom catalogue (:mod:`llverify.atoms`) is proved against, and ``atoms`` makes every
-atom of that catalogue (and its negative controls) an obligation of the library.
+only the atom catalogue (:mod:`llverify.atoms`) is proved against (every atom of
+which is an obligation of the library too: :mod:`llverify.atoms.library`).
 """

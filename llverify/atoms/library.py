@@ -1,11 +1,13 @@
-"""The atom catalogue as library obligations: every atom of :mod:`llverify.atoms` (its register
+"""The atom catalogue as obligations of ``llverify prove``'s built-in library (its group
+``atoms``, :mod:`llverify.proof.library`): every atom of :mod:`llverify.atoms` (its register
 fragments against the vendor formulas of :mod:`llverify.specs.fragments` and the spec modules
 it names; a shuffle's lane map against the PTX ISA's ``shfl.sync``), one obligation per atom,
 and negative controls: perturbed fragments and wrong vendor formulas that must be refuted.
 
 Examples:
     >>> from llverify.proof.library import run_obligation
-    >>> len(LIBRARY) == len(CONTROLS) + len(__import__("llverify.atoms").atoms.names())
+    >>> from llverify.atoms.registry import names
+    >>> len(LIBRARY) == len(CONTROLS) + len(names())
     True
     >>> first = LIBRARY[0]
     >>> first.kind, first.name
@@ -31,7 +33,7 @@ __all__ = ["ATOM", "CONTROLS", "LIBRARY", "atom_equal", "atom_references", "pert
 #: The reported kind of these obligations.
 ATOM = "library atom"
 
-_SOURCE = "specs/atoms.py"
+_SOURCE = "atoms/library.py"
 
 
 def atom_references(atom: Any) -> dict[str, str]:
@@ -39,7 +41,7 @@ def atom_references(atom: Any) -> dict[str, str]:
     (``lanes`` -> ``shfl.sync.MODE`` for a shuffle).
 
     Examples:
-        >>> from llverify.atoms import get
+        >>> from llverify.atoms.registry import get
         >>> atom_references(get("SM80_16x8x8_F16F16F16F16_TN"))["C"]
         'mma.m16n8k16.CD'
     """
@@ -51,7 +53,7 @@ def atom_references(atom: Any) -> dict[str, str]:
 def perturbed(name: str, role: str, tv_text: str) -> Any:
     """The atom ``name`` with the CuTe TV layout of its ``role`` fragment replaced by
     ``tv_text`` (a negative control's subject)."""
-    from llverify.atoms import get
+    from llverify.atoms.registry import get
 
     atom = get(name)
     operands = tuple(
@@ -69,7 +71,7 @@ def atom_equal(atom: Any, reference: Mapping[str, str], timeout_s: float) -> Rul
     status is the weakest of the operands', the message the first failing operand's verdict.
 
     Examples:
-        >>> from llverify.atoms import get
+        >>> from llverify.atoms.registry import get
         >>> atom = get("SM80_16x8x8_F16F16F16F16_TN")
         >>> refs = atom_references(atom)
         >>> atom_equal(atom, refs, 10.0).status
@@ -136,7 +138,7 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
 
 
 def _library() -> tuple[Obligation, ...]:
-    from llverify.atoms import atoms, get
+    from llverify.atoms.registry import atoms, get
 
     result = [
         _obligation(
