@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 29, "tcgen05.st": 29,
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
             "mfma": 42, "wmma": 14}  # fmt: skip
 
 
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 296
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 354
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -683,3 +683,47 @@ def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
     assert set(linear.info["latex"]) == {"dim0", "dim1"} and "(m, n) of CuTe" in linear.svg()
     three = tv_picture(parse("(32,3):(3,1)"), (96, 1))
     assert three.info["latex"] is None and "no closed form" in three.svg()
+
+
+# ---------------------------------------------------------------------- tcgen05 .pack::16b
+
+
+def test_packed_tcgen05_atoms() -> None:
+    """The 58 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
+    2 i + h of a thread is column 2 c(i) + h of the TMEM lane the unpacked register i reads,
+    so the message covers twice the columns."""
+    packed = [a for a in atoms.atoms() if a.name.endswith("_16b")]
+    assert len(packed) == 58 and all(atoms.prove_atom(a).proved for a in packed)
+    atom = atoms.get("tcgen05.ld.16x256b.x1.pack::16b")
+    assert atom.name == "SM100_TMEM_LOAD_16dp256b1x_16b"
+    fragment = atom.operand("fragment")
+    assert fragment.shape == (16, 16) and fragment.values == 8  # 4 registers, 8 halves
+    plain = atoms.get("SM100_TMEM_LOAD_16dp256b1x").operand("fragment").layout()
+    ll = fragment.layout()
+    for i in range(4):
+        for h in range(2):
+            for lane in (0, 5, 31):
+                unpacked = plain.apply({"register": i, "lane": lane})
+                got = ll.apply({"register": 2 * i + h, "lane": lane})
+                assert got == {"dim0": unpacked["dim0"], "dim1": 2 * unpacked["dim1"] + h}
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # the half and the register exchanged: h picks the column pair, i the column in it
+        ("SM100_TMEM_LOAD_32dp32b2x_16b", "(32,(2,2)):(4,(2,1))", None),
+        # the packed message read as the unpacked .x2 one (columns c(i) of registers 0..2n-1)
+        ("SM100_TMEM_LOAD_16dp256b1x_16b", None, "tcgen05.16x256b"),
+        # a 16x128b store read with the 16x64b shape's packed formula
+        ("SM100_TMEM_STORE_16dp128b1x_16b", None, "tcgen05.16x64b.pack16b"),
+    ],
+)
+def test_packed_tcgen05_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))

@@ -134,6 +134,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "tcgen05.16x128b"),
     ("v_mfma_f32_32x32x1_2b_f32", "2-block D against one 32x32 instruction's D", "C", None,
      "v_mfma_f32_32x32x8_f16 D"),
+    ("SM100_TMEM_LOAD_32dp32b2x_16b", "packed halves and registers exchanged", "fragment",
+     "(32,(2,2)):(4,(2,1))", None),
 )  # fmt: skip
 
 

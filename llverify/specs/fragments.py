@@ -27,6 +27,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -388,6 +389,8 @@ _LIST += [
     for mode, text in _SHFL_SOURCES.items()
 ]
 
+_REGISTER = re.compile(r"\bregister\b")
+
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 
@@ -395,13 +398,30 @@ FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 def reference(name: str) -> FragmentReference:
     """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
     :mod:`~llverify.specs.nvidia_mma` reference, ``tcgen05.<shape>`` (a
-    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``) or an AMD WMMA
-    reference (its key)."""
+    :mod:`~llverify.specs.tmem` message; ``tcgen05.<shape>.pack16b`` the same with
+    ``.pack::16b``, ``register`` counting 16-bit elements), an AMD MFMA fragment (its
+    ``name``) or an AMD WMMA reference (its key)."""
     if name in FRAGMENTS:
         return FRAGMENTS[name]
     from llverify.specs import amd_mfma, amd_wmma, nvidia_mma, tmem
 
     shape = name.removeprefix("tcgen05.")
+    if shape.endswith(".pack16b") and shape.removesuffix(".pack16b") in tmem.MESSAGE_REFERENCES:
+        # .pack::16b / .unpack::16b: "two 16-bit elements from adjacent columns" in one 32-bit
+        # register: the 16-bit element e = 2 i + h of register i is column 2 c(i) + h, where
+        # c(i) is the column register i has without packing (same TMEM lane)
+        rows_cols = tmem.MESSAGE_REFERENCES[shape.removesuffix(".pack16b")]
+        row = _REGISTER.sub("(register >> 1)", rows_cols["row"])
+        col = _REGISTER.sub("(register >> 1)", rows_cols["col"])
+        return FragmentReference(
+            name,
+            {"dim0": row, "dim1": f"2 * ({col}) + (register & 1)"},
+            _ptx(
+                "Matrix fragments for shape ." + shape.removesuffix(".pack16b"),
+                "Figures 183-186 with .pack::16b / .unpack::16b (tcgen05.ld / tcgen05.st: two "
+                "16-bit elements from adjacent columns per 32-bit register)",
+            ),
+        )
     if shape in tmem.MESSAGE_REFERENCES:  # TMEM lane (row) -> dim0, column -> dim1
         rows_cols = tmem.MESSAGE_REFERENCES[shape]
         return FragmentReference(
