@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 29, "tcgen05.st": 29,
-            "mfma": 27, "wmma": 14, "dpas": 27}  # fmt: skip
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
+            "mfma": 42, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 308
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 381
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -218,6 +218,8 @@ def _triton_cases():
         ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
     )
     for atom in atoms.atoms("mfma"):
+        if atom.source.startswith("Composable Kernel"):  # multi-block: its own test below
+            continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
         parent = f"amd.AMDMFMALayout(3, [{m}, {n}, {k}], False, [1, 1], {bits})"
@@ -591,3 +593,137 @@ def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
     wide = atoms.get("tcgen05.ld.16x256b.x32")
     assert wide.name == "SM100_TMEM_LOAD_16dp256b32x"
     assert wide.operand("fragment").shape == (16, 256) and wide.operand("fragment").values == 128
+
+
+# ---------------------------------------------------------------------- multi-block MFMA
+
+
+def test_multi_block_mfma_atoms() -> None:
+    """15 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16):
+    the blocks stacked (A's along the rows, B's and D's along the columns)."""
+    names = [a.name for a in atoms.atoms("mfma") if "b_" in a.name or "x2bf16" in a.name]
+    assert len(names) == 15
+    atom = atoms.get("v_mfma_f32_32x32x1f32")  # the CDNA1 spelling is an alias
+    assert atom.name == "v_mfma_f32_32x32x1_2b_f32" and atom.mnk == (32, 32, 1)
+    c = atom.operand("C")
+    assert c.shape == (32, 64) and (c.threads, c.values) == (64, 32)
+    # block 1's D[5][1] (register 16 + 4 * (5 // 8) + 5 % 4, lane 1 + 32 * ((5 // 4) % 2))
+    assert c.layout().apply({"register": 17, "lane": 33}) == {"dim0": 5, "dim1": 33}
+    assert atoms.get("v_mfma_f32_4x4x4_16b_f16").operand("A").shape == (64, 4)
+
+
+def _squeezed(layout):
+    for name, size in layout.in_dims:
+        if size == 1 and name not in ("register", "lane"):
+            layout = layout.squeeze_ins(name)
+    return layout
+
+
+def test_multi_block_mfma_agrees_with_triton() -> None:
+    """Triton 3.9 as a third statement: its 4x64 MFMA instruction shape is the 16-block
+    4x4x4 D, and block 0 of the 2-block 32x32 D (its first 16 registers) is Triton's 32x32
+    accumulator."""
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+
+    triton_4x64 = AMDMFMALayout(3, [4, 64, 4], False, [1, 1], 32, None).to_linear_layout([4, 64])
+    assert atoms.get("v_mfma_f32_4x4x4_16b_f16").operand("C").layout() == _squeezed(triton_4x64)
+    d = atoms.get("v_mfma_f32_32x32x1_2b_f32").operand("C").layout()
+    triton_32 = _squeezed(
+        AMDMFMALayout(3, [32, 32, 8], False, [1, 1], 32, None).to_linear_layout([32, 32])
+    )
+    assert d.bases[0][1][:4] == triton_32.bases[0][1] and d.bases[1] == triton_32.bases[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # the 2 blocks read as one 32x32 instruction's D (registers 16..31 are block 1)
+        ("v_mfma_f32_32x32x1_2b_f32", "C", "v_mfma_f32_32x32x8_f16 D"),
+        # the 4 blocks' D read as the 2-block layout
+        ("v_mfma_f32_16x16x4_4b_f16", "C", "mfma.32x32.2b.D"),
+        # A read as B (the blocks along the columns)
+        ("v_mfma_i32_4x4x4_16b_i8", "A", "mfma.blocks.B"),
+    ],
+)
+def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- closed forms in pictures
+
+
+def test_atom_picture_captions_carry_the_closed_forms() -> None:
+    """Each linear fragment's closed form (explain, LaTeX) is in the picture's caption and
+    info; the formula it prints is the one proved equal to the vendor reference."""
+    from llverify.atoms.picture import atom_picture
+    from llverify.proof.explain import explain
+
+    atom = atoms.get("SM80_16x8x16_F32F16F16F32_TN")
+    picture = atom_picture(atom)
+    svg = picture.svg()
+    for op in atom.operands:
+        latex = explain(op.layout(), "latex")
+        assert picture.info["latex"][op.role] == latex
+        # the printed formula is the fragment, which is the vendor formula
+        assert prove_equal(op.layout(), explain(op.layout())).proved
+        assert prove_operand(op).proved
+    assert "m = $" in svg and "\\bmod" in svg
+    # a non-power-of-2 fragment has no closed form, and says so
+    wide = atom_picture(atoms.get("SM90_64x24x16_F32F16F16_RS"))
+    assert wide.info["latex"]["C"] is None and "no closed form" in wide.svg()
+
+
+def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
+    from llverify.draw import tv_picture
+
+    linear = tv_picture(parse("((4,8),(2,2)):((32,1),(16,8))"), (16, 8))
+    assert set(linear.info["latex"]) == {"dim0", "dim1"} and "(m, n) of CuTe" in linear.svg()
+    three = tv_picture(parse("(32,3):(3,1)"), (96, 1))
+    assert three.info["latex"] is None and "no closed form" in three.svg()
+
+
+# ---------------------------------------------------------------------- tcgen05 .pack::16b
+
+
+def test_packed_tcgen05_atoms() -> None:
+    """The 58 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
+    2 i + h of a thread is column 2 c(i) + h of the TMEM lane the unpacked register i reads,
+    so the message covers twice the columns."""
+    packed = [a for a in atoms.atoms() if a.name.endswith("_16b")]
+    assert len(packed) == 58 and all(atoms.prove_atom(a).proved for a in packed)
+    atom = atoms.get("tcgen05.ld.16x256b.x1.pack::16b")
+    assert atom.name == "SM100_TMEM_LOAD_16dp256b1x_16b"
+    fragment = atom.operand("fragment")
+    assert fragment.shape == (16, 16) and fragment.values == 8  # 4 registers, 8 halves
+    plain = atoms.get("SM100_TMEM_LOAD_16dp256b1x").operand("fragment").layout()
+    ll = fragment.layout()
+    for i in range(4):
+        for h in range(2):
+            for lane in (0, 5, 31):
+                unpacked = plain.apply({"register": i, "lane": lane})
+                got = ll.apply({"register": 2 * i + h, "lane": lane})
+                assert got == {"dim0": unpacked["dim0"], "dim1": 2 * unpacked["dim1"] + h}
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # the half and the register exchanged: h picks the column pair, i the column in it
+        ("SM100_TMEM_LOAD_32dp32b2x_16b", "(32,(2,2)):(4,(2,1))", None),
+        # the packed message read as the unpacked .x2 one (columns c(i) of registers 0..2n-1)
+        ("SM100_TMEM_LOAD_16dp256b1x_16b", None, "tcgen05.16x256b"),
+        # a 16x128b store read with the 16x64b shape's packed formula
+        ("SM100_TMEM_STORE_16dp128b1x_16b", None, "tcgen05.16x64b.pack16b"),
+    ],
+)
+def test_packed_tcgen05_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))

@@ -33,6 +33,7 @@ SMOKE: dict[str, tuple[list[str], str, bool]] = {
     "benchmarks/bench_access.py": (["--cases", "10"], "us/pair", False),
     "benchmarks/bench_audit.py": (["--repeat", "1"], "matmul", False),
     "benchmarks/bench_bank_query.py": (["--samples", "1", "--calls", "1"], "tensor", False),
+    "benchmarks/bench_bank_query_tv.py": (["--samples", "1", "--calls", "1"], "tensor", False),
     "benchmarks/bench_core.py": (["--repeat", "1"], "worst ratio", True),
     "benchmarks/bench_corpus.py": (
         ["--every", "400", "--jobs", "2", "--kernel-timeout", "20"],

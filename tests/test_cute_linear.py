@@ -301,3 +301,22 @@ def test_swizzle_synthesiser_takes_cute_tv_layouts() -> None:
     assert cost.total_wavefronts == result.cost.total_wavefronts
     plain = swizzle_cost(rows, vec4, cute.parse("(32,32):(32,1)"), [32, 32], 16)
     assert plain.total_wavefronts > cost.total_wavefronts
+
+
+@pytest.mark.parametrize(
+    ("tv_text", "smem_text", "vector"),
+    [
+        ("((4,8),(2,2,2)):((32,1),(16,8,128))", "(16,16):(16,1)", 1),
+        ("((4,8),(2,2,2)):((32,1),(16,8,128))", "Sw<2,3,3> o 0 o (16,16):(16,1)", 2),
+        ("((4,8),8):((128,1),16)", "Sw<3,3,3> o 0 o (16,128):(128,1)", 8),
+        ("((4,8),8):((128,1),16)", "(16,128):(136,1)", 4),  # padded
+        ("((8,4),2):((2,16),1)", "(2,32):(1,2) o 0 o (64):(1)", 2),  # a layout as outer
+    ],
+)
+def test_lane_addresses_equal_the_element_by_element_call(
+    tv_text: str, smem_text: str, vector: int
+) -> None:
+    """The flattened fast path gives what evaluating the two CuTe layouts gives."""
+    tv, smem = cute.parse(tv_text), cute.parse(smem_text)
+    expected = [smem._index(tv((lane, 0))) // vector for lane in range(32)]
+    assert cute.lane_addresses(tv, smem, vector=vector) == expected

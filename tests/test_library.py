@@ -18,9 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from llverify import atoms as catalogue
+from llverify.atoms import library as atoms
 from llverify.errors import LayoutTypeError, LLVerifyError
 from llverify.proof.library import (
     GROUPS,
+    MODULES,
     NOT_INCLUDED,
     LibraryError,
     Outcome,
@@ -46,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _group(ob: Obligation) -> str:
-    return Path(ob.source).stem
+    return "atoms" if ob.source == "atoms/library.py" else Path(ob.source).stem
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +93,7 @@ def _assert_refuted_with_counterexample(outcome: Outcome) -> None:
 def test_negative_controls_refuted_with_a_counterexample(obligations: list[Obligation]) -> None:
     controls = [ob for ob in obligations if ob.expect == Status.REFUTED]
     # specs' controls: ldmatrix 1, amd_mfma 4 + family 1, amd_wmma 6, blocked family 1,
-    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9, intel_dpas 6 + families 2
+    # tmem 2, shared 5 + families 2, nvmma_shared 4, padded 9, intel_dpas 6 + families 2, atoms
     assert collections.Counter(_group(ob) for ob in controls) == {
         "ldmatrix": 1,
         "amd_mfma": 5,
@@ -101,6 +104,7 @@ def test_negative_controls_refuted_with_a_counterexample(obligations: list[Oblig
         "nvmma_shared": 4,
         "padded": 9,
         "intel_dpas": 8,
+        "atoms": len(atoms.CONTROLS),
     }
     for ob in controls:
         assert "(negative control)" in ob.name, ob.name
@@ -158,8 +162,14 @@ def test_every_specs_obligation_is_in_the_library(obligations: list[Obligation])
     assert sizes["intel_dpas"] == (
         len(intel_dpas.OBLIGATIONS) + len(intel_dpas.NEGATIVE_CONTROLS) + 5
     )
+    # every atom of the catalogue, then its controls
+    assert sizes["atoms"] == len(catalogue.names()) + len(atoms.CONTROLS)
     assert set(sizes) == set(GROUPS)
-    assert {ob.kind for ob in obligations} == {"library equivalence", "library family"}
+    assert {ob.kind for ob in obligations} == {
+        "library equivalence",
+        "library family",
+        "library atom",
+    }
     assert NOT_INCLUDED and all(NOT_INCLUDED.values())
 
 
@@ -168,7 +178,8 @@ def test_names_and_sources_are_unique(obligations: list[Obligation]) -> None:
     duplicates = [n for n, c in collections.Counter(names).items() if c > 1]
     assert not duplicates, duplicates
     for ob in obligations:
-        assert ob.source == f"specs/{_group(ob)}.py" and ob.line == 0, ob.source
+        module = MODULES[_group(ob)].removeprefix("llverify.").replace(".", "/")
+        assert ob.source == f"{module}.py" and ob.line == 0, ob.source
         assert ob.name.startswith(f"{_group(ob)}: "), ob.name
 
 

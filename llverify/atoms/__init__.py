@@ -9,7 +9,8 @@ Modules: :mod:`~llverify.atoms.catalogue` (the value types), :mod:`~llverify.ato
 block-scaled), :mod:`~llverify.atoms.nvidia_copy` (cp.async and shuffles),
 :mod:`~llverify.atoms.shuffle` (shuffles as lane maps), :mod:`~llverify.atoms.tcgen05` (TMEM
 register views), :mod:`~llverify.atoms.registry` (the look-up), :mod:`~llverify.atoms.proof`
-(proving them), :mod:`~llverify.atoms.picture` (their figures).
+(proving them), :mod:`~llverify.atoms.library` (them as obligations of ``llverify prove``),
+:mod:`~llverify.atoms.picture` (their figures).
 
 Examples:
     >>> from llverify import atoms

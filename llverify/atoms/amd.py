@@ -6,10 +6,17 @@ instruction's register layout from the ISA guides and AMD's Matrix Instruction C
 (:mod:`llverify.specs.amd_mfma`, :mod:`~llverify.specs.amd_wmma`,
 :mod:`~llverify.specs.fragments`).
 
-Only single-block instructions are listed: the multi-block ones (4x4x4 with 16 blocks,
-32x32x1 and 32x32x4f16 with 2, 16x16x4f16 with 4) compute several independent products and
-have no one (M, N) tile; nor the gfx950 8-bit/6-bit/4-bit f8f6f4 and 32x32x32/16x16x64 i8
-shapes (K-packing 16 and 32), whose register layouts were not checked against the ISA here.
+The multi-block instructions (32x32 with 2 blocks, 16x16 with 4, 4x4 with 16: ``_2b``,
+``_4b``, ``_16b`` in CDNA3 spelling) compute several independent products; their operands
+stack the blocks: block ``b``'s A at rows ``M b ..``, its B and D at columns ``N b ..``
+(``D_b = A_b B_b``).  Their fragments come from Composable Kernel's description of each
+instruction (``xdlops_gemm.hpp``'s ``mfma_type``: ``group_size``, ``num_groups_per_blk``,
+``num_threads_per_blk``, ``num_input_blks``, ``num_output_blks``, ``k_per_blk``, and how
+``GetBlkIdx``/``GetBeginOfThreadBlk`` place a lane's elements), built here as bases, and
+are proved against the Matrix Instruction Calculator's layouts
+(:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).  Not listed: the gfx950
+8-bit/6-bit/4-bit f8f6f4 and 32x32x32/16x16x64 i8 shapes (K-packing 16 and 32), whose
+register layouts were not checked against the ISA here, and f64 4x4x4 with 4 blocks.
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -128,6 +135,103 @@ def _mfma_atoms() -> list[Atom]:
     return result
 
 
+class _Blocks:
+    """A multi-block MFMA operand built from Composable Kernel's ``mfma_type`` parameters of
+    the instruction: ``role`` "A" (lane = stacked row, ``k_per_blk`` registers along K), "B"
+    (its mirror) or "C" (``num_output_blks`` blocks of ``num_groups_per_blk`` groups of
+    ``group_size`` rows; the lane's block-thread is the column, its input block the group of
+    rows).
+
+    Examples:
+        >>> d = _Blocks("C", group=4, groups=4, threads=32, inputs=2, outputs=2, k=1)()
+        >>> d.apply({"register": 17, "lane": 33})
+        {'dim0': 5, 'dim1': 33}
+    """
+
+    def __init__(
+        self, role: str, *, group: int, groups: int, threads: int, inputs: int, outputs: int,
+        k: int,
+    ) -> None:  # fmt: skip
+        self.role = role
+        self.params = (group, groups, threads, inputs, outputs, k)
+
+    def __call__(self) -> LinearLayout:
+        group, groups, threads, inputs, outputs, k = self.params
+        m_per_blk, n_per_blk = group * groups * inputs, threads
+        if self.role in ("A", "B"):  # lane = blk_id * threads + blk_td: the stacked row/col
+            lane = [[1 << i, 0] for i in range(6)]
+            register = [[0, 1 << i] for i in range(k.bit_length() - 1)]
+            rows, cols = 64, k
+            if self.role == "B":
+                lane = [b[::-1] for b in lane]
+                register = [b[::-1] for b in register]
+                rows, cols = cols, rows
+        else:  # row = g * inputs * group + blk_id * group + r; col = blk_i * n_per_blk + td
+            register = [[1 << i, 0] for i in range(group.bit_length() - 1)]
+            register += [[inputs * group << i, 0] for i in range(groups.bit_length() - 1)]
+            register += [[0, n_per_blk << i] for i in range(outputs.bit_length() - 1)]
+            lane = [[0, 1 << i] for i in range(threads.bit_length() - 1)]
+            lane += [[group << i, 0] for i in range(inputs.bit_length() - 1)]
+            rows, cols = m_per_blk, n_per_blk * outputs
+        return LinearLayout.from_bases(
+            [("register", register), ("lane", lane)], ["dim0", "dim1"], [rows, cols]
+        )
+
+
+#: multi-block shape -> (Composable Kernel's mfma_type parameters: group_size,
+#: num_groups_per_blk, num_threads_per_blk, num_input_blks, num_output_blks; the D reference)
+#: (CK states the 4x4 instructions as one 4 x 64 block of 64 threads, the 16 blocks side by
+#: side along N.)
+_MULTI_BLOCK = {
+    "32x32": (4, 4, 32, 2, 2, "mfma.32x32.2b.D"),
+    "16x16": (4, 1, 16, 4, 4, "mfma.16x16.4b.D"),
+    "4x4": (4, 1, 64, 1, 1, "mfma.4x4.16b.D"),
+}
+_BLOCKS = {"32x32": 2, "16x16": 4, "4x4": 16}
+
+
+def _multi_block(
+    name: str, arch: tuple[str, ...], shape: str, k: int, aliases: tuple[str, ...]
+) -> Atom:
+    """A multi-block MFMA atom: ``shape`` per block, ``k`` elements of K per lane."""
+    group, groups, threads, inputs, outputs, d_reference = _MULTI_BLOCK[shape]
+    params = {"group": group, "groups": groups, "threads": threads, "inputs": inputs,
+              "outputs": outputs, "k": k}  # fmt: skip
+    blocks = _BLOCKS[shape]
+    m = int(shape.split("x")[0])
+    ops = (
+        Operand("A", (64, k), "mfma.blocks.A", None, _Blocks("A", **params), 64),
+        Operand("B", (k, 64), "mfma.blocks.B", None, _Blocks("B", **params), 64),
+        Operand("C", (m, m * blocks), d_reference, None, _Blocks("C", **params), 64),
+    )
+    source = (
+        f"Composable Kernel xdlops_gemm.hpp mfma_type of {name} (group_size {group}, "
+        f"num_groups_per_blk {groups}, num_threads_per_blk {threads}, num_input_blks {inputs}, "
+        f"num_output_blks {outputs}, k_per_blk {k}): {blocks} blocks stacked"
+    )
+    return Atom(name, "mfma", name, arch, (m, m, k), ops, source, aliases)
+
+
+_NO_GFX950 = ("gfx908", "gfx90a", "gfx942")
+
+
+def _multi_block_atoms() -> list[Atom]:
+    result = []
+    for shape, blocks in _BLOCKS.items():
+        for dtype, k, arch, old in (
+            ("f32", 1, _NO_GFX950, f"v_mfma_f32_{shape}x1f32"),
+            ("f16", 4, _NO_GFX950, f"v_mfma_f32_{shape}x4f16"),
+            ("bf16", 4, ("gfx90a", "gfx942"), f"v_mfma_f32_{shape}x4bf16_1k"),
+            ("i8", 4, _NO_GFX950, f"v_mfma_i32_{shape}x4i8"),
+        ):
+            acc = "i32" if dtype == "i8" else "f32"
+            name = f"v_mfma_{acc}_{shape}x{k}_{blocks}b_{dtype}"
+            result.append(_multi_block(name, arch, shape, k, (old,)))
+        # CDNA1 bf16, two per lane (CDNA3 dropped it): its CDNA1 spelling only
+        result.append(_multi_block(f"v_mfma_f32_{shape}x2bf16", ("gfx908",), shape, 2, ()))
+    return result
+
+
 def _wmma(
     name: str,
     arch: str,
@@ -182,4 +286,4 @@ def _wmma_atoms() -> list[Atom]:
 
 def atoms() -> list[Atom]:
     """Every AMD atom, in catalogue order."""
-    return [*_mfma_atoms(), *_wmma_atoms()]
+    return [*_mfma_atoms(), *_multi_block_atoms(), *_wmma_atoms()]

@@ -1,5 +1,6 @@
 """Pictures of atoms: an MMA atom's A, B and C fragments side by side (who holds each
-element: thread and value), or a copy atom's register fragment.
+element: thread and value), or a copy atom's register fragment, captioned with each
+fragment's closed form in LaTeX (``explain(form="latex")``).
 
 Examples:
     >>> from llverify.atoms.registry import get
@@ -8,13 +9,15 @@ Examples:
     (16, 320)
     >>> "SM80_16x8x8_F16F16F16F16_TN" in picture.svg()
     True
+    >>> print(picture.info["latex"]["C"]["dim1"])  # the closed forms, also in the caption
+    \\left(2 \\left(lane \\bmod 4\\right)\\right) + \\left(register \\bmod 2\\right)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from llverify.atoms.catalogue import Atom, AtomError
+from llverify.atoms.catalogue import Atom, AtomError, Operand
 
 __all__ = ["atom_picture"]
 
@@ -28,6 +31,20 @@ _COPY_AXES = {"cp.async": "bytes of the copy", "tcgen05.ld": "TMEM lane x 32-bit
 def _label(atom: Atom, role: str) -> str:
     """What the panel's rows and columns are."""
     return _COPY_AXES.get(atom.family, _AXES[role]) if role == "fragment" else _AXES[role]
+
+
+#: the names of an operand's (dim0, dim1) in its caption's closed form
+_NAMES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "SFA": ("m", "k"),
+          "SFB": ("k", "n"), "fragment": ("row", "col")}  # fmt: skip
+
+
+def _closed_form(op: Operand) -> tuple[str, dict[str, str] | None]:
+    """The caption line of ``op``'s closed form (LaTeX), or why it has none."""
+    from llverify.draw.fragments import closed_form
+
+    if not op.linear:
+        return f"no closed form ({op.threads} threads x {op.values} values: not a power of 2)", None
+    return closed_form(op.layout(), _NAMES[op.role])
 
 
 def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
@@ -56,6 +73,10 @@ def atom_picture(atom: Atom, max_cells: int | None = None) -> Any:
     ]
     if any(op.lane_map for op in atom.operands):
         notes.append(f"thread t is lane {atom.operands[0].lane_map} (CuTe's ThrID)")
+    latex: dict[str, dict[str, str] | None] = {}
+    for op in atom.operands:
+        line, latex[op.role] = _closed_form(op)
+        notes.append(f"{op.role}: {line}")
     scene, info = fragment_picture(panels, title, notes, max_cells or MAX_TV_CELLS)
-    info = {**info, "kind": "atom", "atom": atom.name}
+    info = {**info, "kind": "atom", "atom": atom.name, "latex": latex}
     return Picture(scene, info)

@@ -67,29 +67,48 @@ def _split(key: str) -> tuple[int, int, int]:
 
 
 def atoms() -> list[Atom]:
-    """tcgen05.ld then tcgen05.st, each shape and .num, in catalogue order."""
-    from llverify.cute import parse, upcast
+    """tcgen05.ld then tcgen05.st, each shape and .num, unpacked then packed, in catalogue
+    order."""
 
     result = []
-    for family, cute, verb, layout in (
-        ("tcgen05.ld", "LOAD", "ld", "DstLayout"),
-        ("tcgen05.st", "STORE", "st", "SrcLayout"),
+    for family, cute, verb, layout, pack in (
+        ("tcgen05.ld", "LOAD", "ld", "DstLayout", "pack"),
+        ("tcgen05.st", "STORE", "st", "SrcLayout", "unpack"),
     ):
-        for key, bits_tv in _TV_BITS.items():
-            lanes, bits, num = _split(key)
-            shape = f"{lanes}x{bits}b"
-            tv = str(upcast(parse(bits_tv), 32))
-            fragment = Operand("fragment", (lanes, bits * num // 32), f"tcgen05.{shape}", tv)
-            result.append(
-                Atom(
-                    f"SM100_TMEM_{cute}_{key}",
-                    family,
-                    f"tcgen05.{verb}.sync.aligned.{shape}.x{num}.b32",
-                    ("sm100a",),
-                    None,
-                    (fragment,),
-                    _SOURCE.format(f"SM100_TMEM_LOAD_{key} {layout}".replace("LOAD", cute)),
-                    (f"tcgen05.{verb}.{shape}.x{num}",),
-                )
-            )
+        for packed in (False, True):
+            for key, bits_tv in _TV_BITS.items():
+                result.append(_atom(family, cute, verb, layout, pack, packed, key, bits_tv))
     return result
+
+
+def _atom(
+    family: str, cute: str, verb: str, layout: str, pack: str, packed: bool, key: str,
+    bits_tv: str,
+) -> Atom:  # fmt: skip
+    """One tcgen05 atom; ``packed``: its ``_16b`` variant (``.pack::16b`` / ``.unpack::16b``),
+    whose register-side layout is the unpacked one's and whose ``ValID`` takes the low 16 bits
+    of each TMEM column (``((16, C), L):((1, 32), DP_b)``): in 16-bit elements, element ``u``
+    of a TMEM lane's message is column ``u``."""
+    from llverify.cute import parse, upcast
+
+    lanes, bits, num = _split(key)
+    shape = f"{lanes}x{bits}b"
+    unit = 16 if packed else 32
+    tv = str(upcast(parse(bits_tv), unit))
+    reference = f"tcgen05.{shape}.pack16b" if packed else f"tcgen05.{shape}"
+    fragment = Operand("fragment", (lanes, bits * num // unit), reference, tv)
+    suffix, qualifier = ("_16b", f".{pack}::16b") if packed else ("", "")
+    name = f"SM100_TMEM_{cute}_{key}{suffix}"
+    source = _SOURCE.format(f"{name} {layout}")
+    if packed:
+        source = source.replace("upcast to b32", "upcast to 16-bit elements; ValID: low halves")
+    return Atom(
+        name,
+        family,
+        f"tcgen05.{verb}.sync.aligned.{shape}.x{num}{qualifier}.b32",
+        ("sm100a",),
+        None,
+        (fragment,),
+        source,
+        (f"tcgen05.{verb}.{shape}.x{num}{qualifier}",),
+    )

@@ -477,6 +477,26 @@ def _with_ins_of(layout: LinearLayout, ll: LinearLayout) -> LinearLayout:
     )
 
 
+def _colex(layout: Layout | ComposedLayout) -> Callable[[int], int]:
+    """``layout``'s value at a flat (colexicographic) index inside its domain, as a plain
+    function of the flattened shape and stride: what ``layout._index(i)`` gives, without
+    its per-call tuple walk."""
+    if isinstance(layout, ComposedLayout):  # the outer layout may extrapolate: its own call
+        outer = layout.outer if isinstance(layout.outer, Swizzle) else layout.outer._index
+        inner, base = _colex(layout.inner), layout.offset
+        return lambda i: outer(base + inner(i))
+    modes = list(zip(flatten(layout.shape), flatten(layout.stride)))
+
+    def index(i: int) -> int:
+        total = 0
+        for size, stride in modes:
+            total += i % size * stride
+            i //= size
+        return total
+
+    return index
+
+
 def lane_addresses(
     tv: Any, smem: Any, *, value: int = 0, warp: int = 0, vector: int = 1, lanes: int = 32
 ) -> list[int]:
@@ -516,18 +536,31 @@ def lane_addresses(
             f"{(warp + 1) * lanes}."
         )
     size = smem.size()
+    if isinstance(tv, Layout):  # (thread, value) -> thread mode's index + value mode's
+        thread_mode, value_mode = _colex(tv[0]), _colex(tv[1])
+        values_at = [value_mode(value + k) for k in range(vector)]
+
+        def tile_index(thread: int, k: int) -> int:
+            return thread_mode(thread) + values_at[k]
+
+    else:
+
+        def tile_index(thread: int, k: int) -> int:
+            return int(tv((thread, value + k)))
+
+    offset_of = _colex(smem)
     addresses = []
     for lane in range(lanes):
         thread = warp * lanes + lane
         offsets = []
         for k in range(vector):
-            index = tv((thread, value + k))
+            index = tile_index(thread, k)
             if not 0 <= index < size:
                 raise LayoutError(
                     f"lane {lane} value {value + k}: the TV layout gives tile index {index}, "
                     f"outside the smem layout's domain [0, {size})."
                 )
-            offsets.append(smem._index(index))
+            offsets.append(offset_of(index))
         start = offsets[0]
         if offsets != list(range(start, start + vector)):
             raise LayoutError(

@@ -20,7 +20,7 @@ from llverify.draw.grid import Panel
 from llverify.draw.scene import DrawError, Group, Item, Rect, Scene, Text, shifted, text_width
 from llverify.errors import shown
 
-__all__ = ["TVPanel", "fragment_picture", "tv_panel", "tv_picture"]
+__all__ = ["TVPanel", "closed_form", "fragment_picture", "tv_panel", "tv_picture"]
 
 _CELL_W = 34.0
 _CELL_H = 28.0
@@ -144,6 +144,24 @@ def tv_panel(spec: TVPanel, max_cells: int = MAX_TV_CELLS) -> Panel:
     return Panel(items, width, height, info)
 
 
+def closed_form(layout: Any, names: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """A fragment's closed form for a caption: one line ``name = $LaTeX$`` per out dim of the
+    LinearLayout ``layout`` (:func:`llverify.proof.explain.explain`, ``form="latex"``), the
+    out dims called ``names``, and the LaTeX by out dim.
+
+    Examples:
+        >>> from llverify.layout import LinearLayout
+        >>> ll = LinearLayout.from_bases([("lane", [[1, 0], [0, 1]])], ["dim0", "dim1"], [2, 2])
+        >>> print(closed_form(ll, ["m", "k"])[0])
+        m = $lane \\bmod 2$, k = $\\left\\lfloor{\\frac{lane}{2}}\\right\\rfloor$
+    """
+    from llverify.proof.explain import explain
+
+    latex = explain(layout, "latex")
+    line = ", ".join(f"{name} = ${latex[dim]}$" for name, dim in zip(names, latex))
+    return line, dict(latex)
+
+
 def fragment_picture(
     panels: Sequence[TVPanel],
     title: str,
@@ -199,10 +217,19 @@ def tv_picture(
 ) -> Any:
     """A CuTe thread-value layout ``(thread, value) -> index`` over ``tile`` (column-major)
     as a picture (:class:`llverify.draw.Picture`)."""
+    from llverify.cute import tv_to_linear_layout
     from llverify.draw.api import Picture
+    from llverify.errors import LLVerifyError
 
     tile = _check_tile(tuple(tile))
     spec = TVPanel("TV layout", tv, tile, transposed, lanes)
     head = title or f"TV layout {spec.tv} over {tile[0]} x {tile[1]}"
-    scene, info = fragment_picture([spec], head, max_cells=max_cells)
-    return Picture(scene, info)
+    try:  # the closed form of (thread, value) -> (m, n), CuTe's tile coordinates
+        layout = tv_to_linear_layout(_tv(tv), tile, lanes)
+    except LLVerifyError as error:  # not GF(2)-linear: no closed form to print
+        notes, latex = [f"no closed form: {error}"], None
+    else:
+        line, latex = closed_form(layout, ["m", "n"])
+        notes = [f"(m, n) of CuTe's {tile[0]} x {tile[1]} tile: {line}"]
+    scene, info = fragment_picture([spec], head, notes, max_cells=max_cells)
+    return Picture(scene, {**info, "latex": latex})

@@ -1,5 +1,5 @@
 """Running obligations: the built-in library (``llverify.specs``: its modules' obligations and
-its TOML spec files) is collected here, and any obligations are run, alone or in a process
+its TOML spec files; the atom catalogue's, :mod:`llverify.atoms.library`) is collected here, and any obligations are run, alone or in a process
 pool, into :class:`Outcome` objects.
 
 Examples:
@@ -21,7 +21,7 @@ Examples:
     >>> library_obligations(["mma"])
     Traceback (most recent call last):
     ...
-    llverify.proof.library.LibraryError: unknown obligation group 'mma'; the groups are: nvidia_mma, ldmatrix, amd_mfma, amd_wmma, blocked, tmem, shared, nvmma_shared, padded, intel_dpas.
+    llverify.proof.library.LibraryError: unknown obligation group 'mma'; the groups are: nvidia_mma, ldmatrix, amd_mfma, amd_wmma, blocked, tmem, shared, nvmma_shared, padded, intel_dpas, atoms.
 """  # noqa: E501 - the doctest's outputs are one line each
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from llverify.proof.verdict import Status
 
 __all__ = [
     "GROUPS",
+    "MODULES",
     "NOT_INCLUDED",
     "SPECS",
     "LibraryError",
@@ -66,7 +67,13 @@ GROUPS: tuple[str, ...] = (
     "nvmma_shared",
     "padded",
     "intel_dpas",
+    "atoms",
 )
+
+#: Where a group's obligations live (its module's ``LIBRARY``): ``llverify.specs.<group>``,
+#: except the atom catalogue's, which sit with the atoms (a layer above the specs).
+MODULES: dict[str, str] = {group: f"llverify.specs.{group}" for group in GROUPS}
+MODULES["atoms"] = "llverify.atoms.library"
 
 #: The package's spec library: ``llverify/specs`` (its ``**/*.toml`` are package data).
 SPECS = Path(__file__).resolve().parents[1] / "specs"
@@ -209,7 +216,7 @@ def library_obligations(groups: Sequence[str] | None = None) -> list[Obligation]
     result: list[Obligation] = []
     for group in GROUPS:
         if group in wanted:
-            result.extend(importlib.import_module(f"llverify.specs.{group}").LIBRARY)
+            result.extend(importlib.import_module(MODULES[group]).LIBRARY)
     return result
 
 

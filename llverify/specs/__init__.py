@@ -7,5 +7,6 @@ per subject: ``blocked``, ``shared`` (swizzled and AMD rotating), ``nvmma_shared
 ``padded``, ``nvidia_mma`` (``mma.sync`` and ``wgmma`` fragments), ``amd_mfma``, ``amd_wmma``,
 ``tmem`` (tcgen05.ld/st), ``ldmatrix`` and ``intel_dpas`` (Intel DPAS A/B/C fragments);
 ``fragments`` holds the vendor fragment formulas only the atom catalogue
-(:mod:`llverify.atoms`) is proved against.
+(:mod:`llverify.atoms`) is proved against (every atom of which is an obligation of the
+library too: :mod:`llverify.atoms.library`).
 """

@@ -1,6 +1,7 @@
 """Vendor fragment formulas that only the atom catalogue (:mod:`llverify.atoms`) is proved
 against: the MMA and ldmatrix fragments no Triton converter produces (sm70 quad pairs, sm75
-m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, WMMA B operands).
+m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2 and multi-block MFMA,
+WMMA B operands).
 
 The fragments the converters share live in their spec modules
 (:mod:`llverify.specs.nvidia_mma`, :mod:`~llverify.specs.amd_mfma`,
@@ -26,6 +27,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -311,6 +313,42 @@ _LIST = [
         {"dim0": "2 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3)",
     ),
+    # AMD multi-block MFMA (CDNA1-3): B blocks of an M x N x K product in one instruction;
+    # block b's A at rows M b.., its B and D at columns N b.. (D_b = A_b B_b) ---------------
+    FragmentReference(
+        "mfma.blocks.A",
+        # block b's A[i][k] in lane i + M * b, register k: the stacked row M b + i is the lane
+        {"dim0": "lane", "dim1": "register"},
+        f"{_CALC} v_mfma_f32_32x32x1_2b_f32, _16x16x1_4b_f32, _4x4x1_16b_f32, the _f16, _bf16 "
+        "and _i8 2b/4b/16b forms; CDNA3 ISA ch. 7 (multiple blocks)",
+    ),
+    FragmentReference(
+        "mfma.blocks.B",
+        # block b's B[k][j] in lane j + N * b, register k
+        {"dim0": "register", "dim1": "lane"},
+        f"{_CALC} the same instructions, B",
+    ),
+    FragmentReference(
+        "mfma.32x32.2b.D",
+        # block b's D[i][j]: lane j + 32 * ((i / 4) % 2), register 16 b + 4 * (i / 8) + i % 4
+        {
+            "dim0": "8 * ((register >> 2) & 3) + 4 * (lane >> 5) + (register & 3)",
+            "dim1": "(lane & 31) + 32 * (register >> 4)",
+        },
+        f"{_CALC} v_mfma_f32_32x32x1_2b_f32, v_mfma_f32_32x32x4_2b_f16 (2 blocks), D",
+    ),
+    FragmentReference(
+        "mfma.16x16.4b.D",
+        # block b's D[i][j]: lane j + 16 * (i / 4), register 4 b + i % 4
+        {"dim0": "4 * (lane >> 4) + (register & 3)", "dim1": "(lane & 15) + 16 * (register >> 2)"},
+        f"{_CALC} v_mfma_f32_16x16x1_4b_f32, v_mfma_f32_16x16x4_4b_f16 (4 blocks), D",
+    ),
+    FragmentReference(
+        "mfma.4x4.16b.D",
+        # block b's D[i][j]: lane j + 4 * b, register i
+        {"dim0": "register", "dim1": "lane"},
+        f"{_CALC} v_mfma_f32_4x4x1_16b_f32, v_mfma_f32_4x4x4_16b_f16 (16 blocks), D",
+    ),
     # AMD WMMA B operands the converter obligations do not name ----------------------------
     FragmentReference(
         "rdna4_b_4bit_k32",
@@ -351,6 +389,8 @@ _LIST += [
     for mode, text in _SHFL_SOURCES.items()
 ]
 
+_REGISTER = re.compile(r"\bregister\b")
+
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 
@@ -358,13 +398,30 @@ FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
 def reference(name: str) -> FragmentReference:
     """The vendor closed form named ``name``: one of :data:`FRAGMENTS`, a
     :mod:`~llverify.specs.nvidia_mma` reference, ``tcgen05.<shape>`` (a
-    :mod:`~llverify.specs.tmem` message), an AMD MFMA fragment (its ``name``), an AMD WMMA
-    reference or an Intel DPAS reference (its key)."""
+    :mod:`~llverify.specs.tmem` message; ``tcgen05.<shape>.pack16b`` the same with
+    ``.pack::16b``, ``register`` counting 16-bit elements), an AMD MFMA fragment (its
+    ``name``), an AMD WMMA reference or an Intel DPAS reference (its key)."""
     if name in FRAGMENTS:
         return FRAGMENTS[name]
     from llverify.specs import amd_mfma, amd_wmma, intel_dpas, nvidia_mma, tmem
 
     shape = name.removeprefix("tcgen05.")
+    if shape.endswith(".pack16b") and shape.removesuffix(".pack16b") in tmem.MESSAGE_REFERENCES:
+        # .pack::16b / .unpack::16b: "two 16-bit elements from adjacent columns" in one 32-bit
+        # register: the 16-bit element e = 2 i + h of register i is column 2 c(i) + h, where
+        # c(i) is the column register i has without packing (same TMEM lane)
+        rows_cols = tmem.MESSAGE_REFERENCES[shape.removesuffix(".pack16b")]
+        row = _REGISTER.sub("(register >> 1)", rows_cols["row"])
+        col = _REGISTER.sub("(register >> 1)", rows_cols["col"])
+        return FragmentReference(
+            name,
+            {"dim0": row, "dim1": f"2 * ({col}) + (register & 1)"},
+            _ptx(
+                "Matrix fragments for shape ." + shape.removesuffix(".pack16b"),
+                "Figures 183-186 with .pack::16b / .unpack::16b (tcgen05.ld / tcgen05.st: two "
+                "16-bit elements from adjacent columns per 32-bit register)",
+            ),
+        )
     if shape in tmem.MESSAGE_REFERENCES:  # TMEM lane (row) -> dim0, column -> dim1
         rows_cols = tmem.MESSAGE_REFERENCES[shape]
         return FragmentReference(
