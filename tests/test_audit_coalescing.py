@@ -166,3 +166,31 @@ def test_corpus_kernel_offsets():
     store = [f for f in found if f.op == "tt.store"][0]
     assert str(store.status) == "ok" and store.data["strides"] == [1]
     assert store.data["vector_width"] == 4 and store.data["efficiency"] == 1.0
+
+
+def shifted_load(origin: int, ptr: str = "%in", name: str = "") -> str:
+    """A 512-element f32 load at offsets origin + arange (ids suffixed by ``name``)."""
+    return (
+        f"    %k{name} = arith.constant dense<{origin}> : tensor<512xi32, #b>\n"
+        f"    %r{name} = tt.make_range {{end = 512 : i32, start = 0 : i32}} : tensor<512xi32, #b>\n"
+        f"    %o{name} = arith.addi %r{name}, %k{name} : tensor<512xi32, #b>\n"
+        f"    %p{name} = tt.splat {ptr} : !tt.ptr<f32> -> tensor<512x!tt.ptr<f32>, #b>\n"
+        f"    %q{name} = tt.addptr %p{name}, %o{name} : tensor<512x!tt.ptr<f32>, #b>, "
+        f"tensor<512xi32, #b>\n"
+        f"    %v{name} = tt.load %q{name} : tensor<512x!tt.ptr<f32>, #b>\n"
+    )
+
+
+@pytest.mark.parametrize("ptr", ["%in", "%raw"])
+def test_memoised_costs_match_each_access_audited_alone(ptr):
+    # origins 0, 32, -64 and 4096 elements differ by whole 128-byte lines (one memo entry);
+    # 1 and 8 do not: their vectors and sectors differ and must not be taken from the memo
+    origins = [0, 32, 1, -64, 8, 4096]
+    body = "".join(shifted_load(o, ptr, str(i)) for i, o in enumerate(origins))
+    together, _ = findings(module(body))
+    alone = [findings(module(shifted_load(o, ptr)))[0][0] for o in origins]
+    assert [(f.summary, f.data) for f in together] == [(f.summary, f.data) for f in alone]
+    if ptr == "%in":  # the negative controls: one element (4 bytes) off a line is not 0
+        assert [f.data["vector_width"] for f in together] == [4, 4, 1, 4, 4, 4]
+        assert together[2].data["sectors_per_request"] > together[0].data["sectors_per_request"]
+        assert together[4].summary == together[0].summary  # 32 bytes: same sectors, vectors

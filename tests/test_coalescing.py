@@ -339,3 +339,22 @@ def test_a_cute_layout_as_a_callable():
     via_cute = coalescing(layout, lambda i, j: cute(i, j), element_bits=16)
     via_strides = coalescing(layout, [1, 128], element_bits=16)
     assert via_cute == via_strides and via_cute.vector_width == 8 and via_cute.coalesced
+
+
+def test_coalescing_at_bases_is_coalescing_at_each_base():
+    from llverify.global_memory.sectors import coalescing_at_bases
+
+    enc = (
+        "#ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], "
+        "order = [1, 0]}>"
+    )
+    offsets = (np.arange(64 * 64).reshape(64, 64) * 3) % 1000
+    bases = (0, 4, 12, 64, 124)
+    found = coalescing_at_bases(enc, offsets, [64, 64], 32, "sm90", base_addresses=bases)
+    for base, one in zip(bases, found):
+        alone = coalescing(enc, offsets, [64, 64], 32, "sm90", base_address=base)
+        assert one == alone and one.vector_limit == alone.vector_limit
+        assert (one.request_sectors == alone.request_sectors).all()
+        assert (one.request_lines == alone.request_lines).all()
+    with pytest.raises(LayoutError, match="base_address.*multiple of the element's 4 bytes"):
+        coalescing_at_bases(enc, offsets, [64, 64], 32, "sm90", base_addresses=(0, 2))

@@ -52,8 +52,13 @@ import numpy as np
 from llverify.audit.context import AuditContext, Rule, Severity
 from llverify.audit.pointers import Evaluator, NotConstantError, offsets_of
 from llverify.errors import LLVerifyError
-from llverify.global_memory.sectors import COALESCING_ELEMENT_BITS, GLOBAL_TARGETS, coalescing
-from llverify.ttgir import Operation
+from llverify.global_memory.sectors import (
+    COALESCING_ELEMENT_BITS,
+    GLOBAL_TARGETS,
+    Coalescing,
+    coalescing_at_bases,
+)
+from llverify.ttgir import Operation, Type
 
 __all__ = ["POOR_RATIO", "RULES"]
 
@@ -83,6 +88,35 @@ def _strides(offsets: np.ndarray) -> list[int] | None:
     grid = np.indices(offsets.shape, dtype=np.int64)
     rebuilt = origin + np.tensordot(np.asarray(strides, dtype=np.int64), grid, axes=1)
     return strides if (rebuilt == offsets).all() else None
+
+
+def _costs(
+    ctx: AuditContext, tensor: Type, offsets: np.ndarray, bits: int, alignment: int
+) -> tuple[tuple[Coalescing, ...], list[int] | None]:
+    """The costs at every base position ``alignment`` allows within a line, and the strides
+    of ``offsets``, memoised per layout, element width, alignment and offsets up to whole
+    lines: a module repeats one access pattern across its loads and stores, at origins that
+    differ by whole lines.
+
+    Moving every address by a multiple of the 128-byte line moves every sector, line and
+    aligned vector run by whole units, so the figures the rule reads (vector widths,
+    requests, sectors, lines, distinct bytes) are the same; the offsets are moved so that
+    their origin lies in the first line (only ``vector_limit``'s byte numbers, which the rule
+    does not show, are of the moved addresses).
+    """
+    per_line = GLOBAL_TARGETS["nvidia"].line_bytes * 8 // bits  # elements per line
+    origin = int(offsets.reshape(-1)[0])
+    moved = offsets - (origin - origin % per_line)
+    memo = ctx.state.setdefault(NAME, {}).setdefault("costs", {})
+    key = (tensor.encoding, tensor.shape, moved.shape, moved.tobytes(), bits, alignment)
+    if key not in memo:
+        bases = range(0, GLOBAL_TARGETS["nvidia"].line_bytes, alignment)
+        memo[key] = (
+            coalescing_at_bases(ctx.layout(tensor), moved, None, bits, base_addresses=bases),
+            _strides(moved),
+        )
+    found: tuple[tuple[Coalescing, ...], list[int] | None] = memo[key]
+    return found
 
 
 def check_access(ctx: AuditContext, op: Operation) -> None:
@@ -115,11 +149,7 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         np.gcd(pointer.alignment, step_bytes) if step_bytes else pointer.alignment, line
     )
     alignment = max(int(alignment), nbytes)
-    layout = ctx.layout(tensor)
-    results = [
-        coalescing(layout, offsets, None, bits, "nvidia", base_address=base)
-        for base in range(0, line, alignment)
-    ]
+    results, strides = _costs(ctx, tensor, offsets, bits, alignment)
     aligned = results[0]
     worst = max(results, key=lambda c: (c.sectors, -c.vector_width))
     vector = min(c.vector_width for c in results)
@@ -127,7 +157,7 @@ def check_access(ctx: AuditContext, op: Operation) -> None:
         "element_bits": bits,
         "base": pointer.base,
         "base_alignment": alignment,
-        "strides": _strides(offsets),
+        "strides": strides,
         "vector_width": vector,
         "max_vector_width": aligned.max_vector_width,
         "requests": aligned.requests,

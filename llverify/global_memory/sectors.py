@@ -47,6 +47,7 @@ __all__ = [
     "Coalescing",
     "GlobalTarget",
     "coalescing",
+    "coalescing_at_bases",
     "distinct_per_row",
     "global_offsets",
     "global_target",
@@ -347,22 +348,52 @@ def coalescing(
         >>> coalescing(enc, [1], [512], element_bits=16, base_address=2).vector_limit
         'a 2-element vector of lane 0 (warp 0, block 0) starts at byte 2, not a multiple of 4'
     """  # noqa: E501
+    (found,) = coalescing_at_bases(
+        layout, global_layout, shape, element_bits, target, base_addresses=(base_address,)
+    )
+    return found
+
+
+def coalescing_at_bases(
+    layout: Any,
+    global_layout: Any,
+    shape: Sequence[int] | None = None,
+    element_bits: int = 32,
+    target: str | GlobalTarget = "nvidia",
+    *,
+    base_addresses: Sequence[int] = (0,),
+) -> tuple[Coalescing, ...]:
+    """:func:`coalescing` at each of ``base_addresses``, in order: the layout and the address
+    map are checked and every slot's offset enumerated once (the audit's rule costs one
+    access at every base its alignment allows).
+
+    Examples:
+        >>> enc = "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>"
+        >>> [c.vector_width for c in coalescing_at_bases(enc, [1], [512], 16, base_addresses=(0, 2, 4))]
+        [8, 1, 2]
+    """  # noqa: E501
     bits = COALESCING_ELEMENT_BITS.check(element_bits)
     tgt = global_target(target)
     reg = layout_argument(layout, shape, "layout")
     nbytes = bits // 8
-    base = as_int(base_address, "base_address")
-    if base % nbytes:
-        raise LayoutError(
-            f"Argument 'base_address' must be a multiple of the element's {nbytes} bytes, "
-            f"not {base}."
-        )
+    bases = [as_int(base, "base_address") for base in base_addresses]
+    for base in bases:
+        if base % nbytes:
+            raise LayoutError(
+                f"Argument 'base_address' must be a multiple of the element's {nbytes} bytes, "
+                f"not {base}."
+            )
     offsets = global_offsets(global_layout, reg.out_dims)
-    addresses = _slot_addresses(reg, tgt, offsets) * nbytes + base
-    elements = offsets.reshape(-1) * nbytes + base
+    slots = _slot_addresses(reg, tgt, offsets) * nbytes
+    elements = offsets.reshape(-1) * nbytes
     max_v = tgt.max_vector_bytes // nbytes
-    width, limit = _vector_width(addresses, nbytes, max_v)
-    return _count(addresses, width, limit, vector_bound(elements, nbytes, max_v), bits, tgt, base)
+    found = []
+    for base in bases:
+        addresses = slots + base
+        width, limit = _vector_width(addresses, nbytes, max_v)
+        bound = vector_bound(elements + base, nbytes, max_v)
+        found.append(_count(addresses, width, limit, bound, bits, tgt, base))
+    return tuple(found)
 
 
 def _slot_addresses(reg: LinearLayout, tgt: GlobalTarget, offsets: np.ndarray) -> np.ndarray:
