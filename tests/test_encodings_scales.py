@@ -1,0 +1,209 @@
+"""Block-scale scale layouts: sm_120 ``dot_scaled`` and CDNA4 scaled MFMA.
+
+* Differential against Triton 3.9 (tests/oracle/scale_oracle.py in a subprocess):
+  - MFMA: Gluon's ``gluon_ir.get_amd_mfma_scale_layout`` on every combination of operand,
+    mdim 16/32, tilesPerWarp 1/2, warps 1-8 x 1-4, M/N 1-512 (including shapes below the
+    instruction tile) and K/32 1-16 (4,800 cases);
+  - sm_120: ``getSM120DotScaledScaleLayout`` is not bound in Python, so ``tl.dot_scaled``
+    kernels are compiled front-end for ``cuda:120`` and the ``#ttg.linear`` encodings of their
+    scale operands read from the TTGIR (through llverify's own TTGIR reader), with the
+    warps of the ``#ttg.nvidia_mma`` accumulator Triton chose.  A seeded sample runs by
+    default; ``LLVERIFY_SCALES_FULL=1`` runs the whole grid.
+* Ported: Triton's unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp
+  ``SM120DotScaledScaleLayout`` and scaled-MFMA scale cases (the expected bases).
+* llverify/specs/scales.py: the PTX SF_A/SF_B fragments and the CDNA4 scaled-MFMA scale
+  formula proved; negative controls refuted with a replayed counterexample.
+* Bad arguments raise EncodingError naming the argument.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llverify import prove_equal
+from llverify.encodings import EncodingError
+from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout
+from llverify.encodings.ttgir import parse_encoding
+from llverify.specs.scales import NEGATIVE_CONTROLS, SCALE_OBLIGATIONS, ScaleObligation
+
+WORKER = Path(__file__).parent / "oracle" / "scale_oracle.py"
+SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20261129"))
+FULL = os.environ.get("LLVERIFY_SCALES_FULL") == "1"
+
+
+def run_oracle(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from cases.triton import require_triton
+
+    require_triton()
+    result = subprocess.run(
+        [sys.executable, str(WORKER)], input=json.dumps(cases), capture_output=True, text=True
+    )
+    lines = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+    assert len(lines) == len(cases), result.stderr[-2000:]
+    return lines
+
+
+def bases(enc: Any) -> tuple[list[list[int]], ...]:
+    return tuple(
+        [list(b) for b in getattr(enc, f)]
+        for f in ("reg_bases", "lane_bases", "warp_bases", "block_bases")
+    )
+
+
+def built(ob: ScaleObligation) -> Any:
+    if ob.function == "sm120":
+        enc = sm120_scale_layout(**ob.args)
+    else:
+        enc = mfma_scale_layout(**ob.args)
+    return enc.to_linear_layout(list(enc.shape))
+
+
+# ------------------------------------------------------------------ differential
+
+
+@pytest.mark.triton
+def test_mfma_scale_layout_matches_triton() -> None:
+    grid = list(itertools.product(
+        (0, 1), (16, 32), (1, 2), (1, 2, 4, 8), (1, 2, 4),
+        (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), (1, 2, 4, 8, 16),
+    ))  # fmt: skip
+    cases = [
+        {"kind": "mfma", "args": [op, [mn, k], mdim, [tpw, tpw], [wm, wn]]}
+        for op, mdim, tpw, wm, wn, mn, k in grid
+    ]
+    results = run_oracle(cases)
+    mismatches = []
+    for case, got in zip(cases, results):
+        op, shape, mdim, tiles, warps = case["args"]
+        mine = mfma_scale_layout(op, shape, mdim, tiles, warps)
+        theirs = (got["reg_bases"], got["lane_bases"], got["warp_bases"], got["block_bases"])
+        if bases(mine) != theirs or list(mine.shape) != got["shape"]:
+            mismatches.append((case, got))
+    assert len(cases) == 4800
+    assert not mismatches, mismatches[:3]
+
+
+def _sm120_cases() -> list[dict[str, Any]]:
+    grid = [
+        {"kind": "sm120", "M": m, "N": n, "K": k, "num_warps": w, "fmt": fmt}
+        for m, n, k, w, fmt in itertools.product(
+            (16, 32, 64, 128, 256), (16, 32, 64, 128), (64, 128, 256), (1, 2, 4, 8),
+            ("e4m3", "e2m1"),
+        )
+    ]  # fmt: skip
+    if FULL:
+        return grid
+    return random.Random(SEED).sample(grid, 12)
+
+
+@pytest.mark.triton
+def test_sm120_scale_layout_matches_triton() -> None:
+    cases = _sm120_cases()
+    results = run_oracle(cases)
+    compared = 0
+    for case, got in zip(cases, results):
+        assert "error" not in got, (case, got)
+        assert got["a_scale"] and got["b_scale"], (case, got)
+        mma, _ = parse_encoding(got["mma"])
+        kb = case["K"] // 32
+        for op, text, rows in ((0, got["a_scale"], case["M"]), (1, got["b_scale"], case["N"])):
+            theirs, _ = parse_encoding(text)
+            mine = sm120_scale_layout([rows, kb], op, mma.warps_per_cta)
+            assert bases(mine) == bases(theirs), (case, op, text)
+            compared += 1
+    assert compared == 2 * len(cases)
+
+
+# ------------------------------------------------------------------ ported upstream cases
+
+
+def test_ported_sm120_cases() -> None:
+    """LinearLayoutConversionsTest.cpp, SM120DotScaledScaleLayout: A scales [128, 4] with
+    warps [2, 2] and B scales [128, 4] with warps [2, 2]."""
+    a = sm120_scale_layout([128, 4], 0, [2, 2])
+    assert bases(a) == (
+        [[0, 1], [0, 2], [32, 0], [64, 0]],
+        [[8, 0], [0, 0], [1, 0], [2, 0], [4, 0]],
+        [[0, 0], [16, 0]],
+        [],
+    )
+    b = sm120_scale_layout([128, 4], 1, [2, 2])
+    assert bases(b) == (
+        [[0, 1], [0, 2], [16, 0], [32, 0], [64, 0]],
+        [[0, 0], [0, 0], [1, 0], [2, 0], [4, 0]],
+        [[8, 0], [0, 0]],
+        [],
+    )
+
+
+def test_ported_mfma_scale_cases() -> None:
+    """LinearLayoutConversionsTest.cpp, the scaled-MFMA scale cases: 32x32 and 16x16
+    instructions, operands A and B, 1 and 2 tiles per warp."""
+    enc = mfma_scale_layout(0, [128, 4], 32, [1, 1], [2, 2])
+    assert bases(enc) == (
+        [[0, 2], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1]],
+        [[0, 0], [32, 0]],
+        [],
+    )
+    enc = mfma_scale_layout(1, [128, 8], 16, [2, 2], [2, 2])
+    assert bases(enc) == (
+        [[0, 4], [16, 0], [64, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]],
+        [[32, 0], [0, 0]],
+        [],
+    )
+
+
+# ------------------------------------------------------------------ proofs
+
+
+@pytest.mark.parametrize("ob", SCALE_OBLIGATIONS, ids=[o.name for o in SCALE_OBLIGATIONS])
+def test_scale_layouts_proved(ob: ScaleObligation) -> None:
+    verdict = prove_equal(built(ob), ob.reference)
+    assert verdict.status == "proved", str(verdict)
+
+
+@pytest.mark.parametrize("name,wrong", NEGATIVE_CONTROLS, ids=[n for n, _ in NEGATIVE_CONTROLS])
+def test_negative_controls_refuted(name: str, wrong: dict[str, str]) -> None:
+    ob = next(o for o in SCALE_OBLIGATIONS if o.name == name)
+    layout = built(ob)
+    verdict = prove_equal(layout, wrong)
+    assert verdict.refuted and verdict.counterexample is not None, str(verdict)
+    assert layout.apply(verdict.counterexample) == verdict.actual != verdict.expected
+
+
+def test_selector_bits_broadcast() -> None:
+    """Whichever thread-id a kernel passes, the selector lanes hold the same scale."""
+    a = sm120_scale_layout([16, 2], 0, [1, 1]).to_linear_layout([16, 2])
+    b = sm120_scale_layout([8, 2], 1, [1, 1]).to_linear_layout([8, 2])
+    assert dict(a.bases)["lane"][1] == [0, 0]
+    assert dict(b.bases)["lane"][:2] == [[0, 0], [0, 0]]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    "call,needle",
+    [
+        (lambda: sm120_scale_layout([16, 4], 2, [1, 1]), "'op_idx'"),
+        (lambda: sm120_scale_layout([16, 4], 0, [3, 1]), "'warps_per_cta'"),
+        (lambda: sm120_scale_layout([16, 4, 2], 0, [1, 1]), "shape"),
+        (lambda: mfma_scale_layout(0, [32, 4], 8, [1, 1], [1, 1]), "'mdim'"),
+        (lambda: mfma_scale_layout(0, [32, 4], 32, [4, 4], [1, 1]), "tiles_per_warp"),
+        (lambda: mfma_scale_layout(True, [32, 4], 32, [1, 1], [1, 1]), "'op_idx'"),
+    ],
+)
+def test_bad_arguments(call: Any, needle: str) -> None:
+    with pytest.raises(EncodingError, match=needle):
+        call()
