@@ -10,7 +10,8 @@
     warps of the ``#ttg.nvidia_mma`` accumulator Triton chose.  A seeded sample runs by
     default; ``LLVERIFY_SCALES_FULL=1`` runs the whole grid.
 * Ported: Triton's unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp
-  ``SM120DotScaledScaleLayout`` and scaled-MFMA scale cases (the expected bases).
+  ``SM120DotScaledScaleLayout`` (its 11 distinct expected layouts); upstream has no
+  scaled-MFMA scale unit case, so two Triton 3.9 answers are pinned instead.
 * llverify/specs/scales.py: the PTX SF_A/SF_B fragments and the CDNA4 scaled-MFMA scale
   formula proved; negative controls refuted with a replayed counterexample.
 * Bad arguments raise EncodingError naming the argument.
@@ -126,31 +127,42 @@ def test_sm120_scale_layout_matches_triton() -> None:
 # ------------------------------------------------------------------ ported upstream cases
 
 
-def test_ported_sm120_cases() -> None:
-    """LinearLayoutConversionsTest.cpp, SM120DotScaledScaleLayout: A scales [128, 4] with
-    warps [2, 2] and B scales [128, 4] with warps [2, 2]."""
-    a = sm120_scale_layout([128, 4], 0, [2, 2])
-    assert bases(a) == (
-        [[0, 1], [0, 2], [32, 0], [64, 0]],
-        [[8, 0], [0, 0], [1, 0], [2, 0], [4, 0]],
-        [[0, 0], [16, 0]],
-        [],
-    )
-    b = sm120_scale_layout([128, 4], 1, [2, 2])
-    assert bases(b) == (
-        [[0, 1], [0, 2], [16, 0], [32, 0], [64, 0]],
-        [[0, 0], [0, 0], [1, 0], [2, 0], [4, 0]],
+_A_LANES = [[8, 0], [0, 0], [1, 0], [2, 0], [4, 0]]
+_B_LANES = [[0, 0], [0, 0], [1, 0], [2, 0], [4, 0]]
+#: LinearLayoutConversionsTest.cpp, TEST_F SM120DotScaledScaleLayout (Triton main, 2026):
+#: (shape, opIdx, warpsPerCTA, expected register bases, expected warp bases); one CTA.
+SM120_UPSTREAM = [
+    ([128, 2], 0, [1, 1], [[0, 1], [16, 0], [32, 0], [64, 0]], []),
+    ([128, 2], 1, [1, 1], [[0, 1], [8, 0], [16, 0], [32, 0], [64, 0]], []),
+    ([128, 4], 0, [2, 2], [[0, 1], [0, 2], [32, 0], [64, 0]], [[0, 0], [16, 0]]),
+    ([256, 4], 1, [1, 2], [[0, 1], [0, 2], [16, 0], [32, 0], [64, 0], [128, 0]], [[8, 0]]),
+    ([128, 8], 0, [2, 2], [[0, 1], [0, 2], [0, 4], [32, 0], [64, 0]], [[0, 0], [16, 0]]),
+    ([128, 8], 1, [2, 2], [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0], [64, 0]], [[8, 0], [0, 0]]),
+    ([256, 2], 0, [1, 1], [[0, 1], [16, 0], [32, 0], [64, 0], [128, 0]], []),
+    ([256, 2], 1, [1, 1], [[0, 1], [8, 0], [16, 0], [32, 0], [64, 0], [128, 0]], []),
+    ([256, 4], 0, [2, 2], [[0, 1], [0, 2], [32, 0], [64, 0], [128, 0]], [[0, 0], [16, 0]]),
+    ([256, 8], 0, [2, 2], [[0, 1], [0, 2], [0, 4], [32, 0], [64, 0], [128, 0]], [[0, 0], [16, 0]]),
+    (
+        [256, 8], 1, [2, 2], [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0], [64, 0], [128, 0]],
         [[8, 0], [0, 0]],
-        [],
-    )
+    ),
+]  # fmt: skip
 
 
-def test_ported_mfma_scale_cases() -> None:
-    """LinearLayoutConversionsTest.cpp, the scaled-MFMA scale cases: 32x32 and 16x16
-    instructions, operands A and B, 1 and 2 tiles per warp."""
-    enc = mfma_scale_layout(0, [128, 4], 32, [1, 1], [2, 2])
+@pytest.mark.parametrize("shape,op,warps,regs,warp_bases", SM120_UPSTREAM)
+def test_ported_sm120_cases(
+    shape: list[int], op: int, warps: list[int], regs: list[list[int]], warp_bases: Any
+) -> None:
+    lanes = _A_LANES if op == 0 else _B_LANES
+    assert bases(sm120_scale_layout(shape, op, warps)) == (regs, lanes, warp_bases, [])
+
+
+def test_pinned_mfma_scale_cases() -> None:
+    """Two answers of Triton 3.9's ``gluon_ir.get_amd_mfma_scale_layout``, pinned so the
+    converter is checked where Triton is not installed (no upstream unit test has them)."""
+    enc = mfma_scale_layout(0, [64, 8], 32, [1, 1], [2, 2])
     assert bases(enc) == (
-        [[0, 2], [64, 0]],
+        [[0, 2], [0, 4]],
         [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1]],
         [[0, 0], [32, 0]],
         [],
