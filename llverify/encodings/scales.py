@@ -93,7 +93,7 @@ def sm120_scale_layout(
     Examples:
         >>> enc = sm120_scale_layout([32, 2], 1, [2, 2])
         >>> enc.reg_bases, enc.warp_bases
-        (((0, 1), (8, 0), (16, 0)), ((0, 0), (0, 0)))
+        (((0, 1), (16, 0)), ((8, 0), (0, 0)))
     """
     name = "sm120_scale_layout"
     dims = check_shape(shape, 2, name)
