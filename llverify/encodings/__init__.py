@@ -7,7 +7,8 @@ attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layo
 The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``builder`` (the
 converters' fast path: a layout built directly from its bases), ``ttgir`` (the TTGIR
 attribute parser), ``gluon`` (Gluon layout objects), and one per family: ``blocked``
-(blocked, slice, linear, dot operands), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
+(blocked, slice, linear, dot operands), ``generic_linear``, ``scales`` (block-scale scale
+layouts), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
 (swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``) and
 ``tmem`` (Blackwell tensor memory).
 """
@@ -28,6 +29,7 @@ from llverify.encodings.blocked import (
     DotOperandLayout,
     SliceLayout,
 )
+from llverify.encodings.generic_linear import GenericLinearLayout
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
 from llverify.encodings.nvmma_shared import NVMMASharedLayout
@@ -56,6 +58,7 @@ __all__ = [
     "DotOperandLayout",
     "Encoding",
     "EncodingError",
+    "GenericLinearLayout",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",
     "PaddedLayout",
