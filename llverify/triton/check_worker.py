@@ -24,7 +24,7 @@ def main() -> None:
     ctx = ir.context()
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
-    modules = {"ttgl": ttgl, "amd": amd}
+    modules = {"ttgl": ttgl, "amd": amd, "gluon_ir": gluon_ir}
     for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
