@@ -9,6 +9,9 @@
   and for accepted modules the bases Triton parsed (read back through Gluon) must equal
   llverify's.  The same texts spelled ``#ttg.linear`` check the stricter permutation rule of
   :class:`DistributedLinearLayout` against Triton too.
+* Gluon's ``CoalescedLayout()`` compiled by Triton 3.9 resolves to a ``#ttg.blocked`` the
+  reader and the audit take; the unresolved placeholders ``#gluon.coalesced_encoding`` /
+  ``#gluon.auto_encoding`` are refused with a message naming them.
 * ``llverify audit`` reads generic layouts (a module that used to be refused as an unknown
   encoding is now checked), and refuses an invalid one.
 """
@@ -29,6 +32,7 @@ from llverify.encodings import (
     DistributedLinearLayout,
     EncodingError,
     GenericLinearLayout,
+    TTGIRError,
     parse_encoding,
     to_linear_layout,
 )
@@ -236,3 +240,35 @@ def test_audit_refuses_invalid_generic_linear() -> None:
     report = audit(_module(bad))
     assert report.refused
     assert any("at most one dim" in f.summary for f in report.findings)
+
+
+# ------------------------------------------------------------------ Gluon's placeholders
+
+PROBE = Path(__file__).parent / "oracle" / "coalesced_probe.py"
+
+
+def test_unresolved_gluon_placeholders_are_named() -> None:
+    for mnemonic, cls in (
+        ("coalesced_encoding", "CoalescedLayout"),
+        ("auto_encoding", "AutoLayout"),
+    ):
+        with pytest.raises(TTGIRError, match=f"unresolved {cls}"):
+            parse_encoding(f"tensor<128xi32, #gluon.{mnemonic}>")
+
+
+@pytest.mark.triton
+def test_coalesced_layout_resolves_to_a_blocked_layout_llverify_audits() -> None:
+    """Oracle: Triton 3.9 compiles a Gluon kernel whose layout is ``CoalescedLayout()``; the
+    TTGIR after gluon-infer-coalesced-encodings holds a ``#ttg.blocked`` that llverify reads,
+    and the audit checks the module without refusing it."""
+    from cases.triton import require_triton
+
+    require_triton()
+    out = subprocess.run([sys.executable, str(PROBE)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    ttgir = out.stdout
+    assert "#gluon." not in ttgir and "#blocked = #ttg.blocked<" in ttgir
+    line = next(x for x in ttgir.splitlines() if x.startswith("#blocked = "))
+    enc, _ = parse_encoding(line)
+    assert to_linear_layout(enc, [128]).is_surjective()
+    assert audit(ttgir).refused is None
