@@ -13,7 +13,11 @@
   ``SM120DotScaledScaleLayout`` (its 11 distinct expected layouts); upstream has no
   scaled-MFMA scale unit case, so two Triton 3.9 answers are pinned instead.
 * llverify/specs/scales.py: the PTX SF_A/SF_B fragments and the CDNA4 scaled-MFMA scale
-  formula proved; negative controls refuted with a replayed counterexample.
+  formula proved; negative controls refuted with a replayed counterexample.  The
+  whole-tensor closed forms (vendor fragment + Triton's warps and repetitions) proved for
+  every member of two families: sm_120, 384 (operand, warps up to 8x8, 1-4 repetitions,
+  1-8 K blocks); MFMA, 1,152 (operand, mdim, tilesPerWarp, warps up to 8x4, 1-4
+  repetitions, 1-8 K registers).
 * Bad arguments raise EncodingError naming the argument.
 """
 
@@ -34,7 +38,13 @@ from llverify import prove_equal
 from llverify.encodings import EncodingError
 from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout
 from llverify.encodings.ttgir import parse_encoding
-from llverify.specs.scales import NEGATIVE_CONTROLS, SCALE_OBLIGATIONS, ScaleObligation
+from llverify.specs.scales import (
+    NEGATIVE_CONTROLS,
+    SCALE_OBLIGATIONS,
+    ScaleObligation,
+    mfma_closed_form,
+    sm120_closed_form,
+)
 
 WORKER = Path(__file__).parent / "oracle" / "scale_oracle.py"
 SEED = int(os.environ.get("LLVERIFY_DIFF_SEED", "20261129"))
@@ -219,3 +229,58 @@ def test_selector_bits_broadcast() -> None:
 def test_bad_arguments(call: Any, needle: str) -> None:
     with pytest.raises(EncodingError, match=needle):
         call()
+
+
+# ------------------------------------------------------------------ whole-tensor families
+
+SM120_FAMILY = [
+    (op, (wm, wn), reps, ks)
+    for op, wm, wn, reps, ks in itertools.product(
+        (0, 1), (1, 2, 4, 8), (1, 2, 4, 8), (1, 2, 4), (1, 2, 4, 8)
+    )
+]
+MFMA_FAMILY = [
+    (op, mdim, tiles, (wm, wn), reps, kr)
+    for op, mdim, tiles, wm, wn, reps, kr in itertools.product(
+        (0, 1), (16, 32), (1, 2), (1, 2, 4, 8), (1, 2, 4), (1, 2, 4), (1, 2, 4, 8)
+    )
+]
+
+
+def test_sm120_family_proved() -> None:
+    """Every member (384): the converter equals its closed form on the whole tensor."""
+    for op, warps, reps, ks in SM120_FAMILY:
+        rows = (16 * warps[0] if op == 0 else 8 * warps[1]) * reps
+        layout = sm120_scale_layout([rows, ks], op, list(warps)).to_linear_layout([rows, ks])
+        verdict = prove_equal(layout, sm120_closed_form(op, warps, ks))
+        assert verdict.status == "proved", (op, warps, reps, ks, str(verdict))
+    assert len(SM120_FAMILY) == 384
+
+
+def test_mfma_family_proved() -> None:
+    """Every member (1,152): the converter equals its closed form on the whole tensor."""
+    for op, mdim, tiles, warps, reps, kr in MFMA_FAMILY:
+        rows = mdim * tiles * warps[op] * reps
+        shape = [rows, (64 // mdim) * kr]
+        enc = mfma_scale_layout(op, shape, mdim, [tiles, tiles], list(warps))
+        verdict = prove_equal(
+            enc.to_linear_layout(shape), mfma_closed_form(op, mdim, tiles, warps, kr)
+        )
+        assert verdict.status == "proved", (op, mdim, tiles, warps, reps, kr, str(verdict))
+    assert len(MFMA_FAMILY) == 1152
+
+
+def test_family_negative_controls_refuted() -> None:
+    """The closed forms with the warp order of the other operand (a bug Triton's comments
+    warn of: A and B take the MMA's warps differently) are refuted wherever both warp dims
+    are split."""
+    layout = sm120_scale_layout([64, 2], 0, [2, 2]).to_linear_layout([64, 2])
+    wrong = sm120_closed_form(0, (2, 2), 2) | {
+        "dim0": "(lane >> 2) + 8 * (lane & 1) + 16 * (warp % 2) + 32 * (register // 2)"
+    }
+    verdict = prove_equal(layout, wrong)
+    assert verdict.refuted and layout.apply(verdict.counterexample) == verdict.actual
+    enc = mfma_scale_layout(1, [128, 4], 16, [1, 1], [2, 4])
+    layout = enc.to_linear_layout([128, 4])
+    verdict = prove_equal(layout, mfma_closed_form(0, 16, 1, (4, 2), 1))
+    assert verdict.refuted and layout.apply(verdict.counterexample) == verdict.actual

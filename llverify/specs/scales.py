@@ -47,6 +47,8 @@ __all__ = [
     "SM120_TILE_A",
     "SM120_TILE_B",
     "ScaleObligation",
+    "mfma_closed_form",
+    "sm120_closed_form",
 ]
 
 _SFA = reference("mma.block_scale.SFA").formulas
@@ -168,3 +170,55 @@ NEGATIVE_CONTROLS: tuple[tuple[str, dict[str, str]], ...] = (
         },
     ),
 )
+
+
+# ------------------------------------------------------------------ whole-tensor closed forms
+
+
+def sm120_closed_form(op_idx: int, warps: tuple[int, int], k_blocks: int) -> dict[str, str]:
+    """Triton's sm_120 scale layout on a tensor of ``16 * wM * reps`` (A) or ``8 * wN * reps``
+    (B) rows and ``k_blocks`` scale columns: the PTX fragment (SF_A row ``groupID + 8 *
+    (lane & 1)``, SF_B column ``groupID``), one K block per register, then the MMA's warps
+    (Ampere order: N-warps are the low warp bits; A broadcasts them, B broadcasts the
+    M-warps) and the remaining repetitions in registers.
+
+    Examples:
+        >>> sm120_closed_form(1, (2, 4), 2)["dim0"]
+        '(lane >> 2) + 8 * (warp % 4) + 32 * (register // 2)'
+    """
+    wm, wn = warps
+    if op_idx == 0:
+        row = (
+            f"(lane >> 2) + 8 * (lane & 1) + 16 * (warp // {wn}) + "
+            f"{16 * wm} * (register // {k_blocks})"
+        )
+    else:
+        row = f"(lane >> 2) + 8 * (warp % {wn}) + {8 * wn} * (register // {k_blocks})"
+    return {"dim0": row, "dim1": f"register % {k_blocks}"}
+
+
+def mfma_closed_form(
+    op_idx: int, mdim: int, tiles: int, warps: tuple[int, int], k_regs: int
+) -> dict[str, str]:
+    """Triton's CDNA4 scaled-MFMA scale layout on a tensor whose K/32 is ``(64 // mdim) *
+    k_regs`` and whose M/N is a multiple of ``mdim * tiles * (warps along it)``: the CDNA4
+    lane formula (row ``lane % mdim``, K block ``lane // mdim``), the next instructions' K
+    blocks in the first ``k_regs`` registers, the second tile per warp next, then the warps
+    (A: the low ``wN`` warp bits broadcast; B: the low ``wN`` bits along N, the rest
+    broadcast) and the remaining repetitions in registers.
+
+    Examples:
+        >>> mfma_closed_form(0, 32, 1, (1, 1), 4)["dim1"]
+        '(lane // 32) + 2 * (register % 4)'
+    """
+    wm, wn = warps
+    tile = mdim * tiles
+    if op_idx == 0:
+        warp_term, rep = f"{tile} * (warp // {wn})", tile * wm
+    else:
+        warp_term, rep = f"{tile} * (warp % {wn})", tile * wn
+    row = (
+        f"(lane % {mdim}) + {mdim} * ((register // {k_regs}) % {tiles}) + {warp_term} + "
+        f"{rep} * (register // {k_regs * tiles})"
+    )
+    return {"dim0": row, "dim1": f"(lane // {mdim}) + {64 // mdim} * (register % {k_regs})"}
