@@ -73,3 +73,23 @@ def test_the_worker_answers_each_case_by_the_protocol() -> None:
     assert len(answers) == 3, out.stderr[-2000:]
     assert all("lane" in answer["bases"] for answer in answers[:2])
     assert "unknown Gluon layout class 'NoSuchLayout'" in answers[2]["error"]
+
+
+def test_mfma_scale_cases_are_checked_with_llverify_s_own_converter(monkeypatch) -> None:
+    """The scale-layout cases compare Triton's helper with llverify's converter (not with
+    Triton's own answer read back): a wrong llverify converter is a mismatch."""
+    require_triton()
+    from llverify.encodings import scales
+
+    cases = [c for c in triton_check.default_grid() if c.family == "MFMAScaleLayout"]
+    assert len(cases) == 72
+    results = triton_check.run_triton_check(cases[:12])
+    assert {r.status for r in results} == {"match"}
+    real = scales.mfma_scale_layout
+
+    def swapped_operands(op_idx, *args, **kwargs):
+        return real(1 - op_idx, *args, **kwargs)
+
+    monkeypatch.setattr(scales, "mfma_scale_layout", swapped_operands)
+    results = triton_check.run_triton_check(cases[:12])
+    assert sum(r.status == "mismatch" for r in results) >= 6

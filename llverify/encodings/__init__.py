@@ -7,10 +7,11 @@ attribute (or ``tensor<...>`` type) text as Triton 3.9 prints it, and Gluon layo
 The modules: ``base`` (``Encoding``, ``EncodingError``, the CGA part), ``builder`` (the
 converters' fast path: a layout built directly from its bases), ``ttgir`` (the TTGIR
 attribute parser), ``gluon`` (Gluon layout objects), and one per family: ``blocked``
-(blocked, slice, linear, dot operands), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared``
-(swizzled, AMD rotating, partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``),
-``tmem`` (Blackwell tensor memory) and ``intel_dpas`` (Intel XPU: ``#ttig.dpas``, its operands
-and scales, ``#ttig.subgroup_2d_block``, ``#ttig.warp``).
+(blocked, slice, linear, dot operands), ``generic_linear``, ``scales`` (block-scale scale
+layouts), ``nvidia_mma``, ``amd_mfma``, ``amd_wmma``, ``shared`` (swizzled, AMD rotating,
+partitioned), ``nvmma_shared``, ``padded`` (``PaddedLayout``), ``tmem`` (Blackwell tensor
+memory) and ``intel_dpas`` (Intel XPU: ``#ttig.dpas``, its operands and scales,
+``#ttig.subgroup_2d_block``, ``#ttig.warp``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from llverify.encodings.blocked import (
     DotOperandLayout,
     SliceLayout,
 )
+from llverify.encodings.generic_linear import GenericLinearLayout
 from llverify.encodings.gluon import from_gluon
 from llverify.encodings.intel_dpas import DpasLayout, IntelWarpLayout, Subgroup2DBlockLayout
 from llverify.encodings.nvidia_mma import NVMMADistributedLayout
@@ -59,6 +61,7 @@ __all__ = [
     "DpasLayout",
     "Encoding",
     "EncodingError",
+    "GenericLinearLayout",
     "IntelWarpLayout",
     "NVMMADistributedLayout",
     "NVMMASharedLayout",

@@ -303,10 +303,10 @@ class DistributedLinearLayout(Encoding):
                         f"new power-of-2 unit vector."
                     )
                 seen.add(tuple(basis))
-        if self.shape is not None:
-            own = self._own_layout()
-            if not own.is_surjective():
-                raise EncodingError(f"{name}: the bases must cover the shape {list(self.shape)}.")
+        own = self._own_layout()  # without a shape, Triton's constructor (sizes inferred)
+        if not own.is_surjective():  # aborts on uncovered bits: refuse them here
+            where = "its out dims" if self.shape is None else f"the shape {list(self.shape)}"
+            raise EncodingError(f"{name}: the bases must cover {where}.")
 
     def _named_bases(self) -> list[tuple[str, Sequence[Sequence[int]]]]:
         return [

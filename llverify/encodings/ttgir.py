@@ -81,6 +81,11 @@ class Attribute:
             raise self.error(f"unknown field '{key}'", key)
 
 
+#: Gluon's placeholders (``ttgl.CoalescedLayout()``, ``ttgl.AutoLayout()``), printed without
+#: parameters in the IR Gluon emits before Triton's passes resolve them (Triton 3.9).
+_GLUON_UNRESOLVED = {"coalesced_encoding": "CoalescedLayout", "auto_encoding": "AutoLayout"}
+
+
 def register(mnemonic: str, builder: Builder) -> None:
     """Make ``#ttg.<mnemonic><...>`` parse with ``builder(fields, attribute)``."""
     _BUILDERS[mnemonic] = builder
@@ -188,6 +193,15 @@ class _Parser:
         dialect = self.identifier()
         self.expect(".")
         mnemonic = self.identifier()
+        if dialect == "gluon" and mnemonic in _GLUON_UNRESOLVED:
+            raise TTGIRError(
+                f"'#gluon.{mnemonic}' is Gluon's unresolved {_GLUON_UNRESOLVED[mnemonic]}: it "
+                f"has no layout until Triton's gluon-infer-coalesced-encodings / "
+                f"gluon-resolve-auto-encodings passes replace it (read the TTGIR Triton "
+                f"prints after them)",
+                self.text,
+                start,
+            )
         self.expect("<")
         pairs_position = self.pos
         pairs = self.interval_pairs() if self.peek() == "[" else None

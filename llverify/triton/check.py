@@ -3,7 +3,9 @@
 ``llverify triton-check`` is the CI check for Triton forks (AMD, Intel, a team's own): for
 every Gluon layout of :func:`default_grid` (blocked, slice, NVIDIA MMA v2/v3, dot operands,
 AMD MFMA and WMMA, swizzled and NVMMA shared; MMA, MFMA and WMMA layouts on tensors smaller
-than their instruction or CTA tile too), Triton's own C++ ``toLinearLayout`` (reached
+than their instruction or CTA tile too; the CDNA4 scaled-MFMA scale layouts of
+``gluon_ir.get_amd_mfma_scale_layout``; Intel DPAS layouts, which only an Intel Triton
+answers), Triton's own C++ ``toLinearLayout`` (reached
 through Gluon's ``to_linear_layout`` in a subprocess, since Triton aborts the process on a
 violated precondition) must give exactly the bases of llverify's converter for the same
 layout (converted with :func:`llverify.encodings.gluon.from_gluon`).  llverify's converters
@@ -47,6 +49,8 @@ CLASSES = {
     # intel-xpu-backend-for-triton's Gluon (v3.7.2 on): absent from upstream Triton, whose
     # cases are answered "rejected" (this Triton has no Intel layouts)
     "IntelDPASLayout": "intel.IntelDPASLayout",
+    # A layout helper, not a class: Gluon's builder of the scaled-MFMA scale layout.
+    "MFMAScaleLayout": "gluon_ir.get_amd_mfma_scale_layout",
 }
 
 
@@ -88,6 +92,10 @@ def build_gluon(spec: dict[str, Any], modules: dict[str, Any]) -> Any:
     name = spec.get("class")
     if name not in CLASSES:
         raise LLVerifyError(f"triton-check: unknown Gluon layout class {name!r}.")
+    if name == "MFMAScaleLayout":
+        k = spec["kwargs"]
+        helper = modules["gluon_ir"].get_amd_mfma_scale_layout
+        return helper(k["op_idx"], k["shape"], k["mdim"], k["tiles_per_warp"], k["warps_per_cta"])
     holder: Any = modules["ttgl"]
     for part in CLASSES[name].split("."):
         if part in ("amd", "intel"):
@@ -117,6 +125,7 @@ def default_grid() -> list[CheckCase]:
         *_shared_cases(),
         *_below_tile_cases(),
         *_intel_dpas_cases(),
+        *_mfma_scale_cases(),
     ]
 
 
@@ -310,9 +319,29 @@ def _shared_cases() -> list[CheckCase]:
     return cases
 
 
+def _mfma_scale_cases() -> list[CheckCase]:
+    """Scaled-MFMA scale layouts: operands A and B, both instruction sizes, 1 or 2 tiles per
+    warp, three warp grids, shapes from one instruction's scales to a 256-row block."""
+    cases: list[CheckCase] = []
+    for op, mdim, tiles, warps, shape in itertools.product(
+        [0, 1], [16, 32], [1, 2], [[2, 2], [4, 1], [1, 4]], [[256, 8], [32, 4], [8, 2]]
+    ):
+        kwargs = {
+            "op_idx": op, "shape": shape, "mdim": mdim, "tiles_per_warp": [tiles, tiles],
+            "warps_per_cta": warps,
+        }  # fmt: skip
+        cases.append(CheckCase({"class": "MFMAScaleLayout", "kwargs": kwargs}, tuple(shape)))
+    return cases
+
+
 def _llverify_bases(case: CheckCase, modules: dict[str, Any]) -> dict[str, list[list[int]]]:
     from llverify.encodings.gluon import from_gluon
 
+    if case.family == "MFMAScaleLayout":  # llverify's own converter, from the parameters
+        from llverify.encodings.scales import mfma_scale_layout
+
+        layout = mfma_scale_layout(**case.spec["kwargs"]).to_linear_layout(list(case.shape))
+        return {dim: [list(b) for b in bases] for dim, bases in layout.bases}
     encoding = from_gluon(build_gluon(case.spec, modules))
     layout = encoding.to_linear_layout(list(case.shape))
     return {dim: [list(b) for b in bases] for dim, bases in layout.bases}
@@ -320,6 +349,7 @@ def _llverify_bases(case: CheckCase, modules: dict[str, Any]) -> dict[str, list[
 
 def _gluon_modules() -> dict[str, Any]:
     try:
+        from triton._C.libtriton import gluon_ir
         from triton.experimental.gluon import language as ttgl
         from triton.experimental.gluon.language import amd
     except ImportError as error:
@@ -327,7 +357,12 @@ def _gluon_modules() -> dict[str, Any]:
             f"triton-check needs Triton with Gluon installed (pip install 'llverify[triton]'): "
             f"{error}"
         ) from None
-    return {"ttgl": ttgl, "amd": amd, "intel": getattr(ttgl, "intel", None)}
+    return {
+        "ttgl": ttgl,
+        "amd": amd,
+        "intel": getattr(ttgl, "intel", None),
+        "gluon_ir": gluon_ir,
+    }
 
 
 def _normalise(bases: dict[str, list[list[int]]]) -> dict[str, list[list[int]]]:

@@ -25,7 +25,12 @@ def main() -> None:
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
     # An Intel Triton (intel-xpu-backend-for-triton) has gluon.language.intel too.
-    modules = {"ttgl": ttgl, "amd": amd, "intel": getattr(ttgl, "intel", None)}
+    modules = {
+        "ttgl": ttgl,
+        "amd": amd,
+        "intel": getattr(ttgl, "intel", None),
+        "gluon_ir": gluon_ir,
+    }
     for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
