@@ -24,8 +24,10 @@ Examples:
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 
@@ -41,6 +43,7 @@ __all__ = [
     "Val",
     "const_bytes",
     "node_and_byte",
+    "sparse_collection",
     "symbols_of",
     "unique_rows",
 ]
@@ -127,6 +130,28 @@ _SIGNED = frozenset({"sdiv", "srem"})  # truncating towards zero, as LLVM's
 
 class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an error
     """An instruction or a use of a value the executor does not model: the verdict is unknown."""
+
+
+@contextmanager
+def sparse_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector run rarely inside the block (its thresholds raised,
+    then restored): a DAG of millions of nodes is millions of tuples that no cycle holds,
+    and collecting the generations they sit in took a fifth of a template's validation.
+    Reference counting still frees everything that is not in a cycle.
+
+    >>> before = gc.get_threshold()
+    >>> with sparse_collection():
+    ...     gc.get_threshold()[0] >= 100_000
+    True
+    >>> gc.get_threshold() == before
+    True
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 100_000), max(old[1], 50), max(old[2], 100))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
@@ -227,7 +252,10 @@ class Dag:
     def __init__(self) -> None:
         self.nodes: list[tuple] = []
         self.width: list[int] = []
-        self._index: dict[tuple, int] = {}
+        #: the node of each key, one table per width in bytes (no pair of key and width
+        #: to build and hash per node)
+        self._index: dict[int, dict[tuple, int]] = {}
+        self._consts_made: list[int] = []  # the constant nodes, in the order made
         self.buffer_names: dict[int, str] = {}
         self._leaf_runs: dict[tuple[int, int], tuple[int, int]] = {}  # (buffer, nbytes) ->
         # (first node, count) of the leaves :meth:`new_leaves` made
@@ -256,18 +284,32 @@ class Dag:
                 self._widths, self._consts = widths, consts
             start = self._mirrored
             self._widths[start:count] = self.width[start:count]
-            self._consts[start:count] = [key[0] == "const" for key in self.nodes[start:count]]
+            self._consts[start:count] = False
+            made = self._consts_made
+            if made and made[-1] >= start:  # constants are made in order: the new ones last
+                first = len(made) - 1
+                while first > 0 and made[first - 1] >= start:
+                    first -= 1
+                self._consts[made[first:]] = True
             self._mirrored = count
         return self._widths[:count], self._consts[:count]
 
+    def _table(self, nbytes: int) -> dict[tuple, int]:
+        """The index of the ``nbytes``-wide nodes, key to node."""
+        table = self._index.get(nbytes)
+        if table is None:
+            table = self._index[nbytes] = {}
+        return table
+
     def _intern(self, key: tuple, nbytes: int) -> int:
-        found = self._index.get((key, nbytes))
+        table = self._table(nbytes)
+        found = table.get(key)
         if found is not None:
             return found
         node = len(self.nodes)
         self.nodes.append(key)
         self.width.append(nbytes)
-        self._index[(key, nbytes)] = node
+        table[key] = node
         return node
 
     def leaf(self, buffer: int, index: int, nbytes: int) -> int:
@@ -285,12 +327,12 @@ class Dag:
         """
         first = len(self.nodes)
         keys = list(zip(repeat("leaf"), repeat(buffer), range(count)))
-        entries = list(zip(keys, repeat(nbytes)))
-        if not self._index.keys().isdisjoint(entries):
+        table = self._table(nbytes)
+        if not table.keys().isdisjoint(keys):
             raise ValueError(f"buffer {buffer}: expected no leaf of it made yet, found one")
         self.nodes.extend(keys)
         self.width.extend([nbytes] * count)
-        self._index.update(zip(entries, range(first, first + count)))
+        table.update(zip(keys, range(first, first + count)))
         self._leaf_runs[(buffer, nbytes)] = (first, count)
         return np.arange(first, first + count, dtype=np.int64)
 
@@ -308,10 +350,14 @@ class Dag:
         if indices.size and indices.min() >= 0 and indices.max() < count:
             return first + indices
         keys = list(zip(repeat("leaf"), repeat(buffer), indices.tolist()))
-        return np.array(self._intern_all(keys, nbytes, lambda k: -1), dtype=np.int64)
+        return self._intern_all(keys, nbytes, lambda k: -1)
 
     def const(self, value: int, nbytes: int) -> int:
-        return self._intern(("const", value), nbytes)
+        count = len(self.nodes)
+        node = self._intern(("const", value), nbytes)
+        if node == count:  # a new constant
+            self._consts_made.append(node)
+        return node
 
     def op(self, name: str, operands: tuple[int, ...], nbytes: int) -> int:
         """``name`` applied to ``operands`` (sorted first when ``name`` is commutative); an
@@ -437,7 +483,7 @@ class Dag:
         name = canonical_op(name)
         stacked = np.stack([self.nodes_of(v) for v in operands], axis=1)
         unique, inverse = unique_rows(stacked)
-        made = self._ops_of_rows(name, unique, out_bytes)
+        made = self.op_rows(name, unique, out_bytes)
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * _SLOTS + np.arange(out_bytes, dtype=np.int64)[None, :]
         folded = np.flatnonzero(self._mirror()[1][made]).tolist()
@@ -448,11 +494,18 @@ class Dag:
         result = Val(out_bytes * 8, syms=syms)
         return result.normalised() if folded else result
 
-    def _ops_of_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
+    def op_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
         """:meth:`op` ``name`` of each row of operand nodes ``rows`` (distinct, shape (n, k)),
         made in row order: the operands are put in canonical order for all rows at once and
         each row is interned with one lookup; rows that may fold (all operands constant, or
-        a ``select`` on a constant condition) go through :meth:`op` itself."""
+        a ``select`` on a constant condition) go through :meth:`op` itself.
+
+        >>> dag = Dag()
+        >>> a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> made = dag.op_rows("fadd", np.array([[a, b], [b, a], [b, b]]), 4)
+        >>> made.tolist() == [dag.op("fadd", (a, b), 4)] * 2 + [dag.op("fadd", (b, b), 4)]
+        True
+        """
         consts = self._mirror()[1]
         slow = consts[rows].all(axis=1)
         if name == "select" and rows.shape[1] == 3:
@@ -473,38 +526,49 @@ class Dag:
         def folded(k: int) -> int:
             return self.op(name, tuple(rows[k].tolist()), nbytes)
 
-        return np.array(self._intern_all(keys, nbytes, folded), dtype=np.int64)
+        return self._intern_all(keys, nbytes, folded)
 
     def _intern_all(
         self, keys: Sequence[tuple | None], nbytes: int, other: Callable[[int], int]
-    ) -> list[int]:
+    ) -> np.ndarray:
         """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
         in order; the node of a key None is ``other(its position)``, made in its turn."""
-        index, nodes = self._index, self.nodes
-        entries = list(zip(keys, repeat(nbytes)))
-        made: list[int | None] = list(map(index.get, entries))
-        if None in made and None not in keys:  # new nodes in the order of first mention
-            first = len(nodes)
-            missing = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
-            new = dict(zip(missing, range(first, first + len(missing))))
-            nodes.extend(key for key, _ in new if key is not None)  # (no key is None)
+        table, nodes = self._table(nbytes), self.nodes
+        made: list[int | None] = list(map(table.get, keys))
+        missing = made.count(None)
+        if not missing:
+            return np.array(made, dtype=np.int64)
+        first = len(nodes)
+        if missing == len(keys) and None not in keys:  # every key new: the common case
+            new = dict(zip(keys, range(first, first + len(keys))))  # type: ignore[arg-type]
+            if len(new) == len(keys):  # and distinct: key k is node first + k
+                nodes.extend(keys)  # type: ignore[arg-type]  # (no key is None)
+                self.width.extend(repeat(nbytes, len(keys)))
+                table.update(new)
+                return np.arange(first, first + len(keys), dtype=np.int64)
+        if None not in keys:  # new nodes in the order of first mention
+            fresh = dict.fromkeys(key for key, node in zip(keys, made) if node is None)
+            new = dict(zip(fresh, range(first, first + len(fresh))))  # type: ignore[arg-type]
+            nodes.extend(new)
             self.width.extend(repeat(nbytes, len(new)))
-            index.update(new)
-            return [new[entry] if node is None else node for entry, node in zip(entries, made)]
-        if None in made:
-            for k, entry in enumerate(entries):
-                if made[k] is not None:
-                    continue
-                if entry[0] is None:
-                    made[k] = other(k)
-                    continue
-                found = index.get(entry)  # an earlier key of the batch may have made it
-                if found is None:
-                    found = index[entry] = len(nodes)
-                    nodes.append(entry[0])
-                    self.width.append(nbytes)
-                made[k] = found
-        return made  # type: ignore[return-value]  # every None replaced
+            table.update(new)
+            return np.array(
+                [new[key] if node is None else node for key, node in zip(keys, made)],  # type: ignore[index]
+                dtype=np.int64,
+            )
+        for k, key in enumerate(keys):
+            if made[k] is not None:
+                continue
+            if key is None:
+                made[k] = other(k)
+                continue
+            found = table.get(key)  # an earlier key of the batch may have made it
+            if found is None:
+                found = table[key] = len(nodes)
+                nodes.append(key)
+                self.width.append(nbytes)
+            made[k] = found
+        return np.array(made, dtype=np.int64)
 
     def nodes_of(self, value: Val) -> np.ndarray:
         """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
