@@ -210,16 +210,17 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return unique[:, None], inverse.reshape(-1)
     packed = _packed(rows)
     if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
-        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        return rows[first], inverse.reshape(-1)
+        distinct, inverse = np.unique(packed[0], return_inverse=True)
+        return _unpacked(distinct, *packed[1:]).astype(rows.dtype), inverse.reshape(-1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1)
 
 
-def _packed(rows: np.ndarray) -> np.ndarray | None:
+def _packed(rows: np.ndarray) -> tuple[np.ndarray, list[int], list[int]] | None:
     """Each row of the 2-D integer array ``rows`` as one int64, the columns as digits of a
-    mixed radix (the first most significant), so that the packed rows sort as the rows do;
-    None when the digits do not fit in 62 bits or ``rows`` is empty."""
+    mixed radix (the first most significant), so that the packed rows sort as the rows do,
+    with each column's lowest value and span (the radix); None when the digits do not fit in
+    62 bits or ``rows`` is empty."""
     if rows.size == 0 or rows.dtype.kind != "i":
         return None
     low, high = rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
@@ -232,7 +233,23 @@ def _packed(rows: np.ndarray) -> np.ndarray | None:
     packed = np.zeros(rows.shape[0], dtype=np.int64)
     for k, span in enumerate(spans):
         packed = packed * span + (rows[:, k].astype(np.int64) - low[k])
-    return packed
+    return packed, low, spans
+
+
+def _unpacked(packed: np.ndarray, low: list[int], spans: list[int]) -> np.ndarray:
+    """The rows :func:`_packed` packed into ``packed`` with columns of lowest values ``low``
+    and radices ``spans``.
+
+    >>> rows = np.array([[3, -1], [0, 7]])
+    >>> _unpacked(*_packed(rows)).tolist()
+    [[3, -1], [0, 7]]
+    """
+    out = np.empty((packed.shape[0], len(spans)), dtype=np.int64)
+    rest = packed
+    for k in range(len(spans) - 1, -1, -1):
+        rest, digit = np.divmod(rest, spans[k])
+        out[:, k] = digit + low[k]
+    return out
 
 
 def _or_rows(raw: np.ndarray) -> np.ndarray:
@@ -257,8 +274,11 @@ class Dag:
         self._index: dict[int, dict[tuple, int]] = {}
         self._consts_made: list[int] = []  # the constant nodes, in the order made
         self.buffer_names: dict[int, str] = {}
-        self._leaf_runs: dict[tuple[int, int], tuple[int, int]] = {}  # (buffer, nbytes) ->
-        # (first node, count) of the leaves :meth:`new_leaves` made
+        #: the runs of consecutive leaves made in bulk, by (buffer, nbytes): the first index,
+        #: first node and count of each (sorted by index), which the index tables do not hold
+        self._leaf_runs: dict[tuple[int, int], _Runs] = {}
+        #: the indices of the leaves made one at a time, by (buffer, nbytes)
+        self._single_leaves: dict[tuple[int, int], set[int]] = {}
         self._mirrored = 0  # nodes whose width and constness the arrays below hold
         self._widths = np.zeros(0, dtype=np.int64)
         self._consts = np.zeros(0, dtype=bool)
@@ -314,7 +334,16 @@ class Dag:
 
     def leaf(self, buffer: int, index: int, nbytes: int) -> int:
         """Element ``index`` of input buffer ``buffer``."""
-        return self._intern(("leaf", buffer, index), nbytes)
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is not None:
+            found = runs.find(index)
+            if found >= 0:
+                return found
+        count = len(self.nodes)
+        node = self._intern(("leaf", buffer, index), nbytes)
+        if node == count:
+            self._single_leaves.setdefault((buffer, nbytes), set()).add(index)
+        return node
 
     def new_leaves(self, buffer: int, count: int, nbytes: int) -> np.ndarray:
         """Elements ``0 .. count - 1`` of input buffer ``buffer``, none of which is a node yet:
@@ -325,32 +354,60 @@ class Dag:
         >>> dag.new_leaves(0, 3, 2).tolist(), dag.leaf(0, 2, 2)
         ([0, 1, 2], 2)
         """
-        first = len(self.nodes)
-        keys = list(zip(repeat("leaf"), repeat(buffer), range(count)))
-        table = self._table(nbytes)
-        if not table.keys().isdisjoint(keys):
+        if not self._leaves_free(buffer, 0, count, nbytes):
             raise ValueError(f"buffer {buffer}: expected no leaf of it made yet, found one")
-        self.nodes.extend(keys)
-        self.width.extend([nbytes] * count)
-        table.update(zip(keys, range(first, first + count)))
-        self._leaf_runs[(buffer, nbytes)] = (first, count)
+        return self._leaf_run(buffer, 0, count, nbytes)
+
+    def _leaves_free(self, buffer: int, start: int, count: int, nbytes: int) -> bool:
+        """Whether no leaf of ``buffer`` (``nbytes`` wide) with an index in ``start .. start +
+        count - 1`` is a node yet."""
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is not None and runs.overlaps(start, count):
+            return False
+        singles = self._single_leaves.get((buffer, nbytes), ())
+        return not any(start <= index < start + count for index in singles)
+
+    def _leaf_run(self, buffer: int, start: int, count: int, nbytes: int) -> np.ndarray:
+        """The leaves ``start .. start + count - 1`` of ``buffer``, none made yet, made as
+        consecutive nodes in index order (a run: found by :meth:`leaf` and
+        :meth:`leaves_of` without an entry per leaf in the index tables)."""
+        first = len(self.nodes)
+        self.nodes.extend(zip(repeat("leaf"), repeat(buffer), range(start, start + count)))
+        self.width.extend(repeat(nbytes, count))
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is None:
+            runs = self._leaf_runs[(buffer, nbytes)] = _Runs()
+        runs.add(start, first, count)
         return np.arange(first, first + count, dtype=np.int64)
 
     def leaves_of(self, buffer: int, indices: np.ndarray, nbytes: int) -> np.ndarray:
-        """:meth:`leaf` of each of ``indices``, at array speed for a buffer whose leaves
-        :meth:`new_leaves` made (else looked up at once, the missing ones made in order).
+        """:meth:`leaf` of each of ``indices``, at array speed where they lie in runs of
+        leaves made in bulk; a consecutive ascending range of which none is made yet is made
+        as one run (the nodes :meth:`leaf` of each in turn would make); any other missing
+        ones are made in order.
 
         >>> dag = Dag()
         >>> _ = dag.leaf(1, 0, 4); _ = dag.new_leaves(0, 4, 2)
         >>> dag.leaves_of(0, np.array([3, 0]), 2).tolist(), dag.leaves_of(1, np.array([0]), 4)
         ([4, 1], array([0]))
+        >>> dag.leaves_of(2, np.arange(8, 11), 1).tolist(), dag.leaf(2, 9, 1)
+        ([5, 6, 7], 6)
         """
-        indices = np.asarray(indices, dtype=np.int64)
-        first, count = self._leaf_runs.get((buffer, nbytes), (0, 0))
-        if indices.size and indices.min() >= 0 and indices.max() < count:
-            return first + indices
-        keys = list(zip(repeat("leaf"), repeat(buffer), indices.tolist()))
-        return self._intern_all(keys, nbytes, lambda k: -1)
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        runs = self._leaf_runs.get((buffer, nbytes))
+        out = runs.find_all(indices) if runs is not None else np.full(indices.size, -1, np.int64)
+        missing = out < 0
+        if not missing.any():
+            return out
+        count, start = indices.size, int(indices[0])
+        if (
+            missing.all()
+            and bool((indices == start + np.arange(count, dtype=np.int64)).all())
+            and self._leaves_free(buffer, start, count, nbytes)
+        ):
+            return self._leaf_run(buffer, start, count, nbytes)
+        out[missing] = [self.leaf(buffer, index, nbytes) for index in indices[missing].tolist()]
+        return out
 
     def const(self, value: int, nbytes: int) -> int:
         count = len(self.nodes)
@@ -668,6 +725,53 @@ class Dag:
                 )
             return "bytes(" + ", ".join(parts) + ")"
         return f"{key[0]}(" + ", ".join(self.describe(o, depth - 1) for o in key[1:]) + ")"
+
+
+class _Runs:
+    """Runs of consecutive leaf nodes of one buffer and width: each a first index, its node
+    and a count, sorted by index (for :class:`Dag`).
+
+    >>> runs = _Runs()
+    >>> runs.add(8, 100, 4); runs.add(0, 200, 4)
+    >>> runs.find(9), runs.find(4), runs.find_all(np.array([3, 11, 12])).tolist()
+    (101, -1, [203, 103, -1])
+    >>> runs.overlaps(4, 4), runs.overlaps(2, 3)
+    (False, True)
+    """
+
+    def __init__(self) -> None:
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._firsts = np.zeros(0, dtype=np.int64)
+        self._counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, start: int, first: int, count: int) -> None:
+        """A run of ``count`` leaves from index ``start``, nodes from ``first`` on."""
+        k = int(np.searchsorted(self._starts, start))
+        self._starts = np.insert(self._starts, k, start)
+        self._firsts = np.insert(self._firsts, k, first)
+        self._counts = np.insert(self._counts, k, count)
+
+    def find(self, index: int) -> int:
+        """The node of leaf ``index``, -1 when no run holds it."""
+        k = int(np.searchsorted(self._starts, index, side="right")) - 1
+        if k >= 0 and index < self._starts[k] + self._counts[k]:
+            return int(self._firsts[k] + index - self._starts[k])
+        return -1
+
+    def find_all(self, indices: np.ndarray) -> np.ndarray:
+        """:meth:`find` of each of ``indices``."""
+        if not self._starts.size:
+            return np.full(indices.shape, -1, dtype=np.int64)
+        k = np.searchsorted(self._starts, indices, side="right") - 1
+        inside = k >= 0
+        k = np.maximum(k, 0)
+        inside &= indices < self._starts[k] + self._counts[k]
+        return np.where(inside, self._firsts[k] + indices - self._starts[k], -1)
+
+    def overlaps(self, start: int, count: int) -> bool:
+        """Whether a run holds any of the indices ``start .. start + count - 1``."""
+        k = int(np.searchsorted(self._starts, start + count)) - 1  # the last run from before
+        return bool(k >= 0 and start < self._starts[k] + self._counts[k])
 
 
 @dataclass
