@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
+from typing import cast
 
 import numpy as np
 
@@ -591,26 +592,28 @@ class Dag:
         """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
         in order; the node of a key None is ``other(its position)``, made in its turn."""
         table, nodes = self._table(nbytes), self.nodes
-        made: list[int | None] = list(map(table.get, keys))
+        made: list[int | None] = list(map(table.get, keys))  # type: ignore[arg-type]  # None: absent
         missing = made.count(None)
         if not missing:
             return np.array(made, dtype=np.int64)
         first = len(nodes)
-        if missing == len(keys) and None not in keys:  # every key new: the common case
-            new = dict(zip(keys, range(first, first + len(keys))))  # type: ignore[arg-type]
-            if len(new) == len(keys):  # and distinct: key k is node first + k
-                nodes.extend(keys)  # type: ignore[arg-type]  # (no key is None)
-                self.width.extend(repeat(nbytes, len(keys)))
-                table.update(new)
-                return np.arange(first, first + len(keys), dtype=np.int64)
-        if None not in keys:  # new nodes in the order of first mention
-            fresh = dict.fromkeys(key for key, node in zip(keys, made) if node is None)
-            new = dict(zip(fresh, range(first, first + len(fresh))))  # type: ignore[arg-type]
+        if None not in keys:
+            present = cast("Sequence[tuple]", keys)
+            if missing == len(present):  # every key new, the common case
+                new = dict(zip(present, range(first, first + len(present))))
+                if len(new) == len(present):  # and distinct: key k is node first + k
+                    nodes.extend(present)
+                    self.width.extend(repeat(nbytes, len(present)))
+                    table.update(new)
+                    return np.arange(first, first + len(present), dtype=np.int64)
+            # new nodes in the order of first mention
+            fresh = dict.fromkeys(key for key, node in zip(present, made) if node is None)
+            new = dict(zip(fresh, range(first, first + len(fresh))))
             nodes.extend(new)
             self.width.extend(repeat(nbytes, len(new)))
             table.update(new)
             return np.array(
-                [new[key] if node is None else node for key, node in zip(keys, made)],  # type: ignore[index]
+                [new[key] if node is None else node for key, node in zip(present, made)],
                 dtype=np.int64,
             )
         for k, key in enumerate(keys):
