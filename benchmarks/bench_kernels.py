@@ -9,7 +9,8 @@ checkout: ``git archive 260b453 | tar -x -C DIR``).  Per kernel: the verdict, wa
 the child's CPU seconds (steadier than wall time on a shared machine), the CPU ratio, and
 whether the wall time is within ``--limit``.
 
-Run: ``python benchmarks/bench_kernels.py [--baseline-tree DIR] [--corpus DIR] [HASH ...]``
+Run: ``python benchmarks/bench_kernels.py [--baseline-tree DIR] [--corpus DIR] [--repeat N]
+[HASH ...]`` (``--repeat``: N alternating runs per kernel, the run of median CPU shown)
 (kernels by the prefix of their cache folder; default: seven slow non-wgmma ``mm_autotune``
 kernels; ``--corpus`` an unpacked workload, else the stored one is unpacked).
 """
@@ -66,6 +67,11 @@ def _run(tree: Path, kernel: Path, root: Path, timeout: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _median(runs: list[dict]) -> dict:
+    """The run of median CPU time among ``runs`` of one tree (alternating with the other's)."""
+    return sorted(runs, key=lambda run: run["cpu"])[len(runs) // 2]
+
+
 def _kernel(root: Path, prefix: str) -> Path:
     found = [
         p for p in sorted(root.glob(f"triton/{prefix}*/*.llir")) if not p.name.startswith("__grp__")
@@ -83,7 +89,10 @@ def _table(root: Path, args: argparse.Namespace) -> None:
     print(head + f" {'this tree':>9} {'wall s':>7} {'cpu s':>7} {'cpu ratio':>9} {'limit':>6}")
     for prefix in args.kernels:
         kernel = _kernel(root, prefix)
-        runs = [_run(tree, kernel, root, args.timeout) for tree in trees]
+        rounds = [
+            [_run(tree, kernel, root, args.timeout) for tree in trees] for _ in range(args.repeat)
+        ]
+        runs = [_median(list(column)) for column in zip(*rounds)]
         line = f"{prefix:12} {len(kernel.read_text().splitlines()):>6}"
         for run in runs:
             line += f" {run['status']:>9} {run['wall']:>7.1f} {run['cpu']:>7.1f}"
@@ -98,6 +107,9 @@ def main() -> None:
     parser.add_argument("--baseline-tree", type=Path, help="an older checkout to compare")
     parser.add_argument("--corpus", type=Path, help="the unpacked workload (has triton/)")
     parser.add_argument("--workload", default="mm_autotune")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="alternating runs per kernel (the median shown)"
+    )
     parser.add_argument("--limit", type=float, default=30.0, help="the per-kernel limit (s)")
     parser.add_argument(
         "--timeout", type=float, default=3000.0, help="stop a kernel after this long (s)"

@@ -536,6 +536,27 @@ def test_vector_compare_and_select_run_elementwise() -> None:
     assert got[1] == "select(icmp.sgt(x[0], x[1]), x[1], x[0])"  # slt(x1, x0), canonical
 
 
+def test_shufflevector_picks_undefined_elements_and_both_vectors() -> None:
+    """Selector elements index the two vectors' elements end to end; an ``undef`` one gives
+    undefined bytes (a store of them is flagged, never a value)."""
+    body = (
+        "  %p = getelementptr <2 x i32>, ptr addrspace(1) %in, i32 %t\n"
+        "  %v = load <2 x i32>, ptr addrspace(1) %p, align 8\n"
+        "  %w = shufflevector <2 x i32> %v, <2 x i32> <i32 7, i32 9>, "
+        "<4 x i32> <i32 3, i32 undef, i32 0, i32 1>\n"
+        "  %e = extractelement <4 x i32> %w, i32 %k\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %e, ptr addrspace(1) %q, align 4\n"
+    )
+    for k, want in ((0, "0x9"), (2, "x[{2t}]"), (3, "x[{2t1}]")):
+        run = execute(body.replace("%k", str(k)), outputs=32)
+        got = stored(run)[:2]
+        expected = [want.format(**{"2t": 2 * t, "2t1": 2 * t + 1}) for t in range(2)]
+        assert got == expected, (k, got)
+    undefined = execute(body.replace("%k", "1"), outputs=32)
+    assert stored(undefined)[0].startswith("bytes(undef")
+
+
 def _region(
     *ops: tuple[str, str, tuple[str, ...], str],
     params: tuple[str, ...],

@@ -26,7 +26,7 @@ class _OneByOne(Dag):
         made = [self.from_symbols(tuple(int(s) for s in row)) for row in unique]
         return np.array(made, dtype=np.int64)[inverse.reshape(-1)]
 
-    def _ops_of_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
+    def op_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
         made = [self.op(name, tuple(int(x) for x in row), nbytes) for row in rows]
         return np.array(made, dtype=np.int64)
 
@@ -88,6 +88,77 @@ def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int) -> None:
     fast, slow = Dag(), _OneByOne()
     assert _program(seed, fast) == _program(seed, slow)
     assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+class _LeafByLeaf(Dag):
+    """The definition of leaves: each one interned by its key, one at a time."""
+
+    def leaf(self, buffer: int, index: int, nbytes: int) -> int:
+        return self._intern(("leaf", buffer, index), nbytes)
+
+    def leaves_of(self, buffer: int, indices: np.ndarray, nbytes: int) -> np.ndarray:
+        return np.array([self.leaf(buffer, int(i), nbytes) for i in indices], dtype=np.int64)
+
+    def new_leaves(self, buffer: int, count: int, nbytes: int) -> np.ndarray:
+        if any(("leaf", buffer, i) in self._table(nbytes) for i in range(count)):
+            raise ValueError(f"buffer {buffer}: a leaf of it made already")
+        return self.leaves_of(buffer, np.arange(count), nbytes)
+
+
+def _leaf_calls(seed: int, dag: Dag) -> list[object]:
+    """A random sequence of :meth:`Dag.leaf`, :meth:`Dag.leaves_of` (consecutive ranges, as
+    an open region's fresh pages, and scattered indices) and :meth:`Dag.new_leaves` over four
+    buffers and two widths; what each gives."""
+    rng = np.random.default_rng(seed)
+    results: list[object] = []
+    for _ in range(30):
+        buffer, nbytes, pick = int(rng.integers(4)), int(rng.choice([1, 4])), rng.random()
+        start = int(rng.integers(0, 40))
+        if pick < 0.3:
+            results.append(dag.leaf(buffer, start, nbytes))
+        elif pick < 0.6:
+            results.append(dag.leaves_of(buffer, np.arange(start, start + 8), nbytes).tolist())
+        elif pick < 0.8:
+            indices = rng.integers(0, 48, size=int(rng.integers(1, 6)))
+            results.append(dag.leaves_of(buffer, indices, nbytes).tolist())
+        else:
+            try:
+                results.append(dag.new_leaves(buffer, int(rng.integers(1, 9)), nbytes).tolist())
+            except ValueError:
+                results.append("made already")
+        results.append(dag.op("fadd", (len(dag.nodes) - 1, 0), 4))  # other nodes in between
+    return results
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_leaves_made_in_runs_are_the_leaves_made_one_by_one(seed: int) -> None:
+    """Runs of leaves (made in bulk, not in the index tables) give the nodes, in the same
+    order, that interning each leaf in turn gives; a leaf is never made twice, and
+    ``new_leaves`` refuses a buffer with a leaf made already (the negative control)."""
+    fast, slow = Dag(), _LeafByLeaf()
+    assert _leaf_calls(seed, fast) == _leaf_calls(seed, slow)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+    assert len(set(zip(fast.nodes, fast.width))) == len(fast.nodes)  # no node twice
+
+
+def test_new_leaves_refuse_a_buffer_with_a_leaf_in_a_run() -> None:
+    dag = Dag()
+    dag.leaves_of(3, np.arange(4, 8), 2)  # a run from index 4
+    with pytest.raises(ValueError, match="buffer 3"):
+        dag.new_leaves(3, 5, 2)
+    assert dag.new_leaves(3, 4, 2).tolist() == [4, 5, 6, 7]  # indices 0-3 are free
+    assert dag.leaves_of(3, np.array([7, 0]), 2).tolist() == [3, 4]
+
+
+def test_sparse_collection_restores_the_thresholds_on_an_error() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), symbolic.sparse_collection():
+        assert gc.get_threshold()[0] >= 100_000
+        raise RuntimeError("stop")
+    assert gc.get_threshold() == before
 
 
 def test_operands_in_canonical_order_are_one_node_made_once() -> None:

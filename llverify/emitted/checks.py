@@ -429,7 +429,7 @@ def _expand_one_op(
         if key[0] != name or len(key) != 3:
             return _expand(dag, given, 0, templates, inputs, memo)
         first, second = (key[2], key[1]) if swapped else (key[1], key[2])
-        out = walk(simplified(dag, first)) + walk(simplified(dag, second))
+        out = walk(first) + walk(second)  # (walk simplifies what it is given)
         memo[(node, 0)] = out
         return out
 

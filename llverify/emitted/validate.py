@@ -43,6 +43,7 @@ from llverify.emitted.sim import (
     Violation,
     parse_llvm_ir,
 )
+from llverify.emitted.sim.symbolic import sparse_collection
 from llverify.errors import LayoutError, shown
 from llverify.proof.verdict import Status
 from llverify.triton.compile import (
@@ -502,7 +503,8 @@ def _checked(
     ``report``)."""
     report.instructions += run.steps
     clock = time.perf_counter()
-    verdicts = _check_all(harness, compiled, run)
+    with sparse_collection():  # the check makes DAG nodes too
+        verdicts = _check_all(harness, compiled, run)
     timings["check"] = timings.get("check", 0.0) + time.perf_counter() - clock
     return verdicts
 

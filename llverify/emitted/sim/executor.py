@@ -46,7 +46,7 @@ from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.registers import Registers
-from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val
+from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val, sparse_collection
 
 __all__ = ["Execution"]
 
@@ -92,7 +92,8 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         """Execute the kernel in every CTA, then check the stores predicates kept from being
         made; raises :class:`~llverify.emitted.sim.control.UnmodelledAt` on anything not
         modelled."""
-        self._run_cluster()
+        with sparse_collection():  # millions of DAG nodes, none in a cycle
+            self._run_cluster()
         self.memory.check_shadows()
 
     def _start_cta(self, cta: int) -> None:

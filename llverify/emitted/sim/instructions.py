@@ -652,13 +652,12 @@ def _shuffle_vector(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val
         picks = [-1] * ins.type.count
     else:
         picks = [-1 if e.text in ("poison", "undef") else int(e.text) for e in selector.elements]
-    parts = []
-    for pick in picks:
-        if pick < 0:
-            parts.append(np.full((both.shape[0], width), UNDEFINED, dtype=np.int64))
-        else:
-            parts.append(both[:, pick * width : (pick + 1) * width])
-    return Val(bits_of(ins.type), syms=np.concatenate(parts, axis=1)).normalised()
+    undefined = both.shape[1]  # a column of undefined bytes after both vectors' bytes
+    if min(picks, default=0) < 0:
+        both = np.concatenate([both, np.full((both.shape[0], 1), UNDEFINED, np.int64)], axis=1)
+    starts = np.array(picks, dtype=np.int64)[:, None] * width
+    columns = np.where(starts < 0, undefined, starts + np.arange(width, dtype=np.int64))
+    return Val(bits_of(ins.type), syms=both[:, columns.reshape(-1)]).normalised()
 
 
 def _field_range(ty: Type, indices: tuple[int, ...]) -> tuple[int, int, Type]:

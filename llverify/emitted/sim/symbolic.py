@@ -24,10 +24,13 @@ Examples:
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
+from typing import cast
 
 import numpy as np
 
@@ -41,6 +44,7 @@ __all__ = [
     "Val",
     "const_bytes",
     "node_and_byte",
+    "sparse_collection",
     "symbols_of",
     "unique_rows",
 ]
@@ -129,6 +133,28 @@ class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an erro
     """An instruction or a use of a value the executor does not model: the verdict is unknown."""
 
 
+@contextmanager
+def sparse_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector run rarely inside the block (its thresholds raised,
+    then restored): a DAG of millions of nodes is millions of tuples that no cycle holds,
+    and collecting the generations they sit in took a fifth of a template's validation.
+    Reference counting still frees everything that is not in a cycle.
+
+    >>> before = gc.get_threshold()
+    >>> with sparse_collection():
+    ...     gc.get_threshold()[0] >= 100_000
+    True
+    >>> gc.get_threshold() == before
+    True
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 100_000), max(old[1], 50), max(old[2], 100))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
     """The byte symbols of concrete little-endian integers ``values`` (shape (T,)).
 
@@ -185,16 +211,17 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return unique[:, None], inverse.reshape(-1)
     packed = _packed(rows)
     if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
-        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        return rows[first], inverse.reshape(-1)
+        distinct, inverse = np.unique(packed[0], return_inverse=True)
+        return _unpacked(distinct, *packed[1:]).astype(rows.dtype), inverse.reshape(-1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1)
 
 
-def _packed(rows: np.ndarray) -> np.ndarray | None:
+def _packed(rows: np.ndarray) -> tuple[np.ndarray, list[int], list[int]] | None:
     """Each row of the 2-D integer array ``rows`` as one int64, the columns as digits of a
-    mixed radix (the first most significant), so that the packed rows sort as the rows do;
-    None when the digits do not fit in 62 bits or ``rows`` is empty."""
+    mixed radix (the first most significant), so that the packed rows sort as the rows do,
+    with each column's lowest value and span (the radix); None when the digits do not fit in
+    62 bits or ``rows`` is empty."""
     if rows.size == 0 or rows.dtype.kind != "i":
         return None
     low, high = rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
@@ -207,7 +234,23 @@ def _packed(rows: np.ndarray) -> np.ndarray | None:
     packed = np.zeros(rows.shape[0], dtype=np.int64)
     for k, span in enumerate(spans):
         packed = packed * span + (rows[:, k].astype(np.int64) - low[k])
-    return packed
+    return packed, low, spans
+
+
+def _unpacked(packed: np.ndarray, low: list[int], spans: list[int]) -> np.ndarray:
+    """The rows :func:`_packed` packed into ``packed`` with columns of lowest values ``low``
+    and radices ``spans``.
+
+    >>> rows = np.array([[3, -1], [0, 7]])
+    >>> _unpacked(*_packed(rows)).tolist()
+    [[3, -1], [0, 7]]
+    """
+    out = np.empty((packed.shape[0], len(spans)), dtype=np.int64)
+    rest = packed
+    for k in range(len(spans) - 1, -1, -1):
+        rest, digit = np.divmod(rest, spans[k])
+        out[:, k] = digit + low[k]
+    return out
 
 
 def _or_rows(raw: np.ndarray) -> np.ndarray:
@@ -227,10 +270,16 @@ class Dag:
     def __init__(self) -> None:
         self.nodes: list[tuple] = []
         self.width: list[int] = []
-        self._index: dict[tuple, int] = {}
+        #: the node of each key, one table per width in bytes (no pair of key and width
+        #: to build and hash per node)
+        self._index: dict[int, dict[tuple, int]] = {}
+        self._consts_made: list[int] = []  # the constant nodes, in the order made
         self.buffer_names: dict[int, str] = {}
-        self._leaf_runs: dict[tuple[int, int], tuple[int, int]] = {}  # (buffer, nbytes) ->
-        # (first node, count) of the leaves :meth:`new_leaves` made
+        #: the runs of consecutive leaves made in bulk, by (buffer, nbytes): the first index,
+        #: first node and count of each (sorted by index), which the index tables do not hold
+        self._leaf_runs: dict[tuple[int, int], _Runs] = {}
+        #: the indices of the leaves made one at a time, by (buffer, nbytes)
+        self._single_leaves: dict[tuple[int, int], set[int]] = {}
         self._mirrored = 0  # nodes whose width and constness the arrays below hold
         self._widths = np.zeros(0, dtype=np.int64)
         self._consts = np.zeros(0, dtype=bool)
@@ -256,23 +305,46 @@ class Dag:
                 self._widths, self._consts = widths, consts
             start = self._mirrored
             self._widths[start:count] = self.width[start:count]
-            self._consts[start:count] = [key[0] == "const" for key in self.nodes[start:count]]
+            self._consts[start:count] = False
+            made = self._consts_made
+            if made and made[-1] >= start:  # constants are made in order: the new ones last
+                first = len(made) - 1
+                while first > 0 and made[first - 1] >= start:
+                    first -= 1
+                self._consts[made[first:]] = True
             self._mirrored = count
         return self._widths[:count], self._consts[:count]
 
+    def _table(self, nbytes: int) -> dict[tuple, int]:
+        """The index of the ``nbytes``-wide nodes, key to node."""
+        table = self._index.get(nbytes)
+        if table is None:
+            table = self._index[nbytes] = {}
+        return table
+
     def _intern(self, key: tuple, nbytes: int) -> int:
-        found = self._index.get((key, nbytes))
+        table = self._table(nbytes)
+        found = table.get(key)
         if found is not None:
             return found
         node = len(self.nodes)
         self.nodes.append(key)
         self.width.append(nbytes)
-        self._index[(key, nbytes)] = node
+        table[key] = node
         return node
 
     def leaf(self, buffer: int, index: int, nbytes: int) -> int:
         """Element ``index`` of input buffer ``buffer``."""
-        return self._intern(("leaf", buffer, index), nbytes)
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is not None:
+            found = runs.find(index)
+            if found >= 0:
+                return found
+        count = len(self.nodes)
+        node = self._intern(("leaf", buffer, index), nbytes)
+        if node == count:
+            self._single_leaves.setdefault((buffer, nbytes), set()).add(index)
+        return node
 
     def new_leaves(self, buffer: int, count: int, nbytes: int) -> np.ndarray:
         """Elements ``0 .. count - 1`` of input buffer ``buffer``, none of which is a node yet:
@@ -283,35 +355,67 @@ class Dag:
         >>> dag.new_leaves(0, 3, 2).tolist(), dag.leaf(0, 2, 2)
         ([0, 1, 2], 2)
         """
-        first = len(self.nodes)
-        keys = list(zip(repeat("leaf"), repeat(buffer), range(count)))
-        entries = list(zip(keys, repeat(nbytes)))
-        if not self._index.keys().isdisjoint(entries):
+        if not self._leaves_free(buffer, 0, count, nbytes):
             raise ValueError(f"buffer {buffer}: expected no leaf of it made yet, found one")
-        self.nodes.extend(keys)
-        self.width.extend([nbytes] * count)
-        self._index.update(zip(entries, range(first, first + count)))
-        self._leaf_runs[(buffer, nbytes)] = (first, count)
+        return self._leaf_run(buffer, 0, count, nbytes)
+
+    def _leaves_free(self, buffer: int, start: int, count: int, nbytes: int) -> bool:
+        """Whether no leaf of ``buffer`` (``nbytes`` wide) with an index in ``start .. start +
+        count - 1`` is a node yet."""
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is not None and runs.overlaps(start, count):
+            return False
+        singles = self._single_leaves.get((buffer, nbytes), ())
+        return not any(start <= index < start + count for index in singles)
+
+    def _leaf_run(self, buffer: int, start: int, count: int, nbytes: int) -> np.ndarray:
+        """The leaves ``start .. start + count - 1`` of ``buffer``, none made yet, made as
+        consecutive nodes in index order (a run: found by :meth:`leaf` and
+        :meth:`leaves_of` without an entry per leaf in the index tables)."""
+        first = len(self.nodes)
+        self.nodes.extend(zip(repeat("leaf"), repeat(buffer), range(start, start + count)))
+        self.width.extend(repeat(nbytes, count))
+        runs = self._leaf_runs.get((buffer, nbytes))
+        if runs is None:
+            runs = self._leaf_runs[(buffer, nbytes)] = _Runs()
+        runs.add(start, first, count)
         return np.arange(first, first + count, dtype=np.int64)
 
     def leaves_of(self, buffer: int, indices: np.ndarray, nbytes: int) -> np.ndarray:
-        """:meth:`leaf` of each of ``indices``, at array speed for a buffer whose leaves
-        :meth:`new_leaves` made (else looked up at once, the missing ones made in order).
+        """:meth:`leaf` of each of ``indices``, at array speed where they lie in runs of
+        leaves made in bulk; a consecutive ascending range of which none is made yet is made
+        as one run (the nodes :meth:`leaf` of each in turn would make); any other missing
+        ones are made in order.
 
         >>> dag = Dag()
         >>> _ = dag.leaf(1, 0, 4); _ = dag.new_leaves(0, 4, 2)
         >>> dag.leaves_of(0, np.array([3, 0]), 2).tolist(), dag.leaves_of(1, np.array([0]), 4)
         ([4, 1], array([0]))
+        >>> dag.leaves_of(2, np.arange(8, 11), 1).tolist(), dag.leaf(2, 9, 1)
+        ([5, 6, 7], 6)
         """
-        indices = np.asarray(indices, dtype=np.int64)
-        first, count = self._leaf_runs.get((buffer, nbytes), (0, 0))
-        if indices.size and indices.min() >= 0 and indices.max() < count:
-            return first + indices
-        keys = list(zip(repeat("leaf"), repeat(buffer), indices.tolist()))
-        return np.array(self._intern_all(keys, nbytes, lambda k: -1), dtype=np.int64)
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        runs = self._leaf_runs.get((buffer, nbytes))
+        out = runs.find_all(indices) if runs is not None else np.full(indices.size, -1, np.int64)
+        missing = out < 0
+        if not missing.any():
+            return out
+        count, start = indices.size, int(indices[0])
+        if (
+            missing.all()
+            and bool((indices == start + np.arange(count, dtype=np.int64)).all())
+            and self._leaves_free(buffer, start, count, nbytes)
+        ):
+            return self._leaf_run(buffer, start, count, nbytes)
+        out[missing] = [self.leaf(buffer, index, nbytes) for index in indices[missing].tolist()]
+        return out
 
     def const(self, value: int, nbytes: int) -> int:
-        return self._intern(("const", value), nbytes)
+        count = len(self.nodes)
+        node = self._intern(("const", value), nbytes)
+        if node == count:  # a new constant
+            self._consts_made.append(node)
+        return node
 
     def op(self, name: str, operands: tuple[int, ...], nbytes: int) -> int:
         """``name`` applied to ``operands`` (sorted first when ``name`` is commutative); an
@@ -437,7 +541,7 @@ class Dag:
         name = canonical_op(name)
         stacked = np.stack([self.nodes_of(v) for v in operands], axis=1)
         unique, inverse = unique_rows(stacked)
-        made = self._ops_of_rows(name, unique, out_bytes)
+        made = self.op_rows(name, unique, out_bytes)
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * _SLOTS + np.arange(out_bytes, dtype=np.int64)[None, :]
         folded = np.flatnonzero(self._mirror()[1][made]).tolist()
@@ -448,11 +552,18 @@ class Dag:
         result = Val(out_bytes * 8, syms=syms)
         return result.normalised() if folded else result
 
-    def _ops_of_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
+    def op_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
         """:meth:`op` ``name`` of each row of operand nodes ``rows`` (distinct, shape (n, k)),
         made in row order: the operands are put in canonical order for all rows at once and
         each row is interned with one lookup; rows that may fold (all operands constant, or
-        a ``select`` on a constant condition) go through :meth:`op` itself."""
+        a ``select`` on a constant condition) go through :meth:`op` itself.
+
+        >>> dag = Dag()
+        >>> a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> made = dag.op_rows("fadd", np.array([[a, b], [b, a], [b, b]]), 4)
+        >>> made.tolist() == [dag.op("fadd", (a, b), 4)] * 2 + [dag.op("fadd", (b, b), 4)]
+        True
+        """
         consts = self._mirror()[1]
         slow = consts[rows].all(axis=1)
         if name == "select" and rows.shape[1] == 3:
@@ -473,38 +584,51 @@ class Dag:
         def folded(k: int) -> int:
             return self.op(name, tuple(rows[k].tolist()), nbytes)
 
-        return np.array(self._intern_all(keys, nbytes, folded), dtype=np.int64)
+        return self._intern_all(keys, nbytes, folded)
 
     def _intern_all(
         self, keys: Sequence[tuple | None], nbytes: int, other: Callable[[int], int]
-    ) -> list[int]:
+    ) -> np.ndarray:
         """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
         in order; the node of a key None is ``other(its position)``, made in its turn."""
-        index, nodes = self._index, self.nodes
-        entries = list(zip(keys, repeat(nbytes)))
-        made: list[int | None] = list(map(index.get, entries))
-        if None in made and None not in keys:  # new nodes in the order of first mention
-            first = len(nodes)
-            missing = dict.fromkeys(entry for entry, node in zip(entries, made) if node is None)
-            new = dict(zip(missing, range(first, first + len(missing))))
-            nodes.extend(key for key, _ in new if key is not None)  # (no key is None)
+        table, nodes = self._table(nbytes), self.nodes
+        made: list[int | None] = list(map(table.get, keys))  # type: ignore[arg-type]  # None: absent
+        missing = made.count(None)
+        if not missing:
+            return np.array(made, dtype=np.int64)
+        first = len(nodes)
+        if None not in keys:
+            present = cast("Sequence[tuple]", keys)
+            if missing == len(present):  # every key new, the common case
+                new = dict(zip(present, range(first, first + len(present))))
+                if len(new) == len(present):  # and distinct: key k is node first + k
+                    nodes.extend(present)
+                    self.width.extend(repeat(nbytes, len(present)))
+                    table.update(new)
+                    return np.arange(first, first + len(present), dtype=np.int64)
+            # new nodes in the order of first mention
+            fresh = dict.fromkeys(key for key, node in zip(present, made) if node is None)
+            new = dict(zip(fresh, range(first, first + len(fresh))))
+            nodes.extend(new)
             self.width.extend(repeat(nbytes, len(new)))
-            index.update(new)
-            return [new[entry] if node is None else node for entry, node in zip(entries, made)]
-        if None in made:
-            for k, entry in enumerate(entries):
-                if made[k] is not None:
-                    continue
-                if entry[0] is None:
-                    made[k] = other(k)
-                    continue
-                found = index.get(entry)  # an earlier key of the batch may have made it
-                if found is None:
-                    found = index[entry] = len(nodes)
-                    nodes.append(entry[0])
-                    self.width.append(nbytes)
-                made[k] = found
-        return made  # type: ignore[return-value]  # every None replaced
+            table.update(new)
+            return np.array(
+                [new[key] if node is None else node for key, node in zip(present, made)],
+                dtype=np.int64,
+            )
+        for k, key in enumerate(keys):
+            if made[k] is not None:
+                continue
+            if key is None:
+                made[k] = other(k)
+                continue
+            found = table.get(key)  # an earlier key of the batch may have made it
+            if found is None:
+                found = table[key] = len(nodes)
+                nodes.append(key)
+                self.width.append(nbytes)
+            made[k] = found
+        return np.array(made, dtype=np.int64)
 
     def nodes_of(self, value: Val) -> np.ndarray:
         """The node each thread's ``value`` is (``bytes`` or constant nodes where it is not
@@ -604,6 +728,53 @@ class Dag:
                 )
             return "bytes(" + ", ".join(parts) + ")"
         return f"{key[0]}(" + ", ".join(self.describe(o, depth - 1) for o in key[1:]) + ")"
+
+
+class _Runs:
+    """Runs of consecutive leaf nodes of one buffer and width: each a first index, its node
+    and a count, sorted by index (for :class:`Dag`).
+
+    >>> runs = _Runs()
+    >>> runs.add(8, 100, 4); runs.add(0, 200, 4)
+    >>> runs.find(9), runs.find(4), runs.find_all(np.array([3, 11, 12])).tolist()
+    (101, -1, [203, 103, -1])
+    >>> runs.overlaps(4, 4), runs.overlaps(2, 3)
+    (False, True)
+    """
+
+    def __init__(self) -> None:
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._firsts = np.zeros(0, dtype=np.int64)
+        self._counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, start: int, first: int, count: int) -> None:
+        """A run of ``count`` leaves from index ``start``, nodes from ``first`` on."""
+        k = int(np.searchsorted(self._starts, start))
+        self._starts = np.insert(self._starts, k, start)
+        self._firsts = np.insert(self._firsts, k, first)
+        self._counts = np.insert(self._counts, k, count)
+
+    def find(self, index: int) -> int:
+        """The node of leaf ``index``, -1 when no run holds it."""
+        k = int(np.searchsorted(self._starts, index, side="right")) - 1
+        if k >= 0 and index < self._starts[k] + self._counts[k]:
+            return int(self._firsts[k] + index - self._starts[k])
+        return -1
+
+    def find_all(self, indices: np.ndarray) -> np.ndarray:
+        """:meth:`find` of each of ``indices``."""
+        if not self._starts.size:
+            return np.full(indices.shape, -1, dtype=np.int64)
+        k = np.searchsorted(self._starts, indices, side="right") - 1
+        inside = k >= 0
+        k = np.maximum(k, 0)
+        inside &= indices < self._starts[k] + self._counts[k]
+        return np.where(inside, self._firsts[k] + indices - self._starts[k], -1)
+
+    def overlaps(self, start: int, count: int) -> bool:
+        """Whether a run holds any of the indices ``start .. start + count - 1``."""
+        k = int(np.searchsorted(self._starts, start + count)) - 1  # the last run from before
+        return bool(k >= 0 and start < self._starts[k] + self._counts[k])
 
 
 @dataclass

@@ -512,7 +512,7 @@ class WarpgroupMMA:
             undefined |= (flat == UNDEFINED).any(axis=1).reshape(rows.shape)
             columns.insert(0, _value_nodes(dag, flat))
         operands, inverse = unique_rows(np.stack(columns, axis=1))
-        nodes = np.array([dag.op(name, tuple(row), width) for row in operands.tolist()])
+        nodes = dag.op_rows(name, operands, width)
         symbols = symbols_of(nodes[inverse], width).reshape(WARPGROUP, -1, width)
         symbols[undefined] = UNDEFINED
         return symbols.reshape(WARPGROUP, -1)
