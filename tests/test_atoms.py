@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 42, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 46, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 381
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 385
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -151,6 +151,47 @@ def test_amd_fragment_against_the_other_generation_is_refuted() -> None:
     _replayed(wrong, prove_operand(wrong))
 
 
+def test_gfx950_k_packing_16_and_32_atoms() -> None:
+    """The gfx950 MFMA shapes with 32 bytes of K per lane (f8f6f4, 8-bit formats) and 16 bytes
+    (i8): proved against Composable Kernel's mapping tables; a lane holds consecutive K."""
+    names = ["v_mfma_f32_32x32x64_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4",
+             "v_mfma_i32_32x32x32_i8", "v_mfma_i32_16x16x64_i8"]  # fmt: skip
+    for name in names:
+        atom = atoms.get(name)
+        assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).status.value == "proved"
+    a = atoms.get("v_mfma_f32_32x32x64_f8f6f4").operand("A")
+    assert (a.threads, a.values, a.shape) == (64, 32, (32, 64))
+    # lane 33, byte 5: row 1, K 32 + 5
+    assert a.layout().apply({"register": 5, "lane": 33}) == {"dim0": 1, "dim1": 37}
+    b = atoms.get("v_mfma_i32_16x16x64_i8").operand("B")
+    assert b.layout().apply({"register": 15, "lane": 63}) == {"dim0": 63, "dim1": 15}
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "k_width"),
+    [
+        # Triton's kWidth 16 instance of the 32x32x64 instruction: two 16-byte K chunks per
+        # lane, interleaved with the other half-wave's (K 0-15, 32-47 in lanes 0-31)
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", 16),
+        ("v_mfma_f32_16x16x128_f8f6f4", "B", 16),
+        # the i8 32x32x32 with 8 bytes per chunk (the CDNA3 32x32x16 packing, repeated)
+        ("v_mfma_i32_32x32x32_i8", "A", 8),
+    ],
+)
+def test_gfx950_wrong_k_packing_is_refuted(name: str, role: str, k_width: int) -> None:
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    operand = atoms.get(name).operand(role)
+    m, n, k = atoms.get(name).mnk
+    parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
+    index = 0 if role == "A" else 1
+    wrong = replace(operand, encoding=_Build(DotOperandLayout(index, parent, k_width),
+                                             operand.shape))  # fmt: skip
+    _replayed(wrong, prove_operand(wrong))
+
+
 # ---------------------------------------------------------------------- views
 
 
@@ -222,7 +263,8 @@ def _triton_cases():
             continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
-        parent = f"amd.AMDMFMALayout(3, [{m}, {n}, {k}], False, [1, 1], {bits})"
+        version = 4 if atom.arch == ("gfx950",) else 3
+        parent = f"amd.AMDMFMALayout({version}, [{m}, {n}, {k}], False, [1, 1], {bits})"
         k_width = atom.operand("A").values
         cases += [
             (atom.name, "A", f"ttgl.DotOperandLayout(0, {parent}, {k_width})", [m, k]),

@@ -14,9 +14,16 @@ instruction (``xdlops_gemm.hpp``'s ``mfma_type``: ``group_size``, ``num_groups_p
 ``num_threads_per_blk``, ``num_input_blks``, ``num_output_blks``, ``k_per_blk``, and how
 ``GetBlkIdx``/``GetBeginOfThreadBlk`` place a lane's elements), built here as bases, and
 are proved against the Matrix Instruction Calculator's layouts
-(:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).  Not listed: the gfx950
-8-bit/6-bit/4-bit f8f6f4 and 32x32x32/16x16x64 i8 shapes (K-packing 16 and 32), whose
-register layouts were not checked against the ISA here, and f64 4x4x4 with 4 blocks.
+(:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).
+
+The gfx950 (CDNA4) shapes with 32 bytes of K per lane (``v_mfma_f32_32x32x64_f8f6f4`` and
+``_16x16x128_f8f6f4`` with 8-bit A and B formats, Triton kWidth 32) and 16 bytes
+(``v_mfma_i32_32x32x32_i8``, ``_16x16x64_i8``, kWidth 16) are proved against Composable
+Kernel's statements of them (the CDNA4 ISA guide's operand tables were not available here):
+the f8f6f4 register mapping tables of its gfx950 MFMA test (``test/mx_mfma_op``) and the i8
+instructions' ``mfma_type`` (``k_per_blk`` 16 consecutive K per lane, input block = lane /
+threads per block).  Not listed: the 6-bit and 4-bit f8f6f4 formats (packed below a byte),
+the ``v_mfma_scale_*`` scale operands, and f64 4x4x4 with 4 blocks.
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -132,6 +139,16 @@ def _mfma_atoms() -> list[Atom]:
     for dtype in ("f16", "bf16"):
         result.append(_mfma(f"v_mfma_f32_32x32x16_{dtype}", ("gfx950",), (32, 32, 16), 8, _K8_32))
         result.append(_mfma(f"v_mfma_f32_16x16x32_{dtype}", ("gfx950",), (16, 16, 32), 8, _K8_16))
+    # gfx950: 32 bytes of K per lane (8-bit f8f6f4 formats), 16 bytes (i8)
+    for mnk, k_pack, kind in (
+        ((32, 32, 64), 32, "f32_32x32x64_f8f6f4"),
+        ((16, 16, 128), 32, "f32_16x16x128_f8f6f4"),
+        ((32, 32, 32), 16, "i32_32x32x32_i8"),
+        ((16, 16, 64), 16, "i32_16x16x64_i8"),
+    ):
+        name = f"v_mfma_{kind}"
+        d = _D32 if mnk[0] == 32 else _D16
+        result.append(_mfma(name, ("gfx950",), mnk, k_pack, (f"{name} A", f"{name} B", d)))
     return result
 
 

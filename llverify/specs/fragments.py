@@ -1,7 +1,7 @@
 """Vendor fragment formulas that only the atom catalogue (:mod:`llverify.atoms`) is proved
 against: the MMA and ldmatrix fragments no Triton converter produces (sm70 quad pairs, sm75
-m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2 and multi-block MFMA,
-WMMA B operands).
+m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, gfx950 K-packing
+16 and 32 and multi-block MFMA, WMMA B operands).
 
 The fragments the converters share live in their spec modules
 (:mod:`llverify.specs.nvidia_mma`, :mod:`~llverify.specs.amd_mfma`,
@@ -69,6 +69,15 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_CK_MX = (
+    "AMD Composable Kernel test/mx_mfma_op/mx_mfma_op.hpp (the gfx950 f8f6f4 MFMA test's "
+    "load_A/load_B register mapping tables)"
+)
+_CK_XDL = (
+    "AMD Composable Kernel include/ck/tensor_operation/gpu/warp/xdlops_gemm.hpp mfma_type "
+    "(a k-reduction instruction: lane blk_td + threads * blk_id holds K blk_id * k_per_blk + "
+    "0 .. k_per_blk - 1)"
+)
 _BLOCK_SCALE = "Warp-level matrix multiply-accumulate: Block Scaling"
 _CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
 _SHFL = "Data Movement and Conversion Instructions: shfl.sync"
@@ -312,6 +321,51 @@ _LIST = [
         "mfma.16x16.kpack2.B",
         {"dim0": "2 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3)",
+    ),
+    # gfx950 (CDNA4) MFMA with 16 or 32 consecutive K elements per lane ------------------------
+    FragmentReference(
+        "v_mfma_f32_32x32x64_f8f6f4 A",
+        # 8-bit A[i][k] in lane i + 32 * (k / 32), byte k % 32 of the lane's 8 VGPRs
+        {"dim0": "lane & 31", "dim1": "32 * (lane >> 5) + register"},
+        f"{_CK_MX} 'Register Mapping for 32x64' (A, 8-bit formats)",
+    ),
+    FragmentReference(
+        "v_mfma_f32_32x32x64_f8f6f4 B",
+        {"dim0": "32 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CK_MX} 'Register Mapping for 64x32' (B, 8-bit formats)",
+    ),
+    FragmentReference(
+        "v_mfma_f32_16x16x128_f8f6f4 A",
+        # 8-bit A[i][k] in lane i + 16 * (k / 32), byte k % 32 of the lane's 8 VGPRs
+        {"dim0": "lane & 15", "dim1": "32 * (lane >> 4) + register"},
+        f"{_CK_MX} 'Register Mapping for 16x128' (A, 8-bit formats)",
+    ),
+    FragmentReference(
+        "v_mfma_f32_16x16x128_f8f6f4 B",
+        {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CK_MX} 'Register Mapping for 128x16' (B, 8-bit formats)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_32x32x32_i8 A",
+        # A[i][k] in lane i + 32 * (k / 16), byte k % 16 of the lane's 4 VGPRs
+        {"dim0": "lane & 31", "dim1": "16 * (lane >> 5) + register"},
+        f"{_CK_XDL} mfma_i32_32x32x32i8 (k_per_blk 16, num_input_blks 2, is_k_reduction)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_32x32x32_i8 B",
+        {"dim0": "16 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CK_XDL} mfma_i32_32x32x32i8, B (mirrors A)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_16x16x64_i8 A",
+        # A[i][k] in lane i + 16 * (k / 16), byte k % 16 of the lane's 4 VGPRs
+        {"dim0": "lane & 15", "dim1": "16 * (lane >> 4) + register"},
+        f"{_CK_XDL} mfma_i32_16x16x64i8 (k_per_blk 16, num_input_blks 4, is_k_reduction)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_16x16x64_i8 B",
+        {"dim0": "16 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CK_XDL} mfma_i32_16x16x64i8, B (mirrors A)",
     ),
     # AMD multi-block MFMA (CDNA1-3): B blocks of an M x N x K product in one instruction;
     # block b's A at rows M b.., its B and D at columns N b.. (D_b = A_b B_b) ---------------
