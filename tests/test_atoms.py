@@ -152,8 +152,8 @@ def test_amd_fragment_against_the_other_generation_is_refuted() -> None:
 
 
 def test_gfx950_k_packing_16_and_32_atoms() -> None:
-    """The gfx950 MFMA shapes with 32 bytes of K per lane (f8f6f4, 8-bit formats) and 16 bytes
-    (i8): proved against Composable Kernel's mapping tables; a lane holds consecutive K."""
+    """The gfx950 MFMA shapes with 32 bytes of K per lane (f8f6f4, 8-bit formats: two 16-byte
+    chunks, fixed through the block scales) and 16 bytes (i8, consecutive K)."""
     names = ["v_mfma_f32_32x32x64_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4",
              "v_mfma_i32_32x32x32_i8", "v_mfma_i32_16x16x64_i8"]  # fmt: skip
     for name in names:
@@ -161,8 +161,9 @@ def test_gfx950_k_packing_16_and_32_atoms() -> None:
         assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).status.value == "proved"
     a = atoms.get("v_mfma_f32_32x32x64_f8f6f4").operand("A")
     assert (a.threads, a.values, a.shape) == (64, 32, (32, 64))
-    # lane 33, byte 5: row 1, K 32 + 5
-    assert a.layout().apply({"register": 5, "lane": 33}) == {"dim0": 1, "dim1": 37}
+    # lane 33, byte 5: row 1, K 16 + 5; byte 21: K 48 + 5 (the second chunk, the next block)
+    assert a.layout().apply({"register": 5, "lane": 33}) == {"dim0": 1, "dim1": 21}
+    assert a.layout().apply({"register": 21, "lane": 33}) == {"dim0": 1, "dim1": 53}
     b = atoms.get("v_mfma_i32_16x16x64_i8").operand("B")
     assert b.layout().apply({"register": 15, "lane": 63}) == {"dim0": 63, "dim1": 15}
 
@@ -170,10 +171,10 @@ def test_gfx950_k_packing_16_and_32_atoms() -> None:
 @pytest.mark.parametrize(
     ("name", "role", "k_width"),
     [
-        # Triton's kWidth 16 instance of the 32x32x64 instruction: two 16-byte K chunks per
-        # lane, interleaved with the other half-wave's (K 0-15, 32-47 in lanes 0-31)
-        ("v_mfma_f32_32x32x64_f8f6f4", "A", 16),
-        ("v_mfma_f32_16x16x128_f8f6f4", "B", 16),
+        # 32 consecutive K per lane (kWidth 32, CK's load_A labelling): lane 0's bytes 16-31
+        # would share block 0's scale, which CK's gfx950 scale probe contradicts
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", 32),
+        ("v_mfma_f32_16x16x128_f8f6f4", "B", 32),
         # the i8 32x32x32 with 8 bytes per chunk (the CDNA3 32x32x16 packing, repeated)
         ("v_mfma_i32_32x32x32_i8", "A", 8),
     ],
@@ -265,7 +266,7 @@ def _triton_cases():
         bits = 64 if "f64" in atom.name else 32
         version = 4 if atom.arch == ("gfx950",) else 3
         parent = f"amd.AMDMFMALayout({version}, [{m}, {n}, {k}], False, [1, 1], {bits})"
-        k_width = atom.operand("A").values
+        k_width = atom.operand("A").encoding.encoding.k_width  # the converter instance's
         cases += [
             (atom.name, "A", f"ttgl.DotOperandLayout(0, {parent}, {k_width})", [m, k]),
             (atom.name, "B", f"ttgl.DotOperandLayout(1, {parent}, {k_width})", [k, n]),

@@ -16,14 +16,20 @@ instruction (``xdlops_gemm.hpp``'s ``mfma_type``: ``group_size``, ``num_groups_p
 are proved against the Matrix Instruction Calculator's layouts
 (:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).
 
-The gfx950 (CDNA4) shapes with 32 bytes of K per lane (``v_mfma_f32_32x32x64_f8f6f4`` and
-``_16x16x128_f8f6f4`` with 8-bit A and B formats, Triton kWidth 32) and 16 bytes
-(``v_mfma_i32_32x32x32_i8``, ``_16x16x64_i8``, kWidth 16) are proved against Composable
-Kernel's statements of them (the CDNA4 ISA guide's operand tables were not available here):
-the f8f6f4 register mapping tables of its gfx950 MFMA test (``test/mx_mfma_op``) and the i8
-instructions' ``mfma_type`` (``k_per_blk`` 16 consecutive K per lane, input block = lane /
-threads per block).  Not listed: the 6-bit and 4-bit f8f6f4 formats (packed below a byte),
-the ``v_mfma_scale_*`` scale operands, and f64 4x4x4 with 4 blocks.
+The gfx950 (CDNA4) ``v_mfma_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` with 8-bit A and B
+formats hold 32 bytes of K per lane as two 16-byte chunks (Triton kWidth 16): A[i][k] in lane
+``i + 32 ((k / 16) % 2)``, byte ``16 (k / 32) + k % 16`` (32x32x64); lane ``i + 16 ((k / 16) %
+4)``, byte ``16 (k / 64) + k % 16`` (16x16x128); B mirrors A. An unscaled MFMA's K order is
+invisible (A and B agree on it), so it is fixed through the block scales of ``v_mfma_scale_*``:
+Composable Kernel's gfx950 probe (``test/mx_mfma_op/scale_mapping_*.txt``: which lane's scale
+each A byte takes) with the MX rule (one scale per 32 consecutive K; lane ``i + M b`` scales row
+``i``'s block ``b``, Triton's scale layout). CK's own ``load_A`` table labels the 32 bytes as
+consecutive K, which that probe contradicts for scaled use; it is a negative control (kWidth 32,
+refuted). ``v_mfma_i32_32x32x32_i8`` and ``_16x16x64_i8`` (16 consecutive K per lane, kWidth 16)
+are proved against CK's ``mfma_type`` (``k_per_blk`` 16, input block = lane / threads per
+block); their K order is a convention only. The CDNA4 ISA guide's operand tables were not
+available here. Not listed: the 6-bit and 4-bit f8f6f4 formats (packed below a byte), the
+``v_mfma_scale_*`` scale operands, and f64 4x4x4 with 4 blocks.
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -139,10 +145,10 @@ def _mfma_atoms() -> list[Atom]:
     for dtype in ("f16", "bf16"):
         result.append(_mfma(f"v_mfma_f32_32x32x16_{dtype}", ("gfx950",), (32, 32, 16), 8, _K8_32))
         result.append(_mfma(f"v_mfma_f32_16x16x32_{dtype}", ("gfx950",), (16, 16, 32), 8, _K8_16))
-    # gfx950: 32 bytes of K per lane (8-bit f8f6f4 formats), 16 bytes (i8)
+    # gfx950: 32 bytes of K per lane in two 16-byte chunks (8-bit f8f6f4), 16 bytes (i8)
     for mnk, k_pack, kind in (
-        ((32, 32, 64), 32, "f32_32x32x64_f8f6f4"),
-        ((16, 16, 128), 32, "f32_16x16x128_f8f6f4"),
+        ((32, 32, 64), 16, "f32_32x32x64_f8f6f4"),
+        ((16, 16, 128), 16, "f32_16x16x128_f8f6f4"),
         ((32, 32, 32), 16, "i32_32x32x32_i8"),
         ((16, 16, 64), 16, "i32_16x16x64_i8"),
     ):

@@ -138,8 +138,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "(32,(2,2)):(4,(2,1))", None),
     ("v_mfma_i32_32x32x32_i8", "gfx950 A (16 bytes of K per lane) against the 8-per-lane "
      "formula", "A", None, "v_mfma_f32_32x32x16_f16 A"),
-    ("v_mfma_f32_16x16x128_f8f6f4", "gfx950 A (32 bytes of K per lane) against the 16-byte "
-     "i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
+    ("v_mfma_f32_16x16x128_f8f6f4", "gfx950 A (two 16-byte K chunks per lane) against the "
+     "16-byte i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
 )  # fmt: skip
 
 

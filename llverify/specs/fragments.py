@@ -69,9 +69,14 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
-_CK_MX = (
-    "AMD Composable Kernel test/mx_mfma_op/mx_mfma_op.hpp (the gfx950 f8f6f4 MFMA test's "
-    "load_A/load_B register mapping tables)"
+_CK_SCALE = (
+    "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
+    "lane's scale each byte of A takes)"
+)
+_MX_RULE = (
+    "one E8M0 scale per 32 consecutive K, lane i + M b giving row i's block b (Triton "
+    "accelerate-amd-matmul-mfma-gfx950.mlir scale layout; tt.dot_scaled fp8 operands kWidth 16); "
+    "order inside a 32-K block by lane half then byte (not observable: one scale, one sum)"
 )
 _CK_XDL = (
     "AMD Composable Kernel include/ck/tensor_operation/gpu/warp/xdlops_gemm.hpp mfma_type "
@@ -322,29 +327,31 @@ _LIST = [
         {"dim0": "2 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3)",
     ),
-    # gfx950 (CDNA4) MFMA with 16 or 32 consecutive K elements per lane ------------------------
+    # gfx950 (CDNA4) f8f6f4 MFMA, 8-bit A/B formats: 32 bytes of K per lane as two 16-byte
+    # chunks, the second a whole K half (32x32x64) or quarter pair (16x16x128) later ----------
     FragmentReference(
         "v_mfma_f32_32x32x64_f8f6f4 A",
-        # 8-bit A[i][k] in lane i + 32 * (k / 32), byte k % 32 of the lane's 8 VGPRs
-        {"dim0": "lane & 31", "dim1": "32 * (lane >> 5) + register"},
-        f"{_CK_MX} 'Register Mapping for 32x64' (A, 8-bit formats)",
+        # A[i][k] in lane i + 32 * ((k / 16) % 2), byte 16 * (k / 32) + k % 16
+        {"dim0": "lane & 31", "dim1": "32 * (register >> 4) + 16 * (lane >> 5) + (register & 15)"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt; {_MX_RULE}",
     ),
     FragmentReference(
         "v_mfma_f32_32x32x64_f8f6f4 B",
-        {"dim0": "32 * (lane >> 5) + register", "dim1": "lane & 31"},
-        f"{_CK_MX} 'Register Mapping for 64x32' (B, 8-bit formats)",
+        {"dim0": "32 * (register >> 4) + 16 * (lane >> 5) + (register & 15)", "dim1": "lane & 31"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt (B mirrors A); {_MX_RULE}",
     ),
     FragmentReference(
         "v_mfma_f32_16x16x128_f8f6f4 A",
-        # 8-bit A[i][k] in lane i + 16 * (k / 32), byte k % 32 of the lane's 8 VGPRs
-        {"dim0": "lane & 15", "dim1": "32 * (lane >> 4) + register"},
-        f"{_CK_MX} 'Register Mapping for 16x128' (A, 8-bit formats)",
+        # A[i][k] in lane i + 16 * ((k / 16) % 4), byte 16 * (k / 64) + k % 16
+        {"dim0": "lane & 15", "dim1": "64 * (register >> 4) + 16 * (lane >> 4) + (register & 15)"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt; {_MX_RULE}",
     ),
     FragmentReference(
         "v_mfma_f32_16x16x128_f8f6f4 B",
-        {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
-        f"{_CK_MX} 'Register Mapping for 128x16' (B, 8-bit formats)",
+        {"dim0": "64 * (register >> 4) + 16 * (lane >> 4) + (register & 15)", "dim1": "lane & 15"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt (B mirrors A); {_MX_RULE}",
     ),
+    # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
     FragmentReference(
         "v_mfma_i32_32x32x32_i8 A",
         # A[i][k] in lane i + 32 * (k / 16), byte k % 16 of the lane's 4 VGPRs
