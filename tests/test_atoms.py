@@ -168,6 +168,50 @@ def test_gfx950_k_packing_16_and_32_atoms() -> None:
     assert b.layout().apply({"register": 15, "lane": 63}) == {"dim0": 63, "dim1": 15}
 
 
+def _ck_probe_thread(m: int, row: int, label_k: int) -> int:
+    """The lane whose scale Composable Kernel's gfx950 probe saw on A element (row, label_k)
+    (``test/mx_mfma_op/scale_mapping_32x32x64.txt`` / ``_16x16x128.txt``, read here for
+    a(0..5, *), a(0..2, *) and b(*, 30..31)): its elements are labelled by CK's load_A order,
+    lane ``row + M (label_k / 32)``, byte ``label_k % 32``."""
+    if m == 32:
+        return row + 32 * ((label_k >> 4) & 1)
+    return row + 16 * (2 * ((label_k >> 4) & 1) + (label_k >> 6))
+
+
+def _scale_lane_of_label(a_layout, m: int, k: int, row: int, label_k: int) -> int:
+    """Where the atom's A fragment puts CK's labelled byte, and the lane the MX rule (one scale
+    per 32 consecutive K, lane ``row + M b`` for block ``b``) takes its scale from."""
+    lane, byte = row + m * (label_k // 32), label_k % 32
+    point = a_layout.apply({"register": byte, "lane": lane})
+    assert point["dim0"] == row
+    return row + m * (point["dim1"] // 32)
+
+
+@pytest.mark.parametrize("name", ["v_mfma_f32_32x32x64_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4"])
+def test_gfx950_f8f6f4_matches_ck_scale_probe(name: str) -> None:
+    """CK's hardware probe of v_mfma_scale_*: with the atom's A fragment and the MX rule,
+    every labelled element takes the scale lane the probe saw; CK's own consecutive-K
+    labelling (kWidth 32) does not."""
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    atom = atoms.get(name)
+    m, _, k = atom.mnk
+    ours = atom.operand("A").layout()
+    parent = AMDMFMALayout(4, [m, m, k], False, [1, 1], 32, None)
+    build = _Build(DotOperandLayout(0, parent, 32), (m, k))
+    consecutive = replace(atom.operand("A"), encoding=build).layout()
+    misses = 0
+    for row in range(m):
+        for label_k in range(k):
+            seen = _ck_probe_thread(m, row, label_k)
+            assert _scale_lane_of_label(ours, m, k, row, label_k) == seen, (row, label_k)
+            misses += _scale_lane_of_label(consecutive, m, k, row, label_k) != seen
+    # consecutive K gives the wrong scale lane to 1/2 (32x32) and 3/4 (16x16) of the elements
+    assert misses == {32: 1024, 16: 1536}[m]
+
+
 @pytest.mark.parametrize(
     ("name", "role", "k_width"),
     [
