@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 46, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 385
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -166,6 +166,24 @@ def test_gfx950_k_packing_16_and_32_atoms() -> None:
     assert a.layout().apply({"register": 21, "lane": 33}) == {"dim0": 1, "dim1": 53}
     b = atoms.get("v_mfma_i32_16x16x64_i8").operand("B")
     assert b.layout().apply({"register": 15, "lane": 63}) == {"dim0": 63, "dim1": 15}
+
+
+def test_gfx950_scaled_mfma_atoms() -> None:
+    """v_mfma_scale_*_f8f6f4: the unscaled instruction's A, B, D and the scale of each element
+    (lane row + M block, register the element of the block); SF_A is not the A data layout
+    (a lane's 32 bytes span two scale blocks): refuted, replayed."""
+    for name, m in (("v_mfma_scale_f32_32x32x64_f8f6f4", 32),
+                    ("v_mfma_scale_f32_16x16x128_f8f6f4", 16)):  # fmt: skip
+        atom = atoms.get(name)
+        assert [op.role for op in atom.operands] == ["A", "B", "C", "SFA", "SFB"]
+        assert atoms.prove_atom(atom).status.value == "proved"
+        sfa = atom.operand("SFA").layout()
+        for lane in range(64):
+            point = sfa.apply({"register": 7, "lane": lane})
+            assert point == {"dim0": lane % m, "dim1": 32 * (lane // m) + 7}
+    sfa = atoms.get("v_mfma_scale_f32_32x32x64_f8f6f4").operand("SFA")
+    wrong = replace(sfa, reference="v_mfma_f32_32x32x64_f8f6f4 A")
+    _replayed(wrong, prove_operand(wrong))
 
 
 def _ck_probe_thread(m: int, row: int, label_k: int) -> int:

@@ -28,8 +28,10 @@ consecutive K, which that probe contradicts for scaled use; it is a negative con
 refuted). ``v_mfma_i32_32x32x32_i8`` and ``_16x16x64_i8`` (16 consecutive K per lane, kWidth 16)
 are proved against CK's ``mfma_type`` (``k_per_blk`` 16, input block = lane / threads per
 block); their K order is a convention only. The CDNA4 ISA guide's operand tables were not
-available here. Not listed: the 6-bit and 4-bit f8f6f4 formats (packed below a byte), the
-``v_mfma_scale_*`` scale operands, and f64 4x4x4 with 4 blocks.
+available here. ``v_mfma_scale_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` add SF_A and
+SF_B, the scale of each element (lane ``i + M b`` for row ``i``'s block ``b``, Triton's scale
+layout; the register is the element of the block). Not listed: the 6-bit and 4-bit f8f6f4
+formats (packed below a byte) and f64 4x4x4 with 4 blocks.
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -156,6 +158,57 @@ def _mfma_atoms() -> list[Atom]:
         d = _D32 if mnk[0] == 32 else _D16
         result.append(_mfma(name, ("gfx950",), mnk, k_pack, (f"{name} A", f"{name} B", d)))
     return result
+
+
+class _Scales:
+    """The scale operand of a gfx950 ``v_mfma_scale_*_f8f6f4`` as the scale of each element:
+    Triton's scale layout (:func:`llverify.encodings.scales.mfma_scale_layout`: lane ``l``
+    holds the scale of row ``l % M``, K block ``l // M``) with its block widened to the 32
+    elements it scales (``register``).  ``op`` 0 is SF_A over (M, K), 1 is SF_B over (K, N).
+
+    Examples:
+        >>> _Scales(0, 32, 64)().apply({"register": 3, "lane": 33})
+        {'dim0': 1, 'dim1': 35}
+    """
+
+    def __init__(self, op: int, m: int, k: int) -> None:
+        self.op, self.m, self.k = op, m, k
+
+    def __call__(self) -> LinearLayout:
+        from llverify.encodings.scales import mfma_scale_layout
+
+        scale = mfma_scale_layout(self.op, [self.m, self.k // 32], self.m, [1, 1], [1, 1])
+        lane = [[row, 32 * block] for row, block in scale.lane_bases]  # (M or N, K)
+        register = [[0, 1 << i] for i in range(5)]
+        shape = [self.m, self.k]
+        if self.op == 1:  # B is (K, N)
+            lane, register = [b[::-1] for b in lane], [b[::-1] for b in register]
+            shape = shape[::-1]
+        return LinearLayout.from_bases(
+            [("register", register), ("lane", lane)], ["dim0", "dim1"], shape
+        )
+
+
+def _scaled(name: str, m: int, k: int) -> Atom:
+    """A gfx950 ``v_mfma_scale_f32_*_f8f6f4`` atom (8-bit A and B formats): the unscaled
+    instruction's A, B and D with SF_A and SF_B (one E8M0 scale per 32 K of a row / column)."""
+    base = _mfma(
+        name.replace("mfma_scale_", "mfma_"),
+        ("gfx950",),
+        (m, m, k),
+        16,
+        (
+            f"{name.replace('mfma_scale_', 'mfma_')} A",
+            f"{name.replace('mfma_scale_', 'mfma_')} B",
+            _D32 if m == 32 else _D16,
+        ),
+    )
+    scales = (
+        Operand("SFA", (m, k), f"{name} SFA", None, _Scales(0, m, k), 64),
+        Operand("SFB", (k, m), f"{name} SFB", None, _Scales(1, m, k), 64),
+    )
+    source = base.source + "; SF_A/SF_B: Triton's scale layout (llverify.encodings.scales)"
+    return Atom(name, "mfma", name, ("gfx950",), (m, m, k), base.operands + scales, source)
 
 
 class _Blocks:
@@ -309,4 +362,8 @@ def _wmma_atoms() -> list[Atom]:
 
 def atoms() -> list[Atom]:
     """Every AMD atom, in catalogue order."""
-    return [*_mfma_atoms(), *_multi_block_atoms(), *_wmma_atoms()]
+    scaled = [
+        _scaled("v_mfma_scale_f32_32x32x64_f8f6f4", 32, 64),
+        _scaled("v_mfma_scale_f32_16x16x128_f8f6f4", 16, 128),
+    ]
+    return [*_mfma_atoms(), *scaled, *_multi_block_atoms(), *_wmma_atoms()]

@@ -351,6 +351,28 @@ _LIST = [
         {"dim0": "64 * (register >> 4) + 16 * (lane >> 4) + (register & 15)", "dim1": "lane & 15"},
         f"{_CK_SCALE} scale_mapping_16x16x128.txt (B mirrors A); {_MX_RULE}",
     ),
+    # gfx950 v_mfma_scale_*_f8f6f4: the scale of each element (one E8M0 per 32 K) ------------
+    FragmentReference(
+        "v_mfma_scale_f32_32x32x64_f8f6f4 SFA",
+        # A[i][k]'s scale in lane i + 32 * (k / 32); register: the element k % 32 it scales
+        {"dim0": "lane & 31", "dim1": "32 * (lane >> 5) + register"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_32x32x64_f8f6f4 SFB",
+        {"dim0": "32 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt (b(k, j)); {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_16x16x128_f8f6f4 SFA",
+        {"dim0": "lane & 15", "dim1": "32 * (lane >> 4) + register"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_16x16x128_f8f6f4 SFB",
+        {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt (b(k, j)); {_MX_RULE}",
+    ),
     # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
     FragmentReference(
         "v_mfma_i32_32x32x32_i8 A",
