@@ -1,7 +1,7 @@
 """Vendor fragment formulas that only the atom catalogue (:mod:`llverify.atoms`) is proved
 against: the MMA and ldmatrix fragments no Triton converter produces (sm70 quad pairs, sm75
-m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, gfx950 K-packing
-16 and 32 and multi-block MFMA, WMMA B operands).
+m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, gfx950 f8f6f4 and
+i8 MFMA with the f8f6f4 scale factors, multi-block MFMA, WMMA B operands).
 
 The fragments the converters share live in their spec modules
 (:mod:`llverify.specs.nvidia_mma`, :mod:`~llverify.specs.amd_mfma`,
