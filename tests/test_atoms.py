@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 42, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 381
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -151,6 +151,110 @@ def test_amd_fragment_against_the_other_generation_is_refuted() -> None:
     _replayed(wrong, prove_operand(wrong))
 
 
+def test_gfx950_k_packing_16_and_32_atoms() -> None:
+    """The gfx950 MFMA shapes with 32 bytes of K per lane (f8f6f4, 8-bit formats: two 16-byte
+    chunks, fixed through the block scales) and 16 bytes (i8, consecutive K)."""
+    names = ["v_mfma_f32_32x32x64_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4",
+             "v_mfma_i32_32x32x32_i8", "v_mfma_i32_16x16x64_i8"]  # fmt: skip
+    for name in names:
+        atom = atoms.get(name)
+        assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).status.value == "proved"
+    a = atoms.get("v_mfma_f32_32x32x64_f8f6f4").operand("A")
+    assert (a.threads, a.values, a.shape) == (64, 32, (32, 64))
+    # lane 33, byte 5: row 1, K 16 + 5; byte 21: K 48 + 5 (the second chunk, the next block)
+    assert a.layout().apply({"register": 5, "lane": 33}) == {"dim0": 1, "dim1": 21}
+    assert a.layout().apply({"register": 21, "lane": 33}) == {"dim0": 1, "dim1": 53}
+    b = atoms.get("v_mfma_i32_16x16x64_i8").operand("B")
+    assert b.layout().apply({"register": 15, "lane": 63}) == {"dim0": 63, "dim1": 15}
+
+
+def test_gfx950_scaled_mfma_atoms() -> None:
+    """v_mfma_scale_*_f8f6f4: the unscaled instruction's A, B, D and the scale of each element
+    (lane row + M block, register the element of the block); SF_A is not the A data layout
+    (a lane's 32 bytes span two scale blocks): refuted, replayed."""
+    for name, m in (("v_mfma_scale_f32_32x32x64_f8f6f4", 32),
+                    ("v_mfma_scale_f32_16x16x128_f8f6f4", 16)):  # fmt: skip
+        atom = atoms.get(name)
+        assert [op.role for op in atom.operands] == ["A", "B", "C", "SFA", "SFB"]
+        assert atoms.prove_atom(atom).status.value == "proved"
+        sfa = atom.operand("SFA").layout()
+        for lane in range(64):
+            point = sfa.apply({"register": 7, "lane": lane})
+            assert point == {"dim0": lane % m, "dim1": 32 * (lane // m) + 7}
+    sfa = atoms.get("v_mfma_scale_f32_32x32x64_f8f6f4").operand("SFA")
+    wrong = replace(sfa, reference="v_mfma_f32_32x32x64_f8f6f4 A")
+    _replayed(wrong, prove_operand(wrong))
+
+
+def _ck_probe_thread(m: int, row: int, label_k: int) -> int:
+    """The lane whose scale Composable Kernel's gfx950 probe saw on A element (row, label_k)
+    (``test/mx_mfma_op/scale_mapping_32x32x64.txt`` / ``_16x16x128.txt``, read here for
+    a(0..5, *), a(0..2, *) and b(*, 30..31)): its elements are labelled by CK's load_A order,
+    lane ``row + M (label_k / 32)``, byte ``label_k % 32``."""
+    if m == 32:
+        return row + 32 * ((label_k >> 4) & 1)
+    return row + 16 * (2 * ((label_k >> 4) & 1) + (label_k >> 6))
+
+
+def _scale_lane_of_label(a_layout, m: int, k: int, row: int, label_k: int) -> int:
+    """Where the atom's A fragment puts CK's labelled byte, and the lane the MX rule (one scale
+    per 32 consecutive K, lane ``row + M b`` for block ``b``) takes its scale from."""
+    lane, byte = row + m * (label_k // 32), label_k % 32
+    point = a_layout.apply({"register": byte, "lane": lane})
+    assert point["dim0"] == row
+    return row + m * (point["dim1"] // 32)
+
+
+@pytest.mark.parametrize("name", ["v_mfma_f32_32x32x64_f8f6f4", "v_mfma_f32_16x16x128_f8f6f4"])
+def test_gfx950_f8f6f4_matches_ck_scale_probe(name: str) -> None:
+    """CK's hardware probe of v_mfma_scale_*: with the atom's A fragment and the MX rule,
+    every labelled element takes the scale lane the probe saw; CK's own consecutive-K
+    labelling (kWidth 32) does not."""
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    atom = atoms.get(name)
+    m, _, k = atom.mnk
+    ours = atom.operand("A").layout()
+    parent = AMDMFMALayout(4, [m, m, k], False, [1, 1], 32, None)
+    build = _Build(DotOperandLayout(0, parent, 32), (m, k))
+    consecutive = replace(atom.operand("A"), encoding=build).layout()
+    misses = 0
+    for row in range(m):
+        for label_k in range(k):
+            seen = _ck_probe_thread(m, row, label_k)
+            assert _scale_lane_of_label(ours, m, k, row, label_k) == seen, (row, label_k)
+            misses += _scale_lane_of_label(consecutive, m, k, row, label_k) != seen
+    # consecutive K gives the wrong scale lane to 1/2 (32x32) and 3/4 (16x16) of the elements
+    assert misses == {32: 1024, 16: 1536}[m]
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "k_width"),
+    [
+        # 32 consecutive K per lane (kWidth 32, CK's load_A labelling): lane 0's bytes 16-31
+        # would share block 0's scale, which CK's gfx950 scale probe contradicts
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", 32),
+        ("v_mfma_f32_16x16x128_f8f6f4", "B", 32),
+        # the i8 32x32x32 with 8 bytes per chunk (the CDNA3 32x32x16 packing, repeated)
+        ("v_mfma_i32_32x32x32_i8", "A", 8),
+    ],
+)
+def test_gfx950_wrong_k_packing_is_refuted(name: str, role: str, k_width: int) -> None:
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    operand = atoms.get(name).operand(role)
+    m, n, k = atoms.get(name).mnk
+    parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
+    index = 0 if role == "A" else 1
+    wrong = replace(operand, encoding=_Build(DotOperandLayout(index, parent, k_width),
+                                             operand.shape))  # fmt: skip
+    _replayed(wrong, prove_operand(wrong))
+
+
 # ---------------------------------------------------------------------- views
 
 
@@ -222,8 +326,9 @@ def _triton_cases():
             continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
-        parent = f"amd.AMDMFMALayout(3, [{m}, {n}, {k}], False, [1, 1], {bits})"
-        k_width = atom.operand("A").values
+        version = 4 if atom.arch == ("gfx950",) else 3
+        parent = f"amd.AMDMFMALayout({version}, [{m}, {n}, {k}], False, [1, 1], {bits})"
+        k_width = atom.operand("A").encoding.encoding.k_width  # the converter instance's
         cases += [
             (atom.name, "A", f"ttgl.DotOperandLayout(0, {parent}, {k_width})", [m, k]),
             (atom.name, "B", f"ttgl.DotOperandLayout(1, {parent}, {k_width})", [k, n]),

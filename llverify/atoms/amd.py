@@ -14,9 +14,24 @@ instruction (``xdlops_gemm.hpp``'s ``mfma_type``: ``group_size``, ``num_groups_p
 ``num_threads_per_blk``, ``num_input_blks``, ``num_output_blks``, ``k_per_blk``, and how
 ``GetBlkIdx``/``GetBeginOfThreadBlk`` place a lane's elements), built here as bases, and
 are proved against the Matrix Instruction Calculator's layouts
-(:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).  Not listed: the gfx950
-8-bit/6-bit/4-bit f8f6f4 and 32x32x32/16x16x64 i8 shapes (K-packing 16 and 32), whose
-register layouts were not checked against the ISA here, and f64 4x4x4 with 4 blocks.
+(:mod:`llverify.specs.fragments`, ``mfma.blocks.*``).
+
+The gfx950 (CDNA4) ``v_mfma_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` with 8-bit A and B
+formats hold 32 bytes of K per lane as two 16-byte chunks (Triton kWidth 16): A[i][k] in lane
+``i + 32 ((k / 16) % 2)``, byte ``16 (k / 32) + k % 16`` (32x32x64); lane ``i + 16 ((k / 16) %
+4)``, byte ``16 (k / 64) + k % 16`` (16x16x128); B mirrors A. An unscaled MFMA's K order is
+invisible (A and B agree on it), so it is fixed through the block scales of ``v_mfma_scale_*``:
+Composable Kernel's gfx950 probe (``test/mx_mfma_op/scale_mapping_*.txt``: which lane's scale
+each A byte takes) with the MX rule (one scale per 32 consecutive K; lane ``i + M b`` scales row
+``i``'s block ``b``, Triton's scale layout). CK's own ``load_A`` table labels the 32 bytes as
+consecutive K, which that probe contradicts for scaled use; it is a negative control (kWidth 32,
+refuted). ``v_mfma_i32_32x32x32_i8`` and ``_16x16x64_i8`` (16 consecutive K per lane, kWidth 16)
+are proved against CK's ``mfma_type`` (``k_per_blk`` 16, input block = lane / threads per
+block); their K order is a convention only. The CDNA4 ISA guide's operand tables were not
+available here. ``v_mfma_scale_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` add SF_A and
+SF_B, the scale of each element (lane ``i + M b`` for row ``i``'s block ``b``, Triton's scale
+layout; the register is the element of the block). Not listed: the 6-bit and 4-bit f8f6f4
+formats (packed below a byte) and f64 4x4x4 with 4 blocks.
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -132,7 +147,68 @@ def _mfma_atoms() -> list[Atom]:
     for dtype in ("f16", "bf16"):
         result.append(_mfma(f"v_mfma_f32_32x32x16_{dtype}", ("gfx950",), (32, 32, 16), 8, _K8_32))
         result.append(_mfma(f"v_mfma_f32_16x16x32_{dtype}", ("gfx950",), (16, 16, 32), 8, _K8_16))
+    # gfx950: 32 bytes of K per lane in two 16-byte chunks (8-bit f8f6f4), 16 bytes (i8)
+    for mnk, k_pack, kind in (
+        ((32, 32, 64), 16, "f32_32x32x64_f8f6f4"),
+        ((16, 16, 128), 16, "f32_16x16x128_f8f6f4"),
+        ((32, 32, 32), 16, "i32_32x32x32_i8"),
+        ((16, 16, 64), 16, "i32_16x16x64_i8"),
+    ):
+        name = f"v_mfma_{kind}"
+        d = _D32 if mnk[0] == 32 else _D16
+        result.append(_mfma(name, ("gfx950",), mnk, k_pack, (f"{name} A", f"{name} B", d)))
     return result
+
+
+class _Scales:
+    """The scale operand of a gfx950 ``v_mfma_scale_*_f8f6f4`` as the scale of each element:
+    Triton's scale layout (:func:`llverify.encodings.scales.mfma_scale_layout`: lane ``l``
+    holds the scale of row ``l % M``, K block ``l // M``) with its block widened to the 32
+    elements it scales (``register``).  ``op`` 0 is SF_A over (M, K), 1 is SF_B over (K, N).
+
+    Examples:
+        >>> _Scales(0, 32, 64)().apply({"register": 3, "lane": 33})
+        {'dim0': 1, 'dim1': 35}
+    """
+
+    def __init__(self, op: int, m: int, k: int) -> None:
+        self.op, self.m, self.k = op, m, k
+
+    def __call__(self) -> LinearLayout:
+        from llverify.encodings.scales import mfma_scale_layout
+
+        scale = mfma_scale_layout(self.op, [self.m, self.k // 32], self.m, [1, 1], [1, 1])
+        lane = [[row, 32 * block] for row, block in scale.lane_bases]  # (M or N, K)
+        register = [[0, 1 << i] for i in range(5)]
+        shape = [self.m, self.k]
+        if self.op == 1:  # B is (K, N)
+            lane, register = [b[::-1] for b in lane], [b[::-1] for b in register]
+            shape = shape[::-1]
+        return LinearLayout.from_bases(
+            [("register", register), ("lane", lane)], ["dim0", "dim1"], shape
+        )
+
+
+def _scaled(name: str, m: int, k: int) -> Atom:
+    """A gfx950 ``v_mfma_scale_f32_*_f8f6f4`` atom (8-bit A and B formats): the unscaled
+    instruction's A, B and D with SF_A and SF_B (one E8M0 scale per 32 K of a row / column)."""
+    base = _mfma(
+        name.replace("mfma_scale_", "mfma_"),
+        ("gfx950",),
+        (m, m, k),
+        16,
+        (
+            f"{name.replace('mfma_scale_', 'mfma_')} A",
+            f"{name.replace('mfma_scale_', 'mfma_')} B",
+            _D32 if m == 32 else _D16,
+        ),
+    )
+    scales = (
+        Operand("SFA", (m, k), f"{name} SFA", None, _Scales(0, m, k), 64),
+        Operand("SFB", (k, m), f"{name} SFB", None, _Scales(1, m, k), 64),
+    )
+    source = base.source + "; SF_A/SF_B: Triton's scale layout (llverify.encodings.scales)"
+    return Atom(name, "mfma", name, ("gfx950",), (m, m, k), base.operands + scales, source)
 
 
 class _Blocks:
@@ -286,4 +362,8 @@ def _wmma_atoms() -> list[Atom]:
 
 def atoms() -> list[Atom]:
     """Every AMD atom, in catalogue order."""
-    return [*_mfma_atoms(), *_multi_block_atoms(), *_wmma_atoms()]
+    scaled = [
+        _scaled("v_mfma_scale_f32_32x32x64_f8f6f4", 32, 64),
+        _scaled("v_mfma_scale_f32_16x16x128_f8f6f4", 16, 128),
+    ]
+    return [*_mfma_atoms(), *scaled, *_multi_block_atoms(), *_wmma_atoms()]

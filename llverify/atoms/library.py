@@ -136,6 +136,12 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "v_mfma_f32_32x32x8_f16 D"),
     ("SM100_TMEM_LOAD_32dp32b2x_16b", "packed halves and registers exchanged", "fragment",
      "(32,(2,2)):(4,(2,1))", None),
+    ("v_mfma_i32_32x32x32_i8", "gfx950 A (16 bytes of K per lane) against the 8-per-lane "
+     "formula", "A", None, "v_mfma_f32_32x32x16_f16 A"),
+    ("v_mfma_f32_16x16x128_f8f6f4", "gfx950 A (two 16-byte K chunks per lane) against the "
+     "16-byte i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
+    ("v_mfma_scale_f32_32x32x64_f8f6f4", "SF_A against the A data formula (a lane's 32 bytes "
+     "span two scale blocks)", "SFA", None, "v_mfma_f32_32x32x64_f8f6f4 A"),
 )  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """Vendor fragment formulas that only the atom catalogue (:mod:`llverify.atoms`) is proved
 against: the MMA and ldmatrix fragments no Triton converter produces (sm70 quad pairs, sm75
-m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2 and multi-block MFMA,
-WMMA B operands).
+m8n8k16, int4 and b1 shapes, stacked ldmatrix matrices, AMD K-packing 2, gfx950 f8f6f4 and
+i8 MFMA with the f8f6f4 scale factors, multi-block MFMA, WMMA B operands).
 
 The fragments the converters share live in their spec modules
 (:mod:`llverify.specs.nvidia_mma`, :mod:`~llverify.specs.amd_mfma`,
@@ -69,6 +69,20 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_CK_SCALE = (
+    "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
+    "lane's scale each byte of A takes)"
+)
+_MX_RULE = (
+    "one E8M0 scale per 32 consecutive K, lane i + M b giving row i's block b (Triton "
+    "accelerate-amd-matmul-mfma-gfx950.mlir scale layout; tt.dot_scaled fp8 operands kWidth 16); "
+    "order inside a 32-K block by lane half then byte (not observable: one scale, one sum)"
+)
+_CK_XDL = (
+    "AMD Composable Kernel include/ck/tensor_operation/gpu/warp/xdlops_gemm.hpp mfma_type "
+    "(a k-reduction instruction: lane blk_td + threads * blk_id holds K blk_id * k_per_blk + "
+    "0 .. k_per_blk - 1)"
+)
 _BLOCK_SCALE = "Warp-level matrix multiply-accumulate: Block Scaling"
 _CP_ASYNC = "Data Movement and Conversion Instructions: cp.async"
 _SHFL = "Data Movement and Conversion Instructions: shfl.sync"
@@ -312,6 +326,75 @@ _LIST = [
         "mfma.16x16.kpack2.B",
         {"dim0": "2 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CALC} v_mfma_f32_16x16x8bf16 (CDNA1), v_mfma_f32_16x16x8_xf32 (CDNA3)",
+    ),
+    # gfx950 (CDNA4) f8f6f4 MFMA, 8-bit A/B formats: 32 bytes of K per lane as two 16-byte
+    # chunks, the second a whole K half (32x32x64) or quarter pair (16x16x128) later ----------
+    FragmentReference(
+        "v_mfma_f32_32x32x64_f8f6f4 A",
+        # A[i][k] in lane i + 32 * ((k / 16) % 2), byte 16 * (k / 32) + k % 16
+        {"dim0": "lane & 31", "dim1": "32 * (register >> 4) + 16 * (lane >> 5) + (register & 15)"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_f32_32x32x64_f8f6f4 B",
+        {"dim0": "32 * (register >> 4) + 16 * (lane >> 5) + (register & 15)", "dim1": "lane & 31"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt (B mirrors A); {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_f32_16x16x128_f8f6f4 A",
+        # A[i][k] in lane i + 16 * ((k / 16) % 4), byte 16 * (k / 64) + k % 16
+        {"dim0": "lane & 15", "dim1": "64 * (register >> 4) + 16 * (lane >> 4) + (register & 15)"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_f32_16x16x128_f8f6f4 B",
+        {"dim0": "64 * (register >> 4) + 16 * (lane >> 4) + (register & 15)", "dim1": "lane & 15"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt (B mirrors A); {_MX_RULE}",
+    ),
+    # gfx950 v_mfma_scale_*_f8f6f4: the scale of each element (one E8M0 per 32 K) ------------
+    FragmentReference(
+        "v_mfma_scale_f32_32x32x64_f8f6f4 SFA",
+        # A[i][k]'s scale in lane i + 32 * (k / 32); register: the element k % 32 it scales
+        {"dim0": "lane & 31", "dim1": "32 * (lane >> 5) + register"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_32x32x64_f8f6f4 SFB",
+        {"dim0": "32 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CK_SCALE} scale_mapping_32x32x64.txt (b(k, j)); {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_16x16x128_f8f6f4 SFA",
+        {"dim0": "lane & 15", "dim1": "32 * (lane >> 4) + register"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt; {_MX_RULE}",
+    ),
+    FragmentReference(
+        "v_mfma_scale_f32_16x16x128_f8f6f4 SFB",
+        {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CK_SCALE} scale_mapping_16x16x128.txt (b(k, j)); {_MX_RULE}",
+    ),
+    # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
+    FragmentReference(
+        "v_mfma_i32_32x32x32_i8 A",
+        # A[i][k] in lane i + 32 * (k / 16), byte k % 16 of the lane's 4 VGPRs
+        {"dim0": "lane & 31", "dim1": "16 * (lane >> 5) + register"},
+        f"{_CK_XDL} mfma_i32_32x32x32i8 (k_per_blk 16, num_input_blks 2, is_k_reduction)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_32x32x32_i8 B",
+        {"dim0": "16 * (lane >> 5) + register", "dim1": "lane & 31"},
+        f"{_CK_XDL} mfma_i32_32x32x32i8, B (mirrors A)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_16x16x64_i8 A",
+        # A[i][k] in lane i + 16 * (k / 16), byte k % 16 of the lane's 4 VGPRs
+        {"dim0": "lane & 15", "dim1": "16 * (lane >> 4) + register"},
+        f"{_CK_XDL} mfma_i32_16x16x64i8 (k_per_blk 16, num_input_blks 4, is_k_reduction)",
+    ),
+    FragmentReference(
+        "v_mfma_i32_16x16x64_i8 B",
+        {"dim0": "16 * (lane >> 4) + register", "dim1": "lane & 15"},
+        f"{_CK_XDL} mfma_i32_16x16x64i8, B (mirrors A)",
     ),
     # AMD multi-block MFMA (CDNA1-3): B blocks of an M x N x K product in one instruction;
     # block b's A at rows M b.., its B and D at columns N b.. (D_b = A_b B_b) ---------------
