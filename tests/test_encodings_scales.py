@@ -1,9 +1,14 @@
-"""Block-scale scale layouts: sm_120 ``dot_scaled`` and CDNA4 scaled MFMA.
+"""Block-scale scale layouts: sm_120 ``dot_scaled``, CDNA4 scaled MFMA, gfx1250 scaled WMMA.
 
 * Differential against Triton 3.9 (tests/oracle/scale_oracle.py in a subprocess):
   - MFMA: Gluon's ``gluon_ir.get_amd_mfma_scale_layout`` on every combination of operand,
     mdim 16/32, tilesPerWarp 1/2, warps 1-8 x 1-4, M/N 1-512 (including shapes below the
     instruction tile) and K/32 1-16 (4,800 cases);
+  - WMMA: Gluon's ``gluon_ir.get_amd_wmma_scale_layout`` on every combination of operand,
+    instruction 16x16 / 32x16, transposed or not, scale factor 32 / 16, six parent
+    ctaLayouts (none, warps only, repetitions along M or N, swizzled warp order), M/N 8-128
+    and K/scale 1-16 (2,400 cases), plus 2- and 4-CTA CGA layouts (96 cases).  No vendor
+    scale fragment for gfx1250 scaled WMMA was found, so this converter is differential-only;
   - sm_120: ``getSM120DotScaledScaleLayout`` is not bound in Python, so ``tl.dot_scaled``
     kernels are compiled front-end for ``cuda:120`` and the ``#ttg.linear`` encodings of their
     scale operands read from the TTGIR (through llverify's own TTGIR reader), with the
@@ -36,7 +41,7 @@ import pytest
 
 from llverify import prove_equal
 from llverify.encodings import EncodingError
-from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout
+from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout, wmma_scale_layout
 from llverify.encodings.ttgir import parse_encoding
 from llverify.specs.scales import (
     NEGATIVE_CONTROLS,
@@ -101,6 +106,94 @@ def test_mfma_scale_layout_matches_triton() -> None:
             mismatches.append((case, got))
     assert len(cases) == 4800
     assert not mismatches, mismatches[:3]
+
+
+_WMMA_CTAS = [
+    ([], []),
+    ([], [[1, 0]]),
+    ([[0, 1]], [[1, 0], [2, 0]]),
+    ([[1, 0]], [[0, 1], [0, 2]]),
+    ([[1, 0], [0, 1]], [[2, 0]]),
+    ([], [[0, 1], [1, 0], [0, 2]]),
+]
+
+
+def _wmma_cases() -> list[list[Any]]:
+    grid = itertools.product(
+        (0, 1), ((16, 16), (32, 16)), (False, True), (32, 16), (8, 16, 32, 64, 128),
+        (1, 2, 4, 8, 16), _WMMA_CTAS,
+    )  # fmt: skip
+    cases = [
+        [op, [mn, k], md, nd, tr, sf, regs, warps, []]
+        for op, (md, nd), tr, sf, mn, k, (regs, warps) in grid
+    ]
+    cga = itertools.product(
+        (0, 1), ((16, 16), (32, 16)), (False, True), (32, 16), ([[1, 0]], [[0, 1], [1, 0]]),
+        ([64, 8], [128, 4], [256, 16]),
+    )  # fmt: skip
+    cases += [
+        [op, shape, md, nd, tr, sf, [[0, 1]], [[1, 0]], blocks]
+        for op, (md, nd), tr, sf, blocks, shape in cga
+    ]
+    return cases
+
+
+@pytest.mark.triton
+def test_wmma_scale_layout_matches_triton() -> None:
+    cases = _wmma_cases()
+    results = run_oracle([{"kind": "wmma", "args": args} for args in cases])
+    mismatches = []
+    for args, got in zip(cases, results):
+        mine = wmma_scale_layout(*args)
+        theirs = (got["reg_bases"], got["lane_bases"], got["warp_bases"], got["block_bases"])
+        if bases(mine) != theirs or list(mine.shape) != got["shape"]:
+            mismatches.append((args, got))
+    assert len(cases) == 2400 + 96
+    assert not mismatches, mismatches[:3]
+
+
+def test_pinned_wmma_scale_cases() -> None:
+    """Answers of Triton 3.9's ``gluon_ir.get_amd_wmma_scale_layout``, pinned so the converter
+    is checked where Triton is not installed: the 16-row instruction moves the first M
+    repetition to lane bit 4; the 32x16 one keeps it in a register; K below one lane's 4
+    scales leaves a zero register; a transposed 32x16 gives A the N = 16 tile."""
+    enc = wmma_scale_layout(0, [64, 4], 16, 16, False, 32, [[1, 0]], [[2, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[32, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [64, 4], 32, 16, False, 32, [], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[32, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [32, 2], 16, 16, False, 32, [], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[16, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [64, 8], 32, 16, True, 16, [[0, 1]], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2], [0, 4], [32, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[16, 0]],
+        [],
+    )
+
+
+def test_wmma_scale_operand_b_takes_the_parent_n_bases() -> None:
+    """Negative control: B's scales follow the parent's N bases (its dim 1), not its M
+    bases; reading the parent untransposed (the bug this guards) differs."""
+    b = wmma_scale_layout(1, [64, 4], 16, 16, False, 32, [], [[1, 0], [0, 1]])
+    a = wmma_scale_layout(0, [64, 4], 16, 16, False, 32, [], [[1, 0], [0, 1]])
+    assert bases(b)[2] == [[0, 0], [16, 0]]
+    assert bases(a)[2] == [[16, 0], [0, 0]]
 
 
 def _sm120_cases() -> list[dict[str, Any]]:
@@ -224,6 +317,11 @@ def test_selector_bits_broadcast() -> None:
         (lambda: mfma_scale_layout(0, [32, 4], 8, [1, 1], [1, 1]), "'mdim'"),
         (lambda: mfma_scale_layout(0, [32, 4], 32, [4, 4], [1, 1]), "tiles_per_warp"),
         (lambda: mfma_scale_layout(True, [32, 4], 32, [1, 1], [1, 1]), "'op_idx'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 32, False, 32, [], []), "'mdim', 'ndim'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, 1, 32, [], []), "'transposed'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, False, 8, [], []), "'scale_factor'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, False, 32, [[1]], []), "'reg_bases'"),
+        (lambda: wmma_scale_layout(2, [32, 4], 16, 16, False, 32, [], []), "'op_idx'"),
     ],
 )
 def test_bad_arguments(call: Any, needle: str) -> None:
