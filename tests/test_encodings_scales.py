@@ -42,13 +42,17 @@ import pytest
 from llverify import prove_equal
 from llverify.encodings import EncodingError
 from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout, wmma_scale_layout
+from llverify.encodings.tmem import TensorMemoryScalesLayout
 from llverify.encodings.ttgir import parse_encoding
 from llverify.specs.scales import (
     NEGATIVE_CONTROLS,
     SCALE_OBLIGATIONS,
+    TMEM_SCALES_BLOCK,
+    TMEM_SCALES_NEGATIVE,
     ScaleObligation,
     mfma_closed_form,
     sm120_closed_form,
+    tmem_scales_closed_form,
 )
 
 WORKER = Path(__file__).parent / "oracle" / "scale_oracle.py"
@@ -382,3 +386,43 @@ def test_family_negative_controls_refuted() -> None:
     layout = enc.to_linear_layout([128, 4])
     verdict = prove_equal(layout, mfma_closed_form(0, 16, 1, (4, 2), 1))
     assert verdict.refuted and layout.apply(verdict.counterexample) == verdict.actual
+
+
+# ------------------------------------------------------------------ tcgen05 scales in TMEM
+
+
+def test_tmem_scales_block_proved() -> None:
+    """One 128 x 4 block: TensorMemoryScalesLayout equals the PTX/CUTLASS scale block (lane
+    mn % 32 of every lane partition, word mn // 32, byte k)."""
+    layout = TensorMemoryScalesLayout().to_linear_layout([128, 4])
+    verdict = prove_equal(layout, TMEM_SCALES_BLOCK)
+    assert verdict.status == "proved", str(verdict)
+
+
+@pytest.mark.parametrize("wrong", TMEM_SCALES_NEGATIVE, ids=["k-row-group-swapped", "no-dup"])
+def test_tmem_scales_negative_controls_refuted(wrong: dict[str, str]) -> None:
+    layout = TensorMemoryScalesLayout().to_linear_layout([128, 4])
+    verdict = prove_equal(layout, wrong)
+    assert verdict.refuted and verdict.counterexample is not None, str(verdict)
+    assert layout.apply(verdict.counterexample) == verdict.actual != verdict.expected
+
+
+def test_tmem_scales_family_proved() -> None:
+    """Every [128 * r_mn, 4 * r_k] tensor, r_mn, r_k in 1..8 (16): the block, then Triton's
+    repetitions along the columns, M/N first; the K-first order is refuted wherever both
+    repeat (a negative control for the block repetition order)."""
+    count = 0
+    for reps_mn, reps_k in itertools.product((1, 2, 4, 8), repeat=2):
+        shape = [128 * reps_mn, 4 * reps_k]
+        layout = TensorMemoryScalesLayout().to_linear_layout(shape)
+        verdict = prove_equal(layout, tmem_scales_closed_form(reps_mn, reps_k))
+        assert verdict.status == "proved", (shape, str(verdict))
+        if reps_mn > 1 and reps_k > 1:
+            k_first = {
+                "dim0": f"(row % 32) + 32 * ((col // 4) % 4) + 128 * ((col // 16) // {reps_k})",
+                "dim1": f"(col % 4) + 4 * ((col // 16) % {reps_k})",
+            }
+            wrong = prove_equal(layout, k_first)
+            assert wrong.refuted and layout.apply(wrong.counterexample) == wrong.actual
+        count += 1
+    assert count == 16
