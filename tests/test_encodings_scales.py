@@ -426,3 +426,52 @@ def test_tmem_scales_family_proved() -> None:
             assert wrong.refuted and layout.apply(wrong.counterexample) == wrong.actual
         count += 1
     assert count == 16
+
+
+@pytest.mark.triton
+def test_tmem_scales_block_rep_order_matches_triton() -> None:
+    """Both block repetition orders against Triton 3.9 (Gluon's
+    ``nvidia.rubin.TensorMemoryScalesLayout``, ``blockRepOrder``) on M/N 32..1024, K/group
+    1..32 and 1 or 2 CTAs (2 x 6 x 6 x 3 = 216 cases)."""
+    grid = list(itertools.product(
+        ("mnThenK", "kThenMn"), (32, 64, 128, 256, 512, 1024), (1, 2, 4, 8, 16, 32),
+        ([], [[1, 0]], [[0, 1]]),
+    ))  # fmt: skip
+    cases = [
+        {"kind": "tmem_scales", "order": order, "cga": cga, "shape": [mn, k]}
+        for order, mn, k, cga in grid
+    ]
+    results = run_oracle(cases)
+    mismatches = []
+    for case, got in zip(cases, results):
+        if "error" in got:
+            mismatches.append((case, got))
+            continue
+        enc = TensorMemoryScalesLayout(case["cga"], case["order"])
+        layout = dict(enc.to_linear_layout(case["shape"]).bases)
+        if (layout["row"], layout["col"]) != (got["rows"], got["cols"]):
+            mismatches.append((case, got))
+    assert len(cases) == 216
+    assert not mismatches, mismatches[:3]
+
+
+def test_tmem_scales_k_then_mn_proved_and_ttgir() -> None:
+    """kThenMn: the same PTX/CUTLASS block, then the K blocks before the M/N ones (the
+    mnThenK closed form refuted); its TTGIR spelling round-trips; a bad order is refused."""
+    for reps_mn, reps_k in itertools.product((2, 4), (2, 4)):
+        layout = TensorMemoryScalesLayout((), "kThenMn").to_linear_layout(
+            [128 * reps_mn, 4 * reps_k]
+        )
+        k_first = {
+            "dim0": f"(row % 32) + 32 * ((col // 4) % 4) + 128 * ((col // 16) // {reps_k})",
+            "dim1": f"(col % 4) + 4 * ((col // 16) % {reps_k})",
+        }
+        assert prove_equal(layout, k_first).status == "proved"
+        wrong = prove_equal(layout, tmem_scales_closed_form(reps_mn, reps_k))
+        assert wrong.refuted and layout.apply(wrong.counterexample) == wrong.actual
+    enc = TensorMemoryScalesLayout([[1, 0]], "kThenMn")
+    text = "#ttng.tensor_memory_scales_encoding<CGALayout = [[1, 0]], blockRepOrder = kThenMn>"
+    assert enc.ttgir() == text
+    assert parse_encoding(text)[0] == enc
+    with pytest.raises(EncodingError, match="'block_rep_order'"):
+        TensorMemoryScalesLayout((), "kThenM")
