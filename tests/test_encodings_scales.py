@@ -23,6 +23,10 @@
   every member of two families: sm_120, 384 (operand, warps up to 8x8, 1-4 repetitions,
   1-8 K blocks); MFMA, 1,152 (operand, mdim, tilesPerWarp, warps up to 8x4, 1-4
   repetitions, 1-8 K registers).
+* tcgen05 scales in TMEM (``TensorMemoryScalesLayout``): one 128 x 4 block proved against
+  the PTX block-scaling rules and CUTLASS's scale atom (two negative controls refuted); the
+  whole-tensor closed forms of both block repetition orders proved (the other order
+  refuted); both orders differential against Triton 3.9's Gluon (216 cases).
 * Bad arguments raise EncodingError naming the argument.
 """
 

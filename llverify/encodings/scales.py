@@ -202,7 +202,8 @@ def wmma_scale_layout(
 
     Args:
         op_idx: 0 for A's scales, 1 for B's.
-        shape: the scale tensor's ``[M, K / scale_factor]`` (A) or ``[N, K / scale_factor]``.
+        shape: the scale tensor's ``[M, K / scale_factor]`` (A) or ``[N, K / scale_factor]``
+            (rank 2 only: Triton's batched rank-3 form is not modelled).
         mdim, ndim: the WMMA parent's instruction M and N (16x16 or 32x16).
         transposed: the WMMA parent's ``transposed``.
         scale_factor: operand elements per scale, 32 or 16.
