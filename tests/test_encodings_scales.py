@@ -1,9 +1,14 @@
-"""Block-scale scale layouts: sm_120 ``dot_scaled`` and CDNA4 scaled MFMA.
+"""Block-scale scale layouts: sm_120 ``dot_scaled``, CDNA4 scaled MFMA, gfx1250 scaled WMMA.
 
 * Differential against Triton 3.9 (tests/oracle/scale_oracle.py in a subprocess):
   - MFMA: Gluon's ``gluon_ir.get_amd_mfma_scale_layout`` on every combination of operand,
     mdim 16/32, tilesPerWarp 1/2, warps 1-8 x 1-4, M/N 1-512 (including shapes below the
     instruction tile) and K/32 1-16 (4,800 cases);
+  - WMMA: Gluon's ``gluon_ir.get_amd_wmma_scale_layout`` on every combination of operand,
+    instruction 16x16 / 32x16, transposed or not, scale factor 32 / 16, six parent
+    ctaLayouts (none, warps only, repetitions along M or N, swizzled warp order), M/N 8-128
+    and K/scale 1-16 (2,400 cases), plus 2- and 4-CTA CGA layouts (96 cases).  No vendor
+    scale fragment for gfx1250 scaled WMMA was found, so this converter is differential-only;
   - sm_120: ``getSM120DotScaledScaleLayout`` is not bound in Python, so ``tl.dot_scaled``
     kernels are compiled front-end for ``cuda:120`` and the ``#ttg.linear`` encodings of their
     scale operands read from the TTGIR (through llverify's own TTGIR reader), with the
@@ -18,6 +23,10 @@
   every member of two families: sm_120, 384 (operand, warps up to 8x8, 1-4 repetitions,
   1-8 K blocks); MFMA, 1,152 (operand, mdim, tilesPerWarp, warps up to 8x4, 1-4
   repetitions, 1-8 K registers).
+* tcgen05 scales in TMEM (``TensorMemoryScalesLayout``): one 128 x 4 block proved against
+  the PTX block-scaling rules and CUTLASS's scale atom (two negative controls refuted); the
+  whole-tensor closed forms of both block repetition orders proved (the other order
+  refuted); both orders differential against Triton 3.9's Gluon (216 cases).
 * Bad arguments raise EncodingError naming the argument.
 """
 
@@ -36,14 +45,18 @@ import pytest
 
 from llverify import prove_equal
 from llverify.encodings import EncodingError
-from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout
+from llverify.encodings.scales import mfma_scale_layout, sm120_scale_layout, wmma_scale_layout
+from llverify.encodings.tmem import TensorMemoryScalesLayout
 from llverify.encodings.ttgir import parse_encoding
 from llverify.specs.scales import (
     NEGATIVE_CONTROLS,
     SCALE_OBLIGATIONS,
+    TMEM_SCALES_BLOCK,
+    TMEM_SCALES_NEGATIVE,
     ScaleObligation,
     mfma_closed_form,
     sm120_closed_form,
+    tmem_scales_closed_form,
 )
 
 WORKER = Path(__file__).parent / "oracle" / "scale_oracle.py"
@@ -101,6 +114,94 @@ def test_mfma_scale_layout_matches_triton() -> None:
             mismatches.append((case, got))
     assert len(cases) == 4800
     assert not mismatches, mismatches[:3]
+
+
+_WMMA_CTAS = [
+    ([], []),
+    ([], [[1, 0]]),
+    ([[0, 1]], [[1, 0], [2, 0]]),
+    ([[1, 0]], [[0, 1], [0, 2]]),
+    ([[1, 0], [0, 1]], [[2, 0]]),
+    ([], [[0, 1], [1, 0], [0, 2]]),
+]
+
+
+def _wmma_cases() -> list[list[Any]]:
+    grid = itertools.product(
+        (0, 1), ((16, 16), (32, 16)), (False, True), (32, 16), (8, 16, 32, 64, 128),
+        (1, 2, 4, 8, 16), _WMMA_CTAS,
+    )  # fmt: skip
+    cases = [
+        [op, [mn, k], md, nd, tr, sf, regs, warps, []]
+        for op, (md, nd), tr, sf, mn, k, (regs, warps) in grid
+    ]
+    cga = itertools.product(
+        (0, 1), ((16, 16), (32, 16)), (False, True), (32, 16), ([[1, 0]], [[0, 1], [1, 0]]),
+        ([64, 8], [128, 4], [256, 16]),
+    )  # fmt: skip
+    cases += [
+        [op, shape, md, nd, tr, sf, [[0, 1]], [[1, 0]], blocks]
+        for op, (md, nd), tr, sf, blocks, shape in cga
+    ]
+    return cases
+
+
+@pytest.mark.triton
+def test_wmma_scale_layout_matches_triton() -> None:
+    cases = _wmma_cases()
+    results = run_oracle([{"kind": "wmma", "args": args} for args in cases])
+    mismatches = []
+    for args, got in zip(cases, results):
+        mine = wmma_scale_layout(*args)
+        theirs = (got["reg_bases"], got["lane_bases"], got["warp_bases"], got["block_bases"])
+        if bases(mine) != theirs or list(mine.shape) != got["shape"]:
+            mismatches.append((args, got))
+    assert len(cases) == 2400 + 96
+    assert not mismatches, mismatches[:3]
+
+
+def test_pinned_wmma_scale_cases() -> None:
+    """Answers of Triton 3.9's ``gluon_ir.get_amd_wmma_scale_layout``, pinned so the converter
+    is checked where Triton is not installed: the 16-row instruction moves the first M
+    repetition to lane bit 4; the 32x16 one keeps it in a register; K below one lane's 4
+    scales leaves a zero register; a transposed 32x16 gives A the N = 16 tile."""
+    enc = wmma_scale_layout(0, [64, 4], 16, 16, False, 32, [[1, 0]], [[2, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[32, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [64, 4], 32, 16, False, 32, [], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+        [[32, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [32, 2], 16, 16, False, 32, [], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[16, 0]],
+        [],
+    )
+    enc = wmma_scale_layout(0, [64, 8], 32, 16, True, 16, [[0, 1]], [[1, 0]])
+    assert bases(enc) == (
+        [[0, 1], [0, 2], [0, 4], [32, 0]],
+        [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]],
+        [[16, 0]],
+        [],
+    )
+
+
+def test_wmma_scale_operand_b_takes_the_parent_n_bases() -> None:
+    """Negative control: B's scales follow the parent's N bases (its dim 1), not its M
+    bases; reading the parent untransposed (the bug this guards) differs."""
+    b = wmma_scale_layout(1, [64, 4], 16, 16, False, 32, [], [[1, 0], [0, 1]])
+    a = wmma_scale_layout(0, [64, 4], 16, 16, False, 32, [], [[1, 0], [0, 1]])
+    assert bases(b)[2] == [[0, 0], [16, 0]]
+    assert bases(a)[2] == [[16, 0], [0, 0]]
 
 
 def _sm120_cases() -> list[dict[str, Any]]:
@@ -224,6 +325,11 @@ def test_selector_bits_broadcast() -> None:
         (lambda: mfma_scale_layout(0, [32, 4], 8, [1, 1], [1, 1]), "'mdim'"),
         (lambda: mfma_scale_layout(0, [32, 4], 32, [4, 4], [1, 1]), "tiles_per_warp"),
         (lambda: mfma_scale_layout(True, [32, 4], 32, [1, 1], [1, 1]), "'op_idx'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 32, False, 32, [], []), "'mdim', 'ndim'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, 1, 32, [], []), "'transposed'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, False, 8, [], []), "'scale_factor'"),
+        (lambda: wmma_scale_layout(0, [32, 4], 16, 16, False, 32, [[1]], []), "'reg_bases'"),
+        (lambda: wmma_scale_layout(2, [32, 4], 16, 16, False, 32, [], []), "'op_idx'"),
     ],
 )
 def test_bad_arguments(call: Any, needle: str) -> None:
@@ -284,3 +390,92 @@ def test_family_negative_controls_refuted() -> None:
     layout = enc.to_linear_layout([128, 4])
     verdict = prove_equal(layout, mfma_closed_form(0, 16, 1, (4, 2), 1))
     assert verdict.refuted and layout.apply(verdict.counterexample) == verdict.actual
+
+
+# ------------------------------------------------------------------ tcgen05 scales in TMEM
+
+
+def test_tmem_scales_block_proved() -> None:
+    """One 128 x 4 block: TensorMemoryScalesLayout equals the PTX/CUTLASS scale block (lane
+    mn % 32 of every lane partition, word mn // 32, byte k)."""
+    layout = TensorMemoryScalesLayout().to_linear_layout([128, 4])
+    verdict = prove_equal(layout, TMEM_SCALES_BLOCK)
+    assert verdict.status == "proved", str(verdict)
+
+
+@pytest.mark.parametrize("wrong", TMEM_SCALES_NEGATIVE, ids=["k-row-group-swapped", "no-dup"])
+def test_tmem_scales_negative_controls_refuted(wrong: dict[str, str]) -> None:
+    layout = TensorMemoryScalesLayout().to_linear_layout([128, 4])
+    verdict = prove_equal(layout, wrong)
+    assert verdict.refuted and verdict.counterexample is not None, str(verdict)
+    assert layout.apply(verdict.counterexample) == verdict.actual != verdict.expected
+
+
+def test_tmem_scales_family_proved() -> None:
+    """Every [128 * r_mn, 4 * r_k] tensor, r_mn, r_k in 1..8 (16): the block, then Triton's
+    repetitions along the columns, M/N first; the K-first order is refuted wherever both
+    repeat (a negative control for the block repetition order)."""
+    count = 0
+    for reps_mn, reps_k in itertools.product((1, 2, 4, 8), repeat=2):
+        shape = [128 * reps_mn, 4 * reps_k]
+        layout = TensorMemoryScalesLayout().to_linear_layout(shape)
+        verdict = prove_equal(layout, tmem_scales_closed_form(reps_mn, reps_k))
+        assert verdict.status == "proved", (shape, str(verdict))
+        if reps_mn > 1 and reps_k > 1:
+            k_first = {
+                "dim0": f"(row % 32) + 32 * ((col // 4) % 4) + 128 * ((col // 16) // {reps_k})",
+                "dim1": f"(col % 4) + 4 * ((col // 16) % {reps_k})",
+            }
+            wrong = prove_equal(layout, k_first)
+            assert wrong.refuted and layout.apply(wrong.counterexample) == wrong.actual
+        count += 1
+    assert count == 16
+
+
+@pytest.mark.triton
+def test_tmem_scales_block_rep_order_matches_triton() -> None:
+    """Both block repetition orders against Triton 3.9 (Gluon's
+    ``nvidia.rubin.TensorMemoryScalesLayout``, ``blockRepOrder``) on M/N 32..1024, K/group
+    1..32 and 1 or 2 CTAs (2 x 6 x 6 x 3 = 216 cases)."""
+    grid = list(itertools.product(
+        ("mnThenK", "kThenMn"), (32, 64, 128, 256, 512, 1024), (1, 2, 4, 8, 16, 32),
+        ([], [[1, 0]], [[0, 1]]),
+    ))  # fmt: skip
+    cases = [
+        {"kind": "tmem_scales", "order": order, "cga": cga, "shape": [mn, k]}
+        for order, mn, k, cga in grid
+    ]
+    results = run_oracle(cases)
+    mismatches = []
+    for case, got in zip(cases, results):
+        if "error" in got:
+            mismatches.append((case, got))
+            continue
+        enc = TensorMemoryScalesLayout(case["cga"], case["order"])
+        layout = dict(enc.to_linear_layout(case["shape"]).bases)
+        if (layout["row"], layout["col"]) != (got["rows"], got["cols"]):
+            mismatches.append((case, got))
+    assert len(cases) == 216
+    assert not mismatches, mismatches[:3]
+
+
+def test_tmem_scales_k_then_mn_proved_and_ttgir() -> None:
+    """kThenMn: the same PTX/CUTLASS block, then the K blocks before the M/N ones (the
+    mnThenK closed form refuted); its TTGIR spelling round-trips; a bad order is refused."""
+    for reps_mn, reps_k in itertools.product((2, 4), (2, 4)):
+        layout = TensorMemoryScalesLayout((), "kThenMn").to_linear_layout(
+            [128 * reps_mn, 4 * reps_k]
+        )
+        k_first = {
+            "dim0": f"(row % 32) + 32 * ((col // 4) % 4) + 128 * ((col // 16) // {reps_k})",
+            "dim1": f"(col % 4) + 4 * ((col // 16) % {reps_k})",
+        }
+        assert prove_equal(layout, k_first).status == "proved"
+        wrong = prove_equal(layout, tmem_scales_closed_form(reps_mn, reps_k))
+        assert wrong.refuted and layout.apply(wrong.counterexample) == wrong.actual
+    enc = TensorMemoryScalesLayout([[1, 0]], "kThenMn")
+    text = "#ttng.tensor_memory_scales_encoding<CGALayout = [[1, 0]], blockRepOrder = kThenMn>"
+    assert enc.ttgir() == text
+    assert parse_encoding(text)[0] == enc
+    with pytest.raises(EncodingError, match="'block_rep_order'"):
+        TensorMemoryScalesLayout((), "kThenM")

@@ -93,3 +93,24 @@ def test_mfma_scale_cases_are_checked_with_llverify_s_own_converter(monkeypatch)
     monkeypatch.setattr(scales, "mfma_scale_layout", swapped_operands)
     results = triton_check.run_triton_check(cases[:12])
     assert sum(r.status == "mismatch" for r in results) >= 6
+
+
+def test_wmma_scale_cases_are_checked_with_llverify_s_own_converter(monkeypatch) -> None:
+    """The gfx1250 scaled-WMMA scale cases likewise: Triton's helper against llverify's
+    ``wmma_scale_layout``; the operands swapped (a negative control) must mismatch."""
+    require_triton()
+    from llverify.encodings import scales
+
+    cases = [c for c in triton_check.default_grid() if c.family == "WMMAScaleLayout"]
+    assert len(cases) == 144
+    sample = cases[::12]
+    results = triton_check.run_triton_check(sample)
+    assert {r.status for r in results} == {"match"}
+    real = scales.wmma_scale_layout
+
+    def swapped_operands(op_idx, *args, **kwargs):
+        return real(1 - op_idx, *args, **kwargs)
+
+    monkeypatch.setattr(scales, "wmma_scale_layout", swapped_operands)
+    results = triton_check.run_triton_check(sample)
+    assert sum(r.status == "mismatch" for r in results) >= 4

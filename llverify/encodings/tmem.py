@@ -254,12 +254,21 @@ class TensorMemoryLayout(Encoding):
 class TensorMemoryScalesLayout(Encoding):
     """``#ttng.tensor_memory_scales_encoding``: tcgen05.mma block-scale factors in TMEM.
 
+    Args:
+        cga_layout: CGA block bases.
+        block_rep_order: the order of the repeated 128 x 4 blocks along the columns,
+            ``"mnThenK"`` (default: M/N blocks first) or ``"kThenMn"`` (Triton 3.9's
+            ``blockRepOrder``, Gluon's ``nvidia.rubin.TensorMemoryScalesLayout``).
+
     Examples:
         >>> TensorMemoryScalesLayout().to_linear_layout([128, 4]).bases[1]
         ('col', [[0, 1], [0, 2], [32, 0], [64, 0]])
+        >>> TensorMemoryScalesLayout((), "kThenMn").to_linear_layout([256, 8]).bases[1][1][4:]
+        [[0, 4], [128, 0]]
     """
 
     cga_layout: Sequence[Sequence[int]] = field(default_factory=tuple)
+    block_rep_order: str = "mnThenK"
 
     mnemonic = "tensor_memory_scales_encoding"
 
@@ -267,6 +276,11 @@ class TensorMemoryScalesLayout(Encoding):
         cga = bases_list(self.cga_layout, "cga_layout", "TensorMemoryScalesLayout")
         cga_linear_layout(cga, 2, "TensorMemoryScalesLayout")
         object.__setattr__(self, "cga_layout", cga)
+        if self.block_rep_order not in ("mnThenK", "kThenMn"):
+            raise EncodingError(
+                "TensorMemoryScalesLayout: Argument 'block_rep_order' must be 'mnThenK' or "
+                f"'kThenMn', not {self.block_rep_order!r}."
+            )
 
     @property
     def rank(self) -> int:
@@ -298,20 +312,23 @@ class TensorMemoryScalesLayout(Encoding):
         )
         reps_mn = -(-per_cta[0] // tile.get_out_dim_size(_DIMS[0]))
         reps_k = -(-per_cta[1] // tile.get_out_dim_size(_DIMS[1]))
-        tile = (
-            tile
-            * LinearLayout.identity_1d(reps_mn, _COL, _DIMS[0])
-            * LinearLayout.identity_1d(reps_k, _COL, _DIMS[1])
-            * LinearLayout.identity_1d(1, _BLOCK, _DIMS[0])
-        )
+        if reps_mn > 1:  # the two 64-row halves of a 128 x 4 block first
+            tile *= LinearLayout.identity_1d(2, _COL, _DIMS[0])
+            reps_mn //= 2
+        mn = LinearLayout.identity_1d(reps_mn, _COL, _DIMS[0])
+        k = LinearLayout.identity_1d(reps_k, _COL, _DIMS[1])
+        reps = mn * k if self.block_rep_order == "mnThenK" else (k * mn).transpose_outs(_DIMS)
+        tile = tile * reps * LinearLayout.identity_1d(1, _BLOCK, _DIMS[0])
         tile = ensure_layout_not_larger_than(tile, dict(zip(_DIMS, per_cta)))
         return tile * cga_linear_layout(self.cga_layout, 2, name)
 
     def ttgir(self) -> str:
-        if not self.cga_layout:
-            return "#ttng.tensor_memory_scales_encoding<>"
-        bases = ", ".join(list_text(b) for b in self.cga_layout)
-        return f"#ttng.tensor_memory_scales_encoding<CGALayout = [{bases}]>"
+        fields = []
+        if self.cga_layout:
+            fields.append(f"CGALayout = [{', '.join(list_text(b) for b in self.cga_layout)}]")
+        if self.block_rep_order != "mnThenK":
+            fields.append(f"blockRepOrder = {self.block_rep_order}")
+        return f"#ttng.tensor_memory_scales_encoding<{', '.join(fields)}>"
 
 
 # ------------------------------------------------------------------ register layouts
@@ -668,7 +685,9 @@ def _tmem_from_ttgir(fields: dict[str, Any], attribute: Any) -> TensorMemoryLayo
 
 
 def _scales_from_ttgir(fields: dict[str, Any], attribute: Any) -> TensorMemoryScalesLayout:
-    return TensorMemoryScalesLayout(attribute.take("CGALayout", []))
+    return TensorMemoryScalesLayout(
+        attribute.take("CGALayout", []), attribute.take("blockRepOrder", "mnThenK")
+    )
 
 
 register("tensor_memory_encoding", _tmem_from_ttgir)
@@ -679,4 +698,7 @@ register_gluon(
         tuple(g.block), g.col_stride, g.cga_layout, bool(g.two_ctas), bool(g.fp4_padded)
     ),
 )
-register_gluon("TensorMemoryScalesLayout", lambda g: TensorMemoryScalesLayout(g.cga_layout))
+register_gluon(
+    "TensorMemoryScalesLayout",
+    lambda g: TensorMemoryScalesLayout(g.cga_layout, getattr(g, "block_rep_order", "mnThenK")),
+)

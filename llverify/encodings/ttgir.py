@@ -24,6 +24,11 @@ Builder = Callable[[dict[str, Any], "Attribute"], Any]
 _BUILDERS: dict[str, Builder] = {}
 
 
+#: Bare enum keywords accepted as field values (``tensor_memory_scales_encoding``'s
+#: ``blockRepOrder``).
+_ENUM_WORDS = frozenset({"mnThenK", "kThenMn"})
+
+
 class TTGIRError(ParseError):
     """TTGIR text could not be read; ``position`` is the 0-based offset of the problem."""
 
@@ -143,6 +148,8 @@ class _Parser:
             word = self.identifier()
             if word in ("true", "false"):
                 return word == "true"
+            if word in _ENUM_WORDS:
+                return word
             raise self.error(f"unexpected word {word!r}", start)
         raise self.error(f"expected a value, found {self.text[self.pos : self.pos + 10]!r}")
 

@@ -24,6 +24,23 @@ Sources and what they say, per instruction:
   further K blocks (the next instructions along K) go to registers, ``64 // M`` blocks per
   instruction.
 
+* **tcgen05 block-scale factors in Tensor Memory** (``TensorMemoryScalesLayout``, in dims
+  TMEM ``row`` = lane 0-127 and ``col`` = 8-bit column, four per 32-bit word).  PTX ISA
+  section 9.7.16.10.7 "Block Scaling": the scale factors "need to be duplicated to all 32
+  lane partitions of tensor memory" (rows 32, 64 broadcast); ``scale_vec::1X`` reads one byte
+  (``SFA_ID`` = byte offset in the word), ``2X`` a half word, ``4X`` the whole word.  The
+  word itself, from CUTLASS (include/cutlass/detail/sm100_blockscaled_layout.hpp,
+  ``Sm1xxBlockScaledBasicChunk::SfKMajorAtom`` = ``((32, 4), (SFVec, 4)) : ((16, 4), (0,
+  1))``, "4 scale factors of 128 rows ... consecutive 32 bits of data have scale factors for
+  only a single row ... the TMEM word size"): the 128 x 4 block puts (mn, k) at byte
+  ``16 * (mn % 32) + 4 * (mn // 32) + k``, and ``tcgen05.cp .32x128b .warpx4`` copies its
+  sixteen-byte row ``r`` into TMEM lane ``r`` (4 words), replicated over the four 32-lane
+  partitions.  So the scale of (mn, k) lies in lane ``mn % 32`` (of each partition), word
+  ``mn // 32``, byte ``k``: ``dim0 = (row % 32) + 32 * (col // 4) % 4``, ``dim1 = col % 4``.
+  Further 128 x 4 blocks follow along the columns, 16 bytes each, in Triton's order (M/N
+  blocks first, ``mnThenK``): Triton's convention, not a vendor rule; the closed form
+  :func:`tmem_scales_closed_form` states it.
+
 Declarative: tests/test_encodings_scales.py proves each obligation with ``prove_equal`` and
 refutes the negative controls, each shaped like a plausible bug.
 
@@ -47,8 +64,11 @@ __all__ = [
     "SM120_TILE_A",
     "SM120_TILE_B",
     "ScaleObligation",
+    "TMEM_SCALES_BLOCK",
+    "TMEM_SCALES_NEGATIVE",
     "mfma_closed_form",
     "sm120_closed_form",
+    "tmem_scales_closed_form",
 ]
 
 _SFA = reference("mma.block_scale.SFA").formulas
@@ -222,3 +242,32 @@ def mfma_closed_form(
         f"{rep} * (register // {k_regs * tiles})"
     )
     return {"dim0": row, "dim1": f"(lane // {mdim}) + {64 // mdim} * (register % {k_regs})"}
+
+
+#: One 128 x 4 tcgen05 scale block in TMEM (PTX lane-partition duplication + CUTLASS's atom
+#: through tcgen05.cp 32x128b.warpx4): the scale of (mn, k) in lane mn % 32, byte 4 * (mn //
+#: 32) + k; lanes 32-127 repeat lanes 0-31.
+TMEM_SCALES_BLOCK: dict[str, str] = {"dim0": "(row & 31) + 32 * (col >> 2)", "dim1": "col & 3"}
+
+#: Wrong readings of that block, each refuted: the K index and the 32-row group exchanged
+#: in the word (an MN-major atom read as K-major); the 128 rows on 128 lanes (no lane
+#: partition duplication, the accumulator's own layout) with the 4 K blocks in the bytes.
+TMEM_SCALES_NEGATIVE: tuple[dict[str, str], ...] = (
+    {"dim0": "(row & 31) + 32 * (col & 3)", "dim1": "col >> 2"},
+    {"dim0": "row", "dim1": "col & 3"},
+)
+
+
+def tmem_scales_closed_form(reps_mn: int, reps_k: int) -> dict[str, str]:
+    """Triton's ``TensorMemoryScalesLayout`` on a ``[128 * reps_mn, 4 * reps_k]`` scale
+    tensor: the PTX/CUTLASS block (:data:`TMEM_SCALES_BLOCK`) and then the blocks along the
+    columns, 16 bytes each, M/N blocks before K blocks.
+
+    Examples:
+        >>> tmem_scales_closed_form(2, 2)["dim1"]
+        '(col % 4) + 4 * ((col // 16) // 2)'
+    """
+    return {
+        "dim0": f"(row % 32) + 32 * ((col // 4) % 4) + 128 * ((col // 16) % {reps_mn})",
+        "dim1": f"(col % 4) + 4 * ((col // 16) // {reps_mn})",
+    }

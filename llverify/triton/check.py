@@ -4,7 +4,8 @@
 every Gluon layout of :func:`default_grid` (blocked, slice, NVIDIA MMA v2/v3, dot operands,
 AMD MFMA and WMMA, swizzled and NVMMA shared; MMA, MFMA and WMMA layouts on tensors smaller
 than their instruction or CTA tile too; the CDNA4 scaled-MFMA scale layouts of
-``gluon_ir.get_amd_mfma_scale_layout``; Intel DPAS layouts, which only an Intel Triton
+``gluon_ir.get_amd_mfma_scale_layout`` and the gfx1250 scaled-WMMA ones of
+``gluon_ir.get_amd_wmma_scale_layout``; Intel DPAS layouts, which only an Intel Triton
 answers), Triton's own C++ ``toLinearLayout`` (reached
 through Gluon's ``to_linear_layout`` in a subprocess, since Triton aborts the process on a
 violated precondition) must give exactly the bases of llverify's converter for the same
@@ -51,7 +52,12 @@ CLASSES = {
     "IntelDPASLayout": "intel.IntelDPASLayout",
     # A layout helper, not a class: Gluon's builder of the scaled-MFMA scale layout.
     "MFMAScaleLayout": "gluon_ir.get_amd_mfma_scale_layout",
+    # Likewise the gfx1250 scaled-WMMA scale layout (arguments in the binding's order).
+    "WMMAScaleLayout": "gluon_ir.get_amd_wmma_scale_layout",
 }
+
+#: The helper families: each case's kwargs, in order, are the helper's arguments.
+_HELPERS = ("MFMAScaleLayout", "WMMAScaleLayout")
 
 
 @dataclass(frozen=True)
@@ -92,10 +98,9 @@ def build_gluon(spec: dict[str, Any], modules: dict[str, Any]) -> Any:
     name = spec.get("class")
     if name not in CLASSES:
         raise LLVerifyError(f"triton-check: unknown Gluon layout class {name!r}.")
-    if name == "MFMAScaleLayout":
-        k = spec["kwargs"]
-        helper = modules["gluon_ir"].get_amd_mfma_scale_layout
-        return helper(k["op_idx"], k["shape"], k["mdim"], k["tiles_per_warp"], k["warps_per_cta"])
+    if name in _HELPERS:
+        helper = getattr(modules["gluon_ir"], CLASSES[name].split(".")[1])
+        return helper(*spec["kwargs"].values())
     holder: Any = modules["ttgl"]
     for part in CLASSES[name].split("."):
         if part in ("amd", "intel"):
@@ -126,6 +131,7 @@ def default_grid() -> list[CheckCase]:
         *_below_tile_cases(),
         *_intel_dpas_cases(),
         *_mfma_scale_cases(),
+        *_wmma_scale_cases(),
     ]
 
 
@@ -334,13 +340,36 @@ def _mfma_scale_cases() -> list[CheckCase]:
     return cases
 
 
+def _wmma_scale_cases() -> list[CheckCase]:
+    """gfx1250 scaled-WMMA scale layouts: operands A and B, the 16x16 and 32x16 instructions
+    (transposed or not), scale factors 32 and 16, three parent ctaLayouts, shapes from one
+    instruction's scales to a 128-row block."""
+    cases: list[CheckCase] = []
+    ctas = [([], [[1, 0], [2, 0]]), ([[0, 1]], [[1, 0], [0, 2]]), ([[1, 0]], [[0, 1], [2, 0]])]
+    for op, (mdim, ndim), transposed, factor, (regs, warps), shape in itertools.product(
+        [0, 1], [(16, 16), (32, 16)], [False, True], [32, 16], ctas,
+        [[128, 8], [16, 4], [8, 1]],
+    ):  # fmt: skip
+        kwargs = {
+            "op_idx": op, "shape": shape, "mdim": mdim, "ndim": ndim, "transposed": transposed,
+            "scale_factor": factor, "reg_bases": regs, "warp_bases": warps, "cga_bases": [],
+        }  # fmt: skip
+        cases.append(CheckCase({"class": "WMMAScaleLayout", "kwargs": kwargs}, tuple(shape)))
+    return cases
+
+
 def _llverify_bases(case: CheckCase, modules: dict[str, Any]) -> dict[str, list[list[int]]]:
     from llverify.encodings.gluon import from_gluon
 
-    if case.family == "MFMAScaleLayout":  # llverify's own converter, from the parameters
-        from llverify.encodings.scales import mfma_scale_layout
+    if case.family in _HELPERS:  # llverify's own converter, from the parameters
+        from llverify.encodings import scales
 
-        layout = mfma_scale_layout(**case.spec["kwargs"]).to_linear_layout(list(case.shape))
+        convert = (
+            scales.mfma_scale_layout
+            if case.family == "MFMAScaleLayout"
+            else scales.wmma_scale_layout
+        )
+        layout = convert(**case.spec["kwargs"]).to_linear_layout(list(case.shape))
         return {dim: [list(b) for b in bases] for dim, bases in layout.bases}
     encoding = from_gluon(build_gluon(case.spec, modules))
     layout = encoding.to_linear_layout(list(case.shape))

@@ -5,13 +5,18 @@ stdin: a JSON list of cases, each one of
 
 * ``{"kind": "mfma", "args": [op_idx, shape, mdim, tiles_per_warp, warps_per_cta]}``:
   Gluon's ``gluon_ir.get_amd_mfma_scale_layout(*args)``;
+* ``{"kind": "wmma", "args": [op_idx, shape, mdim, ndim, transposed, scale_factor, reg_bases,
+  warp_bases, cga_bases]}``: Gluon's ``gluon_ir.get_amd_wmma_scale_layout(*args)``;
+* ``{"kind": "tmem_scales", "order": "mnThenK" | "kThenMn", "cga": bases, "shape": shape}``:
+  Gluon's ``nvidia.rubin.TensorMemoryScalesLayout(cga, order)`` through ``to_linear_layout``
+  (``{"rows": .., "cols": .., "shape": ..}``);
 * ``{"kind": "sm120", "M": m, "N": n, "K": k, "num_warps": w, "fmt": "e4m3" | "e2m1"}``:
   a ``tl.dot_scaled`` kernel of that tile compiled front-end for ``cuda:120`` (no GPU
   needed); Triton's ``getSM120DotScaledScaleLayout`` is not bound in Python, but its result
   is the ``#ttg.linear`` encoding of the scale operands in the TTGIR.
 
-stdout: one JSON line per case, flushed at once: for "mfma" ``{"reg_bases": .., "lane_bases":
-.., "warp_bases": .., "block_bases": .., "shape": ..}``; for "sm120" ``{"mma": "<the
+stdout: one JSON line per case, flushed at once: for "mfma" and "wmma" ``{"reg_bases": ..,
+"lane_bases": .., "warp_bases": .., "block_bases": .., "shape": ..}``; for "sm120" ``{"mma": "<the
 accumulator's attribute text>", "a_scale": "<attribute text>", "b_scale": "<...>"}`` (the
 scale encodings resolved from their ``#alias`` lines), or ``{"error": "..."}`` when the
 compiler raised.
@@ -95,15 +100,24 @@ def main() -> None:
     ir.load_dialects(ctx)
     target = GPUTarget("cuda", 120, 32)
     kernel = None
+    builder = None
     for case in json.loads(sys.stdin.read()):
         try:
-            if case["kind"] == "mfma":
-                got = gluon_ir.get_amd_mfma_scale_layout(*case["args"])
+            if case["kind"] in ("mfma", "wmma"):
+                helper = getattr(gluon_ir, f"get_amd_{case['kind']}_scale_layout")
+                got = helper(*case["args"])
                 record = {
                     "reg_bases": got.reg_bases, "lane_bases": got.lane_bases,
                     "warp_bases": got.warp_bases, "block_bases": got.block_bases,
                     "shape": got.shape,
                 }  # fmt: skip
+            elif case["kind"] == "tmem_scales":
+                from triton.experimental.gluon.language.nvidia import rubin
+
+                builder = builder or gluon_ir.GluonOpBuilder(ctx)
+                layout = rubin.TensorMemoryScalesLayout(case["cga"], case["order"])
+                got = builder.to_linear_layout(layout._to_ir(builder), case["shape"])
+                record = {"rows": got.rows, "cols": got.cols, "shape": got.shape}
             else:
                 kernel = kernel or _make_kernel(triton, tl)
                 record = _sm120(case, kernel, triton, target)
