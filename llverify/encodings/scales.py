@@ -13,8 +13,10 @@ Three converters, as Triton 3.9 builds them (lib/Dialect/TritonGPU/IR/LinearLayo
 * :func:`mfma_scale_layout` (``chooseScaledMfmaScaleLayout``, Gluon's
   ``amd.cdna4.get_mfma_scale_layout`` / ``gluon_ir.get_amd_mfma_scale_layout``): the scale
   tensor of a CDNA4 ``v_mfma_scale_f32_{32x32x64,16x16x128}_f8f6f4``.  Lane ``l`` holds the
-  scale of row ``l % mdim`` and K block ``l // mdim`` of the instruction (each lane reads 32
-  consecutive K of A or B, one scale); further K blocks and the second tile per warp
+  scale of row ``l % mdim`` and K block ``l // mdim`` of the instruction (one scale per block
+  of 32 consecutive K of a row; which lanes hold that block's 8-bit data is the atoms'
+  business: see the gfx950 atoms of :mod:`llverify.atoms.amd`); further K blocks and the
+  second tile per warp
   (``tiles_per_warp``) go to registers.
 
 * :func:`wmma_scale_layout` (``chooseScaledWmmaScaleLayout``, Gluon's
