@@ -189,26 +189,40 @@ _DILOC = re.compile(
 _DIFILE = re.compile(r'!DIFile\(filename:\s*"([^"]*)"')
 
 
+# The same tokens in one capture group, for a single ``findall`` pass over a line.
+_TOKEN_TEXT = re.compile(
+    r'\s*(c?"(?:[^"\\]|\\.)*"|[-+](?:[qs]?nan(?:\(0x[\da-fA-F]+\))?|inf)(?![\w.])|[%@!#]?(?:[-\w.$]*[eE][-+]\d+|[-\w.$]+)(?:\.\.\.)?|[<>()\[\]{},=*:|]|\.\.\.)'
+)
+
+
 class _Tokens:
+    """The tokens of one line; ``items`` ends in two empty strings (the end of the line), so
+    that :meth:`peek` needs no bounds check."""
+
     def __init__(self, text: str, line: int) -> None:
         self.line = line
-        self.items: list[str] = []
-        pos = 0
         stripped = text.rstrip()
-        while pos < len(stripped):
-            match = _TOKEN.match(stripped, pos)
-            if match is None or match.end() == pos:
-                raise LLVMParseError(f"cannot read {stripped[pos : pos + 20]!r}", line)
-            self.items.append(match.group(match.lastgroup or "word"))
-            pos = match.end()
+        items = _TOKEN_TEXT.findall(stripped)
+        # findall skips what no token matches: then the tokens hold fewer non-blank characters
+        # than the line, and the token-by-token reading names the place it cannot read.
+        if len("".join(stripped.split())) != len("".join("".join(items).split())):
+            items = []
+            pos = 0
+            while pos < len(stripped):
+                match = _TOKEN.match(stripped, pos)
+                if match is None or match.end() == pos:
+                    raise LLVMParseError(f"cannot read {stripped[pos : pos + 20]!r}", line)
+                items.append(match.group(match.lastgroup or "word"))
+                pos = match.end()
+        items += ("", "")
+        self.items = items
         self.pos = 0
 
     def peek(self, ahead: int = 0) -> str:
-        index = self.pos + ahead
-        return self.items[index] if index < len(self.items) else ""
+        return self.items[self.pos + ahead]
 
     def take(self, expected: str | None = None) -> str:
-        token = self.peek()
+        token = self.items[self.pos]
         if token == "" or (expected is not None and token != expected):
             want = f"{expected!r}" if expected else "more text"
             raise LLVMParseError(
@@ -230,10 +244,26 @@ class _Tokens:
         return flags
 
 
+_INT_TYPE = re.compile(r"i\d+")
+# The types named by one word, made once: ints are added as they are first read.
+_SCALAR_TYPES: dict[str, Type] = {
+    **{word: Type("float", bits=bits, name=word) for word, bits in _FLOAT_TYPES.items()},
+    **{word: Type(word, name=word) for word in ("void", "label", "metadata")},
+    "ptr": Type("ptr"),
+}
+
+
 def parse_type(tokens: _Tokens) -> Type:
     """Read one type from ``tokens``."""
     word = tokens.take()
-    base: Type
+    base = _SCALAR_TYPES.get(word)
+    if base is not None:
+        if word == "ptr" and tokens.accept("addrspace"):
+            tokens.take("(")
+            space = int(tokens.take())
+            tokens.take(")")
+            return Type("ptr", space=space)
+        return base
     if word == "<":
         count = int(tokens.take())
         tokens.take("x")
@@ -254,19 +284,8 @@ def parse_type(tokens: _Tokens) -> Type:
                 fields.append(parse_type(tokens))
             tokens.take("}")
         base = Type("struct", fields=tuple(fields))
-    elif re.fullmatch(r"i\d+", word):
-        base = Type("int", bits=int(word[1:]))
-    elif word in _FLOAT_TYPES:
-        base = Type("float", bits=_FLOAT_TYPES[word], name=word)
-    elif word == "ptr":
-        space = 0
-        if tokens.accept("addrspace"):
-            tokens.take("(")
-            space = int(tokens.take())
-            tokens.take(")")
-        base = Type("ptr", space=space)
-    elif word in ("void", "label", "metadata"):
-        base = Type(word, name=word)
+    elif _INT_TYPE.fullmatch(word):
+        base = _SCALAR_TYPES[word] = Type("int", bits=int(word[1:]))
     else:
         raise LLVMParseError(f"unknown type {word!r}", tokens.line)
     return base
