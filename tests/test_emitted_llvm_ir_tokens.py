@@ -3,7 +3,16 @@ reader did: same tokens, same types, same error for text no token matches."""
 
 import pytest
 
-from llverify.emitted.sim.llvm_ir import LLVMParseError, Type, _Tokens, parse_llvm_ir, parse_type
+from llverify.emitted.sim.llvm_ir import (
+    _FAST_BINARY,
+    LLVMParseError,
+    Type,
+    _fast_binary,
+    _instruction,
+    _Tokens,
+    parse_llvm_ir,
+    parse_type,
+)
 
 
 def _tokens(text: str) -> list[str]:
@@ -50,3 +59,34 @@ def test_scalar_types_and_address_spaces() -> None:
     assert read("<4 x ptr addrspace(1)>") == Type("vector", count=4, element=Type("ptr", space=1))
     with pytest.raises(LLVMParseError, match="unknown type 'x86_fp80'"):
         read("x86_fp80")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "%7 = add nsw i32 %5, 64, !dbg !12",
+        "%8 = fmul contract float %a.1, 1.000000e+00",
+        "%9 = xor i1 %3, -1",
+        "%10 = fadd half 0xH3C00, %9, !dbg !4",
+        "%11 = shl nuw nsw i64 %2, 3",
+    ],
+)
+def test_fast_binary_lines_read_as_the_general_reader_reads_them(line: str) -> None:
+    match = _FAST_BINARY.fullmatch(line)
+    assert match is not None
+    assert repr(_fast_binary(match)) == repr(_instruction(_Tokens(line, 1)))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "%7 = add i32 %5, 64, !dbg !12, !tbaa !3",  # a second attachment
+        "%7 = add <2 x i32> %5, %6",  # a vector
+        "%7 = add i32 %5, poison",  # a constant word
+        "%7 = add  i32 %5, 1",  # two blanks
+        "%7 = icmp eq i32 %5, 1",  # not a binary operation
+    ],
+)
+def test_other_lines_take_the_general_reader(line: str) -> None:
+    assert _FAST_BINARY.fullmatch(line) is None
+    assert _instruction(_Tokens(line, 1)).opcode in ("add", "icmp")
