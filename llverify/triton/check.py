@@ -376,7 +376,9 @@ def _llverify_bases(case: CheckCase, modules: dict[str, Any]) -> dict[str, list[
     return {dim: [list(b) for b in bases] for dim, bases in layout.bases}
 
 
-def _gluon_modules() -> dict[str, Any]:
+def gluon_modules() -> dict[str, Any]:
+    """The Gluon modules :func:`build_gluon` reads (an Intel Triton has ``intel`` too; upstream
+    Triton gives None there), for this process and the worker alike."""
     try:
         from triton._C.libtriton import gluon_ir
         from triton.experimental.gluon import language as ttgl
@@ -406,7 +408,7 @@ def run_triton_check(
 ) -> list[CheckResult]:
     """Compare Triton's converters with llverify's on ``cases`` (default: the grid)."""
     check_timeout(timeout_s, "timeout_s")
-    modules = _gluon_modules()
+    modules = gluon_modules()
     todo = list(default_grid() if cases is None else cases)
     answers = _ask_triton(todo, timeout_s)
     results: list[CheckResult] = []

@@ -15,22 +15,14 @@ from llverify.triton import protocol
 
 def main() -> None:
     """Answer each case of the request with Triton's bases of its layout, or the error."""
-    from triton._C.libtriton import gluon_ir, ir
-    from triton.experimental.gluon import language as ttgl
-    from triton.experimental.gluon.language import amd
+    from triton._C.libtriton import ir
 
-    from llverify.triton.check import build_gluon
+    from llverify.triton.check import build_gluon, gluon_modules
 
+    modules = gluon_modules()
     ctx = ir.context()
     ir.load_dialects(ctx)
-    builder = gluon_ir.GluonOpBuilder(ctx)
-    # An Intel Triton (intel-xpu-backend-for-triton) has gluon.language.intel too.
-    modules = {
-        "ttgl": ttgl,
-        "amd": amd,
-        "intel": getattr(ttgl, "intel", None),
-        "gluon_ir": gluon_ir,
-    }
+    builder = modules["gluon_ir"].GluonOpBuilder(ctx)
     for case in protocol.read_request(sys.stdin):
         try:
             attr = build_gluon(case["spec"], modules)._to_ir(builder)
