@@ -42,7 +42,7 @@ MODULES = (
     "matmul_fp8e4m3_gfx950",
     "big_2000",
 )
-PHASES = ("parse", "harness", "compile", "load", "execute", "check")
+PHASES = ("parse", "harness", "compile", "load", "execute", "check", "relayout")
 
 
 def _compile_baseline(text: str, timeout_s: float) -> tuple[float, float]:

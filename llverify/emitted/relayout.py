@@ -26,9 +26,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from llverify.emitted.harness import Case, Harness
-from llverify.ttgir import ModuleError, Operation, parse_module
+from llverify.ttgir import ModuleError, Operation, Type, read_signatures
 
 __all__ = ["RELAYOUT_RELEASES", "relaid_cases", "signature"]
 
@@ -41,9 +42,23 @@ Signature = tuple[str, tuple[tuple[str, tuple[int, ...], str, str], ...]]
 def signature(op: Operation) -> Signature:
     """An operation's name and every tensor/memdesc type it mentions (kind, shape, element,
     encoding with aliases expanded, blanks removed)."""
-    return op.name, tuple(
-        (t.kind, t.shape, t.element, re.sub(r"\s+", "", t.encoding)) for t in op.types
-    )
+    return _signature(op.name, op.types)
+
+
+def _signature(name: str, types: Sequence[Type]) -> Signature:
+    return name, tuple((t.kind, t.shape, t.element, _squeezed(t.encoding)) for t in types)
+
+
+@lru_cache(maxsize=4096)
+def _squeezed(encoding: str) -> str:
+    return re.sub(r"\s+", "", encoding)
+
+
+def _signatures(text: str, *, whole: bool) -> Counter[Signature]:
+    """How many operations of each signature the module ``text`` holds (read by
+    :func:`~llverify.ttgir.read_signatures`: names and types only, the same errors as
+    :func:`~llverify.ttgir.parse_module`; ``whole``: check it is whole first)."""
+    return Counter(_signature(name, types) for name, types in read_signatures(text, whole=whole))
 
 
 def _minor(version: str) -> tuple[int, int] | None:
@@ -64,14 +79,14 @@ def relaid_cases(harness: Harness, compiled_ttgir: str, version: str) -> dict[in
             return {}
         return {case.index: f"{reason}, and returned no TTGIR to compare" for case in harness.cases}
     try:
-        compiled = Counter(signature(op) for op in parse_module(compiled_ttgir).ops)
+        compiled = _signatures(compiled_ttgir, whole=True)
     except (ModuleError, ValueError) as error:
         detail = " ".join(str(error).split())
         return {
             case.index: f"the TTGIR Triton {version} compiled could not be read: {detail}"
             for case in harness.cases
         }
-    wanted = Counter(signature(op) for op in parse_module(harness.text).ops)
+    wanted = _signatures(harness.text, whole=False)  # llverify's own text, Triton compiled it
     return _missing(harness.cases, compiled, wanted, version)
 
 

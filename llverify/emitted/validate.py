@@ -292,7 +292,8 @@ def _validate_part(
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
             verdicts = _checked(report, harness, compiled, outcome, timings)
-            return _applicable(report, harness, compiled, verdicts) + list(excluded.values())
+            applicable = _applicable(report, harness, compiled, verdicts, timings)
+            return applicable + list(excluded.values())
         culprit = _case_at(harness, outcome)
         if culprit is None:
             verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
@@ -424,7 +425,7 @@ def validate_compiled(
         verdicts = [_unknown(case, harness, compiled, str(outcome)) for case in harness.cases]
     else:
         verdicts = _checked(report, harness, compiled, outcome, timings)
-    verdicts = _applicable(report, harness, compiled, verdicts)
+    verdicts = _applicable(report, harness, compiled, verdicts, timings)
     timings["total"] = time.perf_counter() - started
     return _finished(report, verdicts, timings)
 
@@ -434,11 +435,15 @@ def _applicable(
     harness: Harness,
     compiled: CompiledKernel,
     verdicts: list[CaseVerdict],
+    timings: dict[str, float],
 ) -> list[CaseVerdict]:
     """``verdicts`` with those of the cases the release re-laid out before compiling
     (:func:`~llverify.emitted.relayout.relaid_cases`) made unknown, "not applicable" (never
-    proved, never refuted: the code run is another program's); the report notes how many."""
+    proved, never refuted: the code run is another program's); the report notes how many,
+    ``timings["relayout"]`` how long the comparison took."""
+    clock = time.perf_counter()
     relaid = relaid_cases(harness, compiled.ttgir, compiled.triton_version)
+    timings["relayout"] = timings.get("relayout", 0.0) + time.perf_counter() - clock
     if not relaid:
         return verdicts
     cases = {case.index: case for case in harness.cases}

@@ -56,6 +56,7 @@ from llverify.ttgir.module import (
     read_aliases,
     read_module_header,
     read_operation,
+    read_signatures,
     rewrite_operation,
 )
 from llverify.ttgir.spelling import spelling_releases
@@ -101,6 +102,7 @@ __all__ = [
     "read_aliases",
     "read_module_header",
     "read_operation",
+    "read_signatures",
     "replace_locations",
     "rewrite_operation",
     "spelling_releases",

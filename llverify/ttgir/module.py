@@ -73,6 +73,7 @@ __all__ = [
     "read_aliases",
     "read_module_header",
     "read_operation",
+    "read_signatures",
     "rewrite_operation",
 ]
 
@@ -626,6 +627,43 @@ def parse_module(text: str, *, check: bool = False) -> TTGIRModule:
         spelling=spelling,
         normalised=normalised,
     )
+
+
+def read_signatures(text: str, *, whole: bool = True) -> list[tuple[str, list[Type]]]:
+    """The name and the types (:attr:`Operation.types`) of each operation of the module
+    ``text``, in order: what ``[(op.name, op.types) for op in parse_module(text).ops]`` gives,
+    and the same :class:`ModuleError` on text it cannot read, without reading the rest of each
+    operation (its results, operands, location).  With ``whole`` False the text is not checked
+    to be whole (:func:`~llverify.ttgir.whole.check_whole`): for text llverify wrote itself.
+
+    >>> read_signatures('''module {
+    ...   %0 = ttg.convert_layout %x : tensor<64xf16, #ttg.blocked<{}>> -> tensor<64xf16>
+    ... }''')[0][0]
+    'ttg.convert_layout'
+    >>> read_signatures("module {")
+    Traceback (most recent call last):
+    ...
+    llverify.ttgir.syntax.ModuleError: line 1, column 8: '{' is never closed: the text ends at line 1 (truncated?).
+    """  # noqa: E501
+    if not isinstance(text, str):
+        raise ParseError(f"Argument 'text' must be the module's text (str), not {type(text)}.")
+    if old_spelling(text):
+        text = normalise_spelling(text)
+    if whole:
+        check_whole(text)
+    lines = text.splitlines()
+    aliases = read_aliases(lines)
+    out = []
+    for line, statement in _statements(lines, 1):
+        stripped = statement.strip()
+        if stripped.startswith("module"):  # its attributes checked as parse_module checks them
+            _module_attributes(stripped, 0, line, ("ttg",))
+            continue
+        match = _OP.match(statement)
+        if match is not None:
+            types = mentioned_types(replace_locations(statement, ""), aliases, line)
+            out.append((canonical_op_name(match.group(2)), types))
+    return out
 
 
 @dataclass(frozen=True)

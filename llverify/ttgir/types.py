@@ -50,6 +50,14 @@ _MENTIONED = re.compile(r"(!ttg\.memdesc|tensor|->\s*)<")
 _MAX_ALIAS_DEPTH = 32
 
 
+# a ``<`` bracket holding plain text and ``<...>`` brackets of plain text only (no string, no
+# arrow, no other bracket): bracket matching (:func:`~llverify.ttgir.syntax.balanced_end`) ends
+# it where this pattern does, its depth first back to 0 at the last ``>``
+# (``<64x!tt.ptr<f16>, #blocked>``); anything else is matched token by token
+_PLAIN = r'[^<>()\[\]{}"-]*'
+_PLAIN_BRACKET = re.compile(f"<{_PLAIN}(?:<{_PLAIN}>{_PLAIN})*>")
+
+
 @dataclass(frozen=True)
 class Type:
     """One TTGIR type.
@@ -135,6 +143,9 @@ class Aliases(dict[str, str]):
     def __init__(self, definitions: Mapping[str, str] | None = None) -> None:
         super().__init__(definitions or {})
         self.expansions: dict[str, str] = {}
+        #: the types read from a bracket's text (its kind, its text from the start of the type,
+        #: the offset of its ``<`` there), each read once: a module spells few types many times
+        self.types: dict[tuple[str, str, int], Type] = {}
 
 
 def expand_aliases(text: str, aliases: Mapping[str, str] | None, line: int = 1) -> str:
@@ -197,7 +208,22 @@ def _bracketed(
     text: str, begin: int, start: int, kind: str, aliases: Mapping[str, str] | None, line: int
 ) -> tuple[Type, int]:
     """The tensor or memdesc type whose ``<`` is at ``start`` (its text from ``begin``), and
-    the index past its ``>``."""
+    the index past its ``>``; read once per module (:attr:`Aliases.types`)."""
+    if not isinstance(aliases, Aliases):
+        return _read_bracketed(text, begin, start, kind, aliases, line)
+    plain = _PLAIN_BRACKET.match(text, start)
+    end = balanced_end(text, start, line) if plain is None else plain.end()
+    key = (kind, text[begin:end], start - begin)
+    found = aliases.types.get(key)
+    if found is None:
+        found = aliases.types[key] = _read_bracketed(text, begin, start, kind, aliases, line)[0]
+    return found, end
+
+
+def _read_bracketed(
+    text: str, begin: int, start: int, kind: str, aliases: Mapping[str, str] | None, line: int
+) -> tuple[Type, int]:
+    """:func:`_bracketed`, read."""
     end = balanced_end(text, start, line)
     whole = text[start:end]
     parts = [text[a:b].strip() for a, b in split_spans(text, ",", start + 1, end - 1)]
