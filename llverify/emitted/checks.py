@@ -44,7 +44,7 @@ from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim.executor import Execution
 from llverify.emitted.sim.memory import Region, Violation
 from llverify.emitted.sim.replay import NotEvaluable, depends_on
-from llverify.emitted.sim.rewrite import match, same_bool, simplified
+from llverify.emitted.sim.rewrite import match, same_bool, simpler_step, simplified
 from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of, unique_rows
 from llverify.proof.verdict import Status, Verdict
 
@@ -415,9 +415,12 @@ def _expand_one_op(
     simple = dag.memo["simplified"]
 
     def walk(given: int) -> tuple[int, ...]:
+        key = nodes[given]
+        if key[0] == "leaf" and key[1] == buffer:  # (a leaf is its own simplified form)
+            return (int(key[2]),)
         node = simple.get(given)
-        if node is None:
-            node = simplified(dag, given)
+        if node is None:  # most nodes are their own simplified form: told without the memo
+            node = given if simpler_step(dag, given) is None else simplified(dag, given)
         cached = memo.get((node, 0))
         if cached is not None:
             return cached
@@ -860,8 +863,8 @@ class _Combine:
         """The input elements output element ``flat`` combines, in order: its row (reduce),
         or its prefix along the axis (scan; the suffix, last first, when reversed)."""
         expectation, lines = self.output.expectation, self.lines
-        if expectation.kind == "reduce":
-            return tuple(int(i) for i in lines[np.unravel_index(flat, lines.shape[:-1])])
+        if expectation.kind == "reduce":  # (row ``flat`` of the lines in C order)
+            return tuple(lines.reshape(-1, lines.shape[-1])[flat].tolist())
         axis = expectation.axis
         position = np.unravel_index(flat, self.input_spec.shape)
         line = lines[tuple(p for d, p in enumerate(position) if d != axis)]

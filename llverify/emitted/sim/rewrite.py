@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from llverify.emitted.sim.symbolic import COMMUTATIVE, SWAPPED, Dag
 
-__all__ = ["byte_of", "equivalents", "match", "same_bool", "simplified"]
+__all__ = ["byte_of", "equivalents", "match", "same_bool", "simplified", "simpler_step"]
 
 _SLOTS = 16  # byte slots per node (a byte symbol is node * 16 + byte)
 
@@ -61,19 +61,39 @@ def simplified(dag: Dag, node: int) -> int:
 
 def _simplify(dag: Dag, node: int) -> int:
     for _ in range(64):
-        key = dag.nodes[node]
-        if key[0] == "select" and dag.nodes[key[1]][0] == "const":
-            node = key[2] if dag.nodes[key[1]][1] & 1 else key[3]
-            continue
-        if key[0] in ("add", "or", "xor", "fadd") and len(key) == 3:
-            width = dag.width[node]
-            identity = ("const", 1 << (8 * width - 1) if key[0] == "fadd" else 0)
-            kept = [o for o in key[1:] if dag.nodes[o] != identity]
-            if len(kept) == 1:
-                node = kept[0]
-                continue
-        return node
+        simpler = simpler_step(dag, node)
+        if simpler is None:
+            return node
+        node = simpler
     return node
+
+
+def simpler_step(dag: Dag, node: int) -> int | None:
+    """One identity step of :func:`simplified` away from ``node``, or None when none applies
+    (``node`` is its own simplified form: what most nodes are, told without the memo).
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 3, 4)
+    >>> simpler_step(dag, dag.op("add", (x, dag.const(0, 4)), 4)) == x, simpler_step(dag, x)
+    (True, None)
+    """
+    nodes = dag.nodes
+    key = nodes[node]
+    kind = key[0]
+    if kind == "select":
+        condition = nodes[key[1]]
+        if condition[0] == "const":
+            return key[2] if condition[1] & 1 else key[3]
+        return None
+    if kind in ("add", "or", "xor", "fadd") and len(key) == 3:
+        width = dag.width[node]
+        identity = ("const", 1 << (8 * width - 1) if kind == "fadd" else 0)
+        first, second = key[1], key[2]
+        if nodes[first] == identity:  # (both identities: no single operand is kept)
+            return second if nodes[second] != identity else None
+        if nodes[second] == identity:
+            return first
+    return None
 
 
 def equivalents(dag: Dag, node: int) -> list[int]:
