@@ -114,3 +114,36 @@ def test_simpler_step_is_one_step_of_simplified() -> None:
         step = simpler_step(dag, node)
         assert (step is None) == (_simplify(dag, node) == node)
         assert simplified(dag, node) == (node if step is None else simplified(dag, step))
+
+
+def test_differing_inputs_share_one_memo_and_replay_fresh() -> None:
+    """The two values of a pair are evaluated with one memo per try (they share most of their
+    nodes): the witness found replays with fresh evaluations of each; a pair that is the same
+    value stays without one (negative control)."""
+    from llverify.emitted.sim.replay import differing_inputs, evaluate
+
+    dag = Dag()
+    xs = [dag.leaf(0, k, 4) for k in range(6)]
+
+    def nan_max(a: int, b: int) -> int:  # Inductor's maximum: a if a > b or a is NaN, else b
+        keep = dag.op("or", (dag.op("fcmp.ogt", (a, b), 1), dag.op("fcmp.uno", (a, a), 1)), 1)
+        return dag.op("select", (keep, a, b), 4)
+
+    def fold(order: list[int]) -> int:
+        acc = xs[order[0]]
+        for k in order[1:]:
+            acc = nan_max(acc, xs[k])
+        return acc
+
+    forward, backward = fold([0, 1, 2, 3, 4, 5]), fold([5, 4, 3, 2, 1, 0])
+    for byte in range(4):
+        found = differing_inputs(dag, (forward, byte), (backward, byte))
+        if found is None:
+            continue
+        values, a, b = found
+        assert a != b
+        assert evaluate(dag, forward, values) >> 8 * byte & 0xFF == a
+        assert evaluate(dag, backward, values) >> 8 * byte & 0xFF == b
+    assert differing_inputs(dag, (forward, 3), (backward, 3)) is not None  # -0 against +0
+    total = dag.op("fadd", (dag.op("fadd", (xs[0], xs[1]), 4), xs[2]), 4)
+    assert differing_inputs(dag, (total, 0), (total, 0)) is None

@@ -21,6 +21,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -143,39 +144,44 @@ def evaluate(
     float_type: str = "f16",
     memo: dict[int, int] | None = None,
 ) -> int:
-    """The bit pattern of ``node`` when each leaf node holds ``leaves[leaf]`` (a bit pattern)."""
+    """The bit pattern of ``node`` when each leaf node holds ``leaves[leaf]`` (a bit pattern);
+    ``memo`` keeps each node's pattern for these leaf values (pass one to share it between
+    nodes evaluated on the same values)."""
     memo = {} if memo is None else memo
-    if node in memo:
-        return memo[node]
-    key = dag.nodes[node]
-    width = dag.width[node]
-    mask = (1 << (8 * width)) - 1
-    kind = key[0]
-    if kind == "leaf":
-        if node not in leaves:
-            raise NotEvaluable(f"no value for {dag.describe(node)}")
-        result = leaves[node] & mask
-    elif kind == "const":
-        result = key[1] & mask
-    elif kind == "bytes":
-        result = 0
-        for position, symbol in enumerate(key[1]):
-            if symbol >= 0:
-                byte = (
-                    evaluate(dag, symbol // 16, leaves, float_type=float_type, memo=memo)
-                    >> (8 * (symbol % 16))
-                ) & 0xFF
-            elif symbol >= -256:
-                byte = -1 - symbol
-            else:
-                raise NotEvaluable("an undefined byte")
-            result |= byte << (8 * position)
-    else:
-        args = [evaluate(dag, o, leaves, float_type=float_type, memo=memo) for o in key[1:]]
-        widths = [dag.width[o] for o in key[1:]]
-        result = _apply(kind, args, widths, width, float_type) & mask
-    memo[node] = result
-    return result
+    nodes, widths = dag.nodes, dag.width
+
+    def value(node: int) -> int:
+        found = memo.get(node)
+        if found is not None:
+            return found
+        key = nodes[node]
+        width = widths[node]
+        mask = (1 << (8 * width)) - 1
+        kind = key[0]
+        if kind == "leaf":
+            if node not in leaves:
+                raise NotEvaluable(f"no value for {dag.describe(node)}")
+            result = leaves[node] & mask
+        elif kind == "const":
+            result = key[1] & mask
+        elif kind == "bytes":
+            result = 0
+            for position, symbol in enumerate(key[1]):
+                if symbol >= 0:
+                    byte = (value(symbol // 16) >> (8 * (symbol % 16))) & 0xFF
+                elif symbol >= -256:
+                    byte = -1 - symbol
+                else:
+                    raise NotEvaluable("an undefined byte")
+                result |= byte << (8 * position)
+        else:
+            operands = key[1:]
+            args = [value(o) for o in operands]
+            result = _apply(kind, args, [widths[o] for o in operands], width, float_type) & mask
+        memo[node] = result
+        return result
+
+    return value(node)
 
 
 def _apply(kind: str, args: list[int], widths: list[int], width: int, float_type: str) -> int:
@@ -526,9 +532,10 @@ def differing_inputs(
         outcomes = []
         try:
             for float_type in float_types:
-                a = evaluate(dag, first[0], values, float_type=float_type) >> 8 * first[1] & 0xFF
-                b = evaluate(dag, second[0], values, float_type=float_type)
-                outcomes.append((a, b >> 8 * second[1] & 0xFF))
+                memo: dict[int, int] = {}  # the two values share most of their nodes
+                a = evaluate(dag, first[0], values, float_type=float_type, memo=memo)
+                b = evaluate(dag, second[0], values, float_type=float_type, memo=memo)
+                outcomes.append((a >> 8 * first[1] & 0xFF, b >> 8 * second[1] & 0xFF))
         except NotEvaluable:
             continue
         if all(a != b for a, b in outcomes):
@@ -594,10 +601,8 @@ def _sparse(
     which hold a pair whose order shows."""
     baseline = _BASELINES[trial % len(_BASELINES)]
     pair = _PAIRS[trial // len(_BASELINES) % len(_PAIRS)]
-    values = {
-        leaf: _bits(baseline, dag.width[leaf], "f16") if dag.width[leaf] in (4, 8) else 0
-        for leaf in leaves
-    }
+    bits = {width: _bits(baseline, width, "f16") for width in (4, 8)}  # (once per try)
+    values = {leaf: bits.get(dag.width[leaf], 0) for leaf in leaves}
     floats = [leaf for leaf in leaves if dag.width[leaf] in (4, 8)]
     if sides is not None:
         one, two = generator.choice(sides[0]), generator.choice(sides[1])
@@ -615,6 +620,13 @@ def _sparse(
     return values
 
 
+@functools.cache
+def _special_bits(width: int) -> tuple[int, ...]:
+    """The bit patterns of :data:`_SPECIAL_FLOATS` and the two NaN payloads, ``width`` bytes
+    (made once per width: every try of every leaf draws from them)."""
+    return tuple(_bits(v, width, "f16") for v in _SPECIAL_FLOATS) + _NAN_PAYLOADS[width]
+
+
 def _draw(
     dag: Dag, leaf: int, trial: int, generator: random.Random, position: int, count: int
 ) -> int:
@@ -624,7 +636,7 @@ def _draw(
     width = dag.width[leaf]
     if width not in (4, 8):
         return generator.randrange(1 << (8 * width))
-    specials = [_bits(v, width, "f16") for v in _SPECIAL_FLOATS] + list(_NAN_PAYLOADS[width])
+    specials = _special_bits(width)
     combinations = len(specials) ** count
     if combinations <= 128 and trial < combinations:
         return specials[trial // len(specials) ** position % len(specials)]
