@@ -11,18 +11,19 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from llverify.ttgir.syntax import ModuleError
 
 __all__ = ["check_whole"]
 
 # the text's tokens: a string, an unterminated one, a comment, the arrows and comparisons that
-# are no brackets, a bracket, an alias use, a line break
+# are no brackets, a bracket, an alias use, a line break (the lookahead: the characters a token
+# starts with, so that the other positions fail at once)
 _TOKEN = re.compile(
+    r'(?=["/\-<>{}\[\]()#\n])(?:'
     r'(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open_string>")|(?P<comment>//[^\n]*)|->|>=|'
     r"(?P<bracket>[{}\[\]()<>])|(?<![\w%#.$-])(?P<alias>#[A-Za-z_][\w$-]*)(?![\w.$-])|"
-    r"(?P<newline>\n)"
+    r"(?P<newline>\n))"
 )
 _CLOSING = {"}": "{", "]": "[", ")": "(", ">": "<"}
 _TOP_ALIAS = re.compile(r"^[#!][A-Za-z_][\w$-]*\s*=\s*(?P<value>.*)$")
@@ -76,7 +77,7 @@ def _check_top_line(text: str, start: int, line: int) -> int:
 
 
 class _Wholeness:
-    """One pass over the tokens of a text, with a handler per token kind."""
+    """One pass over the tokens of a text, with a handler per token kind that matters."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -86,19 +87,35 @@ class _Wholeness:
         self.in_region = False  # the outermost open bracket is a module's region
         self.line, self.line_start, self.modules = 1, 0, 0
         self.module_line = 0  # the line of a module not yet closed, or 0
-        self.handlers: dict[str | None, Callable[[re.Match[str]], None]] = {
-            "newline": self._newline,
-            "open_string": self._open_string,
-            "alias": self._alias,
-            "bracket": self._bracket,
-        }
 
     def check(self) -> None:
+        """The pass: inside a bracket (most of a module), what the handlers would do is done
+        in line (a bracket opened or closed, a line counted, an alias use noted); anything
+        else, at the top level or wrong, goes to its handler."""
         self.module_line = _check_top_line(self.text, 0, 1)
+        stack, uses = self.stack, self.uses
         for token in _TOKEN.finditer(self.text):
-            handler = self.handlers.get(token.lastgroup)
-            if handler is not None:
-                handler(token)
+            kind = token.lastgroup
+            if kind == "bracket":
+                char = token.group()
+                if stack and char not in _CLOSING:
+                    stack.append((char, self.line, token.start() - self.line_start + 1))
+                elif len(stack) > 1 and stack[-1][0] == _CLOSING[char]:
+                    stack.pop()
+                else:
+                    self._bracket(token)
+            elif kind == "newline":
+                if stack:
+                    self.line, self.line_start = self.line + 1, token.start() + 1
+                else:
+                    self._newline(token)
+            elif kind == "alias":
+                if stack:
+                    uses.append((token.group(), self.line, token.start() - self.line_start + 1))
+                else:
+                    self._alias(token)
+            elif kind == "open_string":
+                self._open_string(token)
         self._finish()
 
     def _column(self, token: re.Match[str]) -> int:
