@@ -25,7 +25,7 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
+EXPECTED = {"mma.sync": 50, "mma.sp": 12, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
             "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 391
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -610,8 +610,9 @@ def test_cli_shuffle_show_and_draw_refusal(tmp_path: Path) -> None:
 
 def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
     """The PTX sparse sections' packed A (row by register, the K-chunk a register holds)
-    equals the dense A fragment of K/2, for every catalogued shape and for m16n8k32 .f16,
-    whose atom is not catalogued (its B is only a figure in the PTX ISA)."""
+    equals the dense A fragment of K/2, for every catalogued shape and for the four shapes
+    whose atoms are not catalogued (m16n8k32 .f16, m16n8k16 .tf32, m16n8k64 .s8, m16n8k128
+    .s4: their B is only a figure in the PTX ISA)."""
     from llverify.atoms.catalogue import Operand
 
     packed = Operand("A", (16, 16), "mma.sp.m16n8k32.f16.A", "((4,8),(2,2,2)):((32,1),(16,8,128))")
@@ -621,7 +622,11 @@ def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
     dense = {"mma.sp.m16n8k16.f16.A": ("mma.m16n8k8.f16.A", 4),
              "mma.sp.m16n8k32.f16.A": ("mma.m16n8k16.f16.A", 8),
              "mma.sp.m16n8k8.tf32.A": ("mma.m16n8k4.tf32.A", 2),
-             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8)}  # fmt: skip
+             "mma.sp.m16n8k16.tf32.A": ("mma.m16n8k8.tf32.A", 4),
+             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8),
+             "mma.sp.m16n8k64.b8.A": ("mma.m16n8k32.b8.A", 16),
+             "mma.sp.m16n8k64.b4.A": ("mma.m16n8k32.b4.A", 16),
+             "mma.sp.m16n8k128.b4.A": ("mma.m16n8k64.b4.A", 32)}  # fmt: skip
     for name, (dense_name, values) in dense.items():
         ours, theirs = reference(name).formulas, reference(dense_name).formulas
         for register in range(values):
@@ -652,6 +657,150 @@ def test_sparse_atoms_look_up_and_unpacked_columns_are_refuted() -> None:
     assert layout.apply(point) == verdict.actual
     expected = {d: Formula(t).evaluate(IntOps(), point) for d, t in unpacked.items()}
     assert expected == verdict.expected != verdict.actual
+
+
+#: LLVM's sparse selector ranges (llvm/test/CodeGen/NVPTX/wmma.py sp_selector_gen and
+#: IntrinsicsNVVM.td NVVM_MMA_SP num_threads, after llvm/llvm-project PR #154984): an
+#: independent statement of which selector values each sparse shape accepts.
+_LLVM_RANGE_01 = {
+    ("m16n8k32", "f16"),
+    ("m16n8k32", "bf16"),
+    ("m16n8k16", "tf32"),
+    ("m16n8k32", "s8"),
+    ("m16n8k32", "u8"),
+    ("m16n8k64", "s4"),
+    ("m16n8k64", "u4"),
+}
+_LLVM_RANGE_0 = {("m16n8k64", "s8"), ("m16n8k64", "u8"), ("m16n8k128", "s4"),
+                 ("m16n8k128", "u4")}  # fmt: skip
+#: Before PR #154984 LLVM's table left m16n8k32 .f16 and m16n8k128 .s4/.u4 at 0..3.
+_LLVM_OLD_RANGE_01 = _LLVM_RANGE_01 - {("m16n8k32", "f16")}
+_LLVM_OLD_RANGE_0 = _LLVM_RANGE_0 - {("m16n8k128", "s4"), ("m16n8k128", "u4")}
+
+
+def _llvm_selectors(geometry: str, ptx_type: str, range_01: set, range_0: set) -> list[int]:
+    if (geometry, ptx_type) in range_01:
+        return [0, 1]
+    return [0] if (geometry, ptx_type) in range_0 else [0, 1, 2, 3]
+
+
+_PTX_TYPES = {"f16": ("f16", "bf16"), "tf32": ("tf32",), "b8": ("s8", "u8"), "b4": ("s4", "u4")}
+
+
+def test_sparse_selectors_agree_with_llvm_and_refute_its_old_table() -> None:
+    """The selector values the PTX text allows per shape are LLVM's ranges; LLVM's table
+    before PR #154984 (selectors 2, 3 for m16n8k32 .f16, 1..3 for m16n8k128 .s4/.u4) is
+    refuted on exactly those shapes."""
+    from llverify.atoms.sparse import METADATA
+
+    wrong = set()
+    for key, meta in METADATA.items():
+        geometry, kind = key.split(".")
+        for ptx_type in _PTX_TYPES[kind]:
+            ours = sorted(meta.threads)
+            assert ours == _llvm_selectors(geometry, ptx_type, _LLVM_RANGE_01, _LLVM_RANGE_0)
+            if ours != _llvm_selectors(geometry, ptx_type, _LLVM_OLD_RANGE_01, _LLVM_OLD_RANGE_0):
+                wrong.add((geometry, ptx_type))
+    assert wrong == {("m16n8k32", "f16"), ("m16n8k128", "s4"), ("m16n8k128", "u4")}
+
+
+def _quad_chunks(meta: object, quad: int) -> set[tuple[int, int]]:
+    """The (row, chunk) pairs quad ``quad``'s packed A holds, by the PTX A formula."""
+    from llverify.specs.fragments import reference
+
+    formulas = reference(meta.a_reference).formulas  # type: ignore[attr-defined]
+    held = set()
+    for register in range(meta.k // 4):  # type: ignore[attr-defined]
+        for lane in range(4 * quad, 4 * quad + 4):
+            env = {"register": register, "lane": lane}
+            row = Formula(formulas["dim0"]).evaluate(IntOps(), env)
+            packed = Formula(formulas["dim1"]).evaluate(IntOps(), env)
+            held.add((row, packed // meta.nonzeros))  # type: ignore[attr-defined]
+    return held
+
+
+def _metadata_bits_agree(meta: object) -> bool:
+    """Whether the contributing threads' 32-bit registers hold exactly the metadata of the
+    chunks their quad's A covers, for every selector."""
+    for quad in range(8):
+        chunks = _quad_chunks(meta, quad)
+        if {row for row, _ in chunks} != {quad, quad + 8}:
+            return False
+        if len(chunks) != meta.quad_chunks():  # type: ignore[attr-defined]
+            return False
+        for threads in meta.threads.values():  # type: ignore[attr-defined]
+            if 32 * len(threads) != len(chunks) * meta.chunk_bits:  # type: ignore[attr-defined]
+                return False
+    return True
+
+
+def test_sparse_metadata_threads_hold_their_quads_chunks() -> None:
+    """The selector text (one thread, a pair or all four contribute), the index widths and
+    the packed A formulas agree: the contributing threads' registers hold exactly the
+    metadata of the chunks of their quad's rows; one thread where a pair is needed is
+    refuted."""
+    from llverify.atoms.sparse import METADATA
+
+    for meta in METADATA.values():
+        assert _metadata_bits_agree(meta), meta.key
+    one_thread = replace(METADATA["m16n8k32.f16"], threads={s: (s,) for s in range(4)})
+    assert not _metadata_bits_agree(one_thread)
+    assert not _metadata_bits_agree(replace(METADATA["m16n8k128.b4"], threads={0: (0, 1)}))
+
+
+def test_sparse_metadata_lanes_and_bad_selectors() -> None:
+    from llverify.atoms.sparse import METADATA, metadata
+
+    assert metadata("m16n8k16.f16").lanes(3) == tuple(range(3, 32, 4))
+    assert metadata("mma.sp.m16n8k32.s32.u8.s8.s32").lanes(1)[:4] == (2, 3, 6, 7)
+    assert metadata("m16n8k64.b8").lanes(0) == tuple(range(32))
+    for key, bad in (("m16n8k32.f16", 2), ("m16n8k16.tf32", 3), ("m16n8k64.b4", 2),
+                     ("m16n8k64.b8", 1), ("m16n8k128.b4", 1), ("m16n8k16.f16", 4),
+                     ("m16n8k8.tf32", -1)):  # fmt: skip
+        with pytest.raises(ValueError, match=rf"Argument 'selector' must be one of .*, not {bad}"):
+            METADATA[key].lanes(bad)
+    with pytest.raises(ValueError, match="not True"):
+        METADATA["m16n8k16.f16"].selector_threads(True)
+    with pytest.raises(ValueError, match="must be an mma.sp atom"):
+        metadata("SM80_16x8x16_F32F16F16F32_TN")
+    with pytest.raises(ValueError, match="unknown atom"):
+        metadata("m16n8k48.f16")
+
+
+def test_sparse_ordered_metadata_indices_and_aliases() -> None:
+    """mma.sp::ordered_metadata: the same atoms (aliases), the six meaningful index values
+    the PTX text lists (increasing positions), against the twelve of mma.sp (any two
+    different positions: 0b0000, 0b0101, 0b1010, 0b1111 undefined)."""
+    from llverify.atoms.sparse import METADATA
+
+    text_ordered = (0b0100, 0b1000, 0b1001, 0b1100, 0b1101, 0b1110)
+    for key in ("m16n8k16.f16", "m16n8k32.b8", "m16n8k64.b4"):
+        assert METADATA[key].valid_indices(ordered=True) == text_ordered
+        unordered = METADATA[key].valid_indices()
+        assert len(unordered) == 12 and not {0b0000, 0b0101, 0b1010, 0b1111} & set(unordered)
+    assert METADATA["m16n8k8.tf32"].valid_indices() == (0b0100, 0b1110)
+    for atom in atoms.atoms("mma.sp"):
+        ordered = atom.name.replace("mma.sp.", "mma.sp::ordered_metadata.", 1)
+        assert atoms.get(ordered) is atom
+
+
+def test_sparse_b_transposed_and_half_k_b_are_refuted() -> None:
+    """Negative controls on the m16n8k64 .s4 atom: B with each 8x8 block transposed, and B
+    against the dense B of half the K; each counterexample replayed on the layout."""
+    from llverify.atoms.library import perturbed
+
+    transposed = perturbed("mma.sp.m16n8k64.s32.s4.s4.s32", "B", "((4,8),(8,2)):((64,8),(1,256))")
+    b = transposed.operand("B")
+    for operand, formulas in (
+        (b, operand_formulas(b)),
+        (atoms.get("mma.sp.m16n8k64.s32.s4.s4.s32").operand("B"),
+         operand_formulas(replace(b, reference="mma.m16n8k32.b4.B"))),
+    ):  # fmt: skip
+        layout = operand.layout()
+        verdict = prove_equal(layout, formulas)
+        assert verdict.status.value == "refuted"
+        point = dict(verdict.counterexample)
+        assert layout.apply(point) == verdict.actual != verdict.expected
 
 
 # ---------------------------------------------------------------------- block-scaled mma

@@ -142,6 +142,10 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "16-byte i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
     ("v_mfma_scale_f32_32x32x64_f8f6f4", "SF_A against the A data formula (a lane's 32 bytes "
      "span two scale blocks)", "SFA", None, "v_mfma_f32_32x32x64_f8f6f4 A"),
+    ("mma.sp.m16n8k64.s32.s4.s4.s32", "B with each 8x8 block transposed", "B",
+     "((4,8),(8,2)):((64,8),(1,256))", None),
+    ("mma.sp.m16n8k64.s32.u4.u4.s32", "B against the dense B of half the K (m16n8k32)", "B",
+     None, "mma.m16n8k32.b4.B"),
 )  # fmt: skip
 
 

@@ -69,6 +69,10 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_SP_16816_TF32 = "Matrix Fragments for sparse mma.m16n8k16 with .tf32 floating point type"
+_SP_16864_B8 = "Matrix Fragments for sparse mma.m16n8k64 with .u8/.s8/.e4m3/.e5m2 type"
+_SP_16864_B4 = "Matrix Fragments for sparse mma.m16n8k64 with .u4/.s4 integer type"
+_SP_168128_B4 = "Matrix Fragments for sparse mma.m16n8k128 with .u4/.s4 integer type"
 _CK_SCALE = (
     "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
     "lane's scale each byte of A takes)"
@@ -280,6 +284,42 @@ _LIST = [
         # at firstcol = tig * 8: packed cols 4 tig + (i & 3)
         {"dim0": f"{_G} + 8 * (register >> 2)", "dim1": f"4 * {_Q} + (register & 3)"},
         _ptx(_SP_16832_B8, "multiplicand A (.u8/.s8), a0..a7, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k16.tf32.A",
+        # row = groupID for a0, a2, groupID + 8 for a1, a3; one non-zero of the 2-wide chunk
+        # at firstcol = tig * 2 (a0, a1), tig * 2 + 8 (a2, a3): packed col tig (+ 4 for a2, a3)
+        {"dim0": f"{_G} + 8 * (register & 1)", "dim1": f"{_Q} + 4 * (register >> 1)"},
+        _ptx(_SP_16816_TF32, "multiplicand A (.tf32), a0..a3, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k64.b8.A",
+        # row = groupID for 0 <= i < 4 or 8 <= i < 12, groupID + 8 otherwise; four non-zeros
+        # of the 8-wide chunk at firstcol = tig * 8 (+ 32 for i >= 8): packed cols
+        # 4 tig + (i & 3) (+ 16 for i >= 8)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 2) & 1)",
+            "dim1": f"4 * {_Q} + (register & 3) + 16 * (register >> 3)",
+        },
+        _ptx(_SP_16864_B8, "multiplicand A (.u8/.s8; .e4m3/.e5m2 ...), a0..a15, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k64.b4.A",
+        # row = groupID for 0 <= i < 8, groupID + 8 otherwise; eight non-zeros of the 16-wide
+        # chunk at firstcol = tig * 16: packed cols 8 tig + (i & 7)
+        {"dim0": f"{_G} + 8 * (register >> 3)", "dim1": f"8 * {_Q} + (register & 7)"},
+        _ptx(_SP_16864_B4, "multiplicand A (.u4/.s4), a0..a15, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k128.b4.A",
+        # row = groupID for 0 <= i < 8 or 16 <= i < 24, groupID + 8 otherwise; eight
+        # non-zeros of the 16-wide chunk at firstcol = tig * 16 (+ 64 for i >= 16): packed
+        # cols 8 tig + (i & 7) (+ 32 for i >= 16)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 3) & 1)",
+            "dim1": f"8 * {_Q} + (register & 7) + 32 * (register >> 4)",
+        },
+        _ptx(_SP_168128_B4, "multiplicand A (.u4/.s4; .e2m1), a0..a31, packed columns"),
     ),
     # sm120 mma.sync ... .block_scale: the scale factors' threads ---------------------------
     FragmentReference(
