@@ -761,10 +761,13 @@ def test_sparse_metadata_lanes_and_bad_selectors() -> None:
             METADATA[key].lanes(bad)
     with pytest.raises(ValueError, match="not True"):
         METADATA["m16n8k16.f16"].selector_threads(True)
-    with pytest.raises(ValueError, match="must be an mma.sp atom"):
-        metadata("SM80_16x8x16_F32F16F16F32_TN")
-    with pytest.raises(ValueError, match="unknown atom"):
-        metadata("m16n8k48.f16")
+    for bad in ("SM80_16x8x16_F32F16F16F32_TN", "m16n8k48.f16", "mma.sp.m16n8k48.f32.f16.f16.f32",
+                "mma.sp.m16n8k16.f32.f16.f16", "mma.sp.m16n8k32.s32.s8.s4.s32", None):  # fmt: skip
+        with pytest.raises(ValueError, match="Argument 'name' must be an mma.sp instruction"):
+            metadata(bad)  # type: ignore[arg-type]
+    for atom in atoms.atoms("mma.sp"):  # every atom's name and alias resolves to its shape
+        assert metadata(atom.name) is metadata(atom.aliases[0])
+        assert metadata(atom.name).k == atom.mnk[2]
 
 
 def test_sparse_ordered_metadata_indices_and_aliases() -> None:

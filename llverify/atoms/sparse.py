@@ -181,24 +181,34 @@ _KINDS = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "b8", "u8": "b8", "
 
 def metadata(name: str) -> SparseMetadata:
     """The metadata facts of a sparse shape: a :data:`METADATA` key (``m16n8k32.f16``) or an
-    ``mma.sp`` atom's name or alias.
+    instruction name ``mma.sp[::ordered_metadata].<shape>.<dtype>.<atype>.<btype>.<ctype>``
+    (an ``mma.sp`` atom's name or alias, or a shape that has no atom).
 
     Examples:
         >>> metadata("mma.sp::ordered_metadata.m16n8k64.s32.u4.s4.s32").threads
         {0: (0, 1), 1: (2, 3)}
+        >>> metadata("mma.sp.m16n8k32.f32.bf16.bf16.f32").key
+        'm16n8k32.f16'
     """
-    if isinstance(name, str) and name in METADATA:
-        return METADATA[name]
-    from llverify.atoms.registry import get
-
-    atom = get(name)
-    if atom.family != "mma.sp":
-        raise AtomError(
-            f"Argument 'name' must be an mma.sp atom or one of {list(METADATA)}, not "
-            f"{shown(name)} (family {atom.family})."
-        )
-    geometry, types = atom.name.removeprefix("mma.sp.").split(".", 1)
-    return METADATA[f"{geometry}.{_KINDS[types.split('.')[1]]}"]
+    if isinstance(name, str):
+        if name in METADATA:
+            return METADATA[name]
+        lowered = name.lower()
+        for prefix in ("mma.sp::ordered_metadata.", "mma.sp."):
+            parts = lowered.removeprefix(prefix).split(".")
+            if (
+                lowered.startswith(prefix)
+                and len(parts) == 5
+                and parts[2] in _KINDS
+                and _KINDS[parts[2]] == _KINDS.get(parts[3])
+            ):
+                key = f"{parts[0]}.{_KINDS[parts[2]]}"
+                if key in METADATA:
+                    return METADATA[key]
+    raise AtomError(
+        f"Argument 'name' must be an mma.sp instruction name (mma.sp.<shape>.<dtype>.<atype>."
+        f"<btype>.<ctype>) or one of {list(METADATA)}, not {shown(name)}."
+    )
 
 
 def _atom(shape: str, types: str) -> Atom:
