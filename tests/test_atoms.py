@@ -704,6 +704,20 @@ def test_sparse_selectors_agree_with_llvm_and_refute_its_old_table() -> None:
     assert wrong == {("m16n8k32", "f16"), ("m16n8k128", "s4"), ("m16n8k128", "u4")}
 
 
+#: CUTLASS include/cutlass/arch/mma_sparse_sm80.h SparseMma<...>: (kMaxID2, the number of
+#: selector values it issues; kMetaSizeInBits, the index width) for the shapes it has.
+_CUTLASS_SPARSE = {"m16n8k32.f16": (2, 2), "m16n8k16.tf32": (2, 4), "m16n8k64.b8": (1, 2),
+                   "m16n8k128.b4": (1, 2)}  # fmt: skip
+
+
+def test_sparse_selectors_and_index_widths_agree_with_cutlass() -> None:
+    from llverify.atoms.sparse import METADATA
+
+    for key, (max_id2, meta_bits) in _CUTLASS_SPARSE.items():
+        assert (len(METADATA[key].threads), METADATA[key].index_bits) == (max_id2, meta_bits)
+    assert {m.index_bits for m in METADATA.values()} == {2, 4}
+
+
 def _quad_chunks(meta: object, quad: int) -> set[tuple[int, int]]:
     """The (row, chunk) pairs quad ``quad``'s packed A holds, by the PTX A formula."""
     from llverify.specs.fragments import reference

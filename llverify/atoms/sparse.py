@@ -114,6 +114,12 @@ class SparseMetadata:
         """The lanes that hold metadata under ``selector`` (quad by quad, in lane order)."""
         return tuple(4 * quad + t for quad in range(8) for t in self.selector_threads(selector))
 
+    @property
+    def index_bits(self) -> int:
+        """Bits per index: 2 (a position in the chunk, or of a pair in an .s4/.u4 chunk), or
+        4 for .tf32's one index per 2-wide chunk."""
+        return self.chunk_bits if self.nonzeros == 1 else self.chunk_bits // 2
+
     def quad_chunks(self) -> int:
         """The chunks one quad's metadata covers: its two rows (groupID, groupID + 8) times
         the K / chunk chunks of a row."""
