@@ -466,6 +466,25 @@ def test_cli_list_show_prove() -> None:
                                                       "unknown": 0}}  # fmt: skip
 
 
+def test_cli_show_sparse_metadata() -> None:
+    shown = _cli("atoms", "show", "mma.sp.m16n8k32.s32.s8.s8.s32", "--json")
+    assert shown.returncode == 0
+    facts = json.loads(shown.stdout)["metadata"]
+    assert facts["selector_lanes"] == {
+        "0": [4 * q + t for q in range(8) for t in (0, 1)],
+        "1": [4 * q + t for q in range(8) for t in (2, 3)],
+    }
+    assert (facts["chunk"], facts["nonzeros"], facts["index_bits"]) == (4, 2, 2)
+    assert facts["ordered_valid_indices"] == [4, 8, 9, 12, 13, 14]
+    assert "Figure 129" in facts["figures_only"]
+    text = _cli("atoms", "show", "mma.sp.m16n8k8.f32.tf32.tf32.f32")
+    assert text.returncode == 0
+    assert "      3: lanes 3, 7, 11, 15, 19, 23, 27, 31" in text.stdout
+    assert "(not modelled)" in text.stdout
+    dense = _cli("atoms", "show", "SM80_16x8x8_F16F16F16F16_TN", "--json")
+    assert "metadata" not in json.loads(dense.stdout)  # a dense atom has no metadata operand
+
+
 def test_cli_family_names_and_bad_family() -> None:
     from llverify.cli.atoms_cmd import FAMILY_NAMES
 
