@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
+            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
             "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 419
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -794,11 +794,11 @@ def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
 
 
 def test_packed_tcgen05_atoms() -> None:
-    """The 58 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
+    """The 74 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
     2 i + h of a thread is column 2 c(i) + h of the TMEM lane the unpacked register i reads,
     so the message covers twice the columns."""
     packed = [a for a in atoms.atoms() if a.name.endswith("_16b")]
-    assert len(packed) == 58 and all(atoms.prove_atom(a).proved for a in packed)
+    assert len(packed) == 74 and all(atoms.prove_atom(a).proved for a in packed)
     atom = atoms.get("tcgen05.ld.16x256b.x1.pack::16b")
     assert atom.name == "SM100_TMEM_LOAD_16dp256b1x_16b"
     fragment = atom.operand("fragment")
@@ -825,6 +825,70 @@ def test_packed_tcgen05_atoms() -> None:
     ],
 )
 def test_packed_tcgen05_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- tcgen05 .16x32bx2
+
+
+def test_16x32bx2_atoms_are_two_16x32b_halves() -> None:
+    """The 32 `16dp32b` atoms (.16x32bx2, .x1-.x128, packed or not, load and store): thread
+    t holds TMEM lane t % 16; threads 16-31 the second access, immHalfSplitoff columns to the
+    right (CuTe passes .num, 2 .num packed), so the message is 2 .num contiguous columns."""
+    split = [a for a in atoms.atoms() if "_16dp32b" in a.name]
+    assert len(split) == 32 and all(atoms.prove_atom(a).proved for a in split)
+    atom = atoms.get("tcgen05.ld.16x32bx2.x8")
+    assert atom.name == "SM100_TMEM_LOAD_16dp32b8x"
+    assert atom.instruction.endswith("16x32bx2.x8.b32 r, [taddr], 8")
+    assert atoms.get("SM100_TMEM_STORE_16dp32b8x_16b").instruction.endswith(
+        ".x8.unpack::16b.b32 [taddr], 16, r"
+    )
+    fragment = atom.operand("fragment")
+    assert fragment.shape == (16, 16) and fragment.values == 8
+    ll = fragment.layout()
+    for lane in range(32):
+        for register in range(8):
+            got = ll.apply({"register": register, "lane": lane})
+            assert got == {"dim0": lane % 16, "dim1": register + 8 * (lane // 16)}
+    packed = atoms.get("SM100_TMEM_LOAD_16dp32b8x_16b").operand("fragment")
+    assert packed.shape == (16, 32) and packed.values == 16
+    # 16-bit element 2 i + h: column 2 i + h of the half, the second half at column 16
+    assert packed.layout().apply({"register": 5, "lane": 20}) == {"dim0": 4, "dim1": 21}
+
+
+def test_16x32bx2_equals_triton_block_m64_layout() -> None:
+    """Triton 3.9's blockM = 64 TMEM register layout (a 32x32b load of a 16-row slab: lanes
+    16-31 take the other half of the columns with 16x32bx2), a third statement: warp 0's
+    registers and lanes are the CuTe atom SM100_TMEM_LOAD_16dp32b32x."""
+    from llverify.encodings.tmem import TensorMemoryLayout, tmem_register_layout
+
+    triton = tmem_register_layout(32, (64, 64), TensorMemoryLayout((64, 64), 1), 4, "32x32b")
+    assert triton is not None
+    ours = atoms.get("SM100_TMEM_LOAD_16dp32b32x").operand("fragment").layout()
+    assert [list(b) for b in triton.reg_bases] == [list(b) for b in ours.bases[0][1]]
+    assert [list(b) for b in triton.lane_bases] == [list(b) for b in ours.bases[1][1]]
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # the halves chosen by lane bit 0 instead of bit 4 (thread pairs sharing a lane)
+        ("SM100_TMEM_LOAD_16dp32b2x", "((2,16),2):((2,4),1)", None),
+        # both halves at the base address (immHalfSplitoff = 0)
+        ("SM100_TMEM_STORE_16dp32b4x", None, "tcgen05.16x32bx2.off0"),
+        # a packed load read with the unpacked offset (.num instead of 2 .num columns)
+        ("SM100_TMEM_LOAD_16dp32b4x_16b", None, "tcgen05.16x32bx2.off4.pack16b"),
+        # the 16x32bx2 message read as the 16x64b one
+        ("SM100_TMEM_LOAD_16dp32b1x", None, "tcgen05.16x64b"),
+    ],
+)
+def test_16x32bx2_wrong_fragment_is_refuted(
     name: str, wrong_tv: str | None, wrong_reference: str | None
 ) -> None:
     operand = atoms.get(name).operand("fragment")

@@ -473,6 +473,42 @@ _LIST += [
 ]
 
 _REGISTER = re.compile(r"\bregister\b")
+_SPLIT = re.compile(r"tcgen05\.16x32bx2\.off(\d+)(\.pack16b)?")
+
+
+def _sixteen_x32bx2(name: str, split: int, packed: bool) -> FragmentReference:
+    """``tcgen05.16x32bx2.off<S>[.pack16b]``: the PTX ISA's tcgen05.ld/st text for shape
+    .16x32bx2 with ``immHalfSplitoff = S``.
+
+    "The shape .16x32bx2 performs two accesses into Tensor Memory of the shape .16x32b. The
+    base address of the first access is specified by taddr and the base address of the second
+    access is specified by taddr+immHalfSplitoff"; a Tensor Memory address holds the lane in
+    bits 31..16 and the column in bits 15..0 ("Tensor Memory Addressing"), so the second
+    access is ``S`` columns to the right, on the same 16 lanes.  A .16x32b access (16 lanes,
+    32 * .num bits each, one register per column) is the .32x32b fragment (Figure 183:
+    thread l on TMEM lane l, register r on column r) on 16 lanes; threads 0-15 make the first
+    access, threads 16-31 the second (Figure 187 is an image, not transcribed: this
+    thread-to-half assignment is Triton's ``getTileLayout`` for 16x32bx2 and the SASS
+    ``LDTM.16dp32bit_t0_t15`` / ``_t16_t31`` split).  With .pack::16b the 16-bit element
+    ``2 i + h`` is column ``2 i + h`` from the access's base (the tcgen05 "Packing and
+    Unpacking" rule); ``S`` stays in columns.
+
+    Examples:
+        >>> reference("tcgen05.16x32bx2.off4").formulas["dim1"]
+        'register + 4 * (lane >> 4)'
+    """
+    column = "2 * (register >> 1) + (register & 1)" if packed else "register"
+    return FragmentReference(
+        name,
+        {"dim0": "lane & 15", "dim1": f"{column} + {split} * (lane >> 4)"},
+        _ptx(
+            "Tensorcore 5th Generation Instructions: tcgen05.ld",
+            f"shape .16x32bx2: two .16x32b accesses, the second at taddr + immHalfSplitoff "
+            f"(= {split} columns); 'Tensor Memory Addressing' (column in bits 15..0)"
+            + ("; .pack::16b: two 16-bit elements from adjacent columns" if packed else ""),
+        ),
+    )
+
 
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
@@ -488,6 +524,9 @@ def reference(name: str) -> FragmentReference:
         return FRAGMENTS[name]
     from llverify.specs import amd_mfma, amd_wmma, intel_dpas, nvidia_mma, tmem
 
+    split = _SPLIT.fullmatch(name)
+    if split is not None:
+        return _sixteen_x32bx2(name, int(split.group(1)), split.group(2) is not None)
     shape = name.removeprefix("tcgen05.")
     if shape.endswith(".pack16b") and shape.removesuffix(".pack16b") in tmem.MESSAGE_REFERENCES:
         # .pack::16b / .unpack::16b: "two 16-bit elements from adjacent columns" in one 32-bit
