@@ -25,8 +25,8 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
+EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 14,
+            "stmatrix": 9, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
             "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 419
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 430
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -462,7 +462,7 @@ def test_cli_list_show_prove() -> None:
     assert shown.stdout.count("proved") == 3
     proved = _cli("atoms", "prove", "--family", "stmatrix", "--json")
     assert proved.returncode == 0
-    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 6, "proved": 6, "refuted": 0,
+    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 9, "proved": 9, "refuted": 0,
                                                       "unknown": 0}}  # fmt: skip
 
 
@@ -889,6 +889,74 @@ def test_16x32bx2_equals_triton_block_m64_layout() -> None:
     ],
 )
 def test_16x32bx2_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- 8-bit ldmatrix/stmatrix
+
+
+def _cute_in_rows(memory: str, registers: str, shuffle: tuple[int, ...] | None) -> dict:
+    """CuTe's Src/Dst layouts (bits) read point by point, independently of the catalogue's
+    conversion: (lane, byte) -> (row of the address-supplying thread, byte in the row)."""
+    src, dst = parse(memory), parse(registers)
+    owner = {}
+    for thread in reversed(range(src[0].size())):  # the lowest owning thread wins
+        for bit in range(0, src[1].size(), 8):
+            owner[src(thread, bit)] = (thread, bit // 8)
+    result = {}
+    for lane in range(32):
+        for byte in range(dst[1].size() // 8):
+            cute = byte if shuffle is None else 8 * (byte // 8) + shuffle.index(byte % 8)
+            result[lane, byte] = owner[dst(lane, 8 * cute)]
+    return result
+
+
+def test_b8_matrix_atoms() -> None:
+    """The 11 sm100/sm120 8-bit atoms: ldmatrix m16n16 .trans .b8 (x1, x2), m8n16 .b8x16 from
+    4- and 6-bit sources (x1, x2, x4), stmatrix m16n8 .trans .b8 (x1, x2, x4); each fragment
+    is CuTe's, read in shared-memory rows (and with CuTe's byte shuffle undone for m16n16)."""
+    from llverify.atoms.nvidia_copy import _B8, _UNSHUFFLE
+
+    b8 = [a for a in atoms.atoms() if a.name.startswith("SM100_") and "SM_T" in a.name
+          or "_LDSM_N" in a.name and a.name.startswith("SM100_")]  # fmt: skip
+    assert len(b8) == 11 and all(atoms.prove_atom(a).proved for a in b8)
+    for name, (_, _, _, _, memory, registers, shuffled) in _B8.items():
+        ll = atoms.get(name).operand("fragment").layout()
+        expected = _cute_in_rows(memory, registers, _UNSHUFFLE if shuffled else None)
+        for (lane, byte), (row, col) in expected.items():
+            assert ll.apply({"register": byte, "lane": lane}) == {"dim0": row, "dim1": col}
+    # m16n16 .trans: thread l holds rows l / 4 and l / 4 + 8 of the loaded matrix (r0, r1),
+    # 4 consecutive columns 4 (l % 4) ..: shared-memory rows 4 (l % 4) + byte
+    ld = atoms.get("ldmatrix.m16n16.x2.trans.b8").operand("fragment").layout()
+    assert ld.apply({"register": 6, "lane": 9}) == {"dim0": 6, "dim1": 10}
+    assert ld.apply({"register": 13, "lane": 9}) == {"dim0": 16 + 5, "dim1": 10}  # matrix 1, r3
+    # CuTe's copy op reorders the bytes: its register 0 is not the instruction's
+    cute = atoms.get("SM100_U8x8_LDSM_T").source
+    assert "byte shuffle" in cute and "undone" in cute
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # CuTe's post-shuffle registers taken as the instruction's (byte order not undone)
+        ("SM100_U8x8_LDSM_T", "((2,2,2,2,2),(2,2,2)):((64,128,1,2,4),(16,8,32))", None),
+        # CuTe's DstLayout read in its own row labels, not the address-supplying thread's
+        ("SM100_U8x8_LDSM_T", "((4,8),(1,2,2,2)):((32,1),(1,16,8,128))", None),
+        # stmatrix m16n8 with a register byte's row and element steps exchanged
+        ("SM100_U8x4_STSM_T", "((2,2,2,2,2),(2,2)):((32,64,1,2,4),(8,16))", None),
+        # m8n16 (four 8-bit elements a thread) read with the m8n8 .b16 formula
+        ("SM100_SU4_DU8x16_x2_LDSM_N", None, "ldmatrix.b16.stacked"),
+        # m16n16 .trans read as the m8n16 (untransposed) formula
+        ("SM100_U8x16_LDSM_T", None, "ldmatrix.m8n16.b8x16.stacked"),
+    ],
+)
+def test_b8_matrix_wrong_fragment_is_refuted(
     name: str, wrong_tv: str | None, wrong_reference: str | None
 ) -> None:
     operand = atoms.get(name).operand("fragment")

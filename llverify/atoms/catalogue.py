@@ -70,8 +70,8 @@ class Operand:
     Attributes:
         role: "A", "B", "C" (C and D share the layout), "SFA"/"SFB" (block-scaled MMA: the
             scale of each element of A / B) or, for a copy atom, "fragment".
-        shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix: the 8x8
-            matrices stacked along the rows.
+        shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix/stmatrix: the
+            matrices stacked along the shared-memory rows (8x8; 8-bit forms: 16 elements a row).
         reference: the vendor closed form it is proved against
             (:func:`llverify.specs.fragments.reference` name).
         tv_text: the CuTe TV layout, in CuTe's coordinates (B is (N, K)), when CUTLASS

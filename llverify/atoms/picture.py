@@ -22,7 +22,8 @@ from llverify.atoms.catalogue import Atom, AtomError, Operand
 __all__ = ["atom_picture"]
 
 _AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "SFA": "scale of A, M x K",
-         "SFB": "scale of B, K x N", "fragment": "stacked 8x8 matrices"}  # fmt: skip
+         "SFB": "scale of B, K x N",
+         "fragment": "stacked matrices, shared-memory row x element"}  # fmt: skip
 #: a copy atom's fragment axes, by family (ldmatrix/stmatrix: the default above)
 _COPY_AXES = {"cp.async": "bytes of the copy", "tcgen05.ld": "TMEM lane x 32-bit column",
               "tcgen05.st": "TMEM lane x 32-bit column"}  # fmt: skip

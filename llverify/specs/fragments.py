@@ -64,6 +64,7 @@ _M16N8K64 = "Matrix Fragments for mma.m16n8k64"
 _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
+_STMATRIX = "Warp-level matrix store instruction: stmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
 _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
@@ -248,6 +249,42 @@ _LIST = [
         # with .trans lane l receives (row 2 (l % 4) + e, col l / 4) of matrix k
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
+    ),
+    # sm100/sm120 8-bit ldmatrix / stmatrix: dim0 the shared-memory row (the row whose start
+    # address thread dim0 supplies), dim1 the 8-bit element in it, register the byte of the
+    # thread's registers (register r / 4, byte r % 4); the matrices stacked along the rows
+    FragmentReference(
+        "ldmatrix.m8n16.b8x16.stacked",
+        # "a group of four consecutive and aligned threads" loads a row, "each thread ... 4
+        # consecutive columns", thread 0 the first: row l / 4, columns 4 (l % 4) + byte;
+        # matrix k (register k) at rows 8k..
+        {"dim0": "(lane >> 2) + 8 * (register >> 2)", "dim1": "4 * (lane & 3) + (register & 3)"},
+        _ptx(_LDMATRIX, ".m8n16 .b8x16 (.b6x16_p32, .b4x16_p64), Figure 106"),
+    ),
+    FragmentReference(
+        "ldmatrix.m16n16.b8.trans.stacked",
+        # "each thread ... loads 4 consecutive columns across 2 rows", four consecutive threads
+        # a row: in the loaded (transposed, .trans mandatory) matrix thread l holds rows l / 4
+        # (r0) and l / 4 + 8 (r1), columns 4 (l % 4) + byte, i.e. shared-memory row
+        # 4 (l % 4) + byte, element l / 4 + 8 (r0 or r1); matrix k (r2k, r2k+1) at rows 16k..
+        {
+            "dim0": "4 * (lane & 3) + (register & 3) + 16 * (register >> 3)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 2) & 1)",
+        },
+        _ptx(_LDMATRIX, ".m16n16 .trans .b8, Figure 105 (rows l / 4 and l / 4 + 8)"),
+    ),
+    FragmentReference(
+        "stmatrix.m16n8.b8.trans.stacked",
+        # "each of the 32 threads ... provides four elements" e0..e3 of a .b32 register per
+        # 16x8 matrix, stored transposed (.trans mandatory): e_i of thread l is element
+        # (l / 4 + 8 (i / 2), 2 (l % 4) + i % 2) of the 16x8 matrix (the m16n8 C/D placement),
+        # i.e. shared-memory row 2 (l % 4) + i % 2, element l / 4 + 8 (i / 2); matrix k
+        # (register k) at rows 8k..
+        {
+            "dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 2)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 1) & 1)",
+        },
+        _ptx(_STMATRIX, ".m16n8 .trans .b8, Figure 108 (as the m16n8 C/D fragment)"),
     ),
     # sm80 mma.sp: A packed to M x K/2 (the non-zeros of each chunk, in order) -------------
     FragmentReference(
