@@ -964,3 +964,86 @@ def test_b8_matrix_wrong_fragment_is_refuted(
     bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
         operand, reference=str(wrong_reference))  # fmt: skip
     _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- block-scale bytes
+
+
+def test_block_scale_byte_view() -> None:
+    """SFA.bytes / SFB.bytes, the scale matrices as scale-a-data / scale-b-data hold them (one
+    value per K block), are the element-wise SF_A / SF_B fragments at block granularity: the
+    VS values of block j are value j, held by the same thread."""
+    for atom in atoms.atoms("mma.block_scale"):
+        assert atoms.prove_atom(atom).proved
+        k, blocks = atom.mnk[2], atom.operand("SFA.bytes").shape[1]
+        vs = k // blocks
+        for role, k_dim in (("SFA", "dim1"), ("SFB", "dim0")):
+            element, byte = atom.operand(role).layout(), atom.operand(f"{role}.bytes").layout()
+            for lane in range(32):
+                for j in range(blocks):
+                    got = byte.apply({"register": j, "lane": lane})
+                    for kk in range(j * vs, (j + 1) * vs):
+                        want = element.apply({"register": kk, "lane": lane})
+                        assert want[k_dim] == kk and want[k_dim] // vs == got[k_dim] == j
+                        other = "dim0" if k_dim == "dim1" else "dim1"
+                        assert want[other] == got[other]
+
+
+def test_block_scale_byte_view_equals_triton_sm120_scale_layout() -> None:
+    """Triton 3.9's sm_120 dot_scaled scale layout (byte-id 0, thread-id 0; registers = K
+    blocks), a third statement, gives the bases of SFA.bytes and (transposed: Triton's B
+    scales are [N, K / group]) SFB.bytes."""
+    from llverify.encodings.scales import sm120_scale_layout
+
+    atom = atoms.get("mma.block_scale.m16n8k64.mxf4nvf4.4X")
+    a = atom.operand("SFA.bytes").layout()
+    triton_a = sm120_scale_layout([16, 4], 0, [1, 1])
+    assert [list(b) for b in triton_a.reg_bases] == [list(b) for b in a.bases[0][1]]
+    assert [list(b) for b in triton_a.lane_bases] == [list(b) for b in a.bases[1][1]]
+    b = atom.operand("SFB.bytes").layout()
+    triton_b = sm120_scale_layout([8, 4], 1, [1, 1])
+    assert [list(x)[::-1] for x in triton_b.reg_bases] == [list(x) for x in b.bases[0][1]]
+    assert [list(x)[::-1] for x in triton_b.lane_bases] == [list(x) for x in b.bases[1][1]]
+
+
+def test_scale_bytes_follow_the_ptx_selectors() -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    assert [scale_bytes("1X", b) for b in range(4)] == [(0,), (1,), (2,), (3,)]
+    assert scale_bytes("2X", 0) == (0, 1) and scale_bytes("2X", 2) == (2, 3)
+    assert scale_bytes("4X", 0) == (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("scale_vec", "byte_id", "message"),
+    [
+        ("2X", 1, "must be one of (0, 2)"),  # undefined: a pair straddling the halves
+        ("4X", 2, "must be one of (0,)"),
+        ("1X", 4, "must be one of (0, 1, 2, 3)"),
+        ("1X", True, "not True"),
+        ("3X", 0, "'scale_vec' must be one of"),
+    ],
+)
+def test_scale_bytes_refuses_undefined_selectors(
+    scale_vec: str, byte_id: int, message: str
+) -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    with pytest.raises(AtomError, match=re.escape(message)):
+        scale_bytes(scale_vec, byte_id)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # scale_B's blocks 1 and 2 exchanged in the register's bytes
+        ("SM120_16x8x64_TN_VS16", "SFB.bytes", "((4,8),(2,2)):((0,1),(16,8))"),
+        # scale_A's block read from the thread-id-a lane bit (a selector dependence)
+        ("SM120_16x8x64_TN_VS32", "SFA.bytes", "((2,2,8),2):((8,16,1),0)"),
+    ],
+)
+def test_block_scale_wrong_byte_view_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong)
+    _replayed(bad, prove_operand(bad))

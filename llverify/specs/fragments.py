@@ -334,6 +334,20 @@ _LIST = [
         {"dim0": "register", "dim1": _G},
         _ptx(_BLOCK_SCALE, "SF_B, thread-id-b selection (Figure 44)"),
     ),
+    FragmentReference(
+        "mma.block_scale.SFA.bytes",
+        # scale_A (M x SFA_N) in scale-a-data: the thread pair of Figure 43 as above; value j
+        # (byte byte-id + j, "byte-id" selection) is the scale of row m's K chunk j
+        {"dim0": f"{_G} + 8 * (lane & 1)", "dim1": "register"},
+        _ptx(_BLOCK_SCALE, "SF_A: thread-id-a (Figure 43) and byte-id-a selection"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFB.bytes",
+        # scale_B (SFB_M x N) in scale-b-data: column groupID (Figure 44); value j (byte
+        # byte-id + j) is the scale of column n's K chunk j
+        {"dim0": "register", "dim1": _G},
+        _ptx(_BLOCK_SCALE, "SF_B: thread-id-b (Figure 44) and byte-id-b selection"),
+    ),
     # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
     FragmentReference(
         "cp.async.bytes",
