@@ -25,8 +25,8 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "mma.sp": 12, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
+EXPECTED = {"mma.sync": 50, "mma.sp": 12, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 14,
+            "stmatrix": 9, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
             "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 391
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 434
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -462,7 +462,7 @@ def test_cli_list_show_prove() -> None:
     assert shown.stdout.count("proved") == 3
     proved = _cli("atoms", "prove", "--family", "stmatrix", "--json")
     assert proved.returncode == 0
-    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 6, "proved": 6, "refuted": 0,
+    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 9, "proved": 9, "refuted": 0,
                                                       "unknown": 0}}  # fmt: skip
 
 
@@ -979,11 +979,11 @@ def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
 
 
 def test_packed_tcgen05_atoms() -> None:
-    """The 58 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
+    """The 74 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
     2 i + h of a thread is column 2 c(i) + h of the TMEM lane the unpacked register i reads,
     so the message covers twice the columns."""
     packed = [a for a in atoms.atoms() if a.name.endswith("_16b")]
-    assert len(packed) == 58 and all(atoms.prove_atom(a).proved for a in packed)
+    assert len(packed) == 74 and all(atoms.prove_atom(a).proved for a in packed)
     atom = atoms.get("tcgen05.ld.16x256b.x1.pack::16b")
     assert atom.name == "SM100_TMEM_LOAD_16dp256b1x_16b"
     fragment = atom.operand("fragment")
@@ -1016,4 +1016,219 @@ def test_packed_tcgen05_wrong_fragment_is_refuted(
     assert prove_operand(operand).proved
     bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
         operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- tcgen05 .16x32bx2
+
+
+def test_16x32bx2_atoms_are_two_16x32b_halves() -> None:
+    """The 32 `16dp32b` atoms (.16x32bx2, .x1-.x128, packed or not, load and store): thread
+    t holds TMEM lane t % 16; threads 16-31 the second access, immHalfSplitoff columns to the
+    right (CuTe passes .num, 2 .num packed), so the message is 2 .num contiguous columns."""
+    split = [a for a in atoms.atoms() if "_16dp32b" in a.name]
+    assert len(split) == 32 and all(atoms.prove_atom(a).proved for a in split)
+    atom = atoms.get("tcgen05.ld.16x32bx2.x8")
+    assert atom.name == "SM100_TMEM_LOAD_16dp32b8x"
+    assert atom.instruction.endswith("16x32bx2.x8.b32 r, [taddr], 8")
+    assert atoms.get("SM100_TMEM_STORE_16dp32b8x_16b").instruction.endswith(
+        ".x8.unpack::16b.b32 [taddr], 16, r"
+    )
+    fragment = atom.operand("fragment")
+    assert fragment.shape == (16, 16) and fragment.values == 8
+    ll = fragment.layout()
+    for lane in range(32):
+        for register in range(8):
+            got = ll.apply({"register": register, "lane": lane})
+            assert got == {"dim0": lane % 16, "dim1": register + 8 * (lane // 16)}
+    packed = atoms.get("SM100_TMEM_LOAD_16dp32b8x_16b").operand("fragment")
+    assert packed.shape == (16, 32) and packed.values == 16
+    # 16-bit element 2 i + h: column 2 i + h of the half, the second half at column 16
+    assert packed.layout().apply({"register": 5, "lane": 20}) == {"dim0": 4, "dim1": 21}
+
+
+def test_16x32bx2_equals_triton_block_m64_layout() -> None:
+    """Triton 3.9's blockM = 64 TMEM register layout (a 32x32b load of a 16-row slab: lanes
+    16-31 take the other half of the columns with 16x32bx2), a third statement: warp 0's
+    registers and lanes are the CuTe atom SM100_TMEM_LOAD_16dp32b32x."""
+    from llverify.encodings.tmem import TensorMemoryLayout, tmem_register_layout
+
+    triton = tmem_register_layout(32, (64, 64), TensorMemoryLayout((64, 64), 1), 4, "32x32b")
+    assert triton is not None
+    ours = atoms.get("SM100_TMEM_LOAD_16dp32b32x").operand("fragment").layout()
+    assert [list(b) for b in triton.reg_bases] == [list(b) for b in ours.bases[0][1]]
+    assert [list(b) for b in triton.lane_bases] == [list(b) for b in ours.bases[1][1]]
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # the halves chosen by lane bit 0 instead of bit 4 (thread pairs sharing a lane)
+        ("SM100_TMEM_LOAD_16dp32b2x", "((2,16),2):((2,4),1)", None),
+        # both halves at the base address (immHalfSplitoff = 0)
+        ("SM100_TMEM_STORE_16dp32b4x", None, "tcgen05.16x32bx2.off0"),
+        # a packed load read with the unpacked offset (.num instead of 2 .num columns)
+        ("SM100_TMEM_LOAD_16dp32b4x_16b", None, "tcgen05.16x32bx2.off4.pack16b"),
+        # the 16x32bx2 message read as the 16x64b one
+        ("SM100_TMEM_LOAD_16dp32b1x", None, "tcgen05.16x64b"),
+    ],
+)
+def test_16x32bx2_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- 8-bit ldmatrix/stmatrix
+
+
+def _cute_in_rows(memory: str, registers: str, shuffle: tuple[int, ...] | None) -> dict:
+    """CuTe's Src/Dst layouts (bits) read point by point, independently of the catalogue's
+    conversion: (lane, byte) -> (row of the address-supplying thread, byte in the row)."""
+    src, dst = parse(memory), parse(registers)
+    owner = {}
+    for thread in reversed(range(src[0].size())):  # the lowest owning thread wins
+        for bit in range(0, src[1].size(), 8):
+            owner[src(thread, bit)] = (thread, bit // 8)
+    result = {}
+    for lane in range(32):
+        for byte in range(dst[1].size() // 8):
+            cute = byte if shuffle is None else 8 * (byte // 8) + shuffle.index(byte % 8)
+            result[lane, byte] = owner[dst(lane, 8 * cute)]
+    return result
+
+
+def test_b8_matrix_atoms() -> None:
+    """The 11 sm100/sm120 8-bit atoms: ldmatrix m16n16 .trans .b8 (x1, x2), m8n16 .b8x16 from
+    4- and 6-bit sources (x1, x2, x4), stmatrix m16n8 .trans .b8 (x1, x2, x4); each fragment
+    is CuTe's, read in shared-memory rows (and with CuTe's byte shuffle undone for m16n16)."""
+    from llverify.atoms.nvidia_copy import _B8, _UNSHUFFLE
+
+    b8 = [a for a in atoms.atoms() if a.name.startswith("SM100_") and "SM_T" in a.name
+          or "_LDSM_N" in a.name and a.name.startswith("SM100_")]  # fmt: skip
+    assert len(b8) == 11 and all(atoms.prove_atom(a).proved for a in b8)
+    for name, (_, _, _, _, memory, registers, shuffled) in _B8.items():
+        ll = atoms.get(name).operand("fragment").layout()
+        expected = _cute_in_rows(memory, registers, _UNSHUFFLE if shuffled else None)
+        for (lane, byte), (row, col) in expected.items():
+            assert ll.apply({"register": byte, "lane": lane}) == {"dim0": row, "dim1": col}
+    # m16n16 .trans: thread l holds rows l / 4 and l / 4 + 8 of the loaded matrix (r0, r1),
+    # 4 consecutive columns 4 (l % 4) ..: shared-memory rows 4 (l % 4) + byte
+    ld = atoms.get("ldmatrix.m16n16.x2.trans.b8").operand("fragment").layout()
+    assert ld.apply({"register": 6, "lane": 9}) == {"dim0": 6, "dim1": 10}
+    assert ld.apply({"register": 13, "lane": 9}) == {"dim0": 16 + 5, "dim1": 10}  # matrix 1, r3
+    # CuTe's copy op reorders the bytes: its register 0 is not the instruction's
+    cute = atoms.get("SM100_U8x8_LDSM_T").source
+    assert "byte shuffle" in cute and "undone" in cute
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # CuTe's post-shuffle registers taken as the instruction's (byte order not undone)
+        ("SM100_U8x8_LDSM_T", "((2,2,2,2,2),(2,2,2)):((64,128,1,2,4),(16,8,32))", None),
+        # CuTe's DstLayout read in its own row labels, not the address-supplying thread's
+        ("SM100_U8x8_LDSM_T", "((4,8),(1,2,2,2)):((32,1),(1,16,8,128))", None),
+        # stmatrix m16n8 with a register byte's row and element steps exchanged
+        ("SM100_U8x4_STSM_T", "((2,2,2,2,2),(2,2)):((32,64,1,2,4),(8,16))", None),
+        # m8n16 (four 8-bit elements a thread) read with the m8n8 .b16 formula
+        ("SM100_SU4_DU8x16_x2_LDSM_N", None, "ldmatrix.b16.stacked"),
+        # m16n16 .trans read as the m8n16 (untransposed) formula
+        ("SM100_U8x16_LDSM_T", None, "ldmatrix.m8n16.b8x16.stacked"),
+    ],
+)
+def test_b8_matrix_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- block-scale bytes
+
+
+def test_block_scale_byte_view() -> None:
+    """SFA.bytes / SFB.bytes, the scale matrices as scale-a-data / scale-b-data hold them (one
+    value per K block), are the element-wise SF_A / SF_B fragments at block granularity: the
+    VS values of block j are value j, held by the same thread."""
+    for atom in atoms.atoms("mma.block_scale"):
+        assert atoms.prove_atom(atom).proved
+        k, blocks = atom.mnk[2], atom.operand("SFA.bytes").shape[1]
+        vs = k // blocks
+        for role, k_dim in (("SFA", "dim1"), ("SFB", "dim0")):
+            element, byte = atom.operand(role).layout(), atom.operand(f"{role}.bytes").layout()
+            for lane in range(32):
+                for j in range(blocks):
+                    got = byte.apply({"register": j, "lane": lane})
+                    for kk in range(j * vs, (j + 1) * vs):
+                        want = element.apply({"register": kk, "lane": lane})
+                        assert want[k_dim] == kk and want[k_dim] // vs == got[k_dim] == j
+                        other = "dim0" if k_dim == "dim1" else "dim1"
+                        assert want[other] == got[other]
+
+
+def test_block_scale_byte_view_equals_triton_sm120_scale_layout() -> None:
+    """Triton 3.9's sm_120 dot_scaled scale layout (byte-id 0, thread-id 0; registers = K
+    blocks), a third statement, gives the bases of SFA.bytes and (transposed: Triton's B
+    scales are [N, K / group]) SFB.bytes."""
+    from llverify.encodings.scales import sm120_scale_layout
+
+    atom = atoms.get("mma.block_scale.m16n8k64.mxf4nvf4.4X")
+    a = atom.operand("SFA.bytes").layout()
+    triton_a = sm120_scale_layout([16, 4], 0, [1, 1])
+    assert [list(b) for b in triton_a.reg_bases] == [list(b) for b in a.bases[0][1]]
+    assert [list(b) for b in triton_a.lane_bases] == [list(b) for b in a.bases[1][1]]
+    b = atom.operand("SFB.bytes").layout()
+    triton_b = sm120_scale_layout([8, 4], 1, [1, 1])
+    assert [list(x)[::-1] for x in triton_b.reg_bases] == [list(x) for x in b.bases[0][1]]
+    assert [list(x)[::-1] for x in triton_b.lane_bases] == [list(x) for x in b.bases[1][1]]
+
+
+def test_scale_bytes_follow_the_ptx_selectors() -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    assert [scale_bytes("1X", b) for b in range(4)] == [(0,), (1,), (2,), (3,)]
+    assert scale_bytes("2X", 0) == (0, 1) and scale_bytes("2X", 2) == (2, 3)
+    assert scale_bytes("4X", 0) == (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("scale_vec", "byte_id", "message"),
+    [
+        ("2X", 1, "must be one of (0, 2)"),  # undefined: a pair straddling the halves
+        ("4X", 2, "must be one of (0,)"),
+        ("1X", 4, "must be one of (0, 1, 2, 3)"),
+        ("1X", True, "not True"),
+        ("3X", 0, "'scale_vec' must be one of"),
+    ],
+)
+def test_scale_bytes_refuses_undefined_selectors(
+    scale_vec: str, byte_id: int, message: str
+) -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    with pytest.raises(AtomError, match=re.escape(message)):
+        scale_bytes(scale_vec, byte_id)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # scale_B's blocks 1 and 2 exchanged in the register's bytes
+        ("SM120_16x8x64_TN_VS16", "SFB.bytes", "((4,8),(2,2)):((0,1),(16,8))"),
+        # scale_A's block read from the thread-id-a lane bit (a selector dependence)
+        ("SM120_16x8x64_TN_VS32", "SFA.bytes", "((2,2,8),2):((8,16,1),0)"),
+    ],
+)
+def test_block_scale_wrong_byte_view_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong)
     _replayed(bad, prove_operand(bad))

@@ -64,6 +64,7 @@ _M16N8K64 = "Matrix Fragments for mma.m16n8k64"
 _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
+_STMATRIX = "Warp-level matrix store instruction: stmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
 _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
@@ -253,6 +254,42 @@ _LIST = [
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
     ),
+    # sm100/sm120 8-bit ldmatrix / stmatrix: dim0 the shared-memory row (the row whose start
+    # address thread dim0 supplies), dim1 the 8-bit element in it, register the byte of the
+    # thread's registers (register r / 4, byte r % 4); the matrices stacked along the rows
+    FragmentReference(
+        "ldmatrix.m8n16.b8x16.stacked",
+        # "a group of four consecutive and aligned threads" loads a row, "each thread ... 4
+        # consecutive columns", thread 0 the first: row l / 4, columns 4 (l % 4) + byte;
+        # matrix k (register k) at rows 8k..
+        {"dim0": "(lane >> 2) + 8 * (register >> 2)", "dim1": "4 * (lane & 3) + (register & 3)"},
+        _ptx(_LDMATRIX, ".m8n16 .b8x16 (.b6x16_p32, .b4x16_p64), Figure 106"),
+    ),
+    FragmentReference(
+        "ldmatrix.m16n16.b8.trans.stacked",
+        # "each thread ... loads 4 consecutive columns across 2 rows", four consecutive threads
+        # a row: in the loaded (transposed, .trans mandatory) matrix thread l holds rows l / 4
+        # (r0) and l / 4 + 8 (r1), columns 4 (l % 4) + byte, i.e. shared-memory row
+        # 4 (l % 4) + byte, element l / 4 + 8 (r0 or r1); matrix k (r2k, r2k+1) at rows 16k..
+        {
+            "dim0": "4 * (lane & 3) + (register & 3) + 16 * (register >> 3)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 2) & 1)",
+        },
+        _ptx(_LDMATRIX, ".m16n16 .trans .b8, Figure 105 (rows l / 4 and l / 4 + 8)"),
+    ),
+    FragmentReference(
+        "stmatrix.m16n8.b8.trans.stacked",
+        # "each of the 32 threads ... provides four elements" e0..e3 of a .b32 register per
+        # 16x8 matrix, stored transposed (.trans mandatory): e_i of thread l is element
+        # (l / 4 + 8 (i / 2), 2 (l % 4) + i % 2) of the 16x8 matrix (the m16n8 C/D placement),
+        # i.e. shared-memory row 2 (l % 4) + i % 2, element l / 4 + 8 (i / 2); matrix k
+        # (register k) at rows 8k..
+        {
+            "dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 2)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 1) & 1)",
+        },
+        _ptx(_STMATRIX, ".m16n8 .trans .b8, Figure 108 (as the m16n8 C/D fragment)"),
+    ),
     # sm80 mma.sp: A packed to M x K/2 (the non-zeros of each chunk, in order) -------------
     FragmentReference(
         "mma.sp.m16n8k16.f16.A",
@@ -336,6 +373,20 @@ _LIST = [
         # holds column n = groupID (Figure 44); value k is the scale of row k's K block
         {"dim0": "register", "dim1": _G},
         _ptx(_BLOCK_SCALE, "SF_B, thread-id-b selection (Figure 44)"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFA.bytes",
+        # scale_A (M x SFA_N) in scale-a-data: the thread pair of Figure 43 as above; value j
+        # (byte byte-id + j, "byte-id" selection) is the scale of row m's K chunk j
+        {"dim0": f"{_G} + 8 * (lane & 1)", "dim1": "register"},
+        _ptx(_BLOCK_SCALE, "SF_A: thread-id-a (Figure 43) and byte-id-a selection"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFB.bytes",
+        # scale_B (SFB_M x N) in scale-b-data: column groupID (Figure 44); value j (byte
+        # byte-id + j) is the scale of column n's K chunk j
+        {"dim0": "register", "dim1": _G},
+        _ptx(_BLOCK_SCALE, "SF_B: thread-id-b (Figure 44) and byte-id-b selection"),
     ),
     # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
     FragmentReference(
@@ -513,6 +564,42 @@ _LIST += [
 ]
 
 _REGISTER = re.compile(r"\bregister\b")
+_SPLIT = re.compile(r"tcgen05\.16x32bx2\.off(\d+)(\.pack16b)?")
+
+
+def _sixteen_x32bx2(name: str, split: int, packed: bool) -> FragmentReference:
+    """``tcgen05.16x32bx2.off<S>[.pack16b]``: the PTX ISA's tcgen05.ld/st text for shape
+    .16x32bx2 with ``immHalfSplitoff = S``.
+
+    "The shape .16x32bx2 performs two accesses into Tensor Memory of the shape .16x32b. The
+    base address of the first access is specified by taddr and the base address of the second
+    access is specified by taddr+immHalfSplitoff"; a Tensor Memory address holds the lane in
+    bits 31..16 and the column in bits 15..0 ("Tensor Memory Addressing"), so the second
+    access is ``S`` columns to the right, on the same 16 lanes.  A .16x32b access (16 lanes,
+    32 * .num bits each, one register per column) is the .32x32b fragment (Figure 183:
+    thread l on TMEM lane l, register r on column r) on 16 lanes; threads 0-15 make the first
+    access, threads 16-31 the second (Figure 187 is an image, not transcribed: this
+    thread-to-half assignment is Triton's ``getTileLayout`` for 16x32bx2 and the SASS
+    ``LDTM.16dp32bit_t0_t15`` / ``_t16_t31`` split).  With .pack::16b the 16-bit element
+    ``2 i + h`` is column ``2 i + h`` from the access's base (the tcgen05 "Packing and
+    Unpacking" rule); ``S`` stays in columns.
+
+    Examples:
+        >>> reference("tcgen05.16x32bx2.off4").formulas["dim1"]
+        'register + 4 * (lane >> 4)'
+    """
+    column = "2 * (register >> 1) + (register & 1)" if packed else "register"
+    return FragmentReference(
+        name,
+        {"dim0": "lane & 15", "dim1": f"{column} + {split} * (lane >> 4)"},
+        _ptx(
+            "Tensorcore 5th Generation Instructions: tcgen05.ld",
+            f"shape .16x32bx2: two .16x32b accesses, the second at taddr + immHalfSplitoff "
+            f"(= {split} columns); 'Tensor Memory Addressing' (column in bits 15..0)"
+            + ("; .pack::16b: two 16-bit elements from adjacent columns" if packed else ""),
+        ),
+    )
+
 
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
@@ -528,6 +615,9 @@ def reference(name: str) -> FragmentReference:
         return FRAGMENTS[name]
     from llverify.specs import amd_mfma, amd_wmma, intel_dpas, nvidia_mma, tmem
 
+    split = _SPLIT.fullmatch(name)
+    if split is not None:
+        return _sixteen_x32bx2(name, int(split.group(1)), split.group(2) is not None)
     shape = name.removeprefix("tcgen05.")
     if shape.endswith(".pack16b") and shape.removesuffix(".pack16b") in tmem.MESSAGE_REFERENCES:
         # .pack::16b / .unpack::16b: "two 16-bit elements from adjacent columns" in one 32-bit
