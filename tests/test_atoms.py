@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 49, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 388
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -322,7 +322,7 @@ def _triton_cases():
         ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
     )
     for atom in atoms.atoms("mfma"):
-        if atom.source.startswith("Composable Kernel"):  # multi-block: its own test below
+        if not atom.source.startswith("Triton converter"):  # multi-block: its own tests below
             continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
@@ -704,10 +704,11 @@ def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
 
 
 def test_multi_block_mfma_atoms() -> None:
-    """15 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16):
-    the blocks stacked (A's along the rows, B's and D's along the columns)."""
+    """16 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16;
+    f64 4x4x4 with 4 blocks): the blocks stacked (A's along the rows, B's and D's along the
+    columns)."""
     names = [a.name for a in atoms.atoms("mfma") if "b_" in a.name or "x2bf16" in a.name]
-    assert len(names) == 15
+    assert len(names) == 16
     atom = atoms.get("v_mfma_f32_32x32x1f32")  # the CDNA1 spelling is an alias
     assert atom.name == "v_mfma_f32_32x32x1_2b_f32" and atom.mnk == (32, 32, 1)
     c = atom.operand("C")
@@ -755,6 +756,54 @@ def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: 
     assert prove_operand(operand).proved
     bad = replace(operand, reference=wrong)
     _replayed(bad, prove_operand(bad))
+
+
+def test_f64_4x4x4_four_block_atom() -> None:
+    """``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``): one double per lane, K
+    across the lanes (block b's A[i][k] in lane 16 k + 4 b + i; B[k][j] and D[i][j] in lane
+    16 k|i + 4 b + j), unlike the other multi-block instructions, whose K is in registers."""
+    atom = atoms.get("v_mfma_f64_4x4x4f64")
+    assert atom.name == "v_mfma_f64_4x4x4_4b_f64" and atom.arch == ("gfx90a", "gfx942", "gfx950")
+    assert atoms.prove_atom(atom).proved
+    a, b, c = (atom.operand(role) for role in ("A", "B", "C"))
+    assert (a.shape, b.shape, c.shape) == ((16, 4), (4, 16), (4, 16))
+    assert (a.threads, a.values, c.values) == (64, 1, 1)
+    # lane 16 * 3 + 4 * 2 + 1: block 2's A[1][3] (stacked row 9), B[3][1] and D[3][1] (column 9)
+    assert a.layout().apply({"register": 0, "lane": 57}) == {"dim0": 9, "dim1": 3}
+    assert b.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+    assert c.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+
+
+@pytest.mark.parametrize(
+    ("role", "wrong"),
+    [
+        # K in registers and the stacked row in the lane, as the other multi-block atoms
+        ("A", "mfma.blocks.A"),
+        # A read as B (the blocks along the columns)
+        ("A", "mfma.f64.4x4x4.4b.B"),
+        # D read as the 16-block 4x4 instructions' D (rows in registers)
+        ("C", "mfma.4x4.16b.D"),
+    ],
+)
+def test_f64_4x4x4_wrong_formula_is_refuted(role: str, wrong: str) -> None:
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand(role)
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_f64_4x4x4_perturbed_fragment_is_refuted() -> None:
+    """The A fragment with its block and row lane bits exchanged (lane 4 b + i read as
+    4 i + b) is refuted against the lab-notes formula, and the counterexample replays."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand("A")
+    lane = [[4, 0], [8, 0], [1, 0], [2, 0], [0, 1], [0, 2]]
+    wrong = LinearLayout.from_bases([("register", []), ("lane", lane)], ["dim0", "dim1"], [16, 4])
+    verdict = prove_equal(wrong, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert wrong.apply(at) != expected
 
 
 # ---------------------------------------------------------------------- closed forms in pictures

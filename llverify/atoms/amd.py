@@ -31,7 +31,12 @@ block); their K order is a convention only. The CDNA4 ISA guide's operand tables
 available here. ``v_mfma_scale_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` add SF_A and
 SF_B, the scale of each element (lane ``i + M b`` for row ``i``'s block ``b``, Triton's scale
 layout; the register is the element of the block). Not listed: the 6-bit and 4-bit f8f6f4
-formats (packed below a byte) and f64 4x4x4 with 4 blocks.
+formats (packed below a byte).
+
+``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``) holds one double of A, B and C/D
+per lane, K across the lanes (block ``b``'s A[i][k] in lane ``16 k + 4 b + i``); its fragments
+come from AMD's lab-notes example kernel and are proved against the lab note's lane figure
+(``mfma.f64.4x4x4.4b.*``).
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -288,6 +293,50 @@ def _multi_block(
     return Atom(name, "mfma", name, arch, (m, m, k), ops, source, aliases)
 
 
+class _LabNotesF64:
+    """An operand of ``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``: four
+    independent 4x4x4 products, one double per lane) as AMD's lab-notes example kernel
+    indexes it (amd/amd-lab-notes ``matrix-cores/src/mfma_fp64_4x4x4fp64.cpp``, a 4x4x4
+    thread block, lane ``x + 4 y + 16 z``): lane ``(x, y, z)`` loads block ``y``'s
+    ``A[x][z]`` and ``B[z][x]`` and stores block ``y``'s ``D[z][x]``.  Blocks stacked as the
+    other multi-block atoms stack them: A (16 x 4) at rows ``4 b ..``, B (4 x 16) and D (4 x 16)
+    at columns ``4 b ..``.  ``role`` is "A", "B" or "C".
+
+    Examples:
+        >>> _LabNotesF64("A")().apply({"register": 0, "lane": 4 * 2 + 16 * 3 + 1})
+        {'dim0': 9, 'dim1': 3}
+    """
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+
+    def __call__(self) -> LinearLayout:
+        # the kernel's thread (x, y, z) -> (stacked row, stacked column) for each lane bit
+        x = [[1, 0], [2, 0]]  # A: row x of block y
+        y = [[4, 0], [8, 0]]  # A: block y's rows 4 y ..
+        z = [[0, 1], [0, 2]]  # A: column z (the K index)
+        lane, shape = x + y + z, [16, 4]
+        if self.role != "A":  # B[z][x] and D[z][x] of block y: (z, 4 y + x)
+            lane, shape = [b[::-1] for b in lane], [4, 16]
+        return LinearLayout.from_bases([("register", []), ("lane", lane)], ["dim0", "dim1"], shape)
+
+
+def _f64_4x4x4() -> Atom:
+    """``v_mfma_f64_4x4x4_4b_f64`` (gfx90a spelling ``v_mfma_f64_4x4x4f64``): the lane, not
+    a register, carries K."""
+    name = "v_mfma_f64_4x4x4_4b_f64"
+    ops = tuple(
+        Operand(role, shape, f"mfma.f64.4x4x4.4b.{ref}", None, _LabNotesF64(role), 64)
+        for role, shape, ref in (("A", (16, 4), "A"), ("B", (4, 16), "B"), ("C", (4, 16), "D"))
+    )
+    source = (
+        "AMD lab notes matrix-cores/src/mfma_fp64_4x4x4fp64.cpp (the example kernel's "
+        "indexing: thread (x, y, z) = lane x + 4 y + 16 z loads block y's A[x][z], B[z][x] and "
+        "stores D[z][x]): 4 blocks stacked"
+    )
+    return Atom(name, "mfma", name, _CDNA2_4, (4, 4, 4), ops, source, ("v_mfma_f64_4x4x4f64",))
+
+
 _NO_GFX950 = ("gfx908", "gfx90a", "gfx942")
 
 
@@ -305,6 +354,7 @@ def _multi_block_atoms() -> list[Atom]:
             result.append(_multi_block(name, arch, shape, k, (old,)))
         # CDNA1 bf16, two per lane (CDNA3 dropped it): its CDNA1 spelling only
         result.append(_multi_block(f"v_mfma_f32_{shape}x2bf16", ("gfx908",), shape, 2, ()))
+    result.append(_f64_4x4x4())
     return result
 
 

@@ -142,6 +142,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "16-byte i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
     ("v_mfma_scale_f32_32x32x64_f8f6f4", "SF_A against the A data formula (a lane's 32 bytes "
      "span two scale blocks)", "SFA", None, "v_mfma_f32_32x32x64_f8f6f4 A"),
+    ("v_mfma_f64_4x4x4_4b_f64", "A (K across the lanes) against the other multi-block "
+     "instructions' layout (K in registers)", "A", None, "mfma.blocks.A"),
 )  # fmt: skip
 
 

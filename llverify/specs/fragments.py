@@ -69,6 +69,12 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_LAB_NOTES = "AMD lab notes 'AMD matrix cores' (amd/amd-lab-notes matrix-cores/README.md)"
+_F64_PROBE = (
+    "a hardware probe on MI350 (an fpsan test's LayoutMatchesHardware for "
+    "__builtin_amdgcn_mfma_f64_4x4x4f64: A[i][k] of block b at lane 16k+4b+i, B[k][j] at "
+    "16k+4b+j, D[i][j] at 16i+4b+j)"
+)
 _CK_SCALE = (
     "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
     "lane's scale each byte of A takes)"
@@ -431,6 +437,30 @@ _LIST = [
         # block b's D[i][j]: lane j + 4 * b, register i
         {"dim0": "register", "dim1": "lane"},
         f"{_CALC} v_mfma_f32_4x4x1_16b_f32, v_mfma_f32_4x4x4_16b_f16 (16 blocks), D",
+    ),
+    # v_mfma_f64_4x4x4_4b_f64 (CDNA2 v_mfma_f64_4x4x4f64): 4 blocks of 4x4x4, one double per
+    # lane; K runs across lanes, not registers.  Stacked as above: A (16 x 4) at rows 4 b ..,
+    # B and D (4 x 16) at columns 4 b ..
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.A",
+        # block b's A[i][k] in lane 16 k + 4 b + i
+        {"dim0": "4 * ((lane >> 2) & 3) + (lane & 3)", "dim1": "lane >> 4"},
+        f"{_LAB_NOTES} 'Example 3 - V_MFMA_F64_4x4x4F64', figure "
+        "v_mfma_f64_4x4x4f64_lane_layout (A layout: lane l holds (l % 4, l / 16), coloured by "
+        f"block (l / 4) % 4); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.B",
+        # block b's B[k][j] in lane 16 k + 4 b + j
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} figure v_mfma_f64_4x4x4f64_lane_layout (B layout); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.D",
+        # block b's D[i][j] in lane 16 i + 4 b + j ("the layout for output D and input C is the
+        # same as the layout for input B")
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} 'Example 3' text: D and C laid out as B; {_F64_PROBE}",
     ),
     # AMD WMMA B operands the converter obligations do not name ----------------------------
     FragmentReference(
