@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 49, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 57, "wmma": 14, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 388
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 396
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -252,6 +252,78 @@ def test_gfx950_wrong_k_packing_is_refuted(name: str, role: str, k_width: int) -
     index = 0 if role == "A" else 1
     wrong = replace(operand, encoding=_Build(DotOperandLayout(index, parent, k_width),
                                              operand.shape))  # fmt: skip
+    _replayed(wrong, prove_operand(wrong))
+
+
+_NARROW = [f"v_mfma{kind}_f32_{shape}_f8f6f4_{fmt}" for kind in ("", "_scale")
+           for shape in ("32x32x64", "16x16x128") for fmt in ("f6f6", "f4f4")]  # fmt: skip
+
+
+def test_gfx950_narrow_format_atoms() -> None:
+    """gfx950 f8f6f4 with 6-bit and 4-bit A and B (fp6/bf6: 6 VGPRs, fp4: 4 VGPRs per
+    operand): 32 consecutive K per lane, counted as elements (register = element index in the
+    lane's packed data), as CK's mx_mfma_op register tables list them."""
+    for name in _NARROW:
+        atom = atoms.get(name)
+        assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).proved
+        assert atom.instruction == name.rsplit("_", 1)[0]
+        assert [op.role for op in atom.operands][:3] == ["A", "B", "C"]
+    a = atoms.get("v_mfma_f32_16x16x128_f8f6f4_f4f4").operand("A")
+    assert (a.threads, a.values, a.shape) == (64, 32, (16, 128))
+    # CK 'Register Mapping for 16x128 for FP4': lane 48, Reg 3 [24:31] = K126K127 (elements
+    # 30, 31); lane 16, Reg 0 [0:7] = K32K33
+    assert a.layout().apply({"register": 31, "lane": 48}) == {"dim0": 0, "dim1": 127}
+    assert a.layout().apply({"register": 1, "lane": 17}) == {"dim0": 1, "dim1": 33}
+    # CK 'Register Mapping for 32x64 for FP6': lane 32's Reg 3-5 hold K 48-63 (elements 16-31)
+    a6 = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f6f6").operand("A")
+    assert a6.layout().apply({"register": 16, "lane": 32}) == {"dim0": 0, "dim1": 48}
+    b = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f4f4").operand("B")
+    assert b.layout().apply({"register": 3, "lane": 40}) == {"dim0": 35, "dim1": 8}
+
+
+@pytest.mark.parametrize("name", [n for n in _NARROW if "scale" in n])
+def test_gfx950_narrow_formats_hold_one_scale_block_per_lane(name: str) -> None:
+    """With 6-bit and 4-bit formats a lane's 32 elements are exactly the block its scale
+    covers (A's fragment is SF_A's); with 8-bit formats they are not (two blocks per lane)."""
+    atom = atoms.get(name)
+    assert atom.operand("A").layout() == atom.operand("SFA").layout()
+    assert atom.operand("B").layout() == atom.operand("SFB").layout()
+    eight_bit = atoms.get(name.rsplit("_", 1)[0])
+    assert eight_bit.operand("A").layout() != eight_bit.operand("SFA").layout()
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # fp4 / fp6 read with the 8-bit formats' two 16-element chunks per lane
+        ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "A", "v_mfma_f32_16x16x128_f8f6f4 A"),
+        ("v_mfma_scale_f32_32x32x64_f8f6f4_f6f6", "B", "v_mfma_f32_32x32x64_f8f6f4 B"),
+        # and the 8-bit layout read as fp4's 32 consecutive K
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", "v_mfma_f32_32x32x64_f8f6f4 A (fp4)"),
+        # the 32x32x64 fp6 A read with the 16x16x128 formula
+        ("v_mfma_f32_32x32x64_f8f6f4_f6f6", "A", "v_mfma_f32_16x16x128_f8f6f4 A (fp6)"),
+    ],
+)
+def test_gfx950_narrow_wrong_formula_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+@pytest.mark.parametrize("name", ["v_mfma_f32_32x32x64_f8f6f4_f4f4",
+                                  "v_mfma_f32_16x16x128_f8f6f4_f6f6"])  # fmt: skip
+def test_gfx950_narrow_with_8_bit_packing_is_refuted(name: str) -> None:
+    """The fp4 / fp6 A fragment built with the 8-bit packing (kWidth 16) is refuted against
+    the CK table's 32 consecutive K."""
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    operand = atoms.get(name).operand("A")
+    m, n, k = atoms.get(name).mnk
+    parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
+    wrong = replace(operand, encoding=_Build(DotOperandLayout(0, parent, 16), operand.shape))
     _replayed(wrong, prove_operand(wrong))
 
 

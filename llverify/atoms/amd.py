@@ -30,8 +30,11 @@ are proved against CK's ``mfma_type`` (``k_per_blk`` 16, input block = lane / th
 block); their K order is a convention only. The CDNA4 ISA guide's operand tables were not
 available here. ``v_mfma_scale_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` add SF_A and
 SF_B, the scale of each element (lane ``i + M b`` for row ``i``'s block ``b``, Triton's scale
-layout; the register is the element of the block). Not listed: the 6-bit and 4-bit f8f6f4
-formats (packed below a byte).
+layout; the register is the element of the block).  With 6-bit (fp6 e2m3, bf6 e3m2) and
+4-bit (fp4 e2m1) A and B formats (``_f6f6``, ``_f4f4`` atoms, scaled and unscaled) a lane holds
+32 consecutive K, one scale block, counted as elements (the register is the element's index
+in the lane's packed data: 6 VGPRs for fp6, 4 for fp4), proved against Composable Kernel's
+``mx_mfma_op.hpp`` register tables; mixed-format pairs are not listed.
 
 ``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``) holds one double of A, B and C/D
 per lane, K across the lanes (block ``b``'s A[i][k] in lane ``16 k + 4 b + i``); its fragments
@@ -47,6 +50,7 @@ Examples:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from llverify.atoms.catalogue import Atom, Operand
@@ -208,12 +212,51 @@ def _scaled(name: str, m: int, k: int) -> Atom:
             _D32 if m == 32 else _D16,
         ),
     )
+    return _with_scales(name, name, base)
+
+
+def _with_scales(name: str, instruction: str, base: Atom) -> Atom:
+    """``base`` (an unscaled gfx950 f8f6f4 atom) with the SF_A and SF_B of ``instruction``,
+    named ``name``."""
+    m, _, k = base.mnk or (0, 0, 0)
     scales = (
-        Operand("SFA", (m, k), f"{name} SFA", None, _Scales(0, m, k), 64),
-        Operand("SFB", (k, m), f"{name} SFB", None, _Scales(1, m, k), 64),
+        Operand("SFA", (m, k), f"{instruction} SFA", None, _Scales(0, m, k), 64),
+        Operand("SFB", (k, m), f"{instruction} SFB", None, _Scales(1, m, k), 64),
     )
     source = base.source + "; SF_A/SF_B: Triton's scale layout (llverify.encodings.scales)"
-    return Atom(name, "mfma", name, ("gfx950",), (m, m, k), base.operands + scales, source)
+    return Atom(name, "mfma", instruction, ("gfx950",), (m, m, k), base.operands + scales, source)
+
+
+#: gfx950 f8f6f4 A and B formats below a byte: name suffix -> (reference tag, the formats and
+#: their CBSZ/BLGP codes, VGPRs per operand)
+_NARROW = {
+    "f6f6": ("fp6", "fp6 e2m3 or bf6 e3m2 (CBSZ/BLGP 2, 3)", 6),
+    "f4f4": ("fp4", "fp4 e2m1 (CBSZ/BLGP 4)", 4),
+}
+
+
+def _narrow(instruction: str, m: int, k: int, suffix: str) -> Atom:
+    """A gfx950 f8f6f4 atom (``v_mfma_*`` or ``v_mfma_scale_*``) with both A and B in the
+    6-bit or 4-bit formats (``suffix`` "f6f6" / "f4f4"): 32 consecutive K per lane, over
+    elements (the register is the element's index in the lane's packed data; Triton kWidth 32).
+
+    Examples:
+        >>> a = _narrow("v_mfma_f32_16x16x128_f8f6f4", 16, 128, "f4f4").operand("A")
+        >>> a.layout().apply({"register": 31, "lane": 48})  # the last fp4 of lane 48
+        {'dim0': 0, 'dim1': 127}
+    """
+    tag, formats, vgprs = _NARROW[suffix]
+    unscaled = instruction.replace("mfma_scale_", "mfma_")
+    refs = (f"{unscaled} A ({tag})", f"{unscaled} B ({tag})", _D32 if m == 32 else _D16)
+    base = _mfma(f"{unscaled}_{suffix}", ("gfx950",), (m, m, k), 32, refs)
+    source = (
+        f"{base.source}; A and B in {formats}: 32 elements of K per lane in {vgprs} VGPRs, "
+        "counted as elements"
+    )
+    base = replace(base, instruction=unscaled, source=source)
+    if instruction == unscaled:
+        return base
+    return _with_scales(f"{instruction}_{suffix}", instruction, base)
 
 
 class _Blocks:
@@ -415,5 +458,11 @@ def atoms() -> list[Atom]:
     scaled = [
         _scaled("v_mfma_scale_f32_32x32x64_f8f6f4", 32, 64),
         _scaled("v_mfma_scale_f32_16x16x128_f8f6f4", 16, 128),
+    ]
+    scaled += [
+        _narrow(f"v_mfma{kind}_f32_{m}x{m}x{k}_f8f6f4", m, k, suffix)
+        for kind in ("", "_scale")
+        for m, k in ((32, 64), (16, 128))
+        for suffix in _NARROW
     ]
     return [*_mfma_atoms(), *scaled, *_multi_block_atoms(), *_wmma_atoms()]

@@ -144,6 +144,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "span two scale blocks)", "SFA", None, "v_mfma_f32_32x32x64_f8f6f4 A"),
     ("v_mfma_f64_4x4x4_4b_f64", "A (K across the lanes) against the other multi-block "
      "instructions' layout (K in registers)", "A", None, "mfma.blocks.A"),
+    ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "fp4 A (32 consecutive K per lane) against the "
+     "8-bit formats' two 16-element chunks", "A", None, "v_mfma_f32_16x16x128_f8f6f4 A"),
 )  # fmt: skip
 
 

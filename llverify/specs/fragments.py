@@ -69,6 +69,29 @@ _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_CK_MX = "AMD Composable Kernel test/mx_mfma_op/mx_mfma_op.hpp"
+
+
+def _ck_table(shape: str, role: str, fmt: str) -> str:
+    """Where :data:`_CK_MX` states the ``fmt`` operand ``role`` of the gfx950 ``shape``."""
+    m, _, k = shape.split("x")
+    if role == "A":
+        return f"load_A_row_major, 'Register Mapping for {m}x{k} for {fmt.upper()}'"
+    if fmt == "fp4":
+        return f"load_B_col_major, 'Register Mapping for {k}x{m} for FP4'"
+    return "load_B_col_major (FP6/4: lane j + N b starts at K row 32 b, 32 elements)"
+
+
+_FP6_FACTS = (
+    "16 elements per 96-bit VGPR triple (v0-2: K 32 b + 0..15, v3-5: K 32 b + 16..31), 6 VGPRs "
+    "per operand (LLVM AMDGPU gfx950 MC tests: cbsz/blgp 2, 3 take v[0:5])"
+)
+_FP4_FACTS = (
+    "two elements per byte, consecutive K (low nibble first), 4 VGPRs per operand (LLVM AMDGPU "
+    "gfx950 MC tests: cbsz/blgp 4 take v[0:3]); the same layout in AMD's ROCm blog 'Matrix Core "
+    "Programming on AMD CDNA3 and CDNA4 architecture' (mfma_fp32_32x32x64_fp4_fp4: lane t loads "
+    "bytes 16 (t / 32) .. of row t % 32 of A)"
+)
 _LAB_NOTES = "AMD lab notes 'AMD matrix cores' (amd/amd-lab-notes matrix-cores/README.md)"
 _F64_PROBE = (
     "a hardware probe on MI350 (an fpsan test's LayoutMatchesHardware for "
@@ -379,6 +402,25 @@ _LIST = [
         {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CK_SCALE} scale_mapping_16x16x128.txt (b(k, j)); {_MX_RULE}",
     ),
+    # gfx950 f8f6f4 MFMA with 6-bit (fp6 e2m3, bf6 e3m2: CBSZ/BLGP 2, 3) and 4-bit (fp4 e2m1:
+    # CBSZ/BLGP 4) A/B formats, over elements: a lane holds 32 consecutive K, one scale block
+    # (register = the element's index in the lane's packed data) -----------------------------
+    *[
+        FragmentReference(
+            f"v_mfma_f32_{shape}_f8f6f4 {role} ({fmt})",
+            # A[i][k] in lane i + M * (k / 32), element k % 32; B[k][j] mirrors it
+            dict(
+                zip(
+                    ("dim0", "dim1") if role == "A" else ("dim1", "dim0"),
+                    (f"lane & {m - 1}", f"32 * (lane >> {m.bit_length() - 1}) + register"),
+                )
+            ),
+            f"{_CK_MX} {_ck_table(shape, role, fmt)}; {source}",
+        )
+        for shape, m in (("32x32x64", 32), ("16x16x128", 16))
+        for role in ("A", "B")
+        for fmt, source in (("fp6", _FP6_FACTS), ("fp4", _FP4_FACTS))
+    ],
     # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
     FragmentReference(
         "v_mfma_i32_32x32x32_i8 A",
