@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
             "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 57, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 57, "wmma": 16, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 396
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 398
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -325,6 +325,53 @@ def test_gfx950_narrow_with_8_bit_packing_is_refuted(name: str) -> None:
     parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
     wrong = replace(operand, encoding=_Build(DotOperandLayout(0, parent, 16), operand.shape))
     _replayed(wrong, prove_operand(wrong))
+
+
+@pytest.mark.parametrize("name", ["v_wmma_f16_16x16x16_f16_gfx11",
+                                  "v_wmma_bf16_16x16x16_bf16_gfx11"])  # fmt: skip
+def test_rdna3_16_bit_accumulator_atoms(name: str) -> None:
+    """RDNA3 f16/bf16 accumulators: 8 values per lane (value v in the OPSEL half of VGPR v),
+    on the rows of the 32-bit accumulator; A and B as the other RDNA3 atoms."""
+    atom = atoms.get(name)
+    assert atom.arch == ("gfx11",) and atoms.prove_atom(atom).proved
+    c = atom.operand("C")
+    assert (c.threads, c.values, c.shape) == (32, 8, (16, 16))
+    # GPUOpen's kernel: c_frag[2 ele] of lane 17 is D[2 ele + 1][1]; ele = 3
+    assert c.layout().apply({"register": 3, "lane": 17}) == {"dim0": 7, "dim1": 1}
+    f32 = atoms.get("v_wmma_f32_16x16x16_f16_gfx11")
+    assert c.layout() == f32.operand("C").layout()
+    assert atom.operand("A").layout() == f32.operand("A").layout()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "rdna4_acc",  # RDNA4's accumulator (rows i + 8 (lane / 16))
+        "rdna3_acc_transposed",  # rows and columns exchanged (the transposed accumulator)
+    ],
+)
+def test_rdna3_16_bit_accumulator_wrong_formula_is_refuted(wrong: str) -> None:
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_rdna3_16_bit_accumulator_packed_two_per_vgpr_is_refuted() -> None:
+    """Reading the 16-bit D as packed (two rows per VGPR, 16 halves a lane) is refuted
+    against the calculator / GPUOpen formula, whose values skip the other half."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    register = [[1, 0], [2, 0], [4, 0], [8, 0]]  # the 16-bit slot counts rows
+    lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 0]]
+    packed = LinearLayout.from_bases(
+        [("register", register), ("lane", lane)], ["dim0", "dim1"], [16, 16]
+    )
+    verdict = prove_equal(packed, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert packed.apply(at) != expected
 
 
 # ---------------------------------------------------------------------- views

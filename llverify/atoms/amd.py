@@ -1,5 +1,6 @@
 """The AMD atoms: MFMA by instruction name (CDNA1 gfx908 to CDNA4 gfx950, wave64) and WMMA
-(RDNA3 gfx11, RDNA4 gfx12, gfx1250; wave32).  CUTLASS has no AMD atoms, so each fragment is
+(RDNA3 gfx11, RDNA4 gfx12, gfx1250; wave32; RDNA3 also with 16-bit f16/bf16 accumulators,
+8 values a lane in the OPSEL half of each VGPR).  CUTLASS has no AMD atoms, so each fragment is
 the Triton converter's instance for the instruction (``AMDMFMALayout`` / ``AMDWMMALayout`` and
 their dot operands, :mod:`llverify.encodings`); the formula it is proved against is the
 instruction's register layout from the ISA guides and AMD's Matrix Instruction Calculator
@@ -433,6 +434,12 @@ def _wmma_atoms() -> list[Atom]:
         _wmma(f"v_wmma_{t}_16x16x16_{s}", "gfx11", 1, 16, 16, rdna3)
         for t, s in (("f32", "f16"), ("f32", "bf16"), ("i32", "iu8"), ("i32", "iu4"))
     ]
+    # RDNA3 16-bit accumulators: 8 values per lane, value v in the OPSEL half of VGPR v
+    rdna3_16 = ("rdna3_a", "rdna3_b", "rdna3_acc_16bit")
+    for t in ("f16", "bf16"):
+        atom = _wmma(f"v_wmma_{t}_16x16x16_{t}", "gfx11", 1, 16, 16, rdna3_16)
+        source = f"{atom.source}; C/D {t}: value v in bits 15:0 (OPSEL[2] = 0) or 31:16 of VGPR v"
+        result.append(replace(atom, source=source))
     result += [
         _wmma(f"v_wmma_f32_16x16x16_{s}", "gfx12", 2, 16, 4, rdna4_16) for s in ("f16", "bf16")
     ]

@@ -146,6 +146,8 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "instructions' layout (K in registers)", "A", None, "mfma.blocks.A"),
     ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "fp4 A (32 consecutive K per lane) against the "
      "8-bit formats' two 16-element chunks", "A", None, "v_mfma_f32_16x16x128_f8f6f4 A"),
+    ("v_wmma_f16_16x16x16_f16_gfx11", "RDNA3 16-bit D against RDNA4's accumulator", "C",
+     None, "rdna4_acc"),
 )  # fmt: skip
 
 

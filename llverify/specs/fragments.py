@@ -504,6 +504,19 @@ _LIST = [
         {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
         f"{_LAB_NOTES} 'Example 3' text: D and C laid out as B; {_F64_PROBE}",
     ),
+    # RDNA3 16-bit accumulators (v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16, wave32):
+    # a lane holds 8 values, value v in one 16-bit half of VGPR v (OPSEL[2] = 0: bits 15:0,
+    # 1: bits 31:16; the other half is left alone); ``register`` counts the values -------------
+    FragmentReference(
+        "rdna3_acc_16bit",
+        # D[i][j] in the 16-bit slot 2 (i / 2) + OPSEL of lane 16 (i % 2) + j: value i / 2
+        {"dim0": "2 * register + (lane >> 4)", "dim1": "lane & 15"},
+        f"{_CALC} InstCalcGfx11.__get_output_reg_lanes with a 16-bit output (regno = 2 (i / 2) "
+        "+ OPSEL[2] in 16-bit slots, lane 16 (i % 2) + j, wave32); GPUOpen 'How to accelerate "
+        "AI applications on RDNA 3 using WMMA' (GPUOpen-LibrariesAndSDKs/Orochi "
+        "Test/WMMA/wmma_test_kernel.h: c_frag[2 ele], or c_frag[2 ele + 1] with OPSEL, holds "
+        "D[2 ele + lane / 16][lane % 16])",
+    ),
     # AMD WMMA B operands the converter obligations do not name ----------------------------
     FragmentReference(
         "rdna4_b_4bit_k32",
