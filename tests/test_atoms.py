@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The number of atoms per family; every one is proved.
 EXPECTED = {"mma.sync": 50, "mma.sp": 12, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 14,
             "stmatrix": 9, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
-            "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
+            "mfma": 57, "wmma": 16, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 434
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 445
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -255,6 +255,125 @@ def test_gfx950_wrong_k_packing_is_refuted(name: str, role: str, k_width: int) -
     _replayed(wrong, prove_operand(wrong))
 
 
+_NARROW = [f"v_mfma{kind}_f32_{shape}_f8f6f4_{fmt}" for kind in ("", "_scale")
+           for shape in ("32x32x64", "16x16x128") for fmt in ("f6f6", "f4f4")]  # fmt: skip
+
+
+def test_gfx950_narrow_format_atoms() -> None:
+    """gfx950 f8f6f4 with 6-bit and 4-bit A and B (fp6/bf6: 6 VGPRs, fp4: 4 VGPRs per
+    operand): 32 consecutive K per lane, counted as elements (register = element index in the
+    lane's packed data), as CK's mx_mfma_op register tables list them."""
+    for name in _NARROW:
+        atom = atoms.get(name)
+        assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).proved
+        assert atom.instruction == name.rsplit("_", 1)[0]
+        assert [op.role for op in atom.operands][:3] == ["A", "B", "C"]
+    a = atoms.get("v_mfma_f32_16x16x128_f8f6f4_f4f4").operand("A")
+    assert (a.threads, a.values, a.shape) == (64, 32, (16, 128))
+    # CK 'Register Mapping for 16x128 for FP4': lane 48, Reg 3 [24:31] = K126K127 (elements
+    # 30, 31); lane 16, Reg 0 [0:7] = K32K33
+    assert a.layout().apply({"register": 31, "lane": 48}) == {"dim0": 0, "dim1": 127}
+    assert a.layout().apply({"register": 1, "lane": 17}) == {"dim0": 1, "dim1": 33}
+    # CK 'Register Mapping for 32x64 for FP6': lane 32's Reg 3-5 hold K 48-63 (elements 16-31)
+    a6 = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f6f6").operand("A")
+    assert a6.layout().apply({"register": 16, "lane": 32}) == {"dim0": 0, "dim1": 48}
+    b = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f4f4").operand("B")
+    assert b.layout().apply({"register": 3, "lane": 40}) == {"dim0": 35, "dim1": 8}
+
+
+@pytest.mark.parametrize("name", [n for n in _NARROW if "scale" in n])
+def test_gfx950_narrow_formats_hold_one_scale_block_per_lane(name: str) -> None:
+    """With 6-bit and 4-bit formats a lane's 32 elements are exactly the block its scale
+    covers (A's fragment is SF_A's); with 8-bit formats they are not (two blocks per lane)."""
+    atom = atoms.get(name)
+    assert atom.operand("A").layout() == atom.operand("SFA").layout()
+    assert atom.operand("B").layout() == atom.operand("SFB").layout()
+    eight_bit = atoms.get(name.rsplit("_", 1)[0])
+    assert eight_bit.operand("A").layout() != eight_bit.operand("SFA").layout()
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # fp4 / fp6 read with the 8-bit formats' two 16-element chunks per lane
+        ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "A", "v_mfma_f32_16x16x128_f8f6f4 A"),
+        ("v_mfma_scale_f32_32x32x64_f8f6f4_f6f6", "B", "v_mfma_f32_32x32x64_f8f6f4 B"),
+        # and the 8-bit layout read as fp4's 32 consecutive K
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", "v_mfma_f32_32x32x64_f8f6f4 A (fp4)"),
+        # the 32x32x64 fp6 A read with the 16x16x128 formula
+        ("v_mfma_f32_32x32x64_f8f6f4_f6f6", "A", "v_mfma_f32_16x16x128_f8f6f4 A (fp6)"),
+    ],
+)
+def test_gfx950_narrow_wrong_formula_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+@pytest.mark.parametrize("name", ["v_mfma_f32_32x32x64_f8f6f4_f4f4",
+                                  "v_mfma_f32_16x16x128_f8f6f4_f6f6"])  # fmt: skip
+def test_gfx950_narrow_with_8_bit_packing_is_refuted(name: str) -> None:
+    """The fp4 / fp6 A fragment built with the 8-bit packing (kWidth 16) is refuted against
+    the CK table's 32 consecutive K."""
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    operand = atoms.get(name).operand("A")
+    m, n, k = atoms.get(name).mnk
+    parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
+    wrong = replace(operand, encoding=_Build(DotOperandLayout(0, parent, 16), operand.shape))
+    _replayed(wrong, prove_operand(wrong))
+
+
+@pytest.mark.parametrize("name", ["v_wmma_f16_16x16x16_f16_gfx11",
+                                  "v_wmma_bf16_16x16x16_bf16_gfx11"])  # fmt: skip
+def test_rdna3_16_bit_accumulator_atoms(name: str) -> None:
+    """RDNA3 f16/bf16 accumulators: 8 values per lane (value v in the OPSEL half of VGPR v),
+    on the rows of the 32-bit accumulator; A and B as the other RDNA3 atoms."""
+    atom = atoms.get(name)
+    assert atom.arch == ("gfx11",) and atoms.prove_atom(atom).proved
+    c = atom.operand("C")
+    assert (c.threads, c.values, c.shape) == (32, 8, (16, 16))
+    # GPUOpen's kernel: c_frag[2 ele] of lane 17 is D[2 ele + 1][1]; ele = 3
+    assert c.layout().apply({"register": 3, "lane": 17}) == {"dim0": 7, "dim1": 1}
+    f32 = atoms.get("v_wmma_f32_16x16x16_f16_gfx11")
+    assert c.layout() == f32.operand("C").layout()
+    assert atom.operand("A").layout() == f32.operand("A").layout()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "rdna4_acc",  # RDNA4's accumulator (rows i + 8 (lane / 16))
+        "rdna3_acc_transposed",  # rows and columns exchanged (the transposed accumulator)
+    ],
+)
+def test_rdna3_16_bit_accumulator_wrong_formula_is_refuted(wrong: str) -> None:
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_rdna3_16_bit_accumulator_packed_two_per_vgpr_is_refuted() -> None:
+    """Reading the 16-bit D as packed (two rows per VGPR, 16 halves a lane) is refuted
+    against the calculator / GPUOpen formula, whose values skip the other half."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    register = [[1, 0], [2, 0], [4, 0], [8, 0]]  # the 16-bit slot counts rows
+    lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 0]]
+    packed = LinearLayout.from_bases(
+        [("register", register), ("lane", lane)], ["dim0", "dim1"], [16, 16]
+    )
+    verdict = prove_equal(packed, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert packed.apply(at) != expected
+
+
 # ---------------------------------------------------------------------- views
 
 
@@ -322,7 +441,7 @@ def _triton_cases():
         ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
     )
     for atom in atoms.atoms("mfma"):
-        if atom.source.startswith("Composable Kernel"):  # multi-block: its own test below
+        if not atom.source.startswith("Triton converter"):  # multi-block: its own tests below
             continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
@@ -889,10 +1008,11 @@ def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
 
 
 def test_multi_block_mfma_atoms() -> None:
-    """15 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16):
-    the blocks stacked (A's along the rows, B's and D's along the columns)."""
+    """16 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16;
+    f64 4x4x4 with 4 blocks): the blocks stacked (A's along the rows, B's and D's along the
+    columns)."""
     names = [a.name for a in atoms.atoms("mfma") if "b_" in a.name or "x2bf16" in a.name]
-    assert len(names) == 15
+    assert len(names) == 16
     atom = atoms.get("v_mfma_f32_32x32x1f32")  # the CDNA1 spelling is an alias
     assert atom.name == "v_mfma_f32_32x32x1_2b_f32" and atom.mnk == (32, 32, 1)
     c = atom.operand("C")
@@ -940,6 +1060,54 @@ def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: 
     assert prove_operand(operand).proved
     bad = replace(operand, reference=wrong)
     _replayed(bad, prove_operand(bad))
+
+
+def test_f64_4x4x4_four_block_atom() -> None:
+    """``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``): one double per lane, K
+    across the lanes (block b's A[i][k] in lane 16 k + 4 b + i; B[k][j] and D[i][j] in lane
+    16 k|i + 4 b + j), unlike the other multi-block instructions, whose K is in registers."""
+    atom = atoms.get("v_mfma_f64_4x4x4f64")
+    assert atom.name == "v_mfma_f64_4x4x4_4b_f64" and atom.arch == ("gfx90a", "gfx942", "gfx950")
+    assert atoms.prove_atom(atom).proved
+    a, b, c = (atom.operand(role) for role in ("A", "B", "C"))
+    assert (a.shape, b.shape, c.shape) == ((16, 4), (4, 16), (4, 16))
+    assert (a.threads, a.values, c.values) == (64, 1, 1)
+    # lane 16 * 3 + 4 * 2 + 1: block 2's A[1][3] (stacked row 9), B[3][1] and D[3][1] (column 9)
+    assert a.layout().apply({"register": 0, "lane": 57}) == {"dim0": 9, "dim1": 3}
+    assert b.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+    assert c.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+
+
+@pytest.mark.parametrize(
+    ("role", "wrong"),
+    [
+        # K in registers and the stacked row in the lane, as the other multi-block atoms
+        ("A", "mfma.blocks.A"),
+        # A read as B (the blocks along the columns)
+        ("A", "mfma.f64.4x4x4.4b.B"),
+        # D read as the 16-block 4x4 instructions' D (rows in registers)
+        ("C", "mfma.4x4.16b.D"),
+    ],
+)
+def test_f64_4x4x4_wrong_formula_is_refuted(role: str, wrong: str) -> None:
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand(role)
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_f64_4x4x4_perturbed_fragment_is_refuted() -> None:
+    """The A fragment with its block and row lane bits exchanged (lane 4 b + i read as
+    4 i + b) is refuted against the lab-notes formula, and the counterexample replays."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand("A")
+    lane = [[4, 0], [8, 0], [1, 0], [2, 0], [0, 1], [0, 2]]
+    wrong = LinearLayout.from_bases([("register", []), ("lane", lane)], ["dim0", "dim1"], [16, 4])
+    verdict = prove_equal(wrong, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert wrong.apply(at) != expected
 
 
 # ---------------------------------------------------------------------- closed forms in pictures

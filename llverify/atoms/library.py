@@ -153,6 +153,12 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "((4,8),(8,2)):((64,8),(1,256))", None),
     ("mma.sp.m16n8k64.s32.u4.u4.s32", "B against the dense B of half the K (m16n8k32)", "B",
      None, "mma.m16n8k32.b4.B"),
+    ("v_mfma_f64_4x4x4_4b_f64", "A (K across the lanes) against the other multi-block "
+     "instructions' layout (K in registers)", "A", None, "mfma.blocks.A"),
+    ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "fp4 A (32 consecutive K per lane) against the "
+     "8-bit formats' two 16-element chunks", "A", None, "v_mfma_f32_16x16x128_f8f6f4 A"),
+    ("v_wmma_f16_16x16x16_f16_gfx11", "RDNA3 16-bit D against RDNA4's accumulator", "C",
+     None, "rdna4_acc"),
 )  # fmt: skip
 
 

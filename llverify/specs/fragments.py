@@ -74,6 +74,35 @@ _SP_16816_TF32 = "Matrix Fragments for sparse mma.m16n8k16 with .tf32 floating p
 _SP_16864_B8 = "Matrix Fragments for sparse mma.m16n8k64 with .u8/.s8/.e4m3/.e5m2 type"
 _SP_16864_B4 = "Matrix Fragments for sparse mma.m16n8k64 with .u4/.s4 integer type"
 _SP_168128_B4 = "Matrix Fragments for sparse mma.m16n8k128 with .u4/.s4 integer type"
+_CK_MX = "AMD Composable Kernel test/mx_mfma_op/mx_mfma_op.hpp"
+
+
+def _ck_table(shape: str, role: str, fmt: str) -> str:
+    """Where :data:`_CK_MX` states the ``fmt`` operand ``role`` of the gfx950 ``shape``."""
+    m, _, k = shape.split("x")
+    if role == "A":
+        return f"load_A_row_major, 'Register Mapping for {m}x{k} for {fmt.upper()}'"
+    if fmt == "fp4":
+        return f"load_B_col_major, 'Register Mapping for {k}x{m} for FP4'"
+    return "load_B_col_major (FP6/4: lane j + N b starts at K row 32 b, 32 elements)"
+
+
+_FP6_FACTS = (
+    "16 elements per 96-bit VGPR triple (v0-2: K 32 b + 0..15, v3-5: K 32 b + 16..31), 6 VGPRs "
+    "per operand (LLVM AMDGPU gfx950 MC tests: cbsz/blgp 2, 3 take v[0:5])"
+)
+_FP4_FACTS = (
+    "two elements per byte, consecutive K (low nibble first), 4 VGPRs per operand (LLVM AMDGPU "
+    "gfx950 MC tests: cbsz/blgp 4 take v[0:3]); the same layout in AMD's ROCm blog 'Matrix Core "
+    "Programming on AMD CDNA3 and CDNA4 architecture' (mfma_fp32_32x32x64_fp4_fp4: lane t loads "
+    "bytes 16 (t / 32) .. of row t % 32 of A)"
+)
+_LAB_NOTES = "AMD lab notes 'AMD matrix cores' (amd/amd-lab-notes matrix-cores/README.md)"
+_F64_PROBE = (
+    "a hardware probe on MI350 (an fpsan test's LayoutMatchesHardware for "
+    "__builtin_amdgcn_mfma_f64_4x4x4f64: A[i][k] of block b at lane 16k+4b+i, B[k][j] at "
+    "16k+4b+j, D[i][j] at 16i+4b+j)"
+)
 _CK_SCALE = (
     "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
     "lane's scale each byte of A takes)"
@@ -464,6 +493,25 @@ _LIST = [
         {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CK_SCALE} scale_mapping_16x16x128.txt (b(k, j)); {_MX_RULE}",
     ),
+    # gfx950 f8f6f4 MFMA with 6-bit (fp6 e2m3, bf6 e3m2: CBSZ/BLGP 2, 3) and 4-bit (fp4 e2m1:
+    # CBSZ/BLGP 4) A/B formats, over elements: a lane holds 32 consecutive K, one scale block
+    # (register = the element's index in the lane's packed data) -----------------------------
+    *[
+        FragmentReference(
+            f"v_mfma_f32_{shape}_f8f6f4 {role} ({fmt})",
+            # A[i][k] in lane i + M * (k / 32), element k % 32; B[k][j] mirrors it
+            dict(
+                zip(
+                    ("dim0", "dim1") if role == "A" else ("dim1", "dim0"),
+                    (f"lane & {m - 1}", f"32 * (lane >> {m.bit_length() - 1}) + register"),
+                )
+            ),
+            f"{_CK_MX} {_ck_table(shape, role, fmt)}; {source}",
+        )
+        for shape, m in (("32x32x64", 32), ("16x16x128", 16))
+        for role in ("A", "B")
+        for fmt, source in (("fp6", _FP6_FACTS), ("fp4", _FP4_FACTS))
+    ],
     # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
     FragmentReference(
         "v_mfma_i32_32x32x32_i8 A",
@@ -522,6 +570,43 @@ _LIST = [
         # block b's D[i][j]: lane j + 4 * b, register i
         {"dim0": "register", "dim1": "lane"},
         f"{_CALC} v_mfma_f32_4x4x1_16b_f32, v_mfma_f32_4x4x4_16b_f16 (16 blocks), D",
+    ),
+    # v_mfma_f64_4x4x4_4b_f64 (CDNA2 v_mfma_f64_4x4x4f64): 4 blocks of 4x4x4, one double per
+    # lane; K runs across lanes, not registers.  Stacked as above: A (16 x 4) at rows 4 b ..,
+    # B and D (4 x 16) at columns 4 b ..
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.A",
+        # block b's A[i][k] in lane 16 k + 4 b + i
+        {"dim0": "4 * ((lane >> 2) & 3) + (lane & 3)", "dim1": "lane >> 4"},
+        f"{_LAB_NOTES} 'Example 3 - V_MFMA_F64_4x4x4F64', figure "
+        "v_mfma_f64_4x4x4f64_lane_layout (A layout: lane l holds (l % 4, l / 16), coloured by "
+        f"block (l / 4) % 4); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.B",
+        # block b's B[k][j] in lane 16 k + 4 b + j
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} figure v_mfma_f64_4x4x4f64_lane_layout (B layout); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.D",
+        # block b's D[i][j] in lane 16 i + 4 b + j ("the layout for output D and input C is the
+        # same as the layout for input B")
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} 'Example 3' text: D and C laid out as B; {_F64_PROBE}",
+    ),
+    # RDNA3 16-bit accumulators (v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16, wave32):
+    # a lane holds 8 values, value v in one 16-bit half of VGPR v (OPSEL[2] = 0: bits 15:0,
+    # 1: bits 31:16; the other half is left alone); ``register`` counts the values -------------
+    FragmentReference(
+        "rdna3_acc_16bit",
+        # D[i][j] in the 16-bit slot 2 (i / 2) + OPSEL of lane 16 (i % 2) + j: value i / 2
+        {"dim0": "2 * register + (lane >> 4)", "dim1": "lane & 15"},
+        f"{_CALC} InstCalcGfx11.__get_output_reg_lanes with a 16-bit output (regno = 2 (i / 2) "
+        "+ OPSEL[2] in 16-bit slots, lane 16 (i % 2) + j, wave32); GPUOpen 'How to accelerate "
+        "AI applications on RDNA 3 using WMMA' (GPUOpen-LibrariesAndSDKs/Orochi "
+        "Test/WMMA/wmma_test_kernel.h: c_frag[2 ele], or c_frag[2 ele + 1] with OPSEL, holds "
+        "D[2 ele + lane / 16][lane % 16])",
     ),
     # AMD WMMA B operands the converter obligations do not name ----------------------------
     FragmentReference(
