@@ -9,7 +9,7 @@ every solution chosen here ("free variables = 0") is the one Triton chooses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 
 class EchelonBasis:
@@ -135,7 +135,7 @@ def rank(columns: Sequence[int]) -> int:
     return len(vectors)
 
 
-def rank_beside_units(units: int, columns: Iterable[int]) -> int:
+def rank_beside_units(units: int, columns: Collection[int]) -> int:
     """Rank of the unit vectors of the set bits of ``units`` together with ``columns``.
 
     Made for matrices whose columns are mostly unit vectors (a swizzled layout's): the
@@ -153,8 +153,8 @@ def rank_beside_units(units: int, columns: Iterable[int]) -> int:
         2
     """
     covered = units
-    rest = list(columns)
-    while rest:
+    rest = columns
+    while True:
         left = []
         for column in rest:
             column &= ~covered
@@ -162,11 +162,13 @@ def rank_beside_units(units: int, columns: Iterable[int]) -> int:
                 left.append(column)
             else:
                 covered |= column  # a single bit (or 0, which adds nothing)
+        if not left:
+            return covered.bit_count()
         if len(left) == len(rest):
             break  # no column became a single bit: eliminate the rest
         rest = left
     vectors: dict[int, int] = {}
-    for column in rest:
+    for column in left:
         column &= ~covered
         while column:
             top = column.bit_length() - 1

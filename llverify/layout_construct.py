@@ -674,7 +674,7 @@ def _two_dim_reader(
             return None
         packed = (body & dim0) | ((body & dim1) >> shift)
         flat = unpack(packed.to_bytes(nbytes, "little"))
-        if sum(flat) != full or flat.count(0) != zeros or packed.bit_count() != total:
+        if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
             if _rank(flat, units0) != total:  # not the unit vectors once each: eliminate
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
@@ -705,7 +705,7 @@ def _reader(
         for field, shift in moves:
             packed |= (body & field) >> shift
         flat = unpack(packed.to_bytes(nbytes, "little"))
-        if sum(flat) != full or flat.count(0) != zeros or packed.bit_count() != total:
+        if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
             if _rank(flat, units0) != total:  # not the unit vectors once each: eliminate
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
@@ -723,7 +723,8 @@ def _rank(flat: tuple[int, ...], units0: frozenset[int]) -> int:
     """
     distinct = set(flat)
     others = distinct - units0
-    return rank_beside_units(sum(distinct) - sum(others), others)
+    distinct -= others  # the unit columns (and 0): their sum is their OR
+    return rank_beside_units(sum(distinct), others)
 
 
 def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
