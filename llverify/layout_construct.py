@@ -621,16 +621,6 @@ def make_template(
     expected = int.from_bytes(zeros, "little")
     if int.from_bytes(key, "little") & check != expected:
         return None
-    # Field k moves down by 40k bits less its offset, next to the fields before it.
-    moves = tuple(
-        (field, 40 * k - offset) for k, (field, offset) in enumerate(zip(fields, offsets))
-    )
-    # 64 bits read at every basis's first payload: its packed column (T <= 64 bits).
-    layout, end = ["<"], 0
-    for p in starts[::num_outs]:
-        layout.append(f"{p - end}xQ")
-        end = p + 8
-    unpack = Struct("".join(layout)).unpack
     bounds = list(accumulate(counts, initial=0))
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     groups = itemgetter(*slices) if len(slices) > 1 else _one_group
@@ -639,9 +629,34 @@ def make_template(
     # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
     shape = (ins, outs, out_log2, offsets, total)
     units = ((1 << total) - 1, sum(counts) - total, frozenset({0, *(1 << b for b in range(total))}))
-    if len(moves) == 2:
-        return _two_dim_reader(check, expected, moves, unpack, end, groups, shape, units)
-    return _reader(check, expected, moves, unpack, end, groups, shape, units)
+    firsts = starts[::num_outs]  # every basis's first payload: where its column is read
+    if num_outs == 2 and total <= 32 and out_log2[0] <= 20:
+        # 32 bits read at each: see _narrow_reader.
+        unpack, nbytes = _slots(firsts, "I", 4, len(key))
+        coords = fields[0] | fields[1]
+        return _narrow_reader(
+            coords, expected, 40 - offsets[1], unpack, nbytes, groups, shape, units
+        )
+    # Field k moves down by 40k bits less its offset, next to the fields before it; 64 bits
+    # read at each first payload (T <= 64 bits).
+    moves = tuple(
+        (field, 40 * k - offset) for k, (field, offset) in enumerate(zip(fields, offsets))
+    )
+    unpack, nbytes = _slots(firsts, "Q", 8, firsts[-1] + 8)
+    return _reader(check, expected, moves, unpack, nbytes, groups, shape, units)
+
+
+def _slots(
+    firsts: list[int], code: str, size: int, nbytes: int
+) -> tuple[Callable[[bytes], tuple[int, ...]], int]:
+    """A ``struct`` unpacker of one ``size``-byte unsigned int (``code``) at each offset of
+    ``firsts`` in ``nbytes`` bytes, and ``nbytes``."""
+    layout, end = ["<"], 0
+    for p in firsts:
+        layout.append(f"{p - end}x{code}")
+        end = p + size
+    layout.append(f"{nbytes - end}x")
+    return Struct("".join(layout)).unpack, nbytes
 
 
 #: What make_template hands its reader: the in-dim names, the out-dim names, the out sizes'
@@ -651,30 +666,38 @@ _Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...
 _Units = tuple[int, int, frozenset[int]]
 
 
-def _two_dim_reader(
-    check: int,
+def _narrow_reader(
+    coords: int,
     expected: int,
-    moves: tuple[tuple[int, int], ...],
+    shift: int,
     unpack: Callable[[bytes], tuple[int, ...]],
     nbytes: int,
     groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
     shape: _Shape,
     units: _Units,
 ) -> TemplateReader:
-    """The reader of a template with two out dims (make_template's argument; the common case,
-    written out)."""
+    """The reader of a template with two out dims, ``T <= 32`` and ``w_0 <= 20`` (the common
+    case; make_template's argument), with fewer big-int operations.  ``coords``: the mask
+    of both out dims' fields; ``shift = 40 - w_0``.
+
+    The key's bits outside ``coords`` are compared as ``body - (body & coords)`` (the fields
+    and the rest are disjoint).  One shift of the coordinates moves every dim1 coordinate
+    from bit ``8p + 40`` to ``8p + w_0``, above its dim0 coordinate at ``8p``: the 32 bits at
+    ``8p`` are the column.  What else lands or stays is outside every such slot: a shifted
+    dim0 coordinate below ``8p`` (``w_0 <= 20``; a basis's payloads are at least 15 bytes
+    after the last one's), an unshifted dim1 coordinate from ``8p + 40``.  The popcount of
+    the coordinates is that of the columns."""
     from_bytes = int.from_bytes
-    (dim0, _), (dim1, shift) = moves
     ins, outs, out_log2, offsets, total = shape
     full, zeros, units0 = units
 
     def read(key: bytes) -> Columns | None:
         body = from_bytes(key, "little")
-        if body & check != expected:
+        fields = body & coords
+        if body - fields != expected:
             return None
-        packed = (body & dim0) | ((body & dim1) >> shift)
-        flat = unpack(packed.to_bytes(nbytes, "little"))
-        if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
+        flat = unpack((fields | (fields >> shift)).to_bytes(nbytes, "little"))
+        if fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
             if _rank(flat, units0) != total:  # not the unit vectors once each: eliminate
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
@@ -692,7 +715,8 @@ def _reader(
     shape: _Shape,
     units: _Units,
 ) -> TemplateReader:
-    """The reader of a template with one or more than two out dims (see make_template)."""
+    """The reader of a template of any number of out dims (see make_template): the fields
+    moved next to each other one out dim at a time, 64 bits read per column."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
     full, zeros, units0 = units
