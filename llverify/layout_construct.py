@@ -598,7 +598,8 @@ def make_template(
     ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
     if not len(zeros) == len(ones) == len(key):
         return None
-    diff = bytes(a ^ b for a, b in zip(zeros, ones))
+    expected = int.from_bytes(zeros, "little")
+    diff = (expected ^ int.from_bytes(ones, "little")).to_bytes(len(key), "little")
     starts = []
     found = diff.find(b"\x01\x01\x01\x01")
     while found >= 0:
@@ -618,7 +619,6 @@ def make_template(
     ]
     # The key's bits that must equal `expected`: all but those fields.
     check = ((1 << (8 * len(key))) - 1) ^ sum(fields)
-    expected = int.from_bytes(zeros, "little")
     if int.from_bytes(key, "little") & check != expected:
         return None
     bounds = list(accumulate(counts, initial=0))

@@ -427,3 +427,33 @@ def test_templates_of_mixed_columns_agree_with_the_constructor(case, where, chan
         else:
             basis[where % num_outs] = change
     assert _outcome(LinearLayout.from_bases, bases, outs) == _outcome(LinearLayout, bases, outs)
+
+
+def test_templates_of_wide_two_dim_layouts() -> None:
+    # Two out dims past the narrow reader (T > 32 or a dim0 of more than 20 bits): the
+    # general reader (64-bit columns) reads shuffles with a swizzled column, and refuses a
+    # repeated column (rank T - 1) and a bit past the template's size; from_bases decides
+    # both as the constructor does.
+    import random
+    from marshal import dumps
+
+    rng = random.Random(26)
+    for widths in ((21, 3), (17, 17), (2, 30)):
+        columns = [[1 << b, 0] for b in range(widths[0])] + [[0, 1 << b] for b in range(widths[1])]
+        columns[0] = [1, 1 << (widths[1] - 1)]  # a swizzled column
+        bases = [("lane", columns[:5]), ("register", columns[5:])]
+        read = _primed_reader(bases, OUTS)
+        for _ in range(10):
+            rng.shuffle(columns)
+            shuffled = [("lane", [list(b) for b in columns[:5]]), ("register", columns[5:])]
+            assert read(dumps((shuffled, OUTS, None, True), 0)) is not None
+            assert _outcome(LinearLayout.from_bases, shuffled, OUTS) == _outcome(
+                LinearLayout, shuffled, OUTS
+            )
+        # The columns are a basis: one replaced by a copy of another leaves rank T - 1.
+        for bad in (list(columns[1]), [1 << widths[0], 0]):
+            spoiled = [("lane", [bad] + [list(b) for b in columns[1:5]]), ("register", columns[5:])]
+            assert read(dumps((spoiled, OUTS, None, True), 0)) is None, (widths, bad)
+            assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
+                LinearLayout, spoiled, OUTS
+            )
