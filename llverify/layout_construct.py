@@ -592,8 +592,12 @@ def make_template(
     ins, cols, outs, out_log2, offsets, _ = parts
     counts = [len(in_cols) for in_cols in cols]
     num_outs = len(outs)
-    if not num_outs or not sum(counts):
-        return None
+    if (
+        not num_outs
+        or not sum(counts)
+        or rank_beside_units(0, list(chain.from_iterable(cols))) != sum(out_log2)
+    ):
+        return None  # (a reader trusts the template's columns to have full rank)
     zeros = _marshal_dumps((_probe(bases, 0), out_dim_names, None, True), 0)
     ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
     if not len(zeros) == len(ones) == len(key):
@@ -628,7 +632,12 @@ def make_template(
     # What a reader returns besides the columns, and what its unit-vector test compares:
     # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
     shape = (ins, outs, out_log2, offsets, total)
-    units = ((1 << total) - 1, sum(counts) - total, frozenset({0, *(1 << b for b in range(total))}))
+    units = (
+        (1 << total) - 1,
+        sum(counts) - total,
+        frozenset({0, *(1 << b for b in range(total))}),
+        [frozenset(chain.from_iterable(cols))],  # a set of columns of full rank: the template's
+    )
     firsts = starts[::num_outs]  # every basis's first payload: where its column is read
     if num_outs == 2 and total <= 32 and out_log2[0] <= 20:
         # 32 bits read at each: see _narrow_reader.
@@ -661,9 +670,10 @@ def _slots(
 
 #: What make_template hands its reader: the in-dim names, the out-dim names, the out sizes'
 #: log2, the out offsets and T (their sum) (_Shape); 2**T - 1, the count of zero columns when
-#: the columns are the unit vectors once each, and the set of the unit vectors and 0 (_Units).
+#: the columns are the unit vectors once each, the set of the unit vectors and 0, and the
+#: last set of distinct columns found of full rank (_Units, see _full_rank).
 _Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...], int]
-_Units = tuple[int, int, frozenset[int]]
+_Units = tuple[int, int, frozenset[int], list[frozenset[int]]]
 
 
 def _narrow_reader(
@@ -689,7 +699,7 @@ def _narrow_reader(
     the coordinates is that of the columns."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, units0 = units
+    full, zeros, units0, known = units
 
     def read(key: bytes) -> Columns | None:
         body = from_bytes(key, "little")
@@ -698,7 +708,9 @@ def _narrow_reader(
             return None
         flat = unpack((fields | (fields >> shift)).to_bytes(nbytes, "little"))
         if fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
-            if _rank(flat, units0) != total:  # not the unit vectors once each: eliminate
+            # Not the unit vectors once each: the rank of the distinct columns.
+            distinct = frozenset(flat)
+            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
@@ -719,7 +731,7 @@ def _reader(
     moved next to each other one out dim at a time, 64 bits read per column."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, units0 = units
+    full, zeros, units0, known = units
 
     def read(key: bytes) -> Columns | None:
         body = from_bytes(key, "little")
@@ -730,25 +742,37 @@ def _reader(
             packed |= (body & field) >> shift
         flat = unpack(packed.to_bytes(nbytes, "little"))
         if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
-            if _rank(flat, units0) != total:  # not the unit vectors once each: eliminate
+            # Not the unit vectors once each: the rank of the distinct columns.
+            distinct = frozenset(flat)
+            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
     return read
 
 
-def _rank(flat: tuple[int, ...], units0: frozenset[int]) -> int:
-    """The rank of columns below ``2**T``, ``units0`` the unit vectors below ``2**T`` and 0:
-    those it holds counted at once, the others eliminated beside them.
+def _full_rank(
+    distinct: frozenset[int], units0: frozenset[int], total: int, known: list[frozenset[int]]
+) -> bool:
+    """True when the distinct columns ``distinct``, each below ``2**T``, have rank ``T``;
+    ``units0``: the unit vectors below ``2**T`` and 0.  Those among them are counted at once,
+    the others eliminated beside them (:func:`llverify.gf2.rank_beside_units`).  A set found
+    of full rank is kept as ``known[0]`` (the rank is a function of the set of distinct
+    columns: the reader then accepts the same set, in any order and with any repeats,
+    without eliminating again).
 
     Examples:
-        >>> _rank((1, 2, 3, 0, 4), frozenset({0, 1, 2, 4}))
-        3
+        >>> known = [frozenset()]
+        >>> _full_rank(frozenset({1, 2, 3, 0, 4}), frozenset({0, 1, 2, 4, 8}), 4, known)
+        False
+        >>> _full_rank(frozenset({1, 2, 12, 4}), frozenset({0, 1, 2, 4, 8}), 4, known), known
+        (True, [frozenset({1, 2, 12, 4})])
     """
-    distinct = set(flat)
     others = distinct - units0
-    distinct -= others  # the unit columns (and 0): their sum is their OR
-    return rank_beside_units(sum(distinct), others)
+    if rank_beside_units(sum(distinct) - sum(others), others) != total:
+        return False
+    known[0] = distinct
+    return True
 
 
 def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:

@@ -457,3 +457,22 @@ def test_templates_of_wide_two_dim_layouts() -> None:
             assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
                 LinearLayout, spoiled, OUTS
             )
+
+
+def test_make_template_refuses_columns_short_of_full_rank() -> None:
+    # A reader accepts a key whose distinct columns are those of its template (the rank is a
+    # function of that set), so the template's own columns must have full rank: columns of
+    # rank 1 < 2 (built without requiring surjectivity) get no template.
+    from marshal import dumps
+
+    from llverify.layout_construct import make_template
+
+    bases, outs = [("lane", [[1, 1], [1, 1]])], ["dim0", "dim1"]
+    parts = validated_columns(bases, outs, None, True)
+    assert make_template(bases, outs, dumps((bases, outs, None, True), 0), parts) is None
+    full = [("lane", [[1, 1], [0, 1]])]
+    parts = validated_columns(full, outs, None, True)
+    read = make_template(full, outs, dumps((full, outs, None, True), 0), parts)
+    # Its set {3, 2} is known; a repeat of one of them is another set, eliminated: refused.
+    assert read(dumps(([("lane", [[0, 1], [1, 1]])], outs, None, True), 0)) is not None
+    assert read(dumps(([("lane", [[1, 1], [1, 1]])], outs, None, True), 0)) is None
