@@ -639,6 +639,11 @@ def make_template(
         [frozenset(chain.from_iterable(cols))],  # a set of columns of full rank: the template's
     )
     firsts = starts[::num_outs]  # every basis's first payload: where its column is read
+    # A basis of ints is at least 10 bytes long (15 with two out dims): the slots read below
+    # (and, in the narrow reader, what lands outside them) never overlap.  Checked all the same.
+    gap = min((b - a for a, b in zip(firsts, firsts[1:])), default=15)
+    if gap < 8 or (num_outs == 2 and gap < 15):
+        return None
     if num_outs == 2 and total <= 32 and out_log2[0] <= 20:
         # 32 bits read at each: see _narrow_reader.
         unpack, nbytes = _slots(firsts, "I", 4, len(key))
