@@ -543,9 +543,10 @@ def _normalize_in_bases(name: str, in_bases: Any) -> tuple[tuple[int, ...], ...]
 # clear), has passed every check of its structure already; the template then packs its
 # columns from the key's bytes read as one big int (a few big-int operations and one
 # ``struct`` call, no Python loop over the bases) and accepts them when they have full rank
-# (surjective, so the widths are also the inferred ones): at once when the distinct non-zero
-# columns are exactly the unit vectors (blocked, MMA and most distributed layouts), else by
-# elimination beside the unit columns (a swizzle's: ``gf2.rank_beside_units``).
+# (surjective, so the widths are also the inferred ones): at once when the columns are the
+# unit vectors once each (blocked, MMA and most distributed layouts) or a set of columns the
+# template found of full rank before, else by elimination beside the unit columns (a
+# swizzle's: ``gf2.rank_beside_units``).
 
 #: A template: the columns of the arguments serialised as the given key, or None when the key
 #: lacks the template's structure, a coordinate reaches past the template's out sizes, or the
@@ -572,8 +573,10 @@ def make_template(
     call.  They are accepted only when their rank is ``T = sum(w_k)``, the number of out bits:
     the layout is then surjective onto sizes ``2**w_k``, so some coordinate of every out dim
     has its top bit ``w_k - 1`` set and Triton's inferred sizes are those sizes.  The rank is
-    ``T`` at once when the distinct non-zero columns are the ``T`` unit vectors (a set
-    comparison), else it is computed exactly (:func:`llverify.gf2.rank_beside_units`).
+    ``T`` at once when the columns are the ``T`` unit vectors once each and zeros (``T`` bits
+    in all, summing to ``2**T - 1``, ``T`` columns non-zero), or when their set of distinct
+    values is one the template found of full rank before (at first its own columns: see
+    ``_full_rank``); else it is computed exactly (:func:`llverify.gf2.rank_beside_units`).
 
     Examples:
         >>> from marshal import dumps
