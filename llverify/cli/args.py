@@ -238,6 +238,25 @@ def parse_timeout(text: str) -> float:
         raise argparse.ArgumentTypeError(expected) from None
 
 
+def add_timeout_option(parser: argparse.ArgumentParser, what: str, default: float = 60.0) -> None:
+    """The ``--timeout SECONDS`` option of every subcommand (:func:`parse_timeout`); ``what``
+    says what the budget limits.
+
+    Examples:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_timeout_option(parser, "solver budget", 30.0)
+        >>> parser.parse_args([]).timeout, parser.parse_args(["--timeout", "2"]).timeout
+        (30.0, 2.0)
+    """
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=default,
+        metavar="SECONDS",
+        help=f"{what} (default %(default)s)",
+    )
+
+
 def read_text_file(path: str | Path) -> str:
     """The text of the file ``path`` names: a regular file or a pipe of at most
     :data:`MAX_INPUT_BYTES` bytes of UTF-8 text. A directory, a device (``/dev/zero`` is never

@@ -17,10 +17,10 @@ from llverify.cli.args import (
     KERNEL,
     HelpFormatter,
     add_gpu_target_option,
+    add_timeout_option,
     examples,
     non_empty,
     non_negative_int,
-    parse_timeout,
     read_text_file,
 )
 from llverify.cli.output import to_json
@@ -216,13 +216,7 @@ def _add_gate_options(parser: argparse.ArgumentParser) -> None:
         help="exit 3 when a check is unknown (the solver ran out of time); a refuted "
         "conversion exits 1 with or without it",
     )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=30.0,
-        metavar="SECONDS",
-        help="solver budget per synthesis (default %(default)s)",
-    )
+    add_timeout_option(parser, "solver budget per synthesis", 30.0)
 
 
 def register(commands: Any) -> None:

@@ -15,12 +15,12 @@ from llverify.cli.args import (
     ROW,
     HelpFormatter,
     add_dtype_option,
+    add_timeout_option,
     examples,
     layout_argument,
     parse_dtype,
     parse_shape,
 )
-from llverify.cli.convert_cmd import add_timeout
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
@@ -198,7 +198,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--warps", type=_warps, default=4, metavar="N", help="warps for --best (default 4)"
     )
-    add_timeout(parser, "search budget of --best in seconds", default=30.0)
+    add_timeout_option(parser, "search budget of --best in seconds", default=30.0)
     parser.add_argument(
         "--min-efficiency",
         type=_fraction,

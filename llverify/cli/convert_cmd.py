@@ -15,12 +15,12 @@ from llverify.cli.args import (
     HelpFormatter,
     add_bank_model_option,
     add_dtype_option,
+    add_timeout_option,
     examples,
     layout_argument,
     non_empty,
     parse_dtype,
     parse_shape,
-    parse_timeout,
 )
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
@@ -176,17 +176,6 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return exit_code(statuses)
 
 
-def add_timeout(parser: argparse.ArgumentParser, text: str, default: float = 60.0) -> None:
-    """The ``--timeout SECONDS`` option (:func:`~llverify.cli.args.parse_timeout`)."""
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=default,
-        metavar="SECONDS",
-        help=f"{text} (default %(default)s)",
-    )
-
-
 def add_common(parser: argparse.ArgumentParser) -> None:
     """``--shape``, ``--dtype``, ``--target`` (a bank model) and ``--json``."""
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
@@ -218,5 +207,5 @@ def register(commands: Any) -> None:
     parser.add_argument("src", metavar="SRC", type=non_empty, help="source layout")
     parser.add_argument("dst", metavar="DST", type=non_empty, help="destination layout")
     add_common(parser)
-    add_timeout(parser, "solver budget in seconds")
+    add_timeout_option(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_convert)

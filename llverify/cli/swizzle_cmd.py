@@ -11,13 +11,14 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     ROW,
     HelpFormatter,
+    add_timeout_option,
     examples,
     layout_argument,
     non_empty,
     parse_dtype,
     parse_shape,
 )
-from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
+from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
 
@@ -85,5 +86,5 @@ def register(commands: Any) -> None:
         action="store_true",
         help="also search padded layouts (one interval/padding pair, every order)",
     )
-    add_timeout(parser, "solver budget in seconds")
+    add_timeout_option(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_swizzle)
