@@ -27,6 +27,7 @@ from llverify.proof.verdict import Status
 
 if TYPE_CHECKING:
     from llverify.conversion import Conversion
+    from llverify.layout import LinearLayout
 
 
 def conversion_report(
@@ -131,16 +132,25 @@ def exit_code(statuses: list[Status | str]) -> int:
     return EXIT_OK
 
 
-def _cmd_convert(args: argparse.Namespace) -> int:
+def conversion_arguments(
+    args: argparse.Namespace,
+) -> tuple[list[int], int, LinearLayout, LinearLayout]:
+    """The tensor shape (given, else SRC's), element bits, SRC and DST of a command with
+    :func:`add_common`'s options and ``src``/``dst`` arguments (both of one kernel)."""
     from llverify.arguments import check_one_kernel
-    from llverify.conversion import Conversion
 
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
     check_one_kernel(src, dst, ("SRC", "DST"))
-    shape = shape or [size for _, size in src.out_dims]
+    return shape or [size for _, size in src.out_dims], bits, src, dst
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from llverify.conversion import Conversion
+
+    shape, bits, src, dst = conversion_arguments(args)
     report = conversion_report(Conversion(src, dst), shape, bits, args.target, args.timeout)
     statuses = [report["verify"]["status"], report["coverage"]["status"]]
     if "shuffle_plan" in report:

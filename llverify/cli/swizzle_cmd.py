@@ -13,26 +13,22 @@ from llverify.cli.args import (
     HelpFormatter,
     add_timeout_option,
     examples,
-    layout_argument,
     non_empty,
-    parse_dtype,
-    parse_shape,
 )
-from llverify.cli.convert_cmd import add_common, print_swizzle, swizzle_summary
+from llverify.cli.convert_cmd import (
+    add_common,
+    conversion_arguments,
+    print_swizzle,
+    swizzle_summary,
+)
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
-    from llverify.arguments import check_one_kernel
     from llverify.shared_memory.swizzle import synthesize_swizzle
 
-    shape = parse_shape(args.shape)
-    bits = parse_dtype(args.dtype)
-    src = layout_argument(args.src, shape, "SRC")
-    dst = layout_argument(args.dst, shape, "DST")
-    check_one_kernel(src, dst, ("SRC", "DST"))
-    shape = shape or [size for _, size in src.out_dims]
+    shape, bits, src, dst = conversion_arguments(args)
     result = synthesize_swizzle(
         src,
         dst,
