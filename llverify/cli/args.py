@@ -560,3 +560,24 @@ def layout_argument(source: str, shape: list[int] | None, name: str) -> LinearLa
         return arguments.layout_argument(value, shape, name)
     except LLVerifyError as error:
         raise LLVerifyError(f"{name}: {error}") from None
+
+
+def register_and_shared(
+    args: argparse.Namespace,
+) -> tuple[list[int], int, LinearLayout, LinearLayout | PaddedLayout]:
+    """The tensor shape (``--shape``, else REG's), ``--dtype``'s element bits, the register
+    layout REG and the shared layout SHARED of a command with ``reg`` and ``shared``
+    arguments (``bank-conflicts``, ``lds-partitions``).
+
+    Examples:
+        >>> args = argparse.Namespace(
+        ...     shape="32x64", dtype="f16", reg=ROW.strip("'"), shared=SWIZZLED.strip("'"))
+        >>> shape, bits, reg, shared = register_and_shared(args)
+        >>> shape, bits, reg.get_in_dim_names(), shared.get_in_dim_names()
+        ([32, 64], 16, ['register', 'lane', 'warp', 'block'], ['offset', 'block'])
+    """
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    reg = layout_argument(args.reg, shape, "REG")
+    shape = shape or [size for _, size in reg.out_dims]
+    return shape, bits, reg, shared_argument(args.shared, shape, "SHARED")[1]
