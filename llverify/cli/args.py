@@ -183,8 +183,9 @@ def code_allowed(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "allow_code", False)) or allowed
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type of counts and limits (``--max-conflicts N``): an int >= 0.
+def non_negative_int(text: str, unit: str = "") -> int:
+    """argparse type of counts and limits (``--max-conflicts N``): an int >= 0; the error
+    names the ``unit`` when given (``functools.partial(non_negative_int, unit="bytes")``).
 
     Examples:
         >>> non_negative_int("0")
@@ -193,13 +194,18 @@ def non_negative_int(text: str) -> int:
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: must be an int >= 0, not '-1'
+        >>> non_negative_int("x", "bytes")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be an int >= 0 (bytes), not 'x'
     """
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an int >= 0, not {text!r}")
+        of = f" ({unit})" if unit else ""
+        raise argparse.ArgumentTypeError(f"must be an int >= 0{of}, not {text!r}")
     return value
 
 

@@ -5,6 +5,7 @@ register layout for it (docs/coalescing.md)."""
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
 from llverify.bits import counted
@@ -18,6 +19,7 @@ from llverify.cli.args import (
     add_timeout_option,
     examples,
     layout_argument,
+    non_negative_int,
     parse_dtype,
     parse_shape,
 )
@@ -135,16 +137,6 @@ def _warps(text: str) -> int:
     return value
 
 
-def _address(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an int >= 0 (bytes), not {text!r}")
-    return value
-
-
 def register(commands: Any) -> None:
     """Add the ``coalescing`` subcommand."""
     parser = commands.add_parser(
@@ -189,7 +181,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--base-address",
-        type=_address,
+        type=partial(non_negative_int, unit="bytes"),
         default=0,
         metavar="BYTES",
         help="byte address of element 0 (default 0: aligned to a 128-byte line)",
