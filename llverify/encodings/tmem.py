@@ -29,10 +29,10 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_linear_layout,
     cta_split_num,
     int_list,
-    list_text,
     shape_per_cta,
 )
 from llverify.encodings.blocked import DistributedLinearLayout
@@ -229,7 +229,7 @@ class TensorMemoryLayout(Encoding):
             f"colStride = {self.col_stride}"
         )
         if self.cga_layout:
-            text += ", CGALayout = [" + ", ".join(list_text(b) for b in self.cga_layout) + "]"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         if self.two_ctas:
             text += ", twoCTAs = true"
         if self.fp4_padded:
@@ -312,7 +312,7 @@ class TensorMemoryScalesLayout(Encoding):
     def ttgir(self) -> str:
         fields = []
         if self.cga_layout:
-            fields.append(f"CGALayout = [{', '.join(list_text(b) for b in self.cga_layout)}]")
+            fields.append(f"CGALayout = {bases_text(self.cga_layout)}")
         if self.block_rep_order != "mnThenK":
             fields.append(f"blockRepOrder = {self.block_rep_order}")
         return f"#ttng.tensor_memory_scales_encoding<{', '.join(fields)}>"
