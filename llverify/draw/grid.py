@@ -437,10 +437,15 @@ def _grid_sizes(plan: GridPlan, labels: list[list[str]]) -> _GridSizes:
     )
 
 
-def _grid_header(
-    plan: GridPlan, sizes: _GridSizes, caption: Sequence[str]
-) -> tuple[list[Item], float]:
-    """The caption and the axis line; returns the items and their height."""
+def panel_header(caption: Sequence[str], label_w: float, axis: str) -> tuple[list[Item], float]:
+    """A panel's bold caption lines, then its muted axis line at ``label_w`` (what the
+    columns and rows are); returns the items and their height.
+
+    Examples:
+        >>> items, height = panel_header(["a caption"], 20.0, "columns: dim1, rows: dim0")
+        >>> [item.text for item in items], round(height, 1)
+        (['a caption', 'columns: dim1, rows: dim0'], 30.0)
+    """
     items: list[Item] = []
     y = 0.0
     for line in caption:
@@ -448,16 +453,22 @@ def _grid_header(
         items.append(Text(0, y, line, style.NOTE_FONT, "start", weight="bold"))
     if caption:
         y += 4
+    y += style.SMALL_FONT * style.LINE_GAP
+    items.append(Text(label_w, y, axis, style.SMALL_FONT, "start", fill=style.MUTED))
+    return items, y
+
+
+def _grid_header(
+    plan: GridPlan, sizes: _GridSizes, caption: Sequence[str]
+) -> tuple[list[Item], float]:
+    """The caption and the axis line; returns the items and their height."""
     axis_rows = (
         f"dim0 in steps of {plan.wrap}" if plan.wrap is not None else f"dim{len(plan.shape) - 2}"
     )
     axis_cols = "offset in row" if plan.wrap is not None else f"dim{len(plan.shape) - 1}"
-    y += style.SMALL_FONT * style.LINE_GAP
-    items.append(
-        Text(sizes.label_w, y, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193",
-             style.SMALL_FONT, "start", fill=style.MUTED)
-    )  # fmt: skip
-    return items, y
+    return panel_header(
+        caption, sizes.label_w, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193"
+    )
 
 
 def _warp_boxes(warps: list[int], x0: float, y0: float, cw: float, ch: float) -> list[Item]:
