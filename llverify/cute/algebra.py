@@ -28,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
@@ -518,6 +519,27 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _map_modes(layout: Layout, one: Callable[[int, int], tuple[int, int]]) -> Layout:
+    """``layout`` with each leaf mode ``shape:stride`` replaced by ``one(shape, stride)``,
+    the nesting kept.
+
+    Examples:
+        >>> print(_map_modes(Layout((2, (3, 4)), (1, (2, 6))), lambda s, d: (s, 2 * d)))
+        (2, (3, 4)):(2, (4, 12))
+    """
+
+    def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+        if isinstance(shape, tuple):
+            assert isinstance(stride, tuple)
+            pairs = [walk(s, d) for s, d in zip(shape, stride)]
+            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
+        assert isinstance(stride, int)
+        return one(shape, stride)
+
+    shape, stride = walk(layout.shape, layout.stride)
+    return Layout(shape, stride)
+
+
 def upcast(layout: Any, n: int) -> Layout:
     """CuTe's ``upcast<N>``: the layout in units of ``n`` elements (as when reinterpreting
     16-bit elements as 64-bit ones, ``n = 4``): each stride divided by n (rounded up), each
@@ -534,12 +556,7 @@ def upcast(layout: Any, n: int) -> Layout:
     layout = _layout(layout, "layout")
     n = _count(n, "n")
 
-    def one(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
-        if isinstance(shape, tuple):
-            assert isinstance(stride, tuple)
-            pairs = [one(s, d) for s, d in zip(shape, stride)]
-            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
-        assert isinstance(stride, int)
+    def one(shape: int, stride: int) -> tuple[int, int]:
         if stride == 0:
             return shape, 0
         magnitude = abs(stride)
@@ -549,8 +566,7 @@ def upcast(layout: Any, n: int) -> Layout:
         sign = 1 if stride > 0 else -1
         return -(-shape // shrink), sign * -(-magnitude // n)
 
-    shape, stride = one(layout.shape, layout.stride)
-    return Layout(shape, stride)
+    return _map_modes(layout, one)
 
 
 def downcast(layout: Any, n: int) -> Layout:
@@ -564,15 +580,9 @@ def downcast(layout: Any, n: int) -> Layout:
     layout = _layout(layout, "layout")
     n = _count(n, "n")
 
-    def one(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
-        if isinstance(shape, tuple):
-            assert isinstance(stride, tuple)
-            pairs = [one(s, d) for s, d in zip(shape, stride)]
-            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
-        assert isinstance(stride, int)
+    def one(shape: int, stride: int) -> tuple[int, int]:
         if stride in (1, -1):
             return shape * n, stride
         return shape, stride * n
 
-    shape, stride = one(layout.shape, layout.stride)
-    return Layout(shape, stride)
+    return _map_modes(layout, one)
