@@ -390,6 +390,12 @@ def _unzip(splitter: Any, a: Layout, b: Any) -> Layout:
     return result
 
 
+def _promote_rest(zipped: Layout) -> Layout:
+    """A zipped layout ``(tile, (rest...))`` as ``(tile, rest...)``: the rest's modes at the
+    top level (the tiled forms of :func:`zipped_divide` and :func:`zipped_product`)."""
+    return make_layout([zipped[0], *zipped[1]])
+
+
 def zipped_divide(a: Any, b: Any) -> Layout:
     """:func:`logical_divide` by mode, the tiles gathered in mode 0 and the rest in mode 1.
 
@@ -407,8 +413,7 @@ def tiled_divide(a: Any, b: Any) -> Layout:
         >>> print(tiled_divide(Layout((8, 8)), (Layout(2), Layout(4))))
         ((2, 4), 4, 2):((1, 8), 2, 32)
     """
-    result = zipped_divide(a, b)
-    return make_layout([result[0], *result[1]])
+    return _promote_rest(zipped_divide(a, b))
 
 
 def zipped_product(a: Any, b: Any) -> Layout:
@@ -428,8 +433,7 @@ def tiled_product(a: Any, b: Any) -> Layout:
         >>> print(tiled_product(Layout((2, 2)), (Layout(3), Layout(2))))
         ((2, 2), 3, 2):((1, 2), 2, 1)
     """
-    result = zipped_product(a, b)
-    return make_layout([result[0], *result[1]])
+    return _promote_rest(zipped_product(a, b))
 
 
 def _append(layout: Layout, rank: int) -> Layout:
