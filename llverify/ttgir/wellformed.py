@@ -41,7 +41,7 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from llverify.ttgir.syntax import ModuleError, balanced_end, split_top, top_level_find
@@ -195,6 +195,28 @@ def _blank_locations(line: str) -> str:
             return out
         out = out[: match.start()] + " " * (end - match.start()) + out[end:]
     return out
+
+
+def _named_pieces(
+    line: str, start: int, end: int, pattern: re.Pattern[str]
+) -> Iterator[tuple[re.Match[str], int]]:
+    """The matches of ``pattern`` (group 1: a value's name) among the top-level pieces of
+    the parenthesised list ``line[start:end]``, each with the 1-based column of that
+    ``%name``.
+
+    Examples:
+        >>> line = "scf.while (%a = %x, %b = %y#1)"
+        >>> [(m.group(1), column) for m, column in _named_pieces(line, 10, len(line), _BOUND)]
+        [('a', 12), ('b', 21)]
+    """
+    offset = start + 1
+    for piece in split_top(line[start + 1 : end - 1]):
+        found = pattern.match(piece)
+        if found is None:
+            continue
+        column = line.find("%" + found.group(1), offset) + 1
+        offset = max(offset, column)
+        yield found, column
 
 
 def _unmatched(line: str) -> tuple[int, int]:
@@ -377,13 +399,7 @@ class _Checker:
             end = balanced_end(line, start, number)
         except ModuleError:
             return
-        offset = start + 1
-        for piece in split_top(line[start + 1 : end - 1]):
-            found = _TYPED_ARG.match(piece)
-            if found is None:
-                continue
-            column = line.find("%" + found.group(1), offset) + 1
-            offset = max(offset, column)
+        for found, column in _named_pieces(line, start, end, _TYPED_ARG):
             typ = found.group(2)
             brace = top_level_find(typ, "{")
             typ = (typ[:brace] if brace >= 0 else typ).strip()
@@ -515,13 +531,7 @@ class _Checker:
         after the closing parenthesis."""
         end = balanced_end(line, paren, number)
         bound: list[tuple[str, int, str]] = []
-        offset = paren
-        for piece in split_top(line[paren + 1 : end - 1]):
-            found = _BOUND.match(piece)
-            if found is None:
-                continue
-            column = line.find("%" + found.group(1), offset) + 1
-            offset = max(offset, column)
+        for found, column in _named_pieces(line, paren, end, _BOUND):
             bound.append((found.group(1), column, found.group(2)))
             at = line.find(found.group(2), column)
             self._uses(line, at, number, at + len(found.group(2)))
