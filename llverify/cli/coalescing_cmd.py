@@ -173,6 +173,12 @@ def register(commands: Any) -> None:
         "(default: row-major, contiguous)",
     )
     add_dtype_option(parser)
+    _add_search_options(parser)
+    parser.set_defaults(handler=_cmd_coalescing)
+
+
+def _add_search_options(parser: argparse.ArgumentParser) -> None:
+    """The target and base address, ``--best``'s search, the CI gate and ``--json``."""
     parser.add_argument(
         "--target",
         default="nvidia",
@@ -199,4 +205,3 @@ def register(commands: Any) -> None:
         help="exit 1 when the efficiency is below X (0..1; a CI gate)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.set_defaults(handler=_cmd_coalescing)
