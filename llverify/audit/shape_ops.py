@@ -100,7 +100,9 @@ def _xor(a: Coord, b: Coord) -> Coord:
 
 
 def _size(layout: LinearLayout, dim: str) -> int:
-    return layout.get_in_dim_size(dim) if layout.has_in_dim(dim) else 1
+    """``layout.get_in_dim_size(dim)`` (an in-dim of ``k`` bases has size ``2**k``), 1 for
+    an in-dim the layout lacks."""
+    return 1 << len(_bases(layout).get(dim, ()))
 
 
 def _points(layout: LinearLayout) -> list[Hardware]:
@@ -121,6 +123,8 @@ def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     bases = _bases(layout)
     out = [0] * layout.num_out_dims
     for dim, value in hardware.items():
+        if value == 0:
+            continue  # adds nothing, and 0 is inside every range
         vectors = bases.get(dim, ())
         if value >> len(vectors):
             raise ShapeOpError(f"{dim}={value} is outside the layout's {1 << len(vectors)}")
@@ -156,11 +160,21 @@ def _registers(layout: LinearLayout) -> EchelonBasis:
 
 
 def _pack(layout: LinearLayout, coord: Coord) -> int:
-    packed, shift = 0, 0
-    for value, size in zip(coord, layout.get_out_dim_sizes()):
+    packed = 0
+    for value, shift in zip(coord, _shifts(layout)):
         packed |= value << shift
-        shift += max(size - 1, 0).bit_length()
     return packed
+
+
+@functools.lru_cache(maxsize=1024)
+def _shifts(layout: LinearLayout) -> tuple[int, ...]:
+    """Where each out dim's bits start in a packed coordinate (each dim of size ``2**k``
+    takes ``k`` bits)."""
+    shifts, shift = [], 0
+    for size in layout.get_out_dim_sizes():
+        shifts.append(shift)
+        shift += max(size - 1, 0).bit_length()
+    return tuple(shifts)
 
 
 def _describe(hardware: Hardware) -> str:
