@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,7 +97,7 @@ class _Model:
 
 
 def _xor(a: Coord, b: Coord) -> Coord:
-    return tuple(x ^ y for x, y in zip(a, b))
+    return tuple(map(operator.xor, a, b))
 
 
 def _size(layout: LinearLayout, dim: str) -> int:
@@ -121,21 +122,19 @@ def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     checks evaluate mostly zero and single-bit indices; in-dims the layout lacks must be 0,
     and a value outside an in-dim's range is an error, as in ``LinearLayout.apply``)."""
     bases = _bases(layout)
-    out = [0] * layout.num_out_dims
+    out: Coord | None = None
     for dim, value in hardware.items():
         if value == 0:
             continue  # adds nothing, and 0 is inside every range
         vectors = bases.get(dim, ())
         if value >> len(vectors):
             raise ShapeOpError(f"{dim}={value} is outside the layout's {1 << len(vectors)}")
-        bit = 0
         while value:
-            if value & 1:
-                for i, v in enumerate(vectors[bit]):
-                    out[i] ^= v
-            value >>= 1
-            bit += 1
-    return tuple(out)
+            low = value & -value  # the lowest set bit
+            vector = vectors[low.bit_length() - 1]
+            out = vector if out is None else tuple(map(operator.xor, out, vector))
+            value ^= low
+    return (0,) * layout.num_out_dims if out is None else out
 
 
 @functools.lru_cache(maxsize=1024)
@@ -191,8 +190,13 @@ def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
 def _first_registers(source: LinearLayout) -> dict[Coord, int]:
     """Element -> the first register of thread 0 that holds it (the lowering's lookup)."""
     first: dict[Coord, int] = {}
-    for r in range(_size(source, "register")):
-        first.setdefault(_at(source, {"register": r}), r)
+    vectors = _bases(source).get("register", ())
+    held = [(0,) * source.num_out_dims]  # held[r]: register r's element, r in order
+    for r in range(1 << len(vectors)):
+        if r:  # register r holds r's lowest bit's basis XOR what r without that bit holds
+            low = r & -r
+            held.append(tuple(map(operator.xor, held[r ^ low], vectors[low.bit_length() - 1])))
+        first.setdefault(held[r], r)
     return first
 
 

@@ -153,6 +153,12 @@ class Operation:
     @property
     def result_values(self) -> list[str]:
         """The values it defines: ``%x``, or ``%x#0``, ``%x#1`` for ``%x:2``."""
+        equals = self.text.find("=")
+        head = self.text if equals < 0 else self.text[:equals]
+        if ":" not in head and "#" not in head:
+            # the declaration (before the first '=') has no ``:N`` count and no '#': its
+            # names are exactly :attr:`results`
+            return list(self.results)
         declared = _OP.match(self.text)
         values: list[str] = []
         for name, count in _RESULT.findall((declared.group(1) or "") if declared else ""):

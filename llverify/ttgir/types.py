@@ -139,6 +139,8 @@ class Aliases(dict[str, str]):
         self.expansions: dict[str, str] = {}
         #: signature text -> its operand and result types (only those read without error)
         self.signatures: dict[str, tuple[tuple[Type, ...], tuple[Type, ...]]] = {}
+        #: a signature's type text -> its type (only those read without error)
+        self.types: dict[str, Type] = {}
 
 
 def expand_aliases(text: str, aliases: Mapping[str, str] | None, line: int = 1) -> str:
@@ -320,6 +322,14 @@ def _read_signature(
         if side.startswith("(") and balanced_end(side, 0, line) == len(side):
             side = side[1:-1]
         pieces = [t for piece in split_top(side) for t in split_top(piece, " * ")]
-        return [parse_type(t, aliases, line) for t in pieces]
+        if not isinstance(aliases, Aliases):
+            return [parse_type(t, aliases, line) for t in pieces]
+        found = []
+        for piece in pieces:
+            known = aliases.types.get(piece)
+            if known is None:
+                known = aliases.types[piece] = parse_type(piece, aliases, line)
+            found.append(known)
+        return found
 
     return types(sides[0]), types(sides[1]) if len(sides) == 2 else []
