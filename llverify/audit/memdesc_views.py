@@ -49,7 +49,6 @@ Examples:
 from __future__ import annotations
 
 import copy
-
 from dataclasses import dataclass
 from typing import Any
 
