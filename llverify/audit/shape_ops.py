@@ -49,7 +49,6 @@ Examples:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -137,10 +136,31 @@ def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     return (0,) * layout.num_out_dims if out is None else out
 
 
-@functools.lru_cache(maxsize=1024)
-def _bases(layout: LinearLayout) -> dict[str, tuple[tuple[int, ...], ...]]:
+#: id(layout) -> (layout, its bases per in-dim, its packing shifts): read per layout object
+#: without hashing it (the layout is kept, so its id is not reused while it is stored)
+_PER_LAYOUT: dict[int, tuple[LinearLayout, dict[str, tuple[Coord, ...]], tuple[int, ...]]] = {}
+_PER_LAYOUT_MAX = 1024
+
+
+def _bases(layout: LinearLayout) -> dict[str, tuple[Coord, ...]]:
     """Each in-dim's basis vectors (layouts are immutable values)."""
-    return {dim: tuple(tuple(v) for v in vectors) for dim, vectors in layout.bases}
+    return _per_layout(layout)[1]
+
+
+def _per_layout(
+    layout: LinearLayout,
+) -> tuple[LinearLayout, dict[str, tuple[Coord, ...]], tuple[int, ...]]:
+    found = _PER_LAYOUT.get(id(layout))
+    if found is None or found[0] is not layout:
+        if len(_PER_LAYOUT) >= _PER_LAYOUT_MAX:
+            _PER_LAYOUT.clear()
+        bases = {dim: tuple(tuple(v) for v in vectors) for dim, vectors in layout.bases}
+        shifts, shift = [], 0
+        for size in layout.get_out_dim_sizes():  # each dim of size 2**k takes k bits
+            shifts.append(shift)
+            shift += max(size - 1, 0).bit_length()
+        found = _PER_LAYOUT[id(layout)] = (layout, bases, tuple(shifts))
+    return found
 
 
 def _thread(hardware: Hardware) -> Hardware:
@@ -160,20 +180,9 @@ def _registers(layout: LinearLayout) -> EchelonBasis:
 
 def _pack(layout: LinearLayout, coord: Coord) -> int:
     packed = 0
-    for value, shift in zip(coord, _shifts(layout)):
+    for value, shift in zip(coord, _per_layout(layout)[2]):
         packed |= value << shift
     return packed
-
-
-@functools.lru_cache(maxsize=1024)
-def _shifts(layout: LinearLayout) -> tuple[int, ...]:
-    """Where each out dim's bits start in a packed coordinate (each dim of size ``2**k``
-    takes ``k`` bits)."""
-    shifts, shift = [], 0
-    for size in layout.get_out_dim_sizes():
-        shifts.append(shift)
-        shift += max(size - 1, 0).bit_length()
-    return tuple(shifts)
 
 
 def _describe(hardware: Hardware) -> str:
