@@ -236,3 +236,13 @@ def test_result_values_shortcut_equals_reading_the_declaration(modules):
     assert ops[-3].result_values == ["%a", "%b"]
     assert ops[-2].result_values == ["%r#0", "%r#1"]
     assert ops[-1].result_values == []
+
+
+def test_points_read_off_the_bases_equal_evaluating_them(modules):
+    """``_points_at`` gives, at ``h = 0`` and every single bit, what ``_at`` and
+    ``LinearLayout.apply`` give."""
+    for layout in _layouts(modules):
+        pairs = shape_ops._points_at(layout)
+        assert [h for h, _ in pairs] == shape_ops._points(layout)
+        for h, element in pairs:
+            assert element == shape_ops._at(layout, h) == tuple(layout.apply(h).values())
