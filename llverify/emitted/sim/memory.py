@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -564,6 +565,7 @@ class GlobalMemory:
         self._addresses: dict[object, list[np.ndarray]] = {}
         self._index_size = -1  # len(self.regions) when the interval index was built
         self._index = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._index_lists: tuple[list[int], list[int], list[int]] = ([], [], [])
 
     def _undefined_stored(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -807,14 +809,35 @@ class GlobalMemory:
     def _interval_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The regions' interval index: their bases sorted, the region of each, its end; built
         again only when regions were added since (a kernel has up to thousands of buffers
-        and makes as many accesses)."""
+        and makes as many accesses).  The same as lists in ``_index_lists``."""
         if self._index_size != len(self.regions):
             bases = np.array([r.base for r in self.regions], dtype=np.int64)
             ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
             order = np.argsort(bases, kind="stable")
             self._index = (bases[order], order, ends[order])
+            self._index_lists = (bases[order].tolist(), order.tolist(), ends[order].tolist())
             self._index_size = len(self.regions)
         return self._index
+
+    def _one_region(self, addresses: np.ndarray) -> int | None:
+        """The region every one of ``addresses`` (non-empty) lies in, when one region holds
+        them all and no other region begins among them (what :meth:`_region_indices` would
+        give each of them, found from the lowest and highest alone); None otherwise.
+
+        >>> memory = GlobalMemory()
+        >>> _ = memory.add("a", 64, np.zeros(16, dtype=np.int64), "output")
+        >>> memory._one_region(np.array([[70, 71], [64, 79]])), memory._one_region(np.array([80]))
+        (0, None)
+        """
+        self._interval_index()
+        bases, order, ends = self._index_lists
+        low, high = int(addresses.min()), int(addresses.max())
+        slot = bisect_right(bases, low) - 1
+        if slot < 0 or high >= ends[slot]:
+            return None
+        if slot + 1 < len(bases) and bases[slot + 1] <= high:
+            return None  # another region begins among them: the per-address search decides
+        return order[slot]
 
     def _region_indices(self, addresses: np.ndarray) -> np.ndarray:
         """The index of the region holding each address, -1 for none (binary search)."""
@@ -847,6 +870,12 @@ class GlobalMemory:
         return region_of, ~missing
 
     def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        one = self._one_region(addresses) if addresses.size else None
+        if one is not None and one not in self.atomics:  # the common case, at array speed
+            region = self.regions[one]
+            if isinstance(region, OpenRegion):
+                return region.get(addresses - region.base)[0]
+            return region.data[addresses - region.base]
         region_of, ok = self._locate(addresses, threads, where)
         self._after_atomics(region_of, addresses, "load")
         out = np.full(addresses.shape, UNDEFINED, dtype=np.int64)
@@ -865,6 +894,14 @@ class GlobalMemory:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``:
         a store into an input is out of bounds; two threads storing different values to one
         byte (in this store or against an earlier one) conflict."""
+        one = self._one_region(addresses) if addresses.size else None
+        if one is not None and one not in self.atomics:  # the common case, at array speed
+            if (values == UNDEFINED).any():
+                self._undefined_stored(addresses, values, threads, where)
+            if not self.sites or self.sites[-1] != where:
+                self.sites.append(where)
+            self._write_one(one, addresses, values, threads, where)
+            return
         region_of, ok = self._locate(addresses, threads, where)
         self._after_atomics(region_of, addresses, "store")
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
@@ -891,6 +928,27 @@ class GlobalMemory:
                 continue
             offsets = addresses[here] - region.base
             self._store(region, offsets, values[here], thread_of[here], where)
+
+    def _write_one(
+        self, k: int, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
+        """:meth:`write` of bytes that all lie in region ``k`` (no atomic updated it)."""
+        region = self.regions[k]
+        if region.kind in ("input", "values"):
+            self.violations.append(
+                Violation(
+                    "out of bounds",
+                    "global",
+                    int(threads[0]),
+                    None,
+                    int(addresses[0, 0]),
+                    where,
+                    f"a store into the input buffer {region.name}",
+                )
+            )
+            return
+        who = np.repeat(threads, addresses.shape[1])
+        self._store(region, (addresses - region.base).reshape(-1), values.reshape(-1), who, where)
 
     def _store(
         self,
