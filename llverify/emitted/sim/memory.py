@@ -70,16 +70,36 @@ class Violation:
 class SharedMemory:
     """The CTA's shared memory (``size`` bytes) with per-byte access tracking."""
 
+    data: np.ndarray  # byte symbols
+    written_interval: np.ndarray  # the barrier interval of each byte's last write, -1 none
+    writer_warps: np.ndarray  # bit k: warp k wrote the byte in that interval
+    writer: np.ndarray  # the thread that last wrote each byte, -1 none
+    read_interval: np.ndarray  # the barrier interval of each byte's last read, -1 none
+    reader_warps: np.ndarray  # bit k: warp k read the byte in that interval
+    reader: np.ndarray  # the thread that last read each byte, -1 none
+    copies_in_flight: np.ndarray
+    #: the per-byte state of a fresh allocation: each array's value before any access
+    _FRESH: tuple[tuple[str, int, type], ...] = (
+        ("data", UNDEFINED, np.int64),
+        ("written_interval", -1, np.int64),
+        ("writer_warps", 0, np.int64),
+        ("writer", -1, np.int64),
+        ("read_interval", -1, np.int64),
+        ("reader_warps", 0, np.int64),
+        ("reader", -1, np.int64),
+        ("copies_in_flight", 0, np.int32),
+    )
+    _FIRST_BYTES = 4096  # per-byte state held at first; grown as higher bytes are accessed
+
     def __init__(self, size: int, *, threads: int, warp_size: int) -> None:
         self.size = size
         self.warp_size = warp_size
-        self.data = np.full(size, UNDEFINED, dtype=np.int64)
-        self.written_interval = np.full(size, -1, dtype=np.int64)
-        self.writer_warps = np.zeros(size, dtype=np.int64)
-        self.writer = np.full(size, -1, dtype=np.int64)
-        self.read_interval = np.full(size, -1, dtype=np.int64)
-        self.reader_warps = np.zeros(size, dtype=np.int64)
-        self.reader = np.full(size, -1, dtype=np.int64)
+        #: bytes whose state the per-byte arrays hold: the allocation's first ones, grown
+        #: as accesses reach higher bytes (a dumped kernel's allocation of unknown size is
+        #: 1 MiB, of which kernels use a few KiB: no megabytes made and filled per kernel)
+        self.held = min(size, self._FIRST_BYTES)
+        for name, fill, dtype in self._FRESH:
+            setattr(self, name, np.full(self.held, fill, dtype=dtype))
         self.interval = 0
         self.violations: list[Violation] = []
         self.uninitialised: list[Violation] = []  # reads of unwritten bytes, used or not
@@ -88,14 +108,36 @@ class SharedMemory:
         #: it finds with asynchronous readers (wgmma operands in flight)
         self.watch: Callable[[np.ndarray, np.ndarray, str], list[Violation]] | None = None
         #: per byte, the ``cp.async`` copies issued and not yet waited for that write it (such
-        #: a copy may land at any time before its wait: an access of the byte meanwhile races)
-        self.copies_in_flight = np.zeros(size, dtype=np.int32)
+        #: a copy may land at any time before its wait: an access of the byte meanwhile races):
+        #: ``copies_in_flight``, made above
         #: the sum of :attr:`copies_in_flight` (0: no access needs the per-byte check)
         self.bytes_in_flight = 0
 
     def barrier(self) -> None:
         """A CTA-wide barrier: the next barrier interval begins."""
         self.interval += 1
+
+    def hold(self, addresses: np.ndarray) -> None:
+        """Make the per-byte arrays hold the state of every one of ``addresses`` (in bounds:
+        ``0 <= a < size``): grown, doubling at least, with fresh state for the new bytes.
+
+        >>> shared = SharedMemory(1 << 20, threads=1, warp_size=32)
+        >>> shared.held, shared.data.size
+        (4096, 4096)
+        >>> shared.hold(np.array([5000])); shared.held, int(shared.data[5000]) == UNDEFINED
+        (8192, True)
+        """
+        if not addresses.size:
+            return
+        high = int(addresses.max())
+        if high < self.held:
+            return
+        held = min(self.size, max(2 * self.held, high + 1))
+        for name, fill, dtype in self._FRESH:
+            grown: np.ndarray = np.full(held, fill, dtype=dtype)
+            grown[: self.held] = getattr(self, name)
+            setattr(self, name, grown)
+        self.held = held
 
     def _in_bounds(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
         ok = (addresses >= 0) & (addresses < self.size)
@@ -120,6 +162,7 @@ class SharedMemory:
         """The byte symbols at ``addresses`` (n, nbytes) read by ``threads`` (n,)."""
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
+        self.hold(safe)
         values = np.where(ok, self.data[safe], UNDEFINED)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
@@ -176,7 +219,9 @@ class SharedMemory:
     ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
         ok = self._in_bounds(addresses, threads, where)
-        self._in_flight(ok, np.where(ok, addresses, 0), threads, addresses, where, "write")
+        safe = np.where(ok, addresses, 0)
+        self.hold(safe)
+        self._in_flight(ok, safe, threads, addresses, where, "write")
         flat_addr = addresses[ok]
         flat_val = values[ok]
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)[ok]
