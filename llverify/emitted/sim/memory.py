@@ -731,12 +731,14 @@ class GlobalMemory:
                     return
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
+        """A buffer of ``kind`` at ``base`` holding the byte symbols ``data``, which it owns
+        from now on (an int64 array is kept, not copied: a scratch buffer is megabytes)."""
         region = Region(
             name,
             base,
             data.size,
             kind,
-            data.astype(np.int64),
+            data.astype(np.int64, copy=False),
             np.full(data.size, -1, dtype=np.int64),
             np.full(data.size, -1, dtype=np.int64),
         )
