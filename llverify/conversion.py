@@ -39,7 +39,7 @@ from llverify.arguments import check_one_kernel, layout_argument
 from llverify.errors import LayoutTypeError, NotInvertibleError
 from llverify.evaluate import check_enumeration
 from llverify.layout import LinearLayout
-from llverify.proof.verdict import Status, Verdict
+from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 __all__ = [
     "KINDS",
@@ -808,31 +808,21 @@ class Conversion:
         if self.cvt is None:
             miss = _uncovered(self.dst, self.src)
             assert miss is not None
-            point, element = miss
+            return _uncovered_verdict(
+                clock, claim, miss, "no destination slot holds this source element"
+            )
+        mismatch = _basis_mismatch(self.src, self.cvt, self.dst)
+        if mismatch is not None:
+            point, target, actual, expected = mismatch
             return clock.verdict(
                 Status.REFUTED,
                 claim,
                 "gf2",
                 counterexample=point,
-                actual=None,
-                expected=element,
-                reason="no destination slot holds this source element",
+                actual=actual,
+                expected=expected,
+                reason=f"cvt sends it to {target}",
             )
-        for point in _basis_inputs(self.src):
-            expected = self.src.apply(point)
-            moved = self.cvt.apply({d: point.get(d, 0) for d in self.cvt.get_in_dim_names()})
-            target = {d: moved.get(d, 0) for d in self.dst.get_in_dim_names()}
-            actual = self.dst.apply(target)
-            if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return clock.verdict(
-                    Status.REFUTED,
-                    claim,
-                    "gf2",
-                    counterexample=point,
-                    actual=actual,
-                    expected=expected,
-                    reason=f"cvt sends it to {target}",
-                )
         return clock.verdict(
             Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
@@ -846,19 +836,12 @@ class Conversion:
             gather = self.gather
         except NotInvertibleError:
             return self.coverage()
-        for point in _basis_inputs(self.dst):
-            expected = self.dst.apply(point)
-            moved = gather.apply({d: point.get(d, 0) for d in gather.get_in_dim_names()})
-            actual = self.src.apply({d: moved.get(d, 0) for d in self.src.get_in_dim_names()})
-            if any(actual.get(k, 0) != v for k, v in expected.items()):
-                return clock.verdict(
-                    Status.REFUTED,
-                    claim,
-                    "gf2",
-                    counterexample=point,
-                    actual=actual,
-                    expected=expected,
-                )
+        mismatch = _basis_mismatch(self.dst, gather, self.src)
+        if mismatch is not None:
+            point, _, actual, expected = mismatch
+            return clock.verdict(
+                Status.REFUTED, claim, "gf2", counterexample=point, actual=actual, expected=expected
+            )
         return clock.verdict(
             Status.PROVED, claim, "gf2", reason="linear maps agreeing on 0 and every basis input"
         )
@@ -871,16 +854,7 @@ class Conversion:
         miss = _uncovered(self.src, self.dst)
         if miss is None:
             return clock.verdict(Status.PROVED, claim, "gf2", reason="image(dst) is in span(src)")
-        point, element = miss
-        return clock.verdict(
-            Status.REFUTED,
-            claim,
-            "gf2",
-            counterexample=point,
-            actual=None,
-            expected=element,
-            reason=f"no source holds element {element}",
-        )
+        return _uncovered_verdict(clock, claim, miss, f"no source holds element {miss[1]}")
 
     # --- warp shuffles -------------------------------------------------------------
 
@@ -903,6 +877,49 @@ class Conversion:
                 f"within a warp (kind: {self.kind})."
             )
         return _build_plan(self.src, self.dst, element_bits)
+
+
+def _basis_mismatch(
+    first: LinearLayout, move: LinearLayout, then: LinearLayout
+) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]] | None:
+    """The first basis input ``x`` of ``first`` with ``then(move(x)) != first(x)``, as
+    ``(x, move(x), then(move(x)), first(x))``; None when the linear maps agree (they then
+    agree everywhere: 0 and every single-bit input decide an identity).
+
+    Examples:
+        >>> one = LinearLayout.from_bases([("register", [[1]])], ["dim0"])
+        >>> same = LinearLayout.identity_1d(2, "register", "register")
+        >>> zero = LinearLayout.from_bases([("register", [[0]])], ["register"], [2], False)
+        >>> _basis_mismatch(one, same, one) is None
+        True
+        >>> _basis_mismatch(one, zero, one)
+        ({'register': 1}, {'register': 0}, {'dim0': 0}, {'dim0': 1})
+    """
+    for point in _basis_inputs(first):
+        expected = first.apply(point)
+        moved = move.apply({d: point.get(d, 0) for d in move.get_in_dim_names()})
+        target = {d: moved.get(d, 0) for d in then.get_in_dim_names()}
+        actual = then.apply(target)
+        if any(actual.get(k, 0) != v for k, v in expected.items()):
+            return point, target, actual, expected
+    return None
+
+
+def _uncovered_verdict(
+    clock: VerdictClock, claim: str, miss: tuple[dict[str, int], dict[str, int]], reason: str
+) -> Verdict:
+    """The refutation of ``claim`` by :func:`_uncovered`'s ``(input, element)``: that input's
+    element has no counterpart (no actual value)."""
+    point, element = miss
+    return clock.verdict(
+        Status.REFUTED,
+        claim,
+        "gf2",
+        counterexample=point,
+        actual=None,
+        expected=element,
+        reason=reason,
+    )
 
 
 def _uncovered(

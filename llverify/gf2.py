@@ -9,7 +9,7 @@ every solution chosen here ("free variables = 0") is the one Triton chooses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 
 class EchelonBasis:
@@ -133,6 +133,51 @@ def rank(columns: Sequence[int]) -> int:
                 break
             column ^= other
     return len(vectors)
+
+
+def rank_beside_units(units: int, columns: Collection[int]) -> int:
+    """Rank of the unit vectors of the set bits of ``units`` together with ``columns``.
+
+    Made for matrices whose columns are mostly unit vectors (a swizzled layout's): the
+    caller passes those as one mask and only the others as ``columns``.  The unit vectors
+    span exactly the coordinates of ``covered`` (at first ``units``), so a column counts
+    modulo them as ``column & ~covered``; one that leaves a single bit adds that bit to
+    ``covered`` (its unit vector is then in the span), which may reduce other columns to
+    single bits on the next pass.  What no pass reduces to a single bit is eliminated the
+    usual way.  The rank is the number of covered bits plus that elimination's rank.
+
+    Examples:
+        >>> rank_beside_units(0b1100, [0b0101, 0b1011])  # 0b0101 -> 0b0001, then 0b0010
+        4
+        >>> rank_beside_units(0b0001, [0b0110, 0b0111, 0b0001])
+        2
+    """
+    covered = units
+    rest = columns
+    while True:
+        left = []
+        for column in rest:
+            column &= ~covered
+            if column & (column - 1):
+                left.append(column)
+            else:
+                covered |= column  # a single bit (or 0, which adds nothing)
+        if not left:
+            return covered.bit_count()
+        if len(left) == len(rest):
+            break  # no column became a single bit: eliminate the rest
+        rest = left
+    vectors: dict[int, int] = {}
+    for column in left:
+        column &= ~covered
+        while column:
+            top = column.bit_length() - 1
+            other = vectors.get(top)
+            if other is None:
+                vectors[top] = column
+                break
+            column ^= other
+    return covered.bit_count() + len(vectors)
 
 
 def pivot_mask(columns: Sequence[int]) -> int:

@@ -123,7 +123,6 @@ from llverify.layout_construct import (
     field_offsets,
     make_template,
     pack_columns,
-    single_bit_columns,
     validated_columns,
 )
 from llverify.text_format import (
@@ -1662,14 +1661,13 @@ def _make(
 def _note_structure(bases: Any, out_dim_names: Any, key: bytes, parts: Columns) -> None:
     """Make a template of this call's structure the second time the fast tier builds it (its
     key's length, dim names and counts of bases: so structures built once each cost no
-    template), when its columns suit one (distinct single bits: what a reader accepts)."""
+    template).  ``parts`` has full rank (from_bases notes only surjective layouts of inferred
+    sizes): the template reads keys of its structure with the same out sizes."""
     structure = (len(key), parts[0], tuple(map(len, parts[1])), parts[2])
     if structure not in _SEEN_STRUCTURES:
         if len(_SEEN_STRUCTURES) >= _MAX_MEMO:
             _SEEN_STRUCTURES.clear()
         _SEEN_STRUCTURES.add(structure)
-        return
-    if not single_bit_columns(parts):
         return
     template = make_template(bases, out_dim_names, key, parts)
     if template is not None:

@@ -55,6 +55,7 @@ from llverify.bits import (
     log2_exact,
 )
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
+from llverify.gf2 import rank_beside_units
 
 #: What both tiers return: the in-dim names; per in dim, its packed columns; the out-dim names;
 #: the out sizes' log2; the out offsets (where each out dim's field starts); and the rank, or
@@ -536,15 +537,20 @@ def _normalize_in_bases(name: str, in_bases: Any) -> tuple[tuple[int, ...], ...]
 # whose serialisations agree on every byte outside the int payloads therefore have the same
 # exact types, containers, dim names, counts of bases, out dims, out sizes and flag, and differ
 # only in the values of their coordinates.  A *template* (:func:`make_template`) keeps the
-# serialisation of arguments that passed the fast tier, with the payloads zeroed.  A later key
-# of the same length that matches it outside the payloads, with the top two bits of every
-# payload clear (every coordinate in [0, 2**30)), has passed every check of its structure
-# already; the template then packs its columns from the key's bytes read as one big int (a
-# few big-int operations and one ``struct`` call, no Python loop over the bases), for the
-# layouts whose columns are distinct single bits (blocked, MMA and most distributed layouts).
+# serialisation of arguments that passed the fast tier, with the payloads zeroed, and the out
+# widths Triton inferred for them.  A later key of the same length that matches it outside the
+# payloads, with every coordinate below its out dim's size (the payload bits from the width up
+# clear), has passed every check of its structure already; the template then packs its
+# columns from the key's bytes read as one big int (a few big-int operations and one
+# ``struct`` call, no Python loop over the bases) and accepts them when they have full rank
+# (surjective, so the widths are also the inferred ones): at once when the columns are the
+# unit vectors once each (blocked, MMA and most distributed layouts) or a set of columns the
+# template found of full rank before, else by elimination beside the unit columns (a
+# swizzle's: ``gf2.rank_beside_units``).
 
 #: A template: the columns of the arguments serialised as the given key, or None when the key
-#: lacks the template's structure or its columns are not distinct single bits.
+#: lacks the template's structure, a coordinate reaches past the template's out sizes, or the
+#: columns do not have full rank.
 TemplateReader = Callable[[bytes], "Columns | None"]
 
 
@@ -552,24 +558,25 @@ def make_template(
     bases: Any, out_dim_names: Any, key: bytes, parts: Columns
 ) -> TemplateReader | None:
     """The template of ``from_bases(bases, out_dim_names)`` (inferred sizes, surjective), whose
-    key is ``key`` and whose fast-tier columns are ``parts``; None when its structure does not
-    suit one (no out dims or no bases, or the key's payloads are not where a probe puts them).
+    key is ``key`` and whose fast-tier columns are ``parts`` (of full rank); None when its
+    structure does not suit one (no out dims or no bases, or the key's payloads are not where
+    a probe puts them).
 
     The payloads are found by serialising the same structure twice, every coordinate 0 and
     then 0x01010101 (both ``i`` tokens): the bytes that differ are exactly the payloads.
 
     Why a reader's result is right: the key matches the template outside the payloads, so the
-    arguments have the template's structure, each coordinate an int in [0, 2**30).  Out dim
-    ``k``'s width (log2 size) is guessed as ``t_k``, the number of set bits of its coordinates
-    over all bases, and every basis packed with those widths (one shift per out dim moves its
-    coordinate of every basis to its field).  The result is accepted only when the packed bits
-    number ``T = sum(t_k)``, exactly ``T`` columns are non-zero and the columns sum to
-    ``2**T - 1``: then the columns are the single bits ``2**0 .. 2**(T-1)`` (``T`` terms of
-    ``T`` bits in all summing without carry), the fields' bits landed in distinct places, so
-    each out dim's coordinates are single bits covering exactly its field, the guessed widths
-    are Triton's inferred ones, and the rank is ``T``.  With two out dims, ``t_1`` is taken as
-    ``T - t_0``, ``T`` the number of non-zero columns: dim0's ``t_0`` bits must then fill the
-    ``t_0`` lowest places alone (dim1 is shifted above them), so nothing overlapped.
+    arguments have the template's structure, each coordinate an int; the bits the key must
+    also have clear put out dim ``k``'s coordinates in ``[0, 2**w_k)``, ``w_k`` the template's
+    width (log2 size) of it.  Every basis is packed with those widths (one shift per out dim
+    moves its coordinate of every basis to its field) and the columns read by one ``struct``
+    call.  They are accepted only when their rank is ``T = sum(w_k)``, the number of out bits:
+    the layout is then surjective onto sizes ``2**w_k``, so some coordinate of every out dim
+    has its top bit ``w_k - 1`` set and Triton's inferred sizes are those sizes.  The rank is
+    ``T`` at once when the columns are the ``T`` unit vectors once each and zeros (``T`` bits
+    in all, summing to ``2**T - 1``, ``T`` columns non-zero), or when their set of distinct
+    values is one the template found of full rank before (at first its own columns: see
+    ``_full_rank``); else it is computed exactly (:func:`llverify.gf2.rank_beside_units`).
 
     Examples:
         >>> from marshal import dumps
@@ -578,19 +585,28 @@ def make_template(
         >>> read = make_template(bases, outs, key, fast_columns(bases, outs, None, True))
         >>> read(dumps(([("lane", [[1, 0], [0, 1]])], outs, None, True), 0))
         (('lane',), ((1, 2),), ('dim0', 'dim1'), (1, 1), (0, 1), 2)
+        >>> read(dumps(([("lane", [[1, 1], [0, 1]])], outs, None, True), 0))  # a swizzle
+        (('lane',), ((3, 2),), ('dim0', 'dim1'), (1, 1), (0, 1), 2)
+        >>> read(dumps(([("lane", [[1, 1], [1, 1]])], outs, None, True), 0)) is None  # rank 1
+        True
         >>> read(dumps(([("lane", [[1, 0], [0, -1]])], outs, None, True), 0)) is None
         True
     """
-    ins, cols, outs, _, _, _ = parts
+    ins, cols, outs, out_log2, offsets, _ = parts
     counts = [len(in_cols) for in_cols in cols]
     num_outs = len(outs)
-    if not num_outs or not sum(counts):
-        return None
+    if (
+        not num_outs
+        or not sum(counts)
+        or rank_beside_units(0, list(chain.from_iterable(cols))) != sum(out_log2)
+    ):
+        return None  # (a reader trusts the template's columns to have full rank)
     zeros = _marshal_dumps((_probe(bases, 0), out_dim_names, None, True), 0)
     ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
     if not len(zeros) == len(ones) == len(key):
         return None
-    diff = bytes(a ^ b for a, b in zip(zeros, ones))
+    expected = int.from_bytes(zeros, "little")
+    diff = (expected ^ int.from_bytes(ones, "little")).to_bytes(len(key), "little")
     starts = []
     found = diff.find(b"\x01\x01\x01\x01")
     while found >= 0:
@@ -602,98 +618,169 @@ def make_template(
         or any(p - starts[i - i % num_outs] != 5 * (i % num_outs) for i, p in enumerate(starts))
     ):
         return None
-    # The key's bits that must equal `expected`: all but the payloads' low 30 bits.
-    check = ((1 << (8 * len(key))) - 1) ^ sum(0x3FFFFFFF << (8 * p) for p in starts)
-    expected = int.from_bytes(zeros, "little")
+    # Per out dim, the low w_k bits of its coordinate in every basis (the coordinates of one
+    # basis are 40 bits apart, a 5-byte `i` token each).
+    fields = [
+        sum(((1 << width) - 1) << (8 * p) for p in starts[k::num_outs])
+        for k, width in enumerate(out_log2)
+    ]
+    # The key's bits that must equal `expected`: all but those fields.
+    check = ((1 << (8 * len(key))) - 1) ^ sum(fields)
     if int.from_bytes(key, "little") & check != expected:
         return None
-    # Per out dim, the low 30 payload bits of its coordinate in every basis (the coordinates
-    # of one basis are 40 bits apart, a 5-byte `i` token each).
-    fields = [sum(0x3FFFFFFF << (8 * p) for p in starts[k::num_outs]) for k in range(num_outs)]
-    # 64 bits read at every basis's first payload: its packed column (T <= 64 bits).
-    layout, end = ["<"], 0
-    for p in starts[::num_outs]:
-        layout.append(f"{p - end}xQ")
-        end = p + 8
-    unpack = Struct("".join(layout)).unpack
     bounds = list(accumulate(counts, initial=0))
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     groups = itemgetter(*slices) if len(slices) > 1 else _one_group
-    if num_outs == 2:
-        dim0, dim1 = fields
-        return _two_dim_reader(check, expected, dim0, dim1, unpack, end, groups, ins, outs)
-    return _many_dim_reader(check, expected, fields, unpack, end, groups, ins, outs)
+    total = sum(out_log2)
+    # What a reader returns besides the columns, and what its unit-vector test compares:
+    # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
+    shape = (ins, outs, out_log2, offsets, total)
+    units = (
+        (1 << total) - 1,
+        sum(counts) - total,
+        frozenset({0, *(1 << b for b in range(total))}),
+        [frozenset(chain.from_iterable(cols))],  # a set of columns of full rank: the template's
+    )
+    firsts = starts[::num_outs]  # every basis's first payload: where its column is read
+    # A basis of ints is at least 10 bytes long (15 with two out dims): the slots read below
+    # (and, in the narrow reader, what lands outside them) never overlap.  Checked all the same.
+    gap = min((b - a for a, b in zip(firsts, firsts[1:])), default=15)
+    if gap < 8 or (num_outs == 2 and gap < 15):
+        return None
+    if num_outs == 2 and total <= 32 and out_log2[0] <= 20:
+        # 32 bits read at each: see _narrow_reader.
+        unpack, nbytes = _slots(firsts, "I", 4, len(key))
+        coords = fields[0] | fields[1]
+        return _narrow_reader(
+            coords, expected, 40 - offsets[1], unpack, nbytes, groups, shape, units
+        )
+    # Field k moves down by 40k bits less its offset, next to the fields before it; 64 bits
+    # read at each first payload (T <= 64 bits).
+    moves = tuple(
+        (field, 40 * k - offset) for k, (field, offset) in enumerate(zip(fields, offsets))
+    )
+    unpack, nbytes = _slots(firsts, "Q", 8, firsts[-1] + 8)
+    return _reader(check, expected, moves, unpack, nbytes, groups, shape, units)
 
 
-def _two_dim_reader(
-    check: int,
+def _slots(
+    firsts: list[int], code: str, size: int, nbytes: int
+) -> tuple[Callable[[bytes], tuple[int, ...]], int]:
+    """A ``struct`` unpacker of one ``size``-byte unsigned int (``code``) at each offset of
+    ``firsts`` in ``nbytes`` bytes, and ``nbytes``."""
+    layout, end = ["<"], 0
+    for p in firsts:
+        layout.append(f"{p - end}x{code}")
+        end = p + size
+    layout.append(f"{nbytes - end}x")
+    return Struct("".join(layout)).unpack, nbytes
+
+
+#: What make_template hands its reader: the in-dim names, the out-dim names, the out sizes'
+#: log2, the out offsets and T (their sum) (_Shape); 2**T - 1, the count of zero columns when
+#: the columns are the unit vectors once each, the set of the unit vectors and 0, and the
+#: last set of distinct columns found of full rank (_Units, see _full_rank).
+_Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...], int]
+_Units = tuple[int, int, frozenset[int], list[frozenset[int]]]
+
+
+def _narrow_reader(
+    coords: int,
     expected: int,
-    dim0: int,
-    dim1: int,
+    shift: int,
     unpack: Callable[[bytes], tuple[int, ...]],
     nbytes: int,
     groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
-    ins: tuple[str, ...],
-    outs: tuple[str, ...],
+    shape: _Shape,
+    units: _Units,
 ) -> TemplateReader:
-    """The reader of a template with two out dims (make_template's argument: the fewest
-    operations, the common case).  ``dim0``, ``dim1``: the masks of their coordinates."""
+    """The reader of a template with two out dims, ``T <= 32`` and ``w_0 <= 20`` (the common
+    case; make_template's argument), with fewer big-int operations.  ``coords``: the mask
+    of both out dims' fields; ``shift = 40 - w_0``.
+
+    The key's bits outside ``coords`` are compared as ``body - (body & coords)`` (the fields
+    and the rest are disjoint).  One shift of the coordinates moves every dim1 coordinate
+    from bit ``8p + 40`` to ``8p + w_0``, above its dim0 coordinate at ``8p``: the 32 bits at
+    ``8p`` are the column.  What else lands or stays is outside every such slot: a shifted
+    dim0 coordinate below ``8p`` (``w_0 <= 20``; a basis's payloads are at least 15 bytes
+    after the last one's), an unshifted dim1 coordinate from ``8p + 40``.  The popcount of
+    the coordinates is that of the columns."""
     from_bytes = int.from_bytes
+    ins, outs, out_log2, offsets, total = shape
+    full, zeros, units0, known = units
+
+    def read(key: bytes) -> Columns | None:
+        body = from_bytes(key, "little")
+        fields = body & coords
+        if body - fields != expected:
+            return None
+        flat = unpack((fields | (fields >> shift)).to_bytes(nbytes, "little"))
+        if fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
+            # Not the unit vectors once each: the rank of the distinct columns.
+            distinct = frozenset(flat)
+            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
+                return None
+        return ins, groups(flat), outs, out_log2, offsets, total
+
+    return read
+
+
+def _reader(
+    check: int,
+    expected: int,
+    moves: tuple[tuple[int, int], ...],
+    unpack: Callable[[bytes], tuple[int, ...]],
+    nbytes: int,
+    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
+    shape: _Shape,
+    units: _Units,
+) -> TemplateReader:
+    """The reader of a template of any number of out dims (see make_template): the fields
+    moved next to each other one out dim at a time, 64 bits read per column."""
+    from_bytes = int.from_bytes
+    ins, outs, out_log2, offsets, total = shape
+    full, zeros, units0, known = units
 
     def read(key: bytes) -> Columns | None:
         body = from_bytes(key, "little")
         if body & check != expected:
             return None
-        first = body & dim0
-        width = first.bit_count()
-        if width > MAX_DIM_LOG2:
-            return None
-        packed = first | ((body & dim1) >> (40 - width))
+        packed = 0
+        for field, shift in moves:
+            packed |= (body & field) >> shift
         flat = unpack(packed.to_bytes(nbytes, "little"))
-        total = len(flat) - flat.count(0)
-        if packed.bit_count() != total or sum(flat) != (1 << total) - 1:
-            return None
-        return ins, groups(flat), outs, (width, total - width), (0, width), total
-
-    return read
-
-
-def _many_dim_reader(
-    check: int,
-    expected: int,
-    fields: list[int],
-    unpack: Callable[[bytes], tuple[int, ...]],
-    nbytes: int,
-    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]],
-    ins: tuple[str, ...],
-    outs: tuple[str, ...],
-) -> TemplateReader:
-    """The reader of a template with one or more than two out dims (see make_template)."""
-
-    def read(key: bytes) -> Columns | None:
-        body = int.from_bytes(key, "little")
-        if body & check != expected:
-            return None
-        packed, offset, widths = 0, 0, []
-        for k, mask in enumerate(fields):
-            field = body & mask
-            width = field.bit_count()
-            if width > MAX_DIM_LOG2 or offset + width > MAX_TOTAL_BITS:
+        if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
+            # Not the unit vectors once each: the rank of the distinct columns.
+            distinct = frozenset(flat)
+            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
                 return None
-            packed |= field >> (40 * k - offset)
-            widths.append(width)
-            offset += width
-        flat = unpack(packed.to_bytes(nbytes, "little"))
-        if (
-            len(flat) - flat.count(0) != offset
-            or packed.bit_count() != offset
-            or sum(flat) != (1 << offset) - 1
-        ):
-            return None
-        out_log2 = tuple(widths)
-        return ins, groups(flat), outs, out_log2, field_offsets(out_log2), offset
+        return ins, groups(flat), outs, out_log2, offsets, total
 
     return read
+
+
+def _full_rank(
+    distinct: frozenset[int], units0: frozenset[int], total: int, known: list[frozenset[int]]
+) -> bool:
+    """True when the distinct columns ``distinct``, each below ``2**T``, have rank ``T``;
+    ``units0``: the unit vectors below ``2**T`` and 0.  Those among them are counted at once,
+    the others eliminated beside them (:func:`llverify.gf2.rank_beside_units`).  A set found
+    of full rank is kept as ``known[0]`` (the rank is a function of the set of distinct
+    columns: the reader then accepts the same set, in any order and with any repeats,
+    without eliminating again).
+
+    Examples:
+        >>> known = [frozenset()]
+        >>> _full_rank(frozenset({1, 2, 3, 0, 4}), frozenset({0, 1, 2, 4, 8}), 4, known)
+        False
+        >>> _full_rank(frozenset({1, 2, 12, 4}), frozenset({0, 1, 2, 4, 8}), 4, known), known
+        (True, [frozenset({1, 2, 12, 4})])
+    """
+    others = distinct - units0
+    if rank_beside_units(sum(distinct) - sum(others), others) != total:
+        return False
+    known[0] = distinct
+    return True
 
 
 def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -714,22 +801,3 @@ def _probe(bases: Any, value: int) -> Any:
 def _probe_group(group: Any, value: int) -> Any:
     """One in dim's bases with every coordinate replaced by ``value`` (see _probe)."""
     return group.__class__(basis.__class__([value] * len(basis)) for basis in group)
-
-
-def single_bit_columns(parts: Columns) -> bool:
-    """True when the columns are distinct single bits covering every out bit (what a
-    template's reader accepts; see make_template).
-
-    Examples:
-        >>> single_bit_columns(fast_columns([("lane", [[0, 1], [1, 0]])], ["a", "b"], None, True))
-        True
-        >>> single_bit_columns(fast_columns([("lane", [[1, 1], [1, 0]])], ["a", "b"], None, True))
-        False
-    """
-    total = sum(parts[3])
-    flat = [c for cols in parts[1] for c in cols]
-    return (
-        sum(map(int.bit_count, flat)) == total
-        and len(flat) - flat.count(0) == total
-        and sum(flat) == (1 << total) - 1
-    )

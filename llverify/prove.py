@@ -30,7 +30,7 @@ from llverify.evaluate import evaluate_all
 from llverify.layout import LinearLayout, _require_layout
 from llverify.ops import IntOps, NumpyOps
 from llverify.proof.family import LayoutFamily
-from llverify.proof.formula import Formula, FormulaError, Interval
+from llverify.proof.formula import Formula, FormulaError, Interval, check_param
 from llverify.proof.verdict import Status, Verdict, VerdictClock
 
 METHODS = ("auto", "linear", "exhaustive", "z3")
@@ -126,10 +126,7 @@ def _checked_params(layout: LinearLayout, params: Mapping[str, int] | None) -> d
     checked = dict(params or {})
     ins = set(layout.get_in_dim_names())
     for name, value in checked.items():
-        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
-            raise LayoutTypeError(
-                f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
-            )
+        check_param(name, value)
         if name in ins:
             raise DimensionError(f"parameter '{name}' has the name of an in dim of the layout.")
     return checked

@@ -25,9 +25,9 @@ from llverify.prove import prove_equal
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The number of atoms per family; every one is proved.
-EXPECTED = {"mma.sync": 50, "mma.sp": 8, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 6,
-            "stmatrix": 6, "cp.async": 8, "shfl": 4, "tcgen05.ld": 58, "tcgen05.st": 58,
-            "mfma": 48, "wmma": 14, "dpas": 27}  # fmt: skip
+EXPECTED = {"mma.sync": 50, "mma.sp": 12, "mma.block_scale": 4, "wgmma": 96, "ldmatrix": 14,
+            "stmatrix": 9, "cp.async": 8, "shfl": 4, "tcgen05.ld": 74, "tcgen05.st": 74,
+            "mfma": 57, "wmma": 16, "dpas": 27}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- proofs
@@ -42,7 +42,7 @@ def test_every_atom_of_the_family_is_proved(family: str) -> None:
 
 def test_families_cover_the_catalogue() -> None:
     assert tuple(EXPECTED) == atoms.FAMILIES
-    assert len(atoms.names()) == sum(EXPECTED.values()) == 387
+    assert len(atoms.names()) == sum(EXPECTED.values()) == 445
 
 
 def test_wgmma_has_every_n_for_each_type() -> None:
@@ -255,6 +255,125 @@ def test_gfx950_wrong_k_packing_is_refuted(name: str, role: str, k_width: int) -
     _replayed(wrong, prove_operand(wrong))
 
 
+_NARROW = [f"v_mfma{kind}_f32_{shape}_f8f6f4_{fmt}" for kind in ("", "_scale")
+           for shape in ("32x32x64", "16x16x128") for fmt in ("f6f6", "f4f4")]  # fmt: skip
+
+
+def test_gfx950_narrow_format_atoms() -> None:
+    """gfx950 f8f6f4 with 6-bit and 4-bit A and B (fp6/bf6: 6 VGPRs, fp4: 4 VGPRs per
+    operand): 32 consecutive K per lane, counted as elements (register = element index in the
+    lane's packed data), as CK's mx_mfma_op register tables list them."""
+    for name in _NARROW:
+        atom = atoms.get(name)
+        assert atom.arch == ("gfx950",) and atoms.prove_atom(atom).proved
+        assert atom.instruction == name.rsplit("_", 1)[0]
+        assert [op.role for op in atom.operands][:3] == ["A", "B", "C"]
+    a = atoms.get("v_mfma_f32_16x16x128_f8f6f4_f4f4").operand("A")
+    assert (a.threads, a.values, a.shape) == (64, 32, (16, 128))
+    # CK 'Register Mapping for 16x128 for FP4': lane 48, Reg 3 [24:31] = K126K127 (elements
+    # 30, 31); lane 16, Reg 0 [0:7] = K32K33
+    assert a.layout().apply({"register": 31, "lane": 48}) == {"dim0": 0, "dim1": 127}
+    assert a.layout().apply({"register": 1, "lane": 17}) == {"dim0": 1, "dim1": 33}
+    # CK 'Register Mapping for 32x64 for FP6': lane 32's Reg 3-5 hold K 48-63 (elements 16-31)
+    a6 = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f6f6").operand("A")
+    assert a6.layout().apply({"register": 16, "lane": 32}) == {"dim0": 0, "dim1": 48}
+    b = atoms.get("v_mfma_f32_32x32x64_f8f6f4_f4f4").operand("B")
+    assert b.layout().apply({"register": 3, "lane": 40}) == {"dim0": 35, "dim1": 8}
+
+
+@pytest.mark.parametrize("name", [n for n in _NARROW if "scale" in n])
+def test_gfx950_narrow_formats_hold_one_scale_block_per_lane(name: str) -> None:
+    """With 6-bit and 4-bit formats a lane's 32 elements are exactly the block its scale
+    covers (A's fragment is SF_A's); with 8-bit formats they are not (two blocks per lane)."""
+    atom = atoms.get(name)
+    assert atom.operand("A").layout() == atom.operand("SFA").layout()
+    assert atom.operand("B").layout() == atom.operand("SFB").layout()
+    eight_bit = atoms.get(name.rsplit("_", 1)[0])
+    assert eight_bit.operand("A").layout() != eight_bit.operand("SFA").layout()
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # fp4 / fp6 read with the 8-bit formats' two 16-element chunks per lane
+        ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "A", "v_mfma_f32_16x16x128_f8f6f4 A"),
+        ("v_mfma_scale_f32_32x32x64_f8f6f4_f6f6", "B", "v_mfma_f32_32x32x64_f8f6f4 B"),
+        # and the 8-bit layout read as fp4's 32 consecutive K
+        ("v_mfma_f32_32x32x64_f8f6f4", "A", "v_mfma_f32_32x32x64_f8f6f4 A (fp4)"),
+        # the 32x32x64 fp6 A read with the 16x16x128 formula
+        ("v_mfma_f32_32x32x64_f8f6f4_f6f6", "A", "v_mfma_f32_16x16x128_f8f6f4 A (fp6)"),
+    ],
+)
+def test_gfx950_narrow_wrong_formula_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+@pytest.mark.parametrize("name", ["v_mfma_f32_32x32x64_f8f6f4_f4f4",
+                                  "v_mfma_f32_16x16x128_f8f6f4_f6f6"])  # fmt: skip
+def test_gfx950_narrow_with_8_bit_packing_is_refuted(name: str) -> None:
+    """The fp4 / fp6 A fragment built with the 8-bit packing (kWidth 16) is refuted against
+    the CK table's 32 consecutive K."""
+    from llverify.atoms.amd import _Build
+    from llverify.encodings.amd_mfma import AMDMFMALayout
+    from llverify.encodings.blocked import DotOperandLayout
+
+    operand = atoms.get(name).operand("A")
+    m, n, k = atoms.get(name).mnk
+    parent = AMDMFMALayout(4, [m, n, k], False, [1, 1], 32, None)
+    wrong = replace(operand, encoding=_Build(DotOperandLayout(0, parent, 16), operand.shape))
+    _replayed(wrong, prove_operand(wrong))
+
+
+@pytest.mark.parametrize("name", ["v_wmma_f16_16x16x16_f16_gfx11",
+                                  "v_wmma_bf16_16x16x16_bf16_gfx11"])  # fmt: skip
+def test_rdna3_16_bit_accumulator_atoms(name: str) -> None:
+    """RDNA3 f16/bf16 accumulators: 8 values per lane (value v in the OPSEL half of VGPR v),
+    on the rows of the 32-bit accumulator; A and B as the other RDNA3 atoms."""
+    atom = atoms.get(name)
+    assert atom.arch == ("gfx11",) and atoms.prove_atom(atom).proved
+    c = atom.operand("C")
+    assert (c.threads, c.values, c.shape) == (32, 8, (16, 16))
+    # GPUOpen's kernel: c_frag[2 ele] of lane 17 is D[2 ele + 1][1]; ele = 3
+    assert c.layout().apply({"register": 3, "lane": 17}) == {"dim0": 7, "dim1": 1}
+    f32 = atoms.get("v_wmma_f32_16x16x16_f16_gfx11")
+    assert c.layout() == f32.operand("C").layout()
+    assert atom.operand("A").layout() == f32.operand("A").layout()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "rdna4_acc",  # RDNA4's accumulator (rows i + 8 (lane / 16))
+        "rdna3_acc_transposed",  # rows and columns exchanged (the transposed accumulator)
+    ],
+)
+def test_rdna3_16_bit_accumulator_wrong_formula_is_refuted(wrong: str) -> None:
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_rdna3_16_bit_accumulator_packed_two_per_vgpr_is_refuted() -> None:
+    """Reading the 16-bit D as packed (two rows per VGPR, 16 halves a lane) is refuted
+    against the calculator / GPUOpen formula, whose values skip the other half."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_wmma_f16_16x16x16_f16_gfx11").operand("C")
+    register = [[1, 0], [2, 0], [4, 0], [8, 0]]  # the 16-bit slot counts rows
+    lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 0]]
+    packed = LinearLayout.from_bases(
+        [("register", register), ("lane", lane)], ["dim0", "dim1"], [16, 16]
+    )
+    verdict = prove_equal(packed, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert packed.apply(at) != expected
+
+
 # ---------------------------------------------------------------------- views
 
 
@@ -322,7 +441,7 @@ def _triton_cases():
         ("SM90_64x64x16_F32F16F16_RS", "A", f"ttgl.DotOperandLayout(0, {hopper}, 2)", [64, 16])
     )
     for atom in atoms.atoms("mfma"):
-        if atom.source.startswith("Composable Kernel"):  # multi-block: its own test below
+        if not atom.source.startswith("Triton converter"):  # multi-block: its own tests below
             continue
         m, n, k = atom.mnk
         bits = 64 if "f64" in atom.name else 32
@@ -462,8 +581,27 @@ def test_cli_list_show_prove() -> None:
     assert shown.stdout.count("proved") == 3
     proved = _cli("atoms", "prove", "--family", "stmatrix", "--json")
     assert proved.returncode == 0
-    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 6, "proved": 6, "refuted": 0,
+    assert json.loads(proved.stdout) == {"stmatrix": {"atoms": 9, "proved": 9, "refuted": 0,
                                                       "unknown": 0}}  # fmt: skip
+
+
+def test_cli_show_sparse_metadata() -> None:
+    shown = _cli("atoms", "show", "mma.sp.m16n8k32.s32.s8.s8.s32", "--json")
+    assert shown.returncode == 0
+    facts = json.loads(shown.stdout)["metadata"]
+    assert facts["selector_lanes"] == {
+        "0": [4 * q + t for q in range(8) for t in (0, 1)],
+        "1": [4 * q + t for q in range(8) for t in (2, 3)],
+    }
+    assert (facts["chunk"], facts["nonzeros"], facts["index_bits"]) == (4, 2, 2)
+    assert facts["ordered_valid_indices"] == [4, 8, 9, 12, 13, 14]
+    assert "Figure 129" in facts["figures_only"]
+    text = _cli("atoms", "show", "mma.sp.m16n8k8.f32.tf32.tf32.f32")
+    assert text.returncode == 0
+    assert "      3: lanes 3, 7, 11, 15, 19, 23, 27, 31" in text.stdout
+    assert "(not modelled)" in text.stdout
+    dense = _cli("atoms", "show", "SM80_16x8x8_F16F16F16F16_TN", "--json")
+    assert "metadata" not in json.loads(dense.stdout)  # a dense atom has no metadata operand
 
 
 def test_cli_family_names_and_bad_family() -> None:
@@ -610,8 +748,9 @@ def test_cli_shuffle_show_and_draw_refusal(tmp_path: Path) -> None:
 
 def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
     """The PTX sparse sections' packed A (row by register, the K-chunk a register holds)
-    equals the dense A fragment of K/2, for every catalogued shape and for m16n8k32 .f16,
-    whose atom is not catalogued (its B is only a figure in the PTX ISA)."""
+    equals the dense A fragment of K/2, for every catalogued shape and for the four shapes
+    whose atoms are not catalogued (m16n8k32 .f16, m16n8k16 .tf32, m16n8k64 .s8, m16n8k128
+    .s4: their B is only a figure in the PTX ISA)."""
     from llverify.atoms.catalogue import Operand
 
     packed = Operand("A", (16, 16), "mma.sp.m16n8k32.f16.A", "((4,8),(2,2,2)):((32,1),(16,8,128))")
@@ -621,7 +760,11 @@ def test_sparse_packed_a_is_the_dense_a_of_half_the_k() -> None:
     dense = {"mma.sp.m16n8k16.f16.A": ("mma.m16n8k8.f16.A", 4),
              "mma.sp.m16n8k32.f16.A": ("mma.m16n8k16.f16.A", 8),
              "mma.sp.m16n8k8.tf32.A": ("mma.m16n8k4.tf32.A", 2),
-             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8)}  # fmt: skip
+             "mma.sp.m16n8k16.tf32.A": ("mma.m16n8k8.tf32.A", 4),
+             "mma.sp.m16n8k32.b8.A": ("mma.m16n8k16.b8.A", 8),
+             "mma.sp.m16n8k64.b8.A": ("mma.m16n8k32.b8.A", 16),
+             "mma.sp.m16n8k64.b4.A": ("mma.m16n8k32.b4.A", 16),
+             "mma.sp.m16n8k128.b4.A": ("mma.m16n8k64.b4.A", 32)}  # fmt: skip
     for name, (dense_name, values) in dense.items():
         ours, theirs = reference(name).formulas, reference(dense_name).formulas
         for register in range(values):
@@ -652,6 +795,167 @@ def test_sparse_atoms_look_up_and_unpacked_columns_are_refuted() -> None:
     assert layout.apply(point) == verdict.actual
     expected = {d: Formula(t).evaluate(IntOps(), point) for d, t in unpacked.items()}
     assert expected == verdict.expected != verdict.actual
+
+
+#: LLVM's sparse selector ranges (llvm/test/CodeGen/NVPTX/wmma.py sp_selector_gen and
+#: IntrinsicsNVVM.td NVVM_MMA_SP num_threads, after llvm/llvm-project PR #154984): an
+#: independent statement of which selector values each sparse shape accepts.
+_LLVM_RANGE_01 = {
+    ("m16n8k32", "f16"),
+    ("m16n8k32", "bf16"),
+    ("m16n8k16", "tf32"),
+    ("m16n8k32", "s8"),
+    ("m16n8k32", "u8"),
+    ("m16n8k64", "s4"),
+    ("m16n8k64", "u4"),
+}
+_LLVM_RANGE_0 = {("m16n8k64", "s8"), ("m16n8k64", "u8"), ("m16n8k128", "s4"),
+                 ("m16n8k128", "u4")}  # fmt: skip
+#: Before PR #154984 LLVM's table left m16n8k32 .f16 and m16n8k128 .s4/.u4 at 0..3.
+_LLVM_OLD_RANGE_01 = _LLVM_RANGE_01 - {("m16n8k32", "f16")}
+_LLVM_OLD_RANGE_0 = _LLVM_RANGE_0 - {("m16n8k128", "s4"), ("m16n8k128", "u4")}
+
+
+def _llvm_selectors(geometry: str, ptx_type: str, range_01: set, range_0: set) -> list[int]:
+    if (geometry, ptx_type) in range_01:
+        return [0, 1]
+    return [0] if (geometry, ptx_type) in range_0 else [0, 1, 2, 3]
+
+
+_PTX_TYPES = {"f16": ("f16", "bf16"), "tf32": ("tf32",), "b8": ("s8", "u8"), "b4": ("s4", "u4")}
+
+
+def test_sparse_selectors_agree_with_llvm_and_refute_its_old_table() -> None:
+    """The selector values the PTX text allows per shape are LLVM's ranges; LLVM's table
+    before PR #154984 (selectors 2, 3 for m16n8k32 .f16, 1..3 for m16n8k128 .s4/.u4) is
+    refuted on exactly those shapes."""
+    from llverify.atoms.sparse import METADATA
+
+    wrong = set()
+    for key, meta in METADATA.items():
+        geometry, kind = key.split(".")
+        for ptx_type in _PTX_TYPES[kind]:
+            ours = sorted(meta.threads)
+            assert ours == _llvm_selectors(geometry, ptx_type, _LLVM_RANGE_01, _LLVM_RANGE_0)
+            if ours != _llvm_selectors(geometry, ptx_type, _LLVM_OLD_RANGE_01, _LLVM_OLD_RANGE_0):
+                wrong.add((geometry, ptx_type))
+    assert wrong == {("m16n8k32", "f16"), ("m16n8k128", "s4"), ("m16n8k128", "u4")}
+
+
+#: CUTLASS include/cutlass/arch/mma_sparse_sm80.h SparseMma<...>: (kMaxID2, the number of
+#: selector values it issues; kMetaSizeInBits, the index width) for the shapes it has.
+_CUTLASS_SPARSE = {"m16n8k32.f16": (2, 2), "m16n8k16.tf32": (2, 4), "m16n8k64.b8": (1, 2),
+                   "m16n8k128.b4": (1, 2)}  # fmt: skip
+
+
+def test_sparse_selectors_and_index_widths_agree_with_cutlass() -> None:
+    from llverify.atoms.sparse import METADATA
+
+    for key, (max_id2, meta_bits) in _CUTLASS_SPARSE.items():
+        assert (len(METADATA[key].threads), METADATA[key].index_bits) == (max_id2, meta_bits)
+    assert {m.index_bits for m in METADATA.values()} == {2, 4}
+
+
+def _quad_chunks(meta: object, quad: int) -> set[tuple[int, int]]:
+    """The (row, chunk) pairs quad ``quad``'s packed A holds, by the PTX A formula."""
+    from llverify.specs.fragments import reference
+
+    formulas = reference(meta.a_reference).formulas  # type: ignore[attr-defined]
+    held = set()
+    for register in range(meta.k // 4):  # type: ignore[attr-defined]
+        for lane in range(4 * quad, 4 * quad + 4):
+            env = {"register": register, "lane": lane}
+            row = Formula(formulas["dim0"]).evaluate(IntOps(), env)
+            packed = Formula(formulas["dim1"]).evaluate(IntOps(), env)
+            held.add((row, packed // meta.nonzeros))  # type: ignore[attr-defined]
+    return held
+
+
+def _metadata_bits_agree(meta: object) -> bool:
+    """Whether the contributing threads' 32-bit registers hold exactly the metadata of the
+    chunks their quad's A covers, for every selector."""
+    for quad in range(8):
+        chunks = _quad_chunks(meta, quad)
+        if {row for row, _ in chunks} != {quad, quad + 8}:
+            return False
+        if len(chunks) != meta.quad_chunks():  # type: ignore[attr-defined]
+            return False
+        for threads in meta.threads.values():  # type: ignore[attr-defined]
+            if 32 * len(threads) != len(chunks) * meta.chunk_bits:  # type: ignore[attr-defined]
+                return False
+    return True
+
+
+def test_sparse_metadata_threads_hold_their_quads_chunks() -> None:
+    """The selector text (one thread, a pair or all four contribute), the index widths and
+    the packed A formulas agree: the contributing threads' registers hold exactly the
+    metadata of the chunks of their quad's rows; one thread where a pair is needed is
+    refuted."""
+    from llverify.atoms.sparse import METADATA
+
+    for meta in METADATA.values():
+        assert _metadata_bits_agree(meta), meta.key
+    one_thread = replace(METADATA["m16n8k32.f16"], threads={s: (s,) for s in range(4)})
+    assert not _metadata_bits_agree(one_thread)
+    assert not _metadata_bits_agree(replace(METADATA["m16n8k128.b4"], threads={0: (0, 1)}))
+
+
+def test_sparse_metadata_lanes_and_bad_selectors() -> None:
+    from llverify.atoms.sparse import METADATA, metadata
+
+    assert metadata("m16n8k16.f16").lanes(3) == tuple(range(3, 32, 4))
+    assert metadata("mma.sp.m16n8k32.s32.u8.s8.s32").lanes(1)[:4] == (2, 3, 6, 7)
+    assert metadata("m16n8k64.b8").lanes(0) == tuple(range(32))
+    for key, bad in (("m16n8k32.f16", 2), ("m16n8k16.tf32", 3), ("m16n8k64.b4", 2),
+                     ("m16n8k64.b8", 1), ("m16n8k128.b4", 1), ("m16n8k16.f16", 4),
+                     ("m16n8k8.tf32", -1)):  # fmt: skip
+        with pytest.raises(ValueError, match=rf"Argument 'selector' must be one of .*, not {bad}"):
+            METADATA[key].lanes(bad)
+    with pytest.raises(ValueError, match="not True"):
+        METADATA["m16n8k16.f16"].selector_threads(True)
+    for bad in ("SM80_16x8x16_F32F16F16F32_TN", "m16n8k48.f16", "mma.sp.m16n8k48.f32.f16.f16.f32",
+                "mma.sp.m16n8k16.f32.f16.f16", "mma.sp.m16n8k32.s32.s8.s4.s32", None):  # fmt: skip
+        with pytest.raises(ValueError, match="Argument 'name' must be an mma.sp instruction"):
+            metadata(bad)  # type: ignore[arg-type]
+    for atom in atoms.atoms("mma.sp"):  # every atom's name and alias resolves to its shape
+        assert metadata(atom.name) is metadata(atom.aliases[0])
+        assert metadata(atom.name).k == atom.mnk[2]
+
+
+def test_sparse_ordered_metadata_indices_and_aliases() -> None:
+    """mma.sp::ordered_metadata: the same atoms (aliases), the six meaningful index values
+    the PTX text lists (increasing positions), against the twelve of mma.sp (any two
+    different positions: 0b0000, 0b0101, 0b1010, 0b1111 undefined)."""
+    from llverify.atoms.sparse import METADATA
+
+    text_ordered = (0b0100, 0b1000, 0b1001, 0b1100, 0b1101, 0b1110)
+    for key in ("m16n8k16.f16", "m16n8k32.b8", "m16n8k64.b4"):
+        assert METADATA[key].valid_indices(ordered=True) == text_ordered
+        unordered = METADATA[key].valid_indices()
+        assert len(unordered) == 12 and not {0b0000, 0b0101, 0b1010, 0b1111} & set(unordered)
+    assert METADATA["m16n8k8.tf32"].valid_indices() == (0b0100, 0b1110)
+    for atom in atoms.atoms("mma.sp"):
+        ordered = atom.name.replace("mma.sp.", "mma.sp::ordered_metadata.", 1)
+        assert atoms.get(ordered) is atom
+
+
+def test_sparse_b_transposed_and_half_k_b_are_refuted() -> None:
+    """Negative controls on the m16n8k64 .s4 atom: B with each 8x8 block transposed, and B
+    against the dense B of half the K; each counterexample replayed on the layout."""
+    from llverify.atoms.library import perturbed
+
+    transposed = perturbed("mma.sp.m16n8k64.s32.s4.s4.s32", "B", "((4,8),(8,2)):((64,8),(1,256))")
+    b = transposed.operand("B")
+    for operand, formulas in (
+        (b, operand_formulas(b)),
+        (atoms.get("mma.sp.m16n8k64.s32.s4.s4.s32").operand("B"),
+         operand_formulas(replace(b, reference="mma.m16n8k32.b4.B"))),
+    ):  # fmt: skip
+        layout = operand.layout()
+        verdict = prove_equal(layout, formulas)
+        assert verdict.status.value == "refuted"
+        point = dict(verdict.counterexample)
+        assert layout.apply(point) == verdict.actual != verdict.expected
 
 
 # ---------------------------------------------------------------------- block-scaled mma
@@ -704,10 +1008,11 @@ def test_tcgen05_atoms_equal_the_triton_message_tiles() -> None:
 
 
 def test_multi_block_mfma_atoms() -> None:
-    """15 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16):
-    the blocks stacked (A's along the rows, B's and D's along the columns)."""
+    """16 multi-block MFMA atoms (2, 4 and 16 blocks; f32, f16, bf16_1k, i8 and CDNA1 bf16;
+    f64 4x4x4 with 4 blocks): the blocks stacked (A's along the rows, B's and D's along the
+    columns)."""
     names = [a.name for a in atoms.atoms("mfma") if "b_" in a.name or "x2bf16" in a.name]
-    assert len(names) == 15
+    assert len(names) == 16
     atom = atoms.get("v_mfma_f32_32x32x1f32")  # the CDNA1 spelling is an alias
     assert atom.name == "v_mfma_f32_32x32x1_2b_f32" and atom.mnk == (32, 32, 1)
     c = atom.operand("C")
@@ -757,6 +1062,54 @@ def test_multi_block_mfma_wrong_formula_is_refuted(name: str, role: str, wrong: 
     _replayed(bad, prove_operand(bad))
 
 
+def test_f64_4x4x4_four_block_atom() -> None:
+    """``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``): one double per lane, K
+    across the lanes (block b's A[i][k] in lane 16 k + 4 b + i; B[k][j] and D[i][j] in lane
+    16 k|i + 4 b + j), unlike the other multi-block instructions, whose K is in registers."""
+    atom = atoms.get("v_mfma_f64_4x4x4f64")
+    assert atom.name == "v_mfma_f64_4x4x4_4b_f64" and atom.arch == ("gfx90a", "gfx942", "gfx950")
+    assert atoms.prove_atom(atom).proved
+    a, b, c = (atom.operand(role) for role in ("A", "B", "C"))
+    assert (a.shape, b.shape, c.shape) == ((16, 4), (4, 16), (4, 16))
+    assert (a.threads, a.values, c.values) == (64, 1, 1)
+    # lane 16 * 3 + 4 * 2 + 1: block 2's A[1][3] (stacked row 9), B[3][1] and D[3][1] (column 9)
+    assert a.layout().apply({"register": 0, "lane": 57}) == {"dim0": 9, "dim1": 3}
+    assert b.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+    assert c.layout().apply({"register": 0, "lane": 57}) == {"dim0": 3, "dim1": 9}
+
+
+@pytest.mark.parametrize(
+    ("role", "wrong"),
+    [
+        # K in registers and the stacked row in the lane, as the other multi-block atoms
+        ("A", "mfma.blocks.A"),
+        # A read as B (the blocks along the columns)
+        ("A", "mfma.f64.4x4x4.4b.B"),
+        # D read as the 16-block 4x4 instructions' D (rows in registers)
+        ("C", "mfma.4x4.16b.D"),
+    ],
+)
+def test_f64_4x4x4_wrong_formula_is_refuted(role: str, wrong: str) -> None:
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand(role)
+    bad = replace(operand, reference=wrong)
+    _replayed(bad, prove_operand(bad))
+
+
+def test_f64_4x4x4_perturbed_fragment_is_refuted() -> None:
+    """The A fragment with its block and row lane bits exchanged (lane 4 b + i read as
+    4 i + b) is refuted against the lab-notes formula, and the counterexample replays."""
+    from llverify.layout import LinearLayout
+
+    operand = atoms.get("v_mfma_f64_4x4x4_4b_f64").operand("A")
+    lane = [[4, 0], [8, 0], [1, 0], [2, 0], [0, 1], [0, 2]]
+    wrong = LinearLayout.from_bases([("register", []), ("lane", lane)], ["dim0", "dim1"], [16, 4])
+    verdict = prove_equal(wrong, operand_formulas(operand))
+    assert verdict.refuted
+    at = verdict.counterexample
+    expected = {d: Formula(f).evaluate(IntOps(), at) for d, f in operand_formulas(operand).items()}
+    assert wrong.apply(at) != expected
+
+
 # ---------------------------------------------------------------------- closed forms in pictures
 
 
@@ -794,11 +1147,11 @@ def test_tv_picture_caption_has_the_closed_form_or_why_not() -> None:
 
 
 def test_packed_tcgen05_atoms() -> None:
-    """The 58 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
+    """The 74 `_16b` atoms (.pack::16b loads, .unpack::16b stores): in 16-bit elements, element
     2 i + h of a thread is column 2 c(i) + h of the TMEM lane the unpacked register i reads,
     so the message covers twice the columns."""
     packed = [a for a in atoms.atoms() if a.name.endswith("_16b")]
-    assert len(packed) == 58 and all(atoms.prove_atom(a).proved for a in packed)
+    assert len(packed) == 74 and all(atoms.prove_atom(a).proved for a in packed)
     atom = atoms.get("tcgen05.ld.16x256b.x1.pack::16b")
     assert atom.name == "SM100_TMEM_LOAD_16dp256b1x_16b"
     fragment = atom.operand("fragment")
@@ -831,4 +1184,219 @@ def test_packed_tcgen05_wrong_fragment_is_refuted(
     assert prove_operand(operand).proved
     bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
         operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- tcgen05 .16x32bx2
+
+
+def test_16x32bx2_atoms_are_two_16x32b_halves() -> None:
+    """The 32 `16dp32b` atoms (.16x32bx2, .x1-.x128, packed or not, load and store): thread
+    t holds TMEM lane t % 16; threads 16-31 the second access, immHalfSplitoff columns to the
+    right (CuTe passes .num, 2 .num packed), so the message is 2 .num contiguous columns."""
+    split = [a for a in atoms.atoms() if "_16dp32b" in a.name]
+    assert len(split) == 32 and all(atoms.prove_atom(a).proved for a in split)
+    atom = atoms.get("tcgen05.ld.16x32bx2.x8")
+    assert atom.name == "SM100_TMEM_LOAD_16dp32b8x"
+    assert atom.instruction.endswith("16x32bx2.x8.b32 r, [taddr], 8")
+    assert atoms.get("SM100_TMEM_STORE_16dp32b8x_16b").instruction.endswith(
+        ".x8.unpack::16b.b32 [taddr], 16, r"
+    )
+    fragment = atom.operand("fragment")
+    assert fragment.shape == (16, 16) and fragment.values == 8
+    ll = fragment.layout()
+    for lane in range(32):
+        for register in range(8):
+            got = ll.apply({"register": register, "lane": lane})
+            assert got == {"dim0": lane % 16, "dim1": register + 8 * (lane // 16)}
+    packed = atoms.get("SM100_TMEM_LOAD_16dp32b8x_16b").operand("fragment")
+    assert packed.shape == (16, 32) and packed.values == 16
+    # 16-bit element 2 i + h: column 2 i + h of the half, the second half at column 16
+    assert packed.layout().apply({"register": 5, "lane": 20}) == {"dim0": 4, "dim1": 21}
+
+
+def test_16x32bx2_equals_triton_block_m64_layout() -> None:
+    """Triton 3.9's blockM = 64 TMEM register layout (a 32x32b load of a 16-row slab: lanes
+    16-31 take the other half of the columns with 16x32bx2), a third statement: warp 0's
+    registers and lanes are the CuTe atom SM100_TMEM_LOAD_16dp32b32x."""
+    from llverify.encodings.tmem import TensorMemoryLayout, tmem_register_layout
+
+    triton = tmem_register_layout(32, (64, 64), TensorMemoryLayout((64, 64), 1), 4, "32x32b")
+    assert triton is not None
+    ours = atoms.get("SM100_TMEM_LOAD_16dp32b32x").operand("fragment").layout()
+    assert [list(b) for b in triton.reg_bases] == [list(b) for b in ours.bases[0][1]]
+    assert [list(b) for b in triton.lane_bases] == [list(b) for b in ours.bases[1][1]]
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # the halves chosen by lane bit 0 instead of bit 4 (thread pairs sharing a lane)
+        ("SM100_TMEM_LOAD_16dp32b2x", "((2,16),2):((2,4),1)", None),
+        # both halves at the base address (immHalfSplitoff = 0)
+        ("SM100_TMEM_STORE_16dp32b4x", None, "tcgen05.16x32bx2.off0"),
+        # a packed load read with the unpacked offset (.num instead of 2 .num columns)
+        ("SM100_TMEM_LOAD_16dp32b4x_16b", None, "tcgen05.16x32bx2.off4.pack16b"),
+        # the 16x32bx2 message read as the 16x64b one
+        ("SM100_TMEM_LOAD_16dp32b1x", None, "tcgen05.16x64b"),
+    ],
+)
+def test_16x32bx2_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- 8-bit ldmatrix/stmatrix
+
+
+def _cute_in_rows(memory: str, registers: str, shuffle: tuple[int, ...] | None) -> dict:
+    """CuTe's Src/Dst layouts (bits) read point by point, independently of the catalogue's
+    conversion: (lane, byte) -> (row of the address-supplying thread, byte in the row)."""
+    src, dst = parse(memory), parse(registers)
+    owner = {}
+    for thread in reversed(range(src[0].size())):  # the lowest owning thread wins
+        for bit in range(0, src[1].size(), 8):
+            owner[src(thread, bit)] = (thread, bit // 8)
+    result = {}
+    for lane in range(32):
+        for byte in range(dst[1].size() // 8):
+            cute = byte if shuffle is None else 8 * (byte // 8) + shuffle.index(byte % 8)
+            result[lane, byte] = owner[dst(lane, 8 * cute)]
+    return result
+
+
+def test_b8_matrix_atoms() -> None:
+    """The 11 sm100/sm120 8-bit atoms: ldmatrix m16n16 .trans .b8 (x1, x2), m8n16 .b8x16 from
+    4- and 6-bit sources (x1, x2, x4), stmatrix m16n8 .trans .b8 (x1, x2, x4); each fragment
+    is CuTe's, read in shared-memory rows (and with CuTe's byte shuffle undone for m16n16)."""
+    from llverify.atoms.nvidia_copy import _B8, _UNSHUFFLE
+
+    b8 = [a for a in atoms.atoms() if a.name.startswith("SM100_") and "SM_T" in a.name
+          or "_LDSM_N" in a.name and a.name.startswith("SM100_")]  # fmt: skip
+    assert len(b8) == 11 and all(atoms.prove_atom(a).proved for a in b8)
+    for name, (_, _, _, _, memory, registers, shuffled) in _B8.items():
+        ll = atoms.get(name).operand("fragment").layout()
+        expected = _cute_in_rows(memory, registers, _UNSHUFFLE if shuffled else None)
+        for (lane, byte), (row, col) in expected.items():
+            assert ll.apply({"register": byte, "lane": lane}) == {"dim0": row, "dim1": col}
+    # m16n16 .trans: thread l holds rows l / 4 and l / 4 + 8 of the loaded matrix (r0, r1),
+    # 4 consecutive columns 4 (l % 4) ..: shared-memory rows 4 (l % 4) + byte
+    ld = atoms.get("ldmatrix.m16n16.x2.trans.b8").operand("fragment").layout()
+    assert ld.apply({"register": 6, "lane": 9}) == {"dim0": 6, "dim1": 10}
+    assert ld.apply({"register": 13, "lane": 9}) == {"dim0": 16 + 5, "dim1": 10}  # matrix 1, r3
+    # CuTe's copy op reorders the bytes: its register 0 is not the instruction's
+    cute = atoms.get("SM100_U8x8_LDSM_T").source
+    assert "byte shuffle" in cute and "undone" in cute
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong_tv", "wrong_reference"),
+    [
+        # CuTe's post-shuffle registers taken as the instruction's (byte order not undone)
+        ("SM100_U8x8_LDSM_T", "((2,2,2,2,2),(2,2,2)):((64,128,1,2,4),(16,8,32))", None),
+        # CuTe's DstLayout read in its own row labels, not the address-supplying thread's
+        ("SM100_U8x8_LDSM_T", "((4,8),(1,2,2,2)):((32,1),(1,16,8,128))", None),
+        # stmatrix m16n8 with a register byte's row and element steps exchanged
+        ("SM100_U8x4_STSM_T", "((2,2,2,2,2),(2,2)):((32,64,1,2,4),(8,16))", None),
+        # m8n16 (four 8-bit elements a thread) read with the m8n8 .b16 formula
+        ("SM100_SU4_DU8x16_x2_LDSM_N", None, "ldmatrix.b16.stacked"),
+        # m16n16 .trans read as the m8n16 (untransposed) formula
+        ("SM100_U8x16_LDSM_T", None, "ldmatrix.m8n16.b8x16.stacked"),
+    ],
+)
+def test_b8_matrix_wrong_fragment_is_refuted(
+    name: str, wrong_tv: str | None, wrong_reference: str | None
+) -> None:
+    operand = atoms.get(name).operand("fragment")
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong_tv) if wrong_tv else replace(
+        operand, reference=str(wrong_reference))  # fmt: skip
+    _replayed(bad, prove_operand(bad))
+
+
+# ---------------------------------------------------------------------- block-scale bytes
+
+
+def test_block_scale_byte_view() -> None:
+    """SFA.bytes / SFB.bytes, the scale matrices as scale-a-data / scale-b-data hold them (one
+    value per K block), are the element-wise SF_A / SF_B fragments at block granularity: the
+    VS values of block j are value j, held by the same thread."""
+    for atom in atoms.atoms("mma.block_scale"):
+        assert atoms.prove_atom(atom).proved
+        k, blocks = atom.mnk[2], atom.operand("SFA.bytes").shape[1]
+        vs = k // blocks
+        for role, k_dim in (("SFA", "dim1"), ("SFB", "dim0")):
+            element, byte = atom.operand(role).layout(), atom.operand(f"{role}.bytes").layout()
+            for lane in range(32):
+                for j in range(blocks):
+                    got = byte.apply({"register": j, "lane": lane})
+                    for kk in range(j * vs, (j + 1) * vs):
+                        want = element.apply({"register": kk, "lane": lane})
+                        assert want[k_dim] == kk and want[k_dim] // vs == got[k_dim] == j
+                        other = "dim0" if k_dim == "dim1" else "dim1"
+                        assert want[other] == got[other]
+
+
+def test_block_scale_byte_view_equals_triton_sm120_scale_layout() -> None:
+    """Triton 3.9's sm_120 dot_scaled scale layout (byte-id 0, thread-id 0; registers = K
+    blocks), a third statement, gives the bases of SFA.bytes and (transposed: Triton's B
+    scales are [N, K / group]) SFB.bytes."""
+    from llverify.encodings.scales import sm120_scale_layout
+
+    atom = atoms.get("mma.block_scale.m16n8k64.mxf4nvf4.4X")
+    a = atom.operand("SFA.bytes").layout()
+    triton_a = sm120_scale_layout([16, 4], 0, [1, 1])
+    assert [list(b) for b in triton_a.reg_bases] == [list(b) for b in a.bases[0][1]]
+    assert [list(b) for b in triton_a.lane_bases] == [list(b) for b in a.bases[1][1]]
+    b = atom.operand("SFB.bytes").layout()
+    triton_b = sm120_scale_layout([8, 4], 1, [1, 1])
+    assert [list(x)[::-1] for x in triton_b.reg_bases] == [list(x) for x in b.bases[0][1]]
+    assert [list(x)[::-1] for x in triton_b.lane_bases] == [list(x) for x in b.bases[1][1]]
+
+
+def test_scale_bytes_follow_the_ptx_selectors() -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    assert [scale_bytes("1X", b) for b in range(4)] == [(0,), (1,), (2,), (3,)]
+    assert scale_bytes("2X", 0) == (0, 1) and scale_bytes("2X", 2) == (2, 3)
+    assert scale_bytes("4X", 0) == (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("scale_vec", "byte_id", "message"),
+    [
+        ("2X", 1, "must be one of (0, 2)"),  # undefined: a pair straddling the halves
+        ("4X", 2, "must be one of (0,)"),
+        ("1X", 4, "must be one of (0, 1, 2, 3)"),
+        ("1X", True, "not True"),
+        ("3X", 0, "'scale_vec' must be one of"),
+    ],
+)
+def test_scale_bytes_refuses_undefined_selectors(
+    scale_vec: str, byte_id: int, message: str
+) -> None:
+    from llverify.atoms.block_scale import scale_bytes
+
+    with pytest.raises(AtomError, match=re.escape(message)):
+        scale_bytes(scale_vec, byte_id)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "wrong"),
+    [
+        # scale_B's blocks 1 and 2 exchanged in the register's bytes
+        ("SM120_16x8x64_TN_VS16", "SFB.bytes", "((4,8),(2,2)):((0,1),(16,8))"),
+        # scale_A's block read from the thread-id-a lane bit (a selector dependence)
+        ("SM120_16x8x64_TN_VS32", "SFA.bytes", "((2,2,8),2):((8,16,1),0)"),
+    ],
+)
+def test_block_scale_wrong_byte_view_is_refuted(name: str, role: str, wrong: str) -> None:
+    operand = atoms.get(name).operand(role)
+    assert prove_operand(operand).proved
+    bad = replace(operand, tv_text=wrong)
     _replayed(bad, prove_operand(bad))

@@ -442,3 +442,25 @@ def test_in_thread_transpose_moves_no_data_or_is_an_error() -> None:
     assert finding.status is Status.ERROR and "needs data movement" in finding.summary
     ins, index = finding.data["counterexample"]["input"], finding.data["counterexample"]["index"]
     assert tuple(to_linear_layout(other, [64, 128]).apply(ins).values()) == tuple(index)
+
+
+def test_memdesc_index_worked_out_once_per_types() -> None:
+    """memdesc_index's verdict is worked out once per source and result type: a repeat of
+    the same types gets the same finding (at its own line); a different result type in
+    between, whose layout is not the source's, is still an error (negative control), and so
+    is its own repeat."""
+    good = (
+        f"ttg.memdesc_index %0[%c] : {M}<2x64x64xf16, #s, #smem, mutable> -> "
+        f"{M}<64x64xf16, #s, #smem, mutable>"
+    )
+    bad = good.replace(f"{M}<64x64xf16, #s,", f"{M}<64x64xf16, #t,")
+    found = _findings(
+        "\n".join(f"%{i} = {line}" for i, line in enumerate([good, bad, good, bad], 1))
+    )
+    assert [f.status for f in found] == [Status.PROVED, Status.ERROR] * 2
+    assert len({f.line for f in found}) == 4
+    assert found[0].to_dict() | {"line": 0} == found[2].to_dict() | {"line": 0}
+    assert found[1].to_dict() | {"line": 0} == found[3].to_dict() | {"line": 0}
+    assert found[3].data is not found[1].data  # a copy, not the first finding's own data
+    alone = _one(f"%1 = {bad}")
+    assert alone.summary == found[3].summary and alone.data == found[3].data

@@ -72,6 +72,31 @@ def test_rank_of_one_hot_columns_with_zeros(order: list[int], count: int, zeros:
     assert gf2.rank(columns) == count == brute_rank(columns)
 
 
+@settings(max_examples=400, deadline=None)
+@given(matrices(), st.integers(0, (1 << MAX_ROWS) - 1))
+def test_rank_beside_units_is_the_rank_with_the_unit_columns(
+    matrix: tuple[int, list[int]], units: int
+) -> None:
+    """The rank of the unit vectors of ``units`` with the columns, whether the columns reduce
+    to single bits beside them (a swizzle's), need elimination, or are dependent."""
+    rows, columns = matrix
+    units &= (1 << rows) - 1
+    unit_columns = [1 << r for r in range(rows) if units >> r & 1]
+    assert gf2.rank_beside_units(units, columns) == brute_rank(unit_columns + columns)
+
+
+def test_rank_beside_units_of_a_swizzle_and_a_dependent_column() -> None:
+    # The 128-byte swizzle's columns (1, 8), (2, 16), (4, 32) of a 128x128 f16 tile reduce to
+    # single bits beside its unit columns: rank 14.  A negative control: the XOR of two
+    # swizzled columns in place of the third leaves the rank at 13.
+    units = sum(1 << b for b in range(3, 14))  # dim0 bits 3-6, dim1 bits 0-6 at offset 7
+    swizzled = [1 | 8 << 7, 2 | 16 << 7, 4 | 32 << 7]
+    assert gf2.rank_beside_units(units, swizzled) == 14
+    dependent = [swizzled[0], swizzled[1], swizzled[0] ^ swizzled[1]]
+    assert gf2.rank_beside_units(units, dependent) == 13
+    assert gf2.rank_beside_units(0, [3, 5, 6]) == 2 == brute_rank([3, 5, 6])
+
+
 @settings(max_examples=300, deadline=None)
 @given(matrices())
 def test_pivot_columns_are_outside_the_span_of_the_earlier_columns(

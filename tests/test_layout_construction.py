@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify import LinearLayout, LLVerifyError, gf2
+from llverify.errors import LayoutError
 from llverify.layout_construct import fast_columns, validated_columns
 
 coordinate = st.one_of(
@@ -230,9 +231,9 @@ def test_a_template_refuses_every_value_the_fast_tier_refuses() -> None:
 
 
 def test_a_template_refuses_layouts_it_cannot_read() -> None:
-    # Values of the template's shape that are not distinct single bits: a swizzle, a
-    # repeated bit (not surjective: refused), a zero where a bit is needed, bits past the
-    # inferred sizes; and the same shape with other names, containers or flags.
+    # Values of the template's shape: a swizzle (read, full rank), a repeated bit (not
+    # surjective: refused), a zero where a bit is needed, bits past the template's sizes;
+    # and the same shape with other names, containers or flags.
     _primed_reader(BLOCKED, OUTS)
     cases = []
     swizzled = [(name, [list(b) for b in bs]) for name, bs in BLOCKED]
@@ -330,3 +331,148 @@ def test_templates_of_dicts_and_tuples() -> None:
             assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
                 LinearLayout, spoiled, OUTS
             )
+
+
+# A swizzled shared layout (NVMMA, 128-byte swizzle, f16, 128x128: Triton 3.9's bases), whose
+# columns (1, 8), (2, 16), (4, 32) are not single bits: its template reads it by elimination.
+SWIZZLED = [
+    (
+        "offset",
+        [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], [2, 16], [4, 32]]
+        + [[8, 0], [16, 0], [32, 0], [64, 0], [0, 64]],
+    ),
+    ("block", []),
+]
+
+
+def _with(bases, position, value):
+    """A copy of ``bases`` with basis ``position`` of the first in dim replaced by ``value``."""
+    copy = [(name, [list(b) for b in group]) for name, group in bases]
+    copy[0][1][position] = value
+    return copy
+
+
+def test_a_template_reads_swizzled_layouts_and_refuses_what_it_must() -> None:
+    import random
+    from marshal import dumps
+
+    read = _primed_reader(SWIZZLED, OUTS)
+    rng = random.Random(35)
+    group = [list(b) for b in SWIZZLED[0][1]]
+    for _ in range(100):
+        rng.shuffle(group)
+        bases = [("offset", [list(b) for b in group]), ("block", [])]
+        assert read(dumps((bases, OUTS, None, True), 0)) is not None
+        outcome = _outcome(LinearLayout.from_bases, bases, OUTS)
+        assert outcome == _outcome(LinearLayout, bases, OUTS)
+        assert outcome[2:] == ([("dim0", 128), ("dim1", 128)], 14)
+    # Negative controls, each refused by the reader and decided as the constructor decides:
+    # a column in the span of two others (rank 13: not surjective, an error); the top bit of
+    # dim0 dropped (surjective onto 64 x 128: a layout of other sizes than the template's);
+    # a bit past the template's size (256 x 128, rank 14 < 15: an error); bad values.
+    cases = {
+        "dependent": _with(SWIZZLED, 8, [3, 24]),
+        "narrower": _with(SWIZZLED, 12, [0, 0]),
+        "wider": _with(SWIZZLED, 12, [128, 0]),
+    }
+    for value in (True, -1, 1 << 30, 1.0, [1]):
+        cases[repr(value)] = _with(SWIZZLED, 7, [2, value])
+    for label, bases in cases.items():
+        assert read(dumps((bases, OUTS, None, True), 0)) is None, label
+        expected = _outcome(LinearLayout, bases, OUTS)
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected, label
+    assert _outcome(LinearLayout, cases["narrower"], OUTS)[2][0] == ("dim0", 64)
+    assert _outcome(LinearLayout, cases["dependent"], OUTS) is LayoutError
+
+
+mixed = st.integers(1, 3).flatmap(
+    lambda outs: st.tuples(
+        st.just(outs),
+        st.lists(st.integers(0, 4), min_size=outs, max_size=outs),  # bits per out dim
+        st.lists(st.integers(0, 3), min_size=1, max_size=3),  # extra bases per in dim
+        st.randoms(use_true_random=False),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mixed, st.integers(0, 40), st.sampled_from([None, "mix", "drop", *BAD_VALUES, 3, 6]))
+def test_templates_of_mixed_columns_agree_with_the_constructor(case, where, change):
+    # Full-rank layouts whose columns are sums of unit vectors (swizzle-like), in random
+    # structures; then one column XORed into another (rank kept), one dropped to zero (rank
+    # short, or other sizes) or one coordinate spoiled.  Every outcome equals the
+    # constructor's.
+    num_outs, widths, extra, rng = case
+    outs = [f"d{k}" for k in range(num_outs)]
+    total = sum(widths)
+    offsets = [sum(widths[:k]) for k in range(num_outs)]
+    packed = [1 << b for b in range(total)] + [rng.getrandbits(total) for _ in range(sum(extra))]
+    for _ in range(2 * total):  # elementary column operations keep the rank
+        i, j = rng.randrange(len(packed)), rng.randrange(len(packed))
+        if i != j:
+            packed[i] ^= packed[j]
+    rng.shuffle(packed)
+    columns = [[(c >> off) & ((1 << w) - 1) for off, w in zip(offsets, widths)] for c in packed]
+    bounds = sorted(rng.randint(0, len(columns)) for _ in range(len(extra) - 1))
+    bounds = [0, *bounds, len(columns)]
+    bases = [(f"in{i}", columns[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+    _primed_reader(bases, outs, strict=False)
+    if change is not None and columns:
+        basis = columns[where % len(columns)]
+        if change == "mix":
+            other = columns[(where + 1) % len(columns)]
+            basis[:] = [a ^ b for a, b in zip(basis, other)]
+        elif change == "drop":
+            basis[:] = [0] * num_outs
+        else:
+            basis[where % num_outs] = change
+    assert _outcome(LinearLayout.from_bases, bases, outs) == _outcome(LinearLayout, bases, outs)
+
+
+def test_templates_of_wide_two_dim_layouts() -> None:
+    # Two out dims past the narrow reader (T > 32 or a dim0 of more than 20 bits): the
+    # general reader (64-bit columns) reads shuffles with a swizzled column, and refuses a
+    # repeated column (rank T - 1) and a bit past the template's size; from_bases decides
+    # both as the constructor does.
+    import random
+    from marshal import dumps
+
+    rng = random.Random(26)
+    for widths in ((21, 3), (17, 17), (2, 30)):
+        columns = [[1 << b, 0] for b in range(widths[0])] + [[0, 1 << b] for b in range(widths[1])]
+        columns[0] = [1, 1 << (widths[1] - 1)]  # a swizzled column
+        bases = [("lane", columns[:5]), ("register", columns[5:])]
+        read = _primed_reader(bases, OUTS)
+        for _ in range(10):
+            rng.shuffle(columns)
+            shuffled = [("lane", [list(b) for b in columns[:5]]), ("register", columns[5:])]
+            assert read(dumps((shuffled, OUTS, None, True), 0)) is not None
+            assert _outcome(LinearLayout.from_bases, shuffled, OUTS) == _outcome(
+                LinearLayout, shuffled, OUTS
+            )
+        # The columns are a basis: one replaced by a copy of another leaves rank T - 1.
+        for bad in (list(columns[1]), [1 << widths[0], 0]):
+            spoiled = [("lane", [bad] + [list(b) for b in columns[1:5]]), ("register", columns[5:])]
+            assert read(dumps((spoiled, OUTS, None, True), 0)) is None, (widths, bad)
+            assert _outcome(LinearLayout.from_bases, spoiled, OUTS) == _outcome(
+                LinearLayout, spoiled, OUTS
+            )
+
+
+def test_make_template_refuses_columns_short_of_full_rank() -> None:
+    # A reader accepts a key whose distinct columns are those of its template (the rank is a
+    # function of that set), so the template's own columns must have full rank: columns of
+    # rank 1 < 2 (built without requiring surjectivity) get no template.
+    from marshal import dumps
+
+    from llverify.layout_construct import make_template
+
+    bases, outs = [("lane", [[1, 1], [1, 1]])], ["dim0", "dim1"]
+    parts = validated_columns(bases, outs, None, True)
+    assert make_template(bases, outs, dumps((bases, outs, None, True), 0), parts) is None
+    full = [("lane", [[1, 1], [0, 1]])]
+    parts = validated_columns(full, outs, None, True)
+    read = make_template(full, outs, dumps((full, outs, None, True), 0), parts)
+    # Its set {3, 2} is known; a repeat of one of them is another set, eliminated: refused.
+    assert read(dumps(([("lane", [[0, 1], [1, 1]])], outs, None, True), 0)) is not None
+    assert read(dumps(([("lane", [[1, 1], [1, 1]])], outs, None, True), 0)) is None

@@ -66,7 +66,7 @@ def prove(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[st
         text=True,
         cwd=cwd,
         env=env,
-        timeout=120,
+        timeout=600,  # the whole built-in library: ~35 s of CPU, minutes on a loaded machine
     )
 
 

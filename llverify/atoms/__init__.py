@@ -6,7 +6,7 @@ as a CuTe TV layout and as a picture (see docs/atoms.md).
 Modules: :mod:`~llverify.atoms.catalogue` (the value types), :mod:`~llverify.atoms.nvidia`,
 :mod:`~llverify.atoms.amd` and :mod:`~llverify.atoms.intel` (the atoms),
 :mod:`~llverify.atoms.sparse` (mma.sp), :mod:`~llverify.atoms.block_scale` (sm120
-block-scaled), :mod:`~llverify.atoms.nvidia_copy` (cp.async and shuffles),
+block-scaled), :mod:`~llverify.atoms.nvidia_copy` (8-bit ldmatrix/stmatrix, cp.async, shuffles),
 :mod:`~llverify.atoms.shuffle` (shuffles as lane maps), :mod:`~llverify.atoms.tcgen05` (TMEM
 register views), :mod:`~llverify.atoms.registry` (the look-up), :mod:`~llverify.atoms.proof`
 (proving them), :mod:`~llverify.atoms.library` (them as obligations of ``llverify prove``),

@@ -1,5 +1,6 @@
 """The AMD atoms: MFMA by instruction name (CDNA1 gfx908 to CDNA4 gfx950, wave64) and WMMA
-(RDNA3 gfx11, RDNA4 gfx12, gfx1250; wave32).  CUTLASS has no AMD atoms, so each fragment is
+(RDNA3 gfx11, RDNA4 gfx12, gfx1250; wave32; RDNA3 also with 16-bit f16/bf16 accumulators,
+8 values a lane in the OPSEL half of each VGPR).  CUTLASS has no AMD atoms, so each fragment is
 the Triton converter's instance for the instruction (``AMDMFMALayout`` / ``AMDWMMALayout`` and
 their dot operands, :mod:`llverify.encodings`); the formula it is proved against is the
 instruction's register layout from the ISA guides and AMD's Matrix Instruction Calculator
@@ -30,8 +31,16 @@ are proved against CK's ``mfma_type`` (``k_per_blk`` 16, input block = lane / th
 block); their K order is a convention only. The CDNA4 ISA guide's operand tables were not
 available here. ``v_mfma_scale_f32_32x32x64_f8f6f4`` and ``_16x16x128_f8f6f4`` add SF_A and
 SF_B, the scale of each element (lane ``i + M b`` for row ``i``'s block ``b``, Triton's scale
-layout; the register is the element of the block). Not listed: the 6-bit and 4-bit f8f6f4
-formats (packed below a byte) and f64 4x4x4 with 4 blocks.
+layout; the register is the element of the block).  With 6-bit (fp6 e2m3, bf6 e3m2) and
+4-bit (fp4 e2m1) A and B formats (``_f6f6``, ``_f4f4`` atoms, scaled and unscaled) a lane holds
+32 consecutive K, one scale block, counted as elements (the register is the element's index
+in the lane's packed data: 6 VGPRs for fp6, 4 for fp4), proved against Composable Kernel's
+``mx_mfma_op.hpp`` register tables; mixed-format pairs are not listed.
+
+``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``) holds one double of A, B and C/D
+per lane, K across the lanes (block ``b``'s A[i][k] in lane ``16 k + 4 b + i``); its fragments
+come from AMD's lab-notes example kernel and are proved against the lab note's lane figure
+(``mfma.f64.4x4x4.4b.*``).
 
 Examples:
     >>> from llverify.atoms.amd import atoms
@@ -42,6 +51,7 @@ Examples:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from llverify.atoms.catalogue import Atom, Operand
@@ -203,12 +213,51 @@ def _scaled(name: str, m: int, k: int) -> Atom:
             _D32 if m == 32 else _D16,
         ),
     )
+    return _with_scales(name, name, base)
+
+
+def _with_scales(name: str, instruction: str, base: Atom) -> Atom:
+    """``base`` (an unscaled gfx950 f8f6f4 atom) with the SF_A and SF_B of ``instruction``,
+    named ``name``."""
+    m, _, k = base.mnk or (0, 0, 0)
     scales = (
-        Operand("SFA", (m, k), f"{name} SFA", None, _Scales(0, m, k), 64),
-        Operand("SFB", (k, m), f"{name} SFB", None, _Scales(1, m, k), 64),
+        Operand("SFA", (m, k), f"{instruction} SFA", None, _Scales(0, m, k), 64),
+        Operand("SFB", (k, m), f"{instruction} SFB", None, _Scales(1, m, k), 64),
     )
     source = base.source + "; SF_A/SF_B: Triton's scale layout (llverify.encodings.scales)"
-    return Atom(name, "mfma", name, ("gfx950",), (m, m, k), base.operands + scales, source)
+    return Atom(name, "mfma", instruction, ("gfx950",), (m, m, k), base.operands + scales, source)
+
+
+#: gfx950 f8f6f4 A and B formats below a byte: name suffix -> (reference tag, the formats and
+#: their CBSZ/BLGP codes, VGPRs per operand)
+_NARROW = {
+    "f6f6": ("fp6", "fp6 e2m3 or bf6 e3m2 (CBSZ/BLGP 2, 3)", 6),
+    "f4f4": ("fp4", "fp4 e2m1 (CBSZ/BLGP 4)", 4),
+}
+
+
+def _narrow(instruction: str, m: int, k: int, suffix: str) -> Atom:
+    """A gfx950 f8f6f4 atom (``v_mfma_*`` or ``v_mfma_scale_*``) with both A and B in the
+    6-bit or 4-bit formats (``suffix`` "f6f6" / "f4f4"): 32 consecutive K per lane, over
+    elements (the register is the element's index in the lane's packed data; Triton kWidth 32).
+
+    Examples:
+        >>> a = _narrow("v_mfma_f32_16x16x128_f8f6f4", 16, 128, "f4f4").operand("A")
+        >>> a.layout().apply({"register": 31, "lane": 48})  # the last fp4 of lane 48
+        {'dim0': 0, 'dim1': 127}
+    """
+    tag, formats, vgprs = _NARROW[suffix]
+    unscaled = instruction.replace("mfma_scale_", "mfma_")
+    refs = (f"{unscaled} A ({tag})", f"{unscaled} B ({tag})", _D32 if m == 32 else _D16)
+    base = _mfma(f"{unscaled}_{suffix}", ("gfx950",), (m, m, k), 32, refs)
+    source = (
+        f"{base.source}; A and B in {formats}: 32 elements of K per lane in {vgprs} VGPRs, "
+        "counted as elements"
+    )
+    base = replace(base, instruction=unscaled, source=source)
+    if instruction == unscaled:
+        return base
+    return _with_scales(f"{instruction}_{suffix}", instruction, base)
 
 
 class _Blocks:
@@ -288,6 +337,50 @@ def _multi_block(
     return Atom(name, "mfma", name, arch, (m, m, k), ops, source, aliases)
 
 
+class _LabNotesF64:
+    """An operand of ``v_mfma_f64_4x4x4_4b_f64`` (CDNA2 ``v_mfma_f64_4x4x4f64``: four
+    independent 4x4x4 products, one double per lane) as AMD's lab-notes example kernel
+    indexes it (amd/amd-lab-notes ``matrix-cores/src/mfma_fp64_4x4x4fp64.cpp``, a 4x4x4
+    thread block, lane ``x + 4 y + 16 z``): lane ``(x, y, z)`` loads block ``y``'s
+    ``A[x][z]`` and ``B[z][x]`` and stores block ``y``'s ``D[z][x]``.  Blocks stacked as the
+    other multi-block atoms stack them: A (16 x 4) at rows ``4 b ..``, B (4 x 16) and D (4 x 16)
+    at columns ``4 b ..``.  ``role`` is "A", "B" or "C".
+
+    Examples:
+        >>> _LabNotesF64("A")().apply({"register": 0, "lane": 4 * 2 + 16 * 3 + 1})
+        {'dim0': 9, 'dim1': 3}
+    """
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+
+    def __call__(self) -> LinearLayout:
+        # the kernel's thread (x, y, z) -> (stacked row, stacked column) for each lane bit
+        x = [[1, 0], [2, 0]]  # A: row x of block y
+        y = [[4, 0], [8, 0]]  # A: block y's rows 4 y ..
+        z = [[0, 1], [0, 2]]  # A: column z (the K index)
+        lane, shape = x + y + z, [16, 4]
+        if self.role != "A":  # B[z][x] and D[z][x] of block y: (z, 4 y + x)
+            lane, shape = [b[::-1] for b in lane], [4, 16]
+        return LinearLayout.from_bases([("register", []), ("lane", lane)], ["dim0", "dim1"], shape)
+
+
+def _f64_4x4x4() -> Atom:
+    """``v_mfma_f64_4x4x4_4b_f64`` (gfx90a spelling ``v_mfma_f64_4x4x4f64``): the lane, not
+    a register, carries K."""
+    name = "v_mfma_f64_4x4x4_4b_f64"
+    ops = tuple(
+        Operand(role, shape, f"mfma.f64.4x4x4.4b.{ref}", None, _LabNotesF64(role), 64)
+        for role, shape, ref in (("A", (16, 4), "A"), ("B", (4, 16), "B"), ("C", (4, 16), "D"))
+    )
+    source = (
+        "AMD lab notes matrix-cores/src/mfma_fp64_4x4x4fp64.cpp (the example kernel's "
+        "indexing: thread (x, y, z) = lane x + 4 y + 16 z loads block y's A[x][z], B[z][x] and "
+        "stores D[z][x]): 4 blocks stacked"
+    )
+    return Atom(name, "mfma", name, _CDNA2_4, (4, 4, 4), ops, source, ("v_mfma_f64_4x4x4f64",))
+
+
 _NO_GFX950 = ("gfx908", "gfx90a", "gfx942")
 
 
@@ -305,6 +398,7 @@ def _multi_block_atoms() -> list[Atom]:
             result.append(_multi_block(name, arch, shape, k, (old,)))
         # CDNA1 bf16, two per lane (CDNA3 dropped it): its CDNA1 spelling only
         result.append(_multi_block(f"v_mfma_f32_{shape}x2bf16", ("gfx908",), shape, 2, ()))
+    result.append(_f64_4x4x4())
     return result
 
 
@@ -340,6 +434,12 @@ def _wmma_atoms() -> list[Atom]:
         _wmma(f"v_wmma_{t}_16x16x16_{s}", "gfx11", 1, 16, 16, rdna3)
         for t, s in (("f32", "f16"), ("f32", "bf16"), ("i32", "iu8"), ("i32", "iu4"))
     ]
+    # RDNA3 16-bit accumulators: 8 values per lane, value v in the OPSEL half of VGPR v
+    rdna3_16 = ("rdna3_a", "rdna3_b", "rdna3_acc_16bit")
+    for t in ("f16", "bf16"):
+        atom = _wmma(f"v_wmma_{t}_16x16x16_{t}", "gfx11", 1, 16, 16, rdna3_16)
+        source = f"{atom.source}; C/D {t}: value v in bits 15:0 (OPSEL[2] = 0) or 31:16 of VGPR v"
+        result.append(replace(atom, source=source))
     result += [
         _wmma(f"v_wmma_f32_16x16x16_{s}", "gfx12", 2, 16, 4, rdna4_16) for s in ("f16", "bf16")
     ]
@@ -365,5 +465,11 @@ def atoms() -> list[Atom]:
     scaled = [
         _scaled("v_mfma_scale_f32_32x32x64_f8f6f4", 32, 64),
         _scaled("v_mfma_scale_f32_16x16x128_f8f6f4", 16, 128),
+    ]
+    scaled += [
+        _narrow(f"v_mfma{kind}_f32_{m}x{m}x{k}_f8f6f4", m, k, suffix)
+        for kind in ("", "_scale")
+        for m, k in ((32, 64), (16, 128))
+        for suffix in _NARROW
     ]
     return [*_mfma_atoms(), *scaled, *_multi_block_atoms(), *_wmma_atoms()]

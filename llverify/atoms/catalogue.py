@@ -69,9 +69,11 @@ class Operand:
 
     Attributes:
         role: "A", "B", "C" (C and D share the layout), "SFA"/"SFB" (block-scaled MMA: the
-            scale of each element of A / B) or, for a copy atom, "fragment".
-        shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix: the 8x8
-            matrices stacked along the rows.
+            scale of each element of A / B), "SFA.bytes"/"SFB.bytes" (the scale matrices as
+            the scale registers hold them, one value per K block) or, for a copy atom,
+            "fragment".
+        shape: (rows, cols) of the tile: (M, K), (K, N), (M, N); ldmatrix/stmatrix: the
+            matrices stacked along the shared-memory rows (8x8; 8-bit forms: 16 elements a row).
         reference: the vendor closed form it is proved against
             (:func:`llverify.specs.fragments.reference` name).
         tv_text: the CuTe TV layout, in CuTe's coordinates (B is (N, K)), when CUTLASS
@@ -94,7 +96,7 @@ class Operand:
     def transposed(self) -> bool:
         """Whether CuTe's tile is (cols, rows): operand B (and SF_B) is (N, K) there, and a copy
         atom's TV layout indexes its 8x8 matrices row-major (``col + 8 * row``)."""
-        return self.role in ("B", "SFB", "fragment")
+        return self.role in ("B", "SFB", "SFB.bytes", "fragment")
 
     @property
     def threads(self) -> int:

@@ -136,12 +136,29 @@ CONTROLS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
      "v_mfma_f32_32x32x8_f16 D"),
     ("SM100_TMEM_LOAD_32dp32b2x_16b", "packed halves and registers exchanged", "fragment",
      "(32,(2,2)):(4,(2,1))", None),
+    ("SM100_TMEM_LOAD_16dp32b4x_16b", "packed 16x32bx2 read with the unpacked "
+     "immHalfSplitoff (.num columns, not 2 .num)", "fragment", None,
+     "tcgen05.16x32bx2.off4.pack16b"),
+    ("SM100_U8x8_LDSM_T", "CuTe's byte-shuffled registers taken as ldmatrix.m16n16's",
+     "fragment", "((2,2,2,2,2),(2,2,2)):((64,128,1,2,4),(16,8,32))", None),
+    ("mma.block_scale.m16n8k64.mxf4nvf4.4X", "scale_B's K blocks 1 and 2 exchanged in "
+     "scale-b-data's bytes", "SFB.bytes", "((4,8),(2,2)):((0,1),(16,8))", None),
     ("v_mfma_i32_32x32x32_i8", "gfx950 A (16 bytes of K per lane) against the 8-per-lane "
      "formula", "A", None, "v_mfma_f32_32x32x16_f16 A"),
     ("v_mfma_f32_16x16x128_f8f6f4", "gfx950 A (two 16-byte K chunks per lane) against the "
      "16-byte i8 formula", "A", None, "v_mfma_i32_16x16x64_i8 A"),
     ("v_mfma_scale_f32_32x32x64_f8f6f4", "SF_A against the A data formula (a lane's 32 bytes "
      "span two scale blocks)", "SFA", None, "v_mfma_f32_32x32x64_f8f6f4 A"),
+    ("mma.sp.m16n8k64.s32.s4.s4.s32", "B with each 8x8 block transposed", "B",
+     "((4,8),(8,2)):((64,8),(1,256))", None),
+    ("mma.sp.m16n8k64.s32.u4.u4.s32", "B against the dense B of half the K (m16n8k32)", "B",
+     None, "mma.m16n8k32.b4.B"),
+    ("v_mfma_f64_4x4x4_4b_f64", "A (K across the lanes) against the other multi-block "
+     "instructions' layout (K in registers)", "A", None, "mfma.blocks.A"),
+    ("v_mfma_f32_16x16x128_f8f6f4_f4f4", "fp4 A (32 consecutive K per lane) against the "
+     "8-bit formats' two 16-element chunks", "A", None, "v_mfma_f32_16x16x128_f8f6f4 A"),
+    ("v_wmma_f16_16x16x16_f16_gfx11", "RDNA3 16-bit D against RDNA4's accumulator", "C",
+     None, "rdna4_acc"),
 )  # fmt: skip
 
 

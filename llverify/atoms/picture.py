@@ -22,7 +22,9 @@ from llverify.atoms.catalogue import Atom, AtomError, Operand
 __all__ = ["atom_picture"]
 
 _AXES = {"A": "M x K", "B": "K x N", "C": "M x N", "SFA": "scale of A, M x K",
-         "SFB": "scale of B, K x N", "fragment": "stacked 8x8 matrices"}  # fmt: skip
+         "SFB": "scale of B, K x N", "SFA.bytes": "scale_A, M x K blocks",
+         "SFB.bytes": "scale_B, K blocks x N",
+         "fragment": "stacked matrices, shared-memory row x element"}  # fmt: skip
 #: a copy atom's fragment axes, by family (ldmatrix/stmatrix: the default above)
 _COPY_AXES = {"cp.async": "bytes of the copy", "tcgen05.ld": "TMEM lane x 32-bit column",
               "tcgen05.st": "TMEM lane x 32-bit column"}  # fmt: skip
@@ -35,7 +37,8 @@ def _label(atom: Atom, role: str) -> str:
 
 #: the names of an operand's (dim0, dim1) in its caption's closed form
 _NAMES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "SFA": ("m", "k"),
-          "SFB": ("k", "n"), "fragment": ("row", "col")}  # fmt: skip
+          "SFB": ("k", "n"), "SFA.bytes": ("m", "block"), "SFB.bytes": ("block", "n"),
+          "fragment": ("row", "col")}  # fmt: skip
 
 
 def _closed_form(op: Operand) -> tuple[str, dict[str, str] | None]:

@@ -162,7 +162,7 @@ def proof_counts(
 
     Examples:
         >>> proof_counts(["ldmatrix"])
-        {'ldmatrix': {'atoms': 6, 'proved': 6, 'refuted': 0, 'unknown': 0}}
+        {'ldmatrix': {'atoms': 14, 'proved': 14, 'refuted': 0, 'unknown': 0}}
     """
     result = {}
     for family in families:

@@ -52,7 +52,7 @@ def atoms(family: str | None = None) -> list[Atom]:
 
     Examples:
         >>> len(atoms("ldmatrix")), atoms("ldmatrix")[0].name
-        (6, 'SM75_U32x1_LDSM_N')
+        (14, 'SM75_U32x1_LDSM_N')
     """
     _check_family(family)
     return [a for a in _catalogue().values() if family is None or a.family == family]

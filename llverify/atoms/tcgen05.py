@@ -1,6 +1,7 @@
 """The Blackwell tcgen05 register views: ``tcgen05.ld``/``tcgen05.st`` with the shapes
-32x32b, 16x64b, 16x128b and 16x256b and every ``.num`` (CuTe's ``SM100_TMEM_LOAD_*`` and
-``SM100_TMEM_STORE_*``): which TMEM lane (row) and 32-bit column each thread's registers hold.
+32x32b, 16x64b, 16x128b, 16x256b and 16x32bx2 and every ``.num`` (CuTe's ``SM100_TMEM_LOAD_*``
+and ``SM100_TMEM_STORE_*``): which TMEM lane (row) and 32-bit column each thread's registers
+hold.
 
 The fragment is CuTe's thread-value layout (``copy_traits_sm100.hpp``: the load's
 ``DstLayout``, the store's ``SrcLayout``, in bits over the ``lane x size`` message, upcast here
@@ -8,12 +9,23 @@ to 32-bit registers); the reference is the PTX ISA's "Matrix fragments for shape
 .16x64b / .16x128b / .16x256b" (Figures 183-186) as :mod:`llverify.specs.tmem` reads them
 (``dim0`` the TMEM lane of the warp's 32-lane (or 16-lane) slice, ``dim1`` the column).
 
+``.16x32bx2`` (CuTe's ``16dp32b``) is two ``.16x32b`` accesses, the second at ``taddr +
+immHalfSplitoff`` (a column offset): CuTe issues it with ``immHalfSplitoff = .num`` (``2 .num``
+with ``.pack::16b``), so its message is ``2 .num`` contiguous columns of 16 lanes, threads
+16-31 holding the second half; the reference is the tcgen05.ld text with that offset
+(``tcgen05.16x32bx2.off<S>`` in :mod:`llverify.specs.fragments`).
+
 Examples:
     >>> atom = [a for a in atoms() if a.name == "SM100_TMEM_LOAD_16dp64b2x"][0]
     >>> atom.operand("fragment").shape, str(atom.operand("fragment").tv())
     ((16, 4), '((2, 2, 8), (1, 2)):((32, 1, 4), (1, 2))')
     >>> atom.operand("fragment").layout().apply({"register": 1, "lane": 1})
     {'dim0': 8, 'dim1': 2}
+    >>> split = [a for a in atoms() if a.name == "SM100_TMEM_LOAD_16dp32b2x"][0]
+    >>> split.instruction, split.operand("fragment").reference
+    ('tcgen05.ld.sync.aligned.16x32bx2.x2.b32 r, [taddr], 2', 'tcgen05.16x32bx2.off2')
+    >>> split.operand("fragment").layout().apply({"register": 1, "lane": 17})
+    {'dim0': 1, 'dim1': 3}
 """
 
 from __future__ import annotations
@@ -21,6 +33,8 @@ from __future__ import annotations
 from llverify.atoms.catalogue import Atom, Operand
 
 __all__ = ["atoms"]
+
+_NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 _SOURCE = "CUTLASS include/cute/atom/copy_traits_sm100.hpp ({}; in bits, upcast to b32)"
 
@@ -56,11 +70,14 @@ _TV_BITS = {
     "16dp256b8x": "((4,8),(64,2,8)):((64,2048),(1,16384,256))",
     "16dp256b16x": "((4,8),(64,2,16)):((64,4096),(1,32768,256))",
     "16dp256b32x": "((4,8),(64,2,32)):((64,8192),(1,65536,256))",
+    # 16x32bx2: two 16x32b accesses; threads 16-31 take the second, CuTe's message puts it
+    # right after the first (immHalfSplitoff = .num columns, 2 .num with .pack::16b)
+    **{f"16dp32b{n}x": f"((16,2),{32 * n}):(({64 * n},{32 * n}),1)" for n in _NUMS},
 }
 
 
 def _split(key: str) -> tuple[int, int, int]:
-    """'16dp64b2x' -> (16 lanes, 64 bits, num 2)."""
+    """'16dp64b2x' -> (16 lanes, 64 bits, num 2); '16dp32b2x' (16x32bx2) -> (16, 32, 2)."""
     lanes, rest = key.split("dp")
     bits, num = rest.rstrip("x").split("b")
     return int(lanes), int(bits), int(num)
@@ -92,20 +109,31 @@ def _atom(
     from llverify.cute import parse, upcast
 
     lanes, bits, num = _split(key)
-    shape = f"{lanes}x{bits}b"
     unit = 16 if packed else 32
     tv = str(upcast(parse(bits_tv), unit))
-    reference = f"tcgen05.{shape}.pack16b" if packed else f"tcgen05.{shape}"
-    fragment = Operand("fragment", (lanes, bits * num // unit), reference, tv)
+    split = None
+    if lanes == 16 and bits == 32:  # 16x32bx2: the halves at columns 0 and immHalfSplitoff
+        shape, split = "16x32bx2", num * 32 // unit
+        reference = f"tcgen05.{shape}.off{split}"
+        message = 2 * bits * num
+    else:
+        shape, reference, message = f"{lanes}x{bits}b", f"tcgen05.{lanes}x{bits}b", bits * num
+    if packed:
+        reference += ".pack16b"
+    fragment = Operand("fragment", (lanes, message // unit), reference, tv)
     suffix, qualifier = ("_16b", f".{pack}::16b") if packed else ("", "")
     name = f"SM100_TMEM_{cute}_{key}{suffix}"
     source = _SOURCE.format(f"{name} {layout}")
     if packed:
         source = source.replace("upcast to b32", "upcast to 16-bit elements; ValID: low halves")
+    instruction = f"tcgen05.{verb}.sync.aligned.{shape}.x{num}{qualifier}.b32"
+    if split is not None:  # CuTe's immHalfSplitoff: the second half right after the first
+        operands = f"r, [taddr], {split}" if verb == "ld" else f"[taddr], {split}, r"
+        instruction = f"{instruction} {operands}"
     return Atom(
         name,
         family,
-        f"tcgen05.{verb}.sync.aligned.{shape}.x{num}{qualifier}.b32",
+        instruction,
         ("sm100a",),
         None,
         (fragment,),

@@ -217,17 +217,24 @@ def run_rules(
     :func:`audit` is the entry point; this is for benchmarks timing a subset of rules.
     ``progress`` hears how far the run is every :data:`PROGRESS_S` seconds."""
     said, ops = time.monotonic(), ctx.module.ops
+    everywhere = any(not rule.ops for rule in rules)  # rules for every op with a layout
+    #: (op name, whether it carries a layout) -> the rules that apply, in their order
+    applicable: dict[tuple[str, bool], tuple[Rule, ...]] = {}
     for done, op in enumerate(ops):
         if progress is not None and time.monotonic() - said >= PROGRESS_S:
             said = time.monotonic()
             progress(f"audit: {done} of {len(ops)} ops checked ({counted(len(rules), 'rule')})")
-        layout = carries_layout(op)
-        for rule in rules:
-            if (op.name in rule.ops) or (not rule.ops and layout):
-                try:
-                    rule.check(ctx, op)
-                except LLVerifyError as error:
-                    ctx.finding(op, Status.ERROR, f"not analysed: {error}", rule=rule.name)
+        key = (op.name, everywhere and carries_layout(op))
+        chosen = applicable.get(key)
+        if chosen is None:
+            chosen = applicable[key] = tuple(
+                rule for rule in rules if key[0] in rule.ops or (not rule.ops and key[1])
+            )
+        for rule in chosen:
+            try:
+                rule.check(ctx, op)
+            except LLVerifyError as error:
+                ctx.finding(op, Status.ERROR, f"not analysed: {error}", rule=rule.name)
     for rule in rules:
         if rule.finish is not None:
             rule.finish(ctx)

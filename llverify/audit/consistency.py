@@ -100,14 +100,15 @@ def check_consistency(ctx: AuditContext, op: Operation) -> None:
     if not carries_layout(op):
         return
     problems: list[str] = []
+    cache = ctx.state.setdefault(NAME, {})  # a type's verdict, once per audit
     for index, info in enumerate(op.types):
         if info.kind == "tensor" and not info.encoding:
             continue
         key = (info.kind, info.encoding, info.shape)
-        cache = ctx.state.setdefault(NAME, {})  # a type's verdict, once per audit
-        if key not in cache:
-            cache[key] = _problems(ctx, op, info)
-        for problem in cache[key]:
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _problems(ctx, op, info)
+        for problem in found:
             problems.append(f"type {index} ({_short(info)}): {problem}")
     if problems:
         ctx.finding(op, Status.ERROR, "; ".join(problems), rule=NAME, data={"problems": problems})

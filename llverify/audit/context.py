@@ -129,7 +129,10 @@ class Rule:
 def carries_layout(op: Operation) -> bool:
     """Whether ``op`` mentions a distributed tensor (a ``tensor<...>`` with an encoding) or a
     shared-memory descriptor: the operations module-consistency checks."""
-    return any(t.kind == "memdesc" or (t.kind == "tensor" and t.encoding) for t in op.types)
+    for t in op.types:
+        if t.kind == "memdesc" or (t.encoding and t.kind == "tensor"):
+            return True
+    return False
 
 
 #: operations whose meaning depends on no layout although they carry one: control flow, and

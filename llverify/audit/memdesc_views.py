@@ -48,6 +48,7 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -684,10 +685,31 @@ def check_view(ctx: AuditContext, op: Operation) -> None:
         "ttg.memdesc_trans": check_trans,
         "ttg.memdesc_reshape": check_reshape,
     }
+    if op.name == "ttg.memdesc_index":  # its verdict depends on its two types alone
+        _index_once(ctx, op, src, dst)
+        return
     try:
         checks[op.name](ctx, op, src, dst)
     except NotModelledError as why:
         ctx.skip(op, NAME, str(why))
+
+
+def _index_once(ctx: AuditContext, op: Operation, src: Type, dst: Type) -> None:
+    """:func:`check_index` worked out once per source and result type in an audit: a later
+    op of the same types gets a copy of the first one's finding (an op whose check skipped
+    it or raised is checked again each time)."""
+    memo = ctx.state.setdefault(f"{NAME}:index", {})
+    found = memo.get((src, dst))
+    if found is not None:
+        ctx.finding(op, found.status, found.summary, rule=NAME, data=copy.deepcopy(found.data))
+        return
+    before = len(ctx.findings), len(ctx.skips)
+    try:
+        check_index(ctx, op, src, dst)
+    except NotModelledError as why:
+        ctx.skip(op, NAME, str(why))
+    if len(ctx.skips) == before[1] and len(ctx.findings) == before[0] + 1:
+        memo[(src, dst)] = ctx.findings[-1]
 
 
 RULES = (

@@ -58,6 +58,7 @@ __all__ = ["Affine", "Evaluator", "Pointer", "NotConstantError", "offsets_of"]
 _DIVISIBILITY = re.compile(r"tt\.divisibility\s*=\s*(\d+)")
 _DENSE = re.compile(r"^dense<(-?\d+)>$")
 _FOR = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+%[\w.$-]+\s+step\s+(%[\w.$-]+)")
+_PARENTHESIS = re.compile(r"[()]")
 
 
 class NotConstantError(LLVerifyError):
@@ -335,10 +336,10 @@ def _function_arguments(text: str) -> dict[str, tuple[str, int]]:
     if opening is None:
         return {}
     depth, start, end = 1, opening.end(), len(text)
-    for i in range(start, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
+    for bracket in _PARENTHESIS.finditer(text, start):
+        depth += 1 if bracket.group() == "(" else -1
         if depth == 0:
-            end = i
+            end = bracket.start()
             break
     found = {}
     for part in split_top(text[start:end]):

@@ -49,7 +49,7 @@ Examples:
 from __future__ import annotations
 
 import dataclasses
-import functools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,11 +96,13 @@ class _Model:
 
 
 def _xor(a: Coord, b: Coord) -> Coord:
-    return tuple(x ^ y for x, y in zip(a, b))
+    return tuple(map(operator.xor, a, b))
 
 
 def _size(layout: LinearLayout, dim: str) -> int:
-    return layout.get_in_dim_size(dim) if layout.has_in_dim(dim) else 1
+    """``layout.get_in_dim_size(dim)`` (an in-dim of ``k`` bases has size ``2**k``), 1 for
+    an in-dim the layout lacks."""
+    return 1 << len(_bases(layout).get(dim, ()))
 
 
 def _points(layout: LinearLayout) -> list[Hardware]:
@@ -114,30 +116,68 @@ def _points(layout: LinearLayout) -> list[Hardware]:
     return points
 
 
+def _points_at(layout: LinearLayout) -> list[tuple[Hardware, Coord]]:
+    """:func:`_points` with ``layout`` at each (``_at``: 0 at ``h = 0``, the bit's basis
+    vector at a single bit), read off the bases."""
+    bases = _bases(layout)
+    zero = (0,) * layout.num_out_dims
+    return [
+        (
+            h,
+            zero
+            if not any(h.values())
+            else next(bases[d][v.bit_length() - 1] for d, v in h.items() if v),
+        )
+        for h in _points(layout)
+    ]
+
+
 def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     """``layout(hardware)`` as a coordinate tuple: the XOR of the bases of the set bits (the
     checks evaluate mostly zero and single-bit indices; in-dims the layout lacks must be 0,
     and a value outside an in-dim's range is an error, as in ``LinearLayout.apply``)."""
     bases = _bases(layout)
-    out = [0] * layout.num_out_dims
+    out: Coord | None = None
     for dim, value in hardware.items():
+        if value == 0:
+            continue  # adds nothing, and 0 is inside every range
         vectors = bases.get(dim, ())
         if value >> len(vectors):
             raise ShapeOpError(f"{dim}={value} is outside the layout's {1 << len(vectors)}")
-        bit = 0
         while value:
-            if value & 1:
-                for i, v in enumerate(vectors[bit]):
-                    out[i] ^= v
-            value >>= 1
-            bit += 1
-    return tuple(out)
+            low = value & -value  # the lowest set bit
+            vector = vectors[low.bit_length() - 1]
+            out = vector if out is None else tuple(map(operator.xor, out, vector))
+            value ^= low
+    return (0,) * layout.num_out_dims if out is None else out
 
 
-@functools.lru_cache(maxsize=1024)
-def _bases(layout: LinearLayout) -> dict[str, tuple[tuple[int, ...], ...]]:
+#: id(layout) -> (layout, its bases per in-dim, its packing shifts): read per layout object
+#: without hashing it (the layout is kept, so its id is not reused while it is stored)
+_PER_LAYOUT: dict[int, tuple[LinearLayout, dict[str, tuple[Coord, ...]], tuple[int, ...]]] = {}
+_PER_LAYOUT_MAX = 1024
+
+
+def _bases(layout: LinearLayout) -> dict[str, tuple[Coord, ...]]:
     """Each in-dim's basis vectors (layouts are immutable values)."""
-    return {dim: tuple(tuple(v) for v in vectors) for dim, vectors in layout.bases}
+    found = _PER_LAYOUT.get(id(layout))
+    return found[1] if found is not None and found[0] is layout else _per_layout(layout)[1]
+
+
+def _per_layout(
+    layout: LinearLayout,
+) -> tuple[LinearLayout, dict[str, tuple[Coord, ...]], tuple[int, ...]]:
+    found = _PER_LAYOUT.get(id(layout))
+    if found is None or found[0] is not layout:
+        if len(_PER_LAYOUT) >= _PER_LAYOUT_MAX:
+            _PER_LAYOUT.clear()
+        bases = {dim: tuple(tuple(v) for v in vectors) for dim, vectors in layout.bases}
+        shifts, shift = [], 0
+        for size in layout.get_out_dim_sizes():  # each dim of size 2**k takes k bits
+            shifts.append(shift)
+            shift += max(size - 1, 0).bit_length()
+        found = _PER_LAYOUT[id(layout)] = (layout, bases, tuple(shifts))
+    return found
 
 
 def _thread(hardware: Hardware) -> Hardware:
@@ -156,10 +196,9 @@ def _registers(layout: LinearLayout) -> EchelonBasis:
 
 
 def _pack(layout: LinearLayout, coord: Coord) -> int:
-    packed, shift = 0, 0
-    for value, size in zip(coord, layout.get_out_dim_sizes()):
+    packed = 0
+    for value, shift in zip(coord, _per_layout(layout)[2]):
         packed |= value << shift
-        shift += max(size - 1, 0).bit_length()
     return packed
 
 
@@ -177,8 +216,13 @@ def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
 def _first_registers(source: LinearLayout) -> dict[Coord, int]:
     """Element -> the first register of thread 0 that holds it (the lowering's lookup)."""
     first: dict[Coord, int] = {}
-    for r in range(_size(source, "register")):
-        first.setdefault(_at(source, {"register": r}), r)
+    vectors = _bases(source).get("register", ())
+    held = [(0,) * source.num_out_dims]  # held[r]: register r's element, r in order
+    for r in range(1 << len(vectors)):
+        if r:  # register r holds r's lowest bit's basis XOR what r without that bit holds
+            low = r & -r
+            held.append(tuple(map(operator.xor, held[r ^ low], vectors[low.bit_length() - 1])))
+        first.setdefault(held[r], r)
     return first
 
 
@@ -213,8 +257,7 @@ def _check_model(model: _Model) -> Outcome:
     span = _registers(model.source)
     first_register = _first_registers(model.source) if model.reads is None else {}
     for index, result in enumerate(model.results):
-        for h in _points(result):
-            element = _at(result, h)
+        for h, element in _points_at(result):
             operand, wanted = model.send(index, element)
             sent = _Sent(index, h, element, operand, wanted)
             failure = _check_point(model, span, first_register, sent)

@@ -15,12 +15,9 @@ from llverify.cli.args import (
     SWIZZLED,
     HelpFormatter,
     examples,
-    layout_argument,
     non_empty,
     non_negative_int,
-    parse_dtype,
-    parse_shape,
-    shared_argument,
+    register_and_shared,
 )
 from llverify.cli.convert_cmd import add_common
 from llverify.cli.output import to_json
@@ -115,11 +112,7 @@ def _cmd_bank(args: argparse.Namespace) -> int:
     from llverify.shared_memory.access import access_analysis
     from llverify.shared_memory.offsets import AffineOffset, offset_access_analysis
 
-    shape = parse_shape(args.shape)
-    bits = parse_dtype(args.dtype)
-    reg = layout_argument(args.reg, shape, "REG")
-    shape = shape or [size for _, size in reg.out_dims]
-    shared = shared_argument(args.shared, shape, "SHARED")[1]
+    shape, bits, reg, shared = register_and_shared(args)
     offset = AffineOffset(args.offset_xor, args.offset_add)
     shifted = None
     if offset.is_zero:

@@ -183,8 +183,9 @@ def code_allowed(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "allow_code", False)) or allowed
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type of counts and limits (``--max-conflicts N``): an int >= 0.
+def non_negative_int(text: str, unit: str = "") -> int:
+    """argparse type of counts and limits (``--max-conflicts N``): an int >= 0; the error
+    names the ``unit`` when given (``functools.partial(non_negative_int, unit="bytes")``).
 
     Examples:
         >>> non_negative_int("0")
@@ -193,13 +194,18 @@ def non_negative_int(text: str) -> int:
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: must be an int >= 0, not '-1'
+        >>> non_negative_int("x", "bytes")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be an int >= 0 (bytes), not 'x'
     """
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an int >= 0, not {text!r}")
+        of = f" ({unit})" if unit else ""
+        raise argparse.ArgumentTypeError(f"must be an int >= 0{of}, not {text!r}")
     return value
 
 
@@ -236,6 +242,25 @@ def parse_timeout(text: str) -> float:
         return check_timeout(float(text), "--timeout")
     except ValueError:  # not a number, or refused by check_timeout (a LayoutError)
         raise argparse.ArgumentTypeError(expected) from None
+
+
+def add_timeout_option(parser: argparse.ArgumentParser, what: str, default: float = 60.0) -> None:
+    """The ``--timeout SECONDS`` option of every subcommand (:func:`parse_timeout`); ``what``
+    says what the budget limits.
+
+    Examples:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_timeout_option(parser, "solver budget", 30.0)
+        >>> parser.parse_args([]).timeout, parser.parse_args(["--timeout", "2"]).timeout
+        (30.0, 2.0)
+    """
+    parser.add_argument(
+        "--timeout",
+        type=parse_timeout,
+        default=default,
+        metavar="SECONDS",
+        help=f"{what} (default %(default)s)",
+    )
 
 
 def read_text_file(path: str | Path) -> str:
@@ -541,3 +566,24 @@ def layout_argument(source: str, shape: list[int] | None, name: str) -> LinearLa
         return arguments.layout_argument(value, shape, name)
     except LLVerifyError as error:
         raise LLVerifyError(f"{name}: {error}") from None
+
+
+def register_and_shared(
+    args: argparse.Namespace,
+) -> tuple[list[int], int, LinearLayout, LinearLayout | PaddedLayout]:
+    """The tensor shape (``--shape``, else REG's), ``--dtype``'s element bits, the register
+    layout REG and the shared layout SHARED of a command with ``reg`` and ``shared``
+    arguments (``bank-conflicts``, ``lds-partitions``).
+
+    Examples:
+        >>> args = argparse.Namespace(
+        ...     shape="32x64", dtype="f16", reg=ROW.strip("'"), shared=SWIZZLED.strip("'"))
+        >>> shape, bits, reg, shared = register_and_shared(args)
+        >>> shape, bits, reg.get_in_dim_names(), shared.get_in_dim_names()
+        ([32, 64], 16, ['register', 'lane', 'warp', 'block'], ['offset', 'block'])
+    """
+    shape = parse_shape(args.shape)
+    bits = parse_dtype(args.dtype)
+    reg = layout_argument(args.reg, shape, "REG")
+    shape = shape or [size for _, size in reg.out_dims]
+    return shape, bits, reg, shared_argument(args.shared, shape, "SHARED")[1]

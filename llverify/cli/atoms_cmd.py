@@ -76,6 +76,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     }
     if atom.shuffle is not None:  # a lane map with parameters: no register fragment
         summary["lanes"] = str(proof.verdicts["lanes"])
+    if atom.family == "mma.sp":
+        summary["metadata"] = _sparse_metadata(atom.name)
     if args.json:
         print(to_json(summary))
     else:
@@ -91,7 +93,38 @@ def _cmd_show(args: argparse.Namespace) -> int:
             print(f"    vs {op['reference']}: {op['verdict']}")
         if "lanes" in summary:
             print(f"  lane map (every b, every width): {summary['lanes']}")
+        if "metadata" in summary:
+            _print_sparse_metadata(summary["metadata"])
     return _exit(proof.status.value)
+
+
+def _sparse_metadata(name: str) -> dict[str, Any]:
+    """What the PTX ISA's text states of a sparse atom's metadata operand and selector."""
+    from llverify.atoms.sparse import metadata
+
+    facts = metadata(name)
+    return {
+        "chunk": facts.chunk,
+        "nonzeros": facts.nonzeros,
+        "index_bits": facts.index_bits,
+        "chunk_bits": facts.chunk_bits,
+        "selector_lanes": {str(s): list(facts.lanes(s)) for s in sorted(facts.threads)},
+        "rule": facts.rule,
+        "valid_indices": list(facts.valid_indices()),
+        "ordered_valid_indices": list(facts.valid_indices(ordered=True)),
+        "figures_only": facts.figures,
+    }
+
+
+def _print_sparse_metadata(facts: dict[str, Any]) -> None:
+    print(
+        f"  metadata: {facts['nonzeros']} of every {facts['chunk']} elements of a row of A "
+        f"stored, {facts['chunk_bits']} bits per chunk ({facts['index_bits']}-bit indices)"
+    )
+    print(f"    sparsity selector: {facts['rule']}")
+    for selector, lanes in facts["selector_lanes"].items():
+        print(f"      {selector}: lanes {', '.join(map(str, lanes))}")
+    print(f"    the bit layout of the metadata register: {facts['figures_only']} (not modelled)")
 
 
 def _exit(status: str) -> int:

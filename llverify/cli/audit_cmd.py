@@ -17,10 +17,10 @@ from llverify.cli.args import (
     KERNEL,
     HelpFormatter,
     add_gpu_target_option,
+    add_timeout_option,
     examples,
     non_empty,
     non_negative_int,
-    parse_timeout,
     read_text_file,
 )
 from llverify.cli.output import to_json
@@ -202,6 +202,23 @@ def _validate_emitted(args: argparse.Namespace) -> Any:
     return run_validation(namespace, args.kernel)
 
 
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """What is printed, and which rules run."""
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress lines on stderr (a long audit prints them; --json never does)",
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="NAME",
+        help="run only this rule (repeatable; module-consistency always runs; the rules are "
+        "listed in docs/audit.md, e.g. convert-layout, shared-access)",
+    )
+
+
 def _add_gate_options(parser: argparse.ArgumentParser) -> None:
     """What fails the audit, and the solver's budget."""
     parser.add_argument(
@@ -216,13 +233,7 @@ def _add_gate_options(parser: argparse.ArgumentParser) -> None:
         help="exit 3 when a check is unknown (the solver ran out of time); a refuted "
         "conversion exits 1 with or without it",
     )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=30.0,
-        metavar="SECONDS",
-        help="solver budget per synthesis (default %(default)s)",
-    )
+    add_timeout_option(parser, "solver budget per synthesis", 30.0)
 
 
 def register(commands: Any) -> None:
@@ -255,19 +266,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("kernel", metavar="KERNEL.ttgir", type=non_empty, help="the TTGIR module")
     add_gpu_target_option(parser, TARGET_HELP)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress lines on stderr (a long audit prints them; --json never does)",
-    )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        metavar="NAME",
-        help="run only this rule (repeatable; module-consistency always runs; the rules are "
-        "listed in docs/audit.md, e.g. convert-layout, shared-access)",
-    )
+    _add_output_options(parser)
     _add_gate_options(parser)
     parser.add_argument(
         "--emitted",

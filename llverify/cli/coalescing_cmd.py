@@ -5,6 +5,7 @@ register layout for it (docs/coalescing.md)."""
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
 from llverify.bits import counted
@@ -15,12 +16,13 @@ from llverify.cli.args import (
     ROW,
     HelpFormatter,
     add_dtype_option,
+    add_timeout_option,
     examples,
     layout_argument,
+    non_negative_int,
     parse_dtype,
     parse_shape,
 )
-from llverify.cli.convert_cmd import add_timeout
 from llverify.cli.output import to_json
 from llverify.errors import LLVerifyError
 from llverify.hardware import TARGETS
@@ -135,16 +137,6 @@ def _warps(text: str) -> int:
     return value
 
 
-def _address(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an int >= 0 (bytes), not {text!r}")
-    return value
-
-
 def register(commands: Any) -> None:
     """Add the ``coalescing`` subcommand."""
     parser = commands.add_parser(
@@ -181,6 +173,12 @@ def register(commands: Any) -> None:
         "(default: row-major, contiguous)",
     )
     add_dtype_option(parser)
+    _add_search_options(parser)
+    parser.set_defaults(handler=_cmd_coalescing)
+
+
+def _add_search_options(parser: argparse.ArgumentParser) -> None:
+    """The target and base address, ``--best``'s search, the CI gate and ``--json``."""
     parser.add_argument(
         "--target",
         default="nvidia",
@@ -189,7 +187,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--base-address",
-        type=_address,
+        type=partial(non_negative_int, unit="bytes"),
         default=0,
         metavar="BYTES",
         help="byte address of element 0 (default 0: aligned to a 128-byte line)",
@@ -198,7 +196,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--warps", type=_warps, default=4, metavar="N", help="warps for --best (default 4)"
     )
-    add_timeout(parser, "search budget of --best in seconds", default=30.0)
+    add_timeout_option(parser, "search budget of --best in seconds", default=30.0)
     parser.add_argument(
         "--min-efficiency",
         type=_fraction,
@@ -207,4 +205,3 @@ def register(commands: Any) -> None:
         help="exit 1 when the efficiency is below X (0..1; a CI gate)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.set_defaults(handler=_cmd_coalescing)

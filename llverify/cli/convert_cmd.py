@@ -15,18 +15,19 @@ from llverify.cli.args import (
     HelpFormatter,
     add_bank_model_option,
     add_dtype_option,
+    add_timeout_option,
     examples,
     layout_argument,
     non_empty,
     parse_dtype,
     parse_shape,
-    parse_timeout,
 )
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
 
 if TYPE_CHECKING:
     from llverify.conversion import Conversion
+    from llverify.layout import LinearLayout
 
 
 def conversion_report(
@@ -131,16 +132,25 @@ def exit_code(statuses: list[Status | str]) -> int:
     return EXIT_OK
 
 
-def _cmd_convert(args: argparse.Namespace) -> int:
+def conversion_arguments(
+    args: argparse.Namespace,
+) -> tuple[list[int], int, LinearLayout, LinearLayout]:
+    """The tensor shape (given, else SRC's), element bits, SRC and DST of a command with
+    :func:`add_common`'s options and ``src``/``dst`` arguments (both of one kernel)."""
     from llverify.arguments import check_one_kernel
-    from llverify.conversion import Conversion
 
     shape = parse_shape(args.shape)
     bits = parse_dtype(args.dtype)
     src = layout_argument(args.src, shape, "SRC")
     dst = layout_argument(args.dst, shape, "DST")
     check_one_kernel(src, dst, ("SRC", "DST"))
-    shape = shape or [size for _, size in src.out_dims]
+    return shape or [size for _, size in src.out_dims], bits, src, dst
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from llverify.conversion import Conversion
+
+    shape, bits, src, dst = conversion_arguments(args)
     report = conversion_report(Conversion(src, dst), shape, bits, args.target, args.timeout)
     statuses = [report["verify"]["status"], report["coverage"]["status"]]
     if "shuffle_plan" in report:
@@ -176,17 +186,6 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return exit_code(statuses)
 
 
-def add_timeout(parser: argparse.ArgumentParser, text: str, default: float = 60.0) -> None:
-    """The ``--timeout SECONDS`` option (:func:`~llverify.cli.args.parse_timeout`)."""
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=default,
-        metavar="SECONDS",
-        help=f"{text} (default %(default)s)",
-    )
-
-
 def add_common(parser: argparse.ArgumentParser) -> None:
     """``--shape``, ``--dtype``, ``--target`` (a bank model) and ``--json``."""
     parser.add_argument("--shape", help="tensor shape, e.g. 128x64 (needed for encodings)")
@@ -218,5 +217,5 @@ def register(commands: Any) -> None:
     parser.add_argument("src", metavar="SRC", type=non_empty, help="source layout")
     parser.add_argument("dst", metavar="DST", type=non_empty, help="destination layout")
     add_common(parser)
-    add_timeout(parser, "solver budget in seconds")
+    add_timeout_option(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_convert)

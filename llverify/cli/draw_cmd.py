@@ -17,12 +17,12 @@ from llverify.cli.args import (
     add_bank_model_option,
     add_dtype_option,
     add_max_cells_option,
+    add_timeout_option,
     examples,
     non_empty,
     output_file,
     parse_dtype,
     parse_shape,
-    parse_timeout,
     shared_argument,
 )
 from llverify.cli.output import to_json, write_output
@@ -201,13 +201,7 @@ def _add_view_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--slice", metavar="I[,J...]", help="rank 3+ tensors: the leading indices of one slice"
     )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=60.0,
-        metavar="SECONDS",
-        help="swizzle synthesis budget (default %(default)s)",
-    )
+    add_timeout_option(parser, "swizzle synthesis budget")
 
 
 def register(commands: Any) -> None:

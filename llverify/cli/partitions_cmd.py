@@ -13,12 +13,9 @@ from llverify.cli.args import (
     HelpFormatter,
     add_dtype_option,
     examples,
-    layout_argument,
     non_empty,
     non_negative_int,
-    parse_dtype,
-    parse_shape,
-    shared_argument,
+    register_and_shared,
 )
 from llverify.cli.output import to_json
 from llverify.hardware import PARTITION_MODELS
@@ -39,11 +36,7 @@ _PARTITIONED = (
 def _cmd_partitions(args: argparse.Namespace) -> int:
     from llverify.shared_memory.partitions import partition_conflicts
 
-    shape = parse_shape(args.shape)
-    bits = parse_dtype(args.dtype)
-    reg = layout_argument(args.reg, shape, "REG")
-    shape = shape or [size for _, size in reg.out_dims]
-    shared = shared_argument(args.shared, shape, "SHARED")[1]
+    shape, bits, reg, shared = register_and_shared(args)
     result = partition_conflicts(reg, shared, shape, bits, args.target, args.base_bytes)
     code = EXIT_OK
     if args.max_conflicts is not None and result.conflicts > args.max_conflicts:

@@ -24,11 +24,11 @@ from llverify.cli.args import (
     EXIT_USAGE,
     HelpFormatter,
     add_allow_code_option,
+    add_timeout_option,
     code_allowed,
     examples,
     non_empty,
     output_file,
-    parse_timeout,
     read_text_file,
 )
 from llverify.cli.junit import clean, write_xml
@@ -385,13 +385,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run N obligations in parallel processes (0: one per CPU; default 1)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=60.0,
-        metavar="SECONDS",
-        help="solver budget (default %(default)s): each Z3 query of an equivalence, a whole "
-        "swizzle synthesis; past it a check is unknown",
+    add_timeout_option(
+        parser,
+        "solver budget: each Z3 query of an equivalence, a whole swizzle synthesis; past it "
+        "a check is unknown",
     )
     add_allow_code_option(parser, "reference_function = 'package.module:function'")
 

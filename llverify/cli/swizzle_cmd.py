@@ -11,27 +11,24 @@ from llverify.cli.args import (
     EXIT_UNKNOWN,
     ROW,
     HelpFormatter,
+    add_timeout_option,
     examples,
-    layout_argument,
     non_empty,
-    parse_dtype,
-    parse_shape,
 )
-from llverify.cli.convert_cmd import add_common, add_timeout, print_swizzle, swizzle_summary
+from llverify.cli.convert_cmd import (
+    add_common,
+    conversion_arguments,
+    print_swizzle,
+    swizzle_summary,
+)
 from llverify.cli.output import to_json
 from llverify.proof.verdict import Status
 
 
 def _cmd_swizzle(args: argparse.Namespace) -> int:
-    from llverify.arguments import check_one_kernel
     from llverify.shared_memory.swizzle import synthesize_swizzle
 
-    shape = parse_shape(args.shape)
-    bits = parse_dtype(args.dtype)
-    src = layout_argument(args.src, shape, "SRC")
-    dst = layout_argument(args.dst, shape, "DST")
-    check_one_kernel(src, dst, ("SRC", "DST"))
-    shape = shape or [size for _, size in src.out_dims]
+    shape, bits, src, dst = conversion_arguments(args)
     result = synthesize_swizzle(
         src,
         dst,
@@ -85,5 +82,5 @@ def register(commands: Any) -> None:
         action="store_true",
         help="also search padded layouts (one interval/padding pair, every order)",
     )
-    add_timeout(parser, "solver budget in seconds")
+    add_timeout_option(parser, "solver budget in seconds")
     parser.set_defaults(handler=_cmd_swizzle)

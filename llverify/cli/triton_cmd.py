@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from llverify.cli.args import EXIT_FAILED, EXIT_OK, HelpFormatter, examples, parse_timeout
+from llverify.cli.args import EXIT_FAILED, EXIT_OK, HelpFormatter, add_timeout_option, examples
 from llverify.cli.output import to_json
 
 
@@ -74,11 +74,5 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=600.0,
-        metavar="SECONDS",
-        help="budget for Triton's worker (default %(default)s)",
-    )
+    add_timeout_option(parser, "budget for Triton's worker", 600.0)
     parser.set_defaults(handler=_cmd_triton_check)

@@ -24,6 +24,7 @@ from llverify.cli.args import (
     HelpFormatter,
     add_allow_code_option,
     add_gpu_target_option,
+    add_timeout_option,
     code_allowed,
     examples,
     non_empty,
@@ -728,13 +729,7 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--require-proofs", action="store_true", help="exit 3 when an op is unknown (the CI gate)"
     )
-    parser.add_argument(
-        "--timeout",
-        type=parse_timeout,
-        default=300.0,
-        metavar="SECONDS",
-        help="time limit of each compilation (default %(default)s)",
-    )
+    add_timeout_option(parser, "time limit of each compilation", 300.0)
 
 
 def register(commands: Any) -> None:

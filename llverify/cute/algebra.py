@@ -28,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
@@ -389,6 +390,12 @@ def _unzip(splitter: Any, a: Layout, b: Any) -> Layout:
     return result
 
 
+def _promote_rest(zipped: Layout) -> Layout:
+    """A zipped layout ``(tile, (rest...))`` as ``(tile, rest...)``: the rest's modes at the
+    top level (the tiled forms of :func:`zipped_divide` and :func:`zipped_product`)."""
+    return make_layout([zipped[0], *zipped[1]])
+
+
 def zipped_divide(a: Any, b: Any) -> Layout:
     """:func:`logical_divide` by mode, the tiles gathered in mode 0 and the rest in mode 1.
 
@@ -406,8 +413,7 @@ def tiled_divide(a: Any, b: Any) -> Layout:
         >>> print(tiled_divide(Layout((8, 8)), (Layout(2), Layout(4))))
         ((2, 4), 4, 2):((1, 8), 2, 32)
     """
-    result = zipped_divide(a, b)
-    return make_layout([result[0], *result[1]])
+    return _promote_rest(zipped_divide(a, b))
 
 
 def zipped_product(a: Any, b: Any) -> Layout:
@@ -427,8 +433,7 @@ def tiled_product(a: Any, b: Any) -> Layout:
         >>> print(tiled_product(Layout((2, 2)), (Layout(3), Layout(2))))
         ((2, 2), 3, 2):((1, 2), 2, 1)
     """
-    result = zipped_product(a, b)
-    return make_layout([result[0], *result[1]])
+    return _promote_rest(zipped_product(a, b))
 
 
 def _append(layout: Layout, rank: int) -> Layout:
@@ -518,6 +523,27 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _map_modes(layout: Layout, one: Callable[[int, int], tuple[int, int]]) -> Layout:
+    """``layout`` with each leaf mode ``shape:stride`` replaced by ``one(shape, stride)``,
+    the nesting kept.
+
+    Examples:
+        >>> print(_map_modes(Layout((2, (3, 4)), (1, (2, 6))), lambda s, d: (s, 2 * d)))
+        (2, (3, 4)):(2, (4, 12))
+    """
+
+    def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+        if isinstance(shape, tuple):
+            assert isinstance(stride, tuple)
+            pairs = [walk(s, d) for s, d in zip(shape, stride)]
+            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
+        assert isinstance(stride, int)
+        return one(shape, stride)
+
+    shape, stride = walk(layout.shape, layout.stride)
+    return Layout(shape, stride)
+
+
 def upcast(layout: Any, n: int) -> Layout:
     """CuTe's ``upcast<N>``: the layout in units of ``n`` elements (as when reinterpreting
     16-bit elements as 64-bit ones, ``n = 4``): each stride divided by n (rounded up), each
@@ -534,12 +560,7 @@ def upcast(layout: Any, n: int) -> Layout:
     layout = _layout(layout, "layout")
     n = _count(n, "n")
 
-    def one(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
-        if isinstance(shape, tuple):
-            assert isinstance(stride, tuple)
-            pairs = [one(s, d) for s, d in zip(shape, stride)]
-            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
-        assert isinstance(stride, int)
+    def one(shape: int, stride: int) -> tuple[int, int]:
         if stride == 0:
             return shape, 0
         magnitude = abs(stride)
@@ -549,8 +570,7 @@ def upcast(layout: Any, n: int) -> Layout:
         sign = 1 if stride > 0 else -1
         return -(-shape // shrink), sign * -(-magnitude // n)
 
-    shape, stride = one(layout.shape, layout.stride)
-    return Layout(shape, stride)
+    return _map_modes(layout, one)
 
 
 def downcast(layout: Any, n: int) -> Layout:
@@ -564,15 +584,9 @@ def downcast(layout: Any, n: int) -> Layout:
     layout = _layout(layout, "layout")
     n = _count(n, "n")
 
-    def one(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
-        if isinstance(shape, tuple):
-            assert isinstance(stride, tuple)
-            pairs = [one(s, d) for s, d in zip(shape, stride)]
-            return tuple(s for s, _ in pairs), tuple(d for _, d in pairs)
-        assert isinstance(stride, int)
+    def one(shape: int, stride: int) -> tuple[int, int]:
         if stride in (1, -1):
             return shape * n, stride
         return shape, stride * n
 
-    shape, stride = one(layout.shape, layout.stride)
-    return Layout(shape, stride)
+    return _map_modes(layout, one)

@@ -303,6 +303,41 @@ def _coordinates(coords: Any) -> list[tuple[Any, int]]:
     return result
 
 
+def _add_term(term: Any, fields: dict[Any, list[tuple[int, int | None, int]]]) -> None:
+    """Add one term ``stride * digit`` of an expanded index function to its coordinate's
+    ``(divisor, modulus, stride)`` fields (a zero constant adds nothing); raise
+    :class:`~llverify.errors.LayoutError` naming a term of no such form."""
+    coefficient, atom = term.as_coeff_Mul()
+    if atom == 1:
+        if coefficient:
+            raise LayoutError(
+                f"the expression has the constant term {coefficient}: an offset, which "
+                "a CuTe Layout has none of (compose it, or subtract it first)."
+            )
+        return
+    if not coefficient.is_Integer:
+        raise LayoutError(
+            f"the term {term} has the coefficient {coefficient}, not an integer stride."
+        )
+    digit = None
+    for symbol in fields:
+        digit = _digit(atom, symbol)
+        if digit is not None:
+            fields[symbol].append((digit[0], digit[1], int(coefficient)))
+            break
+    if digit is None:
+        unknown = sorted(str(s) for s in atom.free_symbols - set(fields))
+        reason = (
+            f"it uses {unknown}, which 'coords' does not name"
+            if unknown
+            else "so the expression is no CuTe index function"
+        )
+        raise LayoutError(
+            f"the term {term} is not an integer multiple of one coordinate's digit "
+            f"(x, floor(x/a), Mod(x, b), Mod(floor(x/a), b)), {reason}."
+        )
+
+
 def sympy_to_cute(expr: Any, coords: Any) -> Layout:
     """The CuTe layout whose index function is ``expr`` on the coordinates ``coords``
     (``[(name or symbol, extent), ...]`` or a dict, in mode order): ``expr`` must be a sum
@@ -337,35 +372,7 @@ def sympy_to_cute(expr: Any, coords: Any) -> Layout:
     expr = expr.xreplace({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name})
     fields: dict[Any, list[tuple[int, int | None, int]]] = {s: [] for s, _ in pairs}
     for term in sympy.Add.make_args(sympy.expand(expr)):
-        coefficient, atom = term.as_coeff_Mul()
-        if atom == 1:
-            if coefficient:
-                raise LayoutError(
-                    f"the expression has the constant term {coefficient}: an offset, which "
-                    "a CuTe Layout has none of (compose it, or subtract it first)."
-                )
-            continue
-        if not coefficient.is_Integer:
-            raise LayoutError(
-                f"the term {term} has the coefficient {coefficient}, not an integer stride."
-            )
-        digit = None
-        for symbol in fields:
-            digit = _digit(atom, symbol)
-            if digit is not None:
-                fields[symbol].append((digit[0], digit[1], int(coefficient)))
-                break
-        if digit is None:
-            unknown = sorted(str(s) for s in atom.free_symbols - set(fields))
-            reason = (
-                f"it uses {unknown}, which 'coords' does not name"
-                if unknown
-                else "so the expression is no CuTe index function"
-            )
-            raise LayoutError(
-                f"the term {term} is not an integer multiple of one coordinate's digit "
-                f"(x, floor(x/a), Mod(x, b), Mod(floor(x/a), b)), {reason}."
-            )
+        _add_term(term, fields)
     modes = [_mode(symbol, extent, fields[symbol]) for symbol, extent in pairs]
     if len(modes) == 1 and isinstance(modes[0].shape, int):
         return modes[0]

@@ -34,9 +34,11 @@ from llverify.draw.grid import (
     Hardware,
     Panel,
     evaluate_distributed,
+    figure_heading,
     grid_panel,
     mark_elements,
     plan_grid,
+    text_lines,
 )
 from llverify.draw.scene import DrawError, Item, Line, Rect, Scene, Text, shifted, text_width
 from llverify.encodings.padded import PaddedLayout
@@ -199,18 +201,11 @@ def _figure(
     footnotes: Sequence[str] = (),
 ) -> Scene:
     width = max(body.width, 640.0)
-    items: list[Item] = []
-    y = _MARGIN
     chars = max(40, int(width / text_width("x", style.TITLE_FONT)))
-    for line in style.wrap(title, chars):
-        y += style.TITLE_FONT * style.LINE_GAP
-        items.append(Text(_MARGIN, y, line, style.TITLE_FONT, "start", weight="bold",
-                          cls="title"))  # fmt: skip
+    title_lines = style.wrap(title, chars)
     chars = max(40, int(width / text_width("x", style.NOTE_FONT)))
-    for note in notes:
-        for line in style.wrap(note, chars):
-            y += style.NOTE_FONT * style.LINE_GAP
-            items.append(Text(_MARGIN, y, line, style.NOTE_FONT, "start", cls="note"))
+    note_lines = [line for note in notes for line in style.wrap(note, chars)]
+    items, y = figure_heading(title_lines, note_lines, _MARGIN)
     y += 12
     items += shifted(body.items, _MARGIN, y)
     y += body.height + 14
@@ -219,12 +214,9 @@ def _figure(
         items.append(Line(_MARGIN, y - 6, _MARGIN + width, y - 6, "#DDDDDD", 1))
         items += shifted(legend_items, _MARGIN, y)
         y += legend_h
-    for note in footnotes:
-        for line in style.wrap(note, chars):
-            y += style.NOTE_FONT * style.LINE_GAP
-            items.append(Text(_MARGIN, y, line, style.NOTE_FONT, "start", fill=style.MUTED,
-                              cls="note"))  # fmt: skip
-    return Scene(width + 2 * _MARGIN, y + _MARGIN, items, title)
+    foot = [line for note in footnotes for line in style.wrap(note, chars)]
+    foot_items, y = text_lines(foot, _MARGIN, y, style.NOTE_FONT, fill=style.MUTED, cls="note")
+    return Scene(width + 2 * _MARGIN, y + _MARGIN, items + foot_items, title)
 
 
 def _grid_legend(

@@ -35,6 +35,7 @@ from llverify.draw.grid import (
     aggregation,
     check_max_cells,
     check_window,
+    panel_header,
 )
 from llverify.draw.scene import DrawError, Group, Item, Rect, Text, text_width
 from llverify.encodings.padded import PaddedLayout
@@ -409,17 +410,11 @@ def _bank_header(
 ) -> tuple[list[Item], float]:
     """The caption, the axis line and the bank numbers; returns the items and their height."""
     label_w, cw = sizes.label_w, sizes.cell_w
-    items: list[Item] = []
-    y = 0.0
-    for line in caption:
-        y += style.NOTE_FONT * style.LINE_GAP
-        items.append(Text(0, y, line, style.NOTE_FONT, "start", weight="bold"))
-    if caption:
-        y += 4
-    y += style.SMALL_FONT * style.LINE_GAP
-    items.append(Text(label_w, y, "columns: banks \u2192, rows: bank rows \u2193 (one row = "
-                      f"{model.banks * 4} bytes)", style.SMALL_FONT, "start",
-                      fill=style.MUTED))  # fmt: skip
+    items, y = panel_header(
+        caption,
+        label_w,
+        f"columns: banks \u2192, rows: bank rows \u2193 (one row = {model.banks * 4} bytes)",
+    )
     y += style.SMALL_FONT * style.LINE_GAP
     c0 = plan.window[1][0]
     for j in range(plan.drawn[1]):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify.draw import style
-from llverify.draw.grid import Panel
+from llverify.draw.grid import Panel, figure_heading
 from llverify.draw.scene import DrawError, Group, Item, Rect, Scene, Text, shifted, text_width
 from llverify.errors import shown
 
@@ -173,16 +173,8 @@ def fragment_picture(
     if not panels:
         raise DrawError("Argument 'panels' must hold at least one TV panel.")
     drawn = [tv_panel(p, max_cells) for p in panels]
-    items: list[Item] = []
-    y = _MARGIN
-    for line in [title]:
-        y += style.TITLE_FONT * style.LINE_GAP
-        items.append(Text(_MARGIN, y, line, style.TITLE_FONT, "start", weight="bold",
-                          cls="title"))  # fmt: skip
-    for note in notes:
-        for line in style.wrap(note, 140):
-            y += style.NOTE_FONT * style.LINE_GAP
-            items.append(Text(_MARGIN, y, line, style.NOTE_FONT, "start", cls="note"))
+    note_lines = [line for note in notes for line in style.wrap(note, 140)]
+    items, y = figure_heading([title], note_lines, _MARGIN)
     y += 12
     x = _MARGIN
     height = 0.0

@@ -14,7 +14,7 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -437,27 +437,69 @@ def _grid_sizes(plan: GridPlan, labels: list[list[str]]) -> _GridSizes:
     )
 
 
+def text_lines(
+    lines: Iterable[str], x: float, y: float, size: float, **attrs: Any
+) -> tuple[list[Item], float]:
+    """``lines`` as left-aligned text at ``x``, one line height (``size * LINE_GAP``) apart
+    below ``y``, with the :class:`Text` attributes ``attrs``; returns the items and the last
+    baseline (``y`` when there are no lines).
+
+    Examples:
+        >>> items, y = text_lines(["one", "two"], 16, 16.0, 10.0, cls="note")
+        >>> [(item.text, item.y, item.cls) for item in items], y
+        ([('one', 29.0, 'note'), ('two', 42.0, 'note')], 42.0)
+    """
+    items: list[Item] = []
+    for line in lines:
+        y += size * style.LINE_GAP
+        items.append(Text(x, y, line, size, "start", **attrs))
+    return items, y
+
+
+def figure_heading(
+    title_lines: Sequence[str], note_lines: Sequence[str], margin: float
+) -> tuple[list[Item], float]:
+    """A figure's bold title lines, then its note lines, at ``margin`` from the top left;
+    returns the items and the last baseline.
+
+    Examples:
+        >>> items, y = figure_heading(["Title"], ["a note"], 16.0)
+        >>> [(item.text, item.cls) for item in items], round(y, 1)
+        ([('Title', 'title'), ('a note', 'note')], 48.5)
+    """
+    items, y = text_lines(title_lines, margin, margin, style.TITLE_FONT, weight="bold", cls="title")
+    notes, y = text_lines(note_lines, margin, y, style.NOTE_FONT, cls="note")
+    return items + notes, y
+
+
+def panel_header(caption: Sequence[str], label_w: float, axis: str) -> tuple[list[Item], float]:
+    """A panel's bold caption lines, then its muted axis line at ``label_w`` (what the
+    columns and rows are); returns the items and their height.
+
+    Examples:
+        >>> items, height = panel_header(["a caption"], 20.0, "columns: dim1, rows: dim0")
+        >>> [item.text for item in items], round(height, 1)
+        (['a caption', 'columns: dim1, rows: dim0'], 30.0)
+    """
+    items, y = text_lines(caption, 0, 0.0, style.NOTE_FONT, weight="bold")
+    if caption:
+        y += 4
+    y += style.SMALL_FONT * style.LINE_GAP
+    items.append(Text(label_w, y, axis, style.SMALL_FONT, "start", fill=style.MUTED))
+    return items, y
+
+
 def _grid_header(
     plan: GridPlan, sizes: _GridSizes, caption: Sequence[str]
 ) -> tuple[list[Item], float]:
     """The caption and the axis line; returns the items and their height."""
-    items: list[Item] = []
-    y = 0.0
-    for line in caption:
-        y += style.NOTE_FONT * style.LINE_GAP
-        items.append(Text(0, y, line, style.NOTE_FONT, "start", weight="bold"))
-    if caption:
-        y += 4
     axis_rows = (
         f"dim0 in steps of {plan.wrap}" if plan.wrap is not None else f"dim{len(plan.shape) - 2}"
     )
     axis_cols = "offset in row" if plan.wrap is not None else f"dim{len(plan.shape) - 1}"
-    y += style.SMALL_FONT * style.LINE_GAP
-    items.append(
-        Text(sizes.label_w, y, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193",
-             style.SMALL_FONT, "start", fill=style.MUTED)
-    )  # fmt: skip
-    return items, y
+    return panel_header(
+        caption, sizes.label_w, f"columns: {axis_cols} \u2192, rows: {axis_rows} \u2193"
+    )
 
 
 def _warp_boxes(warps: list[int], x0: float, y0: float, cw: float, ch: float) -> list[Item]:

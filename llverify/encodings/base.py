@@ -161,6 +161,31 @@ def dot_operand_cga_layout(
     return LinearLayout(bases, parent.get_out_dim_names(), sizes)
 
 
+def cta_split_num(cga_layout: Sequence[Sequence[int]], rank: int) -> list[int]:
+    """Triton's CTASplitNum of a CGA layout: 2 ** (#non-zero block bases along each dim).
+
+    Examples:
+        >>> cta_split_num([[0, 1], [1, 0], [0, 0]], 2)
+        [2, 2]
+    """
+    split = [1] * rank
+    for basis in cga_layout:
+        for d, value in enumerate(basis):
+            if value:
+                split[d] *= 2
+    return split
+
+
+def shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
+    """Triton's getShapePerCTA: ``shape[d] / min(shape[d], split[d])``.
+
+    Examples:
+        >>> shape_per_cta([128, 1], [2, 2])
+        [64, 1]
+    """
+    return [s // min(s, k) for s, k in zip(shape, split)]
+
+
 def cga_from_split_params(
     ctas_per_cga: Sequence[int], cta_split_num: Sequence[int], cta_order: Sequence[int]
 ) -> list[list[int]]:

@@ -20,6 +20,7 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_from_split_params,
     cga_linear_layout,
     check_shape,
@@ -362,7 +363,7 @@ class NVMMADistributedLayout(Encoding):
             f"{self.version_minor}, warpsPerCTA = {list_text(self.warps_per_cta)}"
         )
         if self.cga_layout:
-            text += f", CGALayout = [{', '.join(list_text(b) for b in self.cga_layout)}]"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         return text + f", instrShape = {list_text(self.instr_shape)}}}>"
 
 

@@ -44,6 +44,7 @@ from llverify.encodings.base import (
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
+    shape_per_cta,
 )
 from llverify.encodings.gluon import register_gluon
 from llverify.encodings.ttgir import register
@@ -159,8 +160,7 @@ class NVMMASharedLayout(Encoding):
 
     def shape_per_cta(self, shape: Sequence[int]) -> list[int]:
         """Triton's getShapePerCTA: ``shape[d] / min(shape[d], split[d])``."""
-        dims = check_shape(shape, self.rank, NAME)
-        return [s // min(s, k) for s, k in zip(dims, self.cta_split())]
+        return shape_per_cta(check_shape(shape, self.rank, NAME), self.cta_split())
 
     def tma_block_shape(self, shape_per_cta: Sequence[int]) -> list[int]:
         """Triton's ``getTMABlockShape`` (tiled mode, packed size): the TMA box."""

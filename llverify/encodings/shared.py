@@ -59,9 +59,11 @@ from llverify.encodings.base import (
     cga_linear_layout,
     check_shape,
     combine_cta_cga_with_shape,
+    cta_split_num,
     int_list,
     list_text,
     require_permutation,
+    shape_per_cta,
 )
 from llverify.encodings.gluon import from_gluon, register_gluon
 from llverify.encodings.ttgir import register
@@ -104,21 +106,6 @@ def _unsigned(value: Any, name: str, encoding: str) -> int:
             f"with it in a C++ int), not {number}."
         )
     return number
-
-
-def _split_num(cga: Sequence[Sequence[int]], rank: int) -> list[int]:
-    """Triton's CTASplitNum of a CGA layout: 2 ** (#non-zero block bases along each dim)."""
-    split = [1] * rank
-    for basis in cga:
-        for d, value in enumerate(basis):
-            if value:
-                split[d] *= 2
-    return split
-
-
-def _shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
-    """Triton's getShapePerCTA: ``shape[d] / min(shape[d], split[d])``."""
-    return [s // min(s, k) for s, k in zip(shape, split)]
 
 
 # ------------------------------------------------------------------ swizzled / rotating
@@ -191,7 +178,7 @@ class _SwizzledBase(Encoding):
         name = self.kind
         dims = check_shape(shape, self.rank, name)
         cga = cga_linear_layout(self.cga_layout, self.rank, name)
-        per_cta = _shape_per_cta(dims, _split_num(self.cga_layout, self.rank))
+        per_cta = shape_per_cta(dims, cta_split_num(self.cga_layout, self.rank))
         names = standard_out_dim_names(self.rank)
         if self.rank == 1:
             cta = LinearLayout.identity_1d(per_cta[0], _OFFSET, names[0])

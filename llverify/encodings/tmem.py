@@ -29,9 +29,11 @@ from llverify.encodings.base import (
     Encoding,
     EncodingError,
     bases_list,
+    bases_text,
     cga_linear_layout,
+    cta_split_num,
     int_list,
-    list_text,
+    shape_per_cta,
 )
 from llverify.encodings.blocked import DistributedLinearLayout
 from llverify.encodings.gluon import register_gluon
@@ -48,21 +50,6 @@ ATOMS = ("32x32b", "16x64b", "16x128b", "16x256b")
 INSTR_VARIANTS = (*ATOMS, "32x32b_splitn")
 _ROW, _COL, _BLOCK = "row", "col", "block"
 _DIMS = ["dim0", "dim1"]
-
-
-def _split_num(cga: Sequence[Sequence[int]]) -> list[int]:
-    """Triton's CTASplitNum of a CGA layout: 2**(#non-zero block bases) per dim."""
-    split = [1, 1]
-    for basis in cga:
-        for d, value in enumerate(basis):
-            if value:
-                split[d] *= 2
-    return split
-
-
-def _shape_per_cta(shape: Sequence[int], split: Sequence[int]) -> list[int]:
-    """Triton's getShapePerCTA: ``shape[d] / min(shape[d], split[d])``."""
-    return [s // min(s, k) for s, k in zip(shape, split)]
 
 
 def _m64_in_quarters(tile: LinearLayout, per_cta: Sequence[int], block_n: int) -> LinearLayout:
@@ -181,7 +168,7 @@ class TensorMemoryLayout(Encoding):
                 f"{name}: bitwidth * colStride must be less than or equal to 32. Got "
                 f"{bitwidth} and {self.col_stride}."
             )
-        split = _split_num(self.cga_layout)
+        split = cta_split_num(self.cga_layout, 2)
         block_n = min(self.block[1], shape[-1])
         need = [self.block[0] * split[0], block_n * split[1]]
         if shape[-2] < need[0] or shape[-1] < need[1]:
@@ -200,7 +187,7 @@ class TensorMemoryLayout(Encoding):
         """
         name = "TensorMemoryLayout"
         dims = _check_shape_2d(shape, name)
-        per_cta = _shape_per_cta(dims, _split_num(self.cga_layout))
+        per_cta = shape_per_cta(dims, cta_split_num(self.cga_layout, 2))
         tile = self._cta_tile(per_cta)
         reps_m = per_cta[0] // tile.get_out_dim_size(_DIMS[0])
         reps_n = per_cta[1] // tile.get_out_dim_size(_DIMS[1])
@@ -242,7 +229,7 @@ class TensorMemoryLayout(Encoding):
             f"colStride = {self.col_stride}"
         )
         if self.cga_layout:
-            text += ", CGALayout = [" + ", ".join(list_text(b) for b in self.cga_layout) + "]"
+            text += f", CGALayout = {bases_text(self.cga_layout)}"
         if self.two_ctas:
             text += ", twoCTAs = true"
         if self.fp4_padded:
@@ -303,7 +290,7 @@ class TensorMemoryScalesLayout(Encoding):
         columns, MN first (PTX ISA "tcgen05 Matrix fragments: scale factor A/B")."""
         name = "TensorMemoryScalesLayout"
         dims = _check_shape_2d(shape, name)
-        per_cta = _shape_per_cta(dims, _split_num(self.cga_layout))
+        per_cta = shape_per_cta(dims, cta_split_num(self.cga_layout, 2))
         tile = (
             LinearLayout.identity_1d(32, _ROW, _DIMS[0])
             * LinearLayout.zeros_1d(4, _ROW, _DIMS[0])  # the 4 warps' lanes broadcast
@@ -325,7 +312,7 @@ class TensorMemoryScalesLayout(Encoding):
     def ttgir(self) -> str:
         fields = []
         if self.cga_layout:
-            fields.append(f"CGALayout = [{', '.join(list_text(b) for b in self.cga_layout)}]")
+            fields.append(f"CGALayout = {bases_text(self.cga_layout)}")
         if self.block_rep_order != "mnThenK":
             fields.append(f"blockRepOrder = {self.block_rep_order}")
         return f"#ttng.tensor_memory_scales_encoding<{', '.join(fields)}>"

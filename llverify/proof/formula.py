@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from llverify.bits import as_bool
-from llverify.errors import LLVerifyError, escaped, shown
+from llverify.errors import LayoutTypeError, LLVerifyError, escaped, shown
 from llverify.ops import IntOps, Ops
 
 #: Values beyond 2**MAX_BITS (in magnitude) are refused: a formula this large is a mistake.
@@ -136,6 +136,22 @@ class FormulaError(LLVerifyError, ValueError):
         elif text:
             message = f"{message}\n  in formula: {text}"
         super().__init__(message)
+
+
+def check_param(name: Any, value: Any) -> None:
+    """Refuse a formula parameter other than a str name bound to an int (bools refused).
+
+    Examples:
+        >>> check_param("k", 4)
+        >>> check_param("k", True)
+        Traceback (most recent call last):
+        ...
+        llverify.errors.LayoutTypeError: Argument 'params' must map names to ints, not 'k': True.
+    """
+    if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+        raise LayoutTypeError(
+            f"Argument 'params' must map names to ints, not {shown(name)}: {shown(value)}."
+        )
 
 
 _BINARY = {

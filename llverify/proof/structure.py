@@ -154,6 +154,21 @@ def _column_verdict(
     return None
 
 
+def _refuted_by(clock: VerdictClock, claim: str, evidence: Verdict) -> Verdict:
+    """``claim`` refuted by a failed sub-check: ``evidence``'s counterexample, values,
+    reason and details, the time stamped on ``clock``."""
+    return clock.verdict(
+        Status.REFUTED,
+        claim,
+        "gf2",
+        reason=evidence.reason,
+        counterexample=evidence.counterexample,
+        actual=evidence.actual,
+        expected=evidence.expected,
+        details=evidence.details,
+    )
+
+
 def check_distributed(layout: LinearLayout) -> Verdict:
     """The paper's distributed layout: surjective, bases with <= 1 bit, no repeated basis.
 
@@ -169,14 +184,7 @@ def check_distributed(layout: LinearLayout) -> Verdict:
         return bad
     surjective = check_surjective(layout)
     if not surjective.proved:
-        return clock.verdict(
-            Status.REFUTED,
-            claim,
-            "gf2",
-            reason=surjective.reason,
-            counterexample=surjective.counterexample,
-            details=surjective.details,
-        )
+        return _refuted_by(clock, claim, surjective)
     return clock.verdict(
         Status.PROVED, claim, "gf2", reason="one-hot, distinct bases spanning the output"
     )
@@ -208,14 +216,5 @@ def check_memory_layout(layout: LinearLayout) -> Verdict:
     for check in (check_injective, check_surjective):
         verdict = check(layout)
         if not verdict.proved:
-            return clock.verdict(
-                Status.REFUTED,
-                claim,
-                "gf2",
-                reason=verdict.reason,
-                counterexample=verdict.counterexample,
-                actual=verdict.actual,
-                expected=verdict.expected,
-                details=verdict.details,
-            )
+            return _refuted_by(clock, claim, verdict)
     return clock.verdict(Status.PROVED, claim, "gf2", reason="invertible with 1-2-bit bases")

@@ -35,7 +35,7 @@ from llverify.bits import check_timeout
 from llverify.encodings.padded import PaddedLayout, apply_padding, flat_offset
 from llverify.errors import LayoutTypeError
 from llverify.ops import IntOps, NumpyOps
-from llverify.proof.formula import Formula, FormulaError, Interval
+from llverify.proof.formula import Formula, FormulaError, Interval, check_param
 from llverify.proof.verdict import Status, Verdict, VerdictClock
 from llverify.smt.encode import encode_layout, input_variables, widen
 from llverify.smt.ops import Z3Ops
@@ -167,10 +167,7 @@ def _ranges(padded: PaddedLayout, params: Mapping[str, int]) -> dict[str, Interv
     }
     ranges.update({f"dim{d}": (0, s - 1) for d, s in enumerate(padded.shape)})
     for name, value in params.items():
-        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
-            raise LayoutTypeError(
-                f"Argument 'params' must map names to ints, not {name!r}: {value!r}."
-            )
+        check_param(name, value)
         if name in ranges:
             raise FormulaError(f"parameter '{name}' has the name of a layout input.")
         ranges[name] = (value, value)

@@ -64,11 +64,45 @@ _M16N8K64 = "Matrix Fragments for mma.m16n8k64"
 _M8N8K128 = "Matrix Fragments for mma.m8n8k128"
 _M16N8K256 = "Matrix Fragments for mma.m16n8k256"
 _LDMATRIX = "Warp-level matrix load instruction: ldmatrix"
+_STMATRIX = "Warp-level matrix store instruction: stmatrix"
 _CALC = "AMD Matrix Instruction Calculator, --register-layout"
 _SP_16816 = "Matrix Fragments for sparse mma.m16n8k16 with .f16 and .bf16 types"
 _SP_16832 = "Matrix Fragments for sparse mma.m16n8k32 with .f16 and .bf16 types"
 _SP_1688 = "Matrix Fragments for sparse mma.m16n8k8 with .tf32 floating point type"
 _SP_16832_B8 = "Matrix Fragments for sparse mma.m16n8k32 with .u8/.s8 integer type"
+_SP_16816_TF32 = "Matrix Fragments for sparse mma.m16n8k16 with .tf32 floating point type"
+_SP_16864_B8 = "Matrix Fragments for sparse mma.m16n8k64 with .u8/.s8/.e4m3/.e5m2 type"
+_SP_16864_B4 = "Matrix Fragments for sparse mma.m16n8k64 with .u4/.s4 integer type"
+_SP_168128_B4 = "Matrix Fragments for sparse mma.m16n8k128 with .u4/.s4 integer type"
+_CK_MX = "AMD Composable Kernel test/mx_mfma_op/mx_mfma_op.hpp"
+
+
+def _ck_table(shape: str, role: str, fmt: str) -> str:
+    """Where :data:`_CK_MX` states the ``fmt`` operand ``role`` of the gfx950 ``shape``."""
+    m, _, k = shape.split("x")
+    if role == "A":
+        return f"load_A_row_major, 'Register Mapping for {m}x{k} for {fmt.upper()}'"
+    if fmt == "fp4":
+        return f"load_B_col_major, 'Register Mapping for {k}x{m} for FP4'"
+    return "load_B_col_major (FP6/4: lane j + N b starts at K row 32 b, 32 elements)"
+
+
+_FP6_FACTS = (
+    "16 elements per 96-bit VGPR triple (v0-2: K 32 b + 0..15, v3-5: K 32 b + 16..31), 6 VGPRs "
+    "per operand (LLVM AMDGPU gfx950 MC tests: cbsz/blgp 2, 3 take v[0:5])"
+)
+_FP4_FACTS = (
+    "two elements per byte, consecutive K (low nibble first), 4 VGPRs per operand (LLVM AMDGPU "
+    "gfx950 MC tests: cbsz/blgp 4 take v[0:3]); the same layout in AMD's ROCm blog 'Matrix Core "
+    "Programming on AMD CDNA3 and CDNA4 architecture' (mfma_fp32_32x32x64_fp4_fp4: lane t loads "
+    "bytes 16 (t / 32) .. of row t % 32 of A)"
+)
+_LAB_NOTES = "AMD lab notes 'AMD matrix cores' (amd/amd-lab-notes matrix-cores/README.md)"
+_F64_PROBE = (
+    "a hardware probe on MI350 (an fpsan test's LayoutMatchesHardware for "
+    "__builtin_amdgcn_mfma_f64_4x4x4f64: A[i][k] of block b at lane 16k+4b+i, B[k][j] at "
+    "16k+4b+j, D[i][j] at 16i+4b+j)"
+)
 _CK_SCALE = (
     "AMD Composable Kernel test/mx_mfma_op/ (a gfx950 probe of v_mfma_scale_f32_*_f8f6f4: which "
     "lane's scale each byte of A takes)"
@@ -249,6 +283,42 @@ _LIST = [
         {"dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 1)", "dim1": "lane >> 2"},
         _ptx(_LDMATRIX, ".b16 .trans, matrix k = register >> 1 stacked at rows 8k.."),
     ),
+    # sm100/sm120 8-bit ldmatrix / stmatrix: dim0 the shared-memory row (the row whose start
+    # address thread dim0 supplies), dim1 the 8-bit element in it, register the byte of the
+    # thread's registers (register r / 4, byte r % 4); the matrices stacked along the rows
+    FragmentReference(
+        "ldmatrix.m8n16.b8x16.stacked",
+        # "a group of four consecutive and aligned threads" loads a row, "each thread ... 4
+        # consecutive columns", thread 0 the first: row l / 4, columns 4 (l % 4) + byte;
+        # matrix k (register k) at rows 8k..
+        {"dim0": "(lane >> 2) + 8 * (register >> 2)", "dim1": "4 * (lane & 3) + (register & 3)"},
+        _ptx(_LDMATRIX, ".m8n16 .b8x16 (.b6x16_p32, .b4x16_p64), Figure 106"),
+    ),
+    FragmentReference(
+        "ldmatrix.m16n16.b8.trans.stacked",
+        # "each thread ... loads 4 consecutive columns across 2 rows", four consecutive threads
+        # a row: in the loaded (transposed, .trans mandatory) matrix thread l holds rows l / 4
+        # (r0) and l / 4 + 8 (r1), columns 4 (l % 4) + byte, i.e. shared-memory row
+        # 4 (l % 4) + byte, element l / 4 + 8 (r0 or r1); matrix k (r2k, r2k+1) at rows 16k..
+        {
+            "dim0": "4 * (lane & 3) + (register & 3) + 16 * (register >> 3)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 2) & 1)",
+        },
+        _ptx(_LDMATRIX, ".m16n16 .trans .b8, Figure 105 (rows l / 4 and l / 4 + 8)"),
+    ),
+    FragmentReference(
+        "stmatrix.m16n8.b8.trans.stacked",
+        # "each of the 32 threads ... provides four elements" e0..e3 of a .b32 register per
+        # 16x8 matrix, stored transposed (.trans mandatory): e_i of thread l is element
+        # (l / 4 + 8 (i / 2), 2 (l % 4) + i % 2) of the 16x8 matrix (the m16n8 C/D placement),
+        # i.e. shared-memory row 2 (l % 4) + i % 2, element l / 4 + 8 (i / 2); matrix k
+        # (register k) at rows 8k..
+        {
+            "dim0": "2 * (lane & 3) + (register & 1) + 8 * (register >> 2)",
+            "dim1": "(lane >> 2) + 8 * ((register >> 1) & 1)",
+        },
+        _ptx(_STMATRIX, ".m16n8 .trans .b8, Figure 108 (as the m16n8 C/D fragment)"),
+    ),
     # sm80 mma.sp: A packed to M x K/2 (the non-zeros of each chunk, in order) -------------
     FragmentReference(
         "mma.sp.m16n8k16.f16.A",
@@ -281,6 +351,42 @@ _LIST = [
         {"dim0": f"{_G} + 8 * (register >> 2)", "dim1": f"4 * {_Q} + (register & 3)"},
         _ptx(_SP_16832_B8, "multiplicand A (.u8/.s8), a0..a7, packed columns"),
     ),
+    FragmentReference(
+        "mma.sp.m16n8k16.tf32.A",
+        # row = groupID for a0, a2, groupID + 8 for a1, a3; one non-zero of the 2-wide chunk
+        # at firstcol = tig * 2 (a0, a1), tig * 2 + 8 (a2, a3): packed col tig (+ 4 for a2, a3)
+        {"dim0": f"{_G} + 8 * (register & 1)", "dim1": f"{_Q} + 4 * (register >> 1)"},
+        _ptx(_SP_16816_TF32, "multiplicand A (.tf32), a0..a3, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k64.b8.A",
+        # row = groupID for 0 <= i < 4 or 8 <= i < 12, groupID + 8 otherwise; four non-zeros
+        # of the 8-wide chunk at firstcol = tig * 8 (+ 32 for i >= 8): packed cols
+        # 4 tig + (i & 3) (+ 16 for i >= 8)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 2) & 1)",
+            "dim1": f"4 * {_Q} + (register & 3) + 16 * (register >> 3)",
+        },
+        _ptx(_SP_16864_B8, "multiplicand A (.u8/.s8; .e4m3/.e5m2 ...), a0..a15, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k64.b4.A",
+        # row = groupID for 0 <= i < 8, groupID + 8 otherwise; eight non-zeros of the 16-wide
+        # chunk at firstcol = tig * 16: packed cols 8 tig + (i & 7)
+        {"dim0": f"{_G} + 8 * (register >> 3)", "dim1": f"8 * {_Q} + (register & 7)"},
+        _ptx(_SP_16864_B4, "multiplicand A (.u4/.s4), a0..a15, packed columns"),
+    ),
+    FragmentReference(
+        "mma.sp.m16n8k128.b4.A",
+        # row = groupID for 0 <= i < 8 or 16 <= i < 24, groupID + 8 otherwise; eight
+        # non-zeros of the 16-wide chunk at firstcol = tig * 16 (+ 64 for i >= 16): packed
+        # cols 8 tig + (i & 7) (+ 32 for i >= 16)
+        {
+            "dim0": f"{_G} + 8 * ((register >> 3) & 1)",
+            "dim1": f"8 * {_Q} + (register & 7) + 32 * (register >> 4)",
+        },
+        _ptx(_SP_168128_B4, "multiplicand A (.u4/.s4; .e2m1), a0..a31, packed columns"),
+    ),
     # sm120 mma.sync ... .block_scale: the scale factors' threads ---------------------------
     FragmentReference(
         "mma.block_scale.SFA",
@@ -296,6 +402,20 @@ _LIST = [
         # holds column n = groupID (Figure 44); value k is the scale of row k's K block
         {"dim0": "register", "dim1": _G},
         _ptx(_BLOCK_SCALE, "SF_B, thread-id-b selection (Figure 44)"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFA.bytes",
+        # scale_A (M x SFA_N) in scale-a-data: the thread pair of Figure 43 as above; value j
+        # (byte byte-id + j, "byte-id" selection) is the scale of row m's K chunk j
+        {"dim0": f"{_G} + 8 * (lane & 1)", "dim1": "register"},
+        _ptx(_BLOCK_SCALE, "SF_A: thread-id-a (Figure 43) and byte-id-a selection"),
+    ),
+    FragmentReference(
+        "mma.block_scale.SFB.bytes",
+        # scale_B (SFB_M x N) in scale-b-data: column groupID (Figure 44); value j (byte
+        # byte-id + j) is the scale of column n's K chunk j
+        {"dim0": "register", "dim1": _G},
+        _ptx(_BLOCK_SCALE, "SF_B: thread-id-b (Figure 44) and byte-id-b selection"),
     ),
     # cp.async: one thread copies cp-size (4, 8 or 16) bytes ----------------------------------
     FragmentReference(
@@ -373,6 +493,25 @@ _LIST = [
         {"dim0": "32 * (lane >> 4) + register", "dim1": "lane & 15"},
         f"{_CK_SCALE} scale_mapping_16x16x128.txt (b(k, j)); {_MX_RULE}",
     ),
+    # gfx950 f8f6f4 MFMA with 6-bit (fp6 e2m3, bf6 e3m2: CBSZ/BLGP 2, 3) and 4-bit (fp4 e2m1:
+    # CBSZ/BLGP 4) A/B formats, over elements: a lane holds 32 consecutive K, one scale block
+    # (register = the element's index in the lane's packed data) -----------------------------
+    *[
+        FragmentReference(
+            f"v_mfma_f32_{shape}_f8f6f4 {role} ({fmt})",
+            # A[i][k] in lane i + M * (k / 32), element k % 32; B[k][j] mirrors it
+            dict(
+                zip(
+                    ("dim0", "dim1") if role == "A" else ("dim1", "dim0"),
+                    (f"lane & {m - 1}", f"32 * (lane >> {m.bit_length() - 1}) + register"),
+                )
+            ),
+            f"{_CK_MX} {_ck_table(shape, role, fmt)}; {source}",
+        )
+        for shape, m in (("32x32x64", 32), ("16x16x128", 16))
+        for role in ("A", "B")
+        for fmt, source in (("fp6", _FP6_FACTS), ("fp4", _FP4_FACTS))
+    ],
     # gfx950 i8 MFMA: 16 consecutive K per lane -------------------------------------------------
     FragmentReference(
         "v_mfma_i32_32x32x32_i8 A",
@@ -432,6 +571,43 @@ _LIST = [
         {"dim0": "register", "dim1": "lane"},
         f"{_CALC} v_mfma_f32_4x4x1_16b_f32, v_mfma_f32_4x4x4_16b_f16 (16 blocks), D",
     ),
+    # v_mfma_f64_4x4x4_4b_f64 (CDNA2 v_mfma_f64_4x4x4f64): 4 blocks of 4x4x4, one double per
+    # lane; K runs across lanes, not registers.  Stacked as above: A (16 x 4) at rows 4 b ..,
+    # B and D (4 x 16) at columns 4 b ..
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.A",
+        # block b's A[i][k] in lane 16 k + 4 b + i
+        {"dim0": "4 * ((lane >> 2) & 3) + (lane & 3)", "dim1": "lane >> 4"},
+        f"{_LAB_NOTES} 'Example 3 - V_MFMA_F64_4x4x4F64', figure "
+        "v_mfma_f64_4x4x4f64_lane_layout (A layout: lane l holds (l % 4, l / 16), coloured by "
+        f"block (l / 4) % 4); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.B",
+        # block b's B[k][j] in lane 16 k + 4 b + j
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} figure v_mfma_f64_4x4x4f64_lane_layout (B layout); {_F64_PROBE}",
+    ),
+    FragmentReference(
+        "mfma.f64.4x4x4.4b.D",
+        # block b's D[i][j] in lane 16 i + 4 b + j ("the layout for output D and input C is the
+        # same as the layout for input B")
+        {"dim0": "lane >> 4", "dim1": "4 * ((lane >> 2) & 3) + (lane & 3)"},
+        f"{_LAB_NOTES} 'Example 3' text: D and C laid out as B; {_F64_PROBE}",
+    ),
+    # RDNA3 16-bit accumulators (v_wmma_f16_16x16x16_f16, v_wmma_bf16_16x16x16_bf16, wave32):
+    # a lane holds 8 values, value v in one 16-bit half of VGPR v (OPSEL[2] = 0: bits 15:0,
+    # 1: bits 31:16; the other half is left alone); ``register`` counts the values -------------
+    FragmentReference(
+        "rdna3_acc_16bit",
+        # D[i][j] in the 16-bit slot 2 (i / 2) + OPSEL of lane 16 (i % 2) + j: value i / 2
+        {"dim0": "2 * register + (lane >> 4)", "dim1": "lane & 15"},
+        f"{_CALC} InstCalcGfx11.__get_output_reg_lanes with a 16-bit output (regno = 2 (i / 2) "
+        "+ OPSEL[2] in 16-bit slots, lane 16 (i % 2) + j, wave32); GPUOpen 'How to accelerate "
+        "AI applications on RDNA 3 using WMMA' (GPUOpen-LibrariesAndSDKs/Orochi "
+        "Test/WMMA/wmma_test_kernel.h: c_frag[2 ele], or c_frag[2 ele + 1] with OPSEL, holds "
+        "D[2 ele + lane / 16][lane % 16])",
+    ),
     # AMD WMMA B operands the converter obligations do not name ----------------------------
     FragmentReference(
         "rdna4_b_4bit_k32",
@@ -473,6 +649,42 @@ _LIST += [
 ]
 
 _REGISTER = re.compile(r"\bregister\b")
+_SPLIT = re.compile(r"tcgen05\.16x32bx2\.off(\d+)(\.pack16b)?")
+
+
+def _sixteen_x32bx2(name: str, split: int, packed: bool) -> FragmentReference:
+    """``tcgen05.16x32bx2.off<S>[.pack16b]``: the PTX ISA's tcgen05.ld/st text for shape
+    .16x32bx2 with ``immHalfSplitoff = S``.
+
+    "The shape .16x32bx2 performs two accesses into Tensor Memory of the shape .16x32b. The
+    base address of the first access is specified by taddr and the base address of the second
+    access is specified by taddr+immHalfSplitoff"; a Tensor Memory address holds the lane in
+    bits 31..16 and the column in bits 15..0 ("Tensor Memory Addressing"), so the second
+    access is ``S`` columns to the right, on the same 16 lanes.  A .16x32b access (16 lanes,
+    32 * .num bits each, one register per column) is the .32x32b fragment (Figure 183:
+    thread l on TMEM lane l, register r on column r) on 16 lanes; threads 0-15 make the first
+    access, threads 16-31 the second (Figure 187 is an image, not transcribed: this
+    thread-to-half assignment is Triton's ``getTileLayout`` for 16x32bx2 and the SASS
+    ``LDTM.16dp32bit_t0_t15`` / ``_t16_t31`` split).  With .pack::16b the 16-bit element
+    ``2 i + h`` is column ``2 i + h`` from the access's base (the tcgen05 "Packing and
+    Unpacking" rule); ``S`` stays in columns.
+
+    Examples:
+        >>> reference("tcgen05.16x32bx2.off4").formulas["dim1"]
+        'register + 4 * (lane >> 4)'
+    """
+    column = "2 * (register >> 1) + (register & 1)" if packed else "register"
+    return FragmentReference(
+        name,
+        {"dim0": "lane & 15", "dim1": f"{column} + {split} * (lane >> 4)"},
+        _ptx(
+            "Tensorcore 5th Generation Instructions: tcgen05.ld",
+            f"shape .16x32bx2: two .16x32b accesses, the second at taddr + immHalfSplitoff "
+            f"(= {split} columns); 'Tensor Memory Addressing' (column in bits 15..0)"
+            + ("; .pack::16b: two 16-bit elements from adjacent columns" if packed else ""),
+        ),
+    )
+
 
 #: name -> reference, for the fragments above.
 FRAGMENTS: dict[str, FragmentReference] = {r.name: r for r in _LIST}
@@ -488,6 +700,9 @@ def reference(name: str) -> FragmentReference:
         return FRAGMENTS[name]
     from llverify.specs import amd_mfma, amd_wmma, intel_dpas, nvidia_mma, tmem
 
+    split = _SPLIT.fullmatch(name)
+    if split is not None:
+        return _sixteen_x32bx2(name, int(split.group(1)), split.group(2) is not None)
     shape = name.removeprefix("tcgen05.")
     if shape.endswith(".pack16b") and shape.removesuffix(".pack16b") in tmem.MESSAGE_REFERENCES:
         # .pack::16b / .unpack::16b: "two 16-bit elements from adjacent columns" in one 32-bit

@@ -135,10 +135,16 @@ class Operation:
     location: str  # "file:line" of its loc(...), or "" when it has none
     text: str = field(repr=False)
     aliases: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: where :func:`read_operation` found its text's trailing ``loc(...)``, kept so that
+    #: reading the other parts does not search for it again: ``(span,)``, or None when
+    #: unknown (then it is searched for)
+    location_span: tuple[tuple[int, int] | None] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @cached_property
     def _parts(self) -> _Parts:
-        return _split_operation(self.text, self.line)
+        return _split_operation(self.text, self.line, self.location_span)
 
     @property
     def result_count(self) -> int:
@@ -148,6 +154,12 @@ class Operation:
     @property
     def result_values(self) -> list[str]:
         """The values it defines: ``%x``, or ``%x#0``, ``%x#1`` for ``%x:2``."""
+        equals = self.text.find("=")
+        head = self.text if equals < 0 else self.text[:equals]
+        if ":" not in head and "#" not in head:
+            # the declaration (before the first '=') has no ``:N`` count and no '#': its
+            # names are exactly :attr:`results`
+            return list(self.results)
         declared = _OP.match(self.text)
         values: list[str] = []
         for name, count in _RESULT.findall((declared.group(1) or "") if declared else ""):
@@ -309,15 +321,17 @@ def read_operation(
         return None
     known = aliases if aliases is not None else {}
     head = text[match.end() :].split("({", 1)[0]
+    span = trailing_location_span(text)
     return Operation(
         name=canonical_op_name(match.group(2)),
         results=SSA_NAME.findall(match.group(1) or ""),
         operands=SSA_NAME.findall(head),
         types=mentioned_types(replace_locations(text, ""), known, line),
         line=line,
-        location=user_location(trailing_location(text), known),
+        location=user_location("" if span is None else text[span[0] + 4 : span[1] - 1], known),
         text=text,
         aliases=known,
+        location_span=(span,),
     )
 
 
@@ -337,11 +351,15 @@ def canonical_op_name(name: str) -> str:
     return name
 
 
-def _split_operation(text: str, line: int) -> _Parts:
-    """Find the name, region, signature and head of an operation's text."""
+def _split_operation(
+    text: str, line: int, location_span: tuple[tuple[int, int] | None] | None = None
+) -> _Parts:
+    """Find the name, region, signature and head of an operation's text (``location_span``:
+    its trailing location's offsets as :func:`trailing_location_span` found them, when
+    known)."""
     match = _OP.match(text)
     name_end = match.end() if match else 0
-    location = trailing_location_span(text)
+    location = trailing_location_span(text) if location_span is None else location_span[0]
     body_end = location[0] if location else len(text)
     region = None
     opening = text.find("({", name_end, body_end)

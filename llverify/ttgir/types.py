@@ -138,14 +138,20 @@ def type_text(shape: tuple[int, ...] | list[int], element: str, encoding: str = 
 
 class Aliases(dict[str, str]):
     """A module's alias definitions (``#blocked`` -> its value), remembering the expansions
-    :func:`expand_aliases` made (a module mentions each encoding many times)."""
+    :func:`expand_aliases` made and the signatures :func:`parse_signature` read (a module
+    mentions each encoding, and repeats each signature, many times; the definitions must not
+    change once these are remembered)."""
 
     def __init__(self, definitions: Mapping[str, str] | None = None) -> None:
         super().__init__(definitions or {})
         self.expansions: dict[str, str] = {}
+        #: signature text -> its operand and result types (only those read without error)
+        self.signatures: dict[str, tuple[tuple[Type, ...], tuple[Type, ...]]] = {}
+        #: a signature's type text -> its type (only those read without error)
+        self.types: dict[str, Type] = {}
         #: the types read from a bracket's text (its kind, its text from the start of the type,
         #: the offset of its ``<`` there), each read once: a module spells few types many times
-        self.types: dict[tuple[str, str, int], Type] = {}
+        self.brackets: dict[tuple[str, str, int], Type] = {}
 
 
 def expand_aliases(text: str, aliases: Mapping[str, str] | None, line: int = 1) -> str:
@@ -208,15 +214,15 @@ def _bracketed(
     text: str, begin: int, start: int, kind: str, aliases: Mapping[str, str] | None, line: int
 ) -> tuple[Type, int]:
     """The tensor or memdesc type whose ``<`` is at ``start`` (its text from ``begin``), and
-    the index past its ``>``; read once per module (:attr:`Aliases.types`)."""
+    the index past its ``>``; read once per module (:attr:`Aliases.brackets`)."""
     if not isinstance(aliases, Aliases):
         return _read_bracketed(text, begin, start, kind, aliases, line)
     plain = _PLAIN_BRACKET.match(text, start)
     end = balanced_end(text, start, line) if plain is None else plain.end()
     key = (kind, text[begin:end], start - begin)
-    found = aliases.types.get(key)
+    found = aliases.brackets.get(key)
     if found is None:
-        found = aliases.types[key] = _read_bracketed(text, begin, start, kind, aliases, line)[0]
+        found = aliases.brackets[key] = _read_bracketed(text, begin, start, kind, aliases, line)[0]
     return found, end
 
 
@@ -310,7 +316,28 @@ def parse_signature(
 
     >>> [t.text for t in parse_signature("f16 to f32")[1]]
     ['f32']
+
+    With a module's :class:`Aliases` a signature read once is not read again: its types
+    are remembered per text (a :class:`Type` is immutable; the lists are new each call).
+
+    >>> aliases = Aliases({"#b": "#ttg.blocked<{}>"})
+    >>> first = parse_signature("tensor<4xf16, #b> -> tensor<4xf32, #b>", aliases)
+    >>> again = parse_signature("tensor<4xf16, #b> -> tensor<4xf32, #b>", aliases, line=9)
+    >>> again == first, again[1] is first[1], again[1][0].encoding
+    (True, False, '#ttg.blocked<{}>')
     """
+    if isinstance(aliases, Aliases):
+        known = aliases.signatures.get(text)
+        if known is None:
+            inputs, outputs = _read_signature(text, aliases, line)
+            known = aliases.signatures[text] = (tuple(inputs), tuple(outputs))
+        return list(known[0]), list(known[1])
+    return _read_signature(text, aliases, line)
+
+
+def _read_signature(
+    text: str, aliases: Mapping[str, str] | None, line: int
+) -> tuple[list[Type], list[Type]]:
     sides = split_top(text, "->")
     if len(sides) == 1 and " to " in sides[0]:
         sides = split_top(sides[0], " to ")
@@ -321,6 +348,14 @@ def parse_signature(
         if side.startswith("(") and balanced_end(side, 0, line) == len(side):
             side = side[1:-1]
         pieces = [t for piece in split_top(side) for t in split_top(piece, " * ")]
-        return [parse_type(t, aliases, line) for t in pieces]
+        if not isinstance(aliases, Aliases):
+            return [parse_type(t, aliases, line) for t in pieces]
+        found = []
+        for piece in pieces:
+            known = aliases.types.get(piece)
+            if known is None:
+                known = aliases.types[piece] = parse_type(piece, aliases, line)
+            found.append(known)
+        return found
 
     return types(sides[0]), types(sides[1]) if len(sides) == 2 else []

@@ -41,7 +41,7 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from llverify.ttgir.syntax import ModuleError, balanced_end, split_top, top_level_find
@@ -195,6 +195,28 @@ def _blank_locations(line: str) -> str:
             return out
         out = out[: match.start()] + " " * (end - match.start()) + out[end:]
     return out
+
+
+def _named_pieces(
+    line: str, start: int, end: int, pattern: re.Pattern[str]
+) -> Iterator[tuple[re.Match[str], int]]:
+    """The matches of ``pattern`` (group 1: a value's name) among the top-level pieces of
+    the parenthesised list ``line[start:end]``, each with the 1-based column of that
+    ``%name``.
+
+    Examples:
+        >>> line = "scf.while (%a = %x, %b = %y#1)"
+        >>> [(m.group(1), column) for m, column in _named_pieces(line, 10, len(line), _BOUND)]
+        [('a', 12), ('b', 21)]
+    """
+    offset = start + 1
+    for piece in split_top(line[start + 1 : end - 1]):
+        found = pattern.match(piece)
+        if found is None:
+            continue
+        column = line.find("%" + found.group(1), offset) + 1
+        offset = max(offset, column)
+        yield found, column
 
 
 def _unmatched(line: str) -> tuple[int, int]:
@@ -377,13 +399,7 @@ class _Checker:
             end = balanced_end(line, start, number)
         except ModuleError:
             return
-        offset = start + 1
-        for piece in split_top(line[start + 1 : end - 1]):
-            found = _TYPED_ARG.match(piece)
-            if found is None:
-                continue
-            column = line.find("%" + found.group(1), offset) + 1
-            offset = max(offset, column)
+        for found, column in _named_pieces(line, start, end, _TYPED_ARG):
             typ = found.group(2)
             brace = top_level_find(typ, "{")
             typ = (typ[:brace] if brace >= 0 else typ).strip()
@@ -491,25 +507,12 @@ class _Checker:
         iter_start = line.find("iter_args(", body)
         bounds_end = iter_start if iter_start >= 0 else len(line)
         bound_uses = self._uses(line, body, number, bounds_end)
-        bound: list[tuple[str, int, str]] = []  # (name, column, init value)
+        bound: list[tuple[str, int, str]] = []
         arrow_from = body
         if iter_start >= 0:
-            paren = iter_start + len("iter_args")
-            end = balanced_end(line, paren, number)
-            arrow_from = end
-            offset = paren
-            for piece in split_top(line[paren + 1 : end - 1]):
-                found = _BOUND.match(piece)
-                if found is None:
-                    continue
-                column = line.find("%" + found.group(1), offset) + 1
-                offset = max(offset, column)
-                bound.append((found.group(1), column, found.group(2)))
-                self._init_use(line, found.group(2), column, number)
+            bound, arrow_from = self._bound(line, iter_start + len("iter_args"), number)
         types = self._arrow_types(line, arrow_from)
-        for (_, column, init), typ in zip(bound, types):
-            init_name, _, result = init[1:].partition("#")
-            self._check_type(init_name, int(result) if result else None, typ, number, column)
+        self._check_inits(bound, types, number)
         colon = top_level_find(line, ":", arrow_from)
         iv_type = line[colon + 1 :].strip().rstrip("{").strip() if colon >= 0 else "index"
         if bound_uses and iv_type:
@@ -522,11 +525,28 @@ class _Checker:
         for (name, column, _), typ in zip(bound, [*types, *[None] * len(bound)]):
             self._define(name, number, column, 1, [typ])
 
-    def _init_use(self, line: str, init: str, after: int, number: int) -> None:
-        """Check the use of the initial value ``init`` of a bound argument (``%a = %x``)
-        written after column ``after``."""
-        at = line.find(init, after)
-        self._uses(line, at, number, at + len(init))
+    def _bound(self, line: str, paren: int, number: int) -> tuple[list[tuple[str, int, str]], int]:
+        """The bound arguments ``(%a = %x, ...)`` of the parenthesis at ``paren`` as
+        ``(name, column, init value)``, each initial value's use checked; and the column
+        after the closing parenthesis."""
+        end = balanced_end(line, paren, number)
+        bound: list[tuple[str, int, str]] = []
+        for found, column in _named_pieces(line, paren, end, _BOUND):
+            bound.append((found.group(1), column, found.group(2)))
+            at = line.find(found.group(2), column)
+            self._uses(line, at, number, at + len(found.group(2)))
+        return bound, end
+
+    def _check_inits(
+        self,
+        bound: list[tuple[str, int, str]],
+        types: list[tuple[str, str] | None],
+        number: int,
+    ) -> None:
+        """Check each bound argument's initial value against its declared type."""
+        for (_, column, init), typ in zip(bound, types):
+            init_name, _, result = init[1:].partition("#")
+            self._check_type(init_name, int(result) if result else None, typ, number, column)
 
     def _while(self, line: str, number: int, owner: _Owner, start: int) -> None:
         """``scf.while (%a = %x) : (A) -> (B) {``: the before region's arguments."""
@@ -534,24 +554,12 @@ class _Checker:
         bound: list[tuple[str, int, str]] = []
         after = start
         if paren >= 0:
-            end = balanced_end(line, paren, number)
-            after = end
-            offset = paren
-            for piece in split_top(line[paren + 1 : end - 1]):
-                found = _BOUND.match(piece)
-                if found is None:
-                    continue
-                column = line.find("%" + found.group(1), offset) + 1
-                offset = max(offset, column)
-                bound.append((found.group(1), column, found.group(2)))
-                self._init_use(line, found.group(2), column, number)
+            bound, after = self._bound(line, paren, number)
         colon = top_level_find(line, ":", after)
         operand_types: list[tuple[str, str] | None] = []
         if colon >= 0:
             operand_types, owner.result_types = self._signature(line[colon + 1 :])
-        for (_, column, init), typ in zip(bound, operand_types):
-            init_name, _, result = init[1:].partition("#")
-            self._check_type(init_name, int(result) if result else None, typ, number, column)
+        self._check_inits(bound, operand_types, number)
         self._open(owner, line, number)
         for (name, column, _), typ in zip(bound, [*operand_types, *[None] * len(bound)]):
             self._define(name, number, column, 1, [typ])

@@ -605,6 +605,7 @@ class AsyncCopies:
         grid = _grid(destination, threads, data.shape[1])
         self.wgmma.copy_started(grid, threads, where)
         inside = grid[(grid >= 0) & (grid < self.shared.size)]
+        self.shared.hold(inside)
         np.add.at(self.shared.copies_in_flight, inside, 1)
         self.shared.bytes_in_flight += inside.size
         self.async_groups[-1].append((destination.copy(), data, mask.copy(), where))

@@ -949,11 +949,17 @@ def split_top_level(text: str, opening: str = "([{<", closing: str = ")]}>") -> 
     return [p.strip() for p in parts if p.strip()]
 
 
+# the text before a line's comment: any characters but quotes and ``;``, and quoted strings
+# (a string left open runs to the end of the line)
+_BEFORE_COMMENT = re.compile(r'(?:[^";]+|"[^"]*(?:"|$))*')
+
+
 def _strip_comment(line: str) -> str:
-    in_string = False
-    for i, char in enumerate(line):
-        if char == '"':
-            in_string = not in_string
-        elif char == ";" and not in_string:
-            return line[:i]
-    return line
+    """``line`` without its ``;`` comment (a ``;`` inside a quoted string is no comment).
+
+    >>> _strip_comment('call void asm "a; b", ""() ; c'), _strip_comment('x "; y')
+    ('call void asm "a; b", ""() ', 'x "; y')
+    """
+    match = _BEFORE_COMMENT.match(line)
+    assert match is not None  # the pattern matches the empty string
+    return match.group(0)

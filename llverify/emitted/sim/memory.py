@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,16 +70,36 @@ class Violation:
 class SharedMemory:
     """The CTA's shared memory (``size`` bytes) with per-byte access tracking."""
 
+    data: np.ndarray  # byte symbols
+    written_interval: np.ndarray  # the barrier interval of each byte's last write, -1 none
+    writer_warps: np.ndarray  # bit k: warp k wrote the byte in that interval
+    writer: np.ndarray  # the thread that last wrote each byte, -1 none
+    read_interval: np.ndarray  # the barrier interval of each byte's last read, -1 none
+    reader_warps: np.ndarray  # bit k: warp k read the byte in that interval
+    reader: np.ndarray  # the thread that last read each byte, -1 none
+    copies_in_flight: np.ndarray
+    #: the per-byte state of a fresh allocation: each array's value before any access
+    _FRESH: tuple[tuple[str, int, type], ...] = (
+        ("data", UNDEFINED, np.int64),
+        ("written_interval", -1, np.int64),
+        ("writer_warps", 0, np.int64),
+        ("writer", -1, np.int64),
+        ("read_interval", -1, np.int64),
+        ("reader_warps", 0, np.int64),
+        ("reader", -1, np.int64),
+        ("copies_in_flight", 0, np.int32),
+    )
+    _FIRST_BYTES = 4096  # per-byte state held at first; grown as higher bytes are accessed
+
     def __init__(self, size: int, *, threads: int, warp_size: int) -> None:
         self.size = size
         self.warp_size = warp_size
-        self.data = np.full(size, UNDEFINED, dtype=np.int64)
-        self.written_interval = np.full(size, -1, dtype=np.int64)
-        self.writer_warps = np.zeros(size, dtype=np.int64)
-        self.writer = np.full(size, -1, dtype=np.int64)
-        self.read_interval = np.full(size, -1, dtype=np.int64)
-        self.reader_warps = np.zeros(size, dtype=np.int64)
-        self.reader = np.full(size, -1, dtype=np.int64)
+        #: bytes whose state the per-byte arrays hold: the allocation's first ones, grown
+        #: as accesses reach higher bytes (a dumped kernel's allocation of unknown size is
+        #: 1 MiB, of which kernels use a few KiB: no megabytes made and filled per kernel)
+        self.held = min(size, self._FIRST_BYTES)
+        for name, fill, dtype in self._FRESH:
+            setattr(self, name, np.full(self.held, fill, dtype=dtype))
         self.interval = 0
         self.violations: list[Violation] = []
         self.uninitialised: list[Violation] = []  # reads of unwritten bytes, used or not
@@ -87,14 +108,36 @@ class SharedMemory:
         #: it finds with asynchronous readers (wgmma operands in flight)
         self.watch: Callable[[np.ndarray, np.ndarray, str], list[Violation]] | None = None
         #: per byte, the ``cp.async`` copies issued and not yet waited for that write it (such
-        #: a copy may land at any time before its wait: an access of the byte meanwhile races)
-        self.copies_in_flight = np.zeros(size, dtype=np.int32)
+        #: a copy may land at any time before its wait: an access of the byte meanwhile races):
+        #: ``copies_in_flight``, made above
         #: the sum of :attr:`copies_in_flight` (0: no access needs the per-byte check)
         self.bytes_in_flight = 0
 
     def barrier(self) -> None:
         """A CTA-wide barrier: the next barrier interval begins."""
         self.interval += 1
+
+    def hold(self, addresses: np.ndarray) -> None:
+        """Make the per-byte arrays hold the state of every one of ``addresses`` (in bounds:
+        ``0 <= a < size``): grown, doubling at least, with fresh state for the new bytes.
+
+        >>> shared = SharedMemory(1 << 20, threads=1, warp_size=32)
+        >>> shared.held, shared.data.size
+        (4096, 4096)
+        >>> shared.hold(np.array([5000])); shared.held, int(shared.data[5000]) == UNDEFINED
+        (8192, True)
+        """
+        if not addresses.size:
+            return
+        high = int(addresses.max())
+        if high < self.held:
+            return
+        held = min(self.size, max(2 * self.held, high + 1))
+        for name, fill, dtype in self._FRESH:
+            grown: np.ndarray = np.full(held, fill, dtype=dtype)
+            grown[: self.held] = getattr(self, name)
+            setattr(self, name, grown)
+        self.held = held
 
     def _in_bounds(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
         ok = (addresses >= 0) & (addresses < self.size)
@@ -119,6 +162,7 @@ class SharedMemory:
         """The byte symbols at ``addresses`` (n, nbytes) read by ``threads`` (n,)."""
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
+        self.hold(safe)
         values = np.where(ok, self.data[safe], UNDEFINED)
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
         warp_bit = np.left_shift(1, thread_of // self.warp_size).astype(np.int64)
@@ -175,7 +219,9 @@ class SharedMemory:
     ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
         ok = self._in_bounds(addresses, threads, where)
-        self._in_flight(ok, np.where(ok, addresses, 0), threads, addresses, where, "write")
+        safe = np.where(ok, addresses, 0)
+        self.hold(safe)
+        self._in_flight(ok, safe, threads, addresses, where, "write")
         flat_addr = addresses[ok]
         flat_val = values[ok]
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)[ok]
@@ -564,6 +610,7 @@ class GlobalMemory:
         self._addresses: dict[object, list[np.ndarray]] = {}
         self._index_size = -1  # len(self.regions) when the interval index was built
         self._index = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._index_lists: tuple[list[int], list[int], list[int]] = ([], [], [])
 
     def _undefined_stored(
         self, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
@@ -684,12 +731,14 @@ class GlobalMemory:
                     return
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
+        """A buffer of ``kind`` at ``base`` holding the byte symbols ``data``, which it owns
+        from now on (an int64 array is kept, not copied: a scratch buffer is megabytes)."""
         region = Region(
             name,
             base,
             data.size,
             kind,
-            data.astype(np.int64),
+            data.astype(np.int64, copy=False),
             np.full(data.size, -1, dtype=np.int64),
             np.full(data.size, -1, dtype=np.int64),
         )
@@ -807,14 +856,35 @@ class GlobalMemory:
     def _interval_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The regions' interval index: their bases sorted, the region of each, its end; built
         again only when regions were added since (a kernel has up to thousands of buffers
-        and makes as many accesses)."""
+        and makes as many accesses).  The same as lists in ``_index_lists``."""
         if self._index_size != len(self.regions):
             bases = np.array([r.base for r in self.regions], dtype=np.int64)
             ends = np.array([r.base + r.size for r in self.regions], dtype=np.int64)
             order = np.argsort(bases, kind="stable")
             self._index = (bases[order], order, ends[order])
+            self._index_lists = (bases[order].tolist(), order.tolist(), ends[order].tolist())
             self._index_size = len(self.regions)
         return self._index
+
+    def _one_region(self, addresses: np.ndarray) -> int | None:
+        """The region every one of ``addresses`` (non-empty) lies in, when one region holds
+        them all and no other region begins among them (what :meth:`_region_indices` would
+        give each of them, found from the lowest and highest alone); None otherwise.
+
+        >>> memory = GlobalMemory()
+        >>> _ = memory.add("a", 64, np.zeros(16, dtype=np.int64), "output")
+        >>> memory._one_region(np.array([[70, 71], [64, 79]])), memory._one_region(np.array([80]))
+        (0, None)
+        """
+        self._interval_index()
+        bases, order, ends = self._index_lists
+        low, high = int(addresses.min()), int(addresses.max())
+        slot = bisect_right(bases, low) - 1
+        if slot < 0 or high >= ends[slot]:
+            return None
+        if slot + 1 < len(bases) and bases[slot + 1] <= high:
+            return None  # another region begins among them: the per-address search decides
+        return order[slot]
 
     def _region_indices(self, addresses: np.ndarray) -> np.ndarray:
         """The index of the region holding each address, -1 for none (binary search)."""
@@ -847,6 +917,12 @@ class GlobalMemory:
         return region_of, ~missing
 
     def read(self, addresses: np.ndarray, threads: np.ndarray, where: str) -> np.ndarray:
+        one = self._one_region(addresses) if addresses.size else None
+        if one is not None and one not in self.atomics:  # the common case, at array speed
+            region = self.regions[one]
+            if isinstance(region, OpenRegion):
+                return region.get(addresses - region.base)[0]
+            return region.data[addresses - region.base]
         region_of, ok = self._locate(addresses, threads, where)
         self._after_atomics(region_of, addresses, "load")
         out = np.full(addresses.shape, UNDEFINED, dtype=np.int64)
@@ -865,6 +941,14 @@ class GlobalMemory:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``:
         a store into an input is out of bounds; two threads storing different values to one
         byte (in this store or against an earlier one) conflict."""
+        one = self._one_region(addresses) if addresses.size else None
+        if one is not None and one not in self.atomics:  # the common case, at array speed
+            if (values == UNDEFINED).any():
+                self._undefined_stored(addresses, values, threads, where)
+            if not self.sites or self.sites[-1] != where:
+                self.sites.append(where)
+            self._write_one(one, addresses, values, threads, where)
+            return
         region_of, ok = self._locate(addresses, threads, where)
         self._after_atomics(region_of, addresses, "store")
         thread_of = np.broadcast_to(threads[:, None], addresses.shape)
@@ -891,6 +975,27 @@ class GlobalMemory:
                 continue
             offsets = addresses[here] - region.base
             self._store(region, offsets, values[here], thread_of[here], where)
+
+    def _write_one(
+        self, k: int, addresses: np.ndarray, values: np.ndarray, threads: np.ndarray, where: str
+    ) -> None:
+        """:meth:`write` of bytes that all lie in region ``k`` (no atomic updated it)."""
+        region = self.regions[k]
+        if region.kind in ("input", "values"):
+            self.violations.append(
+                Violation(
+                    "out of bounds",
+                    "global",
+                    int(threads[0]),
+                    None,
+                    int(addresses[0, 0]),
+                    where,
+                    f"a store into the input buffer {region.name}",
+                )
+            )
+            return
+        who = np.repeat(threads, addresses.shape[1])
+        self._store(region, (addresses - region.base).reshape(-1), values.reshape(-1), who, where)
 
     def _store(
         self,

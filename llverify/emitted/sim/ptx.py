@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -67,6 +68,23 @@ def parse_statements(text: str) -> list[tuple[str | None, str, list[str]]]:
     return statements
 
 
+@lru_cache(maxsize=4096)
+def _statements(text: str) -> tuple[tuple[str | None, str, list[str]], ...]:
+    """:func:`parse_statements` of ``text``, read once per distinct asm string (a kernel runs
+    the same few strings thousands of times); the operand lists are shared, never changed."""
+    return tuple(parse_statements(text))
+
+
+@lru_cache(maxsize=4096)
+def _bindings(constraints: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The register width of each output of the constraint string ``constraints`` (``=r``:
+    32 bits, ...), and its inputs' constraints (clobbers ``~`` dropped)."""
+    parts = [c.strip() for c in constraints.split(",")]
+    outputs = [c for c in parts if c.startswith("=")]
+    inputs = [c for c in parts if not c.startswith("=") and not c.startswith("~")]
+    return tuple(_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs), tuple(inputs)
+
+
 _SPECIAL_REGISTERS: dict[str, Callable[[Machine], np.ndarray | int]] = {
     "%tid.x": lambda machine: np.arange(machine.threads),
     "%laneid": lambda machine: np.arange(machine.threads) % machine.warp_size,
@@ -83,21 +101,19 @@ class _AsmState:
     def __init__(self, machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
         self.machine, self.ins, self.mask = machine, ins, mask
         self.active = mask
-        constraints = [c.strip() for c in str(ins.extra["constraints"]).split(",")]
-        outputs = [c for c in constraints if c.startswith("=")]
-        inputs = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]
+        output_bits, inputs = _bindings(str(ins.extra["constraints"]))
         self.regs: dict[str, Val] = {}
         self.carry: Val | None = None  # the carry flag CC.CF, once a ``.cc`` wrote it
         threads = machine.threads
-        self.output_names = [f"${k}" for k in range(len(outputs))]
-        self.output_bits = [_WIDTH.get(c.lstrip("=&")[:1], 32) for c in outputs]
+        self.output_names = [f"${k}" for k in range(len(output_bits))]
+        self.output_bits = list(output_bits)
         for name, bits in zip(self.output_names, self.output_bits):
             self.regs[name] = Val(
                 bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64)
             )
         for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
             value = machine.value(operand)
-            name = f"${len(outputs) + k}"
+            name = f"${len(output_bits) + k}"
             if constraint.isascii() and constraint.isdigit():  # tied to an output
                 self.regs[f"${int(constraint)}"] = value
             self.regs[name] = value
@@ -171,7 +187,7 @@ def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val 
     """Execute the inline-assembly call ``ins`` under ``mask``."""
     text = str(ins.extra["asm"])
     state = _AsmState(machine, ins, mask)
-    for guard, opcode, operands in parse_statements(text):
+    for guard, opcode, operands in _statements(text):
         active = mask
         if guard is not None:
             negate = guard.startswith("!")

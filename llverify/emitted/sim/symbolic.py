@@ -792,6 +792,10 @@ class Val:
 
     @staticmethod
     def concrete(values: np.ndarray | int, bits: int, threads: int) -> Val:
+        if type(values) is int and 0 <= values < 1 << 64:  # one value for all: no broadcast
+            if bits < 64:
+                values &= (1 << bits) - 1
+            return Val(bits, ints=np.full(threads, values, dtype=np.uint64))
         arr = np.broadcast_to(np.asarray(values, dtype=np.uint64), (threads,)).copy()
         if bits < 64:
             arr &= np.uint64((1 << bits) - 1)
@@ -828,8 +832,9 @@ class Val:
     def is_concrete(self) -> bool:
         if self.ints is not None:
             return True
-        assert self.syms is not None
-        return bool(((self.syms < 0) & (self.syms >= -256)).all())
+        syms = self.syms
+        assert syms is not None
+        return syms.size == 0 or bool(syms.max() < 0 and syms.min() >= -256)
 
     def normalised(self) -> Val:
         """The concrete form when every byte of every thread is a constant."""
