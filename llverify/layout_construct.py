@@ -554,6 +554,34 @@ def _normalize_in_bases(name: str, in_bases: Any) -> tuple[tuple[int, ...], ...]
 TemplateReader = Callable[[bytes], "Columns | None"]
 
 
+def _payload_starts(
+    bases: Any, out_dim_names: Any, key_length: int, num_bases: int, num_outs: int
+) -> tuple[int, list[int]] | None:
+    """The key of ``bases`` with every coordinate 0 (as an int), and where each coordinate's
+    4-byte payload starts in it, basis by basis and out dim by out dim: found by serialising
+    the structure with every coordinate 0 and then 0x01010101 (the bytes that differ are the
+    payloads).  None when the payloads are not where one ``i`` token per coordinate puts them.
+    """
+    zeros = _marshal_dumps((_probe(bases, 0), out_dim_names, None, True), 0)
+    ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
+    if not len(zeros) == len(ones) == key_length:
+        return None
+    expected = int.from_bytes(zeros, "little")
+    diff = (expected ^ int.from_bytes(ones, "little")).to_bytes(key_length, "little")
+    starts = []
+    found = diff.find(b"\x01\x01\x01\x01")
+    while found >= 0:
+        starts.append(found)
+        found = diff.find(b"\x01\x01\x01\x01", found + 4)
+    if (
+        len(starts) != num_bases * num_outs
+        or diff.count(1) != 4 * len(starts)
+        or any(p - starts[i - i % num_outs] != 5 * (i % num_outs) for i, p in enumerate(starts))
+    ):
+        return None
+    return expected, starts
+
+
 def make_template(
     bases: Any, out_dim_names: Any, key: bytes, parts: Columns
 ) -> TemplateReader | None:
@@ -601,23 +629,10 @@ def make_template(
         or rank_beside_units(0, list(chain.from_iterable(cols))) != sum(out_log2)
     ):
         return None  # (a reader trusts the template's columns to have full rank)
-    zeros = _marshal_dumps((_probe(bases, 0), out_dim_names, None, True), 0)
-    ones = _marshal_dumps((_probe(bases, 0x01010101), out_dim_names, None, True), 0)
-    if not len(zeros) == len(ones) == len(key):
+    probed = _payload_starts(bases, out_dim_names, len(key), sum(counts), num_outs)
+    if probed is None:
         return None
-    expected = int.from_bytes(zeros, "little")
-    diff = (expected ^ int.from_bytes(ones, "little")).to_bytes(len(key), "little")
-    starts = []
-    found = diff.find(b"\x01\x01\x01\x01")
-    while found >= 0:
-        starts.append(found)
-        found = diff.find(b"\x01\x01\x01\x01", found + 4)
-    if (
-        len(starts) != sum(counts) * num_outs
-        or diff.count(1) != 4 * len(starts)
-        or any(p - starts[i - i % num_outs] != 5 * (i % num_outs) for i, p in enumerate(starts))
-    ):
-        return None
+    expected, starts = probed
     # Per out dim, the low w_k bits of its coordinate in every basis (the coordinates of one
     # basis are 40 bits apart, a 5-byte `i` token each).
     fields = [
