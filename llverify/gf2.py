@@ -123,8 +123,13 @@ def rank(columns: Sequence[int]) -> int:
     distinct.discard(0)
     if sum(map(int.bit_count, distinct)) == len(distinct):
         return len(distinct)  # distinct one-hot columns (most distributed layouts)
+    return _eliminated_rank(distinct)
+
+
+def _eliminated_rank(columns: Iterable[int]) -> int:
+    """Rank of ``columns`` by Gaussian elimination on their top bits."""
     vectors: dict[int, int] = {}
-    for column in distinct:
+    for column in columns:
         while column:
             top = column.bit_length() - 1
             other = vectors.get(top)
@@ -167,17 +172,7 @@ def rank_beside_units(units: int, columns: Collection[int]) -> int:
         if len(left) == len(rest):
             break  # no column became a single bit: eliminate the rest
         rest = left
-    vectors: dict[int, int] = {}
-    for column in left:
-        column &= ~covered
-        while column:
-            top = column.bit_length() - 1
-            other = vectors.get(top)
-            if other is None:
-                vectors[top] = column
-                break
-            column ^= other
-    return covered.bit_count() + len(vectors)
+    return covered.bit_count() + _eliminated_rank(column & ~covered for column in left)
 
 
 def pivot_mask(columns: Sequence[int]) -> int:
