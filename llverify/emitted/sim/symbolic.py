@@ -701,7 +701,8 @@ class Dag:
 
         >>> dag = Dag()
         >>> value = Val(32, syms=symbols_of(dag.new_leaves(0, 2, 4), 4))
-        >>> dag.nodes_of(value).tolist(), value.syms.flags.writeable, dag.nodes_of(value) is dag.nodes_of(value)
+        >>> nodes = dag.nodes_of(value)
+        >>> nodes.tolist(), value.syms.flags.writeable, dag.nodes_of(value) is nodes
         ([0, 1], False, True)
         """
         known = value.known_nodes
