@@ -214,8 +214,27 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
         distinct, inverse = np.unique(packed[0], return_inverse=True)
         return _unpacked(distinct, *packed[1:]).astype(rows.dtype), inverse.reshape(-1)
-    unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-    return unique, inverse.reshape(-1)
+    return _sorted_unique_rows(rows)
+
+
+def _sorted_unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`unique_rows` of rows whose columns do not pack into one integer: the rows
+    sorted by :func:`numpy.lexsort` on their columns (the first most significant; several
+    times faster than ``np.unique(rows, axis=0)``, which sorts them as structured records
+    compared field by field, the same order), runs of equal rows merged.
+
+    >>> unique, inverse = _sorted_unique_rows(np.array([[2**40, -3], [-1, 7], [2**40, -3]]))
+    >>> unique.tolist(), inverse.tolist()
+    ([[-1, 7], [1099511627776, -3]], [1, 0, 1])
+    """
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    first = np.empty(rows.shape[0], dtype=bool)  # where a run of equal rows starts
+    first[:1] = True
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(rows.shape[0], dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 def _packed(rows: np.ndarray) -> tuple[np.ndarray, list[int], list[int]] | None:
