@@ -16,6 +16,8 @@ from llverify.emitted.relayout import _signatures, signature
 from llverify.ttgir import ModuleError, mentioned_types, parse_module, read_signatures
 from llverify.ttgir.locations import _replaced, replace_locations
 from llverify.ttgir.spelling import old_spelling
+from llverify.ttgir.syntax import balanced_end
+from llverify.ttgir.types import _PLAIN_BRACKET
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 MODULES = sorted(p for p in DATA.rglob("*.ttgir") if p.stat().st_size < 400_000)
@@ -109,3 +111,20 @@ def test_old_spelling_needs_its_words() -> None:
     assert old_spelling("  triton_nvidia_gpu.fence")
     assert not old_spelling("%triton_gpu.x = xtriton_gpu.y")
     assert not old_spelling("#ttg.blocked<{}> triton_gpu")
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(list('<>{}()[]"-x, #a') + ["->", "1x2"]), max_size=14))
+def test_plain_brackets_end_where_bracket_matching_ends_them(chars: list[str]) -> None:
+    """Fuzz: where the one-match reading of a type's ``<...>`` (plain text, ``{...}`` and
+    ``<...>`` inside) matches, bracket matching ends the bracket at the same place."""
+    text = "<" + "".join(chars)
+    plain = _PLAIN_BRACKET.match(text)
+    if plain is not None:
+        assert balanced_end(text, 0) == plain.end()
+
+
+def test_a_slice_type_is_one_plain_bracket() -> None:
+    text = "<64x!tt.ptr<i32>, #ttg.slice<{dim = 1, parent = #blocked}>> loc(#l)"
+    assert _PLAIN_BRACKET.match(text).end() == balanced_end(text, 0) == text.index(" loc")
+    assert _PLAIN_BRACKET.match("<4x{a<b}>") is None  # a '<' inside braces: read token by token
