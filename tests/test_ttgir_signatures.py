@@ -4,20 +4,23 @@ on malformed text (issue 26: validation speed)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.emitted.relayout import _signatures, signature
-from llverify.ttgir import ModuleError, mentioned_types, parse_module, read_signatures
+from llverify.ttgir import ModuleError, mentioned_types, parse_module, read_signatures, whole
 from llverify.ttgir.locations import _replaced, replace_locations
 from llverify.ttgir.spelling import old_spelling
 from llverify.ttgir.syntax import balanced_end
 from llverify.ttgir.types import _PLAIN_BRACKET
+from llverify.ttgir.whole import check_whole
 
 DATA = Path(__file__).parent / "data" / "ttgir"
 MODULES = sorted(p for p in DATA.rglob("*.ttgir") if p.stat().st_size < 400_000)
@@ -128,3 +131,39 @@ def test_a_slice_type_is_one_plain_bracket() -> None:
     text = "<64x!tt.ptr<i32>, #ttg.slice<{dim = 1, parent = #blocked}>> loc(#l)"
     assert _PLAIN_BRACKET.match(text).end() == balanced_end(text, 0) == text.index(" loc")
     assert _PLAIN_BRACKET.match("<4x{a<b}>") is None  # a '<' inside braces: read token by token
+
+
+_WHOLE_LINES = st.sampled_from(
+    ['#loc1 = loc("k.py":1:2)', '#loc2 = loc("/t/m.ttgir":7:34)', "#loc3 = loc(unknown)",
+     '#loc4 = loc("a"', '#loc5 = loc("a":1:2))', '#loc6 = loc("a":1:2) x', "#loc7 = loc(",
+     '#bad = loc("q\\\\"":1)', '#l9 = loc("a\\":1)', "module {", "module attributes {a = 1} {",
+     "}", "} loc(#loc1)",
+     "  %0 = tt.foo : i32 loc(#loc1)", "  %1 = tt.bar : i32 loc(#loc9)", '  "s', "  (", ")",
+     "#blocked = #ttg.blocked<{}>", "// a comment", "", "junk", " #loc8 = loc(\"k\":1:1)"]
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_WHOLE_LINES, max_size=10), st.booleans())
+def test_location_lines_skipped_check_as_token_by_token(lines: list[str], end: bool) -> None:
+    """Fuzz: the wholeness check skipping the top-level location lines at once says what the
+    token-by-token pass says (the same error, line and column, or none)."""
+    text = "\n".join(lines) + ("\n" if end else "")
+
+    def shown() -> str:
+        try:
+            check_whole(text)
+        except ModuleError as error:
+            return f"error: {error}"
+        return "whole"
+
+    fast = shown()
+    with mock.patch.object(whole, "_LOCATION_LINE", re.compile("(?!)")):
+        assert shown() == fast
+
+
+def test_a_module_with_location_lines_before_and_after_is_whole() -> None:
+    text = '#loc1 = loc("k.py":1:2)\nmodule {\n  %0 = tt.foo : i32 loc(#loc2)\n} loc(#loc1)\n'
+    check_whole(text + '#loc2 = loc("k.py":3:4)\n')
+    with pytest.raises(ModuleError, match="line 3, column 25: attribute alias #loc2 is used"):
+        check_whole(text + '#loc3 = loc("k.py":3:4)\n')  # negative control: #loc2 undefined

@@ -26,6 +26,8 @@ _TOKEN = re.compile(
     r"(?P<newline>\n))"
 )
 _CLOSING = {"}": "{", "]": "[", ")": "(", ">": "<"}
+# a whole top-level line defining a location alias: its tokens the alias, '(', a string, ')'
+_LOCATION_LINE = re.compile(r'(#[A-Za-z_][\w$-]*) = loc\("[^"\\\n]*"(?::\d+)*\)\n')
 _TOP_ALIAS = re.compile(r"^[#!][A-Za-z_][\w$-]*\s*=\s*(?P<value>.*)$")
 # an alias value: a dialect attribute or type (``#ttg.shared_memory``, ``#ttg.blocked<...>``)
 # or a builtin with its brackets (``loc(...)``, ``affine_map<...>``)
@@ -93,8 +95,16 @@ class _Wholeness:
         in line (a bracket opened or closed, a line counted, an alias use noted); anything
         else, at the top level or wrong, goes to its handler."""
         self.module_line = _check_top_line(self.text, 0, 1)
+        start = 0
+        while start >= 0:
+            start = self._pass(start)
+        self._finish()
+
+    def _pass(self, start: int) -> int:
+        """The pass from ``start`` up to a run of location lines (:meth:`_locations`): where
+        to go on after them, or -1 at the end of the text."""
         stack, uses = self.stack, self.uses
-        for token in _TOKEN.finditer(self.text):
+        for token in _TOKEN.finditer(self.text, start):
             kind = token.lastgroup
             if kind == "bracket":
                 char = token.group()
@@ -109,6 +119,8 @@ class _Wholeness:
                     self.line, self.line_start = self.line + 1, token.start() + 1
                 else:
                     self._newline(token)
+                    if self._locations():
+                        return self.line_start
             elif kind == "alias":
                 if stack:
                     uses.append((token.group(), self.line, token.start() - self.line_start + 1))
@@ -116,7 +128,21 @@ class _Wholeness:
                     self._alias(token)
             elif kind == "open_string":
                 self._open_string(token)
-        self._finish()
+        return -1
+
+    def _locations(self) -> bool:
+        """Skip the top-level location lines (``#loc7 = loc("k.py":12:5)``, as MLIR prints
+        them, half the lines of a compiled module) from the line starting now: each defines
+        its alias and holds one bracket pair and a string, which the pass would open, read and
+        close on the line; whether any was skipped."""
+        text, skipped = self.text, False
+        while (line := _LOCATION_LINE.match(text, self.line_start)) is not None:
+            self.defined.add(line.group(1))
+            self.line, self.line_start = self.line + 1, line.end()
+            skipped = True
+        if skipped:  # (a location line passes the top-line check)
+            self.module_line = _check_top_line(text, self.line_start, self.line) or self.module_line
+        return skipped
 
     def _column(self, token: re.Match[str]) -> int:
         return token.start() - self.line_start + 1
