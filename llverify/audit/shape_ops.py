@@ -52,7 +52,7 @@ import dataclasses
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from llverify.audit.context import AuditContext, Rule
 from llverify.errors import LLVerifyError
@@ -180,10 +180,6 @@ def _per_layout(
     return found
 
 
-def _thread(hardware: Hardware) -> Hardware:
-    return {d: hardware.get(d, 0) for d in _THREAD}
-
-
 def _registers(layout: LinearLayout) -> EchelonBasis:
     """The span of the operand's register images (packed): what a thread can hold relative
     to its register 0."""
@@ -229,8 +225,7 @@ def _first_registers(source: LinearLayout) -> dict[Coord, int]:
 Outcome = tuple[Status, str, dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class _Sent:
+class _Sent(NamedTuple):
     """Result ``index`` at hardware index ``h`` holds ``element``, which the op takes from
     operand ``operand`` element ``wanted``."""
 
@@ -256,11 +251,12 @@ def _check_model(model: _Model) -> Outcome:
     sends there, in the register the lowering reads; else a replayed counterexample."""
     span = _registers(model.source)
     first_register = _first_registers(model.source) if model.reads is None else {}
+    registers = _size(model.source, "register")
     for index, result in enumerate(model.results):
         for h, element in _points_at(result):
             operand, wanted = model.send(index, element)
             sent = _Sent(index, h, element, operand, wanted)
-            failure = _check_point(model, span, first_register, sent)
+            failure = _check_point(model, span, first_register, sent, registers)
             if failure is not None:
                 return failure
     for index, result in enumerate(model.results):
@@ -280,12 +276,17 @@ def _check_model(model: _Model) -> Outcome:
 
 
 def _check_point(
-    model: _Model, span: EchelonBasis, first_register: dict[Coord, int], sent: _Sent
+    model: _Model,
+    span: EchelonBasis,
+    first_register: dict[Coord, int],
+    sent: _Sent,
+    registers: int,
 ) -> Outcome | None:
     """One result hardware index: its thread holds what the op sends it (else the error
-    between threads), in the register the lowering reads (else the error within it)."""
+    between threads), in the register the lowering reads (else the error within it);
+    ``registers``: the operand's registers per thread."""
     source, h = model.source, sent.h
-    thread = _thread(h)
+    thread = {"lane": h.get("lane", 0), "warp": h.get("warp", 0), "block": h.get("block", 0)}
     if span.express(_pack(source, _xor(sent.wanted, _at(source, thread)))) is None:
         if _held(source, thread, sent.wanted):  # the proof's span test disagrees: a bug
             raise ShapeOpError("the register-span test and its replay disagree")
@@ -296,7 +297,7 @@ def _check_point(
         )
         return Status.ERROR, summary, sent.data("between threads")
     got_operand, read = _lowering_read(model, first_register, sent, thread)
-    if read["register"] >= _size(source, "register"):
+    if read["register"] >= registers:
         summary = (
             f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
             f"{read['register']} of operand {got_operand} for result {sent.index} at "
@@ -620,17 +621,24 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
 
 def check_shape_op(ctx: AuditContext, op: Operation) -> None:
     """Prove that a shape op's result layout needs no data movement from its operand's
-    (cached per op name, attributes and types)."""
+    (cached per op name, attributes and types; an op whose :attr:`~llverify.ttgir.Operation.
+    pattern` an earlier op had gets that op's verdict without reading its attributes)."""
     tensors = _distributed(op)
     if len(tensors) < 2:
         ctx.skip(op, NAME, "could not read an operand and a result distributed tensor type")
         return
-    attributes = (op.attributes.get("order"), op.attributes.get("axis"), op.flag("allow_reorder"))
-    key = (op.name, attributes, tuple((t.shape, t.encoding) for t in tensors))
     cache = ctx.state.setdefault(NAME, {})
-    if key not in cache:
-        cache[key] = _verdict(ctx, op)
-    status, summary, data = cache[key]
+    pattern = op.pattern
+    found = None if pattern is None else cache.get(pattern)
+    if found is None:
+        flags = (op.attributes.get("order"), op.attributes.get("axis"), op.flag("allow_reorder"))
+        key = (op.name, flags, tuple((t.shape, t.encoding) for t in tensors))
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _verdict(ctx, op)
+        if pattern is not None:
+            cache[pattern] = found
+    status, summary, data = found
     ctx.finding(op, status, summary, rule=NAME, data=dict(data))
 
 

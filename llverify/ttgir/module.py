@@ -167,6 +167,27 @@ class Operation:
         return values
 
     @property
+    def pattern(self) -> str | None:
+        """Its text without its trailing location, every SSA name written ``%``: two
+        operations of one module with the same pattern differ only in the values they name,
+        so every part read from their texts (name, types, signature, attributes, literals,
+        subscripts) is the same up to the SSA names in it.  None when the text holds a
+        string (``"..."``), inside which a ``%`` starts no name.
+
+        >>> read_operation('%y = tt.splat %x : i32 -> tensor<4xi32> loc("k.py":3:1)').pattern
+        '% = tt.splat % : i32 -> tensor<4xi32>'
+        >>> read_operation('%y = tt.splat %x {a = "%x"} : i32 -> tensor<4xi32>').pattern is None
+        True
+        """
+        span = (
+            trailing_location_span(self.text)
+            if self.location_span is None
+            else self.location_span[0]
+        )
+        body = self.text if span is None else self.text[: span[0]]
+        return None if '"' in body else SSA_NAME.sub("%", body.rstrip())
+
+    @property
     def names(self) -> set[str]:
         """Every SSA value its text names: results, operands, and the block arguments and
         values of its regions."""
