@@ -209,16 +209,19 @@ def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
     )
 
 
-def _first_registers(source: LinearLayout) -> dict[Coord, int]:
-    """Element -> the first register of thread 0 that holds it (the lowering's lookup)."""
-    first: dict[Coord, int] = {}
-    vectors = _bases(source).get("register", ())
-    held = [(0,) * source.num_out_dims]  # held[r]: register r's element, r in order
-    for r in range(1 << len(vectors)):
-        if r:  # register r holds r's lowest bit's basis XOR what r without that bit holds
-            low = r & -r
-            held.append(tuple(map(operator.xor, held[r ^ low], vectors[low.bit_length() - 1])))
-        first.setdefault(held[r], r)
+def _first_registers(source: LinearLayout) -> dict[int, int]:
+    """Element (packed, :func:`_pack`) -> the first register of thread 0 that holds it (the
+    lowering's lookup)."""
+    vectors = [_pack(source, v) for v in _bases(source).get("register", ())]
+    first = {0: 0}
+    held = [0]  # held[r]: register r's element, packed, r in order
+    for r in range(1, 1 << len(vectors)):
+        # register r holds r's lowest bit's basis XOR what r without that bit holds
+        low = r & -r
+        element = held[r ^ low] ^ vectors[low.bit_length() - 1]
+        held.append(element)
+        if element not in first:
+            first[element] = r
     return first
 
 
@@ -278,7 +281,7 @@ def _check_model(model: _Model) -> Outcome:
 def _check_point(
     model: _Model,
     span: EchelonBasis,
-    first_register: dict[Coord, int],
+    first_register: dict[int, int],
     sent: _Sent,
     registers: int,
 ) -> Outcome | None:
@@ -321,14 +324,14 @@ def _check_point(
 
 
 def _lowering_read(
-    model: _Model, first_register: dict[Coord, int], sent: _Sent, thread: Hardware
+    model: _Model, first_register: dict[int, int], sent: _Sent, thread: Hardware
 ) -> tuple[int, Hardware]:
     """The operand and hardware index the lowering reads for ``sent``: by ``model.reads``,
     or looked up by the register part's element in thread 0 and used in this thread."""
     if model.reads is not None:
         return model.reads(sent.index, sent.h)
     own = _at(model.results[sent.index], {"register": sent.h.get("register", 0)})
-    register = first_register.get(model.send(sent.index, own)[1])
+    register = first_register.get(_pack(model.source, model.send(sent.index, own)[1]))
     if register is None:  # the span test has already ruled this out
         raise ShapeOpError("the register-span test and its replay disagree")
     return sent.operand, {**thread, "register": register}
