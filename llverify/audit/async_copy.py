@@ -164,15 +164,22 @@ def _refusal(target: str, width: dict[str, Any], bits: int) -> str | None:
 
 def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     """The width Triton picks, the copies per thread, and the shared writes' cost (worked
-    out once per distinct operation signature in an audit)."""
-    key = (
-        tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
-        op.attributes.get("contiguity"),
-    )
+    out once per distinct operation signature in an audit; an op whose
+    :attr:`~llverify.ttgir.Operation.pattern` an earlier op had gets that op's outcome
+    without reading its attributes)."""
     cache = ctx.state.setdefault(NAME, {})
-    if key not in cache:
-        cache[key] = _outcome(ctx, op)
-    outcome = cache[key]
+    pattern = op.pattern
+    outcome = None if pattern is None else cache.get(pattern)
+    if outcome is None:
+        key = (
+            tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
+            op.attributes.get("contiguity"),
+        )
+        if key not in cache:
+            cache[key] = _outcome(ctx, op)
+        outcome = cache[key]
+        if pattern is not None:
+            cache[pattern] = outcome
     if isinstance(outcome, str):
         ctx.skip(op, NAME, outcome)
         return
