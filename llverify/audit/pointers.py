@@ -182,7 +182,8 @@ class Evaluator:
     """Evaluates integer and pointer values of one module (memoised)."""
 
     def __init__(self, module: TTGIRModule) -> None:
-        self.definitions = {r: op for op in module.ops for r in op.result_values}
+        # an op that declares no result defines no value (its result_values are empty)
+        self.definitions = {r: op for op in module.ops if op.results for r in op.result_values}
         self.arguments: dict[str, tuple[str, int]] = {}
         #: an scf.for's induction variable -> (its lower bound, its step)
         self.loops: dict[str, tuple[str, str]] = {}
