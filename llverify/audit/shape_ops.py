@@ -118,25 +118,26 @@ def _points(layout: LinearLayout) -> list[Hardware]:
 
 def _points_at(layout: LinearLayout) -> list[tuple[Hardware, Coord]]:
     """:func:`_points` with ``layout`` at each (``_at``: 0 at ``h = 0``, the bit's basis
-    vector at a single bit), read off the bases."""
+    vector at a single bit), read off the bases (kept in in-dim order)."""
     bases = _bases(layout)
-    zero = (0,) * layout.num_out_dims
-    return [
-        (
-            h,
-            zero
-            if not any(h.values())
-            else next(bases[d][v.bit_length() - 1] for d, v in h.items() if v),
-        )
-        for h in _points(layout)
-    ]
+    zero = dict.fromkeys(bases, 0)
+    points = [(zero, (0,) * layout.num_out_dims)]
+    for dim, vectors in bases.items():
+        for bit, vector in enumerate(vectors):
+            points.append(({**zero, dim: 1 << bit}, vector))
+    return points
 
 
 def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     """``layout(hardware)`` as a coordinate tuple: the XOR of the bases of the set bits (the
     checks evaluate mostly zero and single-bit indices; in-dims the layout lacks must be 0,
     and a value outside an in-dim's range is an error, as in ``LinearLayout.apply``)."""
-    bases = _bases(layout)
+    return _at_bases(_bases(layout), layout.num_out_dims, hardware)
+
+
+def _at_bases(bases: dict[str, tuple[Coord, ...]], width: int, hardware: Hardware) -> Coord:
+    """:func:`_at` of the layout whose bases per in-dim are ``bases`` and whose out dims are
+    ``width`` many."""
     out: Coord | None = None
     for dim, value in hardware.items():
         if value == 0:
@@ -149,7 +150,7 @@ def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
             vector = vectors[low.bit_length() - 1]
             out = vector if out is None else tuple(map(operator.xor, out, vector))
             value ^= low
-    return (0,) * layout.num_out_dims if out is None else out
+    return (0,) * width if out is None else out
 
 
 #: id(layout) -> (layout, its bases per in-dim, its packing shifts): read per layout object
@@ -192,8 +193,13 @@ def _registers(layout: LinearLayout) -> EchelonBasis:
 
 
 def _pack(layout: LinearLayout, coord: Coord) -> int:
+    return _pack_shifts(_per_layout(layout)[2], coord)
+
+
+def _pack_shifts(shifts: tuple[int, ...], coord: Coord) -> int:
+    """``coord`` packed into one integer, out dim ``d`` from bit ``shifts[d]``."""
     packed = 0
-    for value, shift in zip(coord, _per_layout(layout)[2]):
+    for value, shift in zip(coord, shifts):
         packed |= value << shift
     return packed
 
@@ -249,17 +255,35 @@ class _Sent(NamedTuple):
         }
 
 
+class _Read(NamedTuple):
+    """What one model's point checks read of its layouts, looked up once: the operand's
+    bases, packing shifts, out dims and registers per thread, each result's bases."""
+
+    bases: dict[str, tuple[Coord, ...]]
+    shifts: tuple[int, ...]
+    width: int
+    registers: int
+    results: tuple[dict[str, tuple[Coord, ...]], ...]
+
+
 def _check_model(model: _Model) -> Outcome:
     """Prove, for every result hardware index, that its thread holds the element the op
     sends there, in the register the lowering reads; else a replayed counterexample."""
     span = _registers(model.source)
     first_register = _first_registers(model.source) if model.reads is None else {}
-    registers = _size(model.source, "register")
+    _, bases, shifts = _per_layout(model.source)
+    fast = _Read(
+        bases,
+        shifts,
+        model.source.num_out_dims,
+        _size(model.source, "register"),
+        tuple(_bases(result) for result in model.results),
+    )
     for index, result in enumerate(model.results):
         for h, element in _points_at(result):
             operand, wanted = model.send(index, element)
             sent = _Sent(index, h, element, operand, wanted)
-            failure = _check_point(model, span, first_register, sent, registers)
+            failure = _check_point(model, span, first_register, sent, fast)
             if failure is not None:
                 return failure
     for index, result in enumerate(model.results):
@@ -283,14 +307,14 @@ def _check_point(
     span: EchelonBasis,
     first_register: dict[int, int],
     sent: _Sent,
-    registers: int,
+    fast: _Read,
 ) -> Outcome | None:
     """One result hardware index: its thread holds what the op sends it (else the error
-    between threads), in the register the lowering reads (else the error within it);
-    ``registers``: the operand's registers per thread."""
+    between threads), in the register the lowering reads (else the error within it)."""
     source, h = model.source, sent.h
     thread = {"lane": h.get("lane", 0), "warp": h.get("warp", 0), "block": h.get("block", 0)}
-    if span.express(_pack(source, _xor(sent.wanted, _at(source, thread)))) is None:
+    here = _at_bases(fast.bases, fast.width, thread)
+    if span.express(_pack_shifts(fast.shifts, _xor(sent.wanted, here))) is None:
         if _held(source, thread, sent.wanted):  # the proof's span test disagrees: a bug
             raise ShapeOpError("the register-span test and its replay disagree")
         summary = (
@@ -299,8 +323,8 @@ def _check_point(
             f"held by no register of that thread ({_describe(thread)})"
         )
         return Status.ERROR, summary, sent.data("between threads")
-    got_operand, read = _lowering_read(model, first_register, sent, thread)
-    if read["register"] >= registers:
+    got_operand, read = _lowering_read(model, first_register, sent, thread, fast)
+    if read["register"] >= fast.registers:
         summary = (
             f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
             f"{read['register']} of operand {got_operand} for result {sent.index} at "
@@ -309,7 +333,7 @@ def _check_point(
         )
         return Status.ERROR, summary, {"kind": "register count", "result": sent.index,
                                        "hardware": dict(h)}  # fmt: skip
-    got = _at(source, read)
+    got = _at_bases(fast.bases, fast.width, read)
     if (got_operand, got) == (sent.operand, sent.wanted):
         return None
     summary = (
@@ -324,14 +348,15 @@ def _check_point(
 
 
 def _lowering_read(
-    model: _Model, first_register: dict[int, int], sent: _Sent, thread: Hardware
+    model: _Model, first_register: dict[int, int], sent: _Sent, thread: Hardware, fast: _Read
 ) -> tuple[int, Hardware]:
     """The operand and hardware index the lowering reads for ``sent``: by ``model.reads``,
     or looked up by the register part's element in thread 0 and used in this thread."""
     if model.reads is not None:
         return model.reads(sent.index, sent.h)
-    own = _at(model.results[sent.index], {"register": sent.h.get("register", 0)})
-    register = first_register.get(_pack(model.source, model.send(sent.index, own)[1]))
+    width = model.results[sent.index].num_out_dims
+    own = _at_bases(fast.results[sent.index], width, {"register": sent.h.get("register", 0)})
+    register = first_register.get(_pack_shifts(fast.shifts, model.send(sent.index, own)[1]))
     if register is None:  # the span test has already ruled this out
         raise ShapeOpError("the register-span test and its replay disagree")
     return sent.operand, {**thread, "register": register}
