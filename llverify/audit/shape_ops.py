@@ -235,10 +235,10 @@ Outcome = tuple[Status, str, dict[str, Any]]
 
 
 class _Sent(NamedTuple):
-    """Result ``index`` at hardware index ``h`` holds ``element``, which the op takes from
+    """Result ``result`` at hardware index ``h`` holds ``element``, which the op takes from
     operand ``operand`` element ``wanted``."""
 
-    index: int
+    result: int
     h: Hardware
     element: Coord
     operand: int
@@ -247,7 +247,7 @@ class _Sent(NamedTuple):
     def data(self, kind: str) -> dict[str, Any]:
         return {
             "kind": kind,
-            "result": self.index,
+            "result": self.result,
             "hardware": dict(self.h),
             "result_element": list(self.element),
             "operand": self.operand,
@@ -318,7 +318,7 @@ def _check_point(
         if _held(source, thread, sent.wanted):  # the proof's span test disagrees: a bug
             raise ShapeOpError("the register-span test and its replay disagree")
         summary = (
-            f"{_MOVES} between threads: result {sent.index} at [{_describe(h)}] holds "
+            f"{_MOVES} between threads: result {sent.result} at [{_describe(h)}] holds "
             f"element {sent.element}, which the op takes from operand element {sent.wanted}, "
             f"held by no register of that thread ({_describe(thread)})"
         )
@@ -327,17 +327,17 @@ def _check_point(
     if read["register"] >= fast.registers:
         summary = (
             f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
-            f"{read['register']} of operand {got_operand} for result {sent.index} at "
+            f"{read['register']} of operand {got_operand} for result {sent.result} at "
             f"[{_describe(h)}], but the operand has {_size(source, 'register')} registers per "
             "thread"
         )
-        return Status.ERROR, summary, {"kind": "register count", "result": sent.index,
+        return Status.ERROR, summary, {"kind": "register count", "result": sent.result,
                                        "hardware": dict(h)}  # fmt: skip
     got = _at_bases(fast.bases, fast.width, read)
     if (got_operand, got) == (sent.operand, sent.wanted):
         return None
     summary = (
-        f"{_MOVES} within a thread: result {sent.index} at [{_describe(h)}] holds element "
+        f"{_MOVES} within a thread: result {sent.result} at [{_describe(h)}] holds element "
         f"{sent.element}, which the op takes from operand {sent.operand} element "
         f"{sent.wanted}, but Triton 3.9's lowering reads operand {got_operand} at "
         f"[{_describe(read)}], which holds {got}"
@@ -353,10 +353,10 @@ def _lowering_read(
     """The operand and hardware index the lowering reads for ``sent``: by ``model.reads``,
     or looked up by the register part's element in thread 0 and used in this thread."""
     if model.reads is not None:
-        return model.reads(sent.index, sent.h)
-    width = model.results[sent.index].num_out_dims
-    own = _at_bases(fast.results[sent.index], width, {"register": sent.h.get("register", 0)})
-    register = first_register.get(_pack_shifts(fast.shifts, model.send(sent.index, own)[1]))
+        return model.reads(sent.result, sent.h)
+    width = model.results[sent.result].num_out_dims
+    own = _at_bases(fast.results[sent.result], width, {"register": sent.h.get("register", 0)})
+    register = first_register.get(_pack_shifts(fast.shifts, model.send(sent.result, own)[1]))
     if register is None:  # the span test has already ruled this out
         raise ShapeOpError("the register-span test and its replay disagree")
     return sent.operand, {**thread, "register": register}
