@@ -37,6 +37,7 @@ __all__ = [
     "check_one_kernel",
     "is_encoding_text",
     "layout_argument",
+    "layout_object",
     "layout_value",
     "shared_layout_argument",
 ]
