@@ -355,3 +355,16 @@ def test_a_malformed_shared_encoding_is_refused_each_time():
         with pytest.raises(ValueError):
             ctx.shared_layout("#ttg.swizzled_shared<{vec = 1, perPhase = 1", (4, 4))
     assert ctx._shared_encodings == {}
+
+
+def test_broadcasts_share_verdicts_whatever_their_attributes():
+    """A broadcast's verdict reads no attribute: one with a stray attribute gets the verdict
+    of one without; the negative control, a broadcast into another layout, is refused, and
+    so is its repeat with an attribute."""
+    good = "tt.broadcast %0 {{{}}} : tensor<1x64xi32, #b> -> tensor<64x64xi32, #b>"
+    bad = "tt.broadcast %0 {{{}}} : tensor<1x64xi32, #b> -> tensor<64x64xi32, #c>"
+    lines = [good.format(""), good.format("foo = 1 : i32"), bad.format(""), bad.format("x")]
+    text = _HEAD + "".join(f"  %{i + 1} = {line}\n" for i, line in enumerate(lines)) + "}"
+    found = [f for f in audit(text).findings if f.rule == shape_ops.NAME]
+    assert [str(f.status) for f in found] == ["proved", "proved", "error", "error"]
+    assert found[0].summary == found[1].summary and found[2].summary == found[3].summary

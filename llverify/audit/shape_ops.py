@@ -65,6 +65,8 @@ __all__ = ["NAME", "RULES", "check_shape_op"]
 
 NAME = "shape-ops"
 _OPS = ("tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.expand_dims", "tt.broadcast")
+#: the ops whose verdict reads their attributes (order, axis, allow_reorder)
+_READS_ATTRIBUTES = frozenset({"tt.trans", "tt.reshape", "tt.expand_dims"})
 _MOVES = "needs data movement (a hidden convert_layout)"
 _THREAD = ("lane", "warp", "block")
 
@@ -649,8 +651,9 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
 
 def check_shape_op(ctx: AuditContext, op: Operation) -> None:
     """Prove that a shape op's result layout needs no data movement from its operand's
-    (cached per op name, attributes and types; an op whose :attr:`~llverify.ttgir.Operation.
-    pattern` an earlier op had gets that op's verdict without reading its attributes)."""
+    (cached per op name, the attributes the verdict reads and the types; an op whose
+    :attr:`~llverify.ttgir.Operation.pattern` an earlier op had gets that op's verdict
+    without reading its attributes)."""
     tensors = _distributed(op)
     if len(tensors) < 2:
         ctx.skip(op, NAME, "could not read an operand and a result distributed tensor type")
@@ -659,7 +662,13 @@ def check_shape_op(ctx: AuditContext, op: Operation) -> None:
     pattern = op.pattern
     found = None if pattern is None else cache.get(pattern)
     if found is None:
-        flags = (op.attributes.get("order"), op.attributes.get("axis"), op.flag("allow_reorder"))
+        flags = None  # broadcast, join and split: the verdict reads no attribute
+        if op.name in _READS_ATTRIBUTES:
+            flags = (
+                op.attributes.get("order"),
+                op.attributes.get("axis"),
+                op.flag("allow_reorder"),
+            )
         key = (op.name, flags, tuple((t.shape, t.encoding) for t in tensors))
         found = cache.get(key)
         if found is None:
