@@ -368,3 +368,23 @@ def test_broadcasts_share_verdicts_whatever_their_attributes():
     found = [f for f in audit(text).findings if f.rule == shape_ops.NAME]
     assert [str(f.status) for f in found] == ["proved", "proved", "error", "error"]
     assert found[0].summary == found[1].summary and found[2].summary == found[3].summary
+
+
+def test_consistency_checks_exactly_the_ops_that_carry_a_layout(modules):
+    """module-consistency called on every op (not only those ``run_rules`` gives it) covers
+    the ops ``carries_layout`` names and no other; the negative control: a module whose
+    warps disagree with an encoding is still refused at that op."""
+    from llverify.audit.consistency import check_consistency
+    from llverify.audit.context import carries_layout
+
+    for module in (modules["big_2000"], modules["matmul_fp16_sm90"]):
+        ctx = AuditContext(module, target_of(module), 10.0)
+        for op in module.ops:
+            check_consistency(ctx, op)
+        want = {(op.line, op.name) for op in module.ops if carries_layout(op)}
+        assert set(ctx.covered) == want and len(want) < len(module.ops)
+    wrong = _HEAD.replace('"ttg.num-warps" = 4', '"ttg.num-warps" = 8') + (
+        "  %1 = arith.addf %0, %0 : tensor<64x32xf16, #b>\n  %2 = arith.addi %3, %3 : i32\n}"
+    )
+    report = audit(wrong)
+    assert report.refused and [f.line for f in report.findings] == [5]
