@@ -30,6 +30,9 @@ class _OneByOne(Dag):
         made = [self.op(name, tuple(int(x) for x in row), nbytes) for row in rows]
         return np.array(made, dtype=np.int64)
 
+    def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> None:
+        return None  # every op through the distinct rows and op_rows
+
 
 _NAMES = ("fadd", "fsub", "add", "sub", "mul", "sdiv", "and", "icmp.slt", "icmp.eq", "fcmp.olt")
 
@@ -81,13 +84,55 @@ def _program(seed: int, dag: Dag) -> list[object]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1))
-def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int) -> None:
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1024]))
+def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int, plain: int) -> None:
     """Same values in every thread, and the same nodes made in the same order (the node
-    numbers are the byte symbols)."""
+    numbers are the byte symbols); with the plain ops' rows made in Python (``plain``
+    threads at most) or all through numpy's distinct rows."""
     fast, slow = Dag(), _OneByOne()
-    assert _program(seed, fast) == _program(seed, slow)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(symbolic, "_PLAIN_ROWS", plain)
+        assert _program(seed, fast) == _program(seed, slow)
     assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def test_a_value_remembers_its_nodes_in_one_dag_and_its_bytes_stay_put() -> None:
+    """nodes_of remembers a value's nodes, per DAG, and makes its byte symbols read-only so
+    they cannot drift from them; a view of another array's bytes is not remembered."""
+    dag, other = Dag(), Dag()
+    leaves = dag.new_leaves(0, 4, 4)
+    value = dag.apply("fadd", [Val(32, syms=leaves[:, None] * 16 + np.arange(4))] * 2, 4)
+    assert value.known_nodes is not None and value.known_nodes[0] is dag
+    assert dag.nodes_of(value) is value.known_nodes[1]
+    with pytest.raises(ValueError):
+        value.syms[0, 0] = -1  # type: ignore[index]
+    _ = other.new_leaves(0, 8, 8)  # in the other DAG the same numbers are wider nodes
+    assert other.nodes_of(value).tolist() != dag.nodes_of(value).tolist()
+    base = np.concatenate([leaves[:, None] * 16 + np.arange(4)] * 2, axis=1)
+    view = Val(32, syms=base[:, :4])
+    assert dag.nodes_of(view).tolist() == leaves.tolist() and view.known_nodes is None
+    base[:, :4] = -1  # what the view shows changes with its base: nothing stale remembered
+    assert dag.nodes_of(view).tolist() == [dag.const(0, 4)] * 4  # bytes -1: constant 0
+
+
+def test_a_plain_op_on_constants_in_some_threads_still_folds_there() -> None:
+    """Negative control of the Python path: a thread whose operands are all constants gets
+    the folded constant (the op goes the general way), the others a node."""
+    dag = Dag()
+    x = dag.leaf(0, 0, 4)
+    tagged = Val(32, syms=np.array([[x * 16 + b for b in range(4)], [-3, -1, -1, -1]]))
+    total = dag.apply("add", [tagged, Val(32, syms=np.array([[-2, -1, -1, -1]] * 2))], 4)
+    assert total.syms[1].tolist() == [-4, -1, -1, -1]  # type: ignore[index]
+    assert dag.kind(int(total.syms[0, 0]) // 16) == "add"  # type: ignore[index]
+    assert (
+        dag._plain_rows("add", [np.array([x, x]), np.array([dag.const(2, 4)] * 2)], 4) is not None
+    )
+    assert (
+        dag._plain_rows(
+            "select", [np.array([dag.const(1, 1)]), np.array([x])] * 1 + [np.array([x])], 4
+        )
+        is None
+    )
 
 
 class _LeafByLeaf(Dag):

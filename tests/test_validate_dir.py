@@ -21,6 +21,7 @@ from llverify.emitted.batch import (
     Progress,
     find_kernels,
     load_launches,
+    longest_first,
     normalise_reason,
     run_batch,
     select_shard,
@@ -248,6 +249,16 @@ def test_jobs_give_the_records_of_one_process() -> None:
     assert strip == [(r["path"], r["status"], r["whole"].get("arguments")) for r in two]
     summary = summarize(two, 1.0, 2)
     assert summary["whole"]["proved"] == 5 and summary["kernels_per_minute"] == 300.0
+
+
+def test_workers_start_the_largest_kernels_first_and_lose_none(tmp_path: Path) -> None:
+    kernels = find_kernels(SMALL)
+    tasks = [(path, [], "") for path in kernels] + [(tmp_path / "gone.llir", [], "")]
+    ordered = longest_first(tasks)
+    sizes = [p.stat().st_size for p, _, _ in ordered[:-1]]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) > 1
+    assert ordered[-1][0].name == "gone.llir"  # one that cannot be read: last, not lost
+    assert sorted(p for p, _, _ in ordered) == sorted(p for p, _, _ in tasks)
 
 
 # summary pieces

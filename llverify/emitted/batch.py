@@ -376,9 +376,10 @@ class Progress:
             self.stream.flush()
 
 
-def _tasks(
-    paths: list[Path], table: LaunchTable
-) -> Iterator[tuple[Path, list[dict[str, int]], str]]:
+_Task = tuple[Path, list[dict[str, int]], str]  # a kernel, its launch sets, where they are from
+
+
+def _tasks(paths: list[Path], table: LaunchTable) -> Iterator[_Task]:
     """Each kernel with the launch sets recorded for it and where they come from."""
     for path in paths:
         source_file = None
@@ -390,6 +391,28 @@ def _tasks(
             source_file = kernel_source_file(tt.read_text()) if tt else None
         sets, source = table.sets_for(path.parent.name, source_file)
         yield path, sets, source
+
+
+def longest_first(tasks: list[_Task]) -> list[_Task]:
+    """``tasks`` with the kernels of the largest LLVM IR first (stably; one that cannot be
+    read last), so that with several workers a long kernel does not start last and leave
+    the others idle: the file size stands for the time, which grows with the instructions.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     small, big = Path(root, "a.llir"), Path(root, "b.llir")
+    ...     _ = small.write_text("x"), big.write_text("xxxx")
+    ...     [p.name for p, _, _ in longest_first([(small, [], ""), (big, [], "")])]
+    ['b.llir', 'a.llir']
+    """
+
+    def size(task: _Task) -> int:
+        try:
+            return task[0].stat().st_size
+        except OSError:
+            return -1
+
+    return sorted(tasks, key=size, reverse=True)
 
 
 def _lost(path: Path, root: Path, error: BaseException) -> dict[str, Any]:
@@ -420,7 +443,7 @@ def run_batch(
     with _pool(jobs) as pool:
         futures: dict[Future[dict[str, Any]], Path] = {
             pool.submit(validate_kernel_dir, path, base, sets, source, options): path
-            for path, sets, source in tasks
+            for path, sets, source in longest_first(tasks)
         }
         for future in as_completed(futures):
             path = futures[future]

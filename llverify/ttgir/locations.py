@@ -30,6 +30,7 @@ __all__ = [
 
 _FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
 _LOC = re.compile(r"\bloc\(")
+_ALIAS_LOC = re.compile(r"loc\(#[\w$.-]*\)")  # a location that is an alias (no brackets)
 _REF = re.compile(r"#[\w$-]+")
 _MAX_DEPTH = 16  # location aliases refer to each other a few levels deep
 
@@ -111,6 +112,20 @@ def first_file_location(text: str, aliases: Mapping[str, str]) -> FileLocation |
 def replace_locations(text: str, loc: str) -> str:
     """``text`` with every ``loc(...)`` replaced by ``loc`` ("" removes them with the blanks
     before them)."""
+    if not loc:
+        # the common case at once: every location an alias (``loc(#loc12)``, at a word
+        # boundary), removed with the blanks before it; any other keeps its ``loc(`` and is
+        # read below, from the start
+        pieces = _ALIAS_LOC.split(text)
+        if not any(piece[-1:].isalnum() or piece[-1:] == "_" for piece in pieces[:-1]):
+            removed = "".join([piece.rstrip(" ") for piece in pieces[:-1]] + pieces[-1:])
+            if "loc(" not in removed:
+                return removed
+    return _replaced(text, loc)
+
+
+def _replaced(text: str, loc: str) -> str:
+    """:func:`replace_locations`, each location read to its closing bracket."""
     out, i = [], 0
     for match in _LOC.finditer(text):
         if match.start() < i:

@@ -50,12 +50,16 @@ _MENTIONED = re.compile(r"(!ttg\.memdesc|tensor|->\s*)<")
 _MAX_ALIAS_DEPTH = 32
 
 
-# a ``<`` bracket holding plain text and ``<...>`` brackets of plain text only (no string, no
-# arrow, no other bracket): bracket matching (:func:`~llverify.ttgir.syntax.balanced_end`) ends
-# it where this pattern does, its depth first back to 0 at the last ``>``
-# (``<64x!tt.ptr<f16>, #blocked>``); anything else is matched token by token
+# a ``<`` bracket holding plain text, ``{...}`` brackets of plain text, and ``<...>`` brackets
+# of those only (no string, no arrow, no other bracket): bracket matching
+# (:func:`~llverify.ttgir.syntax.balanced_end`) ends it where this pattern does, its depth first
+# back to 0 at the last ``>`` (``<64x!tt.ptr<f16>, #ttg.slice<{dim = 1, parent = #b}>>``);
+# anything else is matched token by token
 _PLAIN = r'[^<>()\[\]{}"-]*'
-_PLAIN_BRACKET = re.compile(f"<{_PLAIN}(?:<{_PLAIN}>{_PLAIN})*>")
+_BRACED = f"\\{{{_PLAIN}\\}}"
+_PLAIN_BRACKET = re.compile(
+    f"<{_PLAIN}(?:(?:<{_PLAIN}(?:{_BRACED}{_PLAIN})*>|{_BRACED}){_PLAIN})*>"
+)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from llverify.emitted.sim.errors import SimError
 
@@ -725,7 +726,7 @@ def parse_llvm_ir(text: str) -> LLVMModule:
     locations: dict[str, tuple[int, int | None]] = {}
     files = []
     for line in lines:
-        match = _DILOC.match(line)
+        match = _DILOC.match(line) if line[:1] == "!" else None
         if match:
             locations[match.group(1)] = (
                 int(match.group(2)),
@@ -820,6 +821,8 @@ def _module_flags(lines: list[str]) -> dict[str, int]:
     listed: list[str] = []
     for line in lines:
         stripped = line.strip()
+        if stripped[:1] != "!":
+            continue
         if stripped.startswith("!llvm.module.flags"):
             listed = re.findall(r"![\w.]+", stripped.split("=", 1)[1])
             continue
@@ -864,7 +867,12 @@ def _function(
     index = start + 1
     while index < len(lines):
         raw = lines[index]
-        stripped = raw.split(";", 1)[0].strip() if '"' not in raw else _strip_comment(raw).strip()
+        if ";" not in raw:
+            stripped = raw.strip()
+        elif '"' not in raw:
+            stripped = raw.split(";", 1)[0].strip()
+        else:
+            stripped = _strip_comment(raw).strip()
         index += 1
         if not stripped:
             continue
@@ -872,8 +880,8 @@ def _function(
             if current.instructions:
                 blocks.append(current)
             return Function(match.group("name"), arguments, blocks, match.group("tail")), index
-        label = _LABEL.match(stripped)
-        if label and not stripped.startswith("%"):
+        label = _LABEL.match(stripped) if stripped[0] != "%" else None
+        if label:
             if current.instructions:
                 blocks.append(current)
             current = Block("%" + label.group(1), [])
@@ -890,40 +898,191 @@ def _function(
                 raise LLVMParseError("a switch whose case list is never closed", first)
             stripped += " " + lines[index].split(";", 1)[0].strip()
             index += 1
-        fast = _FAST_BINARY.fullmatch(stripped)
-        if fast is not None:
-            instruction = _fast_binary(fast)
-        else:
-            tokens = _Tokens(stripped, first)
-            instruction = _instruction(tokens)
-            if tokens.peek():
-                raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", first)
+        instruction, dbg = _read_instruction(stripped, first)
         instruction.text_line = first
-        dbg = instruction.extra.pop("dbg")
-        if isinstance(dbg, str) and dbg in locations:
+        if dbg is not None and dbg in locations:
             instruction.line, instruction.column = locations[dbg]
         current.instructions.append(instruction)
     raise LLVMParseError("the function is never closed (truncated text?)", start + 1)
 
 
-_SCALAR_OPERAND = r"(%[\w.]+|-?\d+|-?\d+\.\d+e[-+]\d+|0x[0-9A-Za-z]+)"
-# The most common line, a binary operation on two plain scalar operands with at most a !dbg
-# attachment (``%7 = add nsw i32 %5, 64, !dbg !12``), read in one match; it reads exactly as
-# :func:`_instruction` reads it.
-_FAST_BINARY = re.compile(
-    rf"(%[\w.]+) = ({'|'.join(sorted(_BINARY))}) ((?:(?:{'|'.join(sorted(_WRAP_FLAGS))}) )*)"
-    rf"(i\d+|half|bfloat|float|double) {_SCALAR_OPERAND}, {_SCALAR_OPERAND}(?:, !dbg (!\d+))?"
-)
+def _read_line(text: str, line: int) -> Instruction:
+    """The instruction of the line ``text`` (number ``line``), read token by token; its !dbg
+    reference is ``extra["dbg"]``."""
+    tokens = _Tokens(text, line)
+    instruction = _instruction(tokens)
+    if tokens.peek():
+        raise LLVMParseError(f"unexpected {tokens.peek()!r} after the instruction", line)
+    return instruction
 
 
-def _fast_binary(match: re.Match[str]) -> Instruction:
-    """The instruction of a :data:`_FAST_BINARY` line."""
-    result, opcode, flags, word, a, b, dbg = match.groups()
-    ty = _SCALAR_TYPES.get(word)
-    if ty is None:
-        ty = _SCALAR_TYPES[word] = Type("int", bits=int(word[1:]))
-    extra: dict[str, object] = {"flags": tuple(flags.split()), "dbg": dbg}
-    return Instruction(result, opcode, ty, [Value(ty, a), Value(ty, b)], extra)
+# The names of a line: locals and labels (``%x``), metadata references (``!12``).  Two lines
+# with the same shape (the line with each name replaced by a marker) and no name of the risky
+# kind read alike, name for name: see :func:`_read_instruction`.
+_NAME = re.compile(r"%[-\w.$]+|![0-9]+(?![-\w.$])")
+_LOCAL = re.compile(r"%[-\w.$]+")  # the names of _NAME, in two kinds
+_METADATA = re.compile(r"![0-9]+(?![-\w.$])")
+# a local name that the tokenizer may cut short as an exponent (``%a.e-5``, ``%be+1``)
+_RISKY = re.compile(r"%[-\w.$]*[eE][-+]\d")
+
+
+def _read_instruction(text: str, line: int) -> tuple[Instruction, str | None]:
+    """The instruction of the line ``text`` and its !dbg reference, through the template of
+    the line's shape (:class:`_Template`) when it has one.
+
+    Why a template reads as the tokens do: the tokenizer's matches never look past the sigil
+    of a name (``%``/``!``: no token but a quoted string spans one, and names hold no quotes),
+    and it reads a name that is not risky (:data:`_RISKY`) as one whole token; so two lines of
+    one shape have the same tokens but for their names.  The reader decides nothing on a name
+    but its sigil (its other words never start with ``%`` or ``!<digit>``, and ``int`` refuses
+    both), so reading the template's placeholder names and putting the names in their places
+    is reading the line.  A template is made only from a line whose names are all tokens, and
+    kept only when every string derived from a placeholder is the placeholder itself, in a
+    place :meth:`_Template.instance` fills.  Any other line, and any error, is read token by
+    token (:func:`_read_line`), so an error names the line's own text.
+
+    >>> first, _ = _read_instruction("%7 = add nsw i32 %5, 64, !dbg !12", 3)
+    >>> again, dbg = _read_instruction("%9 = add nsw i32 %8, 64, !dbg !13", 4)
+    >>> (again.result, again.operands[0].text, dbg) == ("%9", "%8", "!13")
+    True
+    """
+    if "\x00" in text or "\x01" in text or _RISKY.search(text) is not None:
+        instruction = _read_line(text, line)
+        return instruction, instruction.extra.pop("dbg")  # type: ignore[return-value]
+    shape = _METADATA.sub("\x01", _LOCAL.sub("\x00", text))
+    try:
+        template = _TEMPLATES[shape]
+    except KeyError:
+        if len(_TEMPLATES) >= _TEMPLATE_LIMIT:
+            _TEMPLATES.clear()
+        template = _TEMPLATES[shape] = _Template.of(text, line)
+    if template is None:
+        instruction = _read_line(text, line)
+        return instruction, instruction.extra.pop("dbg")  # type: ignore[return-value]
+    return template.instance(_NAME.findall(text))
+
+
+_TEMPLATE_LIMIT = 50_000
+# each shape of line read so far -> its template (None: the shape is read token by token)
+_TEMPLATES: dict[str, _Template | None] = {}
+
+
+def _placeholder(token: str, k: int) -> str:
+    return f"{token[0]}\x00{k}"
+
+
+def _is_placeholder(text: object) -> bool:
+    return (
+        isinstance(text, str)
+        and len(text) > 2
+        and text[0] in "%!"
+        and text[1] == "\x00"
+        and text[2:].isdigit()
+    )
+
+
+def _derived(item: object) -> bool:
+    """Whether ``item`` holds a string made from a placeholder that is not the placeholder."""
+    if isinstance(item, str):
+        return "\x00" in item and not _is_placeholder(item)
+    if isinstance(item, tuple):
+        return any(_derived(part) for part in item)
+    if isinstance(item, Value):
+        return _derived(item.text) or _derived(item.elements) or _derived(item.type)
+    if isinstance(item, Type):
+        return _derived(item.name) or _derived(item.element) or _derived(item.fields)
+    return False
+
+
+def _holds_placeholder(item: object) -> bool:
+    if isinstance(item, tuple):
+        return any(_holds_placeholder(part) for part in item)
+    if isinstance(item, Value):
+        return _is_placeholder(item.text) or _holds_placeholder(item.elements)
+    return _is_placeholder(item)
+
+
+def _filled(item: Any, names: list[str]) -> Any:
+    """``item`` with each placeholder replaced by its name."""
+    if isinstance(item, tuple):
+        return tuple(_filled(part, names) for part in item)
+    if isinstance(item, Value):
+        return Value(item.type, _filled(item.text, names), _filled(item.elements, names))
+    if _is_placeholder(item):
+        return names[int(item[2:])]
+    return item
+
+
+class _Template:
+    """An instruction read with placeholder names (the sigil, a NUL character and k, for the
+    line's k-th name), and where the names go: the result, plain operands (``names`` index,
+    -1: a constant operand, -2: one with names inside), the extra words holding names, the
+    !dbg reference."""
+
+    __slots__ = ("result", "opcode", "type", "operands", "extra", "fills", "dbg")
+
+    def __init__(self, instruction: Instruction) -> None:
+        self.result = -1 if instruction.result is None else int(instruction.result[2:])
+        self.opcode = instruction.opcode
+        self.type = instruction.type
+        extra = dict(instruction.extra)
+        dbg = extra.pop("dbg")
+        self.dbg = -1 if dbg is None else int(str(dbg)[2:])
+        self.operands = [
+            (value, -1 if not _holds_placeholder(value) else
+             int(value.text[2:]) if _is_placeholder(value.text) and not value.elements else -2)
+            for value in instruction.operands
+        ]  # fmt: skip
+        self.fills = tuple(key for key, item in extra.items() if _holds_placeholder(item))
+        self.extra = extra
+
+    @classmethod
+    def of(cls, text: str, line: int) -> _Template | None:
+        """The template of ``text``'s shape, or None where the line is not read through one."""
+        try:
+            tokens = _Tokens(text, line)
+        except LLVMParseError:
+            return None
+        names = _NAME.findall(text)
+        k = 0
+        items = tokens.items
+        for i, token in enumerate(items):
+            if token[:1] in ("%", "!") and _NAME.fullmatch(token):
+                if k == len(names) or names[k] != token:
+                    return None
+                items[i] = _placeholder(token, k)
+                k += 1
+        if k != len(names):
+            return None  # a name inside a quoted string
+        try:
+            instruction = _instruction(tokens)
+        except Exception:  # noqa: BLE001 - reading the line itself raises it again, on its text
+            return None
+        if tokens.peek():
+            return None
+        dbg = instruction.extra.get("dbg")
+        if (instruction.result is not None and not _is_placeholder(instruction.result)) or (
+            dbg is not None and not _is_placeholder(dbg)
+        ):
+            return None
+        parts = (instruction.opcode, instruction.type, tuple(instruction.operands))
+        if _derived(parts) or _derived(tuple(instruction.extra.values())):
+            return None
+        return cls(instruction)
+
+    def instance(self, names: list[str]) -> tuple[Instruction, str | None]:
+        """The instruction of a line of this shape whose names are ``names``, and its !dbg
+        reference."""
+        operands = [
+            value if k == -1 else Value(value.type, names[k]) if k >= 0 else _filled(value, names)
+            for value, k in self.operands
+        ]
+        extra = dict(self.extra)
+        for key in self.fills:
+            extra[key] = _filled(extra[key], names)
+        result = None if self.result < 0 else names[self.result]
+        instruction = Instruction(result, self.opcode, self.type, operands, extra)
+        return instruction, None if self.dbg < 0 else names[self.dbg]
 
 
 def split_top_level(text: str, opening: str = "([{<", closing: str = ")]}>") -> list[str]:

@@ -28,7 +28,8 @@ import gc
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 from typing import cast
 
@@ -53,6 +54,7 @@ UNDEFINED = -1000  # a byte nobody wrote (poison, undef, uninitialised memory)
 _SLOTS = 16  # byte slots per node: values up to 128 bits
 _ROWS_REMEMBERED = 4096  # rows of byte symbols whose nodes a Dag remembers (about 25 MiB)
 _PLACEHOLDERS = -1  # the buffer of a template's placeholder leaves
+_PLAIN_ROWS = 1024  # threads up to which Dag.apply dedups operand rows in Python, not numpy
 
 COMMUTATIVE = frozenset(
     {"fadd", "fmul", "add", "mul", "and", "or", "xor", "maxnum", "minnum", "maximum", "minimum",
@@ -213,8 +215,27 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
         distinct, inverse = np.unique(packed[0], return_inverse=True)
         return _unpacked(distinct, *packed[1:]).astype(rows.dtype), inverse.reshape(-1)
-    unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-    return unique, inverse.reshape(-1)
+    return _sorted_unique_rows(rows)
+
+
+def _sorted_unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`unique_rows` of rows whose columns do not pack into one integer: the rows
+    sorted by :func:`numpy.lexsort` on their columns (the first most significant; several
+    times faster than ``np.unique(rows, axis=0)``, which sorts them as structured records
+    compared field by field, the same order), runs of equal rows merged.
+
+    >>> unique, inverse = _sorted_unique_rows(np.array([[2**40, -3], [-1, 7], [2**40, -3]]))
+    >>> unique.tolist(), inverse.tolist()
+    ([[-1, 7], [1099511627776, -3]], [1, 0, 1])
+    """
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    first = np.empty(rows.shape[0], dtype=bool)  # where a run of equal rows starts
+    first[:1] = True
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(rows.shape[0], dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 def _packed(rows: np.ndarray) -> tuple[np.ndarray, list[int], list[int]] | None:
@@ -373,7 +394,7 @@ class Dag:
         consecutive nodes in index order (a run: found by :meth:`leaf` and
         :meth:`leaves_of` without an entry per leaf in the index tables)."""
         first = len(self.nodes)
-        self.nodes.extend(zip(repeat("leaf"), repeat(buffer), range(start, start + count)))
+        self.nodes.extend(_leaf_keys(buffer, start, count))
         self.width.extend(repeat(nbytes, count))
         runs = self._leaf_runs.get((buffer, nbytes))
         if runs is None:
@@ -539,8 +560,11 @@ class Dag:
         ('add(in0[0], in0[0])', [-3, -1, -1, -1])
         """
         name = canonical_op(name)
-        stacked = np.stack([self.nodes_of(v) for v in operands], axis=1)
-        unique, inverse = unique_rows(stacked)
+        columns = [self.nodes_of(v) for v in operands]
+        nodes = self._plain_rows(name, columns, out_bytes)
+        if nodes is not None:  # no thread's op folds: each thread's value is its node's bytes
+            return self._of_nodes(nodes, out_bytes)
+        unique, inverse = unique_rows(np.stack(columns, axis=1))
         made = self.op_rows(name, unique, out_bytes)
         nodes = made[inverse.reshape(-1)]
         syms = nodes[:, None] * _SLOTS + np.arange(out_bytes, dtype=np.int64)[None, :]
@@ -551,6 +575,63 @@ class Dag:
             syms[nodes == made[k]] = constant
         result = Val(out_bytes * 8, syms=syms)
         return result.normalised() if folded else result
+
+    def _of_nodes(self, nodes: np.ndarray, nbytes: int) -> Val:
+        """The value whose bytes in each thread are its ``nbytes``-wide node of ``nodes``
+        (shape (T,)) in order, its nodes known (:meth:`nodes_of` gives ``nodes`` back
+        without looking at the bytes).
+
+        >>> dag, other = Dag(), Dag()
+        >>> value = dag._of_nodes(dag.new_leaves(0, 2, 2), 2)
+        >>> _ = other.new_leaves(0, 2, 4)  # in another DAG, nodes 0 and 1 are 4 bytes wide
+        >>> value.syms.tolist(), dag.nodes_of(value).tolist(), other.nodes_of(value).tolist()
+        ([[0, 1], [16, 17]], [0, 1], [2, 3])
+        """
+        syms = nodes[:, None] * _SLOTS + np.arange(nbytes, dtype=np.int64)[None, :]
+        syms.flags.writeable = False
+        nodes.flags.writeable = False
+        value = Val(nbytes * 8, syms=syms)
+        value.known_nodes = (self, nodes)
+        return value
+
+    def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> np.ndarray | None:
+        """:meth:`op` ``name`` of each thread's operand nodes (``columns``: one array of
+        nodes per operand), in Python for a few hundred threads, when no thread's op may fold
+        (no thread's operands all constants, no ``select`` on a constant condition); None
+        otherwise, or for more threads.  The nodes are made as :meth:`op_rows` of the
+        distinct rows in sorted order (what :func:`unique_rows` gives) makes them, so the DAG
+        is the same node for node; a made node is then never a constant (only a fold makes
+        one from an op).
+
+        >>> dag = Dag()
+        >>> a, b = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> dag._plain_rows("fadd", [np.array([b, a, a]), np.array([a, b, a])], 4).tolist()
+        [3, 3, 2]
+        >>> dag._plain_rows("fadd", [np.array([dag.const(1, 4)])] * 2, 4) is None
+        True
+        """
+        count = columns[0].shape[0]
+        if not 0 < count <= _PLAIN_ROWS or not columns:
+            return None
+        consts = self._mirror()[1]
+        flags = [consts[c] for c in columns]
+        slow = np.logical_and.reduce(flags)
+        if name == "select" and len(columns) == 3:
+            slow = slow | flags[0]
+        if slow.any():
+            return None
+        rows = list(zip(*[c.tolist() for c in columns]))
+        distinct = sorted(set(rows))
+        if name in COMMUTATIVE:
+            keys = [(name, *sorted(row)) for row in distinct]
+        elif name[:5] in ("fcmp.", "icmp.") and len(columns) == 2 and name[5:] in SWAPPED:
+            other = name[:5] + SWAPPED[name[5:]]  # a < b is b > a: one node for both spellings
+            keys = [(other, b, a) if a > b else (name, a, b) for a, b in distinct]
+        else:
+            keys = [(name, *row) for row in distinct]
+        made = self._intern_all(keys, nbytes, _never_folded).tolist()
+        node_of = dict(zip(distinct, made))
+        return np.fromiter(map(node_of.__getitem__, rows), dtype=np.int64, count=count)
 
     def op_rows(self, name: str, rows: np.ndarray, nbytes: int) -> np.ndarray:
         """:meth:`op` ``name`` of each row of operand nodes ``rows`` (distinct, shape (n, k)),
@@ -635,7 +716,29 @@ class Dag:
         one node's bytes in order), shape (T,).  What :meth:`from_symbols` gives each
         distinct row, decided for all rows at once: a row that is one node's bytes in
         order is that node, a row of constant bytes the constant, any other a ``bytes``
-        node (made in row order)."""
+        node (made in row order).  The nodes of a value that holds its own byte symbols are
+        remembered on it (its bytes made read-only), for the next op that reads it.
+
+        >>> dag = Dag()
+        >>> value = Val(32, syms=symbols_of(dag.new_leaves(0, 2, 4), 4))
+        >>> nodes = dag.nodes_of(value)
+        >>> nodes.tolist(), value.syms.flags.writeable, dag.nodes_of(value) is nodes
+        ([0, 1], False, True)
+        """
+        known = value.known_nodes
+        if known is not None and known[0] is self:
+            return known[1]
+        nodes = self._nodes_of_symbols(value)
+        syms = value.syms
+        if syms is not None and syms.base is None:  # its own bytes: remember, read-only
+            syms.flags.writeable = False
+            if nodes.flags.writeable:
+                nodes.flags.writeable = False
+            value.known_nodes = (self, nodes)
+        return nodes
+
+    def _nodes_of_symbols(self, value: Val) -> np.ndarray:
+        """:meth:`nodes_of` computed from ``value``'s byte symbols."""
         rows = value.byte_symbols()
         first = rows[:, 0]
         if (first >= 0).all() and (first % _SLOTS == 0).all():  # every thread's one node's bytes
@@ -730,6 +833,24 @@ class Dag:
         return f"{key[0]}(" + ", ".join(self.describe(o, depth - 1) for o in key[1:]) + ")"
 
 
+@lru_cache(maxsize=128)
+def _leaf_keys(buffer: int, start: int, count: int) -> tuple[tuple[str, int, int], ...]:
+    """The keys of the leaves ``start .. start + count - 1`` of ``buffer``, shared by every
+    DAG of the process (a key never changes): a batch worker's kernels read the same pages
+    of the same buffers, whose thousands of keys are then made once (at most 128 runs kept,
+    about 50 MB for pages of 4096).
+
+    >>> _leaf_keys(2, 8, 2), _leaf_keys(2, 8, 2) is _leaf_keys(2, 8, 2)
+    ((('leaf', 2, 8), ('leaf', 2, 9)), True)
+    """
+    return tuple(zip(repeat("leaf"), repeat(buffer), range(start, start + count)))
+
+
+def _never_folded(k: int) -> int:
+    """The fold of row ``k`` for :meth:`Dag._plain_rows`, which has none."""
+    raise AssertionError(f"row {k}: no row of a plain op folds")
+
+
 class _Runs:
     """Runs of consecutive leaf nodes of one buffer and width: each a first index, its node
     and a count, sorted by index (for :class:`Dag`).
@@ -785,6 +906,11 @@ class Val:
     bits: int
     ints: np.ndarray | None = None
     syms: np.ndarray | None = None
+    #: :meth:`Dag.nodes_of` of this value and the DAG it was computed in (``syms`` is then
+    #: read-only, so the two stay true together)
+    known_nodes: tuple[Dag, np.ndarray] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def nbytes(self) -> int:
