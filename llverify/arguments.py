@@ -37,6 +37,7 @@ __all__ = [
     "check_one_kernel",
     "is_encoding_text",
     "layout_argument",
+    "layout_object",
     "layout_value",
     "shared_layout_argument",
 ]
@@ -103,6 +104,21 @@ def _object(value: Any, name: str) -> tuple[Any, list[int] | None]:
         f"Argument '{name}' must be a LinearLayout, an llverify encoding, a Gluon layout or "
         f"layout text, not {type(value).__name__}."
     )
+
+
+def layout_object(value: Any, name: str = "layout") -> tuple[Any, list[int] | None]:
+    """What :func:`layout_value` reads ``value`` as before it applies a shape: a
+    LinearLayout, PaddedLayout or llverify encoding, and the shape the form carries (None
+    when it carries none).  ``layout_value(obj, shape, name)`` of an ``obj`` read here that
+    carries no shape is ``layout_value(value, shape, name)``, without reading the text again.
+
+    Examples:
+        >>> obj, carried = layout_object("#ttg.swizzled_shared<{vec = 1, perPhase = 1, "
+        ...                              "maxPhase = 1, order = [1, 0]}>", "shared")
+        >>> type(obj).__name__, carried, layout_value(obj, [4, 4], "shared").get_in_dim_names()
+        ('SwizzledSharedLayout', None, ['offset', 'block'])
+    """
+    return _object(value, name)
 
 
 def layout_value(

@@ -76,16 +76,40 @@ def copy_width(
     >>> copy_width(cvt, 16, 2)
     {'max_vec': 2, 'vec': 2, 'layout_vec': 8, 'exact': False}
     """
-    from llverify.layout_utils import largest_vectorisation
-
     cap = 128 // bits
     max_vec = cap if contiguity is None else max(1, min(contiguity, cap))
-    layout_vec = largest_vectorisation(cvt, bits, cap)[0]
-    vec = largest_vectorisation(cvt, bits, max_vec)[0]
-    least = largest_vectorisation(cvt, bits, min(max_vec, contiguity or 1))[0]
+    found = _vectorisations(cvt, bits, (cap, max_vec, min(max_vec, contiguity or 1)))
+    layout_vec, vec, least = found[cap], found[max_vec], found[min(max_vec, contiguity or 1)]
     if max_vector is not None:
         layout_vec, vec, least = (min(v, max_vector) for v in (layout_vec, vec, least))
     return {"max_vec": max_vec, "vec": vec, "layout_vec": layout_vec, "exact": least == layout_vec}
+
+
+def _vectorisations(cvt: Any, bits: int, caps: tuple[int, ...]) -> dict[int, int]:
+    """``largest_vectorisation(cvt, bits, cap)[0]`` for each of ``caps``, searched once per
+    distinct cap, widest first.  Its search tries ``cap``, ``cap / 2``, ... and stops at
+    the first that divides: when a cap ``c`` is a wider one ``w`` halved some times and
+    ``w``'s answer ``v`` is at most ``c``, every width the search from ``c`` tries before
+    ``v`` failed in ``w``'s search, so ``c``'s answer is ``v`` too.
+
+    >>> from llverify import LinearLayout
+    >>> cvt = LinearLayout.from_bases([("register", [[1], [2], [8]]), ("lane", [[4]])],
+    ...                               ["offset"])
+    >>> _vectorisations(cvt, 16, (8, 8, 1))
+    {8: 4, 1: 1}
+    """
+    from llverify.layout_utils import largest_vectorisation
+
+    found: dict[int, int] = {}
+    for cap in sorted(set(caps), reverse=True):
+        for wider, v in found.items():
+            halvings = wider // cap if cap > 0 and wider % cap == 0 else 0
+            if v <= cap and halvings & (halvings - 1) == 0 and halvings:
+                found[cap] = v
+                break
+        else:
+            found[cap] = largest_vectorisation(cvt, bits, cap)[0]
+    return found
 
 
 def _conversion(reg: Any, shared: Any) -> tuple[Any, Any, int | None]:
@@ -140,15 +164,22 @@ def _refusal(target: str, width: dict[str, Any], bits: int) -> str | None:
 
 def check_async_copy(ctx: AuditContext, op: Operation) -> None:
     """The width Triton picks, the copies per thread, and the shared writes' cost (worked
-    out once per distinct operation signature in an audit)."""
-    key = (
-        tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
-        op.attributes.get("contiguity"),
-    )
+    out once per distinct operation signature in an audit; an op whose
+    :attr:`~llverify.ttgir.Operation.pattern` an earlier op had gets that op's outcome
+    without reading its attributes)."""
     cache = ctx.state.setdefault(NAME, {})
-    if key not in cache:
-        cache[key] = _outcome(ctx, op)
-    outcome = cache[key]
+    pattern = op.pattern
+    outcome = None if pattern is None else cache.get(pattern)
+    if outcome is None:
+        key = (
+            tuple((t.kind, t.encoding, t.shape, t.element) for t in op.types),
+            op.attributes.get("contiguity"),
+        )
+        if key not in cache:
+            cache[key] = _outcome(ctx, op)
+        outcome = cache[key]
+        if pattern is not None:
+            cache[pattern] = outcome
     if isinstance(outcome, str):
         ctx.skip(op, NAME, outcome)
         return

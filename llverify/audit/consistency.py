@@ -22,7 +22,7 @@ Examples:
 
 from __future__ import annotations
 
-from llverify.audit.context import AuditContext, Rule, carries_layout
+from llverify.audit.context import AuditContext, Rule
 from llverify.errors import LLVerifyError
 from llverify.proof.verdict import Status
 from llverify.ttgir import Operation, Type
@@ -96,20 +96,23 @@ def _problems(ctx: AuditContext, op: Operation, info: Type) -> list[str]:
 
 
 def check_consistency(ctx: AuditContext, op: Operation) -> None:
-    """Check every encoded type ``op`` mentions against the module and its own shape."""
-    if not carries_layout(op):
-        return
+    """Check every encoded type ``op`` mentions against the module and its own shape (an
+    op that mentions none, i.e. carries no layout, is not checked)."""
     problems: list[str] = []
     cache = ctx.state.setdefault(NAME, {})  # a type's verdict, once per audit
+    carries = False  # op.types holds tensors and memdescs only: carries_layout(op) at the end
     for index, info in enumerate(op.types):
         if info.kind == "tensor" and not info.encoding:
             continue
+        carries = True
         key = (info.kind, info.encoding, info.shape)
         found = cache.get(key)
         if found is None:
             found = cache[key] = _problems(ctx, op, info)
         for problem in found:
             problems.append(f"type {index} ({_short(info)}): {problem}")
+    if not carries:
+        return
     if problems:
         ctx.finding(op, Status.ERROR, "; ".join(problems), rule=NAME, data={"problems": problems})
     else:  # consistent: counted in the coverage report, no row of its own

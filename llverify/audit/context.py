@@ -193,6 +193,9 @@ class AuditContext:
         self.state: dict[str, Any] = {}
         self._layouts: dict[tuple[str, tuple[int, ...]], Any] = {}
         self._shared_layouts: dict[tuple[str, tuple[int, ...]], Any] = {}
+        #: a memdesc encoding's text -> what it reads as (the text itself when the form
+        #: carries a shape, which each shape asked for is checked against)
+        self._shared_encodings: dict[str, Any] = {}
         #: SSA value -> the operation that defines it (block arguments have none)
         self.definitions: dict[str, Operation] = {
             result: op for op in module.ops for result in op.results
@@ -217,9 +220,14 @@ class AuditContext:
         PaddedLayout for a padded shared layout (cached)."""
         key = (encoding, shape)
         if key not in self._shared_layouts:
-            from llverify.arguments import layout_value
+            from llverify.arguments import layout_object, layout_value
 
-            self._shared_layouts[key] = layout_value(encoding, shape, "shared")
+            # the encoding's text is read once per audit, whatever the shapes asked for
+            parsed = self._shared_encodings.get(encoding)
+            if parsed is None:
+                obj, carried = layout_object(encoding, "shared")
+                parsed = self._shared_encodings[encoding] = obj if carried is None else encoding
+            self._shared_layouts[key] = layout_value(parsed, shape, "shared")
         return self._shared_layouts[key]
 
     def finding(

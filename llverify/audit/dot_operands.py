@@ -448,10 +448,16 @@ def operand_instruction(
         AMDWMMALayout,
         DpasLayout,
         NVMMADistributedLayout,
+        to_encoding,
     )
     from llverify.encodings.ttgir import parse_encoding
+    from llverify.errors import LLVerifyError
 
-    encoding, _ = parse_encoding(parent, "parent")
+    try:
+        encoding, _ = to_encoding(parent)  # parsed once per process
+    except (LLVerifyError, ValueError, TypeError):
+        parse_encoding(parent, "parent")  # the error, naming the argument
+        raise
     if len(shape) != 2:
         return NoReference(f"a rank-{len(shape)} operand: specs/ has 2-D references only")
     if getattr(encoding, "cga_layout", ()):

@@ -182,7 +182,8 @@ class Evaluator:
     """Evaluates integer and pointer values of one module (memoised)."""
 
     def __init__(self, module: TTGIRModule) -> None:
-        self.definitions = {r: op for op in module.ops for r in op.result_values}
+        # an op that declares no result defines no value (its result_values are empty)
+        self.definitions = {r: op for op in module.ops if op.results for r in op.result_values}
         self.arguments: dict[str, tuple[str, int]] = {}
         #: an scf.for's induction variable -> (its lower bound, its step)
         self.loops: dict[str, tuple[str, str]] = {}
@@ -194,6 +195,10 @@ class Evaluator:
                 if loop is not None:
                     self.loops[loop.group(1)] = (loop.group(2), loop.group(3))
         self._memo: dict[str, Affine | Pointer] = {}
+        #: an op's pattern (its text with SSA names blanked) -> its result shape, and an
+        #: arith.constant's pattern -> its value: both read from the text without the names
+        self._shapes: dict[str, tuple[int, ...]] = {}
+        self._constants: dict[str, Affine] = {}
 
     def pointer(self, name: str) -> Pointer:
         """The pointer value ``name`` (an SSA name)."""
@@ -235,6 +240,26 @@ class Evaluator:
             raise NotConstantError(f"{name} is a block argument (a loop-carried or region value)")
         return self._operation(op, name)
 
+    def _shape(self, op: Operation) -> tuple[int, ...]:
+        """:func:`_result_shape`, once per pattern (a shape is never an SSA name)."""
+        pattern = op.pattern
+        if pattern is None:
+            return _result_shape(op)
+        found = self._shapes.get(pattern)
+        if found is None:
+            found = self._shapes[pattern] = _result_shape(op)
+        return found
+
+    def _constant(self, op: Operation) -> Affine:
+        """:func:`_constant`, once per pattern (a constant names no value but its own)."""
+        pattern = op.pattern
+        if pattern is None:
+            return _constant(op, self._shape(op))
+        found = self._constants.get(pattern)
+        if found is None:
+            found = self._constants[pattern] = _constant(op, self._shape(op))
+        return found
+
     def _induction(self, lower: str, step: str) -> Affine:
         """An scf.for induction variable: ``lower + k * step`` for an unknown ``k >= 0``."""
         start, stride = self._integer(lower), self._integer(step).uniform()
@@ -246,7 +271,7 @@ class Evaluator:
     def _operation(self, op: Operation, name: str) -> Affine | Pointer:
         kind = op.name
         if kind == "arith.constant":
-            return _constant(op)
+            return self._constant(op)
         if kind in _UNIFORM_UNKNOWNS:
             return Affine(np.zeros((), dtype=np.int64), 1, True)
         if kind == "tt.make_range":
@@ -264,7 +289,7 @@ class Evaluator:
             return replace(pointer, offset=_add(pointer.offset, self._integer(op.operands[1])))
         if kind in _CASTS or kind == "ttg.convert_layout":
             return self.value(op.operands[0])
-        shape = _result_shape(op)
+        shape = self._shape(op)
         reshape = _RESHAPES.get(kind)
         if reshape is not None and op.operands:
             return _map(self.value(op.operands[0]), lambda k: reshape(op, k, shape))
@@ -312,9 +337,9 @@ _RESHAPES: dict[str, Callable[[Operation, np.ndarray, tuple[int, ...]], np.ndarr
 }
 
 
-def _constant(op: Operation) -> Affine:
-    """An integer ``arith.constant``: a scalar or a splat ``dense<c>`` tensor."""
-    shape = _result_shape(op)
+def _constant(op: Operation, shape: tuple[int, ...]) -> Affine:
+    """An integer ``arith.constant`` whose result has ``shape``: a scalar or a splat
+    ``dense<c>`` tensor."""
     for literal in op.literals:
         value = integer_literal(literal)
         if value is not None and not shape:

@@ -52,7 +52,7 @@ import dataclasses
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from llverify.audit.context import AuditContext, Rule
 from llverify.errors import LLVerifyError
@@ -65,6 +65,8 @@ __all__ = ["NAME", "RULES", "check_shape_op"]
 
 NAME = "shape-ops"
 _OPS = ("tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.expand_dims", "tt.broadcast")
+#: the ops whose verdict reads their attributes (order, axis, allow_reorder)
+_READS_ATTRIBUTES = frozenset({"tt.trans", "tt.reshape", "tt.expand_dims"})
 _MOVES = "needs data movement (a hidden convert_layout)"
 _THREAD = ("lane", "warp", "block")
 
@@ -118,25 +120,26 @@ def _points(layout: LinearLayout) -> list[Hardware]:
 
 def _points_at(layout: LinearLayout) -> list[tuple[Hardware, Coord]]:
     """:func:`_points` with ``layout`` at each (``_at``: 0 at ``h = 0``, the bit's basis
-    vector at a single bit), read off the bases."""
+    vector at a single bit), read off the bases (kept in in-dim order)."""
     bases = _bases(layout)
-    zero = (0,) * layout.num_out_dims
-    return [
-        (
-            h,
-            zero
-            if not any(h.values())
-            else next(bases[d][v.bit_length() - 1] for d, v in h.items() if v),
-        )
-        for h in _points(layout)
-    ]
+    zero = dict.fromkeys(bases, 0)
+    points = [(zero, (0,) * layout.num_out_dims)]
+    for dim, vectors in bases.items():
+        for bit, vector in enumerate(vectors):
+            points.append(({**zero, dim: 1 << bit}, vector))
+    return points
 
 
 def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
     """``layout(hardware)`` as a coordinate tuple: the XOR of the bases of the set bits (the
     checks evaluate mostly zero and single-bit indices; in-dims the layout lacks must be 0,
     and a value outside an in-dim's range is an error, as in ``LinearLayout.apply``)."""
-    bases = _bases(layout)
+    return _at_bases(_bases(layout), layout.num_out_dims, hardware)
+
+
+def _at_bases(bases: dict[str, tuple[Coord, ...]], width: int, hardware: Hardware) -> Coord:
+    """:func:`_at` of the layout whose bases per in-dim are ``bases`` and whose out dims are
+    ``width`` many."""
     out: Coord | None = None
     for dim, value in hardware.items():
         if value == 0:
@@ -149,7 +152,7 @@ def _at(layout: LinearLayout, hardware: Hardware) -> Coord:
             vector = vectors[low.bit_length() - 1]
             out = vector if out is None else tuple(map(operator.xor, out, vector))
             value ^= low
-    return (0,) * layout.num_out_dims if out is None else out
+    return (0,) * width if out is None else out
 
 
 #: id(layout) -> (layout, its bases per in-dim, its packing shifts): read per layout object
@@ -180,10 +183,6 @@ def _per_layout(
     return found
 
 
-def _thread(hardware: Hardware) -> Hardware:
-    return {d: hardware.get(d, 0) for d in _THREAD}
-
-
 def _registers(layout: LinearLayout) -> EchelonBasis:
     """The span of the operand's register images (packed): what a thread can hold relative
     to its register 0."""
@@ -196,8 +195,13 @@ def _registers(layout: LinearLayout) -> EchelonBasis:
 
 
 def _pack(layout: LinearLayout, coord: Coord) -> int:
+    return _pack_shifts(_per_layout(layout)[2], coord)
+
+
+def _pack_shifts(shifts: tuple[int, ...], coord: Coord) -> int:
+    """``coord`` packed into one integer, out dim ``d`` from bit ``shifts[d]``."""
     packed = 0
-    for value, shift in zip(coord, _per_layout(layout)[2]):
+    for value, shift in zip(coord, shifts):
         packed |= value << shift
     return packed
 
@@ -213,28 +217,30 @@ def _held(source: LinearLayout, thread: Hardware, element: Coord) -> bool:
     )
 
 
-def _first_registers(source: LinearLayout) -> dict[Coord, int]:
-    """Element -> the first register of thread 0 that holds it (the lowering's lookup)."""
-    first: dict[Coord, int] = {}
-    vectors = _bases(source).get("register", ())
-    held = [(0,) * source.num_out_dims]  # held[r]: register r's element, r in order
-    for r in range(1 << len(vectors)):
-        if r:  # register r holds r's lowest bit's basis XOR what r without that bit holds
-            low = r & -r
-            held.append(tuple(map(operator.xor, held[r ^ low], vectors[low.bit_length() - 1])))
-        first.setdefault(held[r], r)
+def _first_registers(source: LinearLayout) -> dict[int, int]:
+    """Element (packed, :func:`_pack`) -> the first register of thread 0 that holds it (the
+    lowering's lookup)."""
+    vectors = [_pack(source, v) for v in _bases(source).get("register", ())]
+    first = {0: 0}
+    held = [0]  # held[r]: register r's element, packed, r in order
+    for r in range(1, 1 << len(vectors)):
+        # register r holds r's lowest bit's basis XOR what r without that bit holds
+        low = r & -r
+        element = held[r ^ low] ^ vectors[low.bit_length() - 1]
+        held.append(element)
+        if element not in first:
+            first[element] = r
     return first
 
 
 Outcome = tuple[Status, str, dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class _Sent:
-    """Result ``index`` at hardware index ``h`` holds ``element``, which the op takes from
+class _Sent(NamedTuple):
+    """Result ``result`` at hardware index ``h`` holds ``element``, which the op takes from
     operand ``operand`` element ``wanted``."""
 
-    index: int
+    result: int
     h: Hardware
     element: Coord
     operand: int
@@ -243,7 +249,7 @@ class _Sent:
     def data(self, kind: str) -> dict[str, Any]:
         return {
             "kind": kind,
-            "result": self.index,
+            "result": self.result,
             "hardware": dict(self.h),
             "result_element": list(self.element),
             "operand": self.operand,
@@ -251,16 +257,35 @@ class _Sent:
         }
 
 
+class _Read(NamedTuple):
+    """What one model's point checks read of its layouts, looked up once: the operand's
+    bases, packing shifts, out dims and registers per thread, each result's bases."""
+
+    bases: dict[str, tuple[Coord, ...]]
+    shifts: tuple[int, ...]
+    width: int
+    registers: int
+    results: tuple[dict[str, tuple[Coord, ...]], ...]
+
+
 def _check_model(model: _Model) -> Outcome:
     """Prove, for every result hardware index, that its thread holds the element the op
     sends there, in the register the lowering reads; else a replayed counterexample."""
     span = _registers(model.source)
     first_register = _first_registers(model.source) if model.reads is None else {}
+    _, bases, shifts = _per_layout(model.source)
+    fast = _Read(
+        bases,
+        shifts,
+        model.source.num_out_dims,
+        _size(model.source, "register"),
+        tuple(_bases(result) for result in model.results),
+    )
     for index, result in enumerate(model.results):
         for h, element in _points_at(result):
             operand, wanted = model.send(index, element)
             sent = _Sent(index, h, element, operand, wanted)
-            failure = _check_point(model, span, first_register, sent)
+            failure = _check_point(model, span, first_register, sent, fast)
             if failure is not None:
                 return failure
     for index, result in enumerate(model.results):
@@ -280,36 +305,41 @@ def _check_model(model: _Model) -> Outcome:
 
 
 def _check_point(
-    model: _Model, span: EchelonBasis, first_register: dict[Coord, int], sent: _Sent
+    model: _Model,
+    span: EchelonBasis,
+    first_register: dict[int, int],
+    sent: _Sent,
+    fast: _Read,
 ) -> Outcome | None:
     """One result hardware index: its thread holds what the op sends it (else the error
     between threads), in the register the lowering reads (else the error within it)."""
     source, h = model.source, sent.h
-    thread = _thread(h)
-    if span.express(_pack(source, _xor(sent.wanted, _at(source, thread)))) is None:
+    thread = {"lane": h.get("lane", 0), "warp": h.get("warp", 0), "block": h.get("block", 0)}
+    here = _at_bases(fast.bases, fast.width, thread)
+    if span.express(_pack_shifts(fast.shifts, _xor(sent.wanted, here))) is None:
         if _held(source, thread, sent.wanted):  # the proof's span test disagrees: a bug
             raise ShapeOpError("the register-span test and its replay disagree")
         summary = (
-            f"{_MOVES} between threads: result {sent.index} at [{_describe(h)}] holds "
+            f"{_MOVES} between threads: result {sent.result} at [{_describe(h)}] holds "
             f"element {sent.element}, which the op takes from operand element {sent.wanted}, "
             f"held by no register of that thread ({_describe(thread)})"
         )
         return Status.ERROR, summary, sent.data("between threads")
-    got_operand, read = _lowering_read(model, first_register, sent, thread)
-    if read["register"] >= _size(source, "register"):
+    got_operand, read = _lowering_read(model, first_register, sent, thread, fast)
+    if read["register"] >= fast.registers:
         summary = (
             f"{_MOVES} within a thread: Triton 3.9's lowering reads register "
-            f"{read['register']} of operand {got_operand} for result {sent.index} at "
+            f"{read['register']} of operand {got_operand} for result {sent.result} at "
             f"[{_describe(h)}], but the operand has {_size(source, 'register')} registers per "
             "thread"
         )
-        return Status.ERROR, summary, {"kind": "register count", "result": sent.index,
+        return Status.ERROR, summary, {"kind": "register count", "result": sent.result,
                                        "hardware": dict(h)}  # fmt: skip
-    got = _at(source, read)
+    got = _at_bases(fast.bases, fast.width, read)
     if (got_operand, got) == (sent.operand, sent.wanted):
         return None
     summary = (
-        f"{_MOVES} within a thread: result {sent.index} at [{_describe(h)}] holds element "
+        f"{_MOVES} within a thread: result {sent.result} at [{_describe(h)}] holds element "
         f"{sent.element}, which the op takes from operand {sent.operand} element "
         f"{sent.wanted}, but Triton 3.9's lowering reads operand {got_operand} at "
         f"[{_describe(read)}], which holds {got}"
@@ -320,14 +350,15 @@ def _check_point(
 
 
 def _lowering_read(
-    model: _Model, first_register: dict[Coord, int], sent: _Sent, thread: Hardware
+    model: _Model, first_register: dict[int, int], sent: _Sent, thread: Hardware, fast: _Read
 ) -> tuple[int, Hardware]:
     """The operand and hardware index the lowering reads for ``sent``: by ``model.reads``,
     or looked up by the register part's element in thread 0 and used in this thread."""
     if model.reads is not None:
-        return model.reads(sent.index, sent.h)
-    own = _at(model.results[sent.index], {"register": sent.h.get("register", 0)})
-    register = first_register.get(model.send(sent.index, own)[1])
+        return model.reads(sent.result, sent.h)
+    width = model.results[sent.result].num_out_dims
+    own = _at_bases(fast.results[sent.result], width, {"register": sent.h.get("register", 0)})
+    register = first_register.get(_pack_shifts(fast.shifts, model.send(sent.result, own)[1]))
     if register is None:  # the span test has already ruled this out
         raise ShapeOpError("the register-span test and its replay disagree")
     return sent.operand, {**thread, "register": register}
@@ -620,17 +651,31 @@ def _verdict(ctx: AuditContext, op: Operation) -> tuple[Status, str, dict[str, A
 
 def check_shape_op(ctx: AuditContext, op: Operation) -> None:
     """Prove that a shape op's result layout needs no data movement from its operand's
-    (cached per op name, attributes and types)."""
+    (cached per op name, the attributes the verdict reads and the types; an op whose
+    :attr:`~llverify.ttgir.Operation.pattern` an earlier op had gets that op's verdict
+    without reading its attributes)."""
     tensors = _distributed(op)
     if len(tensors) < 2:
         ctx.skip(op, NAME, "could not read an operand and a result distributed tensor type")
         return
-    attributes = (op.attributes.get("order"), op.attributes.get("axis"), op.flag("allow_reorder"))
-    key = (op.name, attributes, tuple((t.shape, t.encoding) for t in tensors))
     cache = ctx.state.setdefault(NAME, {})
-    if key not in cache:
-        cache[key] = _verdict(ctx, op)
-    status, summary, data = cache[key]
+    pattern = op.pattern
+    found = None if pattern is None else cache.get(pattern)
+    if found is None:
+        flags = None  # broadcast, join and split: the verdict reads no attribute
+        if op.name in _READS_ATTRIBUTES:
+            flags = (
+                op.attributes.get("order"),
+                op.attributes.get("axis"),
+                op.flag("allow_reorder"),
+            )
+        key = (op.name, flags, tuple((t.shape, t.encoding) for t in tensors))
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _verdict(ctx, op)
+        if pattern is not None:
+            cache[pattern] = found
+    status, summary, data = found
     ctx.finding(op, status, summary, rule=NAME, data=dict(data))
 
 

@@ -387,11 +387,14 @@ def coalescing_at_bases(
     slots = _slot_addresses(reg, tgt, offsets) * nbytes
     elements = offsets.reshape(-1) * nbytes
     max_v = tgt.max_vector_bytes // nbytes
+    # the distinct elements and their counts, once: a base (a multiple of the element's
+    # bytes) moves every element number by base // nbytes and changes no count
+    keys, counts = np.unique(elements.astype(np.int64) // nbytes, return_counts=True)
     found = []
     for base in bases:
         addresses = slots + base
         width, limit = _vector_width(addresses, nbytes, max_v)
-        bound = vector_bound(elements + base, nbytes, max_v)
+        bound = _counted_bound(keys + base // nbytes, counts, max_v)
         found.append(_count(addresses, width, limit, bound, bits, tgt, base))
     return tuple(found)
 
@@ -485,15 +488,21 @@ def vector_bound(element_addresses: np.ndarray, nbytes: int, max_v: int) -> int:
         2
     """
     addresses = np.asarray(element_addresses, dtype=np.int64).reshape(-1)
+    keys, counts = np.unique(addresses // nbytes, return_counts=True)
+    return _counted_bound(keys, counts, max_v)
+
+
+def _counted_bound(keys: np.ndarray, counts: np.ndarray, max_v: int) -> int:
+    """:func:`vector_bound` from the distinct element numbers (sorted) and how often each
+    is addressed (1 when there are none).  The numbers being distinct and sorted, every
+    aligned ``v``-block present is full exactly when they fall into rows of ``v`` that each
+    start at a multiple of ``v`` and span ``v - 1``."""
     best = 1
     v = 2
-    while v <= max_v:
-        keys, counts = np.unique(addresses // nbytes, return_counts=True)
-        block = keys // v
-        starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
-        sizes = np.diff(np.r_[starts, len(block)])
-        same = counts == np.repeat(counts[starts], sizes)
-        if not ((sizes == v).all() and same.all()):
+    while v <= max_v and len(keys) and len(keys) % v == 0:
+        rows, times = keys.reshape(-1, v), counts.reshape(-1, v)
+        full = (rows[:, 0] % v == 0).all() and (rows[:, -1] - rows[:, 0] == v - 1).all()
+        if not (full and (times == times[:, :1]).all()):
             return best
         best, v = v, 2 * v
     return best
@@ -506,9 +515,13 @@ def distinct_per_row(values: np.ndarray) -> np.ndarray:
         >>> distinct_per_row(np.array([[3, 1, 3, 1], [5, 6, 7, 8]])).tolist()
         [2, 4]
     """
-    if values.shape[1] == 0:
-        return np.zeros(values.shape[0], dtype=np.int64)
-    ordered = np.sort(values, axis=1)
+    return _distinct_sorted(np.sort(values, axis=1))
+
+
+def _distinct_sorted(ordered: np.ndarray) -> np.ndarray:
+    """:func:`distinct_per_row` of a 2-d int array whose rows are sorted."""
+    if ordered.shape[1] == 0:
+        return np.zeros(ordered.shape[0], dtype=np.int64)
     return 1 + (np.diff(ordered, axis=1) != 0).sum(axis=1)
 
 
@@ -526,9 +539,11 @@ def _count(
     nbytes = bits // 8
     starts = addresses.reshape(blocks, warps, lanes, registers // width, width)[..., 0]
     rows = np.moveaxis(starts, 2, 3).reshape(-1, lanes)  # one row per request
-    sectors = distinct_per_row(np.floor_divide(rows, tgt.sector_bytes))
-    lines = distinct_per_row(np.floor_divide(rows, tgt.line_bytes))
-    distinct = distinct_per_row(rows) * width * nbytes
+    # sorted once: dividing by a positive number keeps each row sorted
+    ordered = np.sort(rows, axis=1)
+    sectors = _distinct_sorted(np.floor_divide(ordered, tgt.sector_bytes))
+    lines = _distinct_sorted(np.floor_divide(ordered, tgt.line_bytes))
+    distinct = _distinct_sorted(ordered) * width * nbytes
     ideal = -(-distinct // tgt.sector_bytes)
     return Coalescing(
         target=tgt.name,

@@ -88,6 +88,18 @@ _FUNC = re.compile(r"^\s*tt\.func\s+(?:(?:public|private|nested)\s+)?@([\w$.-]+)
 
 
 @dataclass(frozen=True)
+class _Frame:
+    """Where an operation's name, head, region and signature are (see :class:`_Parts`)."""
+
+    name_end: int  # where its name ends
+    head_end: int  # where its head (operands, attributes, words) ends
+    region: tuple[int, int] | None
+    colon: int
+    body_end: int
+    signature: str | None
+
+
+@dataclass(frozen=True)
 class _Parts:
     """Where the pieces of an operation's text are, and what its head holds."""
 
@@ -143,8 +155,12 @@ class Operation:
     )
 
     @cached_property
+    def _frame(self) -> _Frame:
+        return _frame_of(self.text, self.line, self.location_span)
+
+    @cached_property
     def _parts(self) -> _Parts:
-        return _split_operation(self.text, self.line, self.location_span)
+        return _split_operation(self.text, self.line, frame=self._frame)
 
     @property
     def result_count(self) -> int:
@@ -165,6 +181,27 @@ class Operation:
         for name, count in _RESULT.findall((declared.group(1) or "") if declared else ""):
             values += [name] if not count else [f"{name}#{i}" for i in range(int(count))]
         return values
+
+    @property
+    def pattern(self) -> str | None:
+        """Its text without its trailing location, every SSA name written ``%``: two
+        operations of one module with the same pattern differ only in the values they name,
+        so every part read from their texts (name, types, signature, attributes, literals,
+        subscripts) is the same up to the SSA names in it.  None when the text holds a
+        string (``"..."``), inside which a ``%`` starts no name.
+
+        >>> read_operation('%y = tt.splat %x : i32 -> tensor<4xi32> loc("k.py":3:1)').pattern
+        '% = tt.splat % : i32 -> tensor<4xi32>'
+        >>> read_operation('%y = tt.splat %x {a = "%x"} : i32 -> tensor<4xi32>').pattern is None
+        True
+        """
+        span = (
+            trailing_location_span(self.text)
+            if self.location_span is None
+            else self.location_span[0]
+        )
+        body = self.text if span is None else self.text[: span[0]]
+        return None if '"' in body else SSA_NAME.sub("%", body.rstrip())
 
     @property
     def names(self) -> set[str]:
@@ -211,10 +248,11 @@ class Operation:
     def signature(self) -> tuple[list[Type], list[Type]]:
         """The operand and result types of its trailing ``: A -> B`` (or ``: A``, ``: A to
         B``); a :class:`ModuleError` when it has none or it is malformed."""
-        if self._parts.signature is None:
+        signature = self._frame.signature  # found without reading the head
+        if signature is None:
             raise ModuleError("no type signature", self.line)
         last = self.line + self.text.count("\n")
-        return parse_signature(self._parts.signature, self.aliases, last)
+        return parse_signature(signature, self.aliases, last)
 
     @property
     def pieces(self) -> tuple[str, str, str] | None:
@@ -351,12 +389,11 @@ def canonical_op_name(name: str) -> str:
     return name
 
 
-def _split_operation(
+def _frame_of(
     text: str, line: int, location_span: tuple[tuple[int, int] | None] | None = None
-) -> _Parts:
-    """Find the name, region, signature and head of an operation's text (``location_span``:
-    its trailing location's offsets as :func:`trailing_location_span` found them, when
-    known)."""
+) -> _Frame:
+    """Find the name, region and signature of an operation's text (``location_span``: its
+    trailing location's offsets as :func:`trailing_location_span` found them, when known)."""
     match = _OP.match(text)
     name_end = match.end() if match else 0
     location = trailing_location_span(text) if location_span is None else location_span[0]
@@ -374,7 +411,20 @@ def _split_operation(
             signature = signature[:-1].strip()  # the region of ``scf.for ... : i32 {``
     head_end = region[0] if region else (colon if colon >= 0 else body_end)
     body_end = len(text[:body_end].rstrip())
-    return _Head(text, name_end, head_end, line).parts(region, colon, body_end, signature)
+    return _Frame(name_end, head_end, region, colon, body_end, signature)
+
+
+def _split_operation(
+    text: str,
+    line: int,
+    location_span: tuple[tuple[int, int] | None] | None = None,
+    frame: _Frame | None = None,
+) -> _Parts:
+    """Find the name, region, signature and head of an operation's text (``location_span``
+    as for :func:`_frame_of`; ``frame``: what :func:`_frame_of` found, when known)."""
+    f = _frame_of(text, line, location_span) if frame is None else frame
+    head = _Head(text, f.name_end, f.head_end, line)
+    return head.parts(f.region, f.colon, f.body_end, f.signature)
 
 
 class _Head:
