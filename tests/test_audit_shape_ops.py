@@ -399,3 +399,16 @@ def test_triton_verifier_accepts_exactly_the_proved_cases() -> None:
     verdicts = json.loads(lines[0][2:])
     for name, (accepted, why) in zip(CASES, verdicts):
         assert accepted == (CASES[name][2] is Status.PROVED), (name, why)
+
+
+def test_reshapes_differing_only_in_efficient_layout_report_their_own_flag() -> None:
+    """The verdict memo keys the flags a reshape's data reports: the second reshape, marked
+    ``efficient_layout``, must not take the first one's data (the same types, no flag)."""
+    operand, line, *_ = CASES["reshape-flat"]
+    marked = line.replace("tt.reshape %x :", "tt.reshape %x efficient_layout :")
+    assert marked != line
+    body = f"{line.replace('{x}', operand)}\n  {marked.replace('%1', '%2').replace('{x}', operand)}"
+    report = audit(f"module attributes {{{ATTRS}}} {{\n  {body}\n}}\n")
+    assert report.refused is None
+    flags = [f.data["efficient_layout"] for f in report.findings if f.rule == NAME]
+    assert flags == [False, True]

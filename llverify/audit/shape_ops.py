@@ -668,6 +668,7 @@ def check_shape_op(ctx: AuditContext, op: Operation) -> None:
                 op.attributes.get("order"),
                 op.attributes.get("axis"),
                 op.flag("allow_reorder"),
+                op.flag("efficient_layout"),  # reported in a reshape's data
             )
         key = (op.name, flags, tuple((t.shape, t.encoding) for t in tensors))
         found = cache.get(key)
