@@ -359,14 +359,19 @@ class LinearLayout:
                     parts = read(key)
                     if parts is not None:
                         # _fill written out, as below: the path benchmarked against Triton.
-                        ins, cols, outs, out_log2, offsets, rank = parts
-                        layout = _new_layout(cls)
-                        _set_ins(layout, ins)
-                        _set_cols(layout, cols)
-                        _set_outs(layout, outs)
-                        _set_out_log2(layout, out_log2)
-                        _set_out_offsets(layout, offsets)
-                        _set_cache(layout, [rank, -1, None, None, None, None])
+                        # A _Writable instance takes plain slot stores; then it becomes
+                        # the (immutable) LinearLayout it is.
+                        layout = _new_layout(_Writable)
+                        (
+                            layout._ins,
+                            layout._cols,
+                            layout._outs,
+                            layout._out_log2,
+                            layout._out_offsets,
+                            rank,
+                        ) = parts
+                        layout._cache = [rank, -1, None, None, None, None]
+                        layout.__class__ = LinearLayout  # type: ignore[assignment]
                         # Memoised when asked for twice in a row: storing costs a sixth of
                         # this path, and layouts built once each (a converter's cold run)
                         # would fill the memo for nothing.
@@ -1646,6 +1651,28 @@ def _fill(
     _set_cache(layout, [rank, -1, None, None, None, None])  # see _cache in the class
 
 
+class _Writable(LinearLayout):
+    """A LinearLayout under construction: the same slots, stored by plain assignment (a
+    specialised slot store, about half the cost of calling the descriptors' setters);
+    construction then sets its ``__class__`` to LinearLayout, whose ``__setattr__`` refuses.
+    Never handed out: only ``_make`` and ``from_bases`` make one, and retag it at once.
+
+    Examples:
+        >>> layout = _new_layout(_Writable)
+        >>> layout._ins, layout._cols, layout._outs = ("i",), ((1,),), ("o",)
+        >>> layout._out_log2, layout._out_offsets, layout._cache = (1,), (0,), [1] + [None] * 5
+        >>> layout.__class__ = LinearLayout
+        >>> layout == LinearLayout.identity_1d(2, "i", "o")
+        True
+    """
+
+    __slots__ = ()
+    # Both: CPython has one slot for setting and deleting, and a Python-level __delattr__
+    # left from LinearLayout would route every store through a generic wrapper.
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
 def _make(
     ins: tuple[str, ...],
     cols: tuple[tuple[int, ...], ...],
@@ -1653,8 +1680,14 @@ def _make(
     out_log2: tuple[int, ...],
 ) -> LinearLayout:
     """Build from already-valid packed columns (no checks: internal use only)."""
-    layout = _new_layout(LinearLayout)
-    _fill(layout, ins, cols, outs, out_log2, field_offsets(out_log2), -1)
+    layout = _new_layout(_Writable)
+    layout._ins = ins
+    layout._cols = cols
+    layout._outs = outs
+    layout._out_log2 = out_log2
+    layout._out_offsets = field_offsets(out_log2)
+    layout._cache = [-1, -1, None, None, None, None]  # see _cache in the class
+    layout.__class__ = LinearLayout  # type: ignore[assignment]
     return layout
 
 

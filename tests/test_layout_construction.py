@@ -476,3 +476,28 @@ def test_make_template_refuses_columns_short_of_full_rank() -> None:
     # Its set {3, 2} is known; a repeat of one of them is another set, eliminated: refused.
     assert read(dumps(([("lane", [[0, 1], [1, 1]])], outs, None, True), 0)) is not None
     assert read(dumps(([("lane", [[1, 1], [1, 1]])], outs, None, True), 0)) is None
+
+
+def test_layouts_built_through_the_writable_subclass_are_plain_immutable_layouts() -> None:
+    import pickle
+
+    import pytest
+
+    from llverify import layout as layout_module
+
+    read = _primed_reader(BLOCKED, OUTS)
+    assert read is not None
+    shuffled = [(name, list(reversed(group))) for name, group in BLOCKED]
+    built = LinearLayout.from_bases(shuffled, OUTS)  # read by the template
+    composed = built.compose(
+        LinearLayout.identity_1d(128, "dim0", "dim0")
+        * LinearLayout.identity_1d(128, "dim1", "dim1")
+    )
+    for layout in (built, composed, layout_module._make(("i",), ((1,),), ("o",), (1,))):
+        assert type(layout) is LinearLayout
+        with pytest.raises(AttributeError):
+            layout._cols = ()
+        with pytest.raises(AttributeError):
+            del layout._ins
+        assert pickle.loads(pickle.dumps(layout)) == layout
+    assert built == LinearLayout(shuffled, OUTS) and composed == built
