@@ -245,10 +245,10 @@ def supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
 # that no column reaches (a layout that is not surjective).
 #
 # Instances are immutable: __setattr__ refuses, construction writes the slots through their
-# descriptors (_set_ins ... below the class), and nothing rewrites them afterwards; only the
-# entries of the _cache list fill in.  Methods build results directly as packed columns and
-# wrap them with _make (no re-validation); the user-facing constructor goes through
-# layout_construct, which checks everything.
+# descriptors (_fill) or through a _Writable instance retagged LinearLayout (_built), and
+# nothing rewrites them afterwards; only the entries of the _cache list fill in.  Methods
+# build results directly as packed columns and wrap them with _make (no re-validation); the
+# user-facing constructor goes through layout_construct, which checks everything.
 
 
 class LinearLayout:
@@ -358,9 +358,8 @@ class LinearLayout:
                 for read in _TEMPLATES.get(len(key), ()):
                     parts = read(key)
                     if parts is not None:
-                        # _fill written out, as below: the path benchmarked against Triton.
-                        # A _Writable instance takes plain slot stores; then it becomes
-                        # the (immutable) LinearLayout it is.
+                        # _built written out: the path benchmarked against Triton, where
+                        # the call cost several per cent (bench_core, first construction).
                         layout = _new_layout(_Writable)
                         (
                             layout._ins,
@@ -748,9 +747,7 @@ class LinearLayout:
         )
         # self's in dims, outer's out dims and sizes.  Not required to be surjective (Triton
         # requires it only when both are and every size matches, when it then holds).
-        layout = _new_layout(LinearLayout)
-        _fill(layout, self._ins, cols, outer._outs, outer._out_log2, outer._out_offsets, -1)
-        return layout
+        return _built(self._ins, cols, outer._outs, outer._out_log2, outer._out_offsets, -1)
 
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """C with ``self(x) == outer(C(x))`` for every x, chosen exactly as Triton does.
@@ -813,9 +810,8 @@ class LinearLayout:
             tuple([1 << (offset + j) for j in range(log2)])
             for offset, log2 in zip(self._out_offsets, self._out_log2)
         )
-        identity = _new_layout(LinearLayout)
-        _fill(
-            identity, self._outs, identity_cols, self._outs, self._out_log2, self._out_offsets, -1
+        identity = _built(
+            self._outs, identity_cols, self._outs, self._out_log2, self._out_offsets, -1
         )
         return identity.invert_and_compose(self)
 
@@ -1620,7 +1616,7 @@ class LinearLayout:
 # ---------------------------------------------------------------------- module helpers
 
 
-# An instance without __init__: from_bases and _make fill the slots themselves.
+# An instance without __init__: from_bases, _fill and _built fill the slots themselves.
 _new_layout = object.__new__
 
 # The slots' own setters: LinearLayout.__setattr__ refuses assignment (immutability), so
@@ -1655,7 +1651,8 @@ class _Writable(LinearLayout):
     """A LinearLayout under construction: the same slots, stored by plain assignment (a
     specialised slot store, about half the cost of calling the descriptors' setters);
     construction then sets its ``__class__`` to LinearLayout, whose ``__setattr__`` refuses.
-    Never handed out: only ``_make`` and ``from_bases`` make one, and retag it at once.
+    Never handed out: only :func:`_built` (and from_bases' template path, which writes it out)
+    makes one, and retags it at once.
 
     Examples:
         >>> layout = _new_layout(_Writable)
@@ -1680,13 +1677,27 @@ def _make(
     out_log2: tuple[int, ...],
 ) -> LinearLayout:
     """Build from already-valid packed columns (no checks: internal use only)."""
+    return _built(ins, cols, outs, out_log2, field_offsets(out_log2), -1)
+
+
+def _built(
+    ins: tuple[str, ...],
+    cols: tuple[tuple[int, ...], ...],
+    outs: tuple[str, ...],
+    out_log2: tuple[int, ...],
+    offsets: tuple[int, ...],
+    rank: int,
+) -> LinearLayout:
+    """A new LinearLayout of these slots (the fields of a layout_construct ``Columns``),
+    stored through a :class:`_Writable` instance (what :func:`_fill` does through the
+    descriptors, for an instance of a given class, at about half its cost)."""
     layout = _new_layout(_Writable)
     layout._ins = ins
     layout._cols = cols
     layout._outs = outs
     layout._out_log2 = out_log2
-    layout._out_offsets = field_offsets(out_log2)
-    layout._cache = [-1, -1, None, None, None, None]  # see _cache in the class
+    layout._out_offsets = offsets
+    layout._cache = [rank, -1, None, None, None, None]  # see _cache in the class
     layout.__class__ = LinearLayout  # type: ignore[assignment]
     return layout
 

@@ -45,6 +45,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -55,6 +56,7 @@ from llverify.ttgir.syntax import integer_literal, split_top
 
 __all__ = ["Affine", "Evaluator", "Pointer", "NotConstantError", "offsets_of"]
 
+_T = TypeVar("_T")
 _DIVISIBILITY = re.compile(r"tt\.divisibility\s*=\s*(\d+)")
 _DENSE = re.compile(r"^dense<(-?\d+)>$")
 _FOR = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+%[\w.$-]+\s+step\s+(%[\w.$-]+)")
@@ -242,23 +244,11 @@ class Evaluator:
 
     def _shape(self, op: Operation) -> tuple[int, ...]:
         """:func:`_result_shape`, once per pattern (a shape is never an SSA name)."""
-        pattern = op.pattern
-        if pattern is None:
-            return _result_shape(op)
-        found = self._shapes.get(pattern)
-        if found is None:
-            found = self._shapes[pattern] = _result_shape(op)
-        return found
+        return _per_pattern(self._shapes, op, _result_shape)
 
     def _constant(self, op: Operation) -> Affine:
         """:func:`_constant`, once per pattern (a constant names no value but its own)."""
-        pattern = op.pattern
-        if pattern is None:
-            return _constant(op, self._shape(op))
-        found = self._constants.get(pattern)
-        if found is None:
-            found = self._constants[pattern] = _constant(op, self._shape(op))
-        return found
+        return _per_pattern(self._constants, op, lambda o: _constant(o, self._shape(o)))
 
     def _induction(self, lower: str, step: str) -> Affine:
         """An scf.for induction variable: ``lower + k * step`` for an unknown ``k >= 0``."""
@@ -335,6 +325,18 @@ _RESHAPES: dict[str, Callable[[Operation, np.ndarray, tuple[int, ...]], np.ndarr
     "tt.trans": _transpose,
     "tt.reshape": _reshape,
 }
+
+
+def _per_pattern(table: dict[str, _T], op: Operation, read: Callable[[Operation], _T]) -> _T:
+    """``read(op)``, remembered in ``table`` under the op's pattern (read again for an op
+    without one, whose text holds a string)."""
+    pattern = op.pattern
+    if pattern is None:
+        return read(op)
+    found = table.get(pattern)
+    if found is None:
+        found = table[pattern] = read(op)
+    return found
 
 
 def _constant(op: Operation, shape: tuple[int, ...]) -> Affine:

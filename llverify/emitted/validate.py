@@ -167,45 +167,69 @@ def validate_module(
     if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
         raise LayoutError(f"Argument 'max_ops' must be a positive int, not {shown(max_ops)}.")
     with sparse_collection():  # the harness, the parsed LLVM IR, the DAG: no cycles to find
-        say = progress or (lambda message: None)
-        started = time.perf_counter()
-        if text.count("\n") >= LONG_LINES:
-            say(f"reading the module ({text.count(chr(10)) + 1} lines)")
-        module = parse_module(text, check=check)
-        if target is not None:
-            module.target = target
-        timings: dict[str, float] = {"parse": time.perf_counter() - started}
-        clock = time.perf_counter()
-        if len(module.ops) >= LONG_LINES:
-            say(f"building the harness cases of {len(module.ops)} ops")
-        full = build_harness(module, ops=ops, progress=say)
-        timings["harness"] = time.perf_counter() - clock
-        report = _new_report(source, full)
-        if not full.cases:
-            return _finished(report, [], timings)
-        plan = _plan(module, full, max_ops)
-        if plan.twins or plan.over:
-            say(
-                f"{plan.ops} ops to validate, more than --max-ops {max_ops}: {len(plan.chosen)} "
-                f"distinct ops validated, {len(plan.twins)} through a twin, {len(plan.over)} "
-                "cases over the limit (unknown)"
-            )
-        parts = _parts(module, full, plan.chosen, parameter_bytes(full.target))
-        verdicts: list[CaseVerdict] = []
-        for k, part in enumerate(parts, 1):
-            if len(parts) > 1:
-                say(f"harness kernel {k} of {len(parts)} ({len(part)} ops)")
-            # every op of the full harness in one kernel: that harness, not a second build
-            whole = full if len(parts) == 1 and not (plan.twins or plan.over) else None
-            verdicts += _validate_part(module, part, report, python, timeout_s, timings, say, whole)
-        verdicts += _twin_verdicts(plan, verdicts) + _over_verdicts(plan, max_ops)
+        return _validate_module(
+            text,
+            source,
+            target,
+            python,
+            timeout_s,
+            ops,
+            progress or (lambda message: None),
+            max_ops,
+            check,
+        )
+
+
+def _validate_module(
+    text: str,
+    source: str,
+    target: str | None,
+    python: str | None,
+    timeout_s: float,
+    ops: list[int] | None,
+    say: Callable[[str], None],
+    max_ops: int,
+    check: bool,
+) -> ValidationReport:
+    """:func:`validate_module` of checked arguments (``say``: the progress callback)."""
+    started = time.perf_counter()
+    if text.count("\n") >= LONG_LINES:
+        say(f"reading the module ({text.count(chr(10)) + 1} lines)")
+    module = parse_module(text, check=check)
+    if target is not None:
+        module.target = target
+    timings: dict[str, float] = {"parse": time.perf_counter() - started}
+    clock = time.perf_counter()
+    if len(module.ops) >= LONG_LINES:
+        say(f"building the harness cases of {len(module.ops)} ops")
+    full = build_harness(module, ops=ops, progress=say)
+    timings["harness"] = time.perf_counter() - clock
+    report = _new_report(source, full)
+    if not full.cases:
+        return _finished(report, [], timings)
+    plan = _plan(module, full, max_ops)
+    if plan.twins or plan.over:
+        say(
+            f"{plan.ops} ops to validate, more than --max-ops {max_ops}: {len(plan.chosen)} "
+            f"distinct ops validated, {len(plan.twins)} through a twin, {len(plan.over)} "
+            "cases over the limit (unknown)"
+        )
+    parts = _parts(module, full, plan.chosen, parameter_bytes(full.target))
+    verdicts: list[CaseVerdict] = []
+    for k, part in enumerate(parts, 1):
         if len(parts) > 1:
-            report.notes.append(
-                f"the ops were validated in {len(parts)} harness kernels (the buffers of one "
-                f"kernel need at most {parameter_bytes(full.target)} bytes of parameters)"
-            )
-        timings["total"] = time.perf_counter() - started
-        return _finished(report, verdicts, timings)
+            say(f"harness kernel {k} of {len(parts)} ({len(part)} ops)")
+        # every op of the full harness in one kernel: that harness, not a second build
+        whole = full if len(parts) == 1 and not (plan.twins or plan.over) else None
+        verdicts += _validate_part(module, part, report, python, timeout_s, timings, say, whole)
+    verdicts += _twin_verdicts(plan, verdicts) + _over_verdicts(plan, max_ops)
+    if len(parts) > 1:
+        report.notes.append(
+            f"the ops were validated in {len(parts)} harness kernels (the buffers of one "
+            f"kernel need at most {parameter_bytes(full.target)} bytes of parameters)"
+        )
+    timings["total"] = time.perf_counter() - started
+    return _finished(report, verdicts, timings)
 
 
 @dataclass

@@ -182,7 +182,7 @@ class Operation:
             values += [name] if not count else [f"{name}#{i}" for i in range(int(count))]
         return values
 
-    @property
+    @cached_property
     def pattern(self) -> str | None:
         """Its text without its trailing location, every SSA name written ``%``: two
         operations of one module with the same pattern differ only in the values they name,
