@@ -33,6 +33,9 @@ class _OneByOne(Dag):
     def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> None:
         return None  # every op through the distinct rows and op_rows
 
+    def _fresh_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> None:
+        return None  # looked up, even where an operand is no operation's operand yet
+
 
 _NAMES = ("fadd", "fsub", "add", "sub", "mul", "sdiv", "and", "icmp.slt", "icmp.eq", "fcmp.olt")
 
@@ -94,6 +97,60 @@ def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int, plain: int)
         patch.setattr(symbolic, "_PLAIN_ROWS", plain)
         assert _program(seed, fast) == _program(seed, slow)
     assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def _chains(seed: int, dag: Dag) -> list[list[int]]:
+    """Random accumulator chains over 8 threads, as a matmul's fmuladds make them: each op
+    reads the last result in some threads and older nodes (leaves, earlier results, a
+    constant) in others, some ops commutative with operands in both orders, some repeated
+    (found again); the nodes of each result."""
+    rng = np.random.default_rng(seed)
+    leaves = dag.new_leaves(0, 6, 4).tolist()
+    acc = np.array(leaves[:1] * 8, dtype=np.int64)
+    made: list[list[int]] = []
+    for _ in range(30):
+        name = str(rng.choice(["fadd", "fsub", "fmuladd", "fmul", "fcmp.olt", "maxnum"]))
+        arity = 3 if name == "fmuladd" else 2
+        older = [*leaves, dag.const(int(rng.integers(3)), 4), *sum(made[-4:], [])]
+        columns = [np.array(rng.choice(older, 8), dtype=np.int64) for _ in range(arity)]
+        chained = rng.random(8) < rng.choice([0.5, 1.0])
+        columns[int(rng.integers(arity))][chained] = acc[chained]
+        if rng.random() < 0.3:
+            columns = columns[::-1]
+        value = dag.apply(name, [Val(32, syms=symbolic.symbols_of(c, 4)) for c in columns], 4)
+        nodes = dag.nodes_of(value)
+        made.append(nodes.tolist())
+        if name != "fcmp.olt":
+            acc = nodes
+    return made
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_chains_made_without_lookup_are_the_nodes_made_one_by_one(seed: int) -> None:
+    """Ops where every thread reads a node that is no operation's operand yet are made
+    without looking them up (Dag._fresh_rows): the same nodes in the same order as looked up
+    one by one, and found again by a later lookup."""
+    fast, slow = Dag(), _OneByOne()
+    assert _chains(seed, fast) == _chains(seed, slow)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+    for node, key in enumerate(fast.nodes):  # every operation node is found again
+        if key[0] not in ("leaf", "const", "bytes"):
+            assert fast.op(key[0], tuple(key[1:]), fast.width[node]) == node
+
+
+def test_a_fresh_chain_is_made_without_lookup_and_a_repeat_is_found() -> None:
+    """The fast path is taken on an accumulator chain (a negative control: not when every
+    thread's operands are operands already), and its nodes are found afterwards."""
+    dag = Dag()
+    a = dag.new_leaves(0, 4, 4)
+    acc = dag.nodes_of(dag.apply("fmul", [Val(32, syms=symbolic.symbols_of(a, 4))] * 2, 4))
+    first = len(dag.nodes)
+    made = dag._fresh_rows("fmuladd", [a, a[::-1], acc], 4)
+    assert made is not None and made.tolist() == [first, first + 1, first + 2, first + 3]
+    assert dag._fresh_rows("fmuladd", [a, a[::-1], acc], 4) is None  # all operands now
+    assert dag.op("fmuladd", (int(a[3]), int(a[0]), int(acc[3])), 4) == first + 3
+    assert len(dag.nodes) == first + 4
 
 
 def test_a_value_remembers_its_nodes_in_one_dag_and_its_bytes_stay_put() -> None:
@@ -244,7 +301,7 @@ def test_rows_seen_again_give_the_same_nodes_and_make_none(monkeypatch) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.integers(1, 40),
+    st.one_of(st.integers(1, 40), st.integers(1020, 1100)),
     st.integers(2, 4),
     st.integers(-(2**63), 2**63 - 1 - 2**62),
     st.integers(0, 62),
