@@ -153,6 +153,74 @@ def test_a_fresh_chain_is_made_without_lookup_and_a_repeat_is_found() -> None:
     assert len(dag.nodes) == first + 4
 
 
+def _runs(seed: int, dag: Dag, batched: bool) -> list[list[int]]:
+    """Random runs of fmuladd/fsub calls over 8 threads, independent or chained through one
+    operand, on operands drawn from leaves, constants and earlier results (some duplicated
+    across threads, some repeated): made by Dag.apply_run as far as it goes (``batched``)
+    and the rest one call at a time, or all one at a time; the nodes of each result."""
+    rng = np.random.default_rng(seed)
+    pool = [dag.new_leaves(0, 8, 4), dag.new_leaves(1, 8, 4)]
+    pool.append(np.array([dag.const(int(v), 4) for v in rng.integers(0, 2, 8)]))
+    made: list[list[int]] = []
+    for _ in range(8):
+        name = str(rng.choice(["llvm.fmuladd.f32", "fsub"]))
+        arity = 3 if "fmuladd" in name else 2
+        chain = None if rng.random() < 0.4 else int(rng.integers(arity))
+        length = int(rng.integers(2, 7))
+        columns: list[list[np.ndarray | None]] = []
+        for k in range(length):
+            row: list[np.ndarray | None] = []
+            for j in range(arity):
+                if chain is not None and k and j == chain:
+                    row.append(None)
+                    continue
+                picked = pool[int(rng.integers(len(pool)))].copy()
+                if rng.random() < 0.3:
+                    picked[rng.integers(8)] = picked[rng.integers(8)]
+                row.append(picked)
+            columns.append(row)
+        done = dag.apply_run(name, columns, 4, chain) if batched else []
+        results = [dag.nodes_of(v) for v in done]
+        for k in range(len(done), length):
+            operands = [
+                results[-1] if c is None else c
+                for c in columns[k]  # type: ignore[misc]
+            ]
+            if k == len(done) and k and chain is not None and not done:
+                operands[chain] = results[-1]
+            value = dag.apply(name, [Val(32, syms=symbolic.symbols_of(o, 4)) for o in operands], 4)
+            results.append(dag.nodes_of(value))
+        made.extend(r.tolist() for r in results)
+        pool.extend(results[-2:])
+    return made
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_runs_made_at_once_are_the_nodes_made_one_by_one(seed: int) -> None:
+    """Dag.apply_run makes, for as many calls of a run as it takes, the nodes the calls
+    make one at a time, in the same order; the rest are then made one at a time."""
+    fast, slow = Dag(), Dag()
+    assert _runs(seed, fast, True) == _runs(seed, slow, False)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def test_a_run_is_cut_where_a_call_would_not_be_made_fresh() -> None:
+    """Negative controls: apply_run makes none of a run whose first call reads only
+    operands already, none of a chain whose first call has two threads on one row, none
+    of a commutative op, and stops an independent run at the first call that is not
+    fresh."""
+    dag = Dag()
+    a, b, c, d, e = (dag.new_leaves(k, 4, 4) for k in range(5))
+    assert len(dag.apply_run("fsub", [[a, b], [c, c]], 4)) == 2
+    assert dag.apply_run("fsub", [[a, b], [d, d]], 4) == []  # a, b are operands now
+    assert dag.apply_run("fadd", [[d, d], [d, e]], 4) == []  # commutative
+    twice = d.copy()
+    twice[1] = twice[0]
+    assert dag.apply_run("llvm.fmuladd.f32", [[twice] * 3, [a, b, None]], 4, 2) == []
+    assert len(dag.apply_run("fsub", [[d, a], [e, a], [c, d]], 4)) == 2  # the third: no
+
+
 def test_a_value_remembers_its_nodes_in_one_dag_and_its_bytes_stay_put() -> None:
     """nodes_of remembers a value's nodes, per DAG, and makes its byte symbols read-only so
     they cannot drift from them; a view of another array's bytes is not remembered."""

@@ -701,6 +701,121 @@ class Dag:
         self._operands_scanned = first + count
         return first + inverse.astype(np.int64).reshape(-1)
 
+    def apply_run(
+        self,
+        name: str,
+        columns: list[list[np.ndarray | None]],
+        nbytes: int,
+        chain: int | None = None,
+    ) -> list[Val]:
+        """:meth:`apply` of the non-commutative op ``name`` to each of a run of
+        instructions' operand nodes (``columns[i]``: instruction ``i``'s, one array of
+        nodes per operand), as far as each in turn would be made by :meth:`_fresh_rows`:
+        the values of that longest prefix (possibly empty), their nodes made at once,
+        instruction by instruction in sorted row order, so the DAG is the one applying
+        them one at a time makes.  With ``chain`` None no instruction reads another's
+        result; else each after the first reads the one before's as its operand ``chain``
+        (given as None: a matmul's ``fmuladd`` s along k, ``acc = fmuladd(a, b, acc)``).
+
+        >>> dag = Dag()
+        >>> a, b = dag.new_leaves(0, 2, 4), dag.new_leaves(1, 2, 4)
+        >>> run = dag.apply_run("llvm.fmuladd.f32", [[a, a, a], [a, a, b], [b, a, b]], 4)
+        >>> [dag.nodes_of(v).tolist() for v in run]  # the third reads no fresh node
+        [[4, 5], [6, 7]]
+        >>> acc = dag.nodes_of(run[1])
+        >>> run = dag.apply_run("llvm.fmuladd.f32", [[b, b, acc], [a, b, None]], 4, chain=2)
+        >>> [dag.nodes_of(v).tolist() for v in run], dag.describe(10)
+        ([[8, 9], [10, 11]], 'fmuladd(in0[0], in1[0], fmuladd(in1[0], in1[0], ...))')
+        """
+        name = canonical_op(name)
+        if not columns or name in COMMUTATIVE or name in ("select", "bytes") or "cmp." in name:
+            return []
+        if chain is not None:
+            return self._chain_run(name, columns, nbytes, chain)
+        given = cast("list[list[np.ndarray]]", columns)  # no None without a chain
+        rows = np.stack([np.stack(c, axis=1) for c in given])  # (instruction, thread, operand)
+        made = self._fresh_prefix(rows)
+        if made == 0:
+            return []
+        count, threads, arity = made, rows.shape[1], rows.shape[2]
+        table = rows[:made].reshape(count * threads, arity)
+        which = np.repeat(np.arange(count, dtype=np.int64), threads)
+        order = np.lexsort((*table.T[::-1], which))  # by instruction, then row
+        ordered = table[order]
+        first = np.ones(table.shape[0], dtype=bool)
+        first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1) | (which[1:] != which[:-1])
+        start = len(self.nodes)
+        nodes = np.empty(table.shape[0], dtype=np.int64)
+        nodes[order] = start + np.cumsum(first) - 1
+        self._made_fresh(name, ordered[first], nbytes, table)
+        return [self._of_nodes(part, nbytes) for part in nodes.reshape(count, threads)]
+
+    def _fresh_prefix(self, rows: np.ndarray) -> int:
+        """How many of the instructions whose operand nodes are ``rows`` (instruction,
+        thread, operand) :meth:`_fresh_rows` would make in turn: each has, in every
+        thread, an operand that is no operation's operand yet, neither before the run
+        nor in an earlier instruction of it, and folds in no thread."""
+        count, threads, arity = rows.shape
+        flat = rows.reshape(-1)
+        which = np.repeat(np.arange(count, dtype=np.int64), threads * arity)
+        order = np.lexsort((which, flat))  # each node's uses, the first instruction's first
+        ordered = flat[order]
+        starts = np.ones(flat.size, dtype=bool)
+        starts[1:] = ordered[1:] != ordered[:-1]
+        first_use = np.empty(flat.size, dtype=np.int64)
+        first_use[order] = which[order][np.flatnonzero(starts)[np.cumsum(starts) - 1]]
+        used_before = (self._scan_operands()[flat] | (first_use < which)).reshape(rows.shape)
+        folds = self._mirror()[1][rows].all(axis=2).any(axis=1)
+        ready = (~used_before).any(axis=2).all(axis=1) & ~folds
+        return count if ready.all() else int(np.argmin(ready))
+
+    def _chain_run(
+        self, name: str, columns: list[list[np.ndarray | None]], nbytes: int, chain: int
+    ) -> list[Val]:
+        """:meth:`apply_run` of a chain through operand ``chain``: made when the first
+        instruction is :meth:`_fresh_rows`' with distinct rows in every thread (then each
+        later one reads a distinct fresh node in every thread, so it is one too, with one
+        node per thread).  Each instruction's threads are ordered by their rows, the
+        operand ``chain`` being the order of the one before's (its nodes are consecutive in
+        that order)."""
+        first_rows = np.stack(cast("list[np.ndarray]", columns[0]), axis=1)
+        threads, arity = first_rows.shape
+        if self._fresh_prefix(first_rows[None]) == 0:
+            return []
+        order = np.lexsort(first_rows.T[::-1])
+        ordered = first_rows[order]
+        if (ordered[1:] == ordered[:-1]).all(axis=1).any():
+            return []  # two threads' first nodes are one: not one node per thread
+        count, start = len(columns), len(self.nodes)
+        nodes = np.empty((count, threads), dtype=np.int64)
+        nodes[0, order] = start + np.arange(threads, dtype=np.int64)
+        keys = [ordered]
+        others = [k for k in range(arity) if k != chain]
+        for i in range(1, count):
+            given = [cast("np.ndarray", columns[i][k]) for k in others]
+            rank = nodes[i - 1] - (start + (i - 1) * threads)
+            operand = [*given[:chain], rank, *given[chain:]]
+            order = np.lexsort(operand[::-1])
+            nodes[i, order] = start + i * threads + np.arange(threads, dtype=np.int64)
+            row = [column[order] for column in given]
+            row.insert(chain, nodes[i - 1][order])
+            keys.append(np.stack(row, axis=1))
+        table = np.concatenate(keys)
+        self._made_fresh(name, table, nbytes, table)
+        return [self._of_nodes(part, nbytes) for part in nodes]
+
+    def _made_fresh(self, name: str, keys: np.ndarray, nbytes: int, operands: np.ndarray) -> None:
+        """Make the nodes ``name`` of the operand rows ``keys`` (in order, none a node
+        yet), entered into the index tables before the next lookup; ``operands`` (every
+        row read) are operands from now on."""
+        start, end = len(self.nodes), len(self.nodes) + keys.shape[0]
+        self.nodes.extend(zip(repeat(name), *keys.T.tolist()))
+        self.width.extend(repeat(nbytes, keys.shape[0]))
+        self._unindexed.append((start, end, nbytes))
+        self._grow_operand_marks(end)
+        self._is_operand[operands.reshape(-1)] = True
+        self._operands_scanned = end
+
     def _canonical(self, name: str, rows: np.ndarray) -> tuple[Sequence[str], np.ndarray]:
         """The names and operand rows of :meth:`op` ``name`` of each of ``rows`` (operand
         nodes, shape (n, k)) put in canonical order: a commutative op's operands sorted, a
@@ -855,9 +970,25 @@ class Dag:
             value.known_nodes = (self, nodes)
         return nodes
 
-    def _nodes_of_symbols(self, value: Val) -> np.ndarray:
-        """:meth:`nodes_of` computed from ``value``'s byte symbols."""
-        rows = value.byte_symbols()
+    def nodes_without_making(self, value: Val) -> np.ndarray | None:
+        """:meth:`nodes_of` ``value`` when that makes no node (its nodes are known, or each
+        thread's bytes are one node's, or the rows were seen before), else None.
+
+        >>> dag = Dag()
+        >>> leaves = dag.new_leaves(0, 2, 4)
+        >>> dag.nodes_without_making(Val(32, syms=symbols_of(leaves, 4))).tolist()
+        [0, 1]
+        >>> dag.nodes_without_making(Val(32, syms=symbols_of(leaves, 4)[:, ::-1].copy())) is None
+        True
+        """
+        known = value.known_nodes
+        if known is not None and known[0] is self:
+            return known[1]
+        return self._nodes_found(value.byte_symbols())
+
+    def _nodes_found(self, rows: np.ndarray) -> np.ndarray | None:
+        """The nodes of the byte symbol rows ``rows`` when each is one node's bytes in order
+        or the rows were made into nodes before, else None."""
         first = rows[:, 0]
         if (first >= 0).all() and (first % _SLOTS == 0).all():  # every thread's one node's bytes
             nodes = first // _SLOTS
@@ -865,10 +996,15 @@ class Dag:
                 rows == first[:, None] + np.arange(rows.shape[1], dtype=np.int64)
             ).all():
                 return nodes
-        key = (rows.shape, rows.tobytes())
-        known = self._rows_seen.get(key)  # what these rows were made into before
+        return self._rows_seen.get((rows.shape, rows.tobytes()))  # what they were made into
+
+    def _nodes_of_symbols(self, value: Val) -> np.ndarray:
+        """:meth:`nodes_of` computed from ``value``'s byte symbols."""
+        rows = value.byte_symbols()
+        known = self._nodes_found(rows)
         if known is not None:
             return known
+        key = (rows.shape, rows.tobytes())
         if len(self._rows_seen) >= _ROWS_REMEMBERED:
             self._rows_seen.clear()
         known = self._rows_seen[key] = self._nodes_of_rows(rows)
