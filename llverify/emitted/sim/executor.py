@@ -132,14 +132,16 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         self, block: Block, start: int, run: tuple[int, int | None], mask: np.ndarray
     ) -> int:
         """The run's calls from ``start`` as far as their operands' nodes are made already
-        and :meth:`Dag.apply_run` makes them: each counted, executed and assigned as
-        :meth:`_execute` would.  At most :attr:`_window` calls
-        are tried (doubled while whole windows are made, back to two where one is cut),
-        and never again from a position where none was made (one at a time is cheaper
-        than trying)."""
-        if (id(block), start) in self._run_misses:
-            return 0
+        and :meth:`Dag.apply_run` makes them, each counted, executed and assigned as
+        :meth:`_execute` would; how many (none where fewer than two calls would be
+        gathered: the call that makes an operand's nodes is executed alone, and the
+        batch goes on after it).  At most :attr:`_window` calls are gathered (doubled
+        while whole windows are made, two after one is cut), and no batch is tried
+        again from a position where none was made (one at a time is cheaper than
+        trying)."""
         end, chain = run
+        if end - start < 2 or (id(block), start) in self._run_misses:
+            return 0  # one call: at a time
         calls = block.instructions[start : min(end, start + self._window)]
         columns: list[list[np.ndarray | None]] = []
         for k, instruction in enumerate(calls):
@@ -149,7 +151,9 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
             columns.append(nodes)
         callee = str(calls[0].extra["callee"]).lstrip("@")
         nbytes = instructions.nbytes_of(calls[0].type)
-        values = self.dag.apply_run(callee, columns, nbytes, chain) if len(columns) > 1 else []
+        if len(columns) < 2:  # the next call makes an operand's nodes: it goes alone
+            return 0
+        values = self.dag.apply_run(callee, columns, nbytes, chain)
         if not values:
             self._run_misses.add((id(block), start))
             return 0
