@@ -445,9 +445,11 @@ class Dag:
         """The leaves ``start .. start + count - 1`` of ``buffer``, none made yet, made as
         consecutive nodes in index order (a run: found by :meth:`leaf` and
         :meth:`leaves_of` without an entry per leaf in the index tables)."""
+        self._scan_operands()  # up to date, so that the scan can pass over the leaves
         first = len(self.nodes)
         self.nodes.extend(_leaf_keys(buffer, start, count))
         self.width.extend(repeat(nbytes, count))
+        self._operands_scanned = first + count
         runs = self._leaf_runs.get((buffer, nbytes))
         if runs is None:
             runs = self._leaf_runs[(buffer, nbytes)] = _Runs()
