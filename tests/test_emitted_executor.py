@@ -1358,3 +1358,54 @@ def test_a_vector_fmuladd_is_one_node_per_element_with_a_scalar_operand_broadcas
     values = stored(run, 4)
     assert values[:4] == [f"fmuladd(x[{k}], x[7], x[{k}])" for k in range(4)]
     assert values[4 * 5 + 2] == "fmuladd(x[22], x[7], x[22])"
+
+
+def _fmuladd_runs() -> str:
+    """Each thread loads x[t], x[t + 32], x[t + 64], x[t + 96], runs a chain of three
+    fmuladds through the accumulator, then two independent ones (the second reads no fresh
+    node), and stores the three results."""
+    body = ""
+    for k in range(4):
+        body += (
+            f"  %i{k} = add i32 %t, {32 * k}\n"
+            f"  %p{k} = getelementptr float, ptr addrspace(1) %in, i32 %i{k}\n"
+            f"  %a{k} = load float, ptr addrspace(1) %p{k}, align 4\n"
+        )
+    body += (
+        "  %c1 = call float @llvm.fmuladd.f32(float %a0, float %a1, float %a2)\n"
+        "  %c2 = call float @llvm.fmuladd.f32(float %a1, float %a2, float %c1)\n"
+        "  %c3 = call float @llvm.fmuladd.f32(float %a2, float %a3, float %c2)\n"
+        "  %apart = add i32 %t, 1\n"  # the chain ends here
+        "  %d1 = call float @llvm.fmuladd.f32(float %a3, float %a0, float %c3)\n"
+        "  %d2 = call float @llvm.fmuladd.f32(float %a3, float %a0, float %c2)\n"
+    )
+    for k, result in enumerate(("c3", "d1", "d2")):
+        body += (
+            f"  %o{k} = add i32 %t, {32 * k}\n"
+            f"  %q{k} = getelementptr float, ptr addrspace(1) %out, i32 %o{k}\n"
+            f"  store float %{result}, ptr addrspace(1) %q{k}, align 4\n"
+        )
+    return body
+
+
+def test_runs_of_math_calls_made_at_once_are_the_calls_one_by_one(monkeypatch) -> None:
+    """A chain of fmuladds and a run of independent ones are made at once (Dag.apply_run):
+    the same DAG, node for node, and the same stored values as one call at a time."""
+    made: list[int] = []
+    apply_run = Dag.apply_run
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        values = apply_run(self, *args, **kwargs)
+        made.append(len(values))
+        return values
+
+    monkeypatch.setattr(Dag, "apply_run", counted)
+    batched = execute(_fmuladd_runs(), ty="float", inputs=128, outputs=96)
+    assert made == [3, 1]  # the chain whole; of the independent pair, the first only
+    monkeypatch.setattr(Execution, "_math_runs", lambda self, block: {})
+    single = execute(_fmuladd_runs(), ty="float", inputs=128, outputs=96)
+    assert made == [3, 1]
+    assert batched.dag.nodes == single.dag.nodes and stored(batched) == stored(single)
+    assert batched.executed == single.executed and batched.steps == single.steps
+    chain = "fmuladd(x[64], x[96], fmuladd(x[32], x[64], fmuladd(x[0], x[32], x[64])))"
+    assert stored(batched)[0] == chain

@@ -33,6 +33,9 @@ class _OneByOne(Dag):
     def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> None:
         return None  # every op through the distinct rows and op_rows
 
+    def _fresh_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> None:
+        return None  # looked up, even where an operand is no operation's operand yet
+
 
 _NAMES = ("fadd", "fsub", "add", "sub", "mul", "sdiv", "and", "icmp.slt", "icmp.eq", "fcmp.olt")
 
@@ -94,6 +97,128 @@ def test_nodes_made_in_bulk_are_the_nodes_made_one_by_one(seed: int, plain: int)
         patch.setattr(symbolic, "_PLAIN_ROWS", plain)
         assert _program(seed, fast) == _program(seed, slow)
     assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def _chains(seed: int, dag: Dag) -> list[list[int]]:
+    """Random accumulator chains over 8 threads, as a matmul's fmuladds make them: each op
+    reads the last result in some threads and older nodes (leaves, earlier results, a
+    constant) in others, some ops commutative with operands in both orders, some repeated
+    (found again); the nodes of each result."""
+    rng = np.random.default_rng(seed)
+    leaves = dag.new_leaves(0, 6, 4).tolist()
+    acc = np.array(leaves[:1] * 8, dtype=np.int64)
+    made: list[list[int]] = []
+    for _ in range(30):
+        name = str(rng.choice(["fadd", "fsub", "fmuladd", "fmul", "fcmp.olt", "maxnum"]))
+        arity = 3 if name == "fmuladd" else 2
+        older = [*leaves, dag.const(int(rng.integers(3)), 4), *sum(made[-4:], [])]
+        columns = [np.array(rng.choice(older, 8), dtype=np.int64) for _ in range(arity)]
+        chained = rng.random(8) < rng.choice([0.5, 1.0])
+        columns[int(rng.integers(arity))][chained] = acc[chained]
+        if rng.random() < 0.3:
+            columns = columns[::-1]
+        value = dag.apply(name, [Val(32, syms=symbolic.symbols_of(c, 4)) for c in columns], 4)
+        nodes = dag.nodes_of(value)
+        made.append(nodes.tolist())
+        if name != "fcmp.olt":
+            acc = nodes
+    return made
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_chains_made_without_lookup_are_the_nodes_made_one_by_one(seed: int) -> None:
+    """Ops where every thread reads a node that is no operation's operand yet are made
+    without looking them up (Dag._fresh_rows): the same nodes in the same order as looked up
+    one by one, and found again by a later lookup."""
+    fast, slow = Dag(), _OneByOne()
+    assert _chains(seed, fast) == _chains(seed, slow)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+    for node, key in enumerate(fast.nodes):  # every operation node is found again
+        if key[0] not in ("leaf", "const", "bytes"):
+            assert fast.op(key[0], tuple(key[1:]), fast.width[node]) == node
+
+
+def test_a_fresh_chain_is_made_without_lookup_and_a_repeat_is_found() -> None:
+    """The fast path is taken on an accumulator chain (a negative control: not when every
+    thread's operands are operands already), and its nodes are found afterwards."""
+    dag = Dag()
+    a = dag.new_leaves(0, 4, 4)
+    acc = dag.nodes_of(dag.apply("fmul", [Val(32, syms=symbolic.symbols_of(a, 4))] * 2, 4))
+    first = len(dag.nodes)
+    made = dag._fresh_rows("fmuladd", [a, a[::-1], acc], 4)
+    assert made is not None and made.tolist() == [first, first + 1, first + 2, first + 3]
+    assert dag._fresh_rows("fmuladd", [a, a[::-1], acc], 4) is None  # all operands now
+    assert dag.op("fmuladd", (int(a[3]), int(a[0]), int(acc[3])), 4) == first + 3
+    assert len(dag.nodes) == first + 4
+
+
+def _runs(seed: int, dag: Dag, batched: bool) -> list[list[int]]:
+    """Random runs of fmuladd/fsub calls over 8 threads, independent or chained through one
+    operand, on operands drawn from leaves, constants and earlier results (some duplicated
+    across threads, some repeated): made by Dag.apply_run as far as it goes (``batched``)
+    and the rest one call at a time, or all one at a time; the nodes of each result."""
+    rng = np.random.default_rng(seed)
+    pool = [dag.new_leaves(0, 8, 4), dag.new_leaves(1, 8, 4)]
+    pool.append(np.array([dag.const(int(v), 4) for v in rng.integers(0, 2, 8)]))
+    made: list[list[int]] = []
+    for _ in range(8):
+        name = str(rng.choice(["llvm.fmuladd.f32", "fsub"]))
+        arity = 3 if "fmuladd" in name else 2
+        chain = None if rng.random() < 0.4 else int(rng.integers(arity))
+        length = int(rng.integers(2, 7))
+        columns: list[list[np.ndarray | None]] = []
+        for k in range(length):
+            row: list[np.ndarray | None] = []
+            for j in range(arity):
+                if chain is not None and k and j == chain:
+                    row.append(None)
+                    continue
+                picked = pool[int(rng.integers(len(pool)))].copy()
+                if rng.random() < 0.3:
+                    picked[rng.integers(8)] = picked[rng.integers(8)]
+                row.append(picked)
+            columns.append(row)
+        done = dag.apply_run(name, columns, 4, chain) if batched else []
+        results = [dag.nodes_of(v) for v in done]
+        for k in range(len(done), length):
+            operands = [
+                results[-1] if c is None else c
+                for c in columns[k]  # type: ignore[misc]
+            ]
+            if k == len(done) and k and chain is not None and not done:
+                operands[chain] = results[-1]
+            value = dag.apply(name, [Val(32, syms=symbolic.symbols_of(o, 4)) for o in operands], 4)
+            results.append(dag.nodes_of(value))
+        made.extend(r.tolist() for r in results)
+        pool.extend(results[-2:])
+    return made
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_runs_made_at_once_are_the_nodes_made_one_by_one(seed: int) -> None:
+    """Dag.apply_run makes, for as many calls of a run as it takes, the nodes the calls
+    make one at a time, in the same order; the rest are then made one at a time."""
+    fast, slow = Dag(), Dag()
+    assert _runs(seed, fast, True) == _runs(seed, slow, False)
+    assert fast.nodes == slow.nodes and fast.width == slow.width
+
+
+def test_a_run_is_cut_where_a_call_would_not_be_made_fresh() -> None:
+    """Negative controls: apply_run makes none of a run whose first call reads only
+    operands already, none of a chain whose first call has two threads on one row, none
+    of a commutative op, and stops an independent run at the first call that is not
+    fresh."""
+    dag = Dag()
+    a, b, c, d, e = (dag.new_leaves(k, 4, 4) for k in range(5))
+    assert len(dag.apply_run("fsub", [[a, b], [c, c]], 4)) == 2
+    assert dag.apply_run("fsub", [[a, b], [d, d]], 4) == []  # a, b are operands now
+    assert dag.apply_run("fadd", [[d, d], [d, e]], 4) == []  # commutative
+    twice = d.copy()
+    twice[1] = twice[0]
+    assert dag.apply_run("llvm.fmuladd.f32", [[twice] * 3, [a, b, None]], 4, 2) == []
+    assert len(dag.apply_run("fsub", [[d, a], [e, a], [c, d]], 4)) == 2  # the third: no
 
 
 def test_a_value_remembers_its_nodes_in_one_dag_and_its_bytes_stay_put() -> None:
@@ -244,7 +369,7 @@ def test_rows_seen_again_give_the_same_nodes_and_make_none(monkeypatch) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.integers(1, 40),
+    st.one_of(st.integers(1, 40), st.integers(1020, 1100)),
     st.integers(2, 4),
     st.integers(-(2**63), 2**63 - 1 - 2**62),
     st.integers(0, 62),

@@ -85,6 +85,19 @@ class ControlFlow(ABC):
         """Execute the non-terminator ``instruction`` in the threads of ``mask``."""
 
     @abstractmethod
+    def _execute_run(
+        self, block: Block, start: int, run: tuple[int, int | None], mask: np.ndarray
+    ) -> int:
+        """Execute at once as many as it can of ``block``'s instructions from ``start``, in
+        a run of math calls to ``run[0]`` (chained through operand ``run[1]``,
+        :func:`~llverify.emitted.sim.intrinsics.math_runs`) in the threads of ``mask``,
+        each counted; how many (0: none)."""
+
+    @abstractmethod
+    def _math_runs(self, block: Block) -> dict[int, tuple[int, int | None]]:
+        """:func:`~llverify.emitted.sim.intrinsics.math_runs` of ``block``'s instructions."""
+
+    @abstractmethod
     def _start_cta(self, cta: int) -> None:
         """Make CTA ``cta`` of the cluster the one that runs next."""
 
@@ -159,7 +172,17 @@ class ControlFlow(ABC):
                         self._execute(phi, mask & ~done)
                     except Unmodelled as exc:
                         raise UnmodelledAt(str(exc), phi) from None
-        for instruction in instructions:
+        runs, skipped = self._math_runs(block), len(block.instructions) - len(instructions)
+        position = 0
+        while position < len(instructions):
+            run = runs.get(position + skipped)
+            if run is not None:
+                made = self._execute_run(block, position + skipped, run, mask)
+                if made:
+                    position += made
+                    continue
+            instruction = instructions[position]
+            position += 1
             self._count(instruction)
             opcode = instruction.opcode
             if opcode in ("br", "switch"):

@@ -42,13 +42,16 @@ from llverify.emitted.sim import instructions, intrinsics, ptx
 from llverify.emitted.sim.access import AccessRecord, AsyncCopies, MemoryAccess
 from llverify.emitted.sim.buffers import Buffers
 from llverify.emitted.sim.guarded import GuardedControl
-from llverify.emitted.sim.llvm_ir import Instruction, LLVMModule
+from llverify.emitted.sim.llvm_ir import Block, Instruction, LLVMModule
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.registers import Registers
 from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val, sparse_collection
 
 __all__ = ["Execution"]
+
+
+_WINDOW = 256  # the most calls of a run of math calls made at once
 
 
 @dataclass(repr=False)
@@ -79,6 +82,10 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         self.function = self.module.functions[self.kernel]
         self.cta = 0
         self.env: dict[str, Val] = {}
+        #: math_runs of each block, by its id
+        self._runs: dict[int, dict[int, tuple[int, int | None]]] = {}
+        self._run_misses: set[tuple[int, int]] = set()  # (block id, position): none made
+        self._window = _WINDOW  # the calls of a run _execute_run tries next
         self.ranges = Ranges(self.dag)
         self._start_memory()
         self._start_copies()
@@ -114,6 +121,69 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         result = handler(self, instruction, mask)
         if result is not None:
             self.assign(instruction, result, mask)
+
+    def _math_runs(self, block: Block) -> dict[int, tuple[int, int | None]]:
+        runs = self._runs.get(id(block))
+        if runs is None:
+            runs = self._runs[id(block)] = intrinsics.math_runs(block.instructions)
+        return runs
+
+    def _execute_run(
+        self, block: Block, start: int, run: tuple[int, int | None], mask: np.ndarray
+    ) -> int:
+        """The run's calls from ``start`` as far as their operands' nodes are made already
+        and :meth:`Dag.apply_run` makes them, each counted, executed and assigned as
+        :meth:`_execute` would; how many (none where fewer than two calls would be
+        gathered: the call that makes an operand's nodes is executed alone, and the
+        batch goes on after it).  At most :attr:`_window` calls are gathered (doubled
+        while whole windows are made, two after one is cut), and no batch is tried
+        again from a position where none was made (one at a time is cheaper than
+        trying)."""
+        end, chain = run
+        if end - start < 2 or (id(block), start) in self._run_misses:
+            return 0  # one call: at a time
+        calls = block.instructions[start : min(end, start + self._window)]
+        columns: list[list[np.ndarray | None]] = []
+        for k, instruction in enumerate(calls):
+            nodes = self._operand_nodes(instruction, chain if k else None)
+            if nodes is None:
+                break
+            columns.append(nodes)
+        callee = str(calls[0].extra["callee"]).lstrip("@")
+        nbytes = instructions.nbytes_of(calls[0].type)
+        if len(columns) < 2:  # the next call makes an operand's nodes: it goes alone
+            return 0
+        values = self.dag.apply_run(callee, columns, nbytes, chain)
+        if not values:
+            self._run_misses.add((id(block), start))
+            return 0
+        for instruction, value in zip(calls, values):
+            self._count(instruction)
+            self.executed["call"] = self.executed.get("call", 0) + 1
+            self.assign(instruction, value, mask)
+        whole = len(values) == len(calls)
+        self._window = min(2 * self._window, _WINDOW) if whole else 2
+        return len(values)
+
+    def _operand_nodes(
+        self, instruction: Instruction, skip: int | None
+    ) -> list[np.ndarray | None] | None:
+        """The nodes of ``instruction``'s operands (None for operand ``skip``), where each
+        is made already; None where one is not (or is not defined)."""
+        out: list[np.ndarray | None] = []
+        for k, operand in enumerate(instruction.operands):
+            if k == skip:
+                out.append(None)
+                continue
+            try:
+                value = self.value(operand)
+            except Unmodelled:  # run one at a time, where it is reported
+                return None
+            nodes = self.dag.nodes_without_making(value)
+            if nodes is None:
+                return None
+            out.append(nodes)
+        return out
 
     def _global_table(self, name: str) -> Val | None:
         return Buffers._global_table(self, name)

@@ -26,7 +26,7 @@ import numpy as np
 from llverify.emitted.sim.instructions import bits_of, nbytes_of
 from llverify.emitted.sim.llvm_ir import Instruction, Value
 from llverify.emitted.sim.machine import Machine
-from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
+from llverify.emitted.sim.symbolic import COMMUTATIVE, UNDEFINED, Unmodelled, Val, canonical_op
 
 __all__ = [
     "call",
@@ -630,6 +630,63 @@ def _pure_external(
         raise Unmodelled(f"call to {callee} (a pointer operand)")
     operands = [machine.value(o) for o in ins.operands]
     return machine.data_op(callee, operands, nbytes_of(ins.type))
+
+
+def math_runs(instructions: list[Instruction]) -> dict[int, tuple[int, int | None]]:
+    """The runs of ``instructions`` (a block's) that :meth:`Dag.apply_run
+    <llverify.emitted.sim.symbolic.Dag.apply_run>` may make at once: consecutive scalar
+    calls of one non-commutative per-thread math intrinsic (``llvm.fmuladd.f32``, a
+    matmul's inner loop), at least two, either none reading a result of another or a
+    chain, each after the first reading the one before's result as its operand ``p``
+    and no other result of the run; each member's position, to the end of its run and
+    ``p`` (None for independent calls).
+
+    >>> from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+    >>> text = '''define void @k(float %a, float %b) {
+    ...   %1 = call float @llvm.fmuladd.f32(float %a, float %b, float %a)
+    ...   %2 = call float @llvm.fmuladd.f32(float %b, float %a, float %b)
+    ...   %3 = call float @llvm.fmuladd.f32(float %a, float %b, float %2)
+    ...   %4 = call float @llvm.fmuladd.f32(float %a, float %b, float %3)
+    ...   ret void
+    ... }'''
+    >>> math_runs(parse_llvm_ir(text).functions["k"].blocks[0].instructions)
+    {0: (2, None), 1: (2, None), 2: (4, 2), 3: (4, 2)}
+    """
+    runs: dict[int, tuple[int, int | None]] = {}
+    start, callee = 0, None
+    kind: int | None = -1  # -1: one call so far
+    made: set[str | None] = set()
+    for position, instruction in enumerate([*instructions, None]):
+        name = None if instruction is None else _run_callee(instruction)
+        if instruction is not None and name is not None and name == callee:
+            reads = [k for k, o in enumerate(instruction.operands) if o.text in made]
+            previous = instructions[position - 1].result
+            chained = len(reads) == 1 and instruction.operands[reads[0]].text == previous
+            step = None if not reads else reads[0] if chained else -2
+            if step != -2 and kind in (-1, step):
+                kind = step
+                made.add(instruction.result)
+                continue
+        if position - start >= 2:
+            runs.update(dict.fromkeys(range(start, position), (position, kind)))
+        start, callee, kind = position, name, -1
+        made = {instruction.result} if instruction is not None and name is not None else set()
+    return runs
+
+
+def _run_callee(ins: Instruction) -> str | None:
+    """The callee of ``ins`` when it is a scalar call of a non-commutative per-thread math
+    intrinsic (a member of a :func:`math_runs` run), else None."""
+    callee = ins.extra.get("callee") if ins.opcode == "call" else None
+    if not isinstance(callee, str) or ins.result is None or ins.type.kind != "float":
+        return None
+    callee = callee.lstrip("@")
+    family = _family(callee)
+    if family is None or family[0] is not _math or canonical_op(callee) in COMMUTATIVE:
+        return None
+    if any(o.type.kind != "float" for o in ins.operands):
+        return None
+    return callee
 
 
 def _math(machine: Machine, ins: Instruction, found: re.Match[str], mask: np.ndarray) -> Val:

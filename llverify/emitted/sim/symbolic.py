@@ -55,6 +55,8 @@ _SLOTS = 16  # byte slots per node: values up to 128 bits
 _ROWS_REMEMBERED = 4096  # rows of byte symbols whose nodes a Dag remembers (about 25 MiB)
 _PLACEHOLDERS = -1  # the buffer of a template's placeholder leaves
 _PLAIN_ROWS = 1024  # threads up to which Dag.apply dedups operand rows in Python, not numpy
+_LEXSORT_ROWS = 1024  # rows up to which unique_rows sorts them by lexsort, not packed (faster)
+_NOT_OPERATIONS = frozenset({"leaf", "const", "bytes"})  # the keys that hold no operand nodes
 
 COMMUTATIVE = frozenset(
     {"fadd", "fmul", "add", "mul", "and", "or", "xor", "maxnum", "minnum", "maximum", "minimum",
@@ -195,7 +197,8 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of the 2-D integer array ``rows`` (sorted) and, for each row, the
     index of its distinct row (``np.unique(rows, axis=0, return_inverse=True)``, with the
     inverse flat; one column, the common case of one-operand ops and 1-byte values, sorts as
-    a plain vector, several times faster).
+    a plain vector, several times faster; up to a thousand rows, a CTA's threads, they are
+    sorted by :func:`numpy.lexsort`, above by packing each row into one integer).
 
     >>> unique, inverse = unique_rows(np.array([[3], [1], [3]]))
     >>> unique.tolist(), inverse.tolist()
@@ -211,6 +214,8 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if rows.shape[1] == 1:
         unique, inverse = np.unique(rows[:, 0], return_inverse=True)
         return unique[:, None], inverse.reshape(-1)
+    if rows.shape[0] <= _LEXSORT_ROWS:
+        return _sorted_unique_rows(rows)
     packed = _packed(rows)
     if packed is not None:  # one integer per row, ordered as the rows: a plain vector sort
         distinct, inverse = np.unique(packed[0], return_inverse=True)
@@ -311,6 +316,14 @@ class Dag:
         #: (the nodes rows stand for never change: a vector's element taken apart again
         #: gives the nodes it gave before)
         self._rows_seen: dict[tuple[tuple[int, ...], bytes], np.ndarray] = {}
+        #: whether each node is an operand of some operation node (of the first
+        #: ``_operands_scanned`` nodes; :meth:`_scan_operands` brings it up to date): an
+        #: operation with an operand that is none yet is a new node, found in no table
+        self._is_operand = np.zeros(0, dtype=bool)
+        self._operands_scanned = 0
+        #: the runs of operation nodes made by :meth:`_fresh_rows` that no index table holds
+        #: yet, as (first, end, width): :meth:`_table` enters them before any lookup
+        self._unindexed: list[tuple[int, int, int]] = []
 
     def _mirror(self) -> tuple[np.ndarray, np.ndarray]:
         """Every node's width and whether it is a constant, as arrays (grown as nodes are
@@ -336,15 +349,54 @@ class Dag:
             self._mirrored = count
         return self._widths[:count], self._consts[:count]
 
-    def _table(self, nbytes: int) -> dict[tuple, int]:
-        """The index of the ``nbytes``-wide nodes, key to node."""
+    def _table(self, nbytes: int, operations: bool = True) -> dict[tuple, int]:
+        """The index of the ``nbytes``-wide nodes, key to node, for looking up keys of
+        operation nodes (the runs :meth:`_fresh_rows` made entered first), or with
+        ``operations`` False only of leaves, constants and ``bytes`` nodes (which no
+        operation's key equals)."""
         table = self._index.get(nbytes)
         if table is None:
             table = self._index[nbytes] = {}
+        if operations and self._unindexed:
+            self._enter_unindexed()
         return table
 
-    def _intern(self, key: tuple, nbytes: int) -> int:
-        table = self._table(nbytes)
+    def _enter_unindexed(self) -> None:
+        """Enter the runs of nodes :meth:`_fresh_rows` made into their index tables."""
+        nodes = self.nodes
+        for first, end, nbytes in self._unindexed:
+            table = self._index.get(nbytes)
+            if table is None:
+                table = self._index[nbytes] = {}
+            table.update(zip(nodes[first:end], range(first, end)))
+        self._unindexed.clear()
+
+    def _grow_operand_marks(self, count: int) -> None:
+        """Room in :attr:`_is_operand` for ``count`` nodes (doubling)."""
+        if self._is_operand.size < count:
+            grown = np.zeros(max(count, 2 * self._is_operand.size, 1024), dtype=bool)
+            grown[: self._is_operand.size] = self._is_operand
+            self._is_operand = grown
+
+    def _scan_operands(self) -> np.ndarray:
+        """:attr:`_is_operand` of every node made so far (the nodes made since the last
+        scan looked at one by one, their operands marked)."""
+        count = len(self.nodes)
+        self._grow_operand_marks(count)
+        if self._operands_scanned < count:
+            marked = [
+                operand
+                for key in self.nodes[self._operands_scanned : count]
+                if key[0] not in _NOT_OPERATIONS
+                for operand in key[1:]
+            ]
+            if marked:
+                self._is_operand[marked] = True
+            self._operands_scanned = count
+        return self._is_operand[:count]
+
+    def _intern(self, key: tuple, nbytes: int, operation: bool = True) -> int:
+        table = self._table(nbytes, operation)
         found = table.get(key)
         if found is not None:
             return found
@@ -362,7 +414,7 @@ class Dag:
             if found >= 0:
                 return found
         count = len(self.nodes)
-        node = self._intern(("leaf", buffer, index), nbytes)
+        node = self._intern(("leaf", buffer, index), nbytes, operation=False)
         if node == count:
             self._single_leaves.setdefault((buffer, nbytes), set()).add(index)
         return node
@@ -393,9 +445,11 @@ class Dag:
         """The leaves ``start .. start + count - 1`` of ``buffer``, none made yet, made as
         consecutive nodes in index order (a run: found by :meth:`leaf` and
         :meth:`leaves_of` without an entry per leaf in the index tables)."""
+        self._scan_operands()  # up to date, so that the scan can pass over the leaves
         first = len(self.nodes)
         self.nodes.extend(_leaf_keys(buffer, start, count))
         self.width.extend(repeat(nbytes, count))
+        self._operands_scanned = first + count
         runs = self._leaf_runs.get((buffer, nbytes))
         if runs is None:
             runs = self._leaf_runs[(buffer, nbytes)] = _Runs()
@@ -433,7 +487,7 @@ class Dag:
 
     def const(self, value: int, nbytes: int) -> int:
         count = len(self.nodes)
-        node = self._intern(("const", value), nbytes)
+        node = self._intern(("const", value), nbytes, operation=False)
         if node == count:  # a new constant
             self._consts_made.append(node)
         return node
@@ -496,7 +550,7 @@ class Dag:
         if all(-257 <= s <= -1 for s in symbols):
             value = sum((-1 - s) << (8 * k) for k, s in enumerate(symbols))
             return self.const(value, len(symbols))
-        return self._intern(("bytes", tuple(symbols)), len(symbols))
+        return self._intern(("bytes", tuple(symbols)), len(symbols), operation=False)
 
     def symbols(self, node: int) -> np.ndarray:
         return node * _SLOTS + np.arange(self.width[node], dtype=np.int64)
@@ -561,7 +615,9 @@ class Dag:
         """
         name = canonical_op(name)
         columns = [self.nodes_of(v) for v in operands]
-        nodes = self._plain_rows(name, columns, out_bytes)
+        nodes = self._fresh_rows(name, columns, out_bytes)
+        if nodes is None:
+            nodes = self._plain_rows(name, columns, out_bytes)
         if nodes is not None:  # no thread's op folds: each thread's value is its node's bytes
             return self._of_nodes(nodes, out_bytes)
         unique, inverse = unique_rows(np.stack(columns, axis=1))
@@ -594,6 +650,187 @@ class Dag:
         value.known_nodes = (self, nodes)
         return value
 
+    def _may_fold(self, name: str, columns: list[np.ndarray]) -> bool:
+        """Whether some thread's :meth:`op` ``name`` of its operand nodes (``columns``: one
+        array of nodes per operand) may fold: all its operands constants, or a ``select``
+        on a constant condition."""
+        consts = self._mirror()[1]
+        flags = [consts[c] for c in columns]
+        slow = np.logical_and.reduce(flags)
+        if name == "select" and len(columns) == 3:
+            slow = slow | flags[0]
+        return bool(slow.any())
+
+    def _fresh_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> np.ndarray | None:
+        """:meth:`op` ``name`` of each thread's operand nodes (``columns``), when every
+        thread has an operand that is no operation's operand yet (the accumulator of a
+        chain of ``fmuladd``, just made) and no thread's op may fold: then no table holds
+        any of the keys, so the distinct rows' nodes are made in sorted row order, as
+        :meth:`op_rows` of :func:`unique_rows` makes them, without a lookup (entered into
+        the index tables before the next lookup, :meth:`_table`); None otherwise, or when
+        two distinct rows are one node (a commutative op's operands in both orders).
+
+        >>> dag = Dag()
+        >>> a, b = dag.new_leaves(0, 2, 4).tolist()
+        >>> dag._fresh_rows("fsub", [np.array([b, a, a]), np.array([a, b, a])], 4).tolist()
+        [4, 3, 2]
+        >>> dag.op("fsub", (b, a), 4), dag.op("fsub", (a, a), 4)  # entered into the table
+        (4, 2)
+        >>> dag._fresh_rows("fsub", [np.array([b]), np.array([a])], 4) is None  # not fresh
+        True
+        >>> c, d = dag.new_leaves(1, 2, 4).tolist()
+        >>> dag._fresh_rows("fadd", [np.array([c, d]), np.array([d, c])], 4) is None  # one node
+        True
+        """
+        if not columns or columns[0].shape[0] == 0:
+            return None
+        is_operand = self._scan_operands()
+        if np.logical_and.reduce([is_operand[c] for c in columns]).any():
+            return None  # a thread whose operands are all operands already: look it up
+        if self._may_fold(name, columns):
+            return None
+        unique, inverse = unique_rows(np.stack(columns, axis=1))
+        names, canonical = self._canonical(name, unique)
+        if canonical is not unique and name in COMMUTATIVE:
+            if unique_rows(canonical)[0].shape[0] != unique.shape[0]:
+                return None
+        first, count = len(self.nodes), unique.shape[0]
+        self.nodes.extend(zip(names, *canonical.T.tolist()))
+        self.width.extend(repeat(nbytes, count))
+        self._unindexed.append((first, first + count, nbytes))
+        self._grow_operand_marks(first + count)
+        self._is_operand[unique.reshape(-1)] = True  # the new nodes' operands, at once
+        self._operands_scanned = first + count
+        return first + inverse.astype(np.int64).reshape(-1)
+
+    def apply_run(
+        self,
+        name: str,
+        columns: list[list[np.ndarray | None]],
+        nbytes: int,
+        chain: int | None = None,
+    ) -> list[Val]:
+        """:meth:`apply` of the non-commutative op ``name`` to each of a run of
+        instructions' operand nodes (``columns[i]``: instruction ``i``'s, one array of
+        nodes per operand), as far as each in turn would be made by :meth:`_fresh_rows`:
+        the values of that longest prefix (possibly empty), their nodes made at once,
+        instruction by instruction in sorted row order, so the DAG is the one applying
+        them one at a time makes.  With ``chain`` None no instruction reads another's
+        result; else each after the first reads the one before's as its operand ``chain``
+        (given as None: a matmul's ``fmuladd`` s along k, ``acc = fmuladd(a, b, acc)``).
+
+        >>> dag = Dag()
+        >>> a, b = dag.new_leaves(0, 2, 4), dag.new_leaves(1, 2, 4)
+        >>> run = dag.apply_run("llvm.fmuladd.f32", [[a, a, a], [a, a, b], [b, a, b]], 4)
+        >>> [dag.nodes_of(v).tolist() for v in run]  # the third reads no fresh node
+        [[4, 5], [6, 7]]
+        >>> acc = dag.nodes_of(run[1])
+        >>> run = dag.apply_run("llvm.fmuladd.f32", [[b, b, acc], [a, b, None]], 4, chain=2)
+        >>> [dag.nodes_of(v).tolist() for v in run], dag.describe(10)
+        ([[8, 9], [10, 11]], 'fmuladd(in0[0], in1[0], fmuladd(in1[0], in1[0], ...))')
+        """
+        name = canonical_op(name)
+        if not columns or name in COMMUTATIVE or name in ("select", "bytes") or "cmp." in name:
+            return []
+        if chain is not None:
+            return self._chain_run(name, columns, nbytes, chain)
+        given = cast("list[list[np.ndarray]]", columns)  # no None without a chain
+        rows = np.stack([np.stack(c, axis=1) for c in given])  # (instruction, thread, operand)
+        made = self._fresh_prefix(rows)
+        if made == 0:
+            return []
+        count, threads, arity = made, rows.shape[1], rows.shape[2]
+        table = rows[:made].reshape(count * threads, arity)
+        which = np.repeat(np.arange(count, dtype=np.int64), threads)
+        order = np.lexsort((*table.T[::-1], which))  # by instruction, then row
+        ordered = table[order]
+        first = np.ones(table.shape[0], dtype=bool)
+        first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1) | (which[1:] != which[:-1])
+        start = len(self.nodes)
+        nodes = np.empty(table.shape[0], dtype=np.int64)
+        nodes[order] = start + np.cumsum(first) - 1
+        self._made_fresh(name, ordered[first], nbytes, table)
+        return [self._of_nodes(part, nbytes) for part in nodes.reshape(count, threads)]
+
+    def _fresh_prefix(self, rows: np.ndarray) -> int:
+        """How many of the instructions whose operand nodes are ``rows`` (instruction,
+        thread, operand) :meth:`_fresh_rows` would make in turn: each has, in every
+        thread, an operand that is no operation's operand yet, neither before the run
+        nor in an earlier instruction of it, and folds in no thread."""
+        count, threads, arity = rows.shape
+        flat = rows.reshape(-1)
+        which = np.repeat(np.arange(count, dtype=np.int64), threads * arity)
+        order = np.lexsort((which, flat))  # each node's uses, the first instruction's first
+        ordered = flat[order]
+        starts = np.ones(flat.size, dtype=bool)
+        starts[1:] = ordered[1:] != ordered[:-1]
+        first_use = np.empty(flat.size, dtype=np.int64)
+        first_use[order] = which[order][np.flatnonzero(starts)[np.cumsum(starts) - 1]]
+        used_before = (self._scan_operands()[flat] | (first_use < which)).reshape(rows.shape)
+        folds = self._mirror()[1][rows].all(axis=2).any(axis=1)
+        ready = (~used_before).any(axis=2).all(axis=1) & ~folds
+        return count if ready.all() else int(np.argmin(ready))
+
+    def _chain_run(
+        self, name: str, columns: list[list[np.ndarray | None]], nbytes: int, chain: int
+    ) -> list[Val]:
+        """:meth:`apply_run` of a chain through operand ``chain``: made when the first
+        instruction is :meth:`_fresh_rows`' with distinct rows in every thread (then each
+        later one reads a distinct fresh node in every thread, so it is one too, with one
+        node per thread).  Each instruction's threads are ordered by their rows, the
+        operand ``chain`` being the order of the one before's (its nodes are consecutive in
+        that order)."""
+        first_rows = np.stack(cast("list[np.ndarray]", columns[0]), axis=1)
+        threads, arity = first_rows.shape
+        if self._fresh_prefix(first_rows[None]) == 0:
+            return []
+        order = np.lexsort(first_rows.T[::-1])
+        ordered = first_rows[order]
+        if (ordered[1:] == ordered[:-1]).all(axis=1).any():
+            return []  # two threads' first nodes are one: not one node per thread
+        count, start = len(columns), len(self.nodes)
+        nodes = np.empty((count, threads), dtype=np.int64)
+        nodes[0, order] = start + np.arange(threads, dtype=np.int64)
+        keys = [ordered]
+        others = [k for k in range(arity) if k != chain]
+        for i in range(1, count):
+            given = [cast("np.ndarray", columns[i][k]) for k in others]
+            rank = nodes[i - 1] - (start + (i - 1) * threads)
+            operand = [*given[:chain], rank, *given[chain:]]
+            order = np.lexsort(operand[::-1])
+            nodes[i, order] = start + i * threads + np.arange(threads, dtype=np.int64)
+            row = [column[order] for column in given]
+            row.insert(chain, nodes[i - 1][order])
+            keys.append(np.stack(row, axis=1))
+        table = np.concatenate(keys)
+        self._made_fresh(name, table, nbytes, table)
+        return [self._of_nodes(part, nbytes) for part in nodes]
+
+    def _made_fresh(self, name: str, keys: np.ndarray, nbytes: int, operands: np.ndarray) -> None:
+        """Make the nodes ``name`` of the operand rows ``keys`` (in order, none a node
+        yet), entered into the index tables before the next lookup; ``operands`` (every
+        row read) are operands from now on."""
+        start, end = len(self.nodes), len(self.nodes) + keys.shape[0]
+        self.nodes.extend(zip(repeat(name), *keys.T.tolist()))
+        self.width.extend(repeat(nbytes, keys.shape[0]))
+        self._unindexed.append((start, end, nbytes))
+        self._grow_operand_marks(end)
+        self._is_operand[operands.reshape(-1)] = True
+        self._operands_scanned = end
+
+    def _canonical(self, name: str, rows: np.ndarray) -> tuple[Sequence[str], np.ndarray]:
+        """The names and operand rows of :meth:`op` ``name`` of each of ``rows`` (operand
+        nodes, shape (n, k)) put in canonical order: a commutative op's operands sorted, a
+        compare's swapped into ``a <= b`` under the swapped predicate."""
+        if name in COMMUTATIVE:
+            return repeat(name, rows.shape[0]), np.sort(rows, axis=1)  # type: ignore[return-value]
+        if name[:5] in ("fcmp.", "icmp.") and rows.shape[1] == 2 and name[5:] in SWAPPED:
+            swap = rows[:, 0] > rows[:, 1]  # a < b is b > a: one node for both spellings
+            other = name[:5] + SWAPPED[name[5:]]
+            names = [other if s else name for s in swap.tolist()]
+            return names, np.where(swap[:, None], rows[:, ::-1], rows)
+        return repeat(name, rows.shape[0]), rows  # type: ignore[return-value]
+
     def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> np.ndarray | None:
         """:meth:`op` ``name`` of each thread's operand nodes (``columns``: one array of
         nodes per operand), in Python for a few hundred threads, when no thread's op may fold
@@ -611,14 +848,7 @@ class Dag:
         True
         """
         count = columns[0].shape[0]
-        if not 0 < count <= _PLAIN_ROWS or not columns:
-            return None
-        consts = self._mirror()[1]
-        flags = [consts[c] for c in columns]
-        slow = np.logical_and.reduce(flags)
-        if name == "select" and len(columns) == 3:
-            slow = slow | flags[0]
-        if slow.any():
+        if not 0 < count <= _PLAIN_ROWS or not columns or self._may_fold(name, columns):
             return None
         rows = list(zip(*[c.tolist() for c in columns]))
         distinct = sorted(set(rows))
@@ -668,11 +898,16 @@ class Dag:
         return self._intern_all(keys, nbytes, folded)
 
     def _intern_all(
-        self, keys: Sequence[tuple | None], nbytes: int, other: Callable[[int], int]
+        self,
+        keys: Sequence[tuple | None],
+        nbytes: int,
+        other: Callable[[int], int],
+        operations: bool = True,
     ) -> np.ndarray:
-        """:meth:`_intern` of each of ``keys`` (``nbytes`` wide), looked up at once and made
-        in order; the node of a key None is ``other(its position)``, made in its turn."""
-        table, nodes = self._table(nbytes), self.nodes
+        """:meth:`_intern` of each of ``keys`` (``nbytes`` wide; with ``operations`` False,
+        none an operation's), looked up at once and made in order; the node of a key None
+        is ``other(its position)``, made in its turn."""
+        table, nodes = self._table(nbytes, operations), self.nodes
         made: list[int | None] = list(map(table.get, keys))  # type: ignore[arg-type]  # None: absent
         missing = made.count(None)
         if not missing:
@@ -737,9 +972,25 @@ class Dag:
             value.known_nodes = (self, nodes)
         return nodes
 
-    def _nodes_of_symbols(self, value: Val) -> np.ndarray:
-        """:meth:`nodes_of` computed from ``value``'s byte symbols."""
-        rows = value.byte_symbols()
+    def nodes_without_making(self, value: Val) -> np.ndarray | None:
+        """:meth:`nodes_of` ``value`` when that makes no node (its nodes are known, or each
+        thread's bytes are one node's, or the rows were seen before), else None.
+
+        >>> dag = Dag()
+        >>> leaves = dag.new_leaves(0, 2, 4)
+        >>> dag.nodes_without_making(Val(32, syms=symbols_of(leaves, 4))).tolist()
+        [0, 1]
+        >>> dag.nodes_without_making(Val(32, syms=symbols_of(leaves, 4)[:, ::-1].copy())) is None
+        True
+        """
+        known = value.known_nodes
+        if known is not None and known[0] is self:
+            return known[1]
+        return self._nodes_found(value.byte_symbols())
+
+    def _nodes_found(self, rows: np.ndarray) -> np.ndarray | None:
+        """The nodes of the byte symbol rows ``rows`` when each is one node's bytes in order
+        or the rows were made into nodes before, else None."""
         first = rows[:, 0]
         if (first >= 0).all() and (first % _SLOTS == 0).all():  # every thread's one node's bytes
             nodes = first // _SLOTS
@@ -747,10 +998,15 @@ class Dag:
                 rows == first[:, None] + np.arange(rows.shape[1], dtype=np.int64)
             ).all():
                 return nodes
-        key = (rows.shape, rows.tobytes())
-        known = self._rows_seen.get(key)  # what these rows were made into before
+        return self._rows_seen.get((rows.shape, rows.tobytes()))  # what they were made into
+
+    def _nodes_of_symbols(self, value: Val) -> np.ndarray:
+        """:meth:`nodes_of` computed from ``value``'s byte symbols."""
+        rows = value.byte_symbols()
+        known = self._nodes_found(rows)
         if known is not None:
             return known
+        key = (rows.shape, rows.tobytes())
         if len(self._rows_seen) >= _ROWS_REMEMBERED:
             self._rows_seen.clear()
         known = self._rows_seen[key] = self._nodes_of_rows(rows)
@@ -786,7 +1042,7 @@ class Dag:
                 return self.const(value, nbytes)
             return self.from_symbols(tuple(rows_left[k]))
 
-        made[rest] = self._intern_all(keys, nbytes, constant_node)
+        made[rest] = self._intern_all(keys, nbytes, constant_node, operations=False)
         return made[inverse.reshape(-1)]
 
     def leaves(self, node: int) -> list[int]:
