@@ -265,36 +265,42 @@ class MemoryAccess:
             )
         nbytes = values.shape[1]
         private, dag = self.private, self.dag
-        for row in np.flatnonzero(guarded).tolist():
-            thread, guard, cells, new = int(threads[row]), int(guards[row]), grid[row], values[row]
-            written = private.written[thread, cells]
-            conditions = private.condition[thread, cells]
-            unwritten = ~written & (conditions < 0)
-            old = np.where(unwritten, new, private.data[thread, cells])
-            stored = new
-            if (old != new).any():
-                if nbytes > 16 or (new == UNDEFINED).any() or (old == UNDEFINED).any():
-                    raise Unmodelled(
-                        f"a private store of {nbytes} bytes under a guard on tagged data over "
-                        "written bytes (wider than 16, or undefined)"
-                    )
+        rows = np.flatnonzero(guarded)  # one thread each: read all first, then store all
+        cells, new, under = grid[rows], values[rows], guards[rows]
+        at = (threads[rows][:, None], cells)
+        conditions = private.condition[at]
+        unwritten = ~private.written[at] & (conditions < 0)
+        old = np.where(unwritten, new, private.data[at])
+        changed = (old != new).any(axis=1)
+        if changed.any() and (
+            nbytes > 16 or (new[changed] == UNDEFINED).any() or (old[changed] == UNDEFINED).any()
+        ):
+            raise Unmodelled(
+                f"a private store of {nbytes} bytes under a guard on tagged data over "
+                "written bytes (wider than 16, or undefined)"
+            )
+        stored = new.copy()
+        under = np.repeat(under[:, None], nbytes, axis=1)  # for the bytes not written
+        conditional = (conditions >= 0).any(axis=1)
+        for row in np.flatnonzero(changed | conditional).tolist():
+            guard = int(under[row, 0])
+            if changed[row]:
                 chosen = dag.op(
                     "select",
                     (
                         guard,
-                        dag.from_symbols(tuple(new.tolist())),
-                        dag.from_symbols(tuple(old.tolist())),
+                        dag.from_symbols(tuple(new[row].tolist())),
+                        dag.from_symbols(tuple(old[row].tolist())),
                     ),
                     nbytes,
                 )
-                stored = dag.symbols(chosen)
-            under = np.full(nbytes, guard, dtype=np.int64)  # for the bytes not written
-            for k, condition in enumerate(conditions.tolist()):
+                stored[row] = dag.symbols(chosen)
+            for k, condition in enumerate(conditions[row].tolist()):
                 if condition >= 0 and not implies(dag, guard, condition, self._implied):
-                    under[k] = dag.op("or", (condition, guard), 1)
+                    under[row, k] = dag.op("or", (condition, guard), 1)
                 elif condition >= 0:
-                    under[k] = condition
-            private.store_under(cells, stored, thread, under)
+                    under[row, k] = condition
+        private.store_under(cells, stored, threads[rows], under)
 
     def load_at(
         self,
@@ -422,11 +428,9 @@ class MemoryAccess:
             )
         self._conditions_hold(conditions, guards[threads])
         width = 8 * dag.width[int(nodes[threads[0]])]
-        places = [(a + window) % (1 << width) for a in starts]
-        for row, thread in enumerate(threads.tolist()):
-            node = int(nodes[thread])
-            constants = [dag.const(a, width // 8) for a in places]
-            slots = data[row].reshape(count, nbytes).tolist()
+        constants = [dag.const((a + window) % (1 << width), width // 8) for a in starts]
+        each = data.reshape(threads.size, count, nbytes).tolist()
+        for thread, node, slots in zip(threads.tolist(), nodes[threads].tolist(), each):
             value = dag.from_symbols(tuple(slots[-1]))
             for k in range(count - 2, -1, -1):
                 hit = dag.op("icmp.eq", (node, constants[k]), 1)
