@@ -342,16 +342,21 @@ class MemoryAccess:
         guards = np.full(self.threads, -1, dtype=np.int64)
         guards[tagged] = self._guard_nodes(np.flatnonzero(tagged))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
-        pairs = np.unique(np.stack([nodes[tagged], guards[tagged]], axis=1), axis=0)
+        rows = np.flatnonzero(tagged)
+        pairs, inverse = np.unique(
+            np.stack([nodes[rows], guards[rows]], axis=1), axis=0, return_inverse=True
+        )
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")  # the threads of each pair, one run each
+        runs = np.split(rows[order], np.flatnonzero(np.diff(inverse[order])) + 1)
         window = 0 if space == 5 else PRIVATE_WINDOW
-        private: dict[tuple[int, int, int], list[tuple[int, int]]] = {}  # places: node, guard
-        for node, guard in pairs.tolist():
-            who = tagged & (nodes == node) & (guards == guard)
+        private: dict[tuple[int, int, int], list[np.ndarray]] = {}  # places: threads
+        for (node, guard), who in zip(pairs.tolist(), runs):
             ranges = self._ranges_under(guard)
             lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
             if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
                 step = 1 << min(low_zero_bits(self.dag, node, self._zero_bits), 12)
-                private.setdefault((lo - window, hi - window, step), []).append((node, guard))
+                private.setdefault((lo - window, hi - window, step), []).append(who)
                 continue
             k, start, end = self._span(node, (lo, hi), nbytes, "load")
             self.memory.check_gather(k, start, end)
@@ -372,8 +377,7 @@ class MemoryAccess:
             out[who] = symbols_of(elements, element_bytes).reshape(-1)
         for (lo, hi, step), members in private.items():
             who = np.zeros(self.threads, dtype=bool)
-            for node, guard in members:
-                who |= tagged & (nodes == node) & (guards == guard)
+            who[np.concatenate(members)] = True
             self._private_gather((lo, hi), step, window, nbytes, who, nodes, guards, out)
         return out
 
