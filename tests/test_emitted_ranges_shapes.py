@@ -9,7 +9,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.emitted.sim.ranges import Interval, Ranges
+from llverify.emitted.sim.guarded import low_zero_bits
+from llverify.emitted.sim.ranges import Interval, Ranges, closed
 from llverify.emitted.sim.symbolic import Dag
 
 _HUGE = 0x47CE4780  # 105615.0, libdevice's bound of the fast sine and cosine path
@@ -215,3 +216,28 @@ def test_memoised_intervals_and_assumptions_equal_those_computed_afresh(seed: in
         )
         assert under.interval_by_cases(node) == _afresh(dag, facts, node, (guard, holds))
         assert ranges.interval_by_cases(node) == _afresh(dag, facts, node)
+
+
+def test_a_shape_holds_the_alignment_only_where_it_holds_every_node_below() -> None:
+    """One-byte arithmetic has no range of its own (an i1 or an i8), so a shape leaves out
+    its operands: two addresses of one shape may differ in alignment below it, and are not
+    :func:`closed`; an address of ``sext``, ``add`` and ``shl`` holds all of it."""
+    dag = Dag()
+    two, base = dag.const(2, 1), dag.const(0x1000, 8)
+    a, b = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    aligned, plain = dag.op("shl", (a, two), 1), dag.op("add", (b, b), 1)
+    offsets = [dag.op("add", (v, dag.op("shl", (a, two), 1)), 1) for v in (aligned, plain)]
+    addresses = [dag.op("add", (base, dag.op("zext.8.64", (o,), 8)), 8) for o in offsets]
+    ranges = Ranges(dag)
+    (first, shape), (second, other) = (ranges.shaped_interval(n) for n in addresses)
+    assert first == second == (0x1000, 0x10FF) and shape == other
+    assert low_zero_bits(dag, addresses[0]) == 2 and low_zero_bits(dag, addresses[1]) == 0
+    assert shape is not None and not closed(shape)
+    wide = [dag.leaf(1, t, 4) for t in range(2)]
+    scaled = [
+        dag.op("add", (base, dag.op("shl", (dag.op("sext.32.64", (w,), 8), dag.const(3, 8)), 8)), 8)
+        for w in wide
+    ]
+    (_, shape), (_, other) = (ranges.shaped_interval(n) for n in scaled)
+    assert shape == other and shape is not None and closed(shape)
+    assert low_zero_bits(dag, scaled[0]) == low_zero_bits(dag, scaled[1]) == 3

@@ -36,7 +36,7 @@ from llverify.emitted.sim.guarded import implies, low_zero_bits
 from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
-from llverify.emitted.sim.ranges import Ranges, unsigned
+from llverify.emitted.sim.ranges import Ranges, closed, unsigned
 from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, const_bytes, symbols_of
 from llverify.emitted.sim.wgmma import WarpgroupMMA
 
@@ -82,6 +82,7 @@ class MemoryAccess:
         self._guard_ranges: dict[tuple[int, int], Ranges] = {}  # by (guard, facts assumed)
         self._implied: dict[tuple[int, int], bool] = {}  # memo of :func:`implies`
         self._zero_bits: dict[int, int] = {}  # memo of :func:`low_zero_bits`
+        self._zeros_by_shape: dict[tuple, int] = {}  # and by shape (:meth:`_low_zero_bits`)
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
@@ -353,9 +354,10 @@ class MemoryAccess:
         private: dict[tuple[int, int, int], list[np.ndarray]] = {}  # places: threads
         for (node, guard), who in zip(pairs.tolist(), runs):
             ranges = self._ranges_under(guard)
-            lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
+            interval, shape = ranges.shaped_interval(node)
+            lo, hi = unsigned(interval, ranges.bits(node))
             if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
-                step = 1 << min(low_zero_bits(self.dag, node, self._zero_bits), 12)
+                step = 1 << min(self._low_zero_bits(node, shape), 12)
                 private.setdefault((lo - window, hi - window, step), []).append(who)
                 continue
             k, start, end = self._span(node, (lo, hi), nbytes, "load")
@@ -380,6 +382,17 @@ class MemoryAccess:
             who[np.concatenate(members)] = True
             self._private_gather((lo, hi), step, window, nbytes, who, nodes, guards, out)
         return out
+
+    def _low_zero_bits(self, node: int, shape: tuple | None) -> int:
+        """:func:`~llverify.emitted.sim.guarded.low_zero_bits` of ``node``, memoised by its
+        shape (:meth:`~llverify.emitted.sim.ranges.Ranges.shaped_interval`) where that holds
+        every node below it: the same address of another thread has as many."""
+        zeros = self._zeros_by_shape.get(shape) if shape is not None else None
+        if zeros is None:
+            zeros = low_zero_bits(self.dag, node, self._zero_bits)
+            if shape is not None and closed(shape):
+                self._zeros_by_shape[shape] = zeros
+        return zeros
 
     def _private_gather(
         self,

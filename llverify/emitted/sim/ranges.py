@@ -49,6 +49,7 @@ __all__ = [
     "Interval",
     "Ranges",
     "bound_of",
+    "closed",
     "cover",
     "float_bound",
     "intersect",
@@ -284,6 +285,22 @@ def _smallest(interval: Interval, bits: int) -> Interval:
     return lower if max(-lower[0], abs(lower[1])) < max(abs(lo), abs(hi)) else (lo, hi)
 
 
+def closed(shape: tuple) -> bool:
+    """Whether ``shape`` (:meth:`Ranges.shaped_interval`) holds every node below its node:
+    no operation in it has operands it leaves out (one whose range is fixed whatever they
+    are: floats, loads, calls).
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 0, 4)
+    >>> ranges = Ranges(dag)
+    >>> float_bits = dag.op("fadd", (x, x), 4)
+    >>> [closed(ranges.shaped_interval(dag.op("and", (v, dag.const(12, 4)), 4))[1])
+    ...  for v in (x, float_bits)]
+    [True, False]
+    """
+    return all(entry[2] is not None or entry[0] == "leaf" for entry in shape)
+
+
 def _turned(kind: str) -> bool:
     """Whether ``kind`` is a compare whose ``select`` :meth:`Ranges.canonical` turns round."""
     return kind[:5] == "icmp." and kind[5:] in _TURNED
@@ -467,24 +484,43 @@ class Ranges:
         The result is memoised by the node's shape (:meth:`_shape`), so the same expression
         of another thread's data, bounded alike, is not computed again.
         """
+        return self.shaped_interval(node)[0]
+
+    def shaped_interval(self, node: int) -> tuple[Interval, tuple | None]:
+        """:meth:`interval_by_cases` of ``node``, and the shape it was memoised by
+        (:meth:`_shape`) when that is the shape of ``node`` itself (None when ``node`` is not
+        canonical, the shape was not computed or is too large).  A function of the nodes'
+        kinds, widths, constants, bytes and operands alone has one value on a shape that
+        :func:`closed` says holds all the nodes below.
+
+        >>> dag = Dag()
+        >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> twelve = dag.const(12, 4)
+        >>> ranges = Ranges(dag)
+        >>> (a, shape), (b, other) = (ranges.shaped_interval(dag.op("and", (v, twelve), 4))
+        ...                           for v in (x, y))
+        >>> a, b, shape == other, closed(shape)
+        ((0, 12), (0, 12), True, True)
+        """
+        raw = node
         node = self._canonical.get(node, node)  # not canonical only if its shape says so
         found = self._by_node.get(node)
         if found is not None:
-            return found
+            return found, None
         shape = self._shape(node)
         if shape is _REBUILT:
             node = self.canonical(node)
             found = self._by_node.get(node)
             if found is not None:
-                return found
+                return found, None
             shape = self._shape(node)
         if shape is None:  # not memoised: a later call may cut short later
-            return self._by_cases(node)
+            return self._by_cases(node), None
         found = self._by_shape.get(shape)
         if found is None:
             found = self._by_shape[shape] = self._by_cases(node)
         self._by_node[node] = found
-        return found
+        return found, shape if node == raw else None
 
     def _shape(self, node: int) -> tuple | None:
         """Everything :meth:`interval_by_cases` of the canonical ``node`` reads, with the
