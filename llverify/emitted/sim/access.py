@@ -37,7 +37,15 @@ from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
 from llverify.emitted.sim.ranges import Ranges, closed, unsigned
-from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, const_bytes, symbols_of
+from llverify.emitted.sim.symbolic import (
+    UNDEFINED,
+    Dag,
+    Unmodelled,
+    Val,
+    const_bytes,
+    symbols_of,
+    unique_rows,
+)
 from llverify.emitted.sim.wgmma import WarpgroupMMA
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
@@ -344,10 +352,7 @@ class MemoryAccess:
         guards[tagged] = self._guard_nodes(np.flatnonzero(tagged))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
         rows = np.flatnonzero(tagged)
-        pairs, inverse = np.unique(
-            np.stack([nodes[rows], guards[rows]], axis=1), axis=0, return_inverse=True
-        )
-        inverse = inverse.reshape(-1)
+        pairs, inverse = unique_rows(np.stack([nodes[rows], guards[rows]], axis=1))
         order = np.argsort(inverse, kind="stable")  # the threads of each pair, one run each
         runs = np.split(rows[order], np.flatnonzero(np.diff(inverse[order])) + 1)
         window = 0 if space == 5 else PRIVATE_WINDOW
@@ -447,17 +452,18 @@ class MemoryAccess:
         width = 8 * dag.width[int(nodes[threads[0]])]
         constants = [dag.const((a + window) % (1 << width), width // 8) for a in starts]
         each = data.reshape(threads.size, count, nbytes).tolist()
-        for thread, node, slots in zip(threads.tolist(), nodes[threads].tolist(), each):
+        values = []
+        for node, slots in zip(nodes[threads].tolist(), each):
             value = dag.from_symbols(tuple(slots[-1]))
             for k in range(count - 2, -1, -1):
                 hit = dag.op("icmp.eq", (node, constants[k]), 1)
                 value = dag.op("select", (hit, dag.from_symbols(tuple(slots[k])), value), nbytes)
+            values.append(value)
+        out[threads] = symbols_of(np.array(values, dtype=np.int64), nbytes)
+        for thread, value in zip(threads.tolist(), values):
             constant = dag.constant_value(value)
-            out[thread] = (
-                const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
-                if constant is not None
-                else dag.symbols(value)
-            )
+            if constant is not None:  # one place holding constant bytes
+                out[thread] = const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
 
     def _span(
         self, node: int, interval: tuple[int, int], nbytes: int, what: str
