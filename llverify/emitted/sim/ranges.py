@@ -26,6 +26,13 @@ of its ranges with each piece in turn (so ``(x >> 23) & 224`` of such an ``x`` s
 :meth:`Ranges.under` gives the ranges under further conditions (a path condition) without
 changing these.
 
+Both are memoised by *shape*: the nodes a result is computed from, renamed by the order they
+are visited in, each with its kind, width, constant, bytes or operands and the bounds and
+pieces on it.  Every thread of a kernel builds its own nodes for one address or one path
+condition, alike: one shape, computed once (a result depends on nothing a shape leaves out,
+so the memoised one is the one computed afresh; the nodes :meth:`Ranges.canonical` makes
+are made as before).
+
 Examples:
     >>> dag = Dag()
     >>> ranges = Ranges(dag)
