@@ -241,3 +241,18 @@ def test_a_shape_holds_the_alignment_only_where_it_holds_every_node_below() -> N
     (_, shape), (_, other) = (ranges.shaped_interval(n) for n in scaled)
     assert shape == other and shape is not None and closed(shape)
     assert low_zero_bits(dag, scaled[0]) == low_zero_bits(dag, scaled[1]) == 3
+
+
+def test_a_condition_that_adds_no_bound_is_assumed_afresh_in_each_thread() -> None:
+    """``(x & 7) < 8`` holds on every input: assuming it adds a fact and no bound, and the
+    copy keeps the intervals it computed; a copy replayed from the memo would not, so it is
+    not memoised (None), and every thread assumes it again."""
+    dag = Dag()
+    eight, seven = dag.const(8, 4), dag.const(7, 4)
+    xs = [dag.leaf(0, t, 4) for t in range(2)]
+    conditions = [dag.op("icmp.ult", (dag.op("and", (x, seven), 4), eight), 1) for x in xs]
+    ranges = Ranges(dag)
+    under = [ranges.under([(c, True)]) for c in conditions]
+    assert list(ranges._added.values()) == [None]
+    assert [u.facts for u in under] == [[(c, True)] for c in conditions]
+    assert all(u._bounds == {} and u._memo for u in under)  # its intervals kept

@@ -441,7 +441,8 @@ class Ranges:
     def _added_by(self, other: Ranges, nodes: list[int]) -> _Added | None:
         """What ``other`` (these ranges under conditions on ``nodes``) has that these do not:
         new facts, bounds and pieces, each at its node's place in ``nodes``; None when one
-        is on a node outside them."""
+        is on a node outside them, or when there is no new bound (then ``other`` kept the
+        intervals :meth:`assume_all` computed, which a copy made from this would not)."""
         place = {n: k for k, n in enumerate(nodes)}
         facts, bounds, pieces = [], [], []
         for node, holds in other.facts[len(self.facts) :]:
@@ -459,6 +460,8 @@ class Ranges:
                 if node not in place:
                     return None
                 pieces.append((place[node], tuple(split)))
+        if not bounds:
+            return None
         return tuple(facts), tuple(bounds), tuple(pieces)
 
     def _with(self, added: _Added, nodes: list[int]) -> Ranges:
