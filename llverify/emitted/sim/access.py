@@ -36,8 +36,16 @@ from llverify.emitted.sim.guarded import implies, low_zero_bits
 from llverify.emitted.sim.instructions import PRIVATE_WINDOW, SHARED_WINDOW
 from llverify.emitted.sim.llvm_ir import Instruction
 from llverify.emitted.sim.memory import GlobalMemory, PrivateMemory, SharedMemory, Violation
-from llverify.emitted.sim.ranges import Ranges, unsigned
-from llverify.emitted.sim.symbolic import UNDEFINED, Dag, Unmodelled, Val, const_bytes, symbols_of
+from llverify.emitted.sim.ranges import Ranges, closed, unsigned
+from llverify.emitted.sim.symbolic import (
+    UNDEFINED,
+    Dag,
+    Unmodelled,
+    Val,
+    const_bytes,
+    symbols_of,
+    unique_rows,
+)
 from llverify.emitted.sim.wgmma import WarpgroupMMA
 
 __all__ = ["AccessRecord", "AsyncCopies", "MemoryAccess"]
@@ -82,6 +90,7 @@ class MemoryAccess:
         self._guard_ranges: dict[tuple[int, int], Ranges] = {}  # by (guard, facts assumed)
         self._implied: dict[tuple[int, int], bool] = {}  # memo of :func:`implies`
         self._zero_bits: dict[int, int] = {}  # memo of :func:`low_zero_bits`
+        self._zeros_by_shape: dict[tuple, int] = {}  # and by shape (:meth:`_low_zero_bits`)
 
     def _next_shared(self) -> None:
         """The next CTA's own shared memory (the last one's is kept for its violations)."""
@@ -265,36 +274,42 @@ class MemoryAccess:
             )
         nbytes = values.shape[1]
         private, dag = self.private, self.dag
-        for row in np.flatnonzero(guarded).tolist():
-            thread, guard, cells, new = int(threads[row]), int(guards[row]), grid[row], values[row]
-            written = private.written[thread, cells]
-            conditions = private.condition[thread, cells]
-            unwritten = ~written & (conditions < 0)
-            old = np.where(unwritten, new, private.data[thread, cells])
-            stored = new
-            if (old != new).any():
-                if nbytes > 16 or (new == UNDEFINED).any() or (old == UNDEFINED).any():
-                    raise Unmodelled(
-                        f"a private store of {nbytes} bytes under a guard on tagged data over "
-                        "written bytes (wider than 16, or undefined)"
-                    )
+        rows = np.flatnonzero(guarded)  # one thread each: read all first, then store all
+        cells, new, under = grid[rows], values[rows], guards[rows]
+        at = (threads[rows][:, None], cells)
+        conditions = private.condition[at]
+        unwritten = ~private.written[at] & (conditions < 0)
+        old = np.where(unwritten, new, private.data[at])
+        changed = (old != new).any(axis=1)
+        if changed.any() and (
+            nbytes > 16 or (new[changed] == UNDEFINED).any() or (old[changed] == UNDEFINED).any()
+        ):
+            raise Unmodelled(
+                f"a private store of {nbytes} bytes under a guard on tagged data over "
+                "written bytes (wider than 16, or undefined)"
+            )
+        stored = new.copy()
+        under = np.repeat(under[:, None], nbytes, axis=1)  # for the bytes not written
+        conditional = (conditions >= 0).any(axis=1)
+        for row in np.flatnonzero(changed | conditional).tolist():
+            guard = int(under[row, 0])
+            if changed[row]:
                 chosen = dag.op(
                     "select",
                     (
                         guard,
-                        dag.from_symbols(tuple(new.tolist())),
-                        dag.from_symbols(tuple(old.tolist())),
+                        dag.from_symbols(tuple(new[row].tolist())),
+                        dag.from_symbols(tuple(old[row].tolist())),
                     ),
                     nbytes,
                 )
-                stored = dag.symbols(chosen)
-            under = np.full(nbytes, guard, dtype=np.int64)  # for the bytes not written
-            for k, condition in enumerate(conditions.tolist()):
+                stored[row] = dag.symbols(chosen)
+            for k, condition in enumerate(conditions[row].tolist()):
                 if condition >= 0 and not implies(dag, guard, condition, self._implied):
-                    under[k] = dag.op("or", (condition, guard), 1)
+                    under[row, k] = dag.op("or", (condition, guard), 1)
                 elif condition >= 0:
-                    under[k] = condition
-            private.store_under(cells, stored, thread, under)
+                    under[row, k] = condition
+        private.store_under(cells, stored, threads[rows], under)
 
     def load_at(
         self,
@@ -336,16 +351,19 @@ class MemoryAccess:
         guards = np.full(self.threads, -1, dtype=np.int64)
         guards[tagged] = self._guard_nodes(np.flatnonzero(tagged))
         out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
-        pairs = np.unique(np.stack([nodes[tagged], guards[tagged]], axis=1), axis=0)
+        rows = np.flatnonzero(tagged)
+        pairs, inverse = unique_rows(np.stack([nodes[rows], guards[rows]], axis=1))
+        order = np.argsort(inverse, kind="stable")  # the threads of each pair, one run each
+        runs = np.split(rows[order], np.flatnonzero(np.diff(inverse[order])) + 1)
         window = 0 if space == 5 else PRIVATE_WINDOW
-        private: dict[tuple[int, int, int], list[tuple[int, int]]] = {}  # places: node, guard
-        for node, guard in pairs.tolist():
-            who = tagged & (nodes == node) & (guards == guard)
+        private: dict[tuple[int, int, int], list[np.ndarray]] = {}  # places: threads
+        for (node, guard), who in zip(pairs.tolist(), runs):
             ranges = self._ranges_under(guard)
-            lo, hi = unsigned(ranges.interval_by_cases(node), ranges.bits(node))
+            interval, shape = ranges.shaped_interval(node)
+            lo, hi = unsigned(interval, ranges.bits(node))
             if space == 5 or (space == 0 and PRIVATE_WINDOW <= lo and hi < SHARED_WINDOW):
-                step = 1 << min(low_zero_bits(self.dag, node, self._zero_bits), 12)
-                private.setdefault((lo - window, hi - window, step), []).append((node, guard))
+                step = 1 << min(self._low_zero_bits(node, shape), 12)
+                private.setdefault((lo - window, hi - window, step), []).append(who)
                 continue
             k, start, end = self._span(node, (lo, hi), nbytes, "load")
             self.memory.check_gather(k, start, end)
@@ -366,10 +384,20 @@ class MemoryAccess:
             out[who] = symbols_of(elements, element_bytes).reshape(-1)
         for (lo, hi, step), members in private.items():
             who = np.zeros(self.threads, dtype=bool)
-            for node, guard in members:
-                who |= tagged & (nodes == node) & (guards == guard)
+            who[np.concatenate(members)] = True
             self._private_gather((lo, hi), step, window, nbytes, who, nodes, guards, out)
         return out
+
+    def _low_zero_bits(self, node: int, shape: tuple | None) -> int:
+        """:func:`~llverify.emitted.sim.guarded.low_zero_bits` of ``node``, memoised by its
+        shape (:meth:`~llverify.emitted.sim.ranges.Ranges.shaped_interval`) where that holds
+        every node below it: the same address of another thread has as many."""
+        zeros = self._zeros_by_shape.get(shape) if shape is not None else None
+        if zeros is None:
+            zeros = low_zero_bits(self.dag, node, self._zero_bits)
+            if shape is not None and closed(shape):
+                self._zeros_by_shape[shape] = zeros
+        return zeros
 
     def _private_gather(
         self,
@@ -422,21 +450,20 @@ class MemoryAccess:
             )
         self._conditions_hold(conditions, guards[threads])
         width = 8 * dag.width[int(nodes[threads[0]])]
-        places = [(a + window) % (1 << width) for a in starts]
-        for row, thread in enumerate(threads.tolist()):
-            node = int(nodes[thread])
-            constants = [dag.const(a, width // 8) for a in places]
-            slots = data[row].reshape(count, nbytes).tolist()
+        constants = [dag.const((a + window) % (1 << width), width // 8) for a in starts]
+        each = data.reshape(threads.size, count, nbytes).tolist()
+        values = []
+        for node, slots in zip(nodes[threads].tolist(), each):
             value = dag.from_symbols(tuple(slots[-1]))
             for k in range(count - 2, -1, -1):
                 hit = dag.op("icmp.eq", (node, constants[k]), 1)
                 value = dag.op("select", (hit, dag.from_symbols(tuple(slots[k])), value), nbytes)
+            values.append(value)
+        out[threads] = symbols_of(np.array(values, dtype=np.int64), nbytes)
+        for thread, value in zip(threads.tolist(), values):
             constant = dag.constant_value(value)
-            out[thread] = (
-                const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
-                if constant is not None
-                else dag.symbols(value)
-            )
+            if constant is not None:  # one place holding constant bytes
+                out[thread] = const_bytes(np.array([constant], dtype=np.uint64), nbytes)[0]
 
     def _span(
         self, node: int, interval: tuple[int, int], nbytes: int, what: str

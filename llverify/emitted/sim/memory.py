@@ -533,15 +533,25 @@ class PrivateMemory:
         self.condition[rows, offsets[ok]] = -1
 
     def store_under(
-        self, offsets: np.ndarray, values: np.ndarray, thread: int, conditions: np.ndarray
+        self, offsets: np.ndarray, values: np.ndarray, threads: np.ndarray, conditions: np.ndarray
     ) -> None:
-        """Thread ``thread`` stores ``values`` (nbytes,) at ``offsets`` (nbytes,), inside one
-        allocation, under a path condition: each byte not written before becomes written
-        under ``conditions`` (nodes, one per byte); a written byte stays written (the caller
-        merged its value)."""
-        self.data[thread, offsets] = values
-        unwritten = ~self.written[thread, offsets]
-        self.condition[thread, offsets[unwritten]] = conditions[unwritten]
+        """Each of ``threads`` (n,), distinct, stores its row of ``values`` (n, nbytes) at its
+        row of ``offsets`` (n, nbytes), inside one allocation, under a path condition: each
+        byte not written before becomes written under its node of ``conditions`` (n,
+        nbytes); a written byte stays written (the caller merged its value).
+
+        >>> private = PrivateMemory(2)
+        >>> private.allocate(0, 4, 4)
+        0
+        >>> private.store_under(np.array([[0, 1]]), np.array([[-8, -1]]), np.array([1]),
+        ...                     np.array([[7, 7]]))
+        >>> private.data[1, :2].tolist(), private.condition[1, :3].tolist()
+        ([-8, -1], [7, 7, -1])
+        """
+        rows = np.broadcast_to(threads[:, None], offsets.shape)
+        self.data[rows, offsets] = values
+        unwritten = ~self.written[rows, offsets]
+        self.condition[rows[unwritten], offsets[unwritten]] = conditions[unwritten]
 
 
 class Spans:

@@ -26,6 +26,13 @@ of its ranges with each piece in turn (so ``(x >> 23) & 224`` of such an ``x`` s
 :meth:`Ranges.under` gives the ranges under further conditions (a path condition) without
 changing these.
 
+Both are memoised by *shape*: the nodes a result is computed from, renamed by the order they
+are visited in, each with its kind, width, constant, bytes or operands and the bounds and
+pieces on it.  Every thread of a kernel builds its own nodes for one address or one path
+condition, alike: one shape, computed once (a result depends on nothing a shape leaves out,
+so the memoised one is the one computed afresh; the nodes :meth:`Ranges.canonical` makes
+are made as before).
+
 Examples:
     >>> dag = Dag()
     >>> ranges = Ranges(dag)
@@ -49,6 +56,7 @@ __all__ = [
     "Interval",
     "Ranges",
     "bound_of",
+    "closed",
     "cover",
     "float_bound",
     "intersect",
@@ -58,6 +66,14 @@ __all__ = [
 
 #: a wrapped interval ``(lo, hi)``: the bit patterns of the integers from lo to hi
 Interval = tuple[int, int]
+#: :meth:`Ranges._shape` of a node that is not canonical
+_REBUILT: tuple = ("rebuilt",)
+#: what :meth:`Ranges.under` adds, by place in a shape: facts, bounds and pieces
+_Added = tuple[
+    tuple[tuple[int, bool], ...],
+    tuple[tuple[int, tuple[Interval, ...]], ...],
+    tuple[tuple[int, tuple[Interval, ...]], ...],
+]
 
 _NEGATED = {
     "eq": "ne", "ne": "eq", "ult": "uge", "uge": "ult", "ule": "ugt", "ugt": "ule",
@@ -78,6 +94,8 @@ _MANTISSA = {4: 23, 8: 52}
 _ENUMERATED = 1 << 12
 #: combinations of pieces :meth:`Ranges.interval_by_cases` tries
 _CASES = 16
+#: nodes at most in an assumption :meth:`Ranges.under` memoises the effect of (by its shape)
+_SHAPED = 256
 #: operations that mean the same on an i1 and an i8 held in one byte (casts name their bit widths)
 _ONE_BYTE = frozenset({"and", "or", "xor", "select", "icmp", "zext", "sext", "trunc"})
 #: the predicate of each pair of inverse compares that a canonical ``select`` does not test
@@ -274,6 +292,27 @@ def _smallest(interval: Interval, bits: int) -> Interval:
     return lower if max(-lower[0], abs(lower[1])) < max(abs(lo), abs(hi)) else (lo, hi)
 
 
+def closed(shape: tuple) -> bool:
+    """Whether ``shape`` (:meth:`Ranges.shaped_interval`) holds every node below its node:
+    no operation in it has operands it leaves out (one whose range is fixed whatever they
+    are: floats, loads, calls).
+
+    >>> dag = Dag()
+    >>> x = dag.leaf(0, 0, 4)
+    >>> ranges = Ranges(dag)
+    >>> float_bits = dag.op("fadd", (x, x), 4)
+    >>> [closed(ranges.shaped_interval(dag.op("and", (v, dag.const(12, 4)), 4))[1])
+    ...  for v in (x, float_bits)]
+    [True, False]
+    """
+    return all(entry[2] is not None or entry[0] == "leaf" for entry in shape)
+
+
+def _turned(kind: str) -> bool:
+    """Whether ``kind`` is a compare whose ``select`` :meth:`Ranges.canonical` turns round."""
+    return kind[:5] == "icmp." and kind[5:] in _TURNED
+
+
 def _truncated(quotient_of: int, divisor: int) -> int:
     """Division truncating towards zero, as ``sdiv``'s."""
     quotient = abs(quotient_of) // abs(divisor)
@@ -301,6 +340,13 @@ class Ranges:
         self._cases: dict[tuple[tuple[int, Interval], ...], Ranges] = {}
         self._split: dict[int, list[int]] = {}
         self._below_memo: dict[int, list[int]] = {}  # :meth:`_below`: the DAG's alone
+        #: :meth:`interval_by_cases` by the shape of what it reads (:meth:`_shape`), shared
+        #: by every copy: a shape holds all the result depends on, whatever the assumptions
+        self._by_shape: dict[tuple, Interval] = {}
+        self._by_node: dict[int, Interval] = {}  # these ranges' by canonical node, as _memo
+        #: what :meth:`under` added for each shape of conditions (None: not memoised),
+        #: shared by every copy
+        self._added: dict[tuple, _Added | None] = {}
 
     def _copy(self) -> Ranges:
         """These ranges with the same assumptions, to assume more of (nothing memoised but
@@ -311,6 +357,8 @@ class Ranges:
         other._pieces = dict(self._pieces)
         other._canonical = self._canonical
         other._below_memo = self._below_memo
+        other._by_shape = self._by_shape
+        other._added = self._added
         return other
 
     def under(self, conditions: list[tuple[int, bool]]) -> Ranges:
@@ -319,14 +367,112 @@ class Ranges:
         ranges are unchanged.
 
         >>> dag = Dag()
-        >>> x = dag.leaf(0, 0, 4)
+        >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
         >>> ranges = Ranges(dag)
         >>> small = ranges.under([(dag.op("icmp.ult", (x, dag.const(10, 4)), 1), True)])
         >>> small.unsigned(x), ranges.unsigned(x) == (0, 2**32 - 1)
         ((0, 9), True)
+
+        What the conditions add (facts, bounds, pieces) is memoised by their shape
+        (:meth:`_conditions_shape`): conditions of the same shape on other nodes (another
+        thread's data) add the same, at the places the shape names.
+
+        >>> other = ranges.under([(dag.op("icmp.ult", (y, dag.const(10, 4)), 1), True)])
+        >>> other.unsigned(y), other.unsigned(x) == (0, 2**32 - 1), len(ranges._added)
+        ((0, 9), True, 1)
         """
+        shaped = self._conditions_shape(conditions)
+        if shaped is not None and shaped[0] in self._added:
+            added = self._added[shaped[0]]
+            if added is not None:
+                return self._with(added, shaped[1])
         other = self._copy()
         other.assume_all(conditions)
+        if shaped is not None:
+            self._added[shaped[0]] = self._added_by(other, shaped[1])
+        return other
+
+    def _conditions_shape(
+        self, conditions: list[tuple[int, bool]]
+    ) -> tuple[tuple, list[int]] | None:
+        """The shape of ``conditions`` for :meth:`under`, and its nodes in order: every node
+        they are built from (all operands and bytes, at most :data:`_SHAPED`), renamed by
+        first visit, each with its kind, width, constant, bytes or operands and the bounds
+        and pieces on it; and each condition's place, whether it should hold and whether
+        it is a fact.  That is all :meth:`assume_all` reads of them, so conditions of one
+        shape add the same at the same places.  None when they are more nodes, or when a
+        ``select`` among them has a canonical form of other nodes (:meth:`canonical` would
+        make them: the nodes made must not depend on the memo)."""
+        nodes, width, bounds, pieces = self.dag.nodes, self.dag.width, self._bounds, self._pieces
+        order: dict[int, int] = {}
+        stack = [node for node, _ in reversed(conditions)]
+        while stack:
+            n = stack.pop()
+            if n in order:
+                continue
+            if len(order) >= _SHAPED:
+                return None
+            order[n] = len(order)
+            key = nodes[n]
+            kind = key[0]
+            if kind == "bytes":
+                stack.extend(s // 16 for s in key[1] if s >= 0)
+            elif kind == "select" and _turned(nodes[key[1]][0]):
+                return None
+            elif kind not in ("leaf", "const"):
+                stack.extend(key[1:])
+        shape: list[object] = [
+            (order[node], holds, (node, holds) in self.facts) for node, holds in conditions
+        ]
+        for n in order:
+            key = nodes[n]
+            kind = key[0]
+            if kind == "bytes":
+                what: object = tuple((order[s // 16], s % 16) if s >= 0 else s for s in key[1])
+            elif kind == "const":
+                what = key[1]
+            elif kind == "leaf":
+                what = None
+            else:
+                what = tuple(order[o] for o in key[1:])
+            shape.append((kind, width[n], what, tuple(bounds.get(n, ())), tuple(pieces.get(n, ()))))
+        return tuple(shape), list(order)
+
+    def _added_by(self, other: Ranges, nodes: list[int]) -> _Added | None:
+        """What ``other`` (these ranges under conditions on ``nodes``) has that these do not:
+        new facts, bounds and pieces, each at its node's place in ``nodes``; None when one
+        is on a node outside them, or when there is no new bound (then ``other`` kept the
+        intervals :meth:`assume_all` computed, which a copy made from this would not)."""
+        place = {n: k for k, n in enumerate(nodes)}
+        facts, bounds, pieces = [], [], []
+        for node, holds in other.facts[len(self.facts) :]:
+            if node not in place:
+                return None
+            facts.append((place[node], holds))
+        for node, found in other._bounds.items():
+            known = len(self._bounds.get(node, ()))
+            if len(found) != known:
+                if node not in place:
+                    return None
+                bounds.append((place[node], tuple(found[known:])))
+        for node, split in other._pieces.items():
+            if self._pieces.get(node) is not split:
+                if node not in place:
+                    return None
+                pieces.append((place[node], tuple(split)))
+        if not bounds:
+            return None
+        return tuple(facts), tuple(bounds), tuple(pieces)
+
+    def _with(self, added: _Added, nodes: list[int]) -> Ranges:
+        """These ranges with ``added`` (:meth:`_added_by`) at ``nodes``."""
+        other = self._copy()
+        facts, bounds, pieces = added
+        other.facts.extend((nodes[k], holds) for k, holds in facts)
+        for k, found in bounds:
+            other._bounds.setdefault(nodes[k], []).extend(found)
+        for k, split in pieces:
+            other._pieces[nodes[k]] = list(split)
         return other
 
     def interval_by_cases(self, node: int) -> Interval:
@@ -344,7 +490,111 @@ class Ranges:
         ...                           dag.const(224, 4)), 4)
         >>> ranges.unsigned(exponent), ranges.interval_by_cases(exponent)
         ((0, 224), (128, 224))
+
+        The result is memoised by the node's shape (:meth:`_shape`), so the same expression
+        of another thread's data, bounded alike, is not computed again.
         """
+        return self.shaped_interval(node)[0]
+
+    def shaped_interval(self, node: int) -> tuple[Interval, tuple | None]:
+        """:meth:`interval_by_cases` of ``node``, and the shape it was memoised by
+        (:meth:`_shape`) when that is the shape of ``node`` itself (None when ``node`` is not
+        canonical, the shape was not computed or is too large).  A function of the nodes'
+        kinds, widths, constants, bytes and operands alone has one value on a shape that
+        :func:`closed` says holds all the nodes below.
+
+        >>> dag = Dag()
+        >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> twelve = dag.const(12, 4)
+        >>> ranges = Ranges(dag)
+        >>> (a, shape), (b, other) = (ranges.shaped_interval(dag.op("and", (v, twelve), 4))
+        ...                           for v in (x, y))
+        >>> a, b, shape == other, closed(shape)
+        ((0, 12), (0, 12), True, True)
+        """
+        raw = node
+        node = self._canonical.get(node, node)  # not canonical only if its shape says so
+        found = self._by_node.get(node)
+        if found is not None:
+            return found, None
+        shape = self._shape(node)
+        if shape is _REBUILT:
+            node = self.canonical(node)
+            found = self._by_node.get(node)
+            if found is not None:
+                return found, None
+            shape = self._shape(node)
+        if shape is None:  # not memoised: a later call may cut short later
+            return self._by_cases(node), None
+        found = self._by_shape.get(shape)
+        if found is None:
+            found = self._by_shape[shape] = self._by_cases(node)
+        self._by_node[node] = found
+        return found, shape if node == raw else None
+
+    def _shape(self, node: int) -> tuple | None:
+        """Everything :meth:`interval_by_cases` of the canonical ``node`` reads, with the
+        nodes renamed by their first visit (as :meth:`_split_below` visits them): for each
+        node below it, its kind, width, constant, bytes or operands, and the bounds and pieces
+        the assumptions put on it.  Two nodes of one shape have one result, whichever the
+        node and the assumptions.  None when the nodes are more than ``max_nodes`` (whose
+        intervals may be cut short, and are not memoised); :data:`_REBUILT` when ``node`` is
+        not canonical (a ``select`` below it is turned round, :meth:`canonical`).
+
+        >>> dag = Dag()
+        >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+        >>> ranges = Ranges(dag)
+        >>> ranges.assume(dag.op("icmp.ult", (x, dag.const(9, 4)), 1), True)
+        True
+        >>> shifted = [dag.op("shl", (v, dag.const(2, 4)), 4) for v in (x, y)]
+        >>> ranges._shape(shifted[0]) == ranges._shape(shifted[1])  # x is bounded, y is not
+        False
+        >>> ranges.assume(dag.op("icmp.ult", (y, dag.const(9, 4)), 1), True)
+        True
+        >>> ranges._shape(shifted[0]) == ranges._shape(shifted[1])
+        True
+        """
+        nodes, width, bounds, pieces = self.dag.nodes, self.dag.width, self._bounds, self._pieces
+        memo, below, limit = self._below_memo, self._below, self.max_nodes
+        order: dict[int, int] = {}
+        belows: list[list[int]] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n in order:
+                continue
+            order[n] = len(order)
+            if len(order) > limit:
+                return None
+            found = memo.get(n)
+            if found is None:
+                found = below(n)
+            key = nodes[n]
+            if key[0] == "select" and _turned(nodes[key[1]][0]):
+                return _REBUILT
+            belows.append(found)
+            stack.extend(found)
+        shape = []
+        place = order.__getitem__
+        for n, found in zip(order, belows):
+            key = nodes[n]
+            kind = key[0]
+            if kind == "bytes":
+                what: object = tuple((place(s // 16), s % 16) if s >= 0 else s for s in key[1])
+            elif kind == "const":
+                what = key[1]
+            elif found:
+                what = tuple(map(place, found))  # the operands
+            else:
+                what = None  # a leaf, or an operation whose range is fixed
+            bound, split = bounds.get(n), pieces.get(n)
+            shape.append(
+                (kind, width[n], what, tuple(bound) if bound else (), tuple(split) if split else ())
+            )
+        return tuple(shape)
+
+    def _by_cases(self, node: int) -> Interval:
+        """:meth:`interval_by_cases` of the canonical ``node``, computed."""
         split = self._split_below(node)
         kept: list[int] = []
         total = 1
@@ -486,7 +736,7 @@ class Ranges:
         kind = dag.kind(node)
         operands = tuple(memo[o] for o in dag.operands(node))
         condition = dag.kind(operands[0]) if kind == "select" else ""
-        if condition[:5] == "icmp." and condition[5:] in _TURNED:
+        if _turned(condition):
             inverse = "icmp." + _NEGATED[condition[5:]]
             turned = dag.op(inverse, dag.operands(operands[0]), 1)
             memo.setdefault(turned, turned)
@@ -556,6 +806,7 @@ class Ranges:
             self._memo.clear()
             self._cases.clear()
             self._split.clear()
+            self._by_node.clear()
         return outcomes
 
     def _implied(
