@@ -513,7 +513,8 @@ def differing_inputs(
 
     The tries are evaluated on lanes (:func:`evaluate_lanes`), a batch at a time, the time
     limit checked before each batch; ``memo`` keeps the batches of each pair of nodes (pass
-    one to share them between the bytes of one pair: the same tries, evaluated once).  Where
+    one, for this ``dag`` only, to share them between the bytes of one pair: the same tries,
+    evaluated once).  Where
     the lanes do not apply, or raise anything but :class:`NotEvaluable`, the tries are
     evaluated one by one, as :func:`evaluate` evaluates them.
 
@@ -861,7 +862,8 @@ _DEPTH = 200
 
 def _post_order(dag: Dag, roots: list[int]) -> list[int]:
     """The nodes under ``roots``, each after its operands; raises :class:`NotEvaluable` for a
-    node wider than 8 bytes or a DAG deeper than :data:`_DEPTH`."""
+    node wider than 8 bytes (or ``bytes`` of another number of symbols than its width) or a
+    DAG deeper than :data:`_DEPTH`."""
     nodes = dag.nodes
     depth: dict[int, int] = {}
     order: list[int] = []
@@ -883,7 +885,7 @@ def _post_order(dag: Dag, roots: list[int]) -> list[int]:
             stack.extend(missing)
             continue
         stack.pop()
-        if dag.width[node] > 8:
+        if dag.width[node] > 8 or (key[0] == "bytes" and len(key[1]) != dag.width[node]):
             raise NotEvaluable(f"a {dag.width[node]}-byte node on lanes")
         depth[node] = 1 + max((depth[c] for c in children), default=0)
         if depth[node] > _DEPTH:
