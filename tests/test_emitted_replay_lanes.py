@@ -481,3 +481,24 @@ def test_settling_with_shared_caches_takes_the_same_decisions() -> None:
     replay = fresh[max_pairs[0]].replay  # the first different pair's replay, settled alone
     assert [v.detail for v in stand] == [f"max; {replay}"]
     assert open_ == [violations[2]]
+
+
+def test_an_unexpected_error_on_lanes_falls_back_to_the_scalar_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from llverify.emitted.sim import replay
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("lanes broken")
+
+    dag = Dag()
+    x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    first, second = (_max(dag, x, y), 3), (_max(dag, y, x), 3)
+    sext = dag.op("sext.0.8", (dag.leaf(1, 0, 1),), 1)  # a malformed name: the scalar's error
+    with pytest.raises(ValueError, match="negative shift"):
+        differing_inputs(dag, (sext, 0), (x, 0))
+    expected = differing_inputs(dag, first, second)
+    monkeypatch.setattr(replay, "evaluate_lanes", broken)
+    memo: dict = {}
+    assert expected is not None and differing_inputs(dag, first, second, memo=memo) == expected
+    assert memo == {}  # the broken batches are not kept
