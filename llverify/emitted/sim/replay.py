@@ -721,10 +721,15 @@ def _tries(
     if sides is not None and sides[0] and sides[1] and count > 2:
         for trial in range(64):
             yield _sparse(dag, leaves, trial, generator, sides)
+    # a leaf that is no float draws its bits the same way at every try (as _draw does)
+    bounds = [None if dag.width[leaf] in (4, 8) else 1 << (8 * dag.width[leaf]) for leaf in leaves]
+    randrange = generator.randrange
     for trial in range(trials):
         yield {
             leaf: _draw(dag, leaf, trial, generator, position, count)
-            for position, leaf in enumerate(leaves)
+            if bound is None
+            else randrange(bound)
+            for position, (leaf, bound) in enumerate(zip(leaves, bounds))
         }
         if trial >= 128 and count > 2:
             yield _sparse(dag, leaves, trial, generator, None)
