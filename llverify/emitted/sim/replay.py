@@ -809,11 +809,12 @@ def evaluate_lanes(
     """:func:`evaluate` of each of ``roots`` on each of the leaf assignments ``lanes`` at
     once, bit for bit: (the roots' bit patterns, an ``np.uint64`` array per root, one lane per
     assignment; whether the evaluation of all the roots is defined in each lane, where
-    :func:`evaluate` of one of them raises :class:`NotEvaluable`).  The common operations are
-    numpy operations on the lanes with the scalar code's semantics (floats through float64,
-    rounded as :func:`_bits` rounds); any other runs :func:`_apply` lane by lane.  Raises
-    :class:`NotEvaluable` where it does not apply: a node wider than 8 bytes, or a DAG deeper
-    than :func:`evaluate` recurses safely.
+    :func:`evaluate` of one of them raises :class:`NotEvaluable`).  A lane's bits mean nothing
+    where it is not defined, and once no lane is left the evaluation stops.  The common
+    operations are numpy operations on the lanes with the scalar code's semantics (floats
+    through float64, rounded as :func:`_bits` rounds); any other runs :func:`_apply` lane by
+    lane.  Raises :class:`NotEvaluable` where it does not apply: a node wider than 8 bytes, or
+    a DAG deeper than :func:`evaluate` recurses safely.
 
     >>> dag = Dag()
     >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
@@ -856,8 +857,11 @@ def evaluate_lanes(
                 args = [values[o] for o in operands]
                 arg_widths = [widths[o] for o in operands]
                 result = _apply_lanes(kind, args, arg_widths, width, float_type, defined) & mask
+                if not defined.any():  # no lane left (an operation without semantics, say)
+                    break
             values[node] = result
-    return [values[root] for root in roots], defined
+    unset = np.zeros(count, dtype=np.uint64)
+    return [values.get(root, unset) for root in roots], defined
 
 
 #: the deepest DAG :func:`evaluate_lanes` takes: :func:`evaluate` recurses (two frames a
