@@ -28,10 +28,11 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from llverify.emitted.sim.memory import Violation
-from llverify.emitted.sim.replay import differing_inputs
+from llverify.emitted.sim.replay import Batches, differing_inputs
 from llverify.emitted.sim.symbolic import Dag, node_and_byte
 
 __all__ = ["Settled", "settle_pair", "settle_violations"]
@@ -55,18 +56,26 @@ def settle_pair(
     pair: tuple[int, int],
     float_types: tuple[str, ...] = ("f16", "bf16"),
     facts: tuple[tuple[int, bool], ...] = (),
+    *,
+    equal: Callable[[tuple[int, int], tuple[int, int]], bool] | None = None,
+    memo: dict[tuple, Batches] | None = None,
 ) -> Settled:
     """Settle the byte symbols ``pair``: proved equal, replayed different (on inputs where the
-    ``facts``, the run's assumptions, hold), or open.  (Z3 is imported here, when a pair is
-    settled: the executor and its checks import without it.)"""
-    from llverify.smt.values import bytes_equal
-
+    ``facts``, the run's assumptions, hold), or open.  ``equal``: the proof of two bytes
+    equal (by default :func:`llverify.smt.values.bytes_equal` on ``dag``; one
+    :class:`~llverify.smt.values.BytesEqual` shares its encoding between pairs); ``memo``:
+    the replays' batches, shared between pairs (:func:`differing_inputs`).  (Z3 is imported
+    here, when a pair is settled: the executor and its checks import without it.)"""
     first, second = (_symbol(dag, s) for s in pair)
     if first is None or second is None:  # an undefined byte: any value, so one that differs
         return Settled("different", "one of the bytes is undefined (any value)")
-    if bytes_equal(dag, first, second):
+    if equal is None:
+        from llverify.smt.values import BytesEqual
+
+        equal = BytesEqual(dag)
+    if equal(first, second):
         return Settled("equal")
-    found = differing_inputs(dag, first, second, float_types=float_types, facts=facts)
+    found = differing_inputs(dag, first, second, float_types=float_types, facts=facts, memo=memo)
     if found is None:
         return Settled("open")
     values, a, b = found
@@ -111,15 +120,24 @@ def settle_violations(
     """``violations`` after settling their value pairs: (the ones that stand, each different
     pair's replay added to its detail; the open ones).  A violation whose pairs are all equal
     is dropped; one without value pairs stands as it is.  ``facts``: the run's assumptions
-    (device asserts' conditions), which a replay must satisfy."""
+    (device asserts' conditions), which a replay must satisfy.  The pairs share one encoding
+    for Z3 and the replays' evaluations (the bytes of one pair of values are settled on the
+    same tries)."""
     stand: list[Violation] = []
+    equal = None
+    memo: dict[tuple, Batches] = {}
     open_: list[Violation] = []
     for violation in violations:
         if not violation.values:
             stand.append(violation)
             continue
+        if equal is None:
+            from llverify.smt.values import BytesEqual
+
+            equal = BytesEqual(dag)
         outcomes = [
-            settle_pair(dag, pair, float_types, facts) for pair in violation.values[:_PAIRS]
+            settle_pair(dag, pair, float_types, facts, equal=equal, memo=memo)
+            for pair in violation.values[:_PAIRS]
         ]
         different = next((s for s in outcomes if s.outcome == "different"), None)
         if different is not None:

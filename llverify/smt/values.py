@@ -33,7 +33,7 @@ import z3
 
 from llverify.smt.solver import check_answer
 
-__all__ = ["bytes_equal"]
+__all__ = ["BytesEqual", "bytes_equal"]
 
 _SLOTS = 16  # byte symbols per node, as llverify.emitted.sim.symbolic numbers them
 _BITWISE = {"and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b}
@@ -63,32 +63,64 @@ def bytes_equal(
     """Whether byte ``first[1]`` of node ``first[0]`` equals byte ``second[1]`` of node
     ``second[0]`` on every input (proved by Z3; False when not proved: different, too large,
     or out of time)."""
-    encoder = _Encoder(dag, max_nodes)
-    try:
+    return BytesEqual(dag, timeout_ms=timeout_ms, max_nodes=max_nodes)(first, second)
+
+
+class BytesEqual:
+    """:func:`bytes_equal` for many pairs of bytes of one DAG: one encoder, in one context of
+    its own, so that a node under several pairs is encoded once; each pair is one question to
+    a solver of its own, over the pair's nodes only (more than ``max_nodes`` of them: not
+    proved).
+
+    >>> class Dag:
+    ...     nodes = [("leaf", 0, 0), ("trunc.8.1", 0), ("zext.1.8", 1), ("const", 1),
+    ...              ("and", 0, 3), ("const", 3), ("and", 0, 5)]
+    ...     width = [1, 1, 1, 1, 1, 1, 1]
+    >>> equal = BytesEqual(Dag())
+    >>> equal((2, 0), (4, 0)), equal((2, 0), (6, 0)), BytesEqual(Dag(), max_nodes=4)((2, 0), (4, 0))
+    (True, False, False)
+    """
+
+    def __init__(self, dag: Any, *, timeout_ms: int = 2000, max_nodes: int = 20000) -> None:
+        self._dag = dag
+        self._timeout_ms = timeout_ms
+        self._max_nodes = max_nodes
+        self._encoder: _Encoder | None = None
+
+    def __call__(self, first: tuple[int, int], second: tuple[int, int]) -> bool:
+        if self._encoder is None:
+            self._encoder = _Encoder(self._dag)
+        encoder = self._encoder
+        if encoder.count((first[0], second[0]), self._max_nodes) > self._max_nodes:
+            return False
         a = z3.Extract(8 * first[1] + 7, 8 * first[1], encoder.node(first[0]))
         b = z3.Extract(8 * second[1] + 7, 8 * second[1], encoder.node(second[0]))
-    except _TooLargeError:
-        return False
-    solver = z3.Solver(ctx=encoder.context)
-    solver.set("timeout", timeout_ms)
-    solver.add(a != b)
-    return check_answer(solver) == z3.unsat
-
-
-class _TooLargeError(Exception):
-    """More nodes than the encoder takes."""
+        solver = z3.Solver(ctx=encoder.context)
+        solver.set("timeout", self._timeout_ms)
+        solver.add(a != b)
+        return check_answer(solver) == z3.unsat
 
 
 class _Encoder:
     """Nodes of one DAG as Z3 bit-vectors in a context of their own (no shared solver state)."""
 
-    def __init__(self, dag: Any, max_nodes: int) -> None:
+    def __init__(self, dag: Any) -> None:
         self.dag = dag
         self.context = z3.Context()
         self.memo: dict[int, z3.BitVecRef] = {}
         self.functions: dict[tuple, z3.FuncDeclRef] = {}
-        self.max_nodes = max_nodes
         self.fresh = 0
+
+    def count(self, roots: tuple[int, ...], limit: int) -> int:
+        """How many nodes lie under ``roots`` (counted up to ``limit + 1``)."""
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack and len(seen) <= limit:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                stack.extend(self._children(n))
+        return len(seen)
 
     def node(self, root: int) -> z3.BitVecRef:
         """The bit-vector of node ``root`` (iteratively: DAGs of reductions are deep)."""
@@ -103,8 +135,6 @@ class _Encoder:
                 stack.extend(missing)
                 continue
             stack.pop()
-            if len(self.memo) >= self.max_nodes:
-                raise _TooLargeError
             self.memo[n] = self._encode(n)
         return self.memo[root]
 

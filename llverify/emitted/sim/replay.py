@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import re
@@ -40,6 +41,8 @@ __all__ = [
     "depends_on",
     "differing_inputs",
     "evaluate",
+    "evaluate_lanes",
+    "Batches",
 ]
 
 
@@ -493,6 +496,7 @@ def differing_inputs(
     seed: int = 0,
     seconds: float = 3.0,
     facts: list[tuple[int, bool]] | tuple[tuple[int, bool], ...] = (),
+    memo: dict[tuple, Batches] | None = None,
 ) -> tuple[dict[int, int], int, int] | None:
     """Leaf values on which byte ``first[1]`` of node ``first[0]`` and byte ``second[1]`` of
     node ``second[0]`` differ, under every reading of 2-byte floats in ``float_types``:
@@ -507,6 +511,13 @@ def differing_inputs(
     (:func:`assumptions_hold`, the facts' other leaves 0), and the values returned include
     those leaves.
 
+    The tries are evaluated on lanes (:func:`evaluate_lanes`), a batch at a time, the time
+    limit checked before each batch; ``memo`` keeps the batches of each pair of nodes (pass
+    one, for this ``dag`` only, to share them between the bytes of one pair: the same tries,
+    evaluated once).  Where
+    the lanes do not apply, or raise anything but :class:`NotEvaluable`, the tries are
+    evaluated one by one, as :func:`evaluate` evaluates them.
+
     >>> dag = Dag()
     >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
     >>> def nan_max(a, b):  # Inductor's maximum: a if a > b or a is NaN, else b
@@ -517,9 +528,17 @@ def differing_inputs(
     True
     >>> differing_inputs(dag, (dag.op("fadd", (x, y), 4), 0), (dag.op("fadd", (y, x), 4), 0))
     """
+    deadline = time.perf_counter() + seconds
+    readings = _lanes_apply(dag, (first[0], second[0]), float_types)
+    if readings is not None:
+        key = (first[0], second[0], float_types, tuple(facts), trials, seed)
+        try:
+            return _differing_lanes(dag, first, second, deadline, key, readings, memo)
+        except Exception:  # not NotEvaluable: the scalar code below says what it is
+            if memo is not None:
+                memo.pop(key, None)
     leaves = sorted(set(dag.leaves(first[0])) | set(dag.leaves(second[0])))
     generator = random.Random(seed)
-    deadline = time.perf_counter() + seconds
     sides = _sides(dag, first[0], second[0])
     for values in _tries(dag, leaves, trials, generator, sides):
         if time.perf_counter() > deadline:
@@ -532,15 +551,141 @@ def differing_inputs(
         outcomes = []
         try:
             for float_type in float_types:
-                memo: dict[int, int] = {}  # the two values share most of their nodes
-                a = evaluate(dag, first[0], values, float_type=float_type, memo=memo)
-                b = evaluate(dag, second[0], values, float_type=float_type, memo=memo)
+                shared: dict[int, int] = {}  # the two values share most of their nodes
+                a = evaluate(dag, first[0], values, float_type=float_type, memo=shared)
+                b = evaluate(dag, second[0], values, float_type=float_type, memo=shared)
                 outcomes.append((a >> 8 * first[1] & 0xFF, b >> 8 * second[1] & 0xFF))
         except NotEvaluable:
             continue
         if all(a != b for a, b in outcomes):
             return values, outcomes[0][0], outcomes[0][1]
     return None
+
+
+#: the tries :func:`differing_inputs` evaluates on lanes at once, first (then twice as many
+#: each time, the time limit checked before each batch)
+_CHUNK = 64
+
+#: a batch of :class:`Batches`: the admitted tries and, per reading of 2-byte floats, the two
+#: nodes' lanes and where they are defined
+_Batch = tuple[list[dict[int, int]], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]
+
+
+class Batches:
+    """The tries of :func:`differing_inputs` for one pair of nodes, evaluated on lanes a batch
+    at a time, and kept (the bytes of one pair share them).
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> batches = Batches(dag, (x, y), ("f16",), (), 4, 0, ("f16",))
+    >>> tries, lanes = batches.batch(0)
+    >>> len(tries), [len(a) for a in lanes[0]], batches.batch(1)
+    (4, [4, 4, 4], None)
+    """
+
+    def __init__(
+        self,
+        dag: Dag,
+        roots: tuple[int, int],
+        float_types: tuple[str, ...],
+        facts: tuple[tuple[int, bool], ...],
+        trials: int,
+        seed: int,
+        readings: tuple[str, ...],
+    ) -> None:
+        leaves = sorted(set(dag.leaves(roots[0])) | set(dag.leaves(roots[1])))
+        sides = _sides(dag, roots[0], roots[1])
+        self._pending = _tries(dag, leaves, trials, random.Random(seed), sides)
+        self._dag, self._roots, self._facts = dag, roots, facts
+        self._float_types, self._readings = float_types, readings
+        self._size = _CHUNK
+        self._done: list[_Batch] = []
+
+    def batch(self, index: int) -> _Batch | None:
+        """Batch ``index`` (evaluated now if not yet): the admitted tries, and per reading
+        (the first node's lanes, the second node's lanes, where both are defined); None past
+        the last try."""
+        while len(self._done) <= index:
+            chunk = list(itertools.islice(self._pending, self._size))
+            if not chunk:
+                return None
+            self._size *= 2
+            dag, facts = self._dag, self._facts
+            if facts:
+                held = [
+                    assumptions_hold(dag, facts, v, float_types=self._float_types) for v in chunk
+                ]
+                chunk = [v for v in held if v is not None]
+            lanes = []
+            for reading in self._readings:
+                (a, b), defined = evaluate_lanes(dag, list(self._roots), chunk, float_type=reading)
+                lanes.append((a, b, defined))
+            self._done.append((chunk, lanes))
+        return self._done[index]
+
+
+def _differing_lanes(
+    dag: Dag,
+    first: tuple[int, int],
+    second: tuple[int, int],
+    deadline: float,
+    key: tuple,
+    readings: tuple[str, ...],
+    memo: dict[tuple, Batches] | None,
+) -> tuple[dict[int, int], int, int] | None:
+    """:func:`differing_inputs` on lanes: the first try, batch by batch, on which the bytes
+    differ under every reading (``key``: the pair's key in ``memo``, and
+    :class:`Batches`' arguments)."""
+    batches = memo.get(key) if memo is not None else None
+    if batches is None:
+        batches = Batches(dag, (first[0], second[0]), key[2], key[3], key[4], key[5], readings)
+        if memo is not None:
+            memo[key] = batches
+    index = 0
+    while time.perf_counter() <= deadline:
+        found = batches.batch(index)
+        if found is None:
+            return None
+        tries, lanes = found
+        differ = np.ones(len(tries), dtype=bool)
+        for a, b, defined in lanes:
+            differ &= defined & (_byte(a, first[1]) != _byte(b, second[1]))
+        hits = np.flatnonzero(differ)
+        if hits.size:
+            lane = int(hits[0])
+            a, b, _ = lanes[0]
+            return tries[lane], int(_byte(a, first[1])[lane]), int(_byte(b, second[1])[lane])
+        index += 1
+    return None
+
+
+def _lanes_apply(
+    dag: Dag, roots: tuple[int, int], float_types: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """The readings of 2-byte floats :func:`differing_inputs` evaluates on lanes: all of
+    ``float_types``, or only the first where no float operation under ``roots`` reads or
+    writes a 2-byte float (every reading gives the same bits); None where
+    :func:`evaluate_lanes` does not apply (the tries are evaluated one by one)."""
+    if not float_types:
+        return None
+    try:
+        order = _post_order(dag, list(roots))
+    except NotEvaluable:
+        return None
+    nodes, widths = dag.nodes, dag.width
+    for node in order:
+        kind = nodes[node][0]
+        if kind in _FLOAT_BINARY or kind.startswith("fcmp."):
+            if widths[node] == 2 or any(widths[o] == 2 for o in nodes[node][1:]):
+                return float_types
+    return float_types[:1]
+
+
+def _byte(values: np.ndarray, byte: int) -> np.ndarray:
+    """Byte ``byte`` of each lane (0 past the 8 bytes a lane holds)."""
+    if byte >= 8:
+        return np.zeros_like(values)
+    return values >> np.uint64(8 * byte) & np.uint64(0xFF)
 
 
 def _sides(dag: Dag, first: int, second: int) -> tuple[list[int], list[int]] | None:
@@ -576,10 +721,15 @@ def _tries(
     if sides is not None and sides[0] and sides[1] and count > 2:
         for trial in range(64):
             yield _sparse(dag, leaves, trial, generator, sides)
+    # a leaf that is no float draws its bits the same way at every try (as _draw does)
+    bounds = [None if dag.width[leaf] in (4, 8) else 1 << (8 * dag.width[leaf]) for leaf in leaves]
+    randrange = generator.randrange
     for trial in range(trials):
         yield {
             leaf: _draw(dag, leaf, trial, generator, position, count)
-            for position, leaf in enumerate(leaves)
+            if bound is None
+            else randrange(bound)
+            for position, (leaf, bound) in enumerate(zip(leaves, bounds))
         }
         if trial >= 128 and count > 2:
             yield _sparse(dag, leaves, trial, generator, None)
@@ -643,3 +793,445 @@ def _draw(
     if trial < 128:
         return generator.choice(specials)
     return _bits(float(generator.randint(-8, 8)) / generator.choice((1, 2, 3)), width, "f16")
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation over many tries at once: one numpy array per node, one lane per try
+
+
+def evaluate_lanes(
+    dag: Dag,
+    roots: list[int],
+    lanes: list[dict[int, int]],
+    *,
+    float_type: str = "f16",
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`evaluate` of each of ``roots`` on each of the leaf assignments ``lanes`` at
+    once, bit for bit: (the roots' bit patterns, an ``np.uint64`` array per root, one lane per
+    assignment; whether the evaluation of all the roots is defined in each lane, where
+    :func:`evaluate` of one of them raises :class:`NotEvaluable`).  A lane's bits mean nothing
+    where it is not defined, and once no lane is left the evaluation stops.  The common
+    operations are numpy operations on the lanes with the scalar code's semantics (floats
+    through float64, rounded as :func:`_bits` rounds); any other runs :func:`_apply` lane by
+    lane.  Raises :class:`NotEvaluable` where it does not apply: a node wider than 8 bytes, or
+    a DAG deeper than :func:`evaluate` recurses safely.
+
+    >>> dag = Dag()
+    >>> x, y = dag.leaf(0, 0, 4), dag.leaf(0, 1, 4)
+    >>> total = dag.op("fadd", (x, y), 4)
+    >>> one, inf, minus_inf = 0x3F800000, 0x7F800000, 0xFF800000
+    >>> values, defined = evaluate_lanes(dag, [total], [{x: one, y: one}, {x: inf, y: minus_inf}])
+    >>> hex(int(values[0][0])), defined.tolist()   # 1 + 1 = 2; inf - inf is NaN: not defined
+    ('0x40000000', [True, False])
+    """
+    order = _post_order(dag, roots)
+    count = len(lanes)
+    defined = np.ones(count, dtype=bool)
+    values: dict[int, np.ndarray] = {}
+    nodes, widths = dag.nodes, dag.width
+    with np.errstate(all="ignore"):
+        for node in order:
+            key, width = nodes[node], widths[node]
+            mask = np.uint64((1 << (8 * width)) - 1)
+            kind = key[0]
+            if kind == "leaf":
+                known = [lane.get(node) for lane in lanes]
+                defined &= np.array([v is not None for v in known], dtype=bool)
+                result = np.array([(v or 0) & int(mask) for v in known], dtype=np.uint64)
+            elif kind == "const":
+                result = np.full(count, key[1] & int(mask), dtype=np.uint64)
+            elif kind == "bytes":
+                result = np.zeros(count, dtype=np.uint64)
+                for position, symbol in enumerate(key[1]):
+                    if symbol >= 0:
+                        shift = 8 * (symbol % 16)
+                        if shift < 64:
+                            byte = values[symbol // 16] >> np.uint64(shift) & np.uint64(0xFF)
+                            result |= byte << np.uint64(8 * position)
+                    elif symbol >= -256:
+                        result |= np.uint64((-1 - symbol) << (8 * position))
+                    else:
+                        defined[:] = False
+            else:
+                operands = key[1:]
+                args = [values[o] for o in operands]
+                arg_widths = [widths[o] for o in operands]
+                result = _apply_lanes(kind, args, arg_widths, width, float_type, defined) & mask
+                if not defined.any():  # no lane left (an operation without semantics, say)
+                    break
+            values[node] = result
+    unset = np.zeros(count, dtype=np.uint64)
+    return [values.get(root, unset) for root in roots], defined
+
+
+#: the deepest DAG :func:`evaluate_lanes` takes: :func:`evaluate` recurses (two frames a
+#: level), so a deeper one may end in its RecursionError, which the lanes must not hide
+_DEPTH = 200
+
+
+def _post_order(dag: Dag, roots: list[int]) -> list[int]:
+    """The nodes under ``roots``, each after its operands; raises :class:`NotEvaluable` for a
+    node wider than 8 bytes (or ``bytes`` of another number of symbols than its width) or a
+    DAG deeper than :data:`_DEPTH`."""
+    nodes = dag.nodes
+    depth: dict[int, int] = {}
+    order: list[int] = []
+    stack = list(roots)
+    while stack:
+        node = stack[-1]
+        if node in depth:
+            stack.pop()
+            continue
+        key = nodes[node]
+        if key[0] in ("leaf", "const"):
+            children: list[int] = []
+        elif key[0] == "bytes":
+            children = [s // 16 for s in key[1] if s >= 0]
+        else:
+            children = list(key[1:])
+        missing = [c for c in children if c not in depth]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        if dag.width[node] > 8 or (key[0] == "bytes" and len(key[1]) != dag.width[node]):
+            raise NotEvaluable(f"a {dag.width[node]}-byte node on lanes")
+        depth[node] = 1 + max((depth[c] for c in children), default=0)
+        if depth[node] > _DEPTH:
+            raise NotEvaluable(f"a DAG deeper than {_DEPTH} levels on lanes")
+        order.append(node)
+    return order
+
+
+def _apply_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_apply` on lanes: the result, and ``defined`` cleared where it raises."""
+    vector = _LANE_OPERATIONS.get(kind)
+    if vector is None and "." in kind:
+        vector = _LANE_FAMILIES.get(kind.split(".")[0])
+    if vector is not None:
+        return vector(kind, args, widths, width, float_type, defined)
+    if _OPERATIONS.get(kind) is None and _FAMILIES.get(kind.split(".")[0]) is None:
+        defined[:] = False  # no semantics: every lane raises
+        return np.zeros(len(defined), dtype=np.uint64)
+    return _lane_by_lane(kind, args, widths, width, float_type, defined)
+
+
+def _lane_by_lane(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_apply` itself on each defined lane (Python integers in and out)."""
+    rows = [a.tolist() for a in args]
+    out = [0] * len(defined)
+    mask = (1 << (8 * width)) - 1
+    for lane in np.flatnonzero(defined).tolist():
+        try:
+            out[lane] = _apply(kind, [r[lane] for r in rows], widths, width, float_type) & mask
+        except NotEvaluable:
+            defined[lane] = False
+    return np.array(out, dtype=np.uint64)
+
+
+def _floats(bits: np.ndarray, width: int, float_type: str) -> np.ndarray:
+    """:func:`_float` on lanes: exact float64 values of the bit patterns."""
+    if width == 2:
+        if float_type == "bf16":
+            return (bits << np.uint64(16)).astype(np.uint32).view(np.float32).astype(np.float64)
+        return bits.astype(np.uint16).view(np.float16).astype(np.float64)
+    if width not in _FLOATS:
+        raise NotEvaluable(f"a {width}-byte float")
+    return bits.astype(_UINTS[width]).view(_FLOATS[width]).astype(np.float64)
+
+
+def _bits_lanes(values: np.ndarray, width: int, float_type: str) -> np.ndarray:
+    """:func:`_bits` on lanes: float64 values rounded to the format, as bit patterns."""
+    if width == 2:
+        if float_type == "bf16":
+            raw = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+            rounded = raw + np.uint64(0x7FFF) + (raw >> np.uint64(16) & np.uint64(1))
+            return rounded >> np.uint64(16) & np.uint64(0xFFFF)
+        return values.astype(np.float16).view(np.uint16).astype(np.uint64)
+    if width not in _FLOATS:
+        raise NotEvaluable(f"a {width}-byte float")
+    return values.astype(_FLOATS[width]).view(_UINTS[width]).astype(np.uint64)
+
+
+def _float_pair(
+    args: list[np.ndarray], widths: list[int], float_type: str, defined: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The two operands as floats; None (every lane cleared) where :func:`_float` raises."""
+    try:
+        x, y = (_floats(a, w, float_type) for a, w in zip(args, widths))
+    except NotEvaluable:
+        defined[:] = False
+        return None
+    return x, y
+
+
+def _float_binary_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_float_binary` on lanes: a NaN result not defined; maxnum/minnum of two NaNs or
+    of zeros of opposite signs not defined, else Python's ``max``/``min`` (the second operand
+    only where it is strictly greater/less)."""
+    pair = _float_pair(args, widths, float_type, defined)
+    if pair is None:
+        return np.zeros(len(defined), dtype=np.uint64)
+    x, y = pair
+    if kind in ("maxnum", "minnum"):
+        x_nan, y_nan = np.isnan(x), np.isnan(y)
+        zeros = (x == 0) & (y == 0) & (np.signbit(x) != np.signbit(y))
+        defined &= ~((x_nan & y_nan) | zeros)
+        second = (y > x) if kind == "maxnum" else (y < x)
+        result = np.where(x_nan, y, np.where(y_nan | ~second, x, y))
+        result = np.where(y_nan, x, result)
+    else:
+        result = {"fadd": np.add, "fsub": np.subtract, "fmul": np.multiply, "fdiv": np.divide}[
+            kind
+        ](x, y)
+        defined &= ~np.isnan(result)
+    try:
+        return _bits_lanes(result, width, float_type)
+    except NotEvaluable:
+        defined[:] = False
+        return np.zeros(len(defined), dtype=np.uint64)
+
+
+_FCMP_LANES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "oeq": lambda x, y: x == y,
+    "one": lambda x, y: (x != y) & (x == x) & (y == y),
+    "olt": lambda x, y: x < y,
+    "ole": lambda x, y: x <= y,
+    "ogt": lambda x, y: x > y,
+    "oge": lambda x, y: x >= y,
+    "une": lambda x, y: ~(x == y),
+    "ueq": lambda x, y: ~(x != y),
+    "ult": lambda x, y: ~(x >= y),
+    "ule": lambda x, y: ~(x > y),
+    "ugt": lambda x, y: ~(x <= y),
+    "uge": lambda x, y: ~(x < y),
+    "uno": lambda x, y: (x != x) | (y != y),
+    "ord": lambda x, y: (x == x) & (y == y),
+}
+
+
+def _fcmp_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    pair = _float_pair(args, widths, float_type, defined)
+    predicate = _FCMP_LANES.get(kind[5:])
+    if pair is None or predicate is None:
+        defined[:] = False
+        return np.zeros(len(defined), dtype=np.uint64)
+    return predicate(*pair).astype(np.uint64)
+
+
+def _signed_lanes(values: np.ndarray, width: int) -> np.ndarray:
+    """:func:`_signed` on lanes (int64: the patterns are at most 8 bytes wide)."""
+    if width >= 8:
+        return values.view(np.int64)
+    bits = 8 * width
+    top = (values >> np.uint64(bits - 1) & np.uint64(1)).astype(np.int64)
+    return values.astype(np.int64) - (top << np.int64(bits))
+
+
+#: :data:`_ICMP` on lanes (signed or not by the operands' dtype)
+_ICMP_LANES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    **{sign + "lt": np.less for sign in "su"},
+    **{sign + "le": np.less_equal for sign in "su"},
+    **{sign + "gt": np.greater for sign in "su"},
+    **{sign + "ge": np.greater_equal for sign in "su"},
+}
+
+
+def _icmp_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    predicate = kind[5:]
+    x, y = args
+    if predicate[0] == "s":
+        x, y = _signed_lanes(x, widths[0]), _signed_lanes(y, widths[1])
+    compare = _ICMP_LANES.get(predicate)
+    if compare is None:
+        defined[:] = False
+        return np.zeros(len(defined), dtype=np.uint64)
+    return compare(x, y).astype(np.uint64)
+
+
+def _select_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    return np.where(args[0] & np.uint64(1) != 0, args[1], args[2])
+
+
+_INT_LANES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+
+def _int_binary_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """Modulo 2**64 (the caller masks to the width: the same low bits as Python's)."""
+    return _INT_LANES[kind](args[0], args[1])
+
+
+def _shift_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_shift` on lanes: an amount of the width or more (poison) not defined."""
+    poison = args[1] >= np.uint64(8 * width)
+    defined &= ~poison
+    amount = np.where(poison, np.uint64(0), args[1])
+    if kind == "shl":
+        return args[0] << amount
+    if kind == "ashr":
+        return (_signed_lanes(args[0], widths[0]) >> amount.astype(np.int64)).view(np.uint64)
+    return args[0] >> amount
+
+
+def _min_max_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    x, y = args
+    if kind[0] == "s":
+        x, y = _signed_lanes(x, widths[0]), _signed_lanes(y, widths[1])
+    picked = np.maximum(x, y) if kind.endswith("max") else np.minimum(x, y)
+    return picked.view(np.uint64) if picked.dtype == np.int64 else picked
+
+
+def _low_mask(bits: int) -> np.uint64:
+    """The mask of the low ``bits`` bits of a 64-bit lane (all of them from 64 up)."""
+    return np.uint64((1 << min(bits, 64)) - 1)
+
+
+def _extend_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_extend` on lanes, modulo 2**64 (every width involved divides it)."""
+    parts = kind.split(".")
+    source, target = (
+        (int(parts[1]), int(parts[2])) if len(parts) == 3 else (8 * widths[0], 8 * width)
+    )
+    value = args[0] & _low_mask(min(source, target))
+    if parts[0] == "sext" and source <= 64:
+        negative = args[0] >> np.uint64(source - 1) & np.uint64(1) != 0
+        offset = np.uint64(0) if source == 64 else np.uint64(1 << source)
+        value = np.where(negative, args[0] - offset, value)
+    return value & _low_mask(target)
+
+
+def _bit_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    j = int(kind.split(".")[1])
+    if j >= 64:
+        return np.zeros(len(defined), dtype=np.uint64)
+    return args[0] >> np.uint64(j) & np.uint64(1)
+
+
+def _fabs_lanes(
+    kind: str,
+    args: list[np.ndarray],
+    widths: list[int],
+    width: int,
+    float_type: str,
+    defined: np.ndarray,
+) -> np.ndarray:
+    """:func:`_fabs` on lanes: the ``nvvm`` form not defined on a subnormal or a NaN."""
+    sign = 1 << (8 * width - 1)
+    magnitude = args[0] & np.uint64(sign - 1)
+    if kind == "nvvm.fabs":
+        mantissa = {4: 23, 8: 52}.get(width)
+        nonzero = magnitude != 0
+        if mantissa is None:
+            defined &= ~nonzero
+            return magnitude
+        exponent = magnitude >> np.uint64(mantissa)
+        fraction = magnitude & np.uint64((1 << mantissa) - 1)
+        top = np.uint64((sign - 1) >> mantissa)
+        defined &= ~(nonzero & ((exponent == 0) | ((exponent == top) & (fraction != 0))))
+    return magnitude
+
+
+_LaneOperation = Callable[[str, list[np.ndarray], list[int], int, str, np.ndarray], np.ndarray]
+_LANE_OPERATIONS: dict[str, _LaneOperation] = {
+    "select": _select_lanes,
+    **{name: _float_binary_lanes for name in _FLOAT_BINARY},
+    **{name: _int_binary_lanes for name in _INT_BINARY},
+    **{name: _shift_lanes for name in ("shl", "lshr", "ashr")},
+    **{name: _min_max_lanes for name in ("smax", "smin", "umax", "umin")},
+    "fabs": _fabs_lanes,
+    "nvvm.fabs": _fabs_lanes,
+}
+_LANE_FAMILIES: dict[str, _LaneOperation] = {
+    "fcmp": _fcmp_lanes,
+    "icmp": _icmp_lanes,
+    "zext": _extend_lanes,
+    "trunc": _extend_lanes,
+    "sext": _extend_lanes,
+    "bit": _bit_lanes,
+}
