@@ -149,11 +149,10 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
             if nodes is None:
                 break
             columns.append(nodes)
-        callee = str(calls[0].extra["callee"]).lstrip("@")
-        nbytes = instructions.nbytes_of(calls[0].type)
         if len(columns) < 2:  # the next call makes an operand's nodes: it goes alone
             return 0
-        values = self.dag.apply_run(callee, columns, nbytes, chain)
+        callee = str(calls[0].extra["callee"]).lstrip("@")
+        values = self.dag.apply_run(callee, columns, instructions.nbytes_of(calls[0].type), chain)
         if not values:
             self._run_misses.add((id(block), start))
             return 0

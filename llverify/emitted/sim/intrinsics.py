@@ -684,7 +684,7 @@ def _run_callee(ins: Instruction) -> str | None:
     family = _family(callee)
     if family is None or family[0] is not _math or canonical_op(callee) in COMMUTATIVE:
         return None
-    if any(o.type.kind != "float" for o in ins.operands):
+    if not ins.operands or any(o.type.kind != "float" for o in ins.operands):
         return None
     return callee
 

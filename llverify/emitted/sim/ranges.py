@@ -49,6 +49,7 @@ Examples:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 
 from llverify.emitted.sim.symbolic import SWAPPED, Dag
 
@@ -308,6 +309,30 @@ def closed(shape: tuple) -> bool:
     return all(entry[2] is not None or entry[0] == "leaf" for entry in shape)
 
 
+def _shape_entry(
+    key: tuple,
+    width: int,
+    operands: Sequence[int],
+    place: Callable[[int], int],
+    bound: list[Interval] | None,
+    split: list[Interval] | None,
+) -> tuple:
+    """One node's entry in a shape (:meth:`Ranges._shape`, :meth:`Ranges._conditions_shape`):
+    its kind, width, constant, bytes or ``operands`` (the nodes below it the shape follows,
+    by their ``place``; None for none), and the bounds and pieces on it."""
+    kind = key[0]
+    what: object
+    if kind == "bytes":
+        what = tuple((place(s // 16), s % 16) if s >= 0 else s for s in key[1])
+    elif kind == "const":
+        what = key[1]
+    elif operands:
+        what = tuple(map(place, operands))
+    else:
+        what = None  # a leaf, or an operation whose range is fixed
+    return (kind, width, what, tuple(bound) if bound else (), tuple(split) if split else ())
+
+
 def _turned(kind: str) -> bool:
     """Whether ``kind`` is a compare whose ``select`` :meth:`Ranges.canonical` turns round."""
     return kind[:5] == "icmp." and kind[5:] in _TURNED
@@ -424,18 +449,11 @@ class Ranges:
         shape: list[object] = [
             (order[node], holds, (node, holds) in self.facts) for node, holds in conditions
         ]
+        place = order.__getitem__
         for n in order:
             key = nodes[n]
-            kind = key[0]
-            if kind == "bytes":
-                what: object = tuple((order[s // 16], s % 16) if s >= 0 else s for s in key[1])
-            elif kind == "const":
-                what = key[1]
-            elif kind == "leaf":
-                what = None
-            else:
-                what = tuple(order[o] for o in key[1:])
-            shape.append((kind, width[n], what, tuple(bounds.get(n, ())), tuple(pieces.get(n, ()))))
+            operands = key[1:] if key[0] not in ("leaf", "const", "bytes") else ()
+            shape.append(_shape_entry(key, width[n], operands, place, bounds.get(n), pieces.get(n)))
         return tuple(shape), list(order)
 
     def _added_by(self, other: Ranges, nodes: list[int]) -> _Added | None:
@@ -574,24 +592,11 @@ class Ranges:
                 return _REBUILT
             belows.append(found)
             stack.extend(found)
-        shape = []
         place = order.__getitem__
-        for n, found in zip(order, belows):
-            key = nodes[n]
-            kind = key[0]
-            if kind == "bytes":
-                what: object = tuple((place(s // 16), s % 16) if s >= 0 else s for s in key[1])
-            elif kind == "const":
-                what = key[1]
-            elif found:
-                what = tuple(map(place, found))  # the operands
-            else:
-                what = None  # a leaf, or an operation whose range is fixed
-            bound, split = bounds.get(n), pieces.get(n)
-            shape.append(
-                (kind, width[n], what, tuple(bound) if bound else (), tuple(split) if split else ())
-            )
-        return tuple(shape)
+        return tuple(
+            _shape_entry(nodes[n], width[n], found, place, bounds.get(n), pieces.get(n))
+            for n, found in zip(order, belows)
+        )
 
     def _by_cases(self, node: int) -> Interval:
         """:meth:`interval_by_cases` of the canonical ``node``, computed."""

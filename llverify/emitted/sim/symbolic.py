@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -694,13 +694,8 @@ class Dag:
         if canonical is not unique and name in COMMUTATIVE:
             if unique_rows(canonical)[0].shape[0] != unique.shape[0]:
                 return None
-        first, count = len(self.nodes), unique.shape[0]
-        self.nodes.extend(zip(names, *canonical.T.tolist()))
-        self.width.extend(repeat(nbytes, count))
-        self._unindexed.append((first, first + count, nbytes))
-        self._grow_operand_marks(first + count)
-        self._is_operand[unique.reshape(-1)] = True  # the new nodes' operands, at once
-        self._operands_scanned = first + count
+        first = len(self.nodes)
+        self._made_fresh(names, canonical, nbytes, unique)
         return first + inverse.astype(np.int64).reshape(-1)
 
     def apply_run(
@@ -749,7 +744,7 @@ class Dag:
         start = len(self.nodes)
         nodes = np.empty(table.shape[0], dtype=np.int64)
         nodes[order] = start + np.cumsum(first) - 1
-        self._made_fresh(name, ordered[first], nbytes, table)
+        self._made_fresh(repeat(name), ordered[first], nbytes, table)
         return [self._of_nodes(part, nbytes) for part in nodes.reshape(count, threads)]
 
     def _fresh_prefix(self, rows: np.ndarray) -> int:
@@ -803,33 +798,36 @@ class Dag:
             row.insert(chain, nodes[i - 1][order])
             keys.append(np.stack(row, axis=1))
         table = np.concatenate(keys)
-        self._made_fresh(name, table, nbytes, table)
+        self._made_fresh(repeat(name), table, nbytes, table)
         return [self._of_nodes(part, nbytes) for part in nodes]
 
-    def _made_fresh(self, name: str, keys: np.ndarray, nbytes: int, operands: np.ndarray) -> None:
-        """Make the nodes ``name`` of the operand rows ``keys`` (in order, none a node
-        yet), entered into the index tables before the next lookup; ``operands`` (every
-        row read) are operands from now on."""
+    def _made_fresh(
+        self, names: Iterable[str], keys: np.ndarray, nbytes: int, operands: np.ndarray
+    ) -> None:
+        """Make the nodes of ``names`` (one per row) of the operand rows ``keys`` (in order,
+        none a node yet), entered into the index tables before the next lookup;
+        ``operands`` (every row read) are operands from now on."""
         start, end = len(self.nodes), len(self.nodes) + keys.shape[0]
-        self.nodes.extend(zip(repeat(name), *keys.T.tolist()))
+        self.nodes.extend(zip(names, *keys.T.tolist()))
         self.width.extend(repeat(nbytes, keys.shape[0]))
         self._unindexed.append((start, end, nbytes))
         self._grow_operand_marks(end)
         self._is_operand[operands.reshape(-1)] = True
         self._operands_scanned = end
 
-    def _canonical(self, name: str, rows: np.ndarray) -> tuple[Sequence[str], np.ndarray]:
+    @staticmethod
+    def _canonical(name: str, rows: np.ndarray) -> tuple[list[str], np.ndarray]:
         """The names and operand rows of :meth:`op` ``name`` of each of ``rows`` (operand
         nodes, shape (n, k)) put in canonical order: a commutative op's operands sorted, a
         compare's swapped into ``a <= b`` under the swapped predicate."""
         if name in COMMUTATIVE:
-            return repeat(name, rows.shape[0]), np.sort(rows, axis=1)  # type: ignore[return-value]
+            return [name] * rows.shape[0], np.sort(rows, axis=1)
         if name[:5] in ("fcmp.", "icmp.") and rows.shape[1] == 2 and name[5:] in SWAPPED:
             swap = rows[:, 0] > rows[:, 1]  # a < b is b > a: one node for both spellings
             other = name[:5] + SWAPPED[name[5:]]
             names = [other if s else name for s in swap.tolist()]
             return names, np.where(swap[:, None], rows[:, ::-1], rows)
-        return repeat(name, rows.shape[0]), rows  # type: ignore[return-value]
+        return [name] * rows.shape[0], rows
 
     def _plain_rows(self, name: str, columns: list[np.ndarray], nbytes: int) -> np.ndarray | None:
         """:meth:`op` ``name`` of each thread's operand nodes (``columns``: one array of
@@ -879,15 +877,7 @@ class Dag:
         slow = consts[rows].all(axis=1)
         if name == "select" and rows.shape[1] == 3:
             slow |= consts[rows[:, 0]]
-        names = [name] * rows.shape[0]
-        canonical = rows
-        if name in COMMUTATIVE:
-            canonical = np.sort(rows, axis=1)
-        elif name[:5] in ("fcmp.", "icmp.") and rows.shape[1] == 2 and name[5:] in SWAPPED:
-            swap = rows[:, 0] > rows[:, 1]  # a < b is b > a: one node for both spellings
-            canonical = np.where(swap[:, None], rows[:, ::-1], rows)
-            other = name[:5] + SWAPPED[name[5:]]
-            names = [other if s else name for s in swap.tolist()]
+        names, canonical = self._canonical(name, rows)
         keys: list[tuple | None] = list(zip(names, *canonical.T.tolist()))
         for k in np.flatnonzero(slow).tolist():
             keys[k] = None
