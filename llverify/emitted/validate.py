@@ -67,6 +67,9 @@ MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
 #: ops one run validates each on its own; a larger module validates each distinct op once
 #: (twins take its proof), the first MAX_OPS distinct ones (``validate --max-ops``)
 MAX_OPS = 4_000
+#: the bytes of each scratch buffer Triton's extra pointer arguments point at (one byte where
+#: no instruction reads the pointer: nothing can reach it)
+SCRATCH_BYTES = 1 << 20
 LONG_LINES = 20_000  # a module of this many lines or ops: a progress line before each step
 
 
@@ -638,7 +641,9 @@ def _execute(
         else:
             run.add_output(spec.arg, spec.name, element_bytes=element_bytes, count=count)
     for extra in range(len(harness.buffers), len(run.function.arguments)):
-        run.add_scratch(extra, f"scratch{extra}", 1 << 20)
+        # Triton's scratch pointers: a megabyte each, where the kernel reads the pointer
+        used = run.function.reads(run.function.arguments[extra][1])
+        run.add_scratch(extra, f"scratch{extra}", SCRATCH_BYTES if used else 1)
     timings["load"] = timings.get("load", 0.0) + time.perf_counter() - clock
     clock = time.perf_counter()
     try:

@@ -87,6 +87,7 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         self._run_misses: set[tuple[int, int]] = set()  # (block id, position): none made
         self._window = _WINDOW  # the calls of a run _execute_run tries next
         self.ranges = Ranges(self.dag)
+        self._start_registers()
         self._start_memory()
         self._start_copies()
         self._start_control()

@@ -433,10 +433,9 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     values = [machine.value(o) for o in ins.operands]
     if ins.type.kind == "ptr" and any(_tagged_on(v, mask) for v in values):
         return _tagged_gep(machine, ins, mask, values)
-    base = values[0].integers(mask, "pointer")
+    address = values[0].integers(mask, "pointer")
     ty = ins.extra["source"]
     assert isinstance(ty, Type)
-    offset = np.zeros_like(base)
     for position, index_value in enumerate(ins.operands[1:]):
         index = values[position + 1].integers(mask, "address index")
         bits = index_value.type.bits if index_value.type.kind == "int" else 64
@@ -449,14 +448,14 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
             scale = ty.size_bytes
         elif ty.kind == "struct":
             field_index = int(index[0])
-            offset = offset + np.uint64(sum(f.size_bytes for f in ty.fields[:field_index]))
+            address = address + np.uint64(sum(f.size_bytes for f in ty.fields[:field_index]))
             ty = ty.fields[field_index]
             continue
         else:
             raise Unmodelled(f"getelementptr into {ty}")
-        offset = offset + (signed * scale).astype(np.uint64)
+        address = address + (signed * scale).astype(np.uint64)  # wraps as LLVM's does
     pointer_bits = bits_of(ins.type)
-    return Val(pointer_bits, ints=(base + offset) & _mask(pointer_bits))
+    return Val(pointer_bits, ints=address & _mask(pointer_bits))
 
 
 def _tagged_gep(machine: Machine, ins: Instruction, mask: np.ndarray, values: list[Val]) -> Val:
@@ -631,12 +630,26 @@ def _extract_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Va
 def _insert_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     vector, element, index = (machine.value(o) for o in ins.operands)
     width = nbytes_of(ins.operands[1].type)
-    positions = index.integers(mask, "vector index").astype(np.int64)
     syms = vector.byte_symbols().copy()
+    position = _literal_index(ins.operands[2], syms.shape[1] // width)
+    if position is not None:  # one place in every thread: a slice
+        syms[:, position * width : (position + 1) * width] = element.byte_symbols()
+        return Val(bits_of(ins.type), syms=syms).normalised()
+    positions = index.integers(mask, "vector index").astype(np.int64)
     rows = np.arange(syms.shape[0])[:, None]
     columns = np.clip(positions[:, None] * width + np.arange(width)[None, :], 0, syms.shape[1] - 1)
     syms[rows, columns] = element.byte_symbols()
     return Val(bits_of(ins.type), syms=syms).normalised()
+
+
+def _literal_index(operand: Value, count: int) -> int | None:
+    """The element index a literal integer operand names, when it is one of the ``count``
+    elements; None for any other operand (a local, an index out of range)."""
+    text = operand.text
+    if operand.type.kind != "int" or not text.isdigit():
+        return None
+    index = int(text)
+    return index if index < count else None
 
 
 def _shuffle_vector(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
