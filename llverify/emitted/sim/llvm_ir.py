@@ -895,8 +895,8 @@ def _function(
             if current.instructions:
                 blocks.append(current)
             body = "\n".join(lines[start + 1 : index - 1])
-            name, tail = match.group("name"), match.group("tail")
-            return Function(name, arguments, blocks, tail, body), index
+            function_name, tail = match.group("name"), match.group("tail")
+            return Function(function_name, arguments, blocks, tail, body), index
         label = _LABEL.match(stripped) if stripped[0] != "%" else None
         if label:
             if current.instructions:
