@@ -72,8 +72,11 @@ def nbytes_of(ty: Type) -> int:
     raise Unmodelled(f"a value of type {ty}")
 
 
+_MASKS = [np.uint64((1 << bits) - 1) for bits in range(64)] + [np.uint64(0xFFFFFFFFFFFFFFFF)]
+
+
 def _mask(bits: int) -> np.uint64:
-    return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    return _MASKS[bits] if 0 <= bits <= 64 else _MASKS[64]
 
 
 def _signed(values: np.ndarray, bits: int) -> np.ndarray:
@@ -137,15 +140,22 @@ _INTEGER_OPS: dict[str, _IntegerOp] = {  # one entry per opcode
 }
 
 
+# the ops whose numpy form may warn (a division's overflow); the others never do on arrays
+_MAY_WARN = frozenset(("udiv", "urem", "sdiv", "srem", "ashr"))
+
+
 def _integer_op(op: str, a: Val, b: Val, ty: Type) -> Val:
     compute = _INTEGER_OPS.get(op)
     if compute is None:
         raise Unmodelled(f"integer operation {op}")
     bits = ty.bits
     x, y = a.integers(), b.integers()
-    with np.errstate(all="ignore"):
+    if op in _MAY_WARN:
+        with np.errstate(all="ignore"):
+            r = compute(x, y, bits)
+    else:
         r = compute(x, y, bits)
-    return Val.concrete(np.asarray(r, dtype=np.uint64) & _mask(bits), bits, x.shape[0])
+    return Val(bits, ints=np.asarray(r, dtype=np.uint64) & _mask(bits))
 
 
 _BYTE = np.int64(-1)  # the constant byte 0
@@ -438,8 +448,6 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     assert isinstance(ty, Type)
     for position, index_value in enumerate(ins.operands[1:]):
         index = values[position + 1].integers(mask, "address index")
-        bits = index_value.type.bits if index_value.type.kind == "int" else 64
-        signed = _signed(index, bits)
         if position == 0:
             scale = ty.size_bytes
         elif ty.kind in ("array", "vector"):
@@ -453,9 +461,12 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
             continue
         else:
             raise Unmodelled(f"getelementptr into {ty}")
-        address = address + (signed * scale).astype(np.uint64)  # wraps as LLVM's does
-    pointer_bits = bits_of(ins.type)
-    return Val(pointer_bits, ints=address & _mask(pointer_bits))
+        bits = index_value.type.bits if index_value.type.kind == "int" else 64
+        if bits < 64:  # sign-extended: its two's complement bits, wrapping as LLVM's do
+            sign = np.uint64(1 << (bits - 1))
+            index = (index ^ sign) - sign
+        address = address + index * np.uint64(scale)
+    return Val(bits_of(ins.type), ints=address & _mask(bits_of(ins.type)))
 
 
 def _tagged_gep(machine: Machine, ins: Instruction, mask: np.ndarray, values: list[Val]) -> Val:

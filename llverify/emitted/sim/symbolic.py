@@ -1168,6 +1168,10 @@ class Val:
             if bits < 64:
                 values &= (1 << bits) - 1
             return Val(bits, ints=np.full(threads, values, dtype=np.uint64))
+        if type(values) is np.ndarray and values.dtype == np.uint64 and values.shape == (threads,):
+            if bits < 64:  # one value per thread already: masked into a new array
+                return Val(bits, ints=values & np.uint64((1 << bits) - 1))
+            return Val(bits, ints=values.copy())
         arr = np.broadcast_to(np.asarray(values, dtype=np.uint64), (threads,)).copy()
         if bits < 64:
             arr &= np.uint64((1 << bits) - 1)
