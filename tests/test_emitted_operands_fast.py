@@ -138,3 +138,49 @@ def test_work_beside_raises_what_it_raised() -> None:
     failing = _meanwhile(np.asarray, [1, 2], "no such dtype")
     with pytest.raises(TypeError):
         failing()
+
+
+def test_a_finished_run_is_freed_without_the_cyclic_collector() -> None:
+    """No reference cycle holds a run (global memory's origin of undefined bytes and shared
+    memory's wgmma watch refer to it weakly): its DAG goes when the last reference does, not
+    at a later collection that walks every node."""
+    import gc
+    import weakref
+
+    gc.collect()
+    gc.disable()
+    try:
+        run = _run("  %a = add i32 %t, 7\n")
+        dag, memory = weakref.ref(run.dag), weakref.ref(run.shared)
+        del run
+        assert dag() is None and memory() is None
+        cycle = _run("  %a = add i32 %t, 7\n")
+        cycle.loop = cycle  # type: ignore[attr-defined]  # the negative control: a cycle
+        held = weakref.ref(cycle.dag)
+        del cycle
+        assert held() is not None
+    finally:
+        gc.enable()
+    gc.collect()
+    assert held() is None
+
+
+def test_uninitialised_origin_is_still_reported_through_the_weak_reference() -> None:
+    """A global store of bytes never written in shared memory names the uninitialised read
+    they come from (the origin the run hands to global memory)."""
+    body = (
+        "  %s = getelementptr i8, ptr addrspace(3) @global_smem, i32 0\n"
+        "  %v = load i32, ptr addrspace(3) %s, align 4\n"
+        "  %q = getelementptr i32, ptr addrspace(1) %out, i32 %t\n"
+        "  store i32 %v, ptr addrspace(1) %q, align 4\n"
+    )
+    text = (
+        HEADER + "define void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {\n"
+        "  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n" + body + "  ret void\n}\n"
+    )
+    run = Execution(parse_llvm_ir(text), "k", threads=8, warp_size=8, shared_bytes=64)
+    run.add_input(0, "x", element_bytes=1, count=64)
+    run.add_output(1, "y", element_bytes=4, count=8)
+    run.run()
+    kinds = [v.kind for v in run.memory.violations]
+    assert run.uninitialised and "uninitialised read" in kinds
