@@ -45,7 +45,7 @@ from llverify.emitted.sim import (
     Violation,
     parse_llvm_ir,
 )
-from llverify.emitted.sim.symbolic import sparse_collection
+from llverify.emitted.sim.symbolic import without_cyclic_collection
 from llverify.errors import LayoutError, shown
 from llverify.proof.verdict import Status
 from llverify.triton.compile import (
@@ -171,7 +171,7 @@ def validate_module(
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
     if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
         raise LayoutError(f"Argument 'max_ops' must be a positive int, not {shown(max_ops)}.")
-    with sparse_collection():  # the harness, the parsed LLVM IR, the DAG: no cycles to find
+    with without_cyclic_collection():  # the harness, the parsed LLVM IR, the DAG: no cycles to find
         return _validate_module(
             text,
             source,
@@ -559,7 +559,7 @@ def _checked(
     ``report``)."""
     report.instructions += run.steps
     clock = time.perf_counter()
-    with sparse_collection():  # the check makes DAG nodes too
+    with without_cyclic_collection():  # the check makes DAG nodes too
         verdicts = _check_all(harness, compiled, run)
     timings["check"] = timings.get("check", 0.0) + time.perf_counter() - clock
     return verdicts
