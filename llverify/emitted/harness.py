@@ -37,7 +37,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from math import prod
 
 import numpy as np
@@ -203,9 +203,13 @@ class Case:
     buffers: tuple[BufferSpec, ...]
     expectations: tuple[Expectation, ...]
     harness_lines: tuple[int, int]  # first and last line of this case in Harness.text
-    # the case's lines with its value names numbered in order of appearance and its location
-    # left out: two cases with one key are the same code (see :func:`twin_key`)
-    key: str = field(default="", compare=False)
+    lines: tuple[str, ...] = field(default=(), compare=False, repr=False)  # its code
+
+    @cached_property
+    def key(self) -> str:
+        """The case's :func:`twin_key`: two cases with one key are the same code (computed
+        when asked: only a module of more than ``max_ops`` ops asks)."""
+        return twin_key(self.description, self.lines, self.buffers)
 
 
 @dataclass(frozen=True)
@@ -696,7 +700,7 @@ class _Build:
                 buffers=tuple(writer.buffers),
                 expectations=tuple(writer.expectations),
                 harness_lines=(first, len(self.lines)),
-                key=twin_key(description, writer.lines, writer.buffers),
+                lines=tuple(writer.lines),
             )
         )
 
