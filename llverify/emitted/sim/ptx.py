@@ -22,13 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from llverify.emitted.sim import intrinsics
 from llverify.emitted.sim.instructions import merge, nbytes_of, store_addresses
 from llverify.emitted.sim.intrinsics import prmt_selectors
-from llverify.emitted.sim.llvm_ir import Instruction, split_top_level
+from llverify.emitted.sim.llvm_ir import Instruction, Type, split_top_level
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.replay import carry_step
 from llverify.emitted.sim.symbolic import UNDEFINED, Unmodelled, Val
@@ -95,89 +96,282 @@ _SPECIAL_REGISTERS: dict[str, Callable[[Machine], np.ndarray | int]] = {
 }
 
 
-class _AsmState:
-    """The registers of one inline-assembly call: its ``$k`` operands and declared ones."""
+class _Step(NamedTuple):
+    """One statement of an asm string, decoded: its guard's predicate register (``!``
+    dropped, ``negate`` for ``@!p``), the handler of its mnemonic, the opcode and operands."""
 
-    def __init__(self, machine: Machine, ins: Instruction, mask: np.ndarray) -> None:
+    guard: str | None
+    negate: bool
+    handler: _Statement
+    opcode: str
+    operands: list[str]
+
+
+class _Program(NamedTuple):
+    """An asm string with its constraint string, decoded once: the outputs' names and
+    register widths, each input's name and the output it is tied to, the statements."""
+
+    output_names: tuple[str, ...]
+    output_bits: tuple[int, ...]
+    inputs: tuple[tuple[str, str | None], ...]
+    steps: tuple[_Step, ...]
+
+
+@lru_cache(maxsize=4096)
+def _program(text: str, constraints: str) -> _Program:
+    """The decoded form of the asm string ``text`` under ``constraints`` (a kernel runs the
+    same few strings thousands of times).  Nothing here raises: an unknown mnemonic is a
+    handler that raises when its statement runs, after the statements before it."""
+    output_bits, inputs = _bindings(constraints)
+    outputs = len(output_bits)
+    bound = tuple(
+        (f"${outputs + k}", f"${int(c)}" if c.isascii() and c.isdigit() else None)
+        for k, c in enumerate(inputs)
+    )
+    steps = tuple(
+        _Step(
+            None if guard is None else guard.lstrip("!"),
+            guard is not None and guard.startswith("!"),
+            _handler_of(opcode),
+            opcode,
+            operands,
+        )
+        for guard, opcode, operands in _statements(text)
+    )
+    return _Program(tuple(f"${k}" for k in range(outputs)), output_bits, bound, steps)
+
+
+@lru_cache(maxsize=4096)
+def _operand_form(operand: str) -> tuple[str, object]:
+    """How a (stripped) operand that names no register is read: a special register
+    (``special``, its function), an immediate (``immediate``, its integer), a register list
+    (``list``, its parts) or ``unknown``."""
+    special = _SPECIAL_REGISTERS.get(operand)
+    if special is not None:
+        return "special", special
+    if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", operand):
+        return "immediate", int(operand, 0)
+    if operand.startswith("{"):
+        return "list", _register_list(operand)
+    return "unknown", None
+
+
+@lru_cache(maxsize=4096)
+def _register_list(operand: str) -> tuple[str, ...] | None:
+    """The registers of a (stripped) list operand ``{ a, b }``; None for any other operand."""
+    if not operand.startswith("{"):
+        return None
+    return tuple(p.strip() for p in operand.strip("{} ").split(","))
+
+
+def _low_bytes(ints: np.ndarray, nbytes: int) -> np.ndarray:
+    """The integers of the low ``nbytes`` (at most 8) bytes of the uint64 ``ints``, as
+    :meth:`Val.normalised` reads them back from their byte symbols."""
+    if nbytes >= 8:
+        return ints.copy()
+    return ints & np.uint64((1 << (8 * nbytes)) - 1)
+
+
+def _concrete_ints(value: Val) -> np.ndarray | None:
+    """``value``'s uint64 integers when it holds them, else None."""
+    ints = value.ints
+    if ints is not None and ints.dtype == np.uint64:
+        return ints
+    return None
+
+
+class _AsmState:
+    """The registers of one inline-assembly call: its ``$k`` operands and declared ones.
+
+    An output register holds undefined bytes until it is written; that value is made only
+    where it is read (a statement reads it, a predicated one keeps it, or it is a result).
+    ``opaque`` names the registers whose value was checked to hold a byte that is no
+    constant (normalising it again would change nothing)."""
+
+    def __init__(
+        self, machine: Machine, ins: Instruction, mask: np.ndarray, program: _Program
+    ) -> None:
         self.machine, self.ins, self.mask = machine, ins, mask
-        self.active = mask
-        output_bits, inputs = _bindings(str(ins.extra["constraints"]))
+        self._active = mask
+        self._everyone: bool | None = None  # whether every thread of ``active`` is on
         self.regs: dict[str, Val] = {}
+        self.opaque: set[str] = set()
         self.carry: Val | None = None  # the carry flag CC.CF, once a ``.cc`` wrote it
-        threads = machine.threads
-        self.output_names = [f"${k}" for k in range(len(output_bits))]
-        self.output_bits = list(output_bits)
-        for name, bits in zip(self.output_names, self.output_bits):
-            self.regs[name] = Val(
-                bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64)
-            )
-        for k, (constraint, operand) in enumerate(zip(inputs, ins.operands)):
+        self.output_names = program.output_names
+        self.output_bits = program.output_bits
+        self._unset = dict(zip(program.output_names, program.output_bits))
+        for (name, tied), operand in zip(program.inputs, ins.operands):
             value = machine.value(operand)
-            name = f"${len(output_bits) + k}"
-            if constraint.isascii() and constraint.isdigit():  # tied to an output
-                self.regs[f"${int(constraint)}"] = value
+            if tied is not None:  # tied to an output
+                self._unset.pop(tied, None)
+                self.regs[tied] = value
             self.regs[name] = value
+
+    @property
+    def active(self) -> np.ndarray:
+        """The threads that execute the current statement."""
+        return self._active
+
+    @active.setter
+    def active(self, mask: np.ndarray) -> None:
+        if mask is not self._active:
+            self._active = mask
+            self._everyone = None
+
+    def everyone(self) -> bool:
+        """Whether every thread executes the current statement (read once per mask)."""
+        if self._everyone is None:
+            self._everyone = bool(self._active.all())
+        return self._everyone
+
+    def _held(self, name: str) -> Val | None:
+        """The value of register ``name`` (an unwritten output's undefined bytes), if any."""
+        value = self.regs.get(name)
+        if value is None:
+            bits = self._unset.pop(name, None)
+            if bits is not None:
+                threads = self.machine.threads
+                value = Val(
+                    bits, syms=np.full((threads, max(1, bits // 8)), UNDEFINED, dtype=np.int64)
+                )
+                self.regs[name] = value
+        return value
 
     def read(self, operand: str, bits: int) -> Val:
         operand = operand.strip()
-        if operand in self.regs:
-            return self.regs[operand]
-        special = _SPECIAL_REGISTERS.get(operand)
-        if special is not None:
+        value = self._held(operand)
+        if value is not None:
+            return value
+        kind, payload = _operand_form(operand)
+        if kind == "special":
+            special = payload
+            assert callable(special)
             return Val.concrete(np.asarray(special(self.machine)), bits, self.machine.threads)
-        if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", operand):
-            value = int(operand, 0) & ((1 << bits) - 1)
-            return Val.concrete(value, bits, self.machine.threads)
-        if operand.startswith("{"):
-            parts = [p.strip() for p in operand.strip("{} ").split(",")]
-            width = bits // len(parts)
-            pieces = [self.read(p, width).byte_symbols()[:, : max(1, width // 8)] for p in parts]
+        if kind == "immediate":
+            assert isinstance(payload, int)
+            return Val.concrete(payload & ((1 << bits) - 1), bits, self.machine.threads)
+        if kind == "list":
+            assert isinstance(payload, tuple)
+            width = bits // len(payload)
+            nbytes = max(1, width // 8)
+            if len(payload) == 1:  # one register: no concatenation
+                part = self.read(payload[0], width)
+                ints = _concrete_ints(part)
+                if (
+                    ints is not None
+                    and part.bits <= 64
+                    and bits <= 64
+                    and part.nbytes >= nbytes == max(1, (bits + 7) // 8)
+                ):
+                    return Val(bits, ints=_low_bytes(ints, nbytes))
+                return Val(bits, syms=part.byte_symbols()[:, :nbytes].copy()).normalised()
+            pieces = [self.read(p, width).byte_symbols()[:, :nbytes] for p in payload]
             return Val(bits, syms=np.concatenate(pieces, axis=1)).normalised()
         raise Unmodelled(f"inline-asm operand {operand!r}")
 
-    def write(self, operand: str, value: Val) -> None:
+    def read_bytes(self, operand: str, bits: int) -> np.ndarray:
+        """``read(operand, bits).byte_symbols()`` for a register list ``operand``, without
+        normalising what is only used as bytes (a constant's bytes read back are the same)."""
+        parts = _register_list(operand.strip())
+        assert parts is not None
+        width = bits // len(parts)
+        nbytes = max(1, width // 8)
+        pieces = [self.read(p, width).byte_symbols()[:, :nbytes] for p in parts]
+        joined = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+        if bits > 64 or joined.shape[1] == max(1, (bits + 7) // 8):
+            return joined
+        return Val(bits, syms=np.concatenate(pieces, axis=1)).normalised().byte_symbols()
+
+    def write(self, operand: str, value: Val, *, normalised: bool = False) -> None:
+        """Write ``value`` to the register or register list ``operand`` (``normalised``:
+        ``value`` is its own :meth:`Val.normalised`)."""
         operand = operand.strip()
-        if operand.startswith("{"):
-            parts = [p.strip() for p in operand.strip("{} ").split(",")]
+        parts = _register_list(operand)
+        if parts is not None:
+            if len(parts) == 1:  # one register: the value whole, as its bytes read back
+                ints = _concrete_ints(value)
+                if ints is not None and value.nbytes <= 8:
+                    self._assign(
+                        parts[0], Val(8 * value.nbytes, ints=_low_bytes(ints, value.nbytes))
+                    )
+                    return
+                if normalised and value.ints is None:  # its bytes hold a non-constant
+                    assert value.syms is not None
+                    self._assign(
+                        parts[0],
+                        Val(8 * value.syms.shape[1], syms=value.syms.copy()),
+                        checked=value.bits <= 64,
+                    )
+                    return
             syms = value.byte_symbols()
             width = syms.shape[1] // len(parts)
             for k, part in enumerate(parts):
-                self.write(
+                self._assign(
                     part,
                     Val(width * 8, syms=syms[:, k * width : (k + 1) * width].copy()).normalised(),
+                    checked=True,
                 )
             return
-        old = self.regs.get(operand)
-        if old is not None and not self.active.all():
-            value = merge(self.active, value, old)
-        self.regs[operand] = value
+        self._assign(operand, value)
+
+    def _assign(self, name: str, value: Val, *, checked: bool = False) -> None:
+        """Register ``name`` becomes ``value`` in the active threads (``checked``: ``value``
+        is normalised)."""
+        if not self.everyone():
+            old = self._held(name)
+            if old is not None:
+                value = merge(self._active, value, old)
+                checked = False
+        else:
+            self._unset.pop(name, None)
+        self.regs[name] = value
+        if checked and value.ints is None and value.bits <= 64:
+            self.opaque.add(name)
+        else:
+            self.opaque.discard(name)
 
     def result(self) -> Val | None:
         """The outputs as the call's LLVM value: each register cut to its LLVM type's bytes
         (an ``i8`` output is the low byte of its ``=c`` register, PTX has no 8-bit ones)."""
         if not self.output_names:
             return None
-        widths = self._output_bytes()
-        parts = [
-            self.regs[name].byte_symbols()[:, :nbytes]
-            for name, nbytes in zip(self.output_names, widths)
-        ]
-        if len(parts) == 1:
+        widths = _output_bytes(self.output_bits, self.ins.type)
+        if len(widths) == 1:
+            name = self.output_names[0]
+            register = self._held(name)
+            assert register is not None
             bits = min(self.output_bits[0], 8 * widths[0])
-            return Val(bits, syms=parts[0]).normalised()
+            ints = _concrete_ints(register)
+            if (
+                ints is not None
+                and register.bits <= 64
+                and register.nbytes >= widths[0] == max(1, (bits + 7) // 8)
+            ):
+                return Val(bits, ints=_low_bytes(ints, widths[0]))
+            syms = register.byte_symbols()[:, : widths[0]]
+            if name in self.opaque and syms.shape[1] == register.nbytes:
+                return Val(bits, syms=syms)  # normalised: the same bytes, no constant
+            return Val(bits, syms=syms).normalised()
+        parts = []
+        for name, nbytes in zip(self.output_names, widths):
+            register = self._held(name)
+            assert register is not None
+            parts.append(register.byte_symbols()[:, :nbytes])
         return Val(8 * sum(widths), syms=np.concatenate(parts, axis=1))
 
-    def _output_bytes(self) -> list[int]:
-        """Bytes of each output: its register's, or fewer where its LLVM type is narrower."""
-        registers = [max(1, bits // 8) for bits in self.output_bits]
-        ty = self.ins.type
-        if ty.kind == "struct" and len(ty.fields) == len(registers):
-            types = list(ty.fields)
-        elif len(registers) == 1 and ty.kind != "struct":
-            types = [ty]
-        else:
-            return registers
-        return [min(size, nbytes_of(t)) for size, t in zip(registers, types)]
+
+@lru_cache(maxsize=4096)
+def _output_bytes(output_bits: tuple[int, ...], ty: Type) -> tuple[int, ...]:
+    """Bytes of each output (register widths ``output_bits``) of a call of type ``ty``: its
+    register's, or fewer where its LLVM type is narrower."""
+    registers = [max(1, bits // 8) for bits in output_bits]
+    if ty.kind == "struct" and len(ty.fields) == len(registers):
+        types = list(ty.fields)
+    elif len(registers) == 1 and ty.kind != "struct":
+        types = [ty]
+    else:
+        return tuple(registers)
+    return tuple(min(size, nbytes_of(t)) for size, t in zip(registers, types))
 
 
 _MEMORY = re.compile(r"^\[\s*(\S+?)\s*(?:\+\s*(-?\w+))?\s*\]$")
@@ -185,22 +379,22 @@ _MEMORY = re.compile(r"^\[\s*(\S+?)\s*(?:\+\s*(-?\w+))?\s*\]$")
 
 def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val | None:
     """Execute the inline-assembly call ``ins`` under ``mask``."""
-    text = str(ins.extra["asm"])
-    state = _AsmState(machine, ins, mask)
-    for guard, opcode, operands in _statements(text):
+    program = _program(str(ins.extra["asm"]), str(ins.extra["constraints"]))
+    state = _AsmState(machine, ins, mask, program)
+    for step in program.steps:
         active = mask
-        if guard is not None:
-            negate = guard.startswith("!")
-            predicate = state.read(guard.lstrip("!"), 1).integers(mask, "predicate").astype(bool)
-            active = mask & (~predicate if negate else predicate)
+        if step.guard is not None:
+            predicate = state.read(step.guard, 1).integers(mask, "predicate").astype(bool)
+            active = mask & (~predicate if step.negate else predicate)
         state.active = active
-        _statement(state, opcode, operands, active)
+        step.handler(state, step.opcode, step.operands, active)
     result = state.result()
     if result is not None and ins.type.kind == "struct":
         return Val(nbytes_of(ins.type) * 8, syms=result.byte_symbols())
     return result
 
 
+@lru_cache(maxsize=4096)
 def _bits_of_suffix(opcode: str) -> int:
     match = re.search(r"\.[bufs](8|16|32|64)$", opcode)
     if match is None:
@@ -208,24 +402,42 @@ def _bits_of_suffix(opcode: str) -> int:
     return int(match.group(1))
 
 
+@lru_cache(maxsize=4096)
+def _memory_operand(operand: str) -> tuple[str, str | None] | None:
+    """The base register and the offset's text of the memory operand ``[ base + offset ]``;
+    None where ``operand`` is no such operand."""
+    match = _MEMORY.match(operand.strip())
+    return None if match is None else (match.group(1), match.group(2))
+
+
+@lru_cache(maxsize=4096)
+def _offset(text: str | None) -> int:
+    """The offset of a memory operand from its text (none: 0)."""
+    return int(text, 0) if text else 0
+
+
+def _base_and_offset(operand: str) -> tuple[str, str | None]:
+    """:func:`_memory_operand`, unmodelled where ``operand`` is no memory operand."""
+    found = _memory_operand(operand)
+    if found is None:
+        raise Unmodelled(f"PTX address {operand!r}")
+    return found
+
+
 def _address(state: _AsmState, operand: str) -> np.ndarray:
     """The concrete byte address of the memory operand ``[ base + offset ]``."""
-    match = _MEMORY.match(operand.strip())
-    if match is None:
-        raise Unmodelled(f"PTX address {operand!r}")
-    base = state.read(match.group(1), 64).integers(state.active, "address")
-    offset = int(match.group(2), 0) if match.group(2) else 0
+    base_name, offset_text = _base_and_offset(operand)
+    base = state.read(base_name, 64).integers(state.active, "address")
+    offset = _offset(offset_text)
     return base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
 
 
 def _address_value(state: _AsmState, operand: str) -> Val:
     """The address of the memory operand ``[ base + offset ]`` as a value: concrete, or a
     node where the base depends on tagged data (a gather's or a scatter's)."""
-    match = _MEMORY.match(operand.strip())
-    if match is None:
-        raise Unmodelled(f"PTX address {operand!r}")
-    base = state.read(match.group(1), 64)
-    offset = int(match.group(2), 0) if match.group(2) else 0
+    base_name, offset_text = _base_and_offset(operand)
+    base = state.read(base_name, 64)
+    offset = _offset(offset_text)
     if offset == 0:
         return base
     if base.is_concrete():
@@ -234,14 +446,20 @@ def _address_value(state: _AsmState, operand: str) -> Val:
     return state.machine.data_op("add", [base, constant], base.nbytes)
 
 
-def _statement(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    """Execute one statement by the handler of its mnemonic (the opcode's first word; an
-    ``add.cc`` writes the carry flag, so it is one of :func:`_carry_chain`'s)."""
+def _handler_of(opcode: str) -> _Statement:
+    """The handler of a statement's mnemonic (the opcode's first word; an ``add.cc`` writes
+    the carry flag, so it is one of :func:`_carry_chain`'s); :func:`_unknown_statement` for
+    a mnemonic of none."""
     words = opcode.split(".")
     handler = _carry_chain if "cc" in words[1:] else _STATEMENTS.get(words[0])
-    if handler is None:
-        raise _unknown(state, opcode)
-    handler(state, opcode, operands, active)
+    return _unknown_statement if handler is None else handler
+
+
+def _unknown_statement(
+    state: _AsmState, opcode: str, operands: list[str], active: np.ndarray
+) -> None:
+    """A statement of no known mnemonic: unmodelled."""
+    raise _unknown(state, opcode)
 
 
 def _unknown(state: _AsmState, opcode: str) -> Unmodelled:
@@ -402,11 +620,11 @@ def _check_qualifiers(opcode: str, qualifiers: list[str]) -> None:
             raise Unmodelled(f"PTX {opcode} (qualifier .{qualifier})")
 
 
-def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
-    """``ld``/``st[.space][.hints][.vN].TYPE``; the cache-policy operand that follows
-    ``.L2::cache_hint`` is ignored (a hint, no data); a global store's predicated-off threads
-    are recorded as shadow stores (:meth:`~llverify.emitted.sim.machine.Machine.shadow_store`)."""
-    machine = state.machine
+@lru_cache(maxsize=1024)
+def _memory_form(opcode: str) -> tuple[bool, int, int, int]:
+    """Whether the ``ld``/``st`` ``opcode`` loads, its state space (0 generic, 1 global, 3
+    shared), vector length and element bits; unmodelled for a qualifier or a state space
+    outside the model, or no element width (in that order)."""
     words = opcode.split(".")
     _check_qualifiers(opcode, words[1:])
     known = ("global", "shared", "local", "const", "param")
@@ -420,45 +638,63 @@ def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.n
     else:
         raise Unmodelled(f"PTX {opcode} (state space {spaces[0]})")
     vector = next((int(w[1:]) for w in words if re.fullmatch(r"v\d", w)), 1)
-    bits = _bits_of_suffix(opcode)
-    if words[0] == "ld":
+    return words[0] == "ld", space, vector, _bits_of_suffix(opcode)
+
+
+def _load_store(state: _AsmState, opcode: str, operands: list[str], active: np.ndarray) -> None:
+    """``ld``/``st[.space][.hints][.vN].TYPE``; the cache-policy operand that follows
+    ``.L2::cache_hint`` is ignored (a hint, no data); a global store's predicated-off threads
+    are recorded as shadow stores (:meth:`~llverify.emitted.sim.machine.Machine.shadow_store`)."""
+    machine = state.machine
+    load, space, vector, bits = _memory_form(opcode)
+    if load:
         target, address_text = operands[0], operands[1]
         address = _address_value(state, address_text)
         syms = machine.load_at(space, address, vector * bits // 8, bits // 8, active, state.ins)
-        state.write(target, Val(vector * bits, syms=syms).normalised())
+        state.write(target, Val(vector * bits, syms=syms).normalised(), normalised=True)
     else:
         address_text, source = operands[0], operands[1]
         addresses = store_addresses(_address_value(state, address_text), active)
-        value = state.read(source if source.startswith("{") else "{" + source + "}", vector * bits)
-        machine.store_bytes(space, addresses, value.byte_symbols(), active, state.ins)
+        values = state.read_bytes(
+            source if source.startswith("{") else "{" + source + "}", vector * bits
+        )
+        machine.store_bytes(space, addresses, values, active, state.ins)
         if space == 1:  # duplicate copies a predicate kept from storing, and every address
-            _shadow_store(state, address_text, value, addresses, active)
+            _shadow_store(state, address_text, values, addresses, active)
 
 
 def _shadow_store(
-    state: _AsmState, address_text: str, value: Val, addresses: np.ndarray, active: np.ndarray
+    state: _AsmState,
+    address_text: str,
+    values: np.ndarray,
+    addresses: np.ndarray,
+    active: np.ndarray,
 ) -> None:
     """Record every thread's address of a global store, and what the threads its predicate
-    turned off would have stored: Triton masks the duplicate copies of an element, which must
-    hold the same value as the one stored (a thread whose address cannot be read stores
-    nothing and is left out)."""
-    skipped = state.mask & ~active
+    turned off would have stored (the byte symbols ``values``): Triton masks the duplicate
+    copies of an element, which must hold the same value as the one stored (a thread whose
+    address cannot be read stores nothing and is left out)."""
     known = active.copy()
     everyone = np.where(active, addresses, np.uint64(0))
-    match = _MEMORY.match(address_text.strip())
-    if skipped.any() and match is not None:
+    if state.everyone():  # no thread turned off
+        skipped = np.zeros(active.shape, dtype=bool)
+        state.machine.shadow_store(everyone, values, skipped, state.ins, known)
+        return
+    skipped = state.mask & ~active
+    found = _memory_operand(address_text)
+    if skipped.any() and found is not None:
         try:
-            base = state.read(match.group(1), 64).integers(skipped, "address")
+            base = state.read(found[0], 64).integers(skipped, "address")
         except Unmodelled:
             skipped = np.zeros_like(skipped)  # need not be valid: such a thread stores nothing
         else:
-            offset = int(match.group(2), 0) if match.group(2) else 0
+            offset = _offset(found[1])
             shifted = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
             everyone = np.where(skipped, shifted, everyone)
             known |= skipped
     else:
         skipped = np.zeros_like(skipped)
-    state.machine.shadow_store(everyone, value.byte_symbols(), skipped, state.ins, known)
+    state.machine.shadow_store(everyone, values, skipped, state.ins, known)
 
 
 _ATOMIC_OPERATIONS = {"add", "inc", "dec", "min", "max", "and", "or", "xor", "exch"}
