@@ -105,16 +105,45 @@ class _Step(NamedTuple):
     handler: _Statement
     opcode: str
     operands: list[str]
+    dead: bool = False  # a move whose register a load overwrites unread (see _dead_moves)
 
 
 class _Program(NamedTuple):
     """An asm string with its constraint string, decoded once: the outputs' names and
-    register widths, each input's name and the output it is tied to, the statements."""
+    register widths, each input's name and the output it is tied to, the statements, and
+    the outputs' bytes by the call's LLVM type (by identity: a type is hashed field by
+    field; at most :data:`_TYPES_KEPT` kept)."""
 
     output_names: tuple[str, ...]
     output_bits: tuple[int, ...]
     inputs: tuple[tuple[str, str | None], ...]
     steps: tuple[_Step, ...]
+    typed: dict[int, list]  # id(ty): [ty, its outputs' bytes or None, its bytes or None]
+
+    def output_bytes(self, ty: Type) -> tuple[int, ...]:
+        """:func:`_output_bytes` of this program's outputs in a call of type ``ty``."""
+        known = self._typed(ty)
+        if known[1] is None:
+            known[1] = _output_bytes(self.output_bits, ty)
+        return known[1]
+
+    def nbytes(self, ty: Type) -> int:
+        """``nbytes_of(ty)``."""
+        known = self._typed(ty)
+        if known[2] is None:
+            known[2] = nbytes_of(ty)
+        return known[2]
+
+    def _typed(self, ty: Type) -> list:
+        known = self.typed.get(id(ty))
+        if known is None or known[0] is not ty:
+            if len(self.typed) >= _TYPES_KEPT:
+                self.typed.clear()
+            known = self.typed[id(ty)] = [ty, None, None]  # holding ``ty``: its id stays its
+        return known
+
+
+_TYPES_KEPT = 64
 
 
 @lru_cache(maxsize=4096)
@@ -128,7 +157,7 @@ def _program(text: str, constraints: str) -> _Program:
         (f"${outputs + k}", f"${int(c)}" if c.isascii() and c.isdigit() else None)
         for k, c in enumerate(inputs)
     )
-    steps = tuple(
+    steps = [
         _Step(
             None if guard is None else guard.lstrip("!"),
             guard is not None and guard.startswith("!"),
@@ -137,8 +166,67 @@ def _program(text: str, constraints: str) -> _Program:
             operands,
         )
         for guard, opcode, operands in _statements(text)
-    )
-    return _Program(tuple(f"${k}" for k in range(outputs)), output_bits, bound, steps)
+    ]
+    for k in _dead_moves(steps):
+        steps[k] = steps[k]._replace(dead=True)
+    names = tuple(f"${k}" for k in range(outputs))
+    return _Program(names, output_bits, bound, tuple(steps), {})
+
+
+_TOKEN = re.compile(r"[^\s,{}\[\]+]+")
+
+
+def _mentions(step: _Step) -> set[str]:
+    """The words of ``step``'s guard and operands (registers, immediates)."""
+    words = set(_TOKEN.findall(" ".join(step.operands)))
+    if step.guard is not None:
+        words.add(step.guard)
+    return words
+
+
+def _dead_moves(steps: list[_Step]) -> list[int]:
+    """The statements ``mov.TYPE r, IMMEDIATE`` (unguarded, of a known width) whose register
+    ``r`` the next statement that names it overwrites without reading it: an unguarded
+    ``ld`` into ``r`` (or a register list holding it) at an address not based on ``r``.
+    Where every thread of the call runs, such a move changes nothing anyone sees (Triton's
+    ``mov.u32 $0, 0x0; ld.global.b32 { $0 }, [ $1 + 0 ];``): its value is replaced whole
+    before it is read, and reading an immediate cannot fail.
+
+    >>> load = "mov.u32 $0, 0x0; ld.global.b32 { $0 }, [ $1 + 0 ];"
+    >>> [step.dead for step in _program(load, "=r,l").steps]
+    [True, False]
+    >>> [step.dead for step in _program(load.replace("ld", "@$2 ld"), "=r,l,b").steps]
+    [False, False]
+    >>> [step.dead for step in _program(load.replace("$1 +", "$0 +"), "=r,l").steps]
+    [False, False]
+    """
+    dead = []
+    for k, step in enumerate(steps):
+        if step.handler is not _move or step.guard is not None or len(step.operands) != 2:
+            continue
+        target = step.operands[0].strip()
+        if _register_list(target) is not None:
+            continue
+        if _operand_form(step.operands[1].strip())[0] != "immediate":
+            continue
+        try:
+            _bits_of_suffix(step.opcode)
+        except Unmodelled:
+            continue
+        later = next((s for s in steps[k + 1 :] if target in _mentions(s)), None)
+        if later is None or later.handler is not _load_store or later.guard is not None:
+            continue
+        try:
+            load = _memory_form(later.opcode)[0]
+        except Unmodelled:
+            continue
+        if not load or len(later.operands) < 2:
+            continue
+        written = _register_list(later.operands[0].strip()) or (later.operands[0].strip(),)
+        read = set(_TOKEN.findall(" ".join(later.operands[1:])))
+        if target in written and target not in read:
+            dead.append(k)
+    return dead
 
 
 @lru_cache(maxsize=4096)
@@ -194,9 +282,11 @@ class _AsmState:
         self.machine, self.ins, self.mask = machine, ins, mask
         self._active = mask
         self._everyone: bool | None = None  # whether every thread of ``active`` is on
+        self._all: bool | None = None  # whether every thread of ``mask`` is on
         self.regs: dict[str, Val] = {}
         self.opaque: set[str] = set()
         self.carry: Val | None = None  # the carry flag CC.CF, once a ``.cc`` wrote it
+        self.program = program
         self.output_names = program.output_names
         self.output_bits = program.output_bits
         self._unset = dict(zip(program.output_names, program.output_bits))
@@ -218,10 +308,17 @@ class _AsmState:
             self._active = mask
             self._everyone = None
 
+    def everyone_in_call(self) -> bool:
+        """Whether every thread runs the call (read once)."""
+        if self._all is None:
+            self._all = bool(self.mask.all())
+        return self._all
+
     def everyone(self) -> bool:
         """Whether every thread executes the current statement (read once per mask)."""
         if self._everyone is None:
-            self._everyone = bool(self._active.all())
+            call = self._active is self.mask
+            self._everyone = self.everyone_in_call() if call else bool(self._active.all())
         return self._everyone
 
     def _held(self, name: str) -> Val | None:
@@ -335,7 +432,7 @@ class _AsmState:
         (an ``i8`` output is the low byte of its ``=c`` register, PTX has no 8-bit ones)."""
         if not self.output_names:
             return None
-        widths = _output_bytes(self.output_bits, self.ins.type)
+        widths = self.program.output_bytes(self.ins.type)
         if len(widths) == 1:
             name = self.output_names[0]
             register = self._held(name)
@@ -382,6 +479,8 @@ def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val 
     program = _program(str(ins.extra["asm"]), str(ins.extra["constraints"]))
     state = _AsmState(machine, ins, mask, program)
     for step in program.steps:
+        if step.dead and state.everyone_in_call():
+            continue
         active = mask
         if step.guard is not None:
             predicate = state.read(step.guard, 1).integers(mask, "predicate").astype(bool)
@@ -389,8 +488,8 @@ def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val 
         state.active = active
         step.handler(state, step.opcode, step.operands, active)
     result = state.result()
-    if result is not None and ins.type.kind == "struct":
-        return Val(nbytes_of(ins.type) * 8, syms=result.byte_symbols())
+    if result is not None and ins.type.kind == "struct":  # as wide as its fields
+        return Val(program.nbytes(ins.type) * 8, syms=result.byte_symbols())
     return result
 
 
