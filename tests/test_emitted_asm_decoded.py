@@ -20,6 +20,7 @@ import pytest
 
 from llverify.emitted.sim import Execution, UnmodelledAt, intrinsics, ptx
 from llverify.emitted.sim.llvm_ir import parse_llvm_ir
+from llverify.emitted.sim.memory import Region
 from llverify.emitted.sim.symbolic import Val
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
@@ -46,6 +47,7 @@ def _outcome(body: str, **options: int) -> tuple[object, ...]:
     except UnmodelledAt as error:
         return ("unmodelled", str(error))
     output = run.memory.regions[1]
+    assert isinstance(output, Region)
     return (
         output.data.tolist(),
         output.writer.tolist(),
@@ -59,15 +61,7 @@ def _outcome(body: str, **options: int) -> tuple[object, ...]:
 def _general() -> Iterator[None]:
     """The shortcuts off: no move skipped, concrete values through their bytes, every value
     normalised where it is made, stored bytes read as a value, matrices one at a time."""
-    saved = (
-        ptx._dead_moves,
-        ptx._concrete_ints,
-        ptx._AsmState.write,
-        ptx._AsmState._assign,
-        ptx._AsmState.read_bytes,
-        intrinsics._matrix_lanes,
-    )
-    write, assign, lanes = saved[2], saved[3], saved[5]
+    write, assign, lanes = ptx._AsmState.write, ptx._AsmState._assign, intrinsics._matrix_lanes
 
     def general_write(self: ptx._AsmState, operand: str, value: Val, **_: bool) -> None:
         write(self, operand, value)
@@ -78,27 +72,26 @@ def _general() -> Iterator[None]:
     def general_bytes(self: ptx._AsmState, operand: str, bits: int) -> np.ndarray:
         return self.read(operand, bits).byte_symbols()
 
-    def one_at_a_time(threads: int, count: int, transposed: bool) -> tuple:
+    def one_at_a_time(threads: int, count: int, transposed: bool) -> tuple[object, ...]:
         return (*lanes(threads, count, transposed)[:2], False)
 
+    replaced: list[tuple[object, str, object]] = [
+        (ptx, "_dead_moves", lambda steps: []),
+        (ptx, "_concrete_ints", lambda value: None),
+        (ptx._AsmState, "write", general_write),
+        (ptx._AsmState, "_assign", general_assign),
+        (ptx._AsmState, "read_bytes", general_bytes),
+        (intrinsics, "_matrix_lanes", one_at_a_time),
+    ]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in replaced]
     ptx._program.cache_clear()
-    ptx._dead_moves = lambda steps: []  # type: ignore[assignment]
-    ptx._concrete_ints = lambda value: None  # type: ignore[assignment]
-    ptx._AsmState.write = general_write  # type: ignore[method-assign]
-    ptx._AsmState._assign = general_assign  # type: ignore[method-assign]
-    ptx._AsmState.read_bytes = general_bytes  # type: ignore[method-assign]
-    intrinsics._matrix_lanes = one_at_a_time  # type: ignore[assignment]
+    for owner, name, value in replaced:
+        setattr(owner, name, value)
     try:
         yield
     finally:
-        (
-            ptx._dead_moves,
-            ptx._concrete_ints,
-            ptx._AsmState.write,
-            ptx._AsmState._assign,
-            ptx._AsmState.read_bytes,
-            intrinsics._matrix_lanes,
-        ) = saved  # type: ignore[assignment]
+        for owner, name, value in saved:
+            setattr(owner, name, value)
         ptx._program.cache_clear()
 
 
