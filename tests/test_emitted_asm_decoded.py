@@ -39,13 +39,43 @@ def _execute(body: str, threads: int = 64, shared: int = 0, element_bytes: int =
     return run
 
 
+def _plain(value: object) -> object:
+    """``value`` (an array, a value, an instruction, ...) as comparable plain data."""
+    if isinstance(value, np.ndarray):
+        return (str(value.dtype), value.tolist())
+    if isinstance(value, Val):
+        return ("Val", value.bits, _plain(value.ints), _plain(value.syms))
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return repr(value)
+
+
+_MEMORY_CALLS = ("load_at", "load_bytes", "store_bytes", "shadow_store", "record", "atomic_at")
+
+
 def _outcome(body: str, **options: int) -> tuple[object, ...]:
     """What a run of ``body`` leaves: the output's bytes and writers, the DAG, the
-    violations; or the message it stops with."""
+    violations, and every call of the memory path with its arguments; or the message it
+    stops with."""
+    calls: list[object] = []
+    originals = {name: getattr(Execution, name) for name in _MEMORY_CALLS}
+
+    def logged(name: str) -> object:
+        def call(self: Execution, *arguments: object, **keywords: object) -> object:
+            calls.append((name, _plain(arguments), _plain(sorted(keywords.items()))))
+            return originals[name](self, *arguments, **keywords)
+
+        return call
+
+    for name in _MEMORY_CALLS:
+        setattr(Execution, name, logged(name))
     try:
         run = _execute(body, **options)
     except UnmodelledAt as error:
-        return ("unmodelled", str(error))
+        return ("unmodelled", str(error), calls)
+    finally:
+        for name, original in originals.items():
+            setattr(Execution, name, original)
     output = run.memory.regions[1]
     assert isinstance(output, Region)
     return (
@@ -54,6 +84,7 @@ def _outcome(body: str, **options: int) -> tuple[object, ...]:
         repr(run.dag.nodes),
         [str(v) for v in run.violations],
         [str(v) for v in run.memory.violations],
+        calls,
     )
 
 

@@ -772,28 +772,43 @@ def _shadow_store(
     """Record every thread's address of a global store, and what the threads its predicate
     turned off would have stored (the byte symbols ``values``): Triton masks the duplicate
     copies of an element, which must hold the same value as the one stored (a thread whose
-    address cannot be read stores nothing and is left out)."""
-    known = active.copy()
-    everyone = np.where(active, addresses, np.uint64(0))
+    address cannot be read stores nothing and is left out).  Where the base register is
+    concrete, ``addresses`` is already every thread's (base plus offset, as the skipped
+    threads' are computed)."""
+    nothing = np.uint64(0)
     if state.everyone():  # no thread turned off
+        everyone = (
+            addresses.copy()
+            if addresses.dtype == np.uint64
+            else np.where(active, addresses, nothing)
+        )
         skipped = np.zeros(active.shape, dtype=bool)
-        state.machine.shadow_store(everyone, values, skipped, state.ins, known)
+        state.machine.shadow_store(everyone, values, skipped, state.ins, active.copy())
         return
-    skipped = state.mask & ~active
+    mask = state.mask
+    skipped = mask & ~active
     found = _memory_operand(address_text)
     if skipped.any() and found is not None:
         try:
-            base = state.read(found[0], 64).integers(skipped, "address")
+            base_value = state.read(found[0], 64)
+            base = base_value.integers(skipped, "address")
         except Unmodelled:
             skipped = np.zeros_like(skipped)  # need not be valid: such a thread stores nothing
         else:
+            if _concrete_ints(base_value) is not None and addresses.dtype == np.uint64:
+                # ``addresses`` is base plus offset in every thread, the skipped ones' too
+                everyone = np.where(mask, addresses, nothing)
+                state.machine.shadow_store(everyone, values, skipped, state.ins, mask.copy())
+                return
             offset = _offset(found[1])
             shifted = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
-            everyone = np.where(skipped, shifted, everyone)
-            known |= skipped
+            everyone = np.where(skipped, shifted, np.where(active, addresses, nothing))
+            state.machine.shadow_store(everyone, values, skipped, state.ins, active | skipped)
+            return
     else:
         skipped = np.zeros_like(skipped)
-    state.machine.shadow_store(everyone, values, skipped, state.ins, known)
+    everyone = np.where(active, addresses, nothing)
+    state.machine.shadow_store(everyone, values, skipped, state.ins, active.copy())
 
 
 _ATOMIC_OPERATIONS = {"add", "inc", "dec", "min", "max", "and", "or", "xor", "exch"}
