@@ -135,12 +135,12 @@ def _matrix_grids(
     addresses: np.ndarray, threads: int, count: int, transposed: bool
 ) -> Iterator[np.ndarray]:
     """The byte addresses (T, 4) of each of the ``count`` matrices of an ``ldmatrix`` or
-    ``stmatrix`` of ``threads`` threads at the row ``addresses`` (T,), in order; all at once
-    where every lane they name is a thread, else one matrix at a time (a lane out of range
-    raises at its matrix)."""
+    ``stmatrix`` of ``threads`` threads at the row ``addresses`` (T,) (int64), in order; all
+    at once where every lane they name is a thread, else one matrix at a time (a lane out of
+    range raises at its matrix)."""
     lanes, offsets, inside = _matrix_lanes(threads, count, transposed)
     if inside:
-        yield from addresses.astype(np.int64)[lanes] + offsets
+        yield from addresses[lanes] + offsets
         return
     tid = np.arange(threads, dtype=np.int64)
     lane = tid % 32
@@ -148,13 +148,13 @@ def _matrix_grids(
     for i in range(count):
         if not transposed:
             provider = warp_base + 8 * i + lane // 4
-            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
+            base = addresses[provider] + 4 * (lane % 4)
             yield base[:, None] + np.arange(4)[None, :]
         else:
             first = warp_base + 8 * i + 2 * (lane % 4)
             column = 2 * (lane // 4)
-            low = addresses[first].astype(np.int64) + column
-            high = addresses[first + 1].astype(np.int64) + column
+            low = addresses[first] + column
+            high = addresses[first + 1] + column
             yield np.stack([low, low + 1, high, high + 1], axis=1)
 
 
@@ -172,11 +172,12 @@ def ldmatrix(
         raise Unmodelled("ldmatrix in divergent code")
     threads = machine.threads
     kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
-    machine.record(kind, 3, 4 * count, np.arange(threads), addresses.astype(np.int64), where)
     tid = np.arange(threads, dtype=np.int64)
+    wide = addresses.astype(np.int64)
+    machine.record(kind, 3, 4 * count, tid, wide, where)
     return [
         machine.shared.read(grid, tid, where)
-        for grid in _matrix_grids(addresses, threads, count, transposed)
+        for grid in _matrix_grids(wide, threads, count, transposed)
     ]
 
 
@@ -193,8 +194,9 @@ def stmatrix(
         raise Unmodelled("stmatrix in divergent code")
     tid = np.arange(machine.threads, dtype=np.int64)
     kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
-    machine.record(kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where)
-    grids = _matrix_grids(addresses, machine.threads, len(registers), transposed)
+    wide = addresses.astype(np.int64)
+    machine.record(kind, 3, 4 * len(registers), tid, wide, where)
+    grids = _matrix_grids(wide, machine.threads, len(registers), transposed)
     for register, grid in zip(registers, grids):
         machine.shared.write(grid, register, tid, where)
 
