@@ -21,7 +21,7 @@ import pytest
 from llverify.emitted.sim import Execution, UnmodelledAt, intrinsics, ptx
 from llverify.emitted.sim.llvm_ir import parse_llvm_ir
 from llverify.emitted.sim.memory import Region
-from llverify.emitted.sim.symbolic import Val
+from llverify.emitted.sim.symbolic import UNDEFINED, Val
 
 HEADER = "@global_smem = external addrspace(3) global [0 x i8], align 16\n"
 
@@ -231,6 +231,13 @@ SNIPPETS = {
     "predicated store": LOW
     + '  tail call void asm sideeffect "@$2 st.global.b32 [ $1 + 0 ], { $0 };", '
     + '"r,l,b"(i32 %v, ptr addrspace(1) %q, i1 %c)\n',
+    "store under a negated predicate": LOW
+    + '  tail call void asm sideeffect "@!$2 st.global.b32 [ $1 + 0 ], { $0 };", '
+    + '"r,l,b"(i32 %v, ptr addrspace(1) %q, i1 %c)\n',
+    "a tied input with no operand": LOW
+    + _asm("i32", "@$1 mov.u32 $0, 0x3;", "=r,b,0", "i1 %c")
+    + "  %r = add i32 %a, 0\n"
+    + STORE,
     "store of constants": "  tail call void asm sideeffect "
     + '"st.global.v2.b32 [ $2 + 0 ], { $0, $1 };", "r,r,l"(i32 7, i32 %t, ptr addrspace(1) %q)\n',
     "vector store of data and constants": "  %w = mul i32 %t, 4\n"
@@ -422,3 +429,14 @@ def test_ldmatrix_lanes_past_the_threads_are_read_matrix_by_matrix() -> None:
     fast = failure()
     with _general():
         assert failure() == fast
+
+
+def test_an_output_tied_to_a_missing_operand_stays_undefined() -> None:
+    """An output whose tied input has no operand holds undefined bytes, as any output not
+    written: where the predicated move is off, the call's result is undefined."""
+    run = _execute(LOAD + SNIPPETS["a tied input with no operand"])
+    output = run.memory.regions[1]
+    assert isinstance(output, Region)
+    words = output.data.reshape(-1, 4)[:64].tolist()
+    assert words[:40] == [[-4, -1, -1, -1]] * 40  # 3, little-endian constant bytes
+    assert words[40:] == [[UNDEFINED] * 4] * 24

@@ -118,6 +118,7 @@ class _Program(NamedTuple):
     output_bits: tuple[int, ...]
     inputs: tuple[tuple[str, str | None], ...]
     steps: tuple[_Step, ...]
+    unset: dict[str, int]  # each output register's bits, but those an input is tied to
     typed: dict[int, list]  # id(ty): [ty, its outputs' bytes or None, its bytes or None]
 
     def output_bytes(self, ty: Type) -> tuple[int, ...]:
@@ -170,7 +171,9 @@ def _program(text: str, constraints: str) -> _Program:
     for k in _dead_moves(steps):
         steps[k] = steps[k]._replace(dead=True)
     names = tuple(f"${k}" for k in range(outputs))
-    return _Program(names, output_bits, bound, tuple(steps), {})
+    tied = {output for _, output in bound}
+    unset = {name: bits for name, bits in zip(names, output_bits) if name not in tied}
+    return _Program(names, output_bits, bound, tuple(steps), unset, {})
 
 
 _TOKEN = re.compile(r"[^\s,{}\[\]+]+")
@@ -289,13 +292,15 @@ class _AsmState:
         self.program = program
         self.output_names = program.output_names
         self.output_bits = program.output_bits
-        self._unset = dict(zip(program.output_names, program.output_bits))
+        self._unset = dict(program.unset)
         for (name, tied), operand in zip(program.inputs, ins.operands):
             value = machine.value(operand)
             if tied is not None:  # tied to an output
-                self._unset.pop(tied, None)
                 self.regs[tied] = value
             self.regs[name] = value
+        for _, tied in program.inputs[len(ins.operands) :]:  # no operand: an output still
+            if tied is not None and tied not in self.regs and tied in self.output_names:
+                self._unset[tied] = self.output_bits[self.output_names.index(tied)]
 
     @property
     def active(self) -> np.ndarray:
@@ -484,7 +489,9 @@ def run_inline_asm(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val 
         active = mask
         if step.guard is not None:
             predicate = state.read(step.guard, 1).integers(mask, "predicate").astype(bool)
-            active = mask & (~predicate if step.negate else predicate)
+            if step.negate:
+                predicate = ~predicate
+            active = predicate if state.everyone_in_call() else mask & predicate
         state.active = active
         step.handler(state, step.opcode, step.operands, active)
     result = state.result()
@@ -786,9 +793,13 @@ def _shadow_store(
         state.machine.shadow_store(everyone, values, skipped, state.ins, active.copy())
         return
     mask = state.mask
-    skipped = mask & ~active
+    if state.everyone_in_call():  # some thread of the call turned off
+        skipped, some = ~active, True
+    else:
+        skipped = mask & ~active
+        some = bool(skipped.any())
     found = _memory_operand(address_text)
-    if skipped.any() and found is not None:
+    if some and found is not None:
         try:
             base_value = state.read(found[0], 64)
             base = base_value.integers(skipped, "address")
