@@ -10,6 +10,11 @@ by the constraint string (outputs ``=r``/``=h``/``=c``/
 type, so an ``i8`` bound by ``=c`` is the low byte of its 16-bit register).  A statement it
 does not know raises :class:`~llverify.emitted.sim.symbolic.Unmodelled` naming it.
 
+A string is decoded once with its constraint string (:func:`_program`: statements, guards,
+handlers, bindings; the ``ld``/``st`` forms, address operands and widths are cached by
+their text), so that a call does only the work on its threads' data; whatever is not
+modelled still raises where and as it did, when its statement runs.
+
 Examples:
     >>> parse_statements("mov.u32 $0, 0x0;\\n\\t@$2 ld.global.b32 { $0 }, [ $1 + 0 ];")
     [(None, 'mov.u32', ['$0', '0x0']), ('$2', 'ld.global.b32', ['{ $0 }', '[ $1 + 0 ]'])]
@@ -340,6 +345,8 @@ class _AsmState:
         return value
 
     def read(self, operand: str, bits: int) -> Val:
+        """The value of ``operand`` (a register, special register, immediate or register
+        list) at ``bits``."""
         operand = operand.strip()
         value = self._held(operand)
         if value is not None:
