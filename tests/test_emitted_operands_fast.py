@@ -200,3 +200,37 @@ def test_work_beside_runs_in_a_process_forked_after_it_ran() -> None:
     assert _meanwhile(sum, [1])() == 1
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_sum_beside, ([2, 3],)).get(timeout=60) == 5
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_same_bool_rows_agrees_with_same_bool_pair_by_pair(seed: int) -> None:
+    """One-byte rows of whole nodes take the node path; rows with constants, undefined
+    bytes or wider nodes the byte path; every answer is :func:`same_bool`'s, true ones
+    (the bool masked, zero-extended of its truncation, compared not equal to zero) and false
+    ones (another element, another mask) alike."""
+    from llverify.emitted.sim.rewrite import same_bool, same_bool_rows
+    from llverify.emitted.sim.symbolic import Dag
+
+    rng = np.random.default_rng(seed)
+    dag = Dag()
+    leaves = [dag.leaf(0, k, 1) for k in range(6)]
+    wide = dag.leaf(1, 0, 2)
+    one, three, zero = dag.const(1, 1), dag.const(3, 1), dag.const(0, 1)
+    made = []
+    for leaf in leaves:
+        made += [
+            dag.op("and", (leaf, one), 1),
+            dag.op("and", (leaf, three), 1),
+            dag.op("zext.1.8", (dag.op("trunc.8.1", (leaf,), 1),), 1),
+            dag.op("icmp.ne", (leaf, zero), 1),
+            leaf,
+        ]
+    got = np.array([[16 * int(rng.choice(made))] for _ in range(40)])
+    expected = np.array([[16 * int(rng.choice(leaves))] for _ in range(40)])
+    got[-1, 0], expected[-1, 0] = 16 * made[0], 16 * leaves[0]  # one pair that is the bool
+    if seed % 2:  # rows the node path does not take: a constant, an undefined, a wide byte
+        got[:3, 0] = [-2, -1000, 16 * wide + 1]
+    fast = same_bool_rows(dag, got, expected)
+    slow = [same_bool(dag, (int(g[0]),), (int(e[0]),)) for g, e in zip(got, expected)]
+    assert fast.tolist() == slow
+    assert any(slow) and not all(slow)

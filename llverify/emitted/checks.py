@@ -44,7 +44,7 @@ from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim.executor import Execution
 from llverify.emitted.sim.memory import Region, Violation
 from llverify.emitted.sim.replay import NotEvaluable, depends_on
-from llverify.emitted.sim.rewrite import match, same_bool, simpler_step, simplified
+from llverify.emitted.sim.rewrite import match, same_bool_rows, simpler_step, simplified
 from llverify.emitted.sim.symbolic import UNDEFINED, Dag, node_and_byte, symbols_of, unique_rows
 from llverify.proof.verdict import Status, Verdict
 
@@ -740,11 +740,7 @@ def _same_bools(dag: Dag, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     each of its few input elements many times)."""
     pairs, inverse = unique_rows(np.concatenate([got, expected], axis=1))
     width = got.shape[1]
-    same = np.array(
-        [same_bool(dag, _symbols(pair[:width]), _symbols(pair[width:])) for pair in pairs],
-        dtype=bool,
-    )
-    return same[inverse.reshape(-1)]
+    return same_bool_rows(dag, pairs[:, :width], pairs[:, width:])[inverse.reshape(-1)]
 
 
 def _expected_bytes(

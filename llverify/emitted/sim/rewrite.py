@@ -25,9 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from llverify.emitted.sim.symbolic import COMMUTATIVE, SWAPPED, Dag
 
-__all__ = ["byte_of", "equivalents", "match", "same_bool", "simplified", "simpler_step"]
+__all__ = [
+    "byte_of",
+    "equivalents",
+    "match",
+    "same_bool",
+    "same_bool_node",
+    "same_bool_rows",
+    "simplified",
+    "simpler_step",
+]
 
 _SLOTS = 16  # byte slots per node (a byte symbol is node * 16 + byte)
 
@@ -389,8 +400,46 @@ def same_bool(dag: Dag, got: tuple[int, ...], expected: tuple[int, ...]) -> bool
     >>> same_bool(dag, (dag.op("and", (b, dag.const(1, 1)), 1) * 16,), (b * 16,))
     True
     """
-    node = dag.from_symbols(got)
-    want = dag.from_symbols(expected)
+    return same_bool_node(dag, dag.from_symbols(got), dag.from_symbols(expected))
+
+
+def same_bool_rows(dag: Dag, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """:func:`same_bool` of each row pair of ``got`` and ``expected`` (byte symbols, shape
+    (n, nbytes)); one-byte rows whose bytes are each the one byte of a node are decided on
+    those nodes, without reading the bytes back into nodes one row at a time.
+
+    >>> dag = Dag()
+    >>> b, c = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    >>> masked = dag.op("and", (b, dag.const(1, 1)), 1)
+    >>> same_bool_rows(dag, np.array([[masked * 16], [c * 16]]), np.array([[b * 16], [b * 16]]))
+    array([ True, False])
+    """
+    both = np.concatenate([got, expected], axis=1)
+    if got.shape[1] == 1 and both.size and (both >= 0).all() and not (both % _SLOTS).any():
+        nodes = (both // _SLOTS).tolist()
+        if all(dag.width[g] == 1 and dag.width[e] == 1 for g, e in nodes):
+            return np.array([same_bool_node(dag, g, e) for g, e in nodes], dtype=bool)
+    return np.array(
+        [
+            same_bool(dag, tuple(int(s) for s in a), tuple(int(s) for s in b))
+            for a, b in zip(got, expected)
+        ],
+        dtype=bool,
+    )
+
+
+def same_bool_node(dag: Dag, node: int, want: int) -> bool:
+    """:func:`same_bool` of the nodes whose bytes were given.
+
+    >>> dag = Dag()
+    >>> b, c = dag.leaf(0, 0, 1), dag.leaf(0, 1, 1)
+    >>> same_bool_node(dag, dag.op("and", (b, dag.const(1, 1)), 1), b)
+    True
+    >>> same_bool_node(dag, dag.op("and", (b, dag.const(3, 1)), 1), b)  # not a bool's mask
+    False
+    >>> same_bool_node(dag, dag.op("and", (c, dag.const(1, 1)), 1), b)  # another element
+    False
+    """
     for _ in range(16):
         if node == want:
             return True
