@@ -94,6 +94,8 @@ class SharedMemory:
     def __init__(self, size: int, *, threads: int, warp_size: int) -> None:
         self.size = size
         self.warp_size = warp_size
+        #: each thread's warp bit, as :meth:`read` and :meth:`write` compute it
+        self._thread_bits = np.left_shift(1, np.arange(threads) // warp_size).astype(np.int64)
         #: bytes whose state the per-byte arrays hold: the allocation's first ones, grown
         #: as accesses reach higher bytes (a dumped kernel's allocation of unknown size is
         #: 1 MiB, of which kernels use a few KiB: no megabytes made and filled per kernel)
@@ -127,9 +129,11 @@ class SharedMemory:
         >>> shared.hold(np.array([5000])); shared.held, int(shared.data[5000]) == UNDEFINED
         (8192, True)
         """
-        if not addresses.size:
-            return
-        high = int(addresses.max())
+        if addresses.size:
+            self._hold_to(int(addresses.max()))
+
+    def _hold_to(self, high: int) -> None:
+        """:meth:`hold` of the bytes up to ``high`` (``< size``)."""
         if high < self.held:
             return
         held = min(self.size, max(2 * self.held, high + 1))
@@ -160,6 +164,9 @@ class SharedMemory:
         self, addresses: np.ndarray, threads: np.ndarray, where: str, *, atomic: bool = False
     ) -> np.ndarray:
         """The byte symbols at ``addresses`` (n, nbytes) read by ``threads`` (n,)."""
+        values = self._read_fast(addresses, threads, atomic)
+        if values is not None:
+            return values
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
         self.hold(safe)
@@ -218,6 +225,8 @@ class SharedMemory:
         atomic: bool = False,
     ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
+        if self._write_fast(addresses, values, threads, where, atomic):
+            return
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
         self.hold(safe)
@@ -238,6 +247,104 @@ class SharedMemory:
         self.writer[flat_addr] = thread_of
         self.data[flat_addr] = flat_val
         self.accessed_bytes += int(flat_addr.size)
+
+    def _plain(self, addresses: np.ndarray) -> np.ndarray | None:
+        """The flat addresses of an access (n, nbytes) when it is the common case the fast
+        paths take: not empty, int64, every byte in bounds (then held) and no ``cp.async``
+        in flight; None otherwise."""
+        if not addresses.size or self.bytes_in_flight or addresses.dtype != np.int64:
+            return None
+        flat = addresses.reshape(-1)
+        high = int(flat.view(np.uint64).max())  # a negative address is above every other
+        if high >= self.size:
+            return None
+        self._hold_to(high)
+        return flat
+
+    def _warp_bits(self, threads: np.ndarray) -> np.ndarray:
+        """Each of ``threads``'s warp bit (``1 << warp``), as the full paths compute it."""
+        if threads.dtype == np.int64 and threads.size:
+            if int(threads.view(np.uint64).max()) < self._thread_bits.size:
+                return self._thread_bits[threads]
+        return np.left_shift(1, threads // self.warp_size).astype(np.int64)
+
+    def _read_fast(
+        self, addresses: np.ndarray, threads: np.ndarray, atomic: bool
+    ) -> np.ndarray | None:
+        """:meth:`read` of the common case (every byte in bounds and written before, no
+        ``cp.async`` in flight, no byte another warp wrote in this interval: nothing to
+        report), with the bytes' state updated as the full path updates it; None, with
+        nothing done, where the full checks decide."""
+        flat = self._plain(addresses)
+        if flat is None:
+            return None
+        written = self.written_interval[flat]
+        if int(written.min()) < 0:
+            return None  # an uninitialised read: reported by the full path
+        thread_of = threads.repeat(addresses.shape[1])
+        warp_bit = self._warp_bits(thread_of)
+        interval = self.interval
+        if int(written.max()) == interval:  # the interval is the latest any byte has
+            now = written == interval
+            if ((self.writer_warps[flat] & ~warp_bit)[now] != 0).any():
+                return None  # a race
+        if not atomic:
+            read = self.read_interval[flat]
+            if int(read.min()) != interval:  # a byte read again gets the same value: exact
+                self.reader_warps[flat] = np.where(read == interval, self.reader_warps[flat], 0)
+            self.read_interval[flat] = interval
+            np.bitwise_or.at(self.reader_warps, flat, warp_bit)
+            self.reader[flat] = thread_of
+        self.accessed_bytes += flat.size
+        return self.data[flat].reshape(addresses.shape)
+
+    def _write_fast(
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        where: str,
+        atomic: bool,
+    ) -> bool:
+        """:meth:`write` of the common case (every byte in bounds, no ``cp.async`` in
+        flight, each byte written by one thread, none another warp read in this interval or
+        wrote with a different value: nothing to report but what :attr:`watch` finds), with
+        the bytes' state updated as the full path updates it (no address repeats, so plain
+        assignment replaces ``np.bitwise_or.at``); False, with nothing done, where the full
+        checks decide."""
+        flat = self._plain(addresses)
+        if flat is None:
+            return False
+        ordered = np.sort(flat)
+        if (ordered[1:] == ordered[:-1]).any():
+            return False  # threads writing one byte: the full path compares their values
+        thread_of = threads.repeat(addresses.shape[1])
+        warp_bit = self._warp_bits(thread_of)
+        flat_val = values.reshape(-1)
+        interval = self.interval
+        written = self.written_interval[flat]
+        now = None
+        if int(written.max()) == interval:  # the interval is the latest any byte has
+            now = written == interval
+            other = ((self.writer_warps[flat] & ~warp_bit) != 0) & now
+            if not atomic and (other & (self.data[flat] != flat_val)).any():
+                return False  # a race
+        if not atomic:
+            read = self.read_interval[flat]
+            if int(read.max()) == interval:
+                if ((self.reader_warps[flat] & ~warp_bit)[read == interval] != 0).any():
+                    return False  # a race
+        if self.watch is not None:
+            self.violations.extend(self.watch(flat, thread_of, where))
+        if now is None:
+            self.writer_warps[flat] = warp_bit
+        else:
+            self.writer_warps[flat] = np.where(now, self.writer_warps[flat], 0) | warp_bit
+        self.written_interval[flat] = interval
+        self.writer[flat] = thread_of
+        self.data[flat] = flat_val
+        self.accessed_bytes += flat.size
+        return True
 
     def _in_flight(
         self,
