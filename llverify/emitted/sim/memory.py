@@ -806,6 +806,8 @@ class GlobalMemory:
         the kernel's own mask (``xmask & r0_mask``) turned off holds no element, whatever its
         address aliases.  Copies aimed outside every output buffer, at bytes nobody stored, or
         holding undefined bytes are ignored: those threads store nothing."""
+        if not self._shadows_may_differ():
+            return
         for addresses, values, threads, where, key in self._shadows:
             region_of = self._region_indices(addresses)
             for k in np.unique(region_of[region_of >= 0]):
@@ -846,6 +848,63 @@ class GlobalMemory:
                         )
                     )
                     return
+
+    def _shadows_may_differ(self) -> bool:
+        """Whether :meth:`check_shadows` must look at its shadow stores one by one: some byte
+        of one differs from the defined byte stored at its address in an output, or one
+        lies in a buffer of unknown size (whose bytes are tagged as first read: they are
+        read in the order the one-by-one check reads them).  False when all of them, looked
+        at together, match what was stored."""
+        flats = [shadow[0].reshape(-1) for shadow in self._shadows if shadow[0].size]
+        if not flats:
+            return False
+        sizes = np.array([flat.size for flat in flats])
+        addresses = np.concatenate(flats)
+        values = np.concatenate([s[1].reshape(-1) for s in self._shadows if s[0].size])
+        starts = np.cumsum(sizes) - sizes
+        lows = np.minimum.reduceat(addresses, starts)
+        highs = np.maximum.reduceat(addresses, starts)
+        region_of = np.repeat(self._regions_spanning(lows, highs), sizes)
+        mixed = region_of == -2
+        if mixed.any():
+            region_of[mixed] = self._region_indices(addresses[mixed])
+        counts = np.bincount(region_of + 1, minlength=len(self.regions) + 1)[1:]
+        for k in np.flatnonzero(counts).tolist():
+            region = self.regions[k]
+            if isinstance(region, OpenRegion):
+                return True
+            if region.kind not in ("output", "scratch"):
+                continue
+            here = region_of == k
+            offsets = addresses[here] - region.base
+            stored, mine = region.data[offsets], values[here]
+            if (
+                (region.writer[offsets] >= 0)
+                & (mine != stored)
+                & (mine != UNDEFINED)
+                & (stored != UNDEFINED)
+            ).any():
+                return True
+        return False
+
+    def _regions_spanning(self, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        """:meth:`_one_region` of many accesses at once, each given by its lowest and
+        highest address: the region, or -2 where the per-address search decides.
+
+        >>> memory = GlobalMemory()
+        >>> _ = memory.add("a", 64, np.zeros(16, dtype=np.int64), "output")
+        >>> _ = memory.add("b", 80, np.zeros(16, dtype=np.int64), "output")
+        >>> memory._regions_spanning(np.array([64, 70, 90, 0]), np.array([79, 85, 95, 3]))
+        array([ 0, -2,  1, -2])
+        """
+        bases, order, ends = self._interval_index()
+        if not order.size:
+            return np.full(lows.shape, -2, dtype=np.int64)
+        slot = np.searchsorted(bases, lows, side="right") - 1
+        safe = np.clip(slot, 0, None)
+        following = np.append(bases[1:], np.iinfo(np.int64).max)  # the next region's base
+        alone = (slot >= 0) & (highs < ends[safe]) & (following[safe] > highs)
+        return np.where(alone, order[safe], -2)
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
         """A buffer of ``kind`` at ``base`` holding the byte symbols ``data``, which it owns
@@ -1111,7 +1170,7 @@ class GlobalMemory:
                 )
             )
             return
-        who = np.repeat(threads, addresses.shape[1])
+        who = threads.repeat(addresses.shape[1])
         self._store(region, (addresses - region.base).reshape(-1), values.reshape(-1), who, where)
 
     def _store(
@@ -1148,6 +1207,10 @@ class GlobalMemory:
         """A conflicting store: two threads of this store writing different values to one
         byte, or one overwriting another thread's different value (``current`` bytes, written
         by ``previous`` threads)."""
+        if not _overwrites(current, previous, values, who):
+            ordered = np.sort(offsets)
+            if (ordered[1:] != ordered[:-1]).all():
+                return  # each byte stored once, over no other thread's different value
         order = np.lexsort((values, offsets))
         o, v, t = offsets[order], values[order], who[order]
         clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
@@ -1177,6 +1240,23 @@ class GlobalMemory:
                 pairs,
             )
         )
+
+
+def _overwrites(
+    current: np.ndarray, previous: np.ndarray, values: np.ndarray, who: np.ndarray
+) -> bool:
+    """Whether a store of ``values`` by threads ``who`` overwrites a byte another thread
+    (``previous``, -1 none) stored with a different value (``current``).
+
+    >>> _overwrites(np.array([-2, -3]), np.array([-1, 4]), np.array([-5, -3]), np.array([4, 5]))
+    False
+    >>> _overwrites(np.array([-2, -3]), np.array([-1, 4]), np.array([-5, -4]), np.array([4, 5]))
+    True
+    """
+    written = previous >= 0
+    if not written.any():
+        return False
+    return bool((written & (previous != who) & (current != values)).any())
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> tuple[tuple[int, int], ...]:
