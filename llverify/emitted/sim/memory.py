@@ -855,33 +855,41 @@ class GlobalMemory:
         lies in a buffer of unknown size (whose bytes are tagged as first read: they are
         read in the order the one-by-one check reads them).  False when all of them, looked
         at together, match what was stored."""
-        flats = [shadow[0].reshape(-1) for shadow in self._shadows if shadow[0].size]
-        if not flats:
+        shadows = [(s[0].reshape(-1), s[1].reshape(-1)) for s in self._shadows if s[0].size]
+        if not shadows:
             return False
-        sizes = np.array([flat.size for flat in flats])
-        addresses = np.concatenate(flats)
-        values = np.concatenate([s[1].reshape(-1) for s in self._shadows if s[0].size])
+        sizes = np.array([flat.size for flat, _ in shadows])
+        addresses = np.concatenate([flat for flat, _ in shadows])
         starts = np.cumsum(sizes) - sizes
-        lows = np.minimum.reduceat(addresses, starts)
-        highs = np.maximum.reduceat(addresses, starts)
-        region_of = np.repeat(self._regions_spanning(lows, highs), sizes)
-        mixed = region_of == -2
-        if mixed.any():
-            region_of[mixed] = self._region_indices(addresses[mixed])
-        counts = np.bincount(region_of + 1, minlength=len(self.regions) + 1)[1:]
-        for k in np.flatnonzero(counts).tolist():
+        spans = self._regions_spanning(
+            np.minimum.reduceat(addresses, starts), np.maximum.reduceat(addresses, starts)
+        )
+        pieces: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}  # by region
+        mixed = []
+        for (flat, values), k in zip(shadows, spans.tolist()):
+            if k == -2:
+                mixed.append((flat, values))
+            else:
+                pieces.setdefault(k, []).append((flat, values))
+        if mixed:  # each address by itself
+            flat, values = (np.concatenate(parts) for parts in zip(*mixed))
+            region_of = self._region_indices(flat)
+            for k in np.unique(region_of[region_of >= 0]).tolist():
+                here = region_of == k
+                pieces.setdefault(k, []).append((flat[here], values[here]))
+        for k, parts in pieces.items():
             region = self.regions[k]
             if isinstance(region, OpenRegion):
                 return True
             if region.kind not in ("output", "scratch"):
                 continue
-            here = region_of == k
-            offsets = addresses[here] - region.base
-            stored, mine = region.data[offsets], values[here]
+            flat, values = (np.concatenate(column) for column in zip(*parts))
+            offsets = flat - region.base
+            stored = region.data[offsets]
             if (
                 (region.writer[offsets] >= 0)
-                & (mine != stored)
-                & (mine != UNDEFINED)
+                & (values != stored)
+                & (values != UNDEFINED)
                 & (stored != UNDEFINED)
             ).any():
                 return True
@@ -1194,6 +1202,22 @@ class GlobalMemory:
         region.writer[offsets] = who
         region.site[offsets] = len(self.sites) - 1
 
+    @staticmethod
+    def _stored_once(
+        offsets: np.ndarray,
+        values: np.ndarray,
+        who: np.ndarray,
+        current: np.ndarray,
+        previous: np.ndarray,
+    ) -> bool:
+        """Whether a store has nothing :meth:`_conflicts` reports, found without its sort:
+        each byte stored once, over no other thread's different value (False: the full
+        check decides)."""
+        if _overwrites(current, previous, values, who):
+            return False
+        ordered = np.sort(offsets)
+        return bool((ordered[1:] != ordered[:-1]).all())
+
     def _conflicts(
         self,
         region: Region | OpenRegion,
@@ -1207,10 +1231,8 @@ class GlobalMemory:
         """A conflicting store: two threads of this store writing different values to one
         byte, or one overwriting another thread's different value (``current`` bytes, written
         by ``previous`` threads)."""
-        if not _overwrites(current, previous, values, who):
-            ordered = np.sort(offsets)
-            if (ordered[1:] != ordered[:-1]).all():
-                return  # each byte stored once, over no other thread's different value
+        if self._stored_once(offsets, values, who, current, previous):
+            return
         order = np.lexsort((values, offsets))
         o, v, t = offsets[order], values[order], who[order]
         clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
