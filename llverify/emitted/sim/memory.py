@@ -326,8 +326,14 @@ class SharedMemory:
         now = None
         if int(written.max()) == interval:  # the interval is the latest any byte has
             now = written == interval
-            other = ((self.writer_warps[flat] & ~warp_bit) != 0) & now
-            if not atomic and (other & (self.data[flat] != flat_val)).any():
+            if (
+                not atomic
+                and (
+                    ((self.writer_warps[flat] & ~warp_bit) != 0)
+                    & now
+                    & (self.data[flat] != flat_val)
+                ).any()
+            ):
                 return False  # a race
         if not atomic:
             read = self.read_interval[flat]
@@ -851,13 +857,15 @@ class GlobalMemory:
 
     def _shadows_may_differ(self) -> bool:
         """Whether :meth:`check_shadows` must look at its shadow stores one by one: some byte
-        of one differs from the defined byte stored at its address in an output, or one
-        lies in a buffer of unknown size (whose bytes are tagged as first read: they are
-        read in the order the one-by-one check reads them).  False when all of them, looked
-        at together, match what was stored."""
+        of one differs from the defined byte stored at its address in an output, or there
+        is a buffer of unknown size (whose bytes are tagged as first read: they are read in
+        the order the one-by-one check reads them).  False when all of them, looked at
+        together, match what was stored."""
         shadows = [(s[0].reshape(-1), s[1].reshape(-1)) for s in self._shadows if s[0].size]
         if not shadows:
             return False
+        if any(isinstance(region, OpenRegion) for region in self.regions):
+            return True
         sizes = np.array([flat.size for flat, _ in shadows])
         addresses = np.concatenate([flat for flat, _ in shadows])
         starts = np.cumsum(sizes) - sizes
@@ -879,10 +887,8 @@ class GlobalMemory:
                 pieces.setdefault(k, []).append((flat[here], values[here]))
         for k, parts in pieces.items():
             region = self.regions[k]
-            if isinstance(region, OpenRegion):
-                return True
-            if region.kind not in ("output", "scratch"):
-                continue
+            if isinstance(region, OpenRegion) or region.kind not in ("output", "scratch"):
+                continue  # (there is none of unknown size)
             flat, values = (np.concatenate(column) for column in zip(*parts))
             offsets = flat - region.base
             stored = region.data[offsets]
