@@ -42,7 +42,7 @@ class _FullGlobal(GlobalMemory):
     """Global memory without the shortcuts: stores sorted, shadows looked at one by one."""
 
     @staticmethod
-    def _stored_once(*_: np.ndarray) -> bool:
+    def _stored_once(*_: object) -> bool:
         return False
 
     def _shadows_may_differ(self) -> bool:
@@ -276,6 +276,8 @@ def test_global_violations_are_still_found() -> None:
         memory.add("y", 200, np.full(16, UNDEFINED), "output")
         memory.write(np.array([[200, 201], [202, 203]]), np.full((2, 2), -2), np.array([0, 1]), "a")
         memory.write(np.array([[204], [204]]), np.array([[-2], [-3]]), np.array([2, 3]), "b")
+        memory.write(np.array([[206], [206]]), np.array([[-4], [-4]]), np.array([5, 6]), "same")
+        assert int(memory.regions[1].writer[6]) == 6  # the last of the two, as a plain store
         memory.write(np.array([[200]]), np.array([[-5]]), np.array([4]), "c")
         memory.write(np.array([[101, 102]]), np.array([[-2, -2]]), np.array([7]), "d")
         memory.note_addresses("k", np.array([208, 208, -1, -1, -1, -1, -1, -1]))

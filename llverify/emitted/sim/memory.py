@@ -1200,7 +1200,8 @@ class GlobalMemory:
             current, previous = region.get(offsets)
         else:
             current, previous = region.data[offsets], region.writer[offsets]
-        self._conflicts(region, offsets, values, who, current, previous, where)
+        if not self._stored_once(region, offsets, values, who, current, previous):
+            self._conflicts(region, offsets, values, who, current, previous, where)
         if isinstance(region, OpenRegion):
             region.set(offsets, values, who, len(self.sites) - 1)
             return
@@ -1210,6 +1211,7 @@ class GlobalMemory:
 
     @staticmethod
     def _stored_once(
+        region: Region | OpenRegion,
         offsets: np.ndarray,
         values: np.ndarray,
         who: np.ndarray,
@@ -1217,12 +1219,20 @@ class GlobalMemory:
         previous: np.ndarray,
     ) -> bool:
         """Whether a store has nothing :meth:`_conflicts` reports, found without its sort:
-        each byte stored once, over no other thread's different value (False: the full
-        check decides)."""
+        each byte stored by one thread, over no other thread's different value (False: the
+        full check decides).  Into a :class:`Region`, the writers ``who`` are recorded to
+        find out (as the store records them), and put back where two threads write one
+        byte; into an :class:`OpenRegion` the offsets are sorted."""
         if _overwrites(current, previous, values, who):
             return False
-        ordered = np.sort(offsets)
-        return bool((ordered[1:] != ordered[:-1]).all())
+        if isinstance(region, OpenRegion):
+            ordered = np.sort(offsets)
+            return bool((ordered[1:] != ordered[:-1]).all())
+        region.writer[offsets] = who
+        if (region.writer[offsets] == who).all():
+            return True  # (a byte a thread writes twice: it is written by that one thread)
+        region.writer[offsets] = previous  # as it was: the same value at a repeated offset
+        return False
 
     def _conflicts(
         self,
@@ -1237,8 +1247,6 @@ class GlobalMemory:
         """A conflicting store: two threads of this store writing different values to one
         byte, or one overwriting another thread's different value (``current`` bytes, written
         by ``previous`` threads)."""
-        if self._stored_once(offsets, values, who, current, previous):
-            return
         order = np.lexsort((values, offsets))
         o, v, t = offsets[order], values[order], who[order]
         clash = (o[1:] == o[:-1]) & (v[1:] != v[:-1]) & (t[1:] != t[:-1])
