@@ -321,14 +321,17 @@ def test_new_leaves_refuse_a_buffer_with_a_leaf_in_a_run() -> None:
     assert dag.leaves_of(3, np.array([7, 0]), 2).tolist() == [3, 4]
 
 
-def test_sparse_collection_restores_the_thresholds_on_an_error() -> None:
+def test_without_cyclic_collection_turns_it_on_again_on_an_error() -> None:
     import gc
 
-    before = gc.get_threshold()
-    with pytest.raises(RuntimeError), symbolic.sparse_collection():
-        assert gc.get_threshold()[0] >= 100_000
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), symbolic.without_cyclic_collection():
+        assert not gc.isenabled()
+        with symbolic.without_cyclic_collection():  # nested: still off when the inner ends
+            pass
+        assert not gc.isenabled()
         raise RuntimeError("stop")
-    assert gc.get_threshold() == before
+    assert gc.isenabled()
 
 
 def test_operands_in_canonical_order_are_one_node_made_once() -> None:

@@ -55,6 +55,7 @@ from llverify.emitted.settle import settle_violations
 from llverify.emitted.sim import Execution, LLVMModule, LLVMParseError, UnmodelledAt, parse_llvm_ir
 from llverify.emitted.sim.memory import Violation
 from llverify.emitted.sim.replay import assumptions_witness
+from llverify.emitted.sim.symbolic import without_cyclic_collection
 from llverify.emitted.validate import ValidationReport, validate_module
 from llverify.errors import ParseError
 from llverify.proof.verdict import Status
@@ -113,6 +114,19 @@ def validate_llvm_ir(
     ``shared_bytes`` to none known (shared accesses are then not bounds-checked, and the claim
     says so); ``arguments`` gives scalar arguments by name (``%3``) or position (``"3"``).
     Raises :class:`LLVMIRError` on text that is not LLVM IR it can read."""
+    with without_cyclic_collection():  # the parsed program and the DAG hold no cycle
+        return _validate_llvm_ir(text, source, kernel, threads, warp_size, shared_bytes, arguments)
+
+
+def _validate_llvm_ir(
+    text: str,
+    source: str,
+    kernel: str | None,
+    threads: int | None,
+    warp_size: int | None,
+    shared_bytes: int | None,
+    arguments: dict[str, int] | None,
+) -> ValidationReport:
     started = time.perf_counter()
     try:
         module = parse_llvm_ir(text)

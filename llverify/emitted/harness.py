@@ -37,7 +37,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from math import prod
 
 import numpy as np
@@ -203,9 +203,13 @@ class Case:
     buffers: tuple[BufferSpec, ...]
     expectations: tuple[Expectation, ...]
     harness_lines: tuple[int, int]  # first and last line of this case in Harness.text
-    # the case's lines with its value names numbered in order of appearance and its location
-    # left out: two cases with one key are the same code (see :func:`twin_key`)
-    key: str = field(default="", compare=False)
+    lines: tuple[str, ...] = field(default=(), compare=False, repr=False)  # its code
+
+    @cached_property
+    def key(self) -> str:
+        """The case's :func:`twin_key`: two cases with one key are the same code (computed
+        when asked: only a module of more than ``max_ops`` ops asks)."""
+        return twin_key(self.description, self.lines, self.buffers)
 
 
 @dataclass(frozen=True)
@@ -333,18 +337,39 @@ def _combine_op(op: Operation) -> CombineOp:
     return CombineOp(tuple(results), op.name, tuple(op.operands), attributes, tuple(types))
 
 
-def _blocked(shape: Sequence[int], warps: int, threads: int, ctas: int) -> str:
-    """A plain blocked layout for ``shape``: threads from the last dim, warps from the first,
-    every CTA of a cluster holding the whole tensor."""
+#: the bytes a thread of the harness's own blocked layout holds along the last dim (one
+#: 16-byte access: the plumbing that fills and empties shared memory moves whole vectors)
+VECTOR_BYTES = 16
+
+
+def _blocked(
+    shape: Sequence[int], warps: int, threads: int, ctas: int, element_bytes: int = 0
+) -> str:
+    """A plain blocked layout for ``shape``: each thread a vector of up to
+    :data:`VECTOR_BYTES` along the last dim (one that divides that dim, and no more than
+    leaves every thread of the CTA a vector; one element for ``element_bytes`` 0), threads
+    from the last dim, warps from the first, every CTA of a cluster holding the whole
+    tensor.
+
+    >>> _blocked([128, 64], 8, 32, 1, element_bytes=2)
+    '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>'
+    """  # noqa: E501
     rank = len(shape)
+    vector = VECTOR_BYTES // element_bytes if 0 < element_bytes <= VECTOR_BYTES else 1
+    elements = 1
+    for extent in shape:
+        elements *= extent
+    while vector > 1 and (shape[-1] % vector or elements < vector * threads * warps):
+        vector //= 2  # a vector that divides the dim, and every thread one at least
+    extents = [*shape[:-1], shape[-1] // vector]
     lanes, left = [1] * rank, threads
     for d in reversed(range(rank)):
-        lanes[d] = min(left, shape[d])
+        lanes[d] = min(left, extents[d])
         left //= lanes[d]
     lanes[0] *= left
     warp, left = [1] * rank, warps
     for d in range(rank):
-        warp[d] = min(left, max(1, shape[d] // lanes[d]))
+        warp[d] = min(left, max(1, extents[d] // lanes[d]))
         left //= warp[d]
     warp[0] *= left
 
@@ -356,7 +381,8 @@ def _blocked(shape: Sequence[int], warps: int, threads: int, ctas: int) -> str:
         zero = array([0] * rank)
         cga = f", CGALayout = [{', '.join([zero] * (ctas.bit_length() - 1))}]"
     return (
-        f"#ttg.blocked<{{sizePerThread = {array([1] * rank)}, threadsPerWarp = {array(lanes)}, "
+        f"#ttg.blocked<{{sizePerThread = {array([1] * (rank - 1) + [vector])}, "
+        f"threadsPerWarp = {array(lanes)}, "
         f"warpsPerCTA = {array(warp)}, order = {array(range(rank - 1, -1, -1))}{cga}}}>"
     )
 
@@ -643,10 +669,12 @@ class _Build:
     positions: dict[int, int] = field(default_factory=dict)  # id(op) -> its index in the module
     max_cases: int | None = None
 
-    def blocked_alias(self, shape: Sequence[int]) -> tuple[str, str]:
-        """The alias of the harness's blocked layout for ``shape``, and the layout."""
+    def blocked_alias(self, shape: Sequence[int], element_bytes: int = 0) -> tuple[str, str]:
+        """The alias of the harness's blocked layout for ``shape`` (of ``element_bytes``
+        elements: :func:`_blocked`), and the layout."""
         module = self.module
-        text = _blocked(shape, module.num_warps or 1, self.threads, module.num_ctas or 1)
+        warps, ctas = module.num_warps or 1, module.num_ctas or 1
+        text = _blocked(shape, warps, self.threads, ctas, element_bytes)
         if text not in self.blocked:
             stem = "harness_blocked"
             while any(name.startswith(f"#{stem}") for name in self.module.aliases):
@@ -696,7 +724,7 @@ class _Build:
                 buffers=tuple(writer.buffers),
                 expectations=tuple(writer.expectations),
                 harness_lines=(first, len(self.lines)),
-                key=twin_key(description, writer.lines, writer.buffers),
+                lines=tuple(writer.lines),
             )
         )
 
@@ -1078,7 +1106,8 @@ def _alloc(build: _Build, op: Operation) -> None:
 
 def _blocked_type(build: _Build, typ: Type) -> Type:
     """The tensor of ``typ``'s shape and element in the harness's own blocked layout."""
-    alias, attribute = build.blocked_alias(typ.shape)
+    bits = element_type_bits(typ.element)
+    alias, attribute = build.blocked_alias(typ.shape, (bits or 0) // 8)
     text = type_text(typ.shape, typ.element, alias)
     return Type("tensor", typ.shape, typ.element, attribute, text, alias)
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from llverify.emitted.harness import Case, Harness
 from llverify.ttgir import ModuleError, Operation, Type, read_signatures
 
-__all__ = ["RELAYOUT_RELEASES", "relaid_cases", "signature"]
+__all__ = ["RELAYOUT_RELEASES", "harness_signatures", "relaid_cases", "signature"]
 
 #: releases known to re-run their TTGIR layout passes on a TTGIR input, with the reason
 RELAYOUT_RELEASES = {(2, 3): "Triton 2.3 re-runs its TTGIR layout passes on a TTGIR input"}
@@ -66,12 +66,24 @@ def _minor(version: str) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def relaid_cases(harness: Harness, compiled_ttgir: str, version: str) -> dict[int, str]:
+def harness_signatures(harness: Harness) -> Counter[Signature]:
+    """How many operations of each signature the text of ``harness`` holds (llverify's own
+    text: not checked whole)."""
+    return _signatures(harness.text, whole=False)
+
+
+def relaid_cases(
+    harness: Harness,
+    compiled_ttgir: str,
+    version: str,
+    wanted: Callable[[], Counter[Signature]] | None = None,
+) -> dict[int, str]:
     """``{case index: reason}`` of the cases of ``harness`` that the release ``version`` did
     not compile as written: their operation (name and types) is missing from
     ``compiled_ttgir``, the TTGIR it compiled.  Empty when every case is there, or when the
     release printed no TTGIR and is not one that re-lays-out (it compiled the input as
-    given)."""
+    given).  ``wanted`` gives :func:`harness_signatures` of ``harness`` where it was read
+    already (while the compile ran)."""
     minor = _minor(version)
     if not compiled_ttgir.strip():
         reason = RELAYOUT_RELEASES.get(minor) if minor else None
@@ -86,8 +98,8 @@ def relaid_cases(harness: Harness, compiled_ttgir: str, version: str) -> dict[in
             case.index: f"the TTGIR Triton {version} compiled could not be read: {detail}"
             for case in harness.cases
         }
-    wanted = _signatures(harness.text, whole=False)  # llverify's own text, Triton compiled it
-    return _missing(harness.cases, compiled, wanted, version)
+    counts = harness_signatures(harness) if wanted is None else wanted()
+    return _missing(harness.cases, compiled, counts, version)
 
 
 def _missing(

@@ -20,10 +20,12 @@ import dataclasses
 import re
 import time
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders, unused_reads
 from llverify.emitted.harness import (
@@ -33,7 +35,7 @@ from llverify.emitted.harness import (
     build_harness,
     parameter_bytes,
 )
-from llverify.emitted.relayout import relaid_cases
+from llverify.emitted.relayout import Signature, harness_signatures, relaid_cases
 from llverify.emitted.sim import (
     Execution,
     Instruction,
@@ -43,7 +45,7 @@ from llverify.emitted.sim import (
     Violation,
     parse_llvm_ir,
 )
-from llverify.emitted.sim.symbolic import sparse_collection
+from llverify.emitted.sim.symbolic import without_cyclic_collection
 from llverify.errors import LayoutError, shown
 from llverify.proof.verdict import Status
 from llverify.triton.compile import (
@@ -67,6 +69,9 @@ MAX_REBUILDS = 16  # harness rebuilds after an op's code proves unmodelled
 #: ops one run validates each on its own; a larger module validates each distinct op once
 #: (twins take its proof), the first MAX_OPS distinct ones (``validate --max-ops``)
 MAX_OPS = 4_000
+#: the bytes of each scratch buffer Triton's extra pointer arguments point at (one byte where
+#: no instruction reads the pointer: nothing can reach it)
+SCRATCH_BYTES = 1 << 20
 LONG_LINES = 20_000  # a module of this many lines or ops: a progress line before each step
 
 
@@ -166,7 +171,7 @@ def validate_module(
         raise TypeError(f"text: expected the TTGIR module as a str, got {type(text).__name__}")
     if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
         raise LayoutError(f"Argument 'max_ops' must be a positive int, not {shown(max_ops)}.")
-    with sparse_collection():  # the harness, the parsed LLVM IR, the DAG: no cycles to find
+    with without_cyclic_collection():  # the harness, the parsed LLVM IR, the DAG: no cycles to find
         return _validate_module(
             text,
             source,
@@ -309,6 +314,7 @@ def _validate_part(
         timings["harness"] = timings.get("harness", 0.0) + time.perf_counter() - clock
         if not harness.cases:
             return list(excluded.values())
+        wanted = _meanwhile(harness_signatures, harness)  # read while the compile runs
         compiled = _compile(harness, python, timeout_s, timings, say)
         if not report.triton_version:
             report.triton_version = compiled.triton_version
@@ -317,7 +323,7 @@ def _validate_part(
         outcome = _execute(harness, compiled, timings)
         if not isinstance(outcome, UnmodelledAt):
             verdicts = _checked(report, harness, compiled, outcome, timings)
-            applicable = _applicable(report, harness, compiled, verdicts, timings)
+            applicable = _applicable(report, harness, compiled, verdicts, timings, wanted)
             return applicable + list(excluded.values())
         culprit = _case_at(harness, outcome)
         if culprit is None:
@@ -327,6 +333,24 @@ def _validate_part(
         say(f"op at line {culprit.op_line}: unmodelled ({outcome.reason}); rebuilding without it")
         chosen = _without(module, harness, culprit)
     return _gave_up(harness, compiled, excluded)
+
+
+_T = TypeVar("_T")
+_BESIDE: list[ThreadPoolExecutor] = []  # the one thread :func:`_meanwhile` runs work in
+
+
+def _meanwhile(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
+    """``work(*args)`` started in a thread now, while this thread waits for the compile
+    worker's answer (another process: the wait holds no lock, so the work runs beside it);
+    the function returned waits for its result (raising what it raised).
+
+    >>> result = _meanwhile(sum, [1, 2, 3])
+    >>> result()
+    6
+    """
+    if not _BESIDE:
+        _BESIDE.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="llverify-beside"))
+    return _BESIDE[0].submit(work, *args).result
 
 
 def _twin_verdicts(plan: _Plan, verdicts: list[CaseVerdict]) -> list[CaseVerdict]:
@@ -461,13 +485,15 @@ def _applicable(
     compiled: CompiledKernel,
     verdicts: list[CaseVerdict],
     timings: dict[str, float],
+    wanted: Callable[[], Counter[Signature]] | None = None,
 ) -> list[CaseVerdict]:
     """``verdicts`` with those of the cases the release re-laid out before compiling
-    (:func:`~llverify.emitted.relayout.relaid_cases`) made unknown, "not applicable" (never
-    proved, never refuted: the code run is another program's); the report notes how many,
-    ``timings["relayout"]`` how long the comparison took."""
+    (:func:`~llverify.emitted.relayout.relaid_cases`; ``wanted``: the harness's signatures
+    read already) made unknown, "not applicable" (never proved, never refuted: the code run
+    is another program's); the report notes how many, ``timings["relayout"]`` how long the
+    comparison took."""
     clock = time.perf_counter()
-    relaid = relaid_cases(harness, compiled.ttgir, compiled.triton_version)
+    relaid = relaid_cases(harness, compiled.ttgir, compiled.triton_version, wanted)
     timings["relayout"] = timings.get("relayout", 0.0) + time.perf_counter() - clock
     if not relaid:
         return verdicts
@@ -533,7 +559,7 @@ def _checked(
     ``report``)."""
     report.instructions += run.steps
     clock = time.perf_counter()
-    with sparse_collection():  # the check makes DAG nodes too
+    with without_cyclic_collection():  # the check makes DAG nodes too
         verdicts = _check_all(harness, compiled, run)
     timings["check"] = timings.get("check", 0.0) + time.perf_counter() - clock
     return verdicts
@@ -638,7 +664,9 @@ def _execute(
         else:
             run.add_output(spec.arg, spec.name, element_bytes=element_bytes, count=count)
     for extra in range(len(harness.buffers), len(run.function.arguments)):
-        run.add_scratch(extra, f"scratch{extra}", 1 << 20)
+        # Triton's scratch pointers: a megabyte each, where the kernel reads the pointer
+        used = run.function.reads(run.function.arguments[extra][1])
+        run.add_scratch(extra, f"scratch{extra}", SCRATCH_BYTES if used else 1)
     timings["load"] = timings.get("load", 0.0) + time.perf_counter() - clock
     clock = time.perf_counter()
     try:

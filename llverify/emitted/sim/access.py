@@ -30,6 +30,9 @@ Examples:
 
 from __future__ import annotations
 
+import weakref
+from functools import partial
+
 import numpy as np
 
 from llverify.emitted.sim.guarded import implies, low_zero_bits
@@ -84,7 +87,9 @@ class MemoryAccess:
         self._finished_private = []
         self.shared = self._fresh_shared()
         self.private = PrivateMemory(self.threads)
-        self.memory.undefined_origin = lambda: self.uninitialised[0] if self.uninitialised else None
+        # weakly: a cycle through global memory would leave the run, DAG and all, to the
+        # cyclic garbage collector (a pass over every node, after the validation)
+        self.memory.undefined_origin = partial(_first_uninitialised, weakref.ref(self))
         self._atomic_results = 0  # old values of atomics made so far (each its own node)
         self.guard = None
         self._guard_ranges: dict[tuple[int, int], Ranges] = {}  # by (guard, facts assumed)
@@ -607,6 +612,22 @@ def _byte_grid(base: np.ndarray, nbytes: int) -> np.ndarray:
 _TILED_OFFSETS: dict[tuple[int, int], np.ndarray] = {}
 
 
+def _first_uninitialised(run: weakref.ref[MemoryAccess]) -> Violation | None:
+    """The first uninitialised read of the run ``run`` refers to, if it is still alive."""
+    alive = run()
+    found = [] if alive is None else alive.uninitialised
+    return found[0] if found else None
+
+
+def _checked_write(
+    wgmma: weakref.ref[WarpgroupMMA], addresses: np.ndarray, threads: np.ndarray, where: str
+) -> list[Violation]:
+    """:meth:`WarpgroupMMA.check_write` of the wgmma state ``wgmma`` refers to (weakly: it
+    holds the shared memory that holds this), none once it is gone."""
+    alive = wgmma()
+    return [] if alive is None else alive.check_write(addresses, threads, where)
+
+
 def _tagged_rows(value: Val) -> np.ndarray:
     """The threads whose ``value`` depends on tagged data (a byte that is no constant)."""
     if value.ints is not None:
@@ -653,7 +674,7 @@ class AsyncCopies:
         the CTA's shared memory)."""
         self.async_groups = [[]]
         self.wgmma = WarpgroupMMA(self.shared, self.dag, self.threads, self.warp_size)
-        self.shared.watch = self.wgmma.check_write
+        self.shared.watch = partial(_checked_write, weakref.ref(self.wgmma))  # no cycle
 
     def start_async_copy(
         self, destination: np.ndarray, data: np.ndarray, mask: np.ndarray, where: str

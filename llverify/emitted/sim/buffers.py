@@ -91,9 +91,10 @@ class Buffers:
         read before it is written is a tagged leaf (``name[byte offset]``)."""
         buffer = len(self.memory.regions)
         self.dag.buffer_names[buffer] = name
+        dag = self.dag  # not the run: memory holds this, and the run holds memory
 
         def fresh(offsets: np.ndarray) -> np.ndarray:
-            return self.dag.leaves_of(buffer, offsets, 1) * 16
+            return dag.leaves_of(buffer, offsets, 1) * 16
 
         return self.memory.add_open(name, _base(arg), GLOBAL_STRIDE // 2, fresh)
 

@@ -46,7 +46,7 @@ from llverify.emitted.sim.llvm_ir import Block, Instruction, LLVMModule
 from llverify.emitted.sim.machine import Machine
 from llverify.emitted.sim.ranges import Ranges
 from llverify.emitted.sim.registers import Registers
-from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val, sparse_collection
+from llverify.emitted.sim.symbolic import Dag, Unmodelled, Val, without_cyclic_collection
 
 __all__ = ["Execution"]
 
@@ -87,6 +87,7 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         self._run_misses: set[tuple[int, int]] = set()  # (block id, position): none made
         self._window = _WINDOW  # the calls of a run _execute_run tries next
         self.ranges = Ranges(self.dag)
+        self._start_registers()
         self._start_memory()
         self._start_copies()
         self._start_control()
@@ -99,7 +100,7 @@ class Execution(Registers, GuardedControl, MemoryAccess, AsyncCopies, Buffers):
         """Execute the kernel in every CTA, then check the stores predicates kept from being
         made; raises :class:`~llverify.emitted.sim.control.UnmodelledAt` on anything not
         modelled."""
-        with sparse_collection():  # millions of DAG nodes, none in a cycle
+        with without_cyclic_collection():  # millions of DAG nodes, none in a cycle
             self._run_cluster()
         self.memory.check_shadows()
 

@@ -72,8 +72,11 @@ def nbytes_of(ty: Type) -> int:
     raise Unmodelled(f"a value of type {ty}")
 
 
+_MASKS = [np.uint64((1 << bits) - 1) for bits in range(64)] + [np.uint64(0xFFFFFFFFFFFFFFFF)]
+
+
 def _mask(bits: int) -> np.uint64:
-    return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    return _MASKS[bits] if 0 <= bits <= 64 else _MASKS[64]
 
 
 def _signed(values: np.ndarray, bits: int) -> np.ndarray:
@@ -137,15 +140,22 @@ _INTEGER_OPS: dict[str, _IntegerOp] = {  # one entry per opcode
 }
 
 
+# the ops whose numpy form may warn (a division's overflow); the others never do on arrays
+_MAY_WARN = frozenset(("udiv", "urem", "sdiv", "srem", "ashr"))
+
+
 def _integer_op(op: str, a: Val, b: Val, ty: Type) -> Val:
     compute = _INTEGER_OPS.get(op)
     if compute is None:
         raise Unmodelled(f"integer operation {op}")
     bits = ty.bits
     x, y = a.integers(), b.integers()
-    with np.errstate(all="ignore"):
+    if op in _MAY_WARN:
+        with np.errstate(all="ignore"):
+            r = compute(x, y, bits)
+    else:
         r = compute(x, y, bits)
-    return Val.concrete(np.asarray(r, dtype=np.uint64) & _mask(bits), bits, x.shape[0])
+    return Val(bits, ints=np.asarray(r, dtype=np.uint64) & _mask(bits))
 
 
 _BYTE = np.int64(-1)  # the constant byte 0
@@ -433,14 +443,11 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     values = [machine.value(o) for o in ins.operands]
     if ins.type.kind == "ptr" and any(_tagged_on(v, mask) for v in values):
         return _tagged_gep(machine, ins, mask, values)
-    base = values[0].integers(mask, "pointer")
+    address = values[0].integers(mask, "pointer")
     ty = ins.extra["source"]
     assert isinstance(ty, Type)
-    offset = np.zeros_like(base)
     for position, index_value in enumerate(ins.operands[1:]):
         index = values[position + 1].integers(mask, "address index")
-        bits = index_value.type.bits if index_value.type.kind == "int" else 64
-        signed = _signed(index, bits)
         if position == 0:
             scale = ty.size_bytes
         elif ty.kind in ("array", "vector"):
@@ -449,14 +456,17 @@ def _gep(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
             scale = ty.size_bytes
         elif ty.kind == "struct":
             field_index = int(index[0])
-            offset = offset + np.uint64(sum(f.size_bytes for f in ty.fields[:field_index]))
+            address = address + np.uint64(sum(f.size_bytes for f in ty.fields[:field_index]))
             ty = ty.fields[field_index]
             continue
         else:
             raise Unmodelled(f"getelementptr into {ty}")
-        offset = offset + (signed * scale).astype(np.uint64)
-    pointer_bits = bits_of(ins.type)
-    return Val(pointer_bits, ints=(base + offset) & _mask(pointer_bits))
+        bits = index_value.type.bits if index_value.type.kind == "int" else 64
+        if bits < 64:  # sign-extended: its two's complement bits, wrapping as LLVM's do
+            sign = np.uint64(1 << (bits - 1))
+            index = (index ^ sign) - sign
+        address = address + index * np.uint64(scale)
+    return Val(bits_of(ins.type), ints=address & _mask(bits_of(ins.type)))
 
 
 def _tagged_gep(machine: Machine, ins: Instruction, mask: np.ndarray, values: list[Val]) -> Val:
@@ -631,12 +641,26 @@ def _extract_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Va
 def _insert_element(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:
     vector, element, index = (machine.value(o) for o in ins.operands)
     width = nbytes_of(ins.operands[1].type)
-    positions = index.integers(mask, "vector index").astype(np.int64)
     syms = vector.byte_symbols().copy()
+    position = _literal_index(ins.operands[2], syms.shape[1] // width)
+    if position is not None:  # one place in every thread: a slice
+        syms[:, position * width : (position + 1) * width] = element.byte_symbols()
+        return Val(bits_of(ins.type), syms=syms).normalised()
+    positions = index.integers(mask, "vector index").astype(np.int64)
     rows = np.arange(syms.shape[0])[:, None]
     columns = np.clip(positions[:, None] * width + np.arange(width)[None, :], 0, syms.shape[1] - 1)
     syms[rows, columns] = element.byte_symbols()
     return Val(bits_of(ins.type), syms=syms).normalised()
+
+
+def _literal_index(operand: Value, count: int) -> int | None:
+    """The element index a literal integer operand names, when it is one of the ``count``
+    elements; None for any other operand (a local, an index out of range)."""
+    text = operand.text
+    if operand.type.kind != "int" or not text.isdigit():
+        return None
+    index = int(text)
+    return index if index < count else None
 
 
 def _shuffle_vector(machine: Machine, ins: Instruction, mask: np.ndarray) -> Val:

@@ -17,7 +17,7 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cache
 
@@ -96,6 +96,68 @@ def shuffle(
     return Val(value.bits, syms=out).normalised()
 
 
+@cache
+def _matrix_lanes(
+    threads: int, count: int, transposed: bool
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Where each thread's bytes of an ``ldmatrix``/``stmatrix`` of ``count`` 8x8 matrices
+    lie: byte ``j`` of matrix ``i`` of thread ``t`` is at the address of thread
+    ``lanes[i, t, j]`` plus ``offsets[t, j]``; and whether every such thread is one of the
+    ``threads`` (read-only arrays, one set per shape).
+
+    Row ``r`` of matrix ``i`` is at the address of lane ``8 * i + r``; without ``.trans``
+    thread ``t`` holds 4 bytes of row ``lane // 4``, from byte ``4 * (lane % 4)``; with it,
+    2 bytes of rows ``2 * (lane % 4)`` and the next one, from byte ``2 * (lane // 4)``.
+
+    >>> lanes, offsets, inside = _matrix_lanes(32, 1, False)
+    >>> lanes[0, 5].tolist(), offsets[5].tolist(), inside
+    ([1, 1, 1, 1], [4, 5, 6, 7], True)
+    >>> lanes, offsets, _ = _matrix_lanes(32, 2, True)
+    >>> lanes[1, 5].tolist(), offsets[5].tolist()
+    ([10, 10, 11, 11], [2, 3, 2, 3])
+    """
+    tid = np.arange(threads, dtype=np.int64)
+    lane = tid % 32
+    first = (tid - lane)[None, :] + 8 * np.arange(count, dtype=np.int64)[:, None]
+    if not transposed:
+        lanes = np.repeat((first + lane // 4)[:, :, None], 4, axis=2)
+        offsets = (4 * (lane % 4))[:, None] + np.arange(4, dtype=np.int64)[None, :]
+    else:
+        low = first + 2 * (lane % 4)
+        lanes = np.stack([low, low, low + 1, low + 1], axis=2)
+        offsets = (2 * (lane // 4))[:, None] + np.array([0, 1, 0, 1], dtype=np.int64)[None, :]
+    lanes.flags.writeable = False
+    offsets.flags.writeable = False
+    return lanes, offsets, bool(lanes.size == 0 or lanes.max() < threads)
+
+
+def _matrix_grids(
+    addresses: np.ndarray, threads: int, count: int, transposed: bool
+) -> Iterator[np.ndarray]:
+    """The byte addresses (T, 4) of each of the ``count`` matrices of an ``ldmatrix`` or
+    ``stmatrix`` of ``threads`` threads at the row ``addresses`` (T,) (int64), in order; all
+    at once where every lane they name is a thread, else one matrix at a time (a lane out of
+    range raises at its matrix)."""
+    lanes, offsets, inside = _matrix_lanes(threads, count, transposed)
+    if inside:
+        yield from addresses[lanes] + offsets
+        return
+    tid = np.arange(threads, dtype=np.int64)
+    lane = tid % 32
+    warp_base = tid - lane
+    for i in range(count):
+        if not transposed:
+            provider = warp_base + 8 * i + lane // 4
+            base = addresses[provider] + 4 * (lane % 4)
+            yield base[:, None] + np.arange(4)[None, :]
+        else:
+            first = warp_base + 8 * i + 2 * (lane % 4)
+            column = 2 * (lane // 4)
+            low = addresses[first] + column
+            high = addresses[first + 1] + column
+            yield np.stack([low, low + 1, high, high + 1], axis=1)
+
+
 def ldmatrix(
     machine: Machine,
     addresses: np.ndarray,
@@ -110,26 +172,13 @@ def ldmatrix(
         raise Unmodelled("ldmatrix in divergent code")
     threads = machine.threads
     kind = f"ldmatrix.x{count}" + (".trans" if transposed else "")
-    machine.record(kind, 3, 4 * count, np.arange(threads), addresses.astype(np.int64), where)
     tid = np.arange(threads, dtype=np.int64)
-    lane = tid % 32
-    warp_base = tid - lane
-    registers = []
-    for i in range(count):
-        if not transposed:
-            row = lane // 4
-            provider = warp_base + 8 * i + row
-            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
-            grid = base[:, None] + np.arange(4)[None, :]
-            registers.append(machine.shared.read(grid, tid, where))
-        else:
-            first = warp_base + 8 * i + 2 * (lane % 4)
-            column = 2 * (lane // 4)
-            low = addresses[first].astype(np.int64) + column
-            high = addresses[first + 1].astype(np.int64) + column
-            grid = np.stack([low, low + 1, high, high + 1], axis=1)
-            registers.append(machine.shared.read(grid, tid, where))
-    return registers
+    wide = addresses.astype(np.int64)
+    machine.record(kind, 3, 4 * count, tid, wide, where)
+    return [
+        machine.shared.read(grid, tid, where)
+        for grid in _matrix_grids(wide, threads, count, transposed)
+    ]
 
 
 def stmatrix(
@@ -145,20 +194,10 @@ def stmatrix(
         raise Unmodelled("stmatrix in divergent code")
     tid = np.arange(machine.threads, dtype=np.int64)
     kind = f"stmatrix.x{len(registers)}" + (".trans" if transposed else "")
-    machine.record(kind, 3, 4 * len(registers), tid, addresses.astype(np.int64), where)
-    lane = tid % 32
-    warp_base = tid - lane
-    for i, register in enumerate(registers):
-        if not transposed:
-            provider = warp_base + 8 * i + lane // 4
-            base = addresses[provider].astype(np.int64) + 4 * (lane % 4)
-            grid = base[:, None] + np.arange(4)[None, :]
-        else:
-            first = warp_base + 8 * i + 2 * (lane % 4)
-            column = 2 * (lane // 4)
-            low = addresses[first].astype(np.int64) + column
-            high = addresses[first + 1].astype(np.int64) + column
-            grid = np.stack([low, low + 1, high, high + 1], axis=1)
+    wide = addresses.astype(np.int64)
+    machine.record(kind, 3, 4 * len(registers), tid, wide, where)
+    grids = _matrix_grids(wide, machine.threads, len(registers), transposed)
+    for register, grid in zip(registers, grids):
         machine.shared.write(grid, register, tid, where)
 
 
@@ -195,6 +234,7 @@ def _family(callee: str) -> tuple[_Intrinsic, re.Match[str]] | None:
 _VECTOR_SUFFIX = re.compile(r"\.v\d+((?:i|f|bf)\d+)(?=\.|\Z)")
 
 
+@cache
 def scalar_callee(callee: str) -> str | None:
     """The scalar intrinsic a vector-overloaded ``callee`` applies to each element (each
     ``.vN<type>`` suffix made ``.<type>``), or None if no suffix is a vector's (or ``callee``

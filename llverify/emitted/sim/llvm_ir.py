@@ -149,12 +149,27 @@ class Function:
     arguments: list[tuple[Type, str]]
     blocks: list[Block]
     attributes: str = ""
+    body: str = ""  # the text of the lines between the header and the closing brace
 
     def block(self, label: str) -> Block:
         for block in self.blocks:
             if block.label == label:
                 return block
         raise KeyError(label)
+
+    def reads(self, name: str) -> bool:
+        """Whether the function's body mentions the local ``name`` (an instruction that reads
+        it must; a comment that names it counts too).
+
+        >>> kernel = parse_llvm_ir('''define void @k(ptr %0, ptr %1) {
+        ...   %3 = load i32, ptr %0
+        ...   %4 = load i32, ptr %3
+        ...   ret void
+        ... }''').functions["k"]
+        >>> kernel.reads("%0"), kernel.reads("%1"), kernel.reads("%3")
+        (True, False, True)
+        """
+        return re.search(re.escape(name) + r"(?![-\w.$])", self.body) is not None
 
 
 @dataclass
@@ -879,7 +894,9 @@ def _function(
         if stripped == "}":
             if current.instructions:
                 blocks.append(current)
-            return Function(match.group("name"), arguments, blocks, match.group("tail")), index
+            body = "\n".join(lines[start + 1 : index - 1])
+            function_name, tail = match.group("name"), match.group("tail")
+            return Function(function_name, arguments, blocks, tail, body), index
         label = _LABEL.match(stripped) if stripped[0] != "%" else None
         if label:
             if current.instructions:

@@ -37,6 +37,9 @@ class Registers(ABC):
     under the mask of the threads that execute, and computing on tagged data in the DAG."""
 
     threads: int
+    #: each constant operand read so far and its value, by the operand's id (read-only: see
+    #: :func:`_read_only`); set by :meth:`_start_registers`
+    _constants: dict[int, tuple[Value, Val]]
     module: LLVMModule
     dag: Dag
     env: dict[str, Val]
@@ -49,6 +52,9 @@ class Registers(ABC):
     def _global_table(self, name: str) -> Val | None:
         """The address of the module's constant global ``name`` when its contents are known
         (an integer table or a string), None otherwise."""
+
+    def _start_registers(self) -> None:
+        self._constants = {}
 
     def value(self, operand: Value) -> Val:
         """The value of ``operand`` in every thread."""
@@ -83,7 +89,16 @@ class Registers(ABC):
         return self.dag.apply(name, operands, out_bytes)
 
     def constant(self, operand: Value) -> Val:
-        """The value of the constant (or global) ``operand`` in every thread."""
+        """The value of the constant (or global) ``operand`` in every thread (computed once
+        for each operand object: a constant's value never changes)."""
+        try:
+            return self._constants[id(operand)][1]
+        except KeyError:
+            value = _read_only(self._constant(operand))
+            self._constants[id(operand)] = (operand, value)  # the operand kept: its id stays
+            return value
+
+    def _constant(self, operand: Value) -> Val:
         ty, text = operand.type, operand.text
         if text.startswith("@"):
             return self._global_address(text)
@@ -117,6 +132,15 @@ def _expression_instruction(operand: Value) -> Instruction:
             None, "getelementptr", operand.type, list(operand.elements[1:]), {"source": source}
         )
     return Instruction(None, operand.text, operand.type, [operand.elements[0]], {})
+
+
+def _read_only(value: Val) -> Val:
+    """``value`` with its arrays made read-only: one constant's value is shared by every
+    instruction that reads it (a handler that wrote into it would raise, never corrupt it)."""
+    for array in (value.ints, value.syms):
+        if array is not None:
+            array.flags.writeable = False
+    return value
 
 
 def _literal(text: str, ty: Type, threads: int) -> Val:

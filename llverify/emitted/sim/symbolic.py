@@ -45,7 +45,7 @@ __all__ = [
     "Val",
     "const_bytes",
     "node_and_byte",
-    "sparse_collection",
+    "without_cyclic_collection",
     "symbols_of",
     "unique_rows",
 ]
@@ -138,25 +138,28 @@ class Unmodelled(Exception):  # noqa: N818 - the verdict is unknown, not an erro
 
 
 @contextmanager
-def sparse_collection() -> Iterator[None]:
-    """Python's cyclic garbage collector run rarely inside the block (its thresholds raised,
-    then restored): a DAG of millions of nodes is millions of tuples that no cycle holds,
-    and collecting the generations they sit in took a fifth of a template's validation.
-    Reference counting still frees everything that is not in a cycle.
+def without_cyclic_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector off inside the block (on again after it, if it was):
+    a run's DAG is millions of tuples that no cycle holds, and each collection walked the
+    young ones again (a fifth of a template's validation with the thresholds raised, more
+    with them as they were).  Reference counting still frees everything that is not in a
+    cycle; no run is held in one (``tests/test_emitted_operands_fast.py``), and what is
+    waits for the first collection after the block.
 
-    >>> before = gc.get_threshold()
-    >>> with sparse_collection():
-    ...     gc.get_threshold()[0] >= 100_000
-    True
-    >>> gc.get_threshold() == before
+    >>> before = gc.isenabled()
+    >>> with without_cyclic_collection():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled() == before
     True
     """
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 100_000), max(old[1], 50), max(old[2], 100))
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        gc.set_threshold(*old)
+        if enabled:
+            gc.enable()
 
 
 def const_bytes(values: np.ndarray, nbytes: int) -> np.ndarray:
@@ -1168,6 +1171,10 @@ class Val:
             if bits < 64:
                 values &= (1 << bits) - 1
             return Val(bits, ints=np.full(threads, values, dtype=np.uint64))
+        if type(values) is np.ndarray and values.dtype == np.uint64 and values.shape == (threads,):
+            if bits < 64:  # one value per thread already: masked into a new array
+                return Val(bits, ints=values & np.uint64((1 << bits) - 1))
+            return Val(bits, ints=values.copy())
         arr = np.broadcast_to(np.asarray(values, dtype=np.uint64), (threads,)).copy()
         if bits < 64:
             arr &= np.uint64((1 << bits) - 1)
