@@ -184,3 +184,19 @@ def test_uninitialised_origin_is_still_reported_through_the_weak_reference() -> 
     run.run()
     kinds = [v.kind for v in run.memory.violations]
     assert run.uninitialised and "uninitialised read" in kinds
+
+
+def _sum_beside(values: list[int]) -> int:
+    return _meanwhile(sum, values)()
+
+
+def test_work_beside_runs_in_a_process_forked_after_it_ran() -> None:
+    """A process forked after work ran beside (``--jobs`` forks its workers) runs its own
+    work beside too: no thread of the parent is waited for."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    assert _meanwhile(sum, [1])() == 1
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_sum_beside, ([2, 3],)).get(timeout=60) == 5

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 import time
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from llverify.emitted.checks import CaseVerdict, Site, check_case, mirrored_orders, unused_reads
 from llverify.emitted.harness import (
@@ -336,21 +336,38 @@ def _validate_part(
 
 
 _T = TypeVar("_T")
-_BESIDE: list[ThreadPoolExecutor] = []  # the one thread :func:`_meanwhile` runs work in
 
 
 def _meanwhile(work: Callable[..., _T], *args: Any) -> Callable[[], _T]:
-    """``work(*args)`` started in a thread now, while this thread waits for the compile
-    worker's answer (another process: the wait holds no lock, so the work runs beside it);
-    the function returned waits for its result (raising what it raised).
+    """``work(*args)`` started in a thread of its own now, while this thread waits for the
+    compile worker's answer (another process: the wait holds no lock, so the work runs
+    beside it); the function returned waits for its result (raising what it raised).  A
+    thread per call, none kept: a process forked later (``--jobs``) inherits no thread it
+    would wait for.
 
     >>> result = _meanwhile(sum, [1, 2, 3])
     >>> result()
     6
     """
-    if not _BESIDE:
-        _BESIDE.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="llverify-beside"))
-    return _BESIDE[0].submit(work, *args).result
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work(*args)))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller of result()
+            outcome.append((False, error))
+
+    thread = threading.Thread(target=run, name="llverify-beside", daemon=True)
+    thread.start()
+
+    def result() -> _T:
+        thread.join()
+        done, value = outcome[0]
+        if not done:
+            raise value
+        return cast(_T, value)
+
+    return result
 
 
 def _twin_verdicts(plan: _Plan, verdicts: list[CaseVerdict]) -> list[CaseVerdict]:
