@@ -154,23 +154,29 @@ class MemoryAccess:
         instruction: Instruction,
     ) -> np.ndarray:
         """Byte symbols (T, nbytes) read at ``addresses`` (uint64, shape (T,)) by active threads."""
-        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
-        threads = np.flatnonzero(mask)
+        threads = mask.nonzero()[0]  # (T,): flatnonzero without its wrapper
+        everyone = threads.size == self.threads  # then the bytes read are all there is
         if threads.size == 0:
-            return out
-        space, base = _space(space, addresses[threads])
-        grid = base[:, None] + np.arange(nbytes, dtype=np.int64)[None, :]
+            return np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        space, base = _space(space, addresses if everyone else addresses[threads])
+        grid = _byte_grid(base, nbytes)
         where = instruction.where
-        guards = self._guard_nodes(threads)
-        if (guards >= 0).any() and space != 5:
+        guards = None if self.guard is None else self._guard_nodes(threads)
+        if guards is not None and (guards >= 0).any() and space != 5:
             self._table_load(space, base[guards >= 0], nbytes)
         self.record("load", space, nbytes, threads, base, where)
         if space == 3:
-            out[threads] = self.shared.read(grid, threads, where)
+            read = self.shared.read(grid, threads, where)
         elif space == 5:
-            out[threads] = self._private_read(grid, threads, guards, where)
+            if guards is None:
+                guards = self._guard_nodes(threads)
+            read = self._private_read(grid, threads, guards, where)
         else:
-            out[threads] = self.memory.read(grid, threads, where)
+            read = self.memory.read(grid, threads, where)
+        if everyone:
+            return read.astype(np.int64, copy=False)
+        out = np.full((self.threads, nbytes), UNDEFINED, dtype=np.int64)
+        out[threads] = read
         return out
 
     # -- under a guard (a region on tagged data, :mod:`~llverify.emitted.sim.guarded`) -------
@@ -328,6 +334,8 @@ class MemoryAccess:
         """Byte symbols (T, nbytes) the threads of ``mask`` read at ``address`` (a pointer
         value): :meth:`load_bytes` where it is concrete; where it depends on tagged data, a
         *gather* (:meth:`_gather`)."""
+        if address.ints is not None:  # concrete in every thread
+            return self.load_bytes(space, address.ints, nbytes, mask, instruction)
         tagged = mask & _tagged_rows(address)
         plain = mask & ~tagged
         out = self.load_bytes(
@@ -537,23 +545,27 @@ class MemoryAccess:
         instruction: Instruction,
     ) -> None:
         """The active threads store byte symbols ``values`` (T, nbytes) at ``addresses``."""
-        threads = np.flatnonzero(mask)
+        threads = mask.nonzero()[0]
         if threads.size == 0:
             return
-        space, base = _space(space, addresses[threads])
-        grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
+        if threads.size != self.threads:  # else every row is an active thread's
+            addresses, values = addresses[threads], values[threads]
+        space, base = _space(space, addresses)
+        grid = _byte_grid(base, values.shape[1])
         where = instruction.where
-        guards = self._guard_nodes(threads)
-        if (guards >= 0).any() and space != 5:
+        guards = None if self.guard is None else self._guard_nodes(threads)
+        if guards is not None and (guards >= 0).any() and space != 5:
             memory = "shared" if space == 3 else "global"
             raise Unmodelled(f"a store to {memory} memory under a guard on tagged data")
         self.record("store", space, values.shape[1], threads, base, where)
         if space == 3:
-            self.shared.write(grid, values[threads], threads, where)
+            self.shared.write(grid, values, threads, where)
         elif space == 5:
-            self._private_write(grid, values[threads], threads, guards, where)
+            if guards is None:
+                guards = self._guard_nodes(threads)
+            self._private_write(grid, values, threads, guards, where)
         else:
-            self.memory.write(grid, values[threads], threads, where)
+            self.memory.write(grid, values, threads, where)
 
     def shadow_store(
         self,
@@ -573,12 +585,31 @@ class MemoryAccess:
         )
         if known is not None:
             self.memory.note_addresses(key, np.where(known, addresses.astype(np.int64), -1))
-        threads = np.flatnonzero(mask)
+        threads = mask.nonzero()[0]
         if threads.size == 0:
             return
-        base = addresses[threads].astype(np.int64)
-        grid = base[:, None] + np.arange(values.shape[1], dtype=np.int64)[None, :]
+        grid = _byte_grid(addresses[threads].astype(np.int64), values.shape[1])
         self.memory.shadow(grid, values[threads], threads, instruction.where, key)
+
+
+def _byte_grid(base: np.ndarray, nbytes: int) -> np.ndarray:
+    """The byte addresses (n, nbytes) of accesses of ``nbytes`` at ``base`` (n,), int64:
+    ``base[:, None] + arange(nbytes)``, made by repeating (a broadcast add over rows of a
+    few bytes costs more than the arrays it makes).
+
+    >>> _byte_grid(np.array([8, 0]), 3).tolist()
+    [[8, 9, 10], [0, 1, 2]]
+    """
+    key = (base.size, nbytes)
+    offsets = _TILED_OFFSETS.get(key)
+    if offsets is None:
+        offsets = _TILED_OFFSETS[key] = np.tile(np.arange(nbytes, dtype=np.int64), base.size)
+        offsets.flags.writeable = False
+    return (base.astype(np.int64, copy=False).repeat(nbytes) + offsets).reshape(-1, nbytes)
+
+
+#: ``arange(nbytes)`` repeated for ``n`` accesses, by (n, nbytes) (read only)
+_TILED_OFFSETS: dict[tuple[int, int], np.ndarray] = {}
 
 
 def _first_uninitialised(run: weakref.ref[MemoryAccess]) -> Violation | None:

@@ -94,6 +94,8 @@ class SharedMemory:
     def __init__(self, size: int, *, threads: int, warp_size: int) -> None:
         self.size = size
         self.warp_size = warp_size
+        #: each thread's warp bit, as :meth:`read` and :meth:`write` compute it
+        self._thread_bits = np.left_shift(1, np.arange(threads) // warp_size).astype(np.int64)
         #: bytes whose state the per-byte arrays hold: the allocation's first ones, grown
         #: as accesses reach higher bytes (a dumped kernel's allocation of unknown size is
         #: 1 MiB, of which kernels use a few KiB: no megabytes made and filled per kernel)
@@ -127,9 +129,11 @@ class SharedMemory:
         >>> shared.hold(np.array([5000])); shared.held, int(shared.data[5000]) == UNDEFINED
         (8192, True)
         """
-        if not addresses.size:
-            return
-        high = int(addresses.max())
+        if addresses.size:
+            self._hold_to(int(addresses.max()))
+
+    def _hold_to(self, high: int) -> None:
+        """:meth:`hold` of the bytes up to ``high`` (``< size``)."""
         if high < self.held:
             return
         held = min(self.size, max(2 * self.held, high + 1))
@@ -160,6 +164,9 @@ class SharedMemory:
         self, addresses: np.ndarray, threads: np.ndarray, where: str, *, atomic: bool = False
     ) -> np.ndarray:
         """The byte symbols at ``addresses`` (n, nbytes) read by ``threads`` (n,)."""
+        values = self._read_fast(addresses, threads, atomic)
+        if values is not None:
+            return values
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
         self.hold(safe)
@@ -218,6 +225,8 @@ class SharedMemory:
         atomic: bool = False,
     ) -> None:
         """Store byte symbols ``values`` (shape (n, nbytes)) at ``addresses`` by ``threads``."""
+        if self._write_fast(addresses, values, threads, where, atomic):
+            return
         ok = self._in_bounds(addresses, threads, where)
         safe = np.where(ok, addresses, 0)
         self.hold(safe)
@@ -238,6 +247,110 @@ class SharedMemory:
         self.writer[flat_addr] = thread_of
         self.data[flat_addr] = flat_val
         self.accessed_bytes += int(flat_addr.size)
+
+    def _plain(self, addresses: np.ndarray) -> np.ndarray | None:
+        """The flat addresses of an access (n, nbytes) when it is the common case the fast
+        paths take: not empty, int64, every byte in bounds (then held) and no ``cp.async``
+        in flight; None otherwise."""
+        if not addresses.size or self.bytes_in_flight or addresses.dtype != np.int64:
+            return None
+        flat = addresses.reshape(-1)
+        high = int(flat.view(np.uint64).max())  # a negative address is above every other
+        if high >= self.size:
+            return None
+        self._hold_to(high)
+        return flat
+
+    def _warp_bits(self, threads: np.ndarray) -> np.ndarray:
+        """Each of ``threads``'s warp bit (``1 << warp``), as the full paths compute it."""
+        if threads.dtype == np.int64 and threads.size:
+            if int(threads.view(np.uint64).max()) < self._thread_bits.size:
+                return self._thread_bits[threads]
+        return np.left_shift(1, threads // self.warp_size).astype(np.int64)
+
+    def _read_fast(
+        self, addresses: np.ndarray, threads: np.ndarray, atomic: bool
+    ) -> np.ndarray | None:
+        """:meth:`read` of the common case (every byte in bounds and written before, no
+        ``cp.async`` in flight, no byte another warp wrote in this interval: nothing to
+        report), with the bytes' state updated as the full path updates it; None, with
+        nothing done, where the full checks decide."""
+        flat = self._plain(addresses)
+        if flat is None:
+            return None
+        written = self.written_interval[flat]
+        if int(written.min()) < 0:
+            return None  # an uninitialised read: reported by the full path
+        thread_of = threads.repeat(addresses.shape[1])
+        warp_bit = self._warp_bits(thread_of)
+        interval = self.interval
+        if int(written.max()) == interval:  # the interval is the latest any byte has
+            now = written == interval
+            if ((self.writer_warps[flat] & ~warp_bit)[now] != 0).any():
+                return None  # a race
+        if not atomic:
+            read = self.read_interval[flat]
+            if int(read.min()) != interval:  # a byte read again gets the same value: exact
+                self.reader_warps[flat] = np.where(read == interval, self.reader_warps[flat], 0)
+            self.read_interval[flat] = interval
+            np.bitwise_or.at(self.reader_warps, flat, warp_bit)
+            self.reader[flat] = thread_of
+        self.accessed_bytes += flat.size
+        return self.data[flat].reshape(addresses.shape)
+
+    def _write_fast(
+        self,
+        addresses: np.ndarray,
+        values: np.ndarray,
+        threads: np.ndarray,
+        where: str,
+        atomic: bool,
+    ) -> bool:
+        """:meth:`write` of the common case (every byte in bounds, no ``cp.async`` in
+        flight, each byte written by one thread, none another warp read in this interval or
+        wrote with a different value: nothing to report but what :attr:`watch` finds), with
+        the bytes' state updated as the full path updates it (no address repeats, so plain
+        assignment replaces ``np.bitwise_or.at``); False, with nothing done, where the full
+        checks decide."""
+        flat = self._plain(addresses)
+        if flat is None:
+            return False
+        ordered = np.sort(flat)
+        if (ordered[1:] == ordered[:-1]).any():
+            return False  # threads writing one byte: the full path compares their values
+        thread_of = threads.repeat(addresses.shape[1])
+        warp_bit = self._warp_bits(thread_of)
+        flat_val = values.reshape(-1)
+        interval = self.interval
+        written = self.written_interval[flat]
+        now = None
+        if int(written.max()) == interval:  # the interval is the latest any byte has
+            now = written == interval
+            if (
+                not atomic
+                and (
+                    ((self.writer_warps[flat] & ~warp_bit) != 0)
+                    & now
+                    & (self.data[flat] != flat_val)
+                ).any()
+            ):
+                return False  # a race
+        if not atomic:
+            read = self.read_interval[flat]
+            if int(read.max()) == interval:
+                if ((self.reader_warps[flat] & ~warp_bit)[read == interval] != 0).any():
+                    return False  # a race
+        if self.watch is not None:
+            self.violations.extend(self.watch(flat, thread_of, where))
+        if now is None:
+            self.writer_warps[flat] = warp_bit
+        else:
+            self.writer_warps[flat] = np.where(now, self.writer_warps[flat], 0) | warp_bit
+        self.written_interval[flat] = interval
+        self.writer[flat] = thread_of
+        self.data[flat] = flat_val
+        self.accessed_bytes += flat.size
+        return True
 
     def _in_flight(
         self,
@@ -699,6 +812,8 @@ class GlobalMemory:
         the kernel's own mask (``xmask & r0_mask``) turned off holds no element, whatever its
         address aliases.  Copies aimed outside every output buffer, at bytes nobody stored, or
         holding undefined bytes are ignored: those threads store nothing."""
+        if not self._shadows_may_differ():
+            return
         for addresses, values, threads, where, key in self._shadows:
             region_of = self._region_indices(addresses)
             for k in np.unique(region_of[region_of >= 0]):
@@ -739,6 +854,71 @@ class GlobalMemory:
                         )
                     )
                     return
+
+    def _shadows_may_differ(self) -> bool:
+        """Whether :meth:`check_shadows` must look at its shadow stores one by one: some byte
+        of one differs from the defined byte stored at its address in an output, or there
+        is a buffer of unknown size (whose bytes are tagged as first read: they are read in
+        the order the one-by-one check reads them).  False when all of them, looked at
+        together, match what was stored."""
+        shadows = [(s[0].reshape(-1), s[1].reshape(-1)) for s in self._shadows if s[0].size]
+        if not shadows:
+            return False
+        if any(isinstance(region, OpenRegion) for region in self.regions):
+            return True
+        sizes = np.array([flat.size for flat, _ in shadows])
+        addresses = np.concatenate([flat for flat, _ in shadows])
+        starts = np.cumsum(sizes) - sizes
+        spans = self._regions_spanning(
+            np.minimum.reduceat(addresses, starts), np.maximum.reduceat(addresses, starts)
+        )
+        pieces: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}  # by region
+        mixed = []
+        for (flat, values), k in zip(shadows, spans.tolist()):
+            if k == -2:
+                mixed.append((flat, values))
+            else:
+                pieces.setdefault(k, []).append((flat, values))
+        if mixed:  # each address by itself
+            flat, values = (np.concatenate(parts) for parts in zip(*mixed))
+            region_of = self._region_indices(flat)
+            for k in np.unique(region_of[region_of >= 0]).tolist():
+                here = region_of == k
+                pieces.setdefault(k, []).append((flat[here], values[here]))
+        for k, parts in pieces.items():
+            region = self.regions[k]
+            if isinstance(region, OpenRegion) or region.kind not in ("output", "scratch"):
+                continue  # (there is none of unknown size)
+            flat, values = (np.concatenate(column) for column in zip(*parts))
+            offsets = flat - region.base
+            stored = region.data[offsets]
+            if (
+                (region.writer[offsets] >= 0)
+                & (values != stored)
+                & (values != UNDEFINED)
+                & (stored != UNDEFINED)
+            ).any():
+                return True
+        return False
+
+    def _regions_spanning(self, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        """:meth:`_one_region` of many accesses at once, each given by its lowest and
+        highest address: the region, or -2 where the per-address search decides.
+
+        >>> memory = GlobalMemory()
+        >>> _ = memory.add("a", 64, np.zeros(16, dtype=np.int64), "output")
+        >>> _ = memory.add("b", 80, np.zeros(16, dtype=np.int64), "output")
+        >>> memory._regions_spanning(np.array([64, 70, 90, 0]), np.array([79, 85, 95, 3]))
+        array([ 0, -2,  1, -2])
+        """
+        bases, order, ends = self._interval_index()
+        if not order.size:
+            return np.full(lows.shape, -2, dtype=np.int64)
+        slot = np.searchsorted(bases, lows, side="right") - 1
+        safe = np.clip(slot, 0, None)
+        following = np.append(bases[1:], np.iinfo(np.int64).max)  # the next region's base
+        alone = (slot >= 0) & (highs < ends[safe]) & (following[safe] > highs)
+        return np.where(alone, order[safe], -2)
 
     def add(self, name: str, base: int, data: np.ndarray, kind: str) -> Region:
         """A buffer of ``kind`` at ``base`` holding the byte symbols ``data``, which it owns
@@ -1004,7 +1184,7 @@ class GlobalMemory:
                 )
             )
             return
-        who = np.repeat(threads, addresses.shape[1])
+        who = threads.repeat(addresses.shape[1])
         self._store(region, (addresses - region.base).reshape(-1), values.reshape(-1), who, where)
 
     def _store(
@@ -1020,13 +1200,39 @@ class GlobalMemory:
             current, previous = region.get(offsets)
         else:
             current, previous = region.data[offsets], region.writer[offsets]
-        self._conflicts(region, offsets, values, who, current, previous, where)
+        if not self._stored_once(region, offsets, values, who, current, previous):
+            self._conflicts(region, offsets, values, who, current, previous, where)
         if isinstance(region, OpenRegion):
             region.set(offsets, values, who, len(self.sites) - 1)
             return
         region.data[offsets] = values
         region.writer[offsets] = who
         region.site[offsets] = len(self.sites) - 1
+
+    @staticmethod
+    def _stored_once(
+        region: Region | OpenRegion,
+        offsets: np.ndarray,
+        values: np.ndarray,
+        who: np.ndarray,
+        current: np.ndarray,
+        previous: np.ndarray,
+    ) -> bool:
+        """Whether a store has nothing :meth:`_conflicts` reports, found without its sort:
+        each byte stored by one thread, over no other thread's different value (False: the
+        full check decides).  Into a :class:`Region`, the writers ``who`` are recorded to
+        find out (as the store records them), and put back where two threads write one
+        byte; into an :class:`OpenRegion` the offsets are sorted."""
+        if _overwrites(current, previous, values, who):
+            return False
+        if isinstance(region, OpenRegion):
+            ordered = np.sort(offsets)
+            return bool((ordered[1:] != ordered[:-1]).all())
+        region.writer[offsets] = who
+        if (region.writer[offsets] == who).all():
+            return True  # (a byte a thread writes twice: it is written by that one thread)
+        region.writer[offsets] = previous  # as it was: the same value at a repeated offset
+        return False
 
     def _conflicts(
         self,
@@ -1070,6 +1276,23 @@ class GlobalMemory:
                 pairs,
             )
         )
+
+
+def _overwrites(
+    current: np.ndarray, previous: np.ndarray, values: np.ndarray, who: np.ndarray
+) -> bool:
+    """Whether a store of ``values`` by threads ``who`` overwrites a byte another thread
+    (``previous``, -1 none) stored with a different value (``current``).
+
+    >>> _overwrites(np.array([-2, -3]), np.array([-1, 4]), np.array([-5, -3]), np.array([4, 5]))
+    False
+    >>> _overwrites(np.array([-2, -3]), np.array([-1, 4]), np.array([-5, -4]), np.array([4, 5]))
+    True
+    """
+    written = previous >= 0
+    if not written.any():
+        return False
+    return bool((written & (previous != who) & (current != values)).any())
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> tuple[tuple[int, int], ...]:
