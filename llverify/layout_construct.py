@@ -652,9 +652,10 @@ def make_template(
     # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
     shape = (ins, outs, out_log2, offsets, total)
     firsts = starts[::num_outs]  # every basis's first payload: where its column is read
-    # the lowest bit of every column's slot (see _full_rank)
+    # each dual row in every column's slot (see _full_rank)
     ones = sum(1 << (8 * p) for p in firsts)
-    units = ((1 << total) - 1, sum(counts) - total, frozenset(rows), rows, ones)
+    spread = {column: row * ones for column, row in rows.items()}
+    units = ((1 << total) - 1, sum(counts) - total, frozenset(rows), rows, spread)
     # A basis of ints is at least 10 bytes long (15 with two out dims): the slots read below
     # (and, in the narrow reader, what lands outside them) never overlap.  Checked all the same.
     gap = min((b - a for a, b in zip(firsts, firsts[1:])), default=15)
@@ -691,10 +692,10 @@ def _slots(
 #: What make_template hands its reader: the in-dim names, the out-dim names, the out sizes'
 #: log2, the out offsets and T (their sum) (_Shape); 2**T - 1, the count of zero columns when
 #: the columns are the unit vectors once each, a basis of T columns among the template's own
-#: and their dual rows (``gf2.dual_rows``), and the lowest bit of every column's slot in the
-#: packed int a reader unpacks (_Units, see _full_rank).
+#: and their dual rows (``gf2.dual_rows``), and each dual row copied into every column's
+#: slot of the packed int a reader unpacks (_Units, see _full_rank).
 _Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...], int]
-_Units = tuple[int, int, frozenset[int], dict[int, int], int]
+_Units = tuple[int, int, frozenset[int], dict[int, int], dict[int, int]]
 
 
 def _narrow_reader(
@@ -720,7 +721,7 @@ def _narrow_reader(
     coordinate from ``8p + 40``.  The popcount of the coordinates is that of the columns."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, pivots, rows, ones = units
+    full, zeros, pivots, rows, spread = units
 
     def read(key: bytes) -> Columns | None:
         fields = from_bytes(key, "little") ^ expected
@@ -732,8 +733,13 @@ def _narrow_reader(
             # Not the unit vectors once each: full rank when every column of the
             # template's basis is among them, else see _full_rank.
             missing = pivots.difference(flat)
-            if missing and not _full_rank(flat, missing, rows, packed, ones):
-                return None
+            if missing:
+                if len(missing) == 1:  # _full_rank's first test, inline
+                    (column,) = missing
+                    if (packed & spread[column]).bit_count() & 1:
+                        return ins, groups(flat), outs, out_log2, offsets, total
+                if not _full_rank(flat, missing, rows, packed, spread):
+                    return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
     return read
@@ -753,7 +759,7 @@ def _reader(
     moved next to each other one out dim at a time, 64 bits read per column."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, pivots, rows, ones = units
+    full, zeros, pivots, rows, spread = units
 
     def read(key: bytes) -> Columns | None:
         fields = from_bytes(key, "little") ^ expected
@@ -767,7 +773,7 @@ def _reader(
             # Not the unit vectors once each: full rank when every column of the
             # template's basis is among them, else see _full_rank.
             missing = pivots.difference(flat)
-            if missing and not _full_rank(flat, missing, rows, packed, ones):
+            if missing and not _full_rank(flat, missing, rows, packed, spread):
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
@@ -775,13 +781,17 @@ def _reader(
 
 
 def _full_rank(
-    flat: tuple[int, ...], missing: frozenset[int], rows: dict[int, int], packed: int, ones: int
+    flat: tuple[int, ...],
+    missing: frozenset[int],
+    rows: dict[int, int],
+    packed: int,
+    spread: dict[int, int],
 ) -> bool:
     """True when the columns ``flat``, each below ``2**T``, have rank ``T``; ``rows``: a basis
     of that space (the template's) mapped to its dual rows (``gf2.dual_rows``), ``missing``:
     the basis columns absent from ``flat`` (not empty); ``packed``: an int holding the
-    columns in slots whose lowest bits are ``ones`` (nothing else in the slots, each slot at
-    least T bits wide, the slots disjoint), what the reader unpacked ``flat`` from.
+    columns in slots (nothing else in the slots, each at least T bits wide, disjoint), what
+    the reader unpacked ``flat`` from; ``spread``: each dual row copied into every slot.
 
     In that basis, a column ``x``'s coordinate along basis column ``m`` is
     ``parity(x & rows[m])``.  The basis columns present span a space ``S``; modulo ``S`` the
@@ -801,7 +811,8 @@ def _full_rank(
         >>> def full_rank(flat, missing):  # the columns in 8-bit slots
         ...     packed = sum(c << (8 * i) for i, c in enumerate(flat))
         ...     ones = sum(1 << (8 * i) for i in range(len(flat)))
-        ...     return _full_rank(flat, frozenset(missing), rows, packed, ones)
+        ...     spread = {column: row * ones for column, row in rows.items()}
+        ...     return _full_rank(flat, frozenset(missing), rows, packed, spread)
         >>> full_rank((1, 2, 6), {4})  # 6 = 2 ^ 4 covers 4
         True
         >>> full_rank((1, 2, 3, 0), {4})  # 3 = 1 ^ 2: rank 2
@@ -813,9 +824,11 @@ def _full_rank(
     """
     if len(missing) > 3:
         return rank_beside_units(0, {*flat}) == len(rows)
+    if len(missing) == 1:
+        (column,) = missing
+        if (packed & spread[column]).bit_count() & 1:
+            return True  # an odd number of columns of coordinate 1: one at least
     masks = list(map(rows.__getitem__, missing))
-    if len(masks) == 1 and (packed & masks[0] * ones).bit_count() & 1:
-        return True  # an odd number of columns of coordinate 1: one at least
     while masks:
         mask = masks.pop()
         for column in flat:

@@ -550,8 +550,9 @@ def test_the_rank_test_of_a_read_is_the_rank(case) -> None:
     packed = sum(c << (2 * slot * i) for i, c in enumerate(flat))
     packed |= sum(rng.getrandbits(slot) << (2 * slot * i + slot) for i in range(len(flat)))
     ones = sum(1 << (2 * slot * i) for i in range(len(flat)))
+    spread = {column: row * ones for column, row in rows.items()}
     missing = frozenset(rows).difference(flat)
-    full = not missing or _full_rank(flat, missing, rows, packed, ones)
+    full = not missing or _full_rank(flat, missing, rows, packed, spread)
     assert full == (gf2.rank(list(flat)) == width)
 
 
