@@ -722,6 +722,7 @@ def _narrow_reader(
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
     full, zeros, pivots, rows, spread = units
+    swizzled = pivots != frozenset(1 << b for b in range(total))
 
     def read(key: bytes) -> Columns | None:
         fields = from_bytes(key, "little") ^ expected
@@ -729,9 +730,10 @@ def _narrow_reader(
             return None
         packed = fields | (fields >> shift)
         flat = unpack(packed.to_bytes(nbytes, "little"))
-        if fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
-            # Not the unit vectors once each: full rank when every column of the
-            # template's basis is among them, else see _full_rank.
+        if swizzled or fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
+            # Not the unit vectors once each (not tried when the template's basis is not
+            # theirs): full rank when every column of the template's basis is among them,
+            # else see _full_rank.
             missing = pivots.difference(flat)
             if missing:
                 if len(missing) == 1:  # _full_rank's first test, inline
