@@ -583,3 +583,13 @@ def test_reads_of_swizzled_columns_mixed_duplicated_and_zeroed() -> None:
     assert outcomes == [False, False, False, True]
     for bases in cases[:3]:
         assert _outcome(LinearLayout, bases, OUTS) is LayoutError
+    # The unswizzled layout of the same structure (three basis columns missing: read by
+    # elimination on their dual rows), and it with a repeated column (refused).
+    plain = SWIZZLED
+    for position, value in ((6, [1, 0]), (7, [2, 0]), (8, [4, 0])):
+        plain = _with(plain, position, value)
+    for bases, read_it in ((plain, True), (_with(plain, 8, [2, 0]), False)):
+        assert (read(dumps((bases, OUTS, None, True), 0)) is not None) == read_it
+        expected = _outcome(LinearLayout, bases, OUTS)
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected
+        assert (expected is LayoutError) != read_it
