@@ -646,7 +646,13 @@ def make_template(
         return None
     bounds = list(accumulate(counts, initial=0))
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
-    groups = itemgetter(*slices) if len(slices) > 1 else _one_group
+    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]
+    if len(slices) == 1:
+        groups = _one_group
+    elif counts[1:] == [0]:  # a shared layout's offsets and its empty block dim
+        groups = _first_of_two
+    else:
+        groups = itemgetter(*slices)
     total = sum(out_log2)
     # What a reader returns besides the columns, and what its unit-vector test compares:
     # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
@@ -846,6 +852,11 @@ def _full_rank(
 def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """The columns of a layout of one in dim, split per in dim."""
     return (flat,)
+
+
+def _first_of_two(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The columns of a layout of two in dims, the second of size 1, split per in dim."""
+    return (flat, ())
 
 
 def _probe(bases: Any, value: int) -> Any:
