@@ -16,9 +16,10 @@ the memo, cycled): the cost of a first construction, part of the target since is
 Those bases are distinct single bits, which from_bases reads from a template of their
 structure after it built the structure twice (``layout_construct.make_template``).  The two
 rows after, printed for information and not part of the target, build distinct shuffles of
-the swizzled shared layout's bases (their template accepts the set of columns it knows to
-have full rank), and distinct swizzled layouts whose sets of columns differ (each shuffle
-with one column XORed into another: the template eliminates).
+the swizzled shared layout's bases (their template accepts columns that include the basis
+it took from its own columns), and distinct swizzled layouts whose sets of columns differ
+(each shuffle with one column XORed into another: the template decides the rank from the
+columns' coordinates along the basis column they lack).
 """
 
 from __future__ import annotations

@@ -175,6 +175,45 @@ def rank_beside_units(units: int, columns: Collection[int]) -> int:
     return covered.bit_count() + _eliminated_rank(column & ~covered for column in left)
 
 
+def dual_rows(columns: Iterable[int], width: int) -> dict[int, int] | None:
+    """A basis among ``columns`` of the ``width``-bit space, each of its columns mapped to its
+    *dual row*; None when the columns, each below ``2**width``, do not span that space.
+
+    The dual row of a basis column ``p`` is the mask ``R`` with ``parity(q & R) == (q == p)``
+    for every basis column ``q``: the rows of the basis matrix's inverse.  The coordinate of
+    any ``x < 2**width`` along ``p``, in that basis, is then ``(x & R).bit_count() & 1``.
+    The basis is the pivot columns (the first column not in the span of those before it).
+
+    Examples:
+        >>> rows = dual_rows([0b01, 0b11, 0b10], 2)
+        >>> rows  # 0b10 = 0b01 ^ 0b11: coordinate 1 along both
+        {1: 3, 3: 2}
+        >>> [(0b10 & row).bit_count() & 1 for row in rows.values()]
+        [1, 1]
+        >>> dual_rows([0b01, 0b01], 2) is None
+        True
+    """
+    basis = EchelonBasis()
+    pivots = []  # (position among the inserted columns, column)
+    for index, column in enumerate(columns):
+        if column >> width:
+            return None
+        if basis.insert(column):
+            pivots.append((index, column))
+    if len(pivots) != width:
+        return None
+    # The coordinates of each unit vector: bit i of expression r is entry (i, r) of the
+    # inverse (expressions name the inserted columns by position, only pivots appear).
+    rows = dict.fromkeys(range(len(pivots) and pivots[-1][0] + 1), 0)
+    for r, expression in enumerate(basis.express_all([1 << r for r in range(width)])):
+        assert expression is not None  # the pivots span every unit vector
+        while expression:
+            low = expression & -expression
+            rows[low.bit_length() - 1] |= 1 << r
+            expression ^= low
+    return {column: rows[index] for index, column in pivots}
+
+
 def pivot_mask(columns: Sequence[int]) -> int:
     """Bitmask (bit ``c`` for column ``c``) of the pivot columns.
 

@@ -55,7 +55,7 @@ from llverify.bits import (
     log2_exact,
 )
 from llverify.errors import DimensionError, LayoutError, LayoutTypeError, shown
-from llverify.gf2 import rank_beside_units
+from llverify.gf2 import dual_rows, rank_beside_units
 
 #: What both tiers return: the in-dim names; per in dim, its packed columns; the out-dim names;
 #: the out sizes' log2; the out offsets (where each out dim's field starts); and the rank, or
@@ -544,9 +544,10 @@ def _normalize_in_bases(name: str, in_bases: Any) -> tuple[tuple[int, ...], ...]
 # columns from the key's bytes read as one big int (a few big-int operations and one
 # ``struct`` call, no Python loop over the bases) and accepts them when they have full rank
 # (surjective, so the widths are also the inferred ones): at once when the columns are the
-# unit vectors once each (blocked, MMA and most distributed layouts) or a set of columns the
-# template found of full rank before, else by elimination beside the unit columns (a
-# swizzle's: ``gf2.rank_beside_units``).
+# unit vectors once each (blocked, MMA and most distributed layouts) or when they include a
+# basis the template took from its own columns (a swizzle's shuffles), else by their
+# coordinates in that basis along the basis columns they lack (``gf2.dual_rows``: one column
+# XORed into another costs a popcount).
 
 #: A template: the columns of the arguments serialised as the given key, or None when the key
 #: lacks the template's structure, a coordinate reaches past the template's out sizes, or the
@@ -602,9 +603,9 @@ def make_template(
     the layout is then surjective onto sizes ``2**w_k``, so some coordinate of every out dim
     has its top bit ``w_k - 1`` set and Triton's inferred sizes are those sizes.  The rank is
     ``T`` at once when the columns are the ``T`` unit vectors once each and zeros (``T`` bits
-    in all, summing to ``2**T - 1``, ``T`` columns non-zero), or when their set of distinct
-    values is one the template found of full rank before (at first its own columns: see
-    ``_full_rank``); else it is computed exactly (:func:`llverify.gf2.rank_beside_units`).
+    in all, summing to ``2**T - 1``, ``T`` columns non-zero), or when they include a basis
+    of ``T`` columns taken from the template's own (:func:`llverify.gf2.dual_rows`); else it
+    is decided exactly from their coordinates in that basis (``_full_rank``).
 
     Examples:
         >>> from marshal import dumps
@@ -623,12 +624,12 @@ def make_template(
     ins, cols, outs, out_log2, offsets, _ = parts
     counts = [len(in_cols) for in_cols in cols]
     num_outs = len(outs)
-    if (
-        not num_outs
-        or not sum(counts)
-        or rank_beside_units(0, list(chain.from_iterable(cols))) != sum(out_log2)
-    ):
-        return None  # (a reader trusts the template's columns to have full rank)
+    if not num_outs or not sum(counts):
+        return None
+    # A basis among the template's columns and its dual rows: a reader's rank test.
+    rows = dual_rows(chain.from_iterable(cols), sum(out_log2))
+    if rows is None:
+        return None  # (not of full rank: a surjective layout's columns always are)
     probed = _payload_starts(bases, out_dim_names, len(key), sum(counts), num_outs)
     if probed is None:
         return None
@@ -645,18 +646,22 @@ def make_template(
         return None
     bounds = list(accumulate(counts, initial=0))
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
-    groups = itemgetter(*slices) if len(slices) > 1 else _one_group
+    groups: Callable[[tuple[int, ...]], tuple[tuple[int, ...], ...]]
+    if len(slices) == 1:
+        groups = _one_group
+    elif counts[1:] == [0]:  # a shared layout's offsets and its empty block dim
+        groups = _first_of_two
+    else:
+        groups = itemgetter(*slices)
     total = sum(out_log2)
     # What a reader returns besides the columns, and what its unit-vector test compares:
     # the T unit vectors once each and the other columns 0 (sum 2**T - 1, no carry).
     shape = (ins, outs, out_log2, offsets, total)
-    units = (
-        (1 << total) - 1,
-        sum(counts) - total,
-        frozenset({0, *(1 << b for b in range(total))}),
-        [frozenset(chain.from_iterable(cols))],  # a set of columns of full rank: the template's
-    )
     firsts = starts[::num_outs]  # every basis's first payload: where its column is read
+    # each dual row in every column's slot (see _full_rank)
+    ones = sum(1 << (8 * p) for p in firsts)
+    spread = {column: row * ones for column, row in rows.items()}
+    units = ((1 << total) - 1, sum(counts) - total, frozenset(rows), rows, spread)
     # A basis of ints is at least 10 bytes long (15 with two out dims): the slots read below
     # (and, in the narrow reader, what lands outside them) never overlap.  Checked all the same.
     gap = min((b - a for a, b in zip(firsts, firsts[1:])), default=15)
@@ -665,9 +670,8 @@ def make_template(
     if num_outs == 2 and total <= 32 and out_log2[0] <= 20:
         # 32 bits read at each: see _narrow_reader.
         unpack, nbytes = _slots(firsts, "I", 4, len(key))
-        coords = fields[0] | fields[1]
         return _narrow_reader(
-            coords, expected, 40 - offsets[1], unpack, nbytes, groups, shape, units
+            check, expected, 40 - offsets[1], unpack, nbytes, groups, shape, units
         )
     # Field k moves down by 40k bits less its offset, next to the fields before it; 64 bits
     # read at each first payload (T <= 64 bits).
@@ -693,14 +697,15 @@ def _slots(
 
 #: What make_template hands its reader: the in-dim names, the out-dim names, the out sizes'
 #: log2, the out offsets and T (their sum) (_Shape); 2**T - 1, the count of zero columns when
-#: the columns are the unit vectors once each, the set of the unit vectors and 0, and the
-#: last set of distinct columns found of full rank (_Units, see _full_rank).
+#: the columns are the unit vectors once each, a basis of T columns among the template's own
+#: and their dual rows (``gf2.dual_rows``), and each dual row copied into every column's
+#: slot of the packed int a reader unpacks (_Units, see _full_rank).
 _Shape = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...], int]
-_Units = tuple[int, int, frozenset[int], list[frozenset[int]]]
+_Units = tuple[int, int, frozenset[int], dict[int, int], dict[int, int]]
 
 
 def _narrow_reader(
-    coords: int,
+    check: int,
     expected: int,
     shift: int,
     unpack: Callable[[bytes], tuple[int, ...]],
@@ -710,31 +715,39 @@ def _narrow_reader(
     units: _Units,
 ) -> TemplateReader:
     """The reader of a template with two out dims, ``T <= 32`` and ``w_0 <= 20`` (the common
-    case; make_template's argument), with fewer big-int operations.  ``coords``: the mask
-    of both out dims' fields; ``shift = 40 - w_0``.
+    case; make_template's argument), with fewer big-int operations.  ``check``: the key's
+    bits outside both out dims' fields; ``shift = 40 - w_0``.
 
-    The key's bits outside ``coords`` are compared as ``body - (body & coords)`` (the fields
-    and the rest are disjoint).  One shift of the coordinates moves every dim1 coordinate
-    from bit ``8p + 40`` to ``8p + w_0``, above its dim0 coordinate at ``8p``: the 32 bits at
-    ``8p`` are the column.  What else lands or stays is outside every such slot: a shifted
-    dim0 coordinate below ``8p`` (``w_0 <= 20``; a basis's payloads are at least 15 bytes
-    after the last one's), an unshifted dim1 coordinate from ``8p + 40``.  The popcount of
-    the coordinates is that of the columns."""
+    The key XOR ``expected`` (the key with every coordinate 0) must have no bit in ``check``;
+    it is then the coordinates' bits, each in its field (``fields``).  One shift of the
+    coordinates moves every dim1 coordinate from bit ``8p + 40`` to ``8p + w_0``, above its
+    dim0 coordinate at ``8p``: the 32 bits at ``8p`` are the column.  What else lands or
+    stays is outside every such slot: a shifted dim0 coordinate below ``8p`` (``w_0 <= 20``;
+    a basis's payloads are at least 15 bytes after the last one's), an unshifted dim1
+    coordinate from ``8p + 40``.  The popcount of the coordinates is that of the columns."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, units0, known = units
+    full, zeros, pivots, rows, spread = units
+    swizzled = pivots != frozenset(1 << b for b in range(total))
 
     def read(key: bytes) -> Columns | None:
-        body = from_bytes(key, "little")
-        fields = body & coords
-        if body - fields != expected:
+        fields = from_bytes(key, "little") ^ expected
+        if fields & check:
             return None
-        flat = unpack((fields | (fields >> shift)).to_bytes(nbytes, "little"))
-        if fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
-            # Not the unit vectors once each: the rank of the distinct columns.
-            distinct = frozenset(flat)
-            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
-                return None
+        packed = fields | (fields >> shift)
+        flat = unpack(packed.to_bytes(nbytes, "little"))
+        if swizzled or fields.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
+            # Not the unit vectors once each (not tried when the template's basis is not
+            # theirs): full rank when every column of the template's basis is among them,
+            # else see _full_rank.
+            missing = pivots.difference(flat)
+            if missing:
+                if len(missing) == 1:  # _full_rank's first test, inline
+                    (column,) = missing
+                    if (packed & spread[column]).bit_count() & 1:
+                        return ins, groups(flat), outs, out_log2, offsets, total
+                if not _full_rank(flat, missing, rows, packed, spread):
+                    return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
     return read
@@ -754,20 +767,21 @@ def _reader(
     moved next to each other one out dim at a time, 64 bits read per column."""
     from_bytes = int.from_bytes
     ins, outs, out_log2, offsets, total = shape
-    full, zeros, units0, known = units
+    full, zeros, pivots, rows, spread = units
 
     def read(key: bytes) -> Columns | None:
-        body = from_bytes(key, "little")
-        if body & check != expected:
+        fields = from_bytes(key, "little") ^ expected
+        if fields & check:
             return None
         packed = 0
         for field, shift in moves:
-            packed |= (body & field) >> shift
+            packed |= (fields & field) >> shift
         flat = unpack(packed.to_bytes(nbytes, "little"))
         if packed.bit_count() != total or sum(flat) != full or flat.count(0) != zeros:
-            # Not the unit vectors once each: the rank of the distinct columns.
-            distinct = frozenset(flat)
-            if distinct != known[0] and not _full_rank(distinct, units0, total, known):
+            # Not the unit vectors once each: full rank when every column of the
+            # template's basis is among them, else see _full_rank.
+            missing = pivots.difference(flat)
+            if missing and not _full_rank(flat, missing, rows, packed, spread):
                 return None
         return ins, groups(flat), outs, out_log2, offsets, total
 
@@ -775,32 +789,74 @@ def _reader(
 
 
 def _full_rank(
-    distinct: frozenset[int], units0: frozenset[int], total: int, known: list[frozenset[int]]
+    flat: tuple[int, ...],
+    missing: frozenset[int],
+    rows: dict[int, int],
+    packed: int,
+    spread: dict[int, int],
 ) -> bool:
-    """True when the distinct columns ``distinct``, each below ``2**T``, have rank ``T``;
-    ``units0``: the unit vectors below ``2**T`` and 0.  Those among them are counted at once,
-    the others eliminated beside them (:func:`llverify.gf2.rank_beside_units`).  A set found
-    of full rank is kept as ``known[0]`` (the rank is a function of the set of distinct
-    columns: the reader then accepts the same set, in any order and with any repeats,
-    without eliminating again).
+    """True when the columns ``flat``, each below ``2**T``, have rank ``T``; ``rows``: a basis
+    of that space (the template's) mapped to its dual rows (``gf2.dual_rows``), ``missing``:
+    the basis columns absent from ``flat`` (not empty); ``packed``: an int holding the
+    columns in slots (nothing else in the slots, each at least T bits wide, disjoint), what
+    the reader unpacked ``flat`` from; ``spread``: each dual row copied into every slot.
+
+    In that basis, a column ``x``'s coordinate along basis column ``m`` is
+    ``parity(x & rows[m])``.  The basis columns present span a space ``S``; modulo ``S`` the
+    missing ones are a basis and ``x`` is the sum of those along which its coordinate is 1.
+    So the rank is ``T`` exactly when the coordinates along the missing columns, a matrix of
+    one row per missing column and one column per column of ``flat`` (the present basis
+    columns give zero columns), have full row rank: Gaussian elimination on those rows, each
+    a parity mask (a sum of rows is the XOR of their masks).  A swizzle's shuffles miss no
+    basis column (the caller accepts them at once), one column XORed into another misses
+    one: a column of coordinate 1 along it is found at once when the coordinates sum to an
+    odd number (one popcount of ``packed`` masked by the dual row in every slot), else by a
+    scan.  More than three missing: one elimination of the columns instead
+    (``gf2.rank_beside_units``).
 
     Examples:
-        >>> known = [frozenset()]
-        >>> _full_rank(frozenset({1, 2, 3, 0, 4}), frozenset({0, 1, 2, 4, 8}), 4, known)
+        >>> rows = {1: 1, 2: 2, 4: 4}  # the unit vectors: their own dual rows
+        >>> def full_rank(flat, missing):  # the columns in 8-bit slots
+        ...     packed = sum(c << (8 * i) for i, c in enumerate(flat))
+        ...     ones = sum(1 << (8 * i) for i in range(len(flat)))
+        ...     spread = {column: row * ones for column, row in rows.items()}
+        ...     return _full_rank(flat, frozenset(missing), rows, packed, spread)
+        >>> full_rank((1, 2, 6), {4})  # 6 = 2 ^ 4 covers 4
+        True
+        >>> full_rank((1, 2, 3, 0), {4})  # 3 = 1 ^ 2: rank 2
         False
-        >>> _full_rank(frozenset({1, 2, 12, 4}), frozenset({0, 1, 2, 4, 8}), 4, known), known
-        (True, [frozenset({1, 2, 12, 4})])
+        >>> full_rank((6, 2, 6, 1), {4})  # two columns of coordinate 1: found by the scan
+        True
+        >>> full_rank((1, 6, 3), {2, 4}), full_rank((1, 6, 6), {2, 4})  # rank 3, rank 2
+        (True, False)
     """
-    others = distinct - units0
-    if rank_beside_units(sum(distinct) - sum(others), others) != total:
-        return False
-    known[0] = distinct
+    if len(missing) > 3:
+        return rank_beside_units(0, {*flat}) == len(rows)
+    if len(missing) == 1:
+        (column,) = missing
+        if (packed & spread[column]).bit_count() & 1:
+            return True  # an odd number of columns of coordinate 1: one at least
+    masks = list(map(rows.__getitem__, missing))
+    while masks:
+        mask = masks.pop()
+        for column in flat:
+            if (column & mask).bit_count() & 1:
+                break
+        else:
+            return False  # this row (a sum of rows) is zero on every column
+        # `column` is the pivot of this row: the other rows are taken modulo it.
+        masks = [m ^ mask if (column & m).bit_count() & 1 else m for m in masks]
     return True
 
 
 def _one_group(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """The columns of a layout of one in dim, split per in dim."""
     return (flat,)
+
+
+def _first_of_two(flat: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The columns of a layout of two in dims, the second of size 1, split per in dim."""
+    return (flat, ())
 
 
 def _probe(bases: Any, value: int) -> Any:

@@ -97,6 +97,42 @@ def test_rank_beside_units_of_a_swizzle_and_a_dependent_column() -> None:
     assert gf2.rank_beside_units(0, [3, 5, 6]) == 2 == brute_rank([3, 5, 6])
 
 
+@settings(max_examples=400, deadline=None)
+@given(matrices(max_columns=10), st.integers(0, 2))
+def test_dual_rows_are_the_rows_of_the_inverse_of_a_basis(
+    matrix: tuple[int, list[int]], extra_width: int
+) -> None:
+    # None exactly when the columns do not span the `width`-bit space (a width past the
+    # columns' rows, or a rank short of it: negative controls); else a basis of pivot
+    # columns whose dual rows give every vector's coordinates in it.
+    rows, columns = matrix
+    width = rows + extra_width if extra_width < 2 else max(rows - 1, 0)
+    duals = gf2.dual_rows(columns, width)
+    fits = all(column < 1 << width for column in columns)
+    if not fits or brute_rank(columns) != width:
+        assert duals is None
+        return
+    assert duals is not None
+    basis = list(duals)
+    assert len(basis) == width and set(basis) <= set(columns) and brute_rank(basis) == width
+    for p in basis:
+        assert [(q & duals[p]).bit_count() & 1 for q in basis] == [int(q == p) for q in basis]
+    for x in range(1 << width):  # x is the XOR of the basis columns of coordinate 1
+        coordinates = [(x & duals[p]).bit_count() & 1 for p in basis]
+        assert reduce(operator.xor, (p for p, c in zip(basis, coordinates) if c), 0) == x
+
+
+def test_dual_rows_of_a_swizzle_and_refusals() -> None:
+    swizzle = [0b0010, 0b0100, 0b1001, 0b1000]  # 0b0001 only as 0b1001 ^ 0b1000
+    duals = gf2.dual_rows(swizzle, 4)
+    assert duals is not None and set(duals) == set(swizzle)
+    assert [(0b0001 & duals[p]).bit_count() & 1 for p in swizzle] == [0, 0, 1, 1]
+    assert gf2.dual_rows([0b01, 0b10, 0b11], 2) == {1: 1, 2: 2}  # 0b11 is no pivot
+    assert gf2.dual_rows([0b01, 0b01, 0b00], 2) is None  # rank 1 < 2
+    assert gf2.dual_rows([0b01, 0b110], 2) is None  # a column past the width
+    assert gf2.dual_rows([], 0) == {}
+
+
 @settings(max_examples=300, deadline=None)
 @given(matrices())
 def test_pivot_columns_are_outside_the_span_of_the_earlier_columns(

@@ -501,3 +501,95 @@ def test_layouts_built_through_the_writable_subclass_are_plain_immutable_layouts
             del layout._ins
         assert pickle.loads(pickle.dumps(layout)) == layout
     assert built == LinearLayout(shuffled, OUTS) and composed == built
+
+
+# ---------------------------------------------------------------------- the rank of a read
+# A reader accepts columns other than the unit vectors when their rank is T: at once when
+# every column of its template's basis is among them, else by layout_construct._full_rank
+# (coordinates along the missing basis columns, through the basis's dual rows).  Checked
+# against the rank by elimination over random bases and columns derived from them.
+
+rank_cases = st.integers(1, 7).flatmap(
+    lambda width: st.tuples(
+        st.just(width),
+        st.randoms(use_true_random=False),
+        st.integers(0, 3),  # columns replaced by random XORs of others
+        st.integers(0, 2),  # columns duplicated over others (negative controls)
+        st.integers(0, 2),  # zero columns
+        st.integers(0, 2),  # extra random columns
+    )
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(rank_cases)
+def test_the_rank_test_of_a_read_is_the_rank(case) -> None:
+    from llverify.layout_construct import _full_rank
+
+    width, rng, mixes, duplicates, zeros, extra = case
+    basis = [1 << b for b in range(width)]
+    for _ in range(3 * width):  # elementary operations keep a basis
+        i, j = rng.randrange(width), rng.randrange(width)
+        if i != j:
+            basis[i] ^= basis[j]
+    rows = gf2.dual_rows(basis, width)
+    assert rows is not None and set(rows) == set(basis)
+    columns = list(basis)
+    rng.shuffle(columns)
+    for _ in range(mixes):
+        i, j = rng.randrange(width), rng.randrange(width)
+        if i != j:
+            columns[i] ^= columns[j]
+    for _ in range(duplicates):
+        columns[rng.randrange(width)] = columns[rng.randrange(width)]
+    columns += [0] * zeros + [rng.getrandbits(width) for _ in range(extra)]
+    rng.shuffle(columns)
+    flat = tuple(columns)
+    # The reader's packed int: slots of `width + 3` bits, junk between them.
+    slot = width + 3
+    packed = sum(c << (2 * slot * i) for i, c in enumerate(flat))
+    packed |= sum(rng.getrandbits(slot) << (2 * slot * i + slot) for i in range(len(flat)))
+    ones = sum(1 << (2 * slot * i) for i in range(len(flat)))
+    spread = {column: row * ones for column, row in rows.items()}
+    missing = frozenset(rows).difference(flat)
+    full = not missing or _full_rank(flat, missing, rows, packed, spread)
+    assert full == (gf2.rank(list(flat)) == width)
+
+
+def test_reads_of_swizzled_columns_mixed_duplicated_and_zeroed() -> None:
+    # The swizzle's template reads one column XORed into another (rank 14, either way
+    # round), and refuses, as the constructor does, a duplicated column, a zero column, and
+    # the XOR of two columns in place of a third (rank 13): negative controls.  A column of
+    # the span in place of one it recovers (rank 14) is read.
+    from marshal import dumps
+
+    read = _primed_reader(SWIZZLED, OUTS)
+    group = SWIZZLED[0][1]
+    for i, j in ((0, 6), (6, 0), (3, 6), (6, 3), (8, 13), (13, 8), (2, 9)):
+        mixed = _with(SWIZZLED, i, [a ^ b for a, b in zip(group[i], group[j])])
+        assert read(dumps((mixed, OUTS, None, True), 0)) is not None, (i, j)
+        assert _outcome(LinearLayout.from_bases, mixed, OUTS) == _outcome(LinearLayout, mixed, OUTS)
+    cases = [
+        _with(SWIZZLED, 6, list(group[7])),  # duplicate of (2, 16)
+        _with(SWIZZLED, 6, [0, 0]),  # rank 13
+        _with(SWIZZLED, 2, [0, 3]),  # (0, 1) ^ (0, 2) in place of (0, 4): rank 13
+        _with(SWIZZLED, 3, [1, 0]),  # (1, 0) in place of (0, 8) = (1, 8) ^ (1, 0): read
+    ]
+    outcomes = []
+    for bases in cases:
+        outcomes.append(read(dumps((bases, OUTS, None, True), 0)) is not None)
+        expected = _outcome(LinearLayout, bases, OUTS)
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected
+    assert outcomes == [False, False, False, True]
+    for bases in cases[:3]:
+        assert _outcome(LinearLayout, bases, OUTS) is LayoutError
+    # The unswizzled layout of the same structure (three basis columns missing: read by
+    # elimination on their dual rows), and it with a repeated column (refused).
+    plain = SWIZZLED
+    for position, value in ((6, [1, 0]), (7, [2, 0]), (8, [4, 0])):
+        plain = _with(plain, position, value)
+    for bases, read_it in ((plain, True), (_with(plain, 8, [2, 0]), False)):
+        assert (read(dumps((bases, OUTS, None, True), 0)) is not None) == read_it
+        expected = _outcome(LinearLayout, bases, OUTS)
+        assert _outcome(LinearLayout.from_bases, bases, OUTS) == expected
+        assert (expected is LayoutError) != read_it
