@@ -54,6 +54,7 @@ class Registers(ABC):
         (an integer table or a string), None otherwise."""
 
     def _start_registers(self) -> None:
+        """No constant read yet (a new run)."""
         self._constants = {}
 
     def value(self, operand: Value) -> Val:
