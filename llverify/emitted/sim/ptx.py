@@ -389,7 +389,7 @@ class _AsmState:
         joined = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
         if bits > 64 or joined.shape[1] == max(1, (bits + 7) // 8):
             return joined
-        return Val(bits, syms=np.concatenate(pieces, axis=1)).normalised().byte_symbols()
+        return Val(bits, syms=joined).normalised().byte_symbols()
 
     def write(self, operand: str, value: Val, *, normalised: bool = False) -> None:
         """Write ``value`` to the register or register list ``operand`` (``normalised``:
